@@ -1,0 +1,207 @@
+import CJSONC
+
+/// Reads JSON text with json-c into ``JSONValue``s.
+///
+/// Parsing uses json-c's strict mode, validates UTF-8, refuses `NaN` and `Infinity`, and refuses documents that
+/// nest arrays and objects deeper than ``maxDepth``. Errors carry the byte offset where the input went wrong.
+///
+/// ```swift
+/// let value = try JSONParser().parse(#"{"method":"io.navhost.Navigation.Stack"}"#)
+/// ```
+///
+/// - Note: json-c 0.16 still accepts two extensions in strict mode: strings in single quotes and a number ending in
+///   a bare `.` (`1.`). Both read as the value a person would expect; NavHost's own output never contains them.
+///
+/// Use ``JSONIncrementalParser`` to read a value that arrives in chunks.
+public struct JSONParser: Sendable {
+    /// How deep arrays and objects may nest unless a caller says otherwise.
+    public static let defaultMaxDepth = 64
+
+    /// The deepest nesting of arrays and objects that parses; deeper input fails with
+    /// ``JSONError/Code/depthLimitExceeded``. A scalar has depth 0, `[]` depth 1, `[[]]` depth 2.
+    public var maxDepth: Int
+
+    /// Creates a parser.
+    ///
+    /// - Parameter maxDepth: The deepest nesting of arrays and objects accepted.
+    public init(maxDepth: Int = JSONParser.defaultMaxDepth) {
+        precondition(maxDepth >= 1, "maxDepth must be at least 1")
+        self.maxDepth = maxDepth
+    }
+
+    /// Parses exactly one JSON value; white space may surround it, anything else fails.
+    ///
+    /// - Parameter bytes: The complete document. A single NUL byte at its end is taken as the terminator.
+    /// - Returns: The value.
+    /// - Throws: ``JSONError`` with the offset of the first byte that is wrong.
+    public func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue {
+        var length = bytes.count
+        if length > 0, bytes[length - 1] == 0 { length -= 1 }
+        // json-c only knows a trailing number is complete when it sees the byte after it, so hand it a NUL.
+        let terminated = UnsafeMutableRawBufferPointer.allocate(byteCount: length + 1, alignment: 1)
+        defer { terminated.deallocate() }
+        if length > 0 {
+            terminated.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: length)
+        }
+        terminated[length] = 0
+        let base = terminated.baseAddress!.assumingMemoryBound(to: CChar.self)
+
+        let tokenizer = Tokenizer(maxDepth: maxDepth, validatesUTF8: true)
+        let parsed: Tokenizer.Parsed?
+        do throws(JSONError) {
+            parsed = try tokenizer.feed(base, count: length + 1)
+        } catch let error {
+            // Strict json-c reports bytes after a complete value as an unexpected character.
+            if error.code == .syntax, let offset = error.offset, offset > 0, offset < length,
+                Tokenizer(maxDepth: maxDepth, validatesUTF8: true).isCompleteValue(base, count: offset)
+            {
+                throw JSONError(
+                    code: .trailingBytes,
+                    message: "unexpected bytes after the end of the JSON value",
+                    offset: offset
+                )
+            }
+            throw error
+        }
+        guard let parsed else {
+            throw JSONError(code: .incomplete, message: "the input ended before the JSON value did", offset: length)
+        }
+        defer { json_object_put(parsed.pointer) }
+        return try JSONValue(validating: parsed.pointer)
+    }
+
+    /// Parses exactly one JSON value from bytes.
+    public func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
+        let result = Array(bytes).withUnsafeBytes { raw in Result { () throws(JSONError) in try parse(raw) } }
+        return try result.get()
+    }
+
+    /// Parses exactly one JSON value from text.
+    public func parse(_ text: String) throws(JSONError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+}
+
+/// Reads one JSON value that arrives in chunks of any size, without collecting the chunks first.
+///
+/// Feed bytes as they come: ``feed(_:)`` returns `nil` while the value is still open and the value once it is
+/// complete. A number at the very end can only be known complete at the end of input: call ``finish()`` then.
+/// Offsets in errors count from the first byte fed. After a value or an error, call ``reset()`` to read another.
+public final class JSONIncrementalParser {
+    private let maxDepth: Int
+    private var tokenizer: Tokenizer
+    private var consumed = 0
+    private var sawContent = false
+
+    /// Creates an incremental parser.
+    ///
+    /// - Parameter maxDepth: The deepest nesting of arrays and objects accepted.
+    public init(maxDepth: Int = JSONParser.defaultMaxDepth) {
+        self.maxDepth = maxDepth
+        // json-c's UTF-8 check loses its place across chunks; strings are validated when converted instead.
+        self.tokenizer = Tokenizer(maxDepth: maxDepth, validatesUTF8: false)
+    }
+
+    /// Feeds the next chunk; returns the value when this chunk completes it, otherwise `nil`.
+    ///
+    /// - Throws: ``JSONError``; ``JSONError/Code/trailingBytes`` when the chunk goes on after the value.
+    public func feed(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue? {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
+        let chars = base.assumingMemoryBound(to: CChar.self)
+        defer { consumed += bytes.count }
+        if !sawContent { sawContent = bytes.contains { !isJSONWhitespace($0) } }
+        guard let parsed = try tokenizer.feed(chars, count: bytes.count, baseOffset: consumed) else { return nil }
+        defer { json_object_put(parsed.pointer) }
+        if let extra = (parsed.end..<bytes.count).first(where: { !isJSONWhitespace(bytes[$0]) }) {
+            throw JSONError(
+                code: .trailingBytes,
+                message: "unexpected bytes after the end of the JSON value",
+                offset: consumed + extra
+            )
+        }
+        return try JSONValue(validating: parsed.pointer)
+    }
+
+    /// Feeds the next chunk; returns the value when this chunk completes it, otherwise `nil`.
+    public func feed(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue? {
+        let result = Array(bytes).withUnsafeBytes { raw in Result { () throws(JSONError) in try feed(raw) } }
+        return try result.get()
+    }
+
+    /// Ends the input: returns a value only the end completes (a bare number), and fails if the value was cut off.
+    public func finish() throws(JSONError) -> JSONValue {
+        var terminator: CChar = 0
+        guard sawContent, let parsed = try tokenizer.feed(&terminator, count: 1, baseOffset: consumed) else {
+            throw JSONError(code: .incomplete, message: "the input ended inside a JSON value", offset: consumed)
+        }
+        defer { json_object_put(parsed.pointer) }
+        return try JSONValue(validating: parsed.pointer)
+    }
+
+    /// Forgets everything fed so far, to read a new value.
+    public func reset() {
+        tokenizer = Tokenizer(maxDepth: maxDepth, validatesUTF8: false)
+        consumed = 0
+        sawContent = false
+    }
+}
+
+func isJSONWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+}
+
+// MARK: - Tokenizer
+
+/// Owns one json-c tokener; not thread-safe, one per parse or stream.
+final class Tokenizer {
+    struct Parsed {
+        var pointer: OpaquePointer?
+        /// Offset just past the value, relative to the buffer passed in.
+        var end: Int
+    }
+
+    private let tokener: UnsafeMutablePointer<json_tokener>
+
+    init(maxDepth: Int, validatesUTF8: Bool) {
+        tokener = json_tokener_new_ex(Int32(clamping: maxDepth))!
+        json_tokener_set_flags(tokener, JSON_TOKENER_STRICT | (validatesUTF8 ? JSON_TOKENER_VALIDATE_UTF8 : 0))
+    }
+
+    deinit { json_tokener_free(tokener) }
+
+    /// Feeds `count` bytes; returns a completed value, `nil` when more input is needed.
+    func feed(_ base: UnsafePointer<CChar>, count: Int, baseOffset: Int = 0) throws(JSONError) -> Parsed? {
+        let object = json_tokener_parse_ex(tokener, base, Int32(clamping: count))
+        let status = json_tokener_get_error(tokener)
+        let end = Int(json_tokener_get_parse_end(tokener))
+        switch status {
+        case json_tokener_success:
+            return Parsed(pointer: object, end: end)
+        case json_tokener_continue:
+            return nil
+        default:
+            let reason = String(cString: json_tokener_error_desc(status))
+            throw JSONError(code: Self.code(for: status), message: reason, offset: baseOffset + end)
+        }
+    }
+
+    /// Whether the first `count` bytes at `base` are exactly one complete value.
+    func isCompleteValue(_ base: UnsafePointer<CChar>, count: Int) -> Bool {
+        let prefix = UnsafeMutablePointer<CChar>.allocate(capacity: count + 1)
+        defer { prefix.deallocate() }
+        prefix.initialize(from: base, count: count)
+        prefix[count] = 0
+        guard let parsed = try? feed(prefix, count: count + 1) else { return false }
+        json_object_put(parsed.pointer)
+        return true
+    }
+
+    private static func code(for status: json_tokener_error) -> JSONError.Code {
+        switch status {
+        case json_tokener_error_depth: return .depthLimitExceeded
+        case json_tokener_error_parse_utf8_string: return .invalidUTF8
+        case json_tokener_error_parse_eof: return .incomplete
+        default: return .syntax
+        }
+    }
+}

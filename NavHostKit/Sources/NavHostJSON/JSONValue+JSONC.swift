@@ -1,0 +1,114 @@
+import CJSONC
+
+// MARK: - Reading json-c objects
+
+extension JSONValue {
+    /// Copies a json-c object tree into a Swift value without taking ownership of it.
+    ///
+    /// Refuses what json-c lets through but JSON has no room for: non-finite numbers and invalid UTF-8.
+    init(validating object: OpaquePointer?) throws(JSONError) {
+        guard let object else {
+            self = .null
+            return
+        }
+        switch json_object_get_type(object) {
+        case json_type_null:
+            self = .null
+        case json_type_boolean:
+            self = .bool(json_object_get_boolean(object) != 0)
+        case json_type_int:
+            let signed = json_object_get_int64(object)
+            if signed == Int64.max, json_object_get_uint64(object) > UInt64(Int64.max) {
+                self = .double(Double(json_object_get_uint64(object)))
+            } else {
+                self = .int(signed)
+            }
+        case json_type_double:
+            let number = json_object_get_double(object)
+            guard number.isFinite else {
+                throw JSONError(code: .syntax, message: "NaN and Infinity are not JSON numbers")
+            }
+            self = .double(number)
+        case json_type_string:
+            let length = Int(json_object_get_string_len(object))
+            let start = UnsafeRawPointer(json_object_get_string(object)!)
+            let bytes = UnsafeRawBufferPointer(start: start, count: length)
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw JSONError(code: .invalidUTF8, message: "a string is not valid UTF-8")
+            }
+            self = .string(text)
+        case json_type_array:
+            let count = json_object_array_length(object)
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(count)
+            for index in 0..<count {
+                elements.append(try JSONValue(validating: json_object_array_get_idx(object, index)))
+            }
+            self = .array(elements)
+        case json_type_object:
+            var members = JSONObject()
+            members.reserveCapacity(Int(json_object_object_length(object)))
+            var iterator = json_object_iter_begin(object)
+            var end = json_object_iter_end(object)
+            while json_object_iter_equal(&iterator, &end) == 0 {
+                let key = String(cString: json_object_iter_peek_name(&iterator))
+                members[key] = try JSONValue(validating: json_object_iter_peek_value(&iterator))
+                json_object_iter_next(&iterator)
+            }
+            self = .object(members)
+        default:
+            self = .null
+        }
+    }
+}
+
+// MARK: - Building json-c objects
+
+extension JSONValue {
+    /// Builds a json-c object tree the caller owns (release it with `json_object_put`); `nil` stands for `null`.
+    func makeJSONCObject() throws(JSONError) -> OpaquePointer? {
+        switch self {
+        case .null:
+            return nil
+        case .bool(let flag):
+            return json_object_new_boolean(flag ? 1 : 0)
+        case .int(let number):
+            return json_object_new_int64(number)
+        case .double(let number):
+            guard number.isFinite else {
+                throw JSONError(code: .nonFiniteNumber, message: "\(number) has no JSON representation")
+            }
+            // Swift's description is the shortest text that reads back as the same Double.
+            return number.description.withCString { json_object_new_double_s(number, $0) }
+        case .string(let text):
+            var text = text
+            return text.withUTF8 { utf8 in
+                utf8.withMemoryRebound(to: CChar.self) { chars in
+                    json_object_new_string_len(chars.baseAddress, Int32(chars.count))
+                }
+            }
+        case .array(let elements):
+            let array = json_object_new_array_ext(Int32(clamping: elements.count))
+            for element in elements {
+                do throws(JSONError) {
+                    json_object_array_add(array, try element.makeJSONCObject())
+                } catch {
+                    json_object_put(array)
+                    throw error
+                }
+            }
+            return array
+        case .object(let members):
+            let object = json_object_new_object()
+            for (key, member) in members {
+                do throws(JSONError) {
+                    json_object_object_add(object, key, try member.makeJSONCObject())
+                } catch {
+                    json_object_put(object)
+                    throw error
+                }
+            }
+            return object
+        }
+    }
+}

@@ -1,0 +1,218 @@
+/// Decodes `Decodable` Swift values from ``JSONValue``s.
+///
+/// Errors are ``JSONError``s whose `path` names the offending member, like `arguments.email`. An integer-typed
+/// property accepts a JSON number with no fractional part (`2.0`), but not one out of its range.
+public struct JSONValueDecoder: Sendable {
+    /// Creates a decoder.
+    public init() {}
+
+    /// Decodes a value of `type` from `json`.
+    public func decode<T: Decodable>(_ type: T.Type, from json: JSONValue) throws -> T {
+        try decodeValue(type, from: json, codingPath: [])
+    }
+
+    /// Parses `bytes` as JSON and decodes a value of `type` from it.
+    public func decode<T: Decodable>(_ type: T.Type, fromBytes bytes: some Collection<UInt8>) throws -> T {
+        try decode(type, from: JSONParser().parse(bytes))
+    }
+}
+
+// MARK: - Private
+
+private func decodeValue<T: Decodable>(_ type: T.Type, from json: JSONValue, codingPath: [any CodingKey]) throws -> T {
+    if T.self == JSONValue.self { return json as! T }
+    return try T(from: ValueDecoder(json: json, codingPath: codingPath))
+}
+
+private func mismatch(_ expected: String, found json: JSONValue, at codingPath: [any CodingKey]) -> JSONError {
+    if json.isNull {
+        return JSONError(
+            code: .valueNotFound,
+            message: "expected \(expected), found null",
+            path: codingPath.pathDescription
+        )
+    }
+    return JSONError(
+        code: .typeMismatch,
+        message: "expected \(expected), found \(json.typeName)",
+        path: codingPath.pathDescription
+    )
+}
+
+private func integer<T: FixedWidthInteger>(_ type: T.Type, from json: JSONValue, at path: [any CodingKey]) throws -> T {
+    switch json {
+    case .int(let number):
+        if let exact = T(exactly: number) { return exact }
+    case .double(let number):
+        if let exact = T(exactly: number) { return exact }
+    default:
+        throw mismatch("an integer", found: json, at: path)
+    }
+    throw JSONError(
+        code: .dataCorrupted,
+        message: "\(json) does not fit in \(T.self)",
+        path: path.pathDescription
+    )
+}
+
+private struct IndexKey: CodingKey {
+    var stringValue: String { "\(intValue!)" }
+    var intValue: Int?
+    init(_ index: Int) { intValue = index }
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { self.intValue = intValue }
+}
+
+private struct ValueDecoder: Decoder {
+    let json: JSONValue
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .object(let members) = json else { throw mismatch("an object", found: json, at: codingPath) }
+        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .array(let elements) = json else { throw mismatch("an array", found: json, at: codingPath) }
+        return UnkeyedContainer(elements: elements, codingPath: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleContainer(json: json, codingPath: codingPath)
+    }
+}
+
+private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let members: JSONObject
+    let codingPath: [any CodingKey]
+
+    var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+
+    private func member(_ key: Key) throws -> JSONValue {
+        guard let value = members[key.stringValue] else {
+            throw JSONError(
+                code: .keyNotFound,
+                message: "missing member \"\(key.stringValue)\"",
+                path: (codingPath + [key]).pathDescription
+            )
+        }
+        return value
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try member(key).isNull }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decodeValue(type, from: member(key), codingPath: codingPath + [key])
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try ValueDecoder(json: member(key), codingPath: codingPath + [key]).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try ValueDecoder(json: member(key), codingPath: codingPath + [key]).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        ValueDecoder(json: members["super"] ?? .null, codingPath: codingPath)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        ValueDecoder(json: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+    }
+}
+
+private struct UnkeyedContainer: UnkeyedDecodingContainer {
+    let elements: [JSONValue]
+    let codingPath: [any CodingKey]
+    var currentIndex = 0
+
+    init(elements: [JSONValue], codingPath: [any CodingKey]) {
+        self.elements = elements
+        self.codingPath = codingPath
+    }
+
+    var count: Int? { elements.count }
+    var isAtEnd: Bool { currentIndex >= elements.count }
+
+    private mutating func next() throws -> (JSONValue, [any CodingKey]) {
+        let path = codingPath + [IndexKey(currentIndex)]
+        guard !isAtEnd else {
+            throw JSONError(code: .valueNotFound, message: "the array has no more elements", path: path.pathDescription)
+        }
+        defer { currentIndex += 1 }
+        return (elements[currentIndex], path)
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd, elements[currentIndex].isNull else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let (json, path) = try next()
+        return try decodeValue(type, from: json, codingPath: path)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        let (json, path) = try next()
+        return try ValueDecoder(json: json, codingPath: path).container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let (json, path) = try next()
+        return try ValueDecoder(json: json, codingPath: path).unkeyedContainer()
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let (json, path) = try next()
+        return ValueDecoder(json: json, codingPath: path)
+    }
+}
+
+private struct SingleContainer: SingleValueDecodingContainer {
+    let json: JSONValue
+    let codingPath: [any CodingKey]
+
+    func decodeNil() -> Bool { json.isNull }
+
+    func decode(_ type: Bool.Type) throws -> Bool {
+        guard let flag = json.boolValue else { throw mismatch("a bool", found: json, at: codingPath) }
+        return flag
+    }
+
+    func decode(_ type: String.Type) throws -> String {
+        guard let text = json.stringValue else { throw mismatch("a string", found: json, at: codingPath) }
+        return text
+    }
+
+    func decode(_ type: Double.Type) throws -> Double {
+        guard let number = json.doubleValue else { throw mismatch("a number", found: json, at: codingPath) }
+        return number
+    }
+
+    func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
+    func decode(_ type: Int.Type) throws -> Int { try integer(type, from: json, at: codingPath) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try integer(type, from: json, at: codingPath) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try integer(type, from: json, at: codingPath) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try integer(type, from: json, at: codingPath) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try integer(type, from: json, at: codingPath) }
+    func decode(_ type: UInt.Type) throws -> UInt { try integer(type, from: json, at: codingPath) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type, from: json, at: codingPath) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type, from: json, at: codingPath) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type, from: json, at: codingPath) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type, from: json, at: codingPath) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try decodeValue(type, from: json, codingPath: codingPath)
+    }
+}

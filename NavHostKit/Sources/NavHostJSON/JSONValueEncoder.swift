@@ -1,0 +1,266 @@
+import OrderedCollections
+
+/// Encodes `Encodable` Swift values into ``JSONValue``s.
+///
+/// Keys come out in the order the type encodes them. `nil` optionals encoded with `encodeIfPresent` (what synthesized
+/// conformances use) are left out; a `Double` that is NaN or infinite fails with ``JSONError/Code/nonFiniteNumber``.
+public struct JSONValueEncoder: Sendable {
+    /// Creates an encoder.
+    public init() {}
+
+    /// Encodes `value` into a JSON value.
+    public func encode(_ value: some Encodable) throws -> JSONValue {
+        let root = EncodedBox()
+        let encoder = ValueEncoder(box: root, codingPath: [])
+        try value.encode(to: encoder)
+        return root.resolved()
+    }
+
+    /// Encodes `value` and serializes it compactly with json-c.
+    public func encodeToBytes(_ value: some Encodable) throws -> [UInt8] {
+        try encode(value).serializedBytes()
+    }
+}
+
+// MARK: - Private
+
+/// A node of the value being built; containers share nodes so nested containers can be filled later.
+private final class EncodedBox {
+    enum Content {
+        case unset
+        case value(JSONValue)
+        case object(OrderedDictionary<String, EncodedBox>)
+        case array([EncodedBox])
+    }
+
+    var content: Content = .unset
+
+    init() {}
+    init(_ value: JSONValue) { content = .value(value) }
+
+    func resolved() -> JSONValue {
+        switch content {
+        case .unset: return .object([:])
+        case .value(let value): return value
+        case .object(let members): return .object(JSONObject(uniqueKeysWithValues: members.map { ($0, $1.resolved()) }))
+        case .array(let elements): return .array(elements.map { $0.resolved() })
+        }
+    }
+
+    func child(forKey key: String) -> EncodedBox {
+        var members: OrderedDictionary<String, EncodedBox> = [:]
+        if case .object(let existing) = content { members = existing }
+        let box = EncodedBox()
+        members[key] = box
+        content = .object(members)
+        return box
+    }
+
+    func set(_ value: JSONValue, forKey key: String) {
+        child(forKey: key).content = .value(value)
+    }
+
+    func appendChild() -> EncodedBox {
+        var elements: [EncodedBox] = []
+        if case .array(let existing) = content { elements = existing }
+        let box = EncodedBox()
+        elements.append(box)
+        content = .array(elements)
+        return box
+    }
+
+    var count: Int {
+        if case .array(let elements) = content { return elements.count }
+        return 0
+    }
+
+    func becomeObject() {
+        if case .object = content { return }
+        content = .object([:])
+    }
+
+    func becomeArray() {
+        if case .array = content { return }
+        content = .array([])
+    }
+}
+
+private struct IndexKey: CodingKey {
+    var stringValue: String { "\(intValue!)" }
+    var intValue: Int?
+    init(_ index: Int) { intValue = index }
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { self.intValue = intValue }
+}
+
+private struct SuperKey: CodingKey {
+    var stringValue: String { "super" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { nil }
+}
+
+private func primitive(_ value: some Encodable, at codingPath: [any CodingKey]) throws -> JSONValue? {
+    switch value {
+    case let flag as Bool: return .bool(flag)
+    case let text as String: return .string(text)
+    case let number as Double: return try finite(number, at: codingPath)
+    case let number as Float: return try finite(Double(number), at: codingPath)
+    case let number as Int: return .int(Int64(number))
+    case let number as Int8: return .int(Int64(number))
+    case let number as Int16: return .int(Int64(number))
+    case let number as Int32: return .int(Int64(number))
+    case let number as Int64: return .int(number)
+    case let number as UInt8: return .int(Int64(number))
+    case let number as UInt16: return .int(Int64(number))
+    case let number as UInt32: return .int(Int64(number))
+    case let number as UInt: return unsigned(UInt64(number))
+    case let number as UInt64: return unsigned(number)
+    case let json as JSONValue: return json
+    default: return nil
+    }
+}
+
+private func unsigned(_ number: UInt64) -> JSONValue {
+    number <= UInt64(Int64.max) ? .int(Int64(number)) : .double(Double(number))
+}
+
+private func finite(_ number: Double, at codingPath: [any CodingKey]) throws -> JSONValue {
+    guard number.isFinite else {
+        throw JSONError(
+            code: .nonFiniteNumber,
+            message: "\(number) has no JSON representation",
+            path: codingPath.pathDescription
+        )
+    }
+    return .double(number)
+}
+
+private func encodeValue(_ value: some Encodable, into box: EncodedBox, codingPath: [any CodingKey]) throws {
+    if let json = try primitive(value, at: codingPath) {
+        box.content = .value(json)
+    } else {
+        try value.encode(to: ValueEncoder(box: box, codingPath: codingPath))
+    }
+}
+
+private struct ValueEncoder: Encoder {
+    let box: EncodedBox
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        box.becomeObject()
+        return KeyedEncodingContainer(KeyedContainer<Key>(box: box, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        box.becomeArray()
+        return UnkeyedContainer(box: box, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        SingleContainer(box: box, codingPath: codingPath)
+    }
+}
+
+private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let box: EncodedBox
+    let codingPath: [any CodingKey]
+
+    mutating func encodeNil(forKey key: Key) throws { box.set(.null, forKey: key.stringValue) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { box.set(.bool(value), forKey: key.stringValue) }
+    mutating func encode(_ value: String, forKey key: Key) throws { box.set(.string(value), forKey: key.stringValue) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { box.set(.int(Int64(value)), forKey: key.stringValue) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { box.set(.int(value), forKey: key.stringValue) }
+
+    mutating func encode(_ value: some Encodable, forKey key: Key) throws {
+        try encodeValue(value, into: box.child(forKey: key.stringValue), codingPath: codingPath + [key])
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        let child = box.child(forKey: key.stringValue)
+        child.becomeObject()
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: child, codingPath: codingPath + [key]))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let child = box.child(forKey: key.stringValue)
+        child.becomeArray()
+        return UnkeyedContainer(box: child, codingPath: codingPath + [key])
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        ValueEncoder(box: box.child(forKey: "super"), codingPath: codingPath + [SuperKey()])
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        ValueEncoder(box: box.child(forKey: key.stringValue), codingPath: codingPath + [key])
+    }
+}
+
+private struct UnkeyedContainer: UnkeyedEncodingContainer {
+    let box: EncodedBox
+    let codingPath: [any CodingKey]
+    var count: Int { box.count }
+
+    mutating func encodeNil() throws { box.appendChild().content = .value(.null) }
+
+    mutating func encode(_ value: some Encodable) throws {
+        let key = IndexKey(count)
+        try encodeValue(value, into: box.appendChild(), codingPath: codingPath + [key])
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
+        let key = IndexKey(count)
+        let child = box.appendChild()
+        child.becomeObject()
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: child, codingPath: codingPath + [key]))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let key = IndexKey(count)
+        let child = box.appendChild()
+        child.becomeArray()
+        return UnkeyedContainer(box: child, codingPath: codingPath + [key])
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let key = IndexKey(count)
+        return ValueEncoder(box: box.appendChild(), codingPath: codingPath + [key])
+    }
+}
+
+private struct SingleContainer: SingleValueEncodingContainer {
+    let box: EncodedBox
+    let codingPath: [any CodingKey]
+
+    mutating func encodeNil() throws { box.content = .value(.null) }
+
+    mutating func encode(_ value: some Encodable) throws {
+        try encodeValue(value, into: box, codingPath: codingPath)
+    }
+}
+
+// MARK: - Coding paths
+
+extension Array where Element == any CodingKey {
+    /// A path like `arguments.items[2].name`, for error messages.
+    var pathDescription: String {
+        var text = ""
+        for key in self {
+            if let index = key.intValue, key.stringValue == "\(index)" {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text
+    }
+}

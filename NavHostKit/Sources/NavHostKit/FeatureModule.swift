@@ -1,0 +1,129 @@
+/// What a feature plugin gives the daemon: its name, its screens, and its composition root.
+///
+/// A plugin's shared library exports one C entry point that returns its `FeatureModule`:
+///
+/// ```swift
+/// @_cdecl("navhost_feature_entry")
+/// public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
+///     FeatureExport.export(ProductsFeature())
+/// }
+///
+/// public final class ProductsFeature: FeatureModule {
+///     public let name = "Products"
+///     public let screens = [
+///         ScreenDescriptor(route: "products.list", viewModel: ProductsViewModel.self),
+///         ScreenDescriptor(route: "products.detail", parameters: ["productID"], viewModel: ProductDetailViewModel.self),
+///     ]
+///     public init() {}
+///     public func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator {
+///         ProductsCoordinator(services: services)
+///     }
+/// }
+/// ```
+public protocol FeatureModule: AnyObject, Sendable {
+    /// The feature's name, as in its manifest, like `Products`.
+    var name: String { get }
+
+    /// The routes the feature offers.
+    var screens: [ScreenDescriptor] { get }
+
+    /// Builds the feature's composition root, wiring repositories and use cases to the host's services.
+    ///
+    /// Called once, on the main actor, after the plugin is loaded. A throw quarantines the plugin.
+    @MainActor
+    func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator
+}
+
+/// A feature's composition root: it builds the ViewModel for each of the feature's routes.
+///
+/// Most features adopt the typed ``Coordinator`` instead.
+@MainActor
+public protocol FeatureCoordinator: AnyObject {
+    /// Builds the ViewModel for `request`, navigating through a router bound to `navigation` and `screen`.
+    ///
+    /// - Throws: ``RouteError`` when the request is not one of the feature's routes or its parameters do not fit.
+    func makeViewModel(
+        for request: RouteRequest,
+        navigation: any NavigationHandler,
+        screen: ScreenID
+    ) throws -> any ViewModel
+}
+
+/// A feature's composition root over its typed routes: one `switch`, like the seeds' `Route.view()`.
+///
+/// ```swift
+/// @MainActor
+/// final class ProductsCoordinator: Coordinator {
+///     func makeViewModel(for route: ProductsRoute, router: Router<ProductsRoute>) -> any ViewModel {
+///         switch route {
+///         case .list: ProductsViewModel(getProductsUseCase: getProductsUseCase, router: router)
+///         case .detail(let productID): ProductDetailViewModel(productID: productID, ..., router: router)
+///         }
+///     }
+/// }
+/// ```
+@MainActor
+public protocol Coordinator: FeatureCoordinator {
+    /// The feature's route enum.
+    associatedtype RouteType: Route
+
+    /// Builds the ViewModel for `route`.
+    func makeViewModel(for route: RouteType, router: Router<RouteType>) -> any ViewModel
+}
+
+extension Coordinator {
+    public func makeViewModel(
+        for request: RouteRequest,
+        navigation: any NavigationHandler,
+        screen: ScreenID
+    ) throws -> any ViewModel {
+        let route = try request.decode(as: RouteType.self)
+        return makeViewModel(for: route, router: Router(handler: navigation, screen: screen))
+    }
+}
+
+/// Describes one route of a feature without loading it: what manifests and the `Routes` call show.
+public struct ScreenDescriptor: Sendable, Hashable, Codable {
+    /// The route's wire ID, like `products.detail`.
+    public var route: String
+    /// The names of the route's parameters.
+    public var parameters: [String]
+    /// The names of the intents its screen accepts.
+    public var intents: [String]
+    /// A line for people: what the screen shows.
+    public var summary: String
+
+    /// Describes a route whose screen is driven by a ViewModel of type `viewModel`.
+    public init<VM: ViewModel>(
+        route: String,
+        parameters: [String] = [],
+        viewModel: VM.Type,
+        summary: String = ""
+    ) {
+        self.init(route: route, parameters: parameters, intents: VM.Intent.names, summary: summary)
+    }
+
+    /// Describes a route by its parts.
+    public init(route: String, parameters: [String] = [], intents: [String] = [], summary: String = "") {
+        self.route = route
+        self.parameters = parameters
+        self.intents = intents
+        self.summary = summary
+    }
+}
+
+/// Hands a plugin's ``FeatureModule`` to the daemon across the C entry point.
+public enum FeatureExport {
+    /// The symbol every plugin exports.
+    public static let entrySymbol = "navhost_feature_entry"
+
+    /// Retains `module` and returns it as the opaque pointer the entry point returns.
+    public static func export(_ module: any FeatureModule) -> UnsafeMutableRawPointer {
+        Unmanaged.passRetained(module as AnyObject).toOpaque()
+    }
+
+    /// Takes back what an entry point returned; `nil` when it is not a ``FeatureModule`` of this SDK.
+    public static func module(from pointer: UnsafeMutableRawPointer) -> (any FeatureModule)? {
+        Unmanaged<AnyObject>.fromOpaque(pointer).takeRetainedValue() as? any FeatureModule
+    }
+}

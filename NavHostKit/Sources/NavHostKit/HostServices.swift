@@ -1,0 +1,46 @@
+public import Logging
+public import NavHostJSON
+
+/// What the daemon lends each feature's composition root.
+///
+/// Repositories and use cases take what they need from here through their `init`; nothing reaches for a global.
+/// Tests pass in-memory versions (see `NavHostTesting`).
+public struct HostServices: Sendable {
+    /// A logger whose metadata already names the feature (`navhost.plugin`).
+    public var logger: Logger
+    /// The clock use cases should measure and sleep with, so tests can control time.
+    public var clock: any Clock<Duration>
+    /// Durable key-value storage private to the feature.
+    public var store: any KeyValueStore
+
+    public init(logger: Logger, clock: any Clock<Duration>, store: any KeyValueStore) {
+        self.logger = logger
+        self.clock = clock
+        self.store = store
+    }
+}
+
+/// Durable storage of JSON values by key, private to one feature; the place a `*RepositoryImpl` persists to.
+///
+/// A write returns once the value is durable.
+public protocol KeyValueStore: Sendable {
+    /// The value stored under `key`, or `nil`.
+    func value(forKey key: String) async throws -> JSONValue?
+    /// Stores `value` under `key`, replacing what was there.
+    func setValue(_ value: JSONValue, forKey key: String) async throws
+    /// Removes the value under `key`, if any.
+    func removeValue(forKey key: String) async throws
+}
+
+extension KeyValueStore {
+    /// Decodes the value stored under `key` as `type`, or returns `nil` when there is none.
+    public func load<T: Decodable>(_ type: T.Type, forKey key: String) async throws -> T? {
+        guard let json = try await value(forKey: key) else { return nil }
+        return try JSONValueDecoder().decode(type, from: json)
+    }
+
+    /// Encodes `value` and stores it under `key`.
+    public func save(_ value: some Encodable, forKey key: String) async throws {
+        try await setValue(JSONValueEncoder().encode(value), forKey: key)
+    }
+}

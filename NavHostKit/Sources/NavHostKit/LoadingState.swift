@@ -1,0 +1,71 @@
+/// The state of something a screen loads: the seeds' `LoadingState`.
+///
+/// On the wire it is an object whose `status` names the case:
+///
+/// | case | JSON |
+/// |---|---|
+/// | `.idle` | `{"status":"idle"}` |
+/// | `.loading` | `{"status":"loading"}` |
+/// | `.loaded(value)` | `{"status":"loaded","value":…}` |
+/// | `.error(message)` | `{"status":"error","message":"…"}` |
+public enum LoadingState<Value: Equatable & Sendable>: Equatable, Sendable {
+    case idle
+    case loading
+    case loaded(Value)
+    case error(String)
+
+    /// The loaded value, or `nil` in any other state.
+    public var value: Value? {
+        if case .loaded(let value) = self { return value }
+        return nil
+    }
+
+    /// Whether a load is under way.
+    public var isLoading: Bool {
+        if case .loading = self { return true }
+        return false
+    }
+}
+
+// MARK: - Codable
+
+private enum LoadingStateCodingKeys: String, CodingKey {
+    case status, value, message
+}
+
+extension LoadingState: Encodable where Value: Encodable {
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: LoadingStateCodingKeys.self)
+        switch self {
+        case .idle:
+            try container.encode("idle", forKey: .status)
+        case .loading:
+            try container.encode("loading", forKey: .status)
+        case .loaded(let value):
+            try container.encode("loaded", forKey: .status)
+            try container.encode(value, forKey: .value)
+        case .error(let message):
+            try container.encode("error", forKey: .status)
+            try container.encode(message, forKey: .message)
+        }
+    }
+}
+
+extension LoadingState: Decodable where Value: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: LoadingStateCodingKeys.self)
+        switch try container.decode(String.self, forKey: .status) {
+        case "idle": self = .idle
+        case "loading": self = .loading
+        case "loaded": self = .loaded(try container.decode(Value.self, forKey: .value))
+        case "error": self = .error(try container.decode(String.self, forKey: .message))
+        case let other:
+            throw DecodingError.dataCorruptedError(
+                forKey: .status,
+                in: container,
+                debugDescription: "unknown status \"\(other)\""
+            )
+        }
+    }
+}

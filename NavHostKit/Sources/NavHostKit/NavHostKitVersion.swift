@@ -1,0 +1,54 @@
+/// The version of the NavHostKit SDK, checked when the daemon loads a plugin.
+///
+/// A plugin records the version it was built against in its manifest. The daemon refuses a plugin built for another
+/// major version, or for a newer minor version than its own, because such a plugin may use SDK API the daemon's copy
+/// lacks.
+public struct NavHostKitVersion: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    public var major: Int
+    public var minor: Int
+    public var patch: Int
+
+    public init(major: Int, minor: Int, patch: Int) {
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+    }
+
+    /// The version of the SDK in this build.
+    public static let current = NavHostKitVersion(major: 1, minor: 0, patch: 0)
+
+    /// Parses `MAJOR.MINOR.PATCH`.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 3, let major = parts[0], let minor = parts[1], let patch = parts[2],
+            major >= 0, minor >= 0, patch >= 0
+        else { return nil }
+        self.init(major: major, minor: minor, patch: patch)
+    }
+
+    public var description: String { "\(major).\(minor).\(patch)" }
+
+    /// Whether code built against `self` can run on an SDK of version `host`.
+    public func isCompatible(withHost host: NavHostKitVersion) -> Bool {
+        major == host.major && minor <= host.minor
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let version = NavHostKitVersion(text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "\"\(text)\" is not MAJOR.MINOR.PATCH")
+            )
+        }
+        self = version
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,0 +1,121 @@
+import NavHostJSON
+import Testing
+
+@Suite("Encoding and decoding Swift values through JSONValue")
+struct JSONCodableTests {
+    struct Product: Codable, Equatable {
+        var id: String
+        var name: String
+        var price: Double
+        var stock: Int
+        var tags: [String]
+        var seller: Seller?
+        var ratings: [String: Int]
+    }
+
+    struct Seller: Codable, Equatable {
+        var userID: String
+        var verified: Bool
+    }
+
+    enum Intent: Codable, Equatable {
+        case onTappedRetry
+        case filterByName(text: String)
+        case select(index: Int, animated: Bool)
+    }
+
+    let encoder = JSONValueEncoder()
+    let decoder = JSONValueDecoder()
+
+    @Test("A nested struct round-trips through bytes, keys in declaration order")
+    func nestedRoundTrip() throws {
+        let product = Product(
+            id: "p1",
+            name: "Lamp \"Luxe\"",
+            price: 19.99,
+            stock: 3,
+            tags: ["home", "light"],
+            seller: Seller(userID: "u42", verified: true),
+            ratings: ["five": 2]
+        )
+        let json = try encoder.encode(product)
+        #expect(Array(json.objectValue!.keys) == ["id", "name", "price", "stock", "tags", "seller", "ratings"])
+        let bytes = try json.serializedBytes()
+        #expect(try decoder.decode(Product.self, fromBytes: bytes) == product)
+    }
+
+    @Test("A nil optional is left out")
+    func nilOptionalOmitted() throws {
+        let product = Product(id: "p", name: "n", price: 1, stock: 0, tags: [], seller: nil, ratings: [:])
+        #expect(try encoder.encode(product)["seller"] == nil)
+    }
+
+    @Test("Enums with associated values use the synthesized form")
+    func enumForm() throws {
+        #expect(try encoder.encode(Intent.filterByName(text: "ab")) == ["filterByName": ["text": "ab"]])
+        #expect(try encoder.encode(Intent.onTappedRetry) == ["onTappedRetry": [:]])
+        let decoded = try decoder.decode(Intent.self, from: ["select": ["index": 2, "animated": false]])
+        #expect(decoded == .select(index: 2, animated: false))
+    }
+
+    @Test("Integer edges encode exactly and refuse what does not fit")
+    func integerEdges() throws {
+        #expect(try encoder.encode(Int64.max) == .int(.max))
+        #expect(try encoder.encode(Int64.min) == .int(.min))
+        #expect(try encoder.encode(UInt64.max) == .double(Double(UInt64.max)))
+        #expect(try decoder.decode(Int8.self, from: 127) == 127)
+        #expect(try decoder.decode(Int.self, from: 2.0) == 2)
+        let overflow = #expect(throws: JSONError.self) { try decoder.decode(Int8.self, from: 128) }
+        #expect(overflow?.code == .dataCorrupted)
+        #expect(throws: JSONError.self) { try decoder.decode(Int.self, from: 2.5) }
+    }
+
+    @Test("A type mismatch names the path to the member")
+    func mismatchPath() throws {
+        let json: JSONValue = [
+            "id": "p", "name": "n", "price": 1, "stock": "three", "tags": [], "ratings": [:],
+        ]
+        let error = #expect(throws: JSONError.self) { try decoder.decode(Product.self, from: json) }
+        #expect(error?.code == .typeMismatch)
+        #expect(error?.path == "stock")
+        let nested = #expect(throws: JSONError.self) {
+            try decoder.decode(
+                [Seller].self,
+                from: [["userID": "a", "verified": true], ["userID": 5, "verified": true]]
+            )
+        }
+        #expect(nested?.path == "[1].userID")
+    }
+
+    @Test("A missing member is reported as keyNotFound")
+    func missingKey() {
+        let error = #expect(throws: JSONError.self) { try decoder.decode(Seller.self, from: ["userID": "a"]) }
+        #expect(error?.code == .keyNotFound)
+        #expect(error?.path == "verified")
+    }
+
+    @Test("null where a value is needed is valueNotFound")
+    func nullValue() {
+        let error = #expect(throws: JSONError.self) {
+            try decoder.decode(Seller.self, from: ["userID": nil, "verified": true])
+        }
+        #expect(error?.code == .valueNotFound)
+    }
+
+    @Test("NaN cannot be encoded")
+    func nanRefused() {
+        let error = #expect(throws: JSONError.self) { try encoder.encode(["x": Double.nan]) }
+        #expect(error?.code == .nonFiniteNumber)
+    }
+
+    @Test("A JSONValue member passes through unchanged")
+    func freeFormMember() throws {
+        struct Envelope: Codable, Equatable {
+            var name: String
+            var arguments: JSONValue
+        }
+        let envelope = Envelope(name: "x", arguments: ["a": [1, "b", nil, 2.5, ["c": true]]])
+        let json = try encoder.encode(envelope)
+        #expect(try decoder.decode(Envelope.self, from: json) == envelope)
+    }
+}

@@ -1,0 +1,172 @@
+import NavHostJSON
+import Testing
+
+@Suite("Parsing JSON with json-c")
+struct JSONParserTests {
+    let parser = JSONParser()
+
+    @Test("A nested document parses into the same structure, keys in order")
+    func nestedDocumentParses() throws {
+        let value = try parser.parse(#" {"b":[1,2.5,{"c":null}],"a":true,"s":"x"} "#)
+        #expect(value == ["b": [1, 2.5, ["c": nil]], "a": true, "s": "x"])
+        #expect(Array(value.objectValue!.keys) == ["b", "a", "s"])
+    }
+
+    @Test("Escapes and non-ASCII text decode to the right characters")
+    func escapesAndUnicode() throws {
+        let value = try parser.parse(#"["a\"b\\c\/d\n\t", "\u00e9\u4e2d\ud83d\ude00", "é中😀", "\u0000x"]"#)
+        #expect(value == ["a\"b\\c/d\n\t", "é中😀", "é中😀", "\u{0}x"])
+    }
+
+    @Test("Int64 limits stay exact; larger integers become doubles")
+    func integerEdges() throws {
+        #expect(try parser.parse("9223372036854775807") == .int(.max))
+        #expect(try parser.parse("-9223372036854775808") == .int(.min))
+        #expect(try parser.parse("0") == .int(0))
+        #expect(try parser.parse("-0") == .int(0))
+        #expect(try parser.parse("18446744073709551615") == .double(Double(UInt64.max)))
+    }
+
+    @Test("Doubles keep their value, including extremes")
+    func doubleEdges() throws {
+        #expect(try parser.parse("0.1") == .double(0.1))
+        #expect(try parser.parse("1.7976931348623157e308") == .double(.greatestFiniteMagnitude))
+        #expect(try parser.parse("5e-324") == .double(.leastNonzeroMagnitude))
+        #expect(try parser.parse("-2.5E+3") == .double(-2500))
+    }
+
+    @Test("A bare number at the end of the input is complete")
+    func bareNumber() throws {
+        #expect(try parser.parse("42") == .int(42))
+        #expect(try parser.parse(" 42 \n") == .int(42))
+    }
+
+    @Test(
+        "Invalid input fails with a syntax error at the offending byte",
+        arguments: [
+            (#"{"a":}"#, 5),
+            (#"{"a" 1}"#, 5),
+            ("[1,2,,3]", 5),
+            ("[1,]", 3),
+            ("[TRUE]", 1),
+            ("[01]", 3),
+            ("[.5]", 1),
+        ]
+    )
+    func syntaxErrorOffsets(input: String, offset: Int) {
+        let error = #expect(throws: JSONError.self) { try parser.parse(input) }
+        #expect(error?.offset == offset, "for \(input): \(String(describing: error))")
+        #expect(error?.code == .syntax)
+    }
+
+    @Test("Input that stops inside a value is incomplete")
+    func incompleteInput() {
+        let error = #expect(throws: JSONError.self) { try parser.parse(#"{"a":[1,2"#) }
+        #expect(error?.code == .incomplete)
+        let empty = #expect(throws: JSONError.self) { try parser.parse("") }
+        #expect(empty?.code == .incomplete)
+    }
+
+    @Test("Bytes after a complete value are reported with their offset")
+    func trailingBytes() {
+        let error = #expect(throws: JSONError.self) { try parser.parse(#"{"a":1} x"#) }
+        #expect(error?.code == .trailingBytes)
+        #expect(error?.offset == 8)
+        let second = #expect(throws: JSONError.self) { try parser.parse("[1][2]") }
+        #expect(second?.code == .trailingBytes)
+        #expect(second?.offset == 3)
+    }
+
+    @Test("Nesting up to the limit parses; one level deeper is refused")
+    func depthLimit() throws {
+        let limited = JSONParser(maxDepth: 5)
+        let atLimit = String(repeating: "[", count: 5) + String(repeating: "]", count: 5)
+        #expect(try limited.parse(atLimit) != .null)
+        let tooDeep = String(repeating: "[", count: 6) + String(repeating: "]", count: 6)
+        let error = #expect(throws: JSONError.self) { try limited.parse(tooDeep) }
+        #expect(error?.code == .depthLimitExceeded)
+        let huge = String(repeating: #"{"a":"#, count: 10_000)
+        #expect(throws: JSONError.self) { try JSONParser().parse(huge) }
+    }
+
+    @Test("Invalid UTF-8 inside a string is refused")
+    func invalidUTF8() {
+        let bytes: [UInt8] = Array(#"[""#.utf8) + [0xC3, 0x28] + Array(#""]"#.utf8)
+        let error = #expect(throws: JSONError.self) { try parser.parse(bytes) }
+        #expect(error?.code == .invalidUTF8)
+    }
+
+    @Test("Comments and other json-c extensions are refused in strict mode")
+    func strictMode() {
+        #expect(throws: JSONError.self) { try parser.parse("[1] // comment") }
+        #expect(throws: JSONError.self) { try parser.parse("[1 /* c */]") }
+        for literal in ["[NaN]", "[Infinity]", "[-Infinity]", "[nan]"] {
+            let error = #expect(throws: JSONError.self) { try parser.parse(literal) }
+            #expect(error?.code == .syntax, "\(literal)")
+        }
+    }
+
+    @Test("A single trailing NUL is taken as the terminator")
+    func nulTerminator() throws {
+        #expect(try parser.parse(Array("{}".utf8) + [0]) == [:])
+    }
+}
+
+@Suite("Parsing one JSON value that arrives in chunks")
+struct JSONIncrementalParserTests {
+    @Test("A value split across chunks comes out whole once its last chunk arrives")
+    func splitAcrossChunks() throws {
+        let parser = JSONIncrementalParser()
+        #expect(try parser.feed(Array(#"{"a":"#.utf8)) == nil)
+        #expect(try parser.feed(Array(#"[1,2],"#.utf8)) == nil)
+        #expect(try parser.feed(Array(#""b":"é"}"#.utf8)) == ["a": [1, 2], "b": "é"])
+    }
+
+    @Test("Feeding one byte at a time gives the same value, multi-byte characters included")
+    func oneByteAtATime() throws {
+        let text = #"{"k":"é中😀\n","n":[1.5,null,true]}"#
+        let parser = JSONIncrementalParser()
+        var result: JSONValue?
+        for byte in text.utf8 { result = try parser.feed([byte]) ?? result }
+        #expect(result == ["k": "é中😀\n", "n": [1.5, nil, true]])
+    }
+
+    @Test("A number at the end is completed by finish()")
+    func finishCompletesNumber() throws {
+        let parser = JSONIncrementalParser()
+        #expect(try parser.feed(Array("12".utf8)) == nil)
+        #expect(try parser.finish() == .int(12))
+    }
+
+    @Test("An error's offset counts from the first byte fed")
+    func errorOffsetAcrossChunks() throws {
+        let parser = JSONIncrementalParser()
+        _ = try parser.feed(Array("[1, 2, ".utf8))
+        let error = #expect(throws: JSONError.self) { try parser.feed(Array("}".utf8)) }
+        #expect(error?.offset == 7)
+    }
+
+    @Test("finish() on a cut-off value reports it incomplete")
+    func finishIncomplete() throws {
+        let parser = JSONIncrementalParser()
+        _ = try parser.feed(Array(#"{"a":"#.utf8))
+        let error = #expect(throws: JSONError.self) { try parser.finish() }
+        #expect(error?.code == .incomplete)
+    }
+
+    @Test("Invalid UTF-8 split across chunks is still refused")
+    func invalidUTF8AcrossChunks() throws {
+        let parser = JSONIncrementalParser()
+        _ = try parser.feed([0x22, 0xC3])
+        let error = #expect(throws: JSONError.self) { try parser.feed([0x28, 0x22]) }
+        #expect(error?.code == .invalidUTF8)
+    }
+
+    @Test("After reset() the parser reads a new value")
+    func resetReadsAgain() throws {
+        let parser = JSONIncrementalParser()
+        #expect(try parser.feed(Array("[1]".utf8)) == [1])
+        parser.reset()
+        #expect(try parser.feed(Array(#"{"x":2}"#.utf8)) == ["x": 2])
+    }
+}
