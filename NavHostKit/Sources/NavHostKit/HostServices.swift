@@ -12,11 +12,14 @@ public struct HostServices: Sendable {
     public var clock: any Clock<Duration>
     /// Durable key-value storage private to the feature.
     public var store: any KeyValueStore
+    /// The folder holding the files the plugin ships beside its library (its manifest lists them as `resources`).
+    public var resourceDirectory: String
 
-    public init(logger: Logger, clock: any Clock<Duration>, store: any KeyValueStore) {
+    public init(logger: Logger, clock: any Clock<Duration>, store: any KeyValueStore, resourceDirectory: String) {
         self.logger = logger
         self.clock = clock
         self.store = store
+        self.resourceDirectory = resourceDirectory
     }
 }
 
