@@ -15,12 +15,14 @@ let package = Package(
     name: "NavHost",
     products: [
         .executable(name: "navhostd", targets: ["navhostd"]),
+        .library(name: "NavHostTesting", targets: ["NavHostTesting"]),
         // MARK: - Plugins (each a shared library the daemon loads at run time)
         .library(name: "ProbePlugin", type: .dynamic, targets: ["ProbePlugin"]),
     ],
     dependencies: [
         .package(path: "NavHostKit"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // MARK: - Targets
@@ -34,6 +36,16 @@ let package = Package(
             name: "NavHostCore",
             dependencies: [
                 .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "NavHostTesting",
+            dependencies: [
+                "NavHostCore",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -67,6 +79,7 @@ let package = Package(
             name: "NavHostCoreTests",
             dependencies: [
                 "NavHostCore",
+                "NavHostTesting",
                 .product(name: "NavHostKit", package: "NavHostKit"),
             ],
             swiftSettings: swiftSettings

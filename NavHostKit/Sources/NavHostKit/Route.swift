@@ -1,5 +1,4 @@
 public import NavHostJSON
-public import OrderedCollections
 
 /// A feature's typed destinations, written as an enum the way the seeds write `AppRoute`.
 ///

@@ -1,5 +1,4 @@
 public import NavHostJSON
-public import OrderedCollections
 
 /// The intents a ViewModel handles: an enum, as in the seeds' MVVM+Intents pattern.
 ///

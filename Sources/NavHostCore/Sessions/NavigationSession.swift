@@ -1,0 +1,286 @@
+public import Logging
+public import NavHostJSON
+public import NavHostKit
+
+/// One independent navigation stack: the screens, root first, and the revision they are at.
+///
+/// Every change — push, pop, replace, present, dismiss, a ViewModel's state change — increments ``revision`` by one
+/// and produces one ``SessionEvent``. A `replace` is one change however many screens it swaps. A request that is
+/// refused throws a ``NavigationError`` and changes nothing.
+///
+/// The stack is one list. `navigate` pushes, `present` pushes in the modal layer, `pop` removes the top screen,
+/// `dismiss` removes the topmost modal screen and everything above it, `popToRoot` leaves only the root, and
+/// `popTo` removes the screens above the topmost one showing a route. Intents go to the top screen unless a screen
+/// ID is named.
+///
+/// The session is also every screen's ``NavigationHandler``: a ViewModel's ``Router`` acts on the session of its
+/// screen, always on the top of the stack, and a router whose screen has left the stack is ignored.
+@MainActor
+public final class NavigationSession: NavigationHandler {
+    /// The outcome of a change: the revision it produced and the event watchers received.
+    public struct Change: Sendable, Hashable {
+        public var revision: UInt64
+        public var event: SessionEvent
+    }
+
+    // MARK: Private Properties
+
+    private let catalog: FeatureCatalog
+    private let logger: Logger
+    private var screens: [Screen] = []
+    private var nextScreenNumber = 1
+    private var log: SessionEventLog
+    private var watchers: [ObjectIdentifier: SessionWatcher] = [:]
+    private let watcherLimit: Int
+    /// The screen whose Router is being served right now, if any.
+    private var navigatingScreen: ScreenID?
+
+    // MARK: Public Properties
+
+    /// The session's name.
+    public let name: String
+    /// The revision of the last change; 0 for a session that has only its root.
+    public private(set) var revision: UInt64 = 0
+    /// Called after every change, before watchers hear of it (the durability layer's hook).
+    public var onChange: (@MainActor (NavigationSession, SessionEvent) -> Void)?
+
+    /// The whole session now.
+    public var snapshot: SessionSnapshot {
+        SessionSnapshot(session: name, revision: revision, stack: screens.map(\.snapshot))
+    }
+
+    /// The route IDs of the stack, root first.
+    public var routeIDs: [String] { screens.map(\.route.id) }
+
+    // MARK: Initialization
+
+    /// Creates a session whose stack holds the root screen of `configuration`.
+    ///
+    /// - Parameters:
+    ///   - configuration: The session's name and root route.
+    ///   - catalog: The features that build screens.
+    ///   - eventHistory: How many recent events are kept for watchers that resume.
+    ///   - watcherLimit: How many undelivered updates a watcher holds before it coalesces.
+    ///   - logger: Where refusals and dropped commands are logged.
+    public init(
+        configuration: SessionConfiguration,
+        catalog: FeatureCatalog,
+        eventHistory: Int = 1024,
+        watcherLimit: Int = 256,
+        logger: Logger
+    ) throws(NavigationError) {
+        self.name = configuration.name
+        self.catalog = catalog
+        self.log = SessionEventLog(capacity: eventHistory)
+        self.watcherLimit = watcherLimit
+        var logger = logger
+        logger[metadataKey: "navhost.session"] = .string(configuration.name)
+        self.logger = logger
+        let root = try makeScreen(for: configuration.root, presentation: .push)
+        screens = [root]
+        root.appear()
+    }
+
+    // MARK: Public Functions
+
+    /// Pushes a screen for `request` on top of the stack.
+    @discardableResult
+    public func navigate(to request: RouteRequest) throws(NavigationError) -> Change {
+        try push(request, presentation: .push)
+    }
+
+    /// Shows a screen for `request` in the modal layer.
+    @discardableResult
+    public func present(_ request: RouteRequest) throws(NavigationError) -> Change {
+        try push(request, presentation: .modal)
+    }
+
+    /// Pops the top screen.
+    @discardableResult
+    public func pop() throws(NavigationError) -> Change {
+        guard screens.count > 1 else { throw NavigationError(.cannotPopRoot, "only the root is on the stack") }
+        return removeScreens(from: screens.count - 1)
+    }
+
+    /// Pops every screen above the root; `nil` when the root is already alone.
+    @discardableResult
+    public func popToRoot() -> Change? {
+        guard screens.count > 1 else { return nil }
+        return removeScreens(from: 1)
+    }
+
+    /// Pops the screens above the topmost one showing `request`'s route (and its parameters, when given);
+    /// `nil` when that screen is already on top.
+    @discardableResult
+    public func popTo(_ request: RouteRequest) throws(NavigationError) -> Change? {
+        let match = screens.lastIndex { screen in
+            screen.route.id == request.id
+                && (request.parameters.isEmpty || screen.route.parameters == request.parameters)
+        }
+        guard let match else {
+            throw NavigationError(
+                .routeNotOnStack,
+                "no screen on the stack shows \(request)",
+                parameters: ["route": .string(request.id)]
+            )
+        }
+        guard match < screens.count - 1 else { return nil }
+        return removeScreens(from: match + 1)
+    }
+
+    /// Closes the topmost modal screen and everything above it.
+    @discardableResult
+    public func dismiss() throws(NavigationError) -> Change {
+        guard let modal = screens.lastIndex(where: { $0.presentation == .modal }) else {
+            throw NavigationError(.noModalPresented, "no modal screen is shown")
+        }
+        return removeScreens(from: modal)
+    }
+
+    /// Replaces the whole stack, root included, with screens for `requests`, as one change.
+    ///
+    /// Every ViewModel is built before anything changes: if one route is refused, the stack stays as it was.
+    @discardableResult
+    public func replace(with requests: [RouteRequest]) throws(NavigationError) -> Change {
+        guard !requests.isEmpty else { throw NavigationError(.emptyStack, "a stack needs at least a root") }
+        var fresh: [Screen] = []
+        for request in requests {
+            fresh.append(try makeScreen(for: request, presentation: .push))
+        }
+        for screen in screens.reversed() { screen.close(itself: screen.id == navigatingScreen) }
+        screens = fresh
+        let change = record(.replaced(fresh.map(\.snapshot)))
+        for screen in fresh { screen.appear() }
+        return change
+    }
+
+    /// Delivers an intent to a screen (the top one when `screen` is `nil`) and waits until it is handled.
+    ///
+    /// Other intents, to this screen or others, go on while this one's use cases are suspended.
+    public func send(_ intent: IntentMessage, to screen: ScreenID? = nil) async throws(NavigationError) {
+        let target = try self.screen(screen)
+        try await target.send(intent)
+    }
+
+    /// The snapshot of one screen (the top one when `screen` is `nil`).
+    public func screenSnapshot(_ screen: ScreenID? = nil) throws(NavigationError) -> ScreenSnapshot {
+        try self.screen(screen).snapshot
+    }
+
+    /// Starts a watcher: a snapshot first, or, when resuming from `revision`, the events after it if they are
+    /// still held (else a snapshot); then one event per revision.
+    public func watch(from resumeRevision: UInt64? = nil) -> SessionWatcher {
+        let first: SessionWatcher.Update
+        var missed: [SessionEvent] = []
+        if let resumeRevision, let held = log.events(after: resumeRevision, current: revision) {
+            missed = held
+            first = missed.isEmpty ? .snapshot(snapshot, coalesced: false) : .event(missed.removeFirst())
+        } else {
+            first = .snapshot(snapshot, coalesced: false)
+        }
+        let watcher = SessionWatcher(limit: watcherLimit, first: first) { [weak self] watcher in
+            let id = ObjectIdentifier(watcher)
+            Task { @MainActor in self?.watchers[id] = nil }
+        }
+        for event in missed { watcher.deliver(event) { snapshot } }
+        watchers[ObjectIdentifier(watcher)] = watcher
+        return watcher
+    }
+
+    /// Whether no screen of the session runs a task for its ViewModel (an intent, `onAppear`).
+    public var isIdle: Bool { screens.allSatisfy(\.isIdle) }
+
+    /// How many watchers are attached.
+    public var watcherCount: Int { watchers.count }
+
+    /// Closes every screen and ends every watcher; the session must not be used afterwards.
+    public func close() {
+        for screen in screens.reversed() { screen.close() }
+        for watcher in watchers.values { watcher.finish(with: .sessionClosed) }
+        watchers.removeAll()
+    }
+
+    // MARK: NavigationHandler
+
+    public func perform(_ command: NavigationCommand, from screenID: ScreenID) -> Bool {
+        guard screens.contains(where: { $0.id == screenID }) else {
+            logger.debug(
+                "Dropped navigation from a screen that left the stack",
+                metadata: ["navhost.screen": "\(screenID)", "navhost.command": "\(command)"]
+            )
+            return false
+        }
+        navigatingScreen = screenID
+        defer { navigatingScreen = nil }
+        do throws(NavigationError) {
+            switch command {
+            case .navigate(let request): try navigate(to: request)
+            case .pop: try pop()
+            case .popToRoot: popToRoot()
+            case .popTo(let request): try popTo(request)
+            case .replace(let requests): try replace(with: requests)
+            case .present(let request): try present(request)
+            case .dismiss: try dismiss()
+            }
+            return true
+        } catch {
+            logger.warning(
+                "Refused navigation from a ViewModel",
+                metadata: ["navhost.screen": "\(screenID)", "navhost.command": "\(command)", "error": "\(error)"]
+            )
+            return false
+        }
+    }
+}
+
+// MARK: - Private Functions
+
+extension NavigationSession {
+    fileprivate func screen(_ id: ScreenID?) throws(NavigationError) -> Screen {
+        guard let id else { return screens[screens.count - 1] }
+        guard let screen = screens.first(where: { $0.id == id }) else { throw .screenNotFound(id.rawValue) }
+        return screen
+    }
+
+    fileprivate func makeScreen(for request: RouteRequest, presentation: Presentation) throws(NavigationError)
+        -> Screen
+    {
+        let id = ScreenID("s\(nextScreenNumber)")
+        let viewModel = try catalog.makeViewModel(for: request, navigation: self, screen: id)
+        nextScreenNumber += 1
+        let screen = Screen(id: id, route: request, presentation: presentation, model: ScreenModel(viewModel))
+        screen.onStateMayHaveChange = { [weak self] screen in self?.stateMayHaveChanged(screen) }
+        return screen
+    }
+
+    fileprivate func push(_ request: RouteRequest, presentation: Presentation) throws(NavigationError) -> Change {
+        let screen = try makeScreen(for: request, presentation: presentation)
+        screens.append(screen)
+        let change = record(.pushed(screen.snapshot))
+        screen.appear()
+        return change
+    }
+
+    /// Removes `screens[index...]`, topmost first, as one change.
+    fileprivate func removeScreens(from index: Int) -> Change {
+        let removed = Array(screens[index...].reversed())
+        screens.removeSubrange(index...)
+        for screen in removed { screen.close(itself: screen.id == navigatingScreen) }
+        return record(.popped(removed.map(\.id)))
+    }
+
+    fileprivate func stateMayHaveChanged(_ screen: Screen) {
+        guard screens.contains(where: { $0 === screen }), let state = screen.takeChangedState() else { return }
+        record(.stateChanged(screen.id, state))
+    }
+
+    @discardableResult
+    fileprivate func record(_ change: SessionEvent.Change) -> Change {
+        revision += 1
+        let event = SessionEvent(revision: revision, change: change)
+        log.append(event)
+        onChange?(self, event)
+        for watcher in watchers.values { watcher.deliver(event) { snapshot } }
+        return Change(revision: revision, event: event)
+    }
+}

@@ -1,0 +1,77 @@
+public import NavHostJSON
+public import NavHostKit
+
+/// One change to a session; every change has the next revision number.
+public struct SessionEvent: Sendable, Hashable, Codable {
+    /// What changed.
+    public enum Change: Sendable, Hashable {
+        /// A screen was pushed or presented on top.
+        case pushed(ScreenSnapshot)
+        /// Screens were removed from the top (by pop, popTo, popToRoot or dismiss), topmost first.
+        case popped([ScreenID])
+        /// The whole stack was replaced; the new stack, root first.
+        case replaced([ScreenSnapshot])
+        /// A screen's ViewModel state changed.
+        case stateChanged(ScreenID, JSONValue)
+    }
+
+    /// The session's revision after this change.
+    public var revision: UInt64
+    /// What changed.
+    public var change: Change
+
+    public init(revision: UInt64, change: Change) {
+        self.revision = revision
+        self.change = change
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case revision, kind, screen, screens, state
+    }
+
+    /// The wire form: `{"revision":7,"kind":"pushed","screen":{…}}`, `{"revision":8,"kind":"popped","screens":["s3"]}`,
+    /// `{"revision":9,"kind":"replaced","screens":[{…}]}`, `{"revision":10,"kind":"stateChanged","screen":"s4","state":{…}}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(revision, forKey: .revision)
+        switch change {
+        case .pushed(let screen):
+            try container.encode("pushed", forKey: .kind)
+            try container.encode(screen, forKey: .screen)
+        case .popped(let ids):
+            try container.encode("popped", forKey: .kind)
+            try container.encode(ids, forKey: .screens)
+        case .replaced(let screens):
+            try container.encode("replaced", forKey: .kind)
+            try container.encode(screens, forKey: .screens)
+        case .stateChanged(let id, let state):
+            try container.encode("stateChanged", forKey: .kind)
+            try container.encode(id, forKey: .screen)
+            try container.encode(state, forKey: .state)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        revision = try container.decode(UInt64.self, forKey: .revision)
+        switch try container.decode(String.self, forKey: .kind) {
+        case "pushed":
+            change = .pushed(try container.decode(ScreenSnapshot.self, forKey: .screen))
+        case "popped":
+            change = .popped(try container.decode([ScreenID].self, forKey: .screens))
+        case "replaced":
+            change = .replaced(try container.decode([ScreenSnapshot].self, forKey: .screens))
+        case "stateChanged":
+            change = .stateChanged(
+                try container.decode(ScreenID.self, forKey: .screen),
+                try container.decode(JSONValue.self, forKey: .state)
+            )
+        case let other:
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind,
+                in: container,
+                debugDescription: "unknown event kind \"\(other)\""
+            )
+        }
+    }
+}

@@ -1,0 +1,65 @@
+public import NavHostJSON
+public import NavHostKit
+
+/// How a screen came onto the stack.
+public enum Presentation: String, Sendable, Hashable, Codable {
+    /// Pushed by `navigate` (or the root, or a `replace`).
+    case push
+    /// Shown in the modal layer by `present`; `dismiss` removes it and everything above it.
+    case modal
+}
+
+/// One screen as clients see it: its ID, its route, how it was shown, and its ViewModel's state as JSON.
+public struct ScreenSnapshot: Sendable, Hashable, Codable {
+    public var id: ScreenID
+    public var route: RouteRequest
+    public var presentation: Presentation
+    public var state: JSONValue
+
+    public init(id: ScreenID, route: RouteRequest, presentation: Presentation, state: JSONValue) {
+        self.id = id
+        self.route = route
+        self.presentation = presentation
+        self.state = state
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, route, parameters, presentation, state
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(ScreenID.self, forKey: .id)
+        route = RouteRequest(
+            id: try container.decode(String.self, forKey: .route),
+            parameters: try container.decodeIfPresent(JSONObject.self, forKey: .parameters) ?? JSONObject()
+        )
+        presentation = try container.decode(Presentation.self, forKey: .presentation)
+        state = try container.decode(JSONValue.self, forKey: .state)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(route.id, forKey: .route)
+        try container.encode(route.parameters, forKey: .parameters)
+        try container.encode(presentation, forKey: .presentation)
+        try container.encode(state, forKey: .state)
+    }
+}
+
+/// A whole session at one revision: every screen, root first.
+public struct SessionSnapshot: Sendable, Hashable, Codable {
+    public var session: String
+    public var revision: UInt64
+    public var stack: [ScreenSnapshot]
+
+    public init(session: String, revision: UInt64, stack: [ScreenSnapshot]) {
+        self.session = session
+        self.revision = revision
+        self.stack = stack
+    }
+
+    /// The screen intents go to by default: the top of the stack.
+    public var top: ScreenSnapshot? { stack.last }
+}

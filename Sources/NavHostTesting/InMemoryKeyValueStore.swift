@@ -1,0 +1,36 @@
+public import NavHostKit
+
+/// A ``KeyValueStore`` that keeps values in memory, for feature tests and previews.
+///
+/// It can be seeded, inspected, and told to fail, so a repository's error paths can be tested.
+public actor InMemoryKeyValueStore: KeyValueStore {
+    /// What the store holds, by key.
+    public private(set) var values: [String: JSONValue]
+    /// When set, every call throws it.
+    public var failure: (any Error)?
+
+    /// Creates a store holding `values`.
+    public init(_ values: [String: JSONValue] = [:]) {
+        self.values = values
+    }
+
+    public func value(forKey key: String) async throws -> JSONValue? {
+        if let failure { throw failure }
+        return values[key]
+    }
+
+    public func setValue(_ value: JSONValue, forKey key: String) async throws {
+        if let failure { throw failure }
+        values[key] = value
+    }
+
+    public func removeValue(forKey key: String) async throws {
+        if let failure { throw failure }
+        values[key] = nil
+    }
+
+    /// Makes every later call throw `error`, or succeed again when `nil`.
+    public func fail(with error: (any Error)?) {
+        failure = error
+    }
+}
