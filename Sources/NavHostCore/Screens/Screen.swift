@@ -13,6 +13,8 @@ final class Screen {
     private let model: ScreenModel
     /// Cancels each task the screen started for its ViewModel, by task number.
     private var inFlight: [Int: () -> Void] = [:]
+    /// Wakes callers waiting on a task, by task number, when the screen closes.
+    private var closeWatchers: [Int: () -> Void] = [:]
     private var nextTaskNumber = 0
 
     // MARK: Public Properties
@@ -58,6 +60,8 @@ final class Screen {
         model.viewModel.onDisappear()
         for cancel in inFlight.values { cancel() }
         inFlight.removeAll()
+        for wake in closeWatchers.values { wake() }
+        closeWatchers.removeAll()
     }
 
     // MARK: Public Functions
@@ -77,13 +81,16 @@ final class Screen {
         return current
     }
 
-    /// Delivers an intent and waits until the ViewModel has handled it.
+    /// Delivers an intent and waits until the ViewModel has handled it, or until the screen leaves the stack.
+    ///
+    /// A screen closed by anything but its own navigation answers `screenClosed` at once, even if its use case
+    /// ignores cancellation and never returns.
     ///
     /// - Throws: ``NavigationError`` — unknown intent, bad arguments, a failure the ViewModel threw, or
-    ///   `screenClosed` when the screen left the stack before the intent finished.
+    ///   `screenClosed`.
     func send(_ message: IntentMessage) async throws(NavigationError) {
         guard !isClosed else { throw .screenClosed(id.rawValue) }
-        let outcome: (any Error)? = await runAndWait { model -> (any Error)? in
+        let outcome = await runUntilClosed { model -> (any Error)? in
             do {
                 try await model.handle(message)
                 return nil
@@ -91,13 +98,14 @@ final class Screen {
                 return error
             }
         }
-        guard !isClosed || closedItself else { throw .screenClosed(id.rawValue) }
         switch outcome {
-        case nil:
+        case .closed:
+            throw .screenClosed(id.rawValue)
+        case .finished(nil):
             return
-        case let error as IntentError:
+        case .finished(let error as IntentError):
             throw Self.navigationError(for: error)
-        case let error?:
+        case .finished(let error?):
             throw NavigationError(
                 .intentFailed,
                 "\(message.name) failed: \(error)",
@@ -140,17 +148,28 @@ extension Screen {
         inFlight[task.number] = { task.task.cancel() }
     }
 
-    /// Runs `work` as a task the screen owns and waits for its result; the caller's cancellation cancels it too.
-    fileprivate func runAndWait<Result: Sendable>(
+    /// Runs `work` as a task the screen owns and waits for its result, or for the screen to close, whichever
+    /// comes first. The caller's cancellation cancels the work too.
+    fileprivate func runUntilClosed<Result: Sendable>(
         _ work: @escaping @MainActor (ScreenModel) async -> Result
-    ) async -> Result {
+    ) async -> Outcome<Result> {
         let task = startTask(work)
         inFlight[task.number] = { task.task.cancel() }
-        return await withTaskCancellationHandler {
-            await task.task.value
+        let race = Race<Result>()
+        closeWatchers[task.number] = { race.finish(.closed) }
+        Task { @MainActor in
+            let result = await task.task.value
+            race.finish(.finished(result))
+        }
+        let outcome = await withTaskCancellationHandler {
+            await race.wait()
         } onCancel: {
             task.task.cancel()
         }
+        closeWatchers[task.number] = nil
+        // Closed by its own navigation: the intent's own outcome still stands.
+        if case .closed = outcome, closedItself { return .finished(await task.task.value) }
+        return outcome
     }
 
     private func startTask<Result: Sendable>(
@@ -177,5 +196,32 @@ extension Screen {
                 parameters: ["intent": .string(name), "reason": .string(reason)]
             )
         }
+    }
+}
+
+// MARK: - Racing work against the screen's closing
+
+/// How a screen's task ended for the caller waiting on it.
+enum Outcome<Result: Sendable>: Sendable {
+    case finished(Result)
+    case closed
+}
+
+/// The first of several events to finish wins; later ones are ignored. Main-actor only.
+@MainActor
+private final class Race<Result: Sendable> {
+    private var outcome: Outcome<Result>?
+    private var waiter: CheckedContinuation<Outcome<Result>, Never>?
+
+    func finish(_ outcome: Outcome<Result>) {
+        guard self.outcome == nil else { return }
+        self.outcome = outcome
+        waiter?.resume(returning: outcome)
+        waiter = nil
+    }
+
+    func wait() async -> Outcome<Result> {
+        if let outcome { return outcome }
+        return await withCheckedContinuation { waiter = $0 }
     }
 }

@@ -1,0 +1,85 @@
+import NavHostCore
+import NavHostKit
+import NavHostTesting
+import Testing
+
+@MainActor
+@Suite("Screen lifecycle and cancellation")
+struct LifecycleAndCancellationTests {
+    @Test("Popping a screen mid-intent cancels its use case, answers ScreenClosed, and reports nothing after")
+    func popCancelsIntentInFlight() async throws {
+        let save = ControlledSaveItemUseCase()
+        let host = try FeatureTestHost(features: [CatalogFeature(saveItem: save)], root: "catalog.list")
+        try await host.settle()
+        let editor = try host.session.present(RouteRequest(id: "catalog.editor"))
+        guard case .pushed(let screen) = editor.event.change else { Issue.record("not pushed"); return }
+        let sending = Task { @MainActor in try await host.send("onTappedSave", to: screen.id) }
+        try await host.waitForRevision(editor.revision + 1)  // isSaving = true
+        _ = host.takeEvents()
+
+        try host.session.dismiss()
+        let error = await #expect(throws: NavigationError.self) { try await sending.value }
+        #expect(error?.code == .screenClosed)
+        #expect(save.control.cancellations.count == 1, "the use case saw the cancellation")
+
+        await save.control.answerNext(with: .success(()))
+        try await host.settle()
+        #expect(host.takeEvents().map(\.kind) == [.popped], "no state and no navigation from the closed screen")
+        #expect(host.routeIDs == ["catalog.list"])
+    }
+
+    @Test("onAppear runs when a screen is pushed and onDisappear when it leaves, in stack order")
+    func lifecycleOrder() async throws {
+        let catalog = CatalogFeature()
+        let host = try FeatureTestHost(features: [catalog], root: "catalog.list")
+        try host.navigate(to: "catalog.detail", ["itemID": "a"])
+        try host.navigate(to: "catalog.detail", ["itemID": "b"])
+        try await host.settle()
+        host.session.popToRoot()
+        #expect(
+            catalog.lifecycle.calls == [
+                "list.onAppear", "detail.onAppear", "detail.onAppear", "detail.onDisappear", "detail.onDisappear",
+            ]
+        )
+    }
+
+    @Test("A use case awaiting I/O does not block intents to other screens")
+    func suspendedUseCaseDoesNotBlock() async throws {
+        let save = ControlledSaveItemUseCase()
+        let host = try FeatureTestHost(features: [CatalogFeature(saveItem: save)], root: "catalog.list")
+        try await host.settle()
+        let list = host.top.id
+        let editor = try host.session.present(RouteRequest(id: "catalog.editor"))
+        let saving = Task { @MainActor in try await host.send("onTappedSave") }
+        try await host.waitForRevision(editor.revision + 1)  // the editor shows isSaving: its use case waits
+
+        try await host.send("onTappedItem", ["itemID": "i1"], to: list)
+        #expect(host.top.route.id == "catalog.detail", "the list's intent went through while the save waits")
+
+        await save.control.answerNext(with: .success(()))
+        try await saving.value
+    }
+
+    @Test("An intent that a ViewModel answers by closing its own screen succeeds")
+    func selfClosingIntentSucceeds() async throws {
+        let save = ControlledSaveItemUseCase()
+        let host = try FeatureTestHost(features: [CatalogFeature(saveItem: save)], root: "catalog.list")
+        try host.session.present(RouteRequest(id: "catalog.editor"))
+        let saving = Task { @MainActor in try await host.send("onTappedSave") }
+        await save.control.answerNext(with: .success(()))
+        try await saving.value
+        #expect(host.routeIDs == ["catalog.list"])
+    }
+
+    @Test("A Router kept by a popped screen's ViewModel can no longer move the stack")
+    func routerOfPoppedScreenIsIgnored() async throws {
+        let host = try FeatureTestHost(features: [CatalogFeature()], root: "catalog.list")
+        try await host.settle()
+        let detail = try host.navigate(to: "catalog.detail", ["itemID": "i1"])
+        let router = Router<CatalogRoute>(handler: host.session, screen: detail.id)
+        try host.session.pop()
+        let revision = host.revision
+        #expect(router.navigate(to: .editor) == false)
+        #expect(host.revision == revision)
+    }
+}

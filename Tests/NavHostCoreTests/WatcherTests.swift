@@ -1,0 +1,137 @@
+import NavHostCore
+import NavHostKit
+import NavHostTesting
+import Testing
+
+@MainActor
+@Suite("Watching a session")
+struct WatcherTests {
+    func makeSession(watcherLimit: Int = 256, history: Int = 1024) throws -> NavigationSession {
+        let catalog = FeatureCatalog()
+        let services = HostServices(
+            logger: .init(label: "test"),
+            clock: ContinuousClock(),
+            store: InMemoryKeyValueStore(),
+            resourceDirectory: "."
+        )
+        try catalog.register(CatalogFeature(), services: services)
+        try catalog.register(ProfileFeature(), services: services)
+        return try NavigationSession(
+            configuration: SessionConfiguration(root: RouteRequest(id: "profile.user", parameters: ["userID": "u0"])),
+            catalog: catalog,
+            eventHistory: history,
+            watcherLimit: watcherLimit,
+            logger: .init(label: "test")
+        )
+    }
+
+    func push(_ session: NavigationSession, _ count: Int) throws {
+        for index in 0..<count {
+            try session.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": .string("u\(index)")]))
+        }
+    }
+
+    @Test("A watcher gets a full snapshot first, then one event per revision")
+    func snapshotThenEvents() async throws {
+        let session = try makeSession()
+        let watcher = session.watch()
+        try push(session, 2)
+        let updates = [try await watcher.next(), try await watcher.next(), try await watcher.next()]
+        guard case .snapshot(let snapshot, coalesced: false)? = updates[0] else {
+            Issue.record("first update is not a snapshot: \(String(describing: updates[0]))")
+            return
+        }
+        #expect(snapshot.revision == 0)
+        #expect(snapshot.stack.map(\.route.id) == ["profile.user"])
+        #expect(snapshot.stack[0].state == ["status": "loaded", "value": "u0"])
+        let revisions = updates.dropFirst().compactMap { update -> UInt64? in
+            if case .event(let event)? = update { return event.revision }
+            return nil
+        }
+        #expect(revisions == [1, 2])
+        watcher.cancel()
+        #expect(try await watcher.next() == nil)
+    }
+
+    @Test("Two watchers see the same events in the same order")
+    func twoWatchersAgree() async throws {
+        let session = try makeSession()
+        let first = session.watch()
+        let second = session.watch()
+        try push(session, 3)
+        try session.pop()
+        var seen: [[SessionWatcher.Update]] = [[], []]
+        for (index, watcher) in [first, second].enumerated() {
+            for _ in 0..<5 { seen[index].append(try #require(try await watcher.next())) }
+        }
+        #expect(seen[0] == seen[1])
+    }
+
+    @Test("Resuming from a held revision delivers exactly the missed events")
+    func resumeWithHeldEvents() async throws {
+        let session = try makeSession()
+        try push(session, 4)
+        let watcher = session.watch(from: 2)
+        var revisions: [UInt64] = []
+        for _ in 0..<2 {
+            if case .event(let event)? = try await watcher.next() { revisions.append(event.revision) }
+        }
+        #expect(revisions == [3, 4])
+        try push(session, 1)
+        if case .event(let event)? = try await watcher.next() { revisions.append(event.revision) }
+        #expect(revisions == [3, 4, 5])
+    }
+
+    @Test("Resuming from a revision no longer held, or from the future, starts with a snapshot")
+    func resumeTooOld() async throws {
+        let session = try makeSession(history: 2)
+        try push(session, 5)
+        for resume: UInt64 in [1, 99] {
+            let watcher = session.watch(from: resume)
+            guard case .snapshot(let snapshot, coalesced: false)? = try await watcher.next() else {
+                Issue.record("expected a snapshot when resuming from \(resume)")
+                return
+            }
+            #expect(snapshot.revision == 5)
+        }
+        let current = session.watch(from: 5)
+        guard case .snapshot? = try await current.next() else {
+            Issue.record("resuming from the current revision gives a snapshot to start from")
+            return
+        }
+    }
+
+    @Test("A watcher that falls behind gets one coalesced snapshot, then events after it")
+    func slowWatcherCoalesces() async throws {
+        let session = try makeSession(watcherLimit: 4)
+        let watcher = session.watch()
+        try push(session, 4)  // snapshot + 3 events fill the queue; the 4th change coalesces
+        #expect(watcher.pendingCount == 1)
+        guard case .snapshot(let snapshot, coalesced: true)? = try await watcher.next() else {
+            Issue.record("expected a coalesced snapshot")
+            return
+        }
+        let afterSnapshot = snapshot.revision
+        try push(session, 1)
+        var last = afterSnapshot
+        while watcher.pendingCount > 0 {
+            if case .event(let event)? = try await watcher.next() { last = event.revision }
+        }
+        #expect(last == session.revision)
+        #expect(snapshot.stack.count + 1 == session.snapshot.stack.count)
+    }
+
+    @Test("A watcher that never reads is closed, and memory stays bounded")
+    func neverReadingWatcherIsClosed() async throws {
+        let session = try makeSession(watcherLimit: 4)
+        let watcher = session.watch()
+        for index in 0..<1000 {
+            try session.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": .string("u\(index)")]))
+            try session.pop()
+            #expect(watcher.pendingCount <= 4)
+        }
+        await #expect(throws: SessionWatcher.Ending.tooSlow) { _ = try await watcher.next() }
+        try await Task { @MainActor in }.value
+        #expect(session.watcherCount == 0)
+    }
+}
