@@ -26,7 +26,10 @@ struct ConnectionStateMachineTests {
         #expect(machine.callFinished(id(1), reply: reply("r1")) == [])
         #expect(
             machine.callFinished(id(0), reply: reply("r0"))
-                == [.write(reply("r0")), .allowNextCall, .write(reply("r1")), .allowNextCall, .write(reply("r2")), .allowNextCall]
+                == [
+                    .write(reply("r0")), .allowNextCall, .write(reply("r1")), .allowNextCall, .write(reply("r2")),
+                    .allowNextCall,
+                ]
         )
         #expect(machine.pendingCalls == 0)
     }
@@ -36,7 +39,11 @@ struct ConnectionStateMachineTests {
         var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 1)
         #expect(machine.receivedCall(plain) == [.startCall(id(0), plain)])
         #expect(machine.receivedCall(plain) == [])
-        #expect(machine.callFinished(id(0), reply: reply("r0")) == [.write(reply("r0")), .allowNextCall, .startCall(id(1), plain)])
+        #expect(
+            machine.callFinished(id(0), reply: reply("r0")) == [
+                .write(reply("r0")), .allowNextCall, .startCall(id(1), plain),
+            ]
+        )
     }
 
     @Test("A oneway call keeps its place but writes nothing")
@@ -54,10 +61,18 @@ struct ConnectionStateMachineTests {
         #expect(machine.receivedCall(plain) == [.startCall(id(0), plain)])
         #expect(machine.receivedCall(more) == [])
         #expect(machine.receivedCall(plain) == [])
-        #expect(machine.callFinished(id(0), reply: reply("r0")) == [.write(reply("r0")), .allowNextCall, .startCall(id(1), more)])
+        #expect(
+            machine.callFinished(id(0), reply: reply("r0")) == [
+                .write(reply("r0")), .allowNextCall, .startCall(id(1), more),
+            ]
+        )
         #expect(machine.streamReplyProduced(id(1), reply: reply("s1")) == .write(reply("s1")))
         #expect(machine.streamReplyProduced(id(2), reply: reply("x")) == nil)
-        #expect(machine.callFinished(id(1), reply: reply("f1")) == [.write(reply("f1")), .allowNextCall, .startCall(id(2), plain)])
+        #expect(
+            machine.callFinished(id(1), reply: reply("f1")) == [
+                .write(reply("f1")), .allowNextCall, .startCall(id(2), plain),
+            ]
+        )
         #expect(machine.streamReplyProduced(id(1), reply: reply("late")) == nil)
     }
 

@@ -54,9 +54,11 @@ struct IDLParserTests {
         #expect(interface.name == "io.systemd.Resolve-Test.v2")
         #expect(interface.documentation == "Resolves host names.\nSecond line of documentation.")
         #expect(interface.description == Self.systemdStyle)
-        #expect(interface.members.map(\.name) == [
-            "Family", "ResolvedAddress", "Record", "ResolveHostname", "Ping", "NoNameServers", "DNSError",
-        ])
+        #expect(
+            interface.members.map(\.name) == [
+                "Family", "ResolvedAddress", "Record", "ResolveHostname", "Ping", "NoNameServers", "DNSError",
+            ]
+        )
         #expect(interface.types["Family"]?.type == .enumeration(["inet", "inet6"]))
         #expect(interface.types["Family"]?.documentation == "An address family.")
         guard case .structure(let fields) = interface.types["ResolvedAddress"]?.type else {

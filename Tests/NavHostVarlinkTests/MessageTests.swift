@@ -8,14 +8,20 @@ struct MessageTests {
 
     @Test("A full call reads into its parts; absent, null and empty parameters are the same")
     func readsCall() throws {
-        let call = try VarlinkCall(parsing: parser.parse(#"{"method":"org.example.ftl.Jump","parameters":{"a":1},"more":true}"#))
+        let call = try VarlinkCall(
+            parsing: parser.parse(#"{"method":"org.example.ftl.Jump","parameters":{"a":1},"more":true}"#)
+        )
         #expect(call == VarlinkCall(method: "org.example.ftl.Jump", parameters: ["a": 1], more: true))
         #expect(call.interfaceName == "org.example.ftl")
         #expect(call.memberName == "Jump")
-        for text in [#"{"method":"a.b.C"}"#, #"{"method":"a.b.C","parameters":null}"#, #"{"method":"a.b.C","parameters":{}}"#] {
+        for text in [
+            #"{"method":"a.b.C"}"#, #"{"method":"a.b.C","parameters":null}"#, #"{"method":"a.b.C","parameters":{}}"#,
+        ] {
             #expect(try VarlinkCall(parsing: parser.parse(text)).parameters.isEmpty)
         }
-        #expect(try VarlinkCall(parsing: parser.parse(#"{"method":"a.b.C","oneway":null,"more":false}"#)).oneway == false)
+        #expect(
+            try VarlinkCall(parsing: parser.parse(#"{"method":"a.b.C","oneway":null,"more":false}"#)).oneway == false
+        )
     }
 
     @Test(

@@ -35,7 +35,9 @@ struct ServerTests {
         try await RunningServer.with(configuration: configuration) { server in
             let connection = try await RawVarlinkConnection.connect(to: server.path)
             for gate in ["a", "b", "c"] {
-                try await connection.send(VarlinkCall(method: "org.navhost.test.Wait", parameters: ["gate": .string(gate)]))
+                try await connection.send(
+                    VarlinkCall(method: "org.navhost.test.Wait", parameters: ["gate": .string(gate)])
+                )
             }
             try await connection.send(VarlinkCall(method: "org.navhost.test.Note", parameters: ["text": "after"]))
             // The note handler can only run once all four handlers run concurrently.
@@ -52,7 +54,9 @@ struct ServerTests {
         try await RunningServer.with { server in
             let connection = try await RawVarlinkConnection.connect(to: server.path)
             for index in 1...5 {
-                try await connection.send(VarlinkCall(method: "org.navhost.test.Note", parameters: ["text": .string("\(index)")]))
+                try await connection.send(
+                    VarlinkCall(method: "org.navhost.test.Note", parameters: ["text": .string("\(index)")])
+                )
             }
             #expect(try await connection.readReplies(5).count == 5)
             var notes = server.recorder.notes.makeAsyncIterator()
@@ -66,7 +70,9 @@ struct ServerTests {
     func oneway() async throws {
         try await RunningServer.with { server in
             let connection = try await RawVarlinkConnection.connect(to: server.path)
-            try await connection.send(VarlinkCall(method: "org.navhost.test.Note", parameters: ["text": "quiet"], oneway: true))
+            try await connection.send(
+                VarlinkCall(method: "org.navhost.test.Note", parameters: ["text": "quiet"], oneway: true)
+            )
             try await connection.send(VarlinkCall(method: "org.navhost.test.Nope", oneway: true))
             try await connection.send(VarlinkCall(method: "org.navhost.test.Echo", parameters: ["text": "next"]))
             #expect(try await connection.readReplies(1) == [VarlinkReply(parameters: ["text": "next"])])
@@ -120,7 +126,10 @@ struct ServerTests {
             let texts = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<20 {
                     group.addTask {
-                        let reply = try await client.call("org.navhost.test.Echo", parameters: ["text": .string("t\(index)")])
+                        let reply = try await client.call(
+                            "org.navhost.test.Echo",
+                            parameters: ["text": .string("t\(index)")]
+                        )
                         return reply["text"]?.stringValue ?? ""
                     }
                 }
@@ -160,15 +169,26 @@ struct ServerTests {
                 ("org.navhost.test.Echo", ["text": 5], .invalidParameter("text")),
                 ("org.navhost.test.Echo", ["text": "x", "extra": 1], .invalidParameter("extra")),
                 ("org.navhost.test.Move", ["point": ["x": 1, "y": 2], "by": ["dx": 1]], .invalidParameter("by.dy")),
-                ("org.navhost.test.Move", ["point": ["x": 1, "y": 2], "by": ["dx": 1, "dy": 2], "tags": ["a", 3]],
-                 .invalidParameter("tags[1]")),
+                (
+                    "org.navhost.test.Move",
+                    ["point": ["x": 1, "y": 2], "by": ["dx": 1, "dy": 2], "tags": ["a", 3]],
+                    .invalidParameter("tags[1]")
+                ),
                 ("org.navhost.test.Fail", ["kind": "elsewhere"], .invalidParameter("kind")),
                 ("org.navhost.test.Fail", ["kind": "denied"], .permissionDenied()),
                 ("org.navhost.test.Watch", [:], .expectedMore()),
-                ("org.varlink.service.GetInterfaceDescription", ["interface": "org.nowhere"],
-                 .interfaceNotFound("org.nowhere")),
-                ("org.navhost.test.Fail", ["kind": "declared"], VarlinkError(name: "org.navhost.test.Failed", parameters: ["reason": "declared"])),
-                ("org.navhost.test.Fail", ["kind": "undeclared"], VarlinkError(name: "io.navhost.varlink.InternalError")),
+                (
+                    "org.varlink.service.GetInterfaceDescription", ["interface": "org.nowhere"],
+                    .interfaceNotFound("org.nowhere")
+                ),
+                (
+                    "org.navhost.test.Fail", ["kind": "declared"],
+                    VarlinkError(name: "org.navhost.test.Failed", parameters: ["reason": "declared"])
+                ),
+                (
+                    "org.navhost.test.Fail", ["kind": "undeclared"],
+                    VarlinkError(name: "io.navhost.varlink.InternalError")
+                ),
             ]
             for (method, parameters, expected) in cases {
                 await #expect(throws: expected, "\(method) \(JSONValue.object(parameters))") {
@@ -183,10 +203,17 @@ struct ServerTests {
     func upgradeRefused() async throws {
         try await RunningServer.with { server in
             let connection = try await RawVarlinkConnection.connect(to: server.path)
-            try await connection.send(VarlinkCall(method: "org.navhost.test.Echo", parameters: ["text": "x"], upgrade: true))
+            try await connection.send(
+                VarlinkCall(method: "org.navhost.test.Echo", parameters: ["text": "x"], upgrade: true)
+            )
             try await connection.send(VarlinkCall(method: "org.navhost.test.Echo", parameters: ["text": "y"]))
             let replies = try await connection.readReplies(2)
-            #expect(replies == [VarlinkReply(error: .methodNotImplemented("org.navhost.test.Echo")), VarlinkReply(parameters: ["text": "y"])])
+            #expect(
+                replies == [
+                    VarlinkReply(error: .methodNotImplemented("org.navhost.test.Echo")),
+                    VarlinkReply(parameters: ["text": "y"]),
+                ]
+            )
         }
     }
 
@@ -211,7 +238,9 @@ struct ServerTests {
         try await RunningServer.with { server in
             let client = try await VarlinkClient.connect(unixSocketPath: server.path)
             let reply = try await client.call("org.navhost.test.WhoAmI")
-            #expect(reply == ["pid": .int(Int64(getpid())), "uid": .int(Int64(getuid())), "gid": .int(Int64(getgid()))])
+            #expect(
+                reply == ["pid": .int(Int64(getpid())), "uid": .int(Int64(getuid())), "gid": .int(Int64(getgid()))]
+            )
             try await client.close()
         }
     }
@@ -236,10 +265,16 @@ struct ServerTests {
             let other = try await VarlinkClient.connect(unixSocketPath: server.path)
             let offender = try await RawVarlinkConnection.connect(to: server.path)
             try await offender.send(VarlinkCall(method: "org.navhost.test.Echo", parameters: ["text": "ok"]))
-            try await offender.write(#"{"method":"org.navhost.test.Echo","parameters":{"text":""# + String(repeating: "x", count: 2000))
+            try await offender.write(
+                #"{"method":"org.navhost.test.Echo","parameters":{"text":""# + String(repeating: "x", count: 2000)
+            )
             let messages = try await offender.readUntilClosed()
             #expect(messages.count <= 1)
-            #expect(try await other.call("org.navhost.test.Echo", parameters: ["text": "still here"]) == ["text": "still here"])
+            #expect(
+                try await other.call("org.navhost.test.Echo", parameters: ["text": "still here"]) == [
+                    "text": "still here"
+                ]
+            )
             try await other.close()
         }
     }
@@ -271,7 +306,9 @@ struct ServerTests {
     func vendorExtension() async throws {
         try await RunningServer.with { server in
             let connection = try await RawVarlinkConnection.connect(to: server.path)
-            try await connection.write(#"{"method":"org.navhost.test.Echo","parameters":{"text":"v"},"org.example":{"a":1}}"# + "\0")
+            try await connection.write(
+                #"{"method":"org.navhost.test.Echo","parameters":{"text":"v"},"org.example":{"a":1}}"# + "\0"
+            )
             #expect(try await connection.readReplies(1) == [VarlinkReply(parameters: ["text": "v"])])
         }
     }

@@ -29,7 +29,11 @@ struct VarlinkIDLChecker {
             return
         case .named(let name):
             guard interface.types[name] != nil else {
-                throw problem(.unknownType, "\(owner) refers to \"\(name)\", which is not a type of the interface", near: name)
+                throw problem(
+                    .unknownType,
+                    "\(owner) refers to \"\(name)\", which is not a type of the interface",
+                    near: name
+                )
             }
         case .structure(let fields):
             try check(fields: fields, in: owner)

@@ -82,7 +82,10 @@ extension VarlinkCall {
     /// - Throws: ``VarlinkProtocolError`` when the message is not a well-formed call (see the type's rules).
     public init(parsing message: JSONValue) throws(VarlinkProtocolError) {
         guard case .object(let members) = message else {
-            throw VarlinkProtocolError(code: .notAnObject, message: "a call must be a JSON object, not \(message.typeName)")
+            throw VarlinkProtocolError(
+                code: .notAnObject,
+                message: "a call must be a JSON object, not \(message.typeName)"
+            )
         }
         var method: String?
         var parameters: JSONObject = [:]

@@ -92,7 +92,10 @@ struct Connection: Sendable {
                                 do {
                                     try await outbound.write(bytes)
                                 } catch {
-                                    logger.debug("Writing to a Varlink client failed", metadata: ["varlink.error": "\(error)"])
+                                    logger.debug(
+                                        "Writing to a Varlink client failed",
+                                        metadata: ["varlink.error": "\(error)"]
+                                    )
                                     _ = machine.connectionFailed()
                                     break loop
                                 }
@@ -180,7 +183,9 @@ struct Connection: Sendable {
             }
             reply = VarlinkReply(parameters: output)
         } catch {
-            reply = VarlinkReply(error: wireError(for: error, streamCancelled: streamCancellation.isFired, logger: logger))
+            reply = VarlinkReply(
+                error: wireError(for: error, streamCancelled: streamCancellation.isFired, logger: logger)
+            )
         }
         logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(reply.error ?? "")"])
         events.yield(.callFinished(callID, call.oneway ? nil : serialize(reply, logger: logger)))
