@@ -348,7 +348,8 @@ struct ServerTests {
             let first = try await VarlinkClient.connect(unixSocketPath: server.path)
             #expect(try await first.call("org.navhost.test.Echo", parameters: ["text": "1"]) == ["text": "1"])
             let second = try await RawVarlinkConnection.connect(to: server.path)
-            try await second.send(VarlinkCall(method: "org.navhost.test.Echo", parameters: ["text": "2"]))
+            // The server may close before the write: either way, no reply comes.
+            try? await second.send(VarlinkCall(method: "org.navhost.test.Echo", parameters: ["text": "2"]))
             #expect(try await second.readUntilClosed().isEmpty)
             try await first.close()
         }

@@ -67,9 +67,9 @@ public struct VarlinkInterfaceImplementation: Sendable {
     /// - Important: `method` must be declared by the interface; anything else is a programming error and traps.
     /// - Parameters:
     ///   - method: The method's name, without the interface (`Monitor`).
-    ///   - requiresMore: Whether a call without `more` is refused with `org.varlink.service.ExpectedMore` before the
-    ///     handler runs. Otherwise the handler runs and ``VarlinkReplyWriter/isStreaming`` tells which kind of call it
-    ///     serves.
+    ///   - requiresMore: Whether a call without `more` (`oneway` included) is refused with
+    ///     `org.varlink.service.ExpectedMore` before the handler runs. Otherwise the handler runs and
+    ///     ``VarlinkReplyWriter/isStreaming`` tells which kind of call it serves.
     ///   - handler: Runs once per call, after the parameters passed validation.
     public mutating func handleStreaming(
         _ method: String,

@@ -13,9 +13,9 @@ public import OrderedCollections
 /// the layer. When the connection closes or the server shuts down, `send` throws `CancellationError`.
 ///
 /// ## Calls without `more`
-/// A call without `more` cannot take intermediate replies: `send` throws `org.varlink.service.ExpectedMore`, which
-/// ends the call with that error unless the handler catches it. A handler that serves both kinds checks
-/// ``isStreaming``. For a `oneway` call, `send` does nothing: the client asked for no replies.
+/// A call without `more` (a `oneway` call included) cannot take intermediate replies: `send` throws
+/// `org.varlink.service.ExpectedMore`, which ends the call with that error unless the handler catches it. A handler
+/// that serves both kinds checks ``isStreaming``.
 public struct VarlinkReplyWriter: Sendable {
     private let sink: @Sendable (JSONObject) async throws -> Void
     private let call: VarlinkCall
@@ -35,7 +35,6 @@ public struct VarlinkReplyWriter: Sendable {
     /// - Throws: `org.varlink.service.ExpectedMore` when the call did not set `more`; `CancellationError` when the
     ///   connection is gone or the server shuts down.
     public func send(_ parameters: JSONObject) async throws {
-        if call.oneway { return }
         guard call.more else { throw VarlinkError.expectedMore() }
         try Task.checkCancellation()
         try await sink(parameters)

@@ -11,8 +11,7 @@ extension VarlinkService {
     /// 4. the method must have a handler → `MethodNotImplemented`;
     /// 5. `upgrade` is not supported by this layer → `MethodNotImplemented` (the connection stays a Varlink
     ///    connection, as the specification asks for an error reply to an upgrade);
-    /// 6. a streaming method registered with `requiresMore` must be called with `more` (or `oneway`) →
-    ///    `ExpectedMore`.
+    /// 6. a streaming method registered with `requiresMore` must be called with `more` → `ExpectedMore`.
     ///
     /// - Returns: The final reply's output parameters.
     /// - Throws: Whatever the handler throws, or a ``VarlinkError`` from the checks.
@@ -38,7 +37,7 @@ extension VarlinkService {
         case .single(let handler):
             return try await handler(request)
         case .streaming(let handler, let requiresMore):
-            if requiresMore, !call.more, !call.oneway { throw VarlinkError.expectedMore() }
+            if requiresMore, !call.more { throw VarlinkError.expectedMore() }
             return try await handler(request, writer)
         }
     }
