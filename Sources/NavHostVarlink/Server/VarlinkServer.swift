@@ -161,8 +161,11 @@ public final class VarlinkServer: Sendable {
     // MARK: - Serving
 
     /// Accepts and serves connections until ``shutdownGracefully()`` has finished, or the task is cancelled.
+    ///
+    /// When the server bound its socket file itself, it removes the file when it stops.
     public func run() async throws {
         logger.info("Varlink server listening", metadata: ["varlink.socket": "\(socketPath ?? "(inherited)")"])
+        defer { if let socketPath { unlink(socketPath) } }
         try await withThrowingDiscardingTaskGroup { group in
             try await listener.executeThenClose { inbound in
                 for try await accepted in inbound {

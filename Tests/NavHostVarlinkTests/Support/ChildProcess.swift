@@ -106,10 +106,13 @@ final class CertificationServiceProcess: Sendable {
         return service
     }
 
-    /// Stops the fixture (SIGTERM to its own process ID).
+    /// Stops the fixture (SIGTERM to its own process ID) and removes its socket file.
     func stop() {
         process.withLock { process in
-            if let process, process.isRunning { process.terminate() }
+            if let process, process.isRunning {
+                process.terminate()
+                unlink(socketPath)
+            }
             process = nil
         }
     }
