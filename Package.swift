@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .executable(name: "navhostd", targets: ["navhostd"]),
         .library(name: "NavHostTesting", targets: ["NavHostTesting"]),
+        .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
         // MARK: - Plugins (each a shared library the daemon loads at run time)
         .library(name: "ProbePlugin", type: .dynamic, targets: ["ProbePlugin"]),
     ],
@@ -23,6 +24,8 @@ let package = Package(
         .package(path: "NavHostKit"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // MARK: - Targets
@@ -50,6 +53,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "NavHostVarlink",
+            dependencies: [
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "navhostd",
             dependencies: [
@@ -68,6 +82,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "varlink-certification-service",
+            dependencies: [
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            path: "Tests/Fixtures/VarlinkCertificationService",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: - Tests
 
         .testTarget(
@@ -81,6 +107,20 @@ let package = Package(
                 "NavHostCore",
                 "NavHostTesting",
                 .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NavHostVarlinkTests",
+            dependencies: [
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -10,6 +10,7 @@ apt_packages=(
     libsystemd-dev  # sd_notify, socket activation, journald (CSystemd)
     libssl-dev      # SHA-256 of plugin libraries (COpenSSL)
     python3-venv    # the Varlink reference implementation used by the interop tests
+    varlink-go      # varlink-go-certification, a second Varlink certification client for the interop tests
 )
 
 missing=()
@@ -26,4 +27,11 @@ if ((${#missing[@]})); then
     export DEBIAN_FRONTEND=noninteractive
     "${sudo_cmd[@]}" apt-get update -qq
     "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The Python Varlink reference implementation (PyPI package `varlink`), for the interop and certification tests.
+if ! .venv/bin/python -c 'import varlink' >/dev/null 2>&1; then
+    echo "install-deps: installing the Python varlink package into .venv"
+    python3 -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check varlink
 fi

@@ -31,7 +31,10 @@ struct SharedSDKTests {
     @Test("The plugin and the test host both link the same libNavHostKit.so")
     func oneImageInTheProcess() throws {
         _ = try PluginLibrary(path: TestPaths.builtLibrary("ProbePlugin"))
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        // `String(contentsOfFile:)` reads only the first page of a /proc file; read to the end instead.
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
         let images = Set(
             maps.split(separator: "\n").compactMap { line in
                 line.split(separator: " ").last.map(String.init)

@@ -1,0 +1,91 @@
+public import NavHostJSON
+public import OrderedCollections
+
+extension VarlinkInterface {
+    /// Checks a call's parameters against a method's input declaration.
+    ///
+    /// The rules, from the UAPI Varlink specification:
+    /// - every declared field that is not optional (`?`) must be present and not `null`;
+    /// - an optional field may be absent or `null`;
+    /// - no field may be present that the declaration does not list (in nested structures too);
+    /// - every value must match its type: `int` is a JSON integer (or a whole number in the unsigned 64-bit range
+    ///   above `Int64.max`), `float` any JSON number, an enumeration one of its names, `object` any JSON object,
+    ///   `any` any value but `null`; array elements and map values follow their element type.
+    ///
+    /// - Parameters:
+    ///   - parameters: The call's parameters.
+    ///   - method: The method called.
+    /// - Throws: `org.varlink.service.InvalidParameter` naming the first offending parameter. A nested field is named
+    ///   by its path: fields joined with `.`, array elements as `[index]`, map values as `.key`
+    ///   (`configuration.speed`, `items[2].name`, `labels.color`).
+    public func validateInput(_ parameters: JSONObject, of method: Method) throws(VarlinkError) {
+        if let path = firstInvalidPath(in: parameters, fields: method.input, path: "") {
+            throw VarlinkError.invalidParameter(path)
+        }
+    }
+
+    /// Checks output parameters against a method's output declaration, by the same rules as ``validateInput(_:of:)``.
+    ///
+    /// - Returns: The path of the first offending parameter, or `nil` when the parameters are valid.
+    public func firstInvalidOutput(_ parameters: JSONObject, of method: Method) -> String? {
+        firstInvalidPath(in: parameters, fields: method.output, path: "")
+    }
+
+    // MARK: - Private
+
+    private func firstInvalidPath(in object: JSONObject, fields: [VarlinkField], path: String) -> String? {
+        for key in object.keys where !fields.contains(where: { $0.name == key }) {
+            return join(path, key)
+        }
+        for field in fields {
+            let fieldPath = join(path, field.name)
+            guard let value = object[field.name], value != .null else {
+                if field.type.isOptional { continue }
+                return fieldPath
+            }
+            if let invalid = firstInvalidPath(in: value, type: field.type, path: fieldPath) { return invalid }
+        }
+        return nil
+    }
+
+    private func firstInvalidPath(in value: JSONValue, type: VarlinkType, path: String) -> String? {
+        switch (type, value) {
+        case (.optional, .null):
+            return nil
+        case (.optional(let wrapped), _):
+            return firstInvalidPath(in: value, type: wrapped, path: path)
+        case (_, .null):
+            return path
+        case (.bool, .bool), (.string, .string), (.object, .object), (.any, _), (.int, .int), (.float, .int),
+            (.float, .double):
+            return nil
+        case (.int, .double(let number)):
+            // The JSON layer reads integers above Int64.max as doubles; the unsigned 64-bit range is still an int.
+            let isWholeUnsigned = number.rounded() == number && number >= 0x1p63 && number < 0x1p64
+            return isWholeUnsigned ? nil : path
+        case (.named(let name), _):
+            guard let declaration = types[name] else { return path }
+            return firstInvalidPath(in: value, type: declaration.type, path: path)
+        case (.structure(let fields), .object(let members)):
+            return firstInvalidPath(in: members, fields: fields, path: path)
+        case (.enumeration(let names), .string(let name)):
+            return names.contains(name) ? nil : path
+        case (.array(let element), .array(let elements)):
+            for (index, item) in elements.enumerated() {
+                if let invalid = firstInvalidPath(in: item, type: element, path: "\(path)[\(index)]") { return invalid }
+            }
+            return nil
+        case (.map(let element), .object(let members)):
+            for (key, item) in members {
+                if let invalid = firstInvalidPath(in: item, type: element, path: join(path, key)) { return invalid }
+            }
+            return nil
+        default:
+            return path
+        }
+    }
+
+    private func join(_ path: String, _ key: String) -> String {
+        path.isEmpty ? key : "\(path).\(key)"
+    }
+}

@@ -1,0 +1,176 @@
+public import NavHostJSON
+public import OrderedCollections
+
+/// A Varlink method call: the message a client sends.
+///
+/// On the wire a call is one JSON object:
+///
+/// ```json
+/// {"method":"org.example.ftl.Jump","parameters":{"configuration":{…}},"more":true}
+/// ```
+///
+/// ``init(parsing:)`` reads a call the way the UAPI Varlink specification (`varlink.md`) asks a service to, and
+/// throws a ``VarlinkProtocolError`` for every message that has no well-defined reply. The connection that carried
+/// such a message is closed. The rules:
+///
+/// - The message must be a JSON object. → ``VarlinkProtocolError/Code/notAnObject``
+/// - `method` must be present → ``VarlinkProtocolError/Code/missingMethod``; and be a string →
+///   ``VarlinkProtocolError/Code/invalidHeaderField``.
+/// - `parameters` may be absent, `null` or an object; all three empty forms mean "no parameters". Anything else →
+///   ``VarlinkProtocolError/Code/invalidHeaderField``.
+/// - `oneway`, `more` and `upgrade` may be absent, `null` (both read as `false`) or a boolean. Anything else →
+///   ``VarlinkProtocolError/Code/invalidHeaderField``. At most one of them may be `true` →
+///   ``VarlinkProtocolError/Code/conflictingFlags``.
+/// - A member whose name contains a dot is a vendor extension (`"org.example": {…}`) and is ignored. Any other
+///   member → ``VarlinkProtocolError/Code/unknownHeaderField``.
+///
+/// A `method` string that is not of the form `interface.Method` is *not* a protocol error: the service answers it
+/// with `org.varlink.service.InterfaceNotFound` or `MethodNotFound`, like any other call it cannot route.
+public struct VarlinkCall: Sendable, Hashable {
+    /// The fully qualified method name, like `org.example.ftl.Jump`.
+    public var method: String
+    /// The input parameters; empty when the call carried none.
+    public var parameters: JSONObject
+    /// Whether the client asks for possibly several replies, all but the last with `continues`.
+    public var more: Bool
+    /// Whether the client asks for no reply at all.
+    public var oneway: Bool
+    /// Whether the client asks to take the connection over for another protocol after the reply.
+    public var upgrade: Bool
+
+    /// Creates a call.
+    ///
+    /// - Parameters:
+    ///   - method: The fully qualified method name.
+    ///   - parameters: The input parameters.
+    ///   - more: Ask for several replies.
+    ///   - oneway: Ask for no reply.
+    ///   - upgrade: Ask for a protocol upgrade.
+    public init(
+        method: String,
+        parameters: JSONObject = [:],
+        more: Bool = false,
+        oneway: Bool = false,
+        upgrade: Bool = false
+    ) {
+        self.method = method
+        self.parameters = parameters
+        self.more = more
+        self.oneway = oneway
+        self.upgrade = upgrade
+    }
+
+    /// The interface part of ``method``: everything before the last dot (empty when there is no dot).
+    public var interfaceName: String {
+        guard let dot = method.lastIndex(of: ".") else { return "" }
+        return String(method[..<dot])
+    }
+
+    /// The member part of ``method``: everything after the last dot.
+    public var memberName: String {
+        guard let dot = method.lastIndex(of: ".") else { return method }
+        return String(method[method.index(after: dot)...])
+    }
+}
+
+// MARK: - Reading
+
+extension VarlinkCall {
+    /// Reads a call from a parsed message.
+    ///
+    /// - Parameter message: The message, as the JSON layer parsed it.
+    /// - Throws: ``VarlinkProtocolError`` when the message is not a well-formed call (see the type's rules).
+    public init(parsing message: JSONValue) throws(VarlinkProtocolError) {
+        guard case .object(let members) = message else {
+            throw VarlinkProtocolError(
+                code: .notAnObject,
+                message: "a call must be a JSON object, not \(message.typeName)"
+            )
+        }
+        var method: String?
+        var parameters: JSONObject = [:]
+        var flags = (more: false, oneway: false, upgrade: false)
+        for (key, value) in members {
+            switch key {
+            case "method":
+                guard case .string(let name) = value else {
+                    throw VarlinkProtocolError(
+                        code: .invalidHeaderField,
+                        message: "\"method\" must be a string, not \(value.typeName)"
+                    )
+                }
+                method = name
+            case "parameters":
+                parameters = try Self.readParameters(value)
+            case "more":
+                flags.more = try Self.readFlag(value, named: key)
+            case "oneway":
+                flags.oneway = try Self.readFlag(value, named: key)
+            case "upgrade":
+                flags.upgrade = try Self.readFlag(value, named: key)
+            default:
+                guard key.contains(".") else {
+                    throw VarlinkProtocolError(
+                        code: .unknownHeaderField,
+                        message: "unknown call member \"\(key)\" (vendor extensions must contain a dot)"
+                    )
+                }
+            }
+        }
+        guard let method else {
+            throw VarlinkProtocolError(code: .missingMethod, message: "a call must have a \"method\" member")
+        }
+        if [flags.more, flags.oneway, flags.upgrade].filter({ $0 }).count > 1 {
+            throw VarlinkProtocolError(
+                code: .conflictingFlags,
+                message: "at most one of \"more\", \"oneway\" and \"upgrade\" may be true"
+            )
+        }
+        self.init(
+            method: method,
+            parameters: parameters,
+            more: flags.more,
+            oneway: flags.oneway,
+            upgrade: flags.upgrade
+        )
+    }
+
+    static func readFlag(_ value: JSONValue, named name: String) throws(VarlinkProtocolError) -> Bool {
+        switch value {
+        case .null: return false
+        case .bool(let flag): return flag
+        default:
+            throw VarlinkProtocolError(
+                code: .invalidHeaderField,
+                message: "\"\(name)\" must be a boolean, not \(value.typeName)"
+            )
+        }
+    }
+
+    static func readParameters(_ value: JSONValue) throws(VarlinkProtocolError) -> JSONObject {
+        switch value {
+        case .null: return [:]
+        case .object(let members): return members
+        default:
+            throw VarlinkProtocolError(
+                code: .invalidHeaderField,
+                message: "\"parameters\" must be an object, not \(value.typeName)"
+            )
+        }
+    }
+}
+
+// MARK: - Writing
+
+extension VarlinkCall {
+    /// The call as a JSON object, in the compact form senders should use: `parameters` only when there are some,
+    /// flags only when they are `true`.
+    public var jsonValue: JSONValue {
+        var members: JSONObject = ["method": .string(method)]
+        if !parameters.isEmpty { members["parameters"] = .object(parameters) }
+        if more { members["more"] = true }
+        if oneway { members["oneway"] = true }
+        if upgrade { members["upgrade"] = true }
+        return .object(members)
+    }
+}

@@ -1,0 +1,183 @@
+internal import NIOCore
+
+extension Connection {
+    /// The rules of one server connection, without any I/O: events go in, actions come out.
+    ///
+    /// - Replies go out strictly in the order the calls came in. A call whose handler finishes early waits until
+    ///   every earlier call has been answered (pipelining).
+    /// - A `oneway` call takes its place in the order but produces no reply.
+    /// - Up to `maxConcurrentCalls` handlers run at once. A `more` call runs alone: it starts once every earlier call
+    ///   has been answered, and no later call starts until its final reply has gone out (the specification says the
+    ///   connection is busy while replies with `continues` are being sent). Its replies with `continues` go out as
+    ///   they are produced; its final reply ends it.
+    /// - At most `maxPendingCalls` calls are received but not yet answered. The reader asks for one call at a time
+    ///   and is allowed another (``Action/allowNextCall``) each time a call has been answered.
+    /// - When the input ends or the server shuts down, the calls already received are still answered; then the
+    ///   connection closes. On shutdown, a running `more` call is cancelled.
+    /// - A protocol violation closes the connection at once; replies not yet written are dropped.
+    struct StateMachine {
+        /// Identifies a call on its connection.
+        struct CallID: Hashable, Sendable, CustomStringConvertible {
+            let value: Int
+            var description: String { String(value) }
+        }
+
+        enum Action: Equatable {
+            /// Run the handler of this call.
+            case startCall(CallID, VarlinkCall)
+            /// Write this serialized message to the client.
+            case write(ByteBuffer)
+            /// The reader may read one more call.
+            case allowNextCall
+            /// Cancel the handler of the running `more` call.
+            case cancelStream
+            /// Close the connection.
+            case close
+        }
+
+        private enum Kind {
+            case reply
+            case oneway
+            case stream
+        }
+
+        private enum CallState {
+            case waiting(VarlinkCall)
+            case running
+            case finished(ByteBuffer?)
+        }
+
+        private struct Entry {
+            var id: CallID
+            var kind: Kind
+            var state: CallState
+        }
+
+        private enum Mode {
+            /// Reading and answering calls.
+            case active
+            /// Answering the calls already received, then closing.
+            case draining
+            /// Closed: every event is ignored.
+            case closed
+        }
+
+        let maxPendingCalls: Int
+        let maxConcurrentCalls: Int
+        private var entries = CircularBuffer<Entry>()
+        private var nextID = 0
+        private var running = 0
+        private var mode = Mode.active
+
+        init(maxPendingCalls: Int, maxConcurrentCalls: Int) {
+            precondition(maxPendingCalls >= 1 && maxConcurrentCalls >= 1, "connection limits must be at least 1")
+            self.maxPendingCalls = maxPendingCalls
+            self.maxConcurrentCalls = maxConcurrentCalls
+        }
+
+        /// How many calls are received but not yet answered.
+        var pendingCalls: Int { entries.count }
+
+        /// Whether the connection is closed.
+        var isClosed: Bool {
+            if case .closed = mode { return true }
+            return false
+        }
+
+        // MARK: - Events
+
+        /// A well-formed call arrived.
+        mutating func receivedCall(_ call: VarlinkCall) -> [Action] {
+            guard case .active = mode else { return [] }
+            assert(entries.count < maxPendingCalls, "the reader read a call it was not allowed to read")
+            let kind: Kind = call.oneway ? .oneway : (call.more ? .stream : .reply)
+            entries.append(Entry(id: CallID(value: nextID), kind: kind, state: .waiting(call)))
+            nextID += 1
+            return startReadyCalls()
+        }
+
+        /// A call's handler finished; `reply` is its serialized final reply, `nil` for a `oneway` call.
+        mutating func callFinished(_ id: CallID, reply: ByteBuffer?) -> [Action] {
+            guard !isClosed, let index = entries.firstIndex(where: { $0.id == id }) else { return [] }
+            guard case .running = entries[index].state else { return [] }
+            entries[index].state = .finished(reply)
+            running -= 1
+            return flush() + startReadyCalls() + closeIfDrained()
+        }
+
+        /// The running `more` call produced a reply with `continues`. Returns the write, or `nil` when the reply
+        /// must be dropped (the connection is closed, or the call is not a running `more` call).
+        mutating func streamReplyProduced(_ id: CallID, reply: ByteBuffer) -> Action? {
+            guard !isClosed, let head = entries.first, head.id == id, head.kind == .stream,
+                case .running = head.state
+            else { return nil }
+            return .write(reply)
+        }
+
+        /// The client will send nothing more (it closed or half-closed the connection).
+        mutating func inputEnded() -> [Action] {
+            guard case .active = mode else { return [] }
+            mode = .draining
+            return closeIfDrained()
+        }
+
+        /// The server shuts down gracefully.
+        mutating func shutdownRequested() -> [Action] {
+            if isClosed { return [] }
+            mode = .draining
+            var actions: [Action] = []
+            if let head = entries.first, head.kind == .stream, case .running = head.state {
+                actions.append(.cancelStream)
+            }
+            return actions + closeIfDrained()
+        }
+
+        /// The client broke the protocol, or the connection failed.
+        mutating func connectionFailed() -> [Action] {
+            if isClosed { return [] }
+            mode = .closed
+            entries.removeAll()
+            return [.close]
+        }
+
+        // MARK: - Private
+
+        /// Writes the replies at the head of the queue that are ready, in order.
+        private mutating func flush() -> [Action] {
+            var actions: [Action] = []
+            while let head = entries.first, case .finished(let reply) = head.state {
+                entries.removeFirst()
+                if let reply { actions.append(.write(reply)) }
+                actions.append(.allowNextCall)
+            }
+            return actions
+        }
+
+        private mutating func startReadyCalls() -> [Action] {
+            var actions: [Action] = []
+            for index in entries.indices {
+                let entry = entries[index]
+                switch entry.state {
+                case .running:
+                    if entry.kind == .stream { return actions }
+                case .finished:
+                    continue
+                case .waiting(let call):
+                    if entry.kind == .stream, index != entries.startIndex { return actions }
+                    guard running < maxConcurrentCalls else { return actions }
+                    entries[index].state = .running
+                    running += 1
+                    actions.append(.startCall(entry.id, call))
+                    if entry.kind == .stream { return actions }
+                }
+            }
+            return actions
+        }
+
+        private mutating func closeIfDrained() -> [Action] {
+            guard case .draining = mode, entries.isEmpty else { return [] }
+            mode = .closed
+            return [.close]
+        }
+    }
+}

@@ -1,0 +1,220 @@
+internal import Logging
+internal import NIOCore
+internal import NavHostJSON
+
+/// Serves one accepted client connection: reads calls, runs their handlers, writes replies in order.
+///
+/// The rules live in ``StateMachine``; this type only moves events into it and carries out its actions. One loop
+/// owns the state machine and the outbound writer, so replies are written in exactly the order it decides. A reader
+/// task parses calls, and each call's handler runs in a child task; both report back to the loop through an
+/// ``Event`` stream.
+struct Connection: Sendable {
+    let id: Int
+    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    let peer: VarlinkPeerCredentials?
+    let service: VarlinkService
+    let configuration: VarlinkServerConfiguration
+    let logger: Logger
+
+    /// What the loop reacts to.
+    enum Event: Sendable {
+        case received(VarlinkCall)
+        case inputEnded
+        case inputFailed(any Error)
+        case callFinished(StateMachine.CallID, ByteBuffer?)
+        case streamReply(StateMachine.CallID, ByteBuffer, CheckedContinuation<Void, any Error>)
+        case shutdown
+    }
+
+    /// Serves the connection until it closes; never throws, so one connection cannot stop the server.
+    ///
+    /// - Parameter onShutdown: Registers the connection's reaction to a graceful server shutdown.
+    func run(onShutdown: (@escaping @Sendable () -> Void) -> Void) async {
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                let (events, eventSink) = AsyncStream.makeStream(of: Event.self)
+                let (permits, permitSink) = AsyncStream.makeStream(of: Void.self)
+                for _ in 0..<configuration.maxPendingCallsPerConnection { permitSink.yield() }
+                onShutdown { eventSink.yield(.shutdown) }
+                let streamCancellation = CancellationSignal()
+                let parser = JSONParser(maxDepth: configuration.maxJSONDepth)
+
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        await Self.readCalls(from: inbound, permits: permits, parser: parser, events: eventSink)
+                    }
+                    var machine = StateMachine(
+                        maxPendingCalls: configuration.maxPendingCallsPerConnection,
+                        maxConcurrentCalls: configuration.maxConcurrentCallsPerConnection
+                    )
+                    var iterator = events.makeAsyncIterator()
+                    loop: while let event = await iterator.next() {
+                        let actions: [StateMachine.Action]
+                        switch event {
+                        case .received(let call):
+                            actions = machine.receivedCall(call)
+                        case .inputEnded:
+                            logger.trace("Varlink client ended its input")
+                            actions = machine.inputEnded()
+                        case .inputFailed(let error):
+                            logger.debug("Closing a Varlink connection", metadata: ["varlink.error": "\(error)"])
+                            actions = machine.connectionFailed()
+                        case .callFinished(let id, let reply):
+                            actions = machine.callFinished(id, reply: reply)
+                        case .streamReply(let id, let reply, let acknowledgement):
+                            guard case .write(let bytes) = machine.streamReplyProduced(id, reply: reply) else {
+                                acknowledgement.resume(throwing: CancellationError())
+                                continue loop
+                            }
+                            do {
+                                try await outbound.write(bytes)
+                                acknowledgement.resume()
+                                continue loop
+                            } catch {
+                                acknowledgement.resume(throwing: CancellationError())
+                                actions = machine.connectionFailed()
+                            }
+                        case .shutdown:
+                            actions = machine.shutdownRequested()
+                        }
+                        for action in actions {
+                            switch action {
+                            case .startCall(let callID, let call):
+                                group.addTask {
+                                    await runCall(
+                                        callID,
+                                        call,
+                                        events: eventSink,
+                                        streamCancellation: streamCancellation
+                                    )
+                                }
+                            case .write(let bytes):
+                                do {
+                                    try await outbound.write(bytes)
+                                } catch {
+                                    logger.debug(
+                                        "Writing to a Varlink client failed",
+                                        metadata: ["varlink.error": "\(error)"]
+                                    )
+                                    _ = machine.connectionFailed()
+                                    break loop
+                                }
+                            case .allowNextCall:
+                                permitSink.yield()
+                            case .cancelStream:
+                                streamCancellation.fire()
+                            case .close:
+                                break loop
+                            }
+                        }
+                    }
+                    // Stop everything: later events are refused, buffered ones are answered so no handler waits.
+                    eventSink.finish()
+                    permitSink.finish()
+                    while let event = await iterator.next() {
+                        if case .streamReply(_, _, let acknowledgement) = event {
+                            acknowledgement.resume(throwing: CancellationError())
+                        }
+                    }
+                    group.cancelAll()
+                }
+            }
+        } catch {
+            logger.debug("A Varlink connection ended with an error", metadata: ["varlink.error": "\(error)"])
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Reads calls while the state machine allows, and reports each (or the end of input) as an event.
+    private static func readCalls(
+        from inbound: NIOAsyncChannelInboundStream<ByteBuffer>,
+        permits: AsyncStream<Void>,
+        parser: JSONParser,
+        events: AsyncStream<Event>.Continuation
+    ) async {
+        var permitIterator = permits.makeAsyncIterator()
+        var inboundIterator = inbound.makeAsyncIterator()
+        do {
+            while await permitIterator.next() != nil {
+                guard let message = try await inboundIterator.next() else {
+                    events.yield(.inputEnded)
+                    return
+                }
+                let call = try VarlinkCall(parsing: try parser.parseVarlinkMessage(message))
+                events.yield(.received(call))
+            }
+        } catch {
+            events.yield(.inputFailed(error))
+        }
+    }
+
+    // MARK: - Running calls
+
+    private func runCall(
+        _ callID: StateMachine.CallID,
+        _ call: VarlinkCall,
+        events: AsyncStream<Event>.Continuation,
+        streamCancellation: CancellationSignal
+    ) async {
+        var callLogger = self.logger
+        callLogger[metadataKey: "varlink.method"] = "\(call.method)"
+        callLogger[metadataKey: "varlink.call.id"] = "\(callID)"
+        let logger = callLogger
+        logger.trace("Varlink call started")
+        let request = VarlinkRequest(call: call, peer: peer, logger: logger)
+        let writer = VarlinkReplyWriter(call: call) { parameters in
+            let bytes = serialize(VarlinkReply(parameters: parameters, continues: true), logger: logger)
+            try await withCheckedThrowingContinuation { (acknowledgement: CheckedContinuation<Void, any Error>) in
+                if case .terminated = events.yield(.streamReply(callID, bytes, acknowledgement)) {
+                    acknowledgement.resume(throwing: CancellationError())
+                }
+            }
+        }
+        let reply: VarlinkReply
+        do {
+            let output: JSONObject
+            if call.more {
+                output = try await streamCancellation.run { [service] in
+                    try await service.perform(request, writer: writer)
+                }
+            } else {
+                output = try await service.perform(request, writer: writer)
+            }
+            reply = VarlinkReply(parameters: output)
+        } catch {
+            reply = VarlinkReply(
+                error: wireError(for: error, streamCancelled: streamCancellation.isFired, logger: logger)
+            )
+        }
+        logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(reply.error ?? "")"])
+        events.yield(.callFinished(callID, call.oneway ? nil : serialize(reply, logger: logger)))
+    }
+
+    /// The error reply for an error a handler threw.
+    private func wireError(for error: any Error, streamCancelled: Bool, logger: Logger) -> VarlinkError {
+        if let convertible = error as? any VarlinkErrorConvertible { return convertible.varlinkError }
+        if error is CancellationError, streamCancelled {
+            return VarlinkError(name: configuration.shutdownErrorName)
+        }
+        logger.info(
+            "A Varlink method handler threw an error that has no Varlink form",
+            metadata: ["varlink.error": "\(error)", "varlink.error.type": "\(type(of: error))"]
+        )
+        return VarlinkError(name: configuration.internalErrorName)
+    }
+
+    /// Serializes a reply with its terminator; a reply that cannot be serialized becomes the internal error.
+    private func serialize(_ reply: VarlinkReply, logger: Logger) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        do {
+            try buffer.writeVarlinkMessage(reply.jsonValue)
+        } catch {
+            logger.info("A Varlink reply could not be serialized", metadata: ["varlink.error": "\(error)"])
+            buffer.clear()
+            let fallback = VarlinkReply(error: VarlinkError(name: configuration.internalErrorName))
+            _ = try? buffer.writeVarlinkMessage(fallback.jsonValue)
+        }
+        return buffer
+    }
+}

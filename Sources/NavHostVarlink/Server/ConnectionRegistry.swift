@@ -1,0 +1,76 @@
+internal import Synchronization
+
+/// The server's list of live connections: enforces the connection limits and reaches every connection on shutdown.
+final class ConnectionRegistry: Sendable {
+    /// A connection's place in the registry; give it back with ``remove(_:)``.
+    struct Ticket: Sendable {
+        let id: Int
+        let uid: UInt32?
+    }
+
+    private struct State {
+        var nextID = 0
+        var total = 0
+        var perUID: [UInt32: Int] = [:]
+        var shutdownHandlers: [Int: @Sendable () -> Void] = [:]
+        var shuttingDown = false
+    }
+
+    private let maxConnections: Int
+    private let maxConnectionsPerUID: Int
+    private let state = Mutex(State())
+
+    init(maxConnections: Int, maxConnectionsPerUID: Int) {
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerUID = maxConnectionsPerUID
+    }
+
+    /// Admits a connection, or returns `nil` when it would exceed a limit or the server is shutting down.
+    func admit(peer: VarlinkPeerCredentials?) -> Ticket? {
+        state.withLock { state in
+            guard !state.shuttingDown, state.total < maxConnections else { return nil }
+            if let uid = peer?.uid {
+                guard state.perUID[uid, default: 0] < maxConnectionsPerUID else { return nil }
+                state.perUID[uid, default: 0] += 1
+            }
+            state.total += 1
+            defer { state.nextID += 1 }
+            return Ticket(id: state.nextID, uid: peer?.uid)
+        }
+    }
+
+    /// Sets what to do when the server shuts down; runs it at once when shutdown has begun.
+    func onShutdown(_ ticket: Ticket, _ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.shuttingDown { return true }
+            state.shutdownHandlers[ticket.id] = handler
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// Gives a connection's place back.
+    func remove(_ ticket: Ticket) {
+        state.withLock { state in
+            state.total -= 1
+            state.shutdownHandlers[ticket.id] = nil
+            if let uid = ticket.uid {
+                state.perUID[uid, default: 1] -= 1
+                if state.perUID[uid] == 0 { state.perUID[uid] = nil }
+            }
+        }
+    }
+
+    /// Starts shutdown: no connection is admitted any more, and every live one is told.
+    func shutDown() {
+        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+            state.shuttingDown = true
+            defer { state.shutdownHandlers = [:] }
+            return Array(state.shutdownHandlers.values)
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// How many connections are live.
+    var count: Int { state.withLock { $0.total } }
+}

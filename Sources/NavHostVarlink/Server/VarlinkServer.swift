@@ -1,0 +1,219 @@
+internal import Glibc
+public import Logging
+internal import NIOCore
+public import NIOPosix
+
+/// A Varlink server on an `AF_UNIX` stream socket.
+///
+/// Binding and serving are two steps, so a caller knows the socket is listening before it starts clients or tells
+/// systemd it is ready:
+///
+/// ```swift
+/// let server = try await VarlinkServer.bind(unixSocketPath: "/run/navhost/io.navhost", service: service, logger: logger)
+/// try await withThrowingDiscardingTaskGroup { group in
+///     group.addTask { try await server.run() }
+///     // … later, on SIGTERM:
+///     server.shutdownGracefully()
+/// }
+/// ```
+///
+/// Each accepted connection is served in a child task of a discarding task group; one connection's failure never
+/// stops the server or disturbs another connection.
+///
+/// ## Shutting down
+/// ``shutdownGracefully()`` stops accepting connections, lets every connection answer the calls it has already
+/// received, cancels running `more` calls (they end with ``VarlinkServerConfiguration/shutdownErrorName`` unless
+/// their handler returns a final reply), and closes each connection once it has nothing left to write; then
+/// ``run()`` returns. Cancelling the task that runs ``run()`` instead closes everything at once.
+public final class VarlinkServer: Sendable {
+    private struct AcceptedConnection: Sendable {
+        var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        var peer: VarlinkPeerCredentials?
+    }
+
+    private let listener: NIOAsyncChannel<AcceptedConnection, Never>
+    private let service: VarlinkService
+    private let configuration: VarlinkServerConfiguration
+    private let logger: Logger
+    private let registry: ConnectionRegistry
+
+    /// The path of the socket the server listens on, when it bound one itself.
+    public let socketPath: String?
+
+    private init(
+        listener: NIOAsyncChannel<AcceptedConnection, Never>,
+        socketPath: String?,
+        service: VarlinkService,
+        configuration: VarlinkServerConfiguration,
+        logger: Logger
+    ) {
+        self.listener = listener
+        self.socketPath = socketPath
+        self.service = service
+        self.configuration = configuration
+        self.logger = logger
+        self.registry = ConnectionRegistry(
+            maxConnections: configuration.maxConnections,
+            maxConnectionsPerUID: configuration.maxConnectionsPerUID
+        )
+    }
+
+    // MARK: - Binding
+
+    /// Binds a new socket at `unixSocketPath` and starts listening.
+    ///
+    /// - Parameters:
+    ///   - unixSocketPath: Where the socket is created.
+    ///   - socketMode: The permissions set on the socket file after binding (connecting needs write permission), or
+    ///     `nil` to keep what the umask gave. Default: `0o660`, owner and group.
+    ///   - cleanupExistingSocketFile: Whether a socket file left at the path (by an earlier run) is removed first.
+    ///   - service: The interfaces and handlers to serve.
+    ///   - configuration: Limits and error names.
+    ///   - logger: Where the server and its connections log; library messages are at `info` level or below.
+    ///   - eventLoopGroup: The event loops for the sockets.
+    /// - Returns: A server that is listening; call ``run()`` to serve.
+    public static func bind(
+        unixSocketPath: String,
+        socketMode: UInt32? = 0o660,
+        cleanupExistingSocketFile: Bool = true,
+        service: VarlinkService,
+        configuration: VarlinkServerConfiguration = VarlinkServerConfiguration(),
+        logger: Logger,
+        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
+    ) async throws -> VarlinkServer {
+        let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
+            .bind(unixDomainSocketPath: unixSocketPath, cleanupExistingSocketFile: cleanupExistingSocketFile) {
+                channel in
+                Self.initialize(channel, configuration: configuration)
+            }
+        if let socketMode, chmod(unixSocketPath, mode_t(socketMode)) != 0 {
+            let code = errno
+            try? await listener.channel.close()
+            throw IOError(errnoCode: code, reason: "chmod(\(unixSocketPath))")
+        }
+        return VarlinkServer(
+            listener: listener,
+            socketPath: unixSocketPath,
+            service: service,
+            configuration: configuration,
+            logger: logger
+        )
+    }
+
+    /// Listens on a socket that is already bound and listening, like one passed by systemd socket activation.
+    ///
+    /// - Parameters:
+    ///   - listeningSocket: The file descriptor of the listening socket. The server takes ownership of it.
+    ///   - service: The interfaces and handlers to serve.
+    ///   - configuration: Limits and error names.
+    ///   - logger: Where the server and its connections log.
+    ///   - eventLoopGroup: The event loops for the sockets.
+    /// - Returns: A server that is listening; call ``run()`` to serve.
+    public static func bind(
+        listeningSocket: CInt,
+        service: VarlinkService,
+        configuration: VarlinkServerConfiguration = VarlinkServerConfiguration(),
+        logger: Logger,
+        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
+    ) async throws -> VarlinkServer {
+        let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
+            .bind(listeningSocket) { channel in
+                Self.initialize(channel, configuration: configuration)
+            }
+        return VarlinkServer(
+            listener: listener,
+            socketPath: nil,
+            service: service,
+            configuration: configuration,
+            logger: logger
+        )
+    }
+
+    private static func bootstrap(
+        _ group: MultiThreadedEventLoopGroup,
+        configuration: VarlinkServerConfiguration
+    ) -> ServerBootstrap {
+        ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            // Without this, a client that half-closes after writing its calls gets no replies.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+    }
+
+    private static func initialize(
+        _ channel: any Channel,
+        configuration: VarlinkServerConfiguration
+    ) -> EventLoopFuture<AcceptedConnection> {
+        VarlinkPeerCredentials.read(from: channel).flatMapThrowing { peer in
+            let pipeline = channel.pipeline.syncOperations
+            let timeout = TimeAmount.nanoseconds(
+                Int64(configuration.partialMessageTimeout.components.seconds) * 1_000_000_000
+                    + configuration.partialMessageTimeout.components.attoseconds / 1_000_000_000
+            )
+            try pipeline.addHandler(VarlinkPartialMessageTimeoutHandler(timeout: timeout))
+            try pipeline.addHandler(
+                ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: configuration.maxMessageSize))
+            )
+            let asyncChannel = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            return AcceptedConnection(channel: asyncChannel, peer: peer)
+        }
+    }
+
+    // MARK: - Serving
+
+    /// Accepts and serves connections until ``shutdownGracefully()`` has finished, or the task is cancelled.
+    ///
+    /// When the server bound its socket file itself, it removes the file when it stops.
+    public func run() async throws {
+        logger.info("Varlink server listening", metadata: ["varlink.socket": "\(socketPath ?? "(inherited)")"])
+        defer { if let socketPath { unlink(socketPath) } }
+        try await withThrowingDiscardingTaskGroup { group in
+            try await listener.executeThenClose { inbound in
+                for try await accepted in inbound {
+                    group.addTask { await self.serve(accepted) }
+                }
+            }
+        }
+        logger.info("Varlink server stopped")
+    }
+
+    /// Starts a graceful shutdown: stop accepting, answer what was received, end streams, close.
+    ///
+    /// Returns at once; ``run()`` returns when the last connection has closed.
+    public func shutdownGracefully() {
+        logger.info("Varlink server shutting down")
+        listener.channel.close(promise: nil)
+        registry.shutDown()
+    }
+
+    /// How many connections are being served.
+    public var connectionCount: Int { registry.count }
+
+    private func serve(_ accepted: AcceptedConnection) async {
+        guard let ticket = registry.admit(peer: accepted.peer) else {
+            logger.debug(
+                "Refusing a Varlink connection over the connection limits",
+                metadata: ["varlink.peer.uid": "\(accepted.peer.map { String($0.uid) } ?? "unknown")"]
+            )
+            try? await accepted.channel.channel.close()
+            return
+        }
+        defer { registry.remove(ticket) }
+        var logger = self.logger
+        logger[metadataKey: "varlink.connection.id"] = "\(ticket.id)"
+        if let peer = accepted.peer {
+            logger[metadataKey: "varlink.peer.uid"] = "\(peer.uid)"
+            logger[metadataKey: "varlink.peer.pid"] = "\(peer.pid)"
+        }
+        logger.debug("Varlink connection accepted")
+        let connection = Connection(
+            id: ticket.id,
+            channel: accepted.channel,
+            peer: accepted.peer,
+            service: service,
+            configuration: configuration,
+            logger: logger
+        )
+        await connection.run { handler in registry.onShutdown(ticket, handler) }
+        logger.debug("Varlink connection closed")
+    }
+}

@@ -1,0 +1,33 @@
+/// The limits and names a ``VarlinkServer`` works with.
+///
+/// The defaults suit a daemon on a small device with a handful of local clients. Every limit protects the server
+/// from one client: when a client exceeds one, its connection is closed (or, for pending calls, its reading is
+/// paused) and the other clients are still served.
+public struct VarlinkServerConfiguration: Sendable, Hashable {
+    /// The largest message accepted, in bytes, not counting the NUL terminator. Checked before parsing; a larger
+    /// message closes the connection. Default: 1 MiB.
+    public var maxMessageSize: Int = 1 << 20
+    /// The deepest nesting of arrays and objects in a message. Deeper closes the connection. Default: 64.
+    public var maxJSONDepth: Int = 64
+    /// The most connections served at once; more are closed as soon as they are accepted. Default: 128.
+    public var maxConnections: Int = 128
+    /// The most connections served at once for one user ID (from `SO_PEERCRED`). Default: 32.
+    public var maxConnectionsPerUID: Int = 32
+    /// The most calls of one connection that are received but not yet answered. When a client pipelines more, the
+    /// server stops reading from it until replies have gone out (back pressure, not an error). Default: 64.
+    public var maxPendingCallsPerConnection: Int = 64
+    /// How many calls of one connection run their handlers at the same time. Replies always go out in call order;
+    /// with more than 1, a later call's handler may run (and finish) before an earlier one's. A `more` call always
+    /// runs alone. Default: 1, so pipelined calls take effect in the order they were sent.
+    public var maxConcurrentCallsPerConnection: Int = 1
+    /// How long a client may take to finish a message it has started. Default: 10 seconds.
+    public var partialMessageTimeout: Duration = .seconds(10)
+    /// The error name that answers a call whose handler threw an error that is not ``VarlinkErrorConvertible``.
+    /// It carries no parameters, so that no internals reach the client.
+    public var internalErrorName: String = "io.navhost.varlink.InternalError"
+    /// The error name that ends a `more` call whose handler was cancelled because the server is shutting down.
+    public var shutdownErrorName: String = "io.navhost.varlink.ServiceShuttingDown"
+
+    /// Creates a configuration with the defaults.
+    public init() {}
+}

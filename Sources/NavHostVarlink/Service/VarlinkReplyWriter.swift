@@ -1,0 +1,47 @@
+public import NavHostJSON
+public import OrderedCollections
+
+/// Sends the replies of a `more` call before its final one.
+///
+/// A streaming handler gets a writer and calls ``send(_:)`` for each reply that has `continues`; the value the
+/// handler returns is the final reply, without `continues`.
+///
+/// ## Back pressure
+/// ``send(_:)`` returns only once the reply has been handed to the connection's outbound buffer, and that buffer stops
+/// taking data while the socket is not writable (NIO's write-buffer high water mark, 64 KiB by default). A handler that
+/// produces faster than its client reads is therefore suspended in `send`; it never has more than one reply queued in
+/// the layer. When the connection closes or the server shuts down, `send` throws `CancellationError`.
+///
+/// ## Calls without `more`
+/// A call without `more` (a `oneway` call included) cannot take intermediate replies: `send` throws
+/// `org.varlink.service.ExpectedMore`, which ends the call with that error unless the handler catches it. A handler
+/// that serves both kinds checks ``isStreaming``.
+public struct VarlinkReplyWriter: Sendable {
+    private let sink: @Sendable (JSONObject) async throws -> Void
+    private let call: VarlinkCall
+
+    /// Creates a writer that hands each reply to `sink`; the server makes these, tests may too.
+    public init(call: VarlinkCall, sink: @escaping @Sendable (JSONObject) async throws -> Void) {
+        self.call = call
+        self.sink = sink
+    }
+
+    /// Whether the call asked for several replies (`more`), so that ``send(_:)`` delivers them.
+    public var isStreaming: Bool { call.more }
+
+    /// Sends one reply with `continues`, waiting while the client is not reading.
+    ///
+    /// - Parameter parameters: The reply's output parameters.
+    /// - Throws: `org.varlink.service.ExpectedMore` when the call did not set `more`; `CancellationError` when the
+    ///   connection is gone or the server shuts down.
+    public func send(_ parameters: JSONObject) async throws {
+        guard call.more else { throw VarlinkError.expectedMore() }
+        try Task.checkCancellation()
+        try await sink(parameters)
+    }
+
+    /// Encodes `value` as the output parameters and sends it as a reply with `continues`.
+    public func send(_ value: some Encodable) async throws {
+        try await send(try encodeOutput(value))
+    }
+}

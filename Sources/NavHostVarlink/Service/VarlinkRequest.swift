@@ -1,0 +1,39 @@
+public import Logging
+public import NavHostJSON
+public import OrderedCollections
+
+/// A call as a method handler sees it: the message, who sent it, and a logger for it.
+///
+/// The parameters have been checked against the method's declaration in the interface before the handler runs, so
+/// a handler can rely on every declared, non-optional parameter being present with the declared type.
+public struct VarlinkRequest: Sendable {
+    /// The call message.
+    public var call: VarlinkCall
+    /// The peer's credentials; `nil` when the transport has none (a connection that is not an `AF_UNIX` socket).
+    public var peer: VarlinkPeerCredentials?
+    /// A logger whose metadata names the connection, the peer and the method.
+    public var logger: Logger
+
+    /// Creates a request; the server makes these, tests may too.
+    public init(call: VarlinkCall, peer: VarlinkPeerCredentials?, logger: Logger) {
+        self.call = call
+        self.peer = peer
+        self.logger = logger
+    }
+
+    /// The call's input parameters.
+    public var parameters: JSONObject { call.parameters }
+
+    /// Decodes the input parameters into a `Decodable` type.
+    ///
+    /// - Throws: `org.varlink.service.InvalidParameter` naming the member that does not decode.
+    public func decodeParameters<Parameters: Decodable>(as type: Parameters.Type) throws(VarlinkError) -> Parameters {
+        do {
+            return try JSONValueDecoder().decode(type, from: .object(call.parameters))
+        } catch let error as JSONError {
+            throw VarlinkError.invalidParameter(error.path ?? "")
+        } catch {
+            throw VarlinkError.invalidParameter("")
+        }
+    }
+}

@@ -1,0 +1,44 @@
+internal import NavHostJSON
+internal import OrderedCollections
+
+extension VarlinkService {
+    /// Routes a call to its handler and runs it, after the checks every call goes through, in this order:
+    ///
+    /// 1. `method` must name an interface of the service → `InterfaceNotFound` (a name without a dot, or whose
+    ///    interface part is not a valid interface name, is looked up as is and not found);
+    /// 2. and a method that interface declares → `MethodNotFound`;
+    /// 3. the parameters must match the method's input declaration → `InvalidParameter` with the offending path;
+    /// 4. the method must have a handler → `MethodNotImplemented`;
+    /// 5. `upgrade` is not supported by this layer → `MethodNotImplemented` (the connection stays a Varlink
+    ///    connection, as the specification asks for an error reply to an upgrade);
+    /// 6. a streaming method registered with `requiresMore` must be called with `more` → `ExpectedMore`.
+    ///
+    /// - Returns: The final reply's output parameters.
+    /// - Throws: Whatever the handler throws, or a ``VarlinkError`` from the checks.
+    func perform(_ request: VarlinkRequest, writer: VarlinkReplyWriter) async throws -> JSONObject {
+        let call = request.call
+        let interfaceName = call.interfaceName
+        guard let interface = interface(named: interfaceName.isEmpty ? call.method : interfaceName) else {
+            throw VarlinkError.interfaceNotFound(interfaceName.isEmpty ? call.method : interfaceName)
+        }
+        guard let method = interface.methods[call.memberName] else {
+            throw VarlinkError.methodNotFound(call.method)
+        }
+        try interface.validateInput(call.parameters, of: method)
+        if interface.name == VarlinkError.serviceInterface {
+            if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
+            return try OrgVarlinkService.reply(to: call, service: self)
+        }
+        guard let handler = implementations[interface.name]?.handlers[method.name] else {
+            throw VarlinkError.methodNotImplemented(call.method)
+        }
+        if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
+        switch handler {
+        case .single(let handler):
+            return try await handler(request)
+        case .streaming(let handler, let requiresMore):
+            if requiresMore, !call.more { throw VarlinkError.expectedMore() }
+            return try await handler(request, writer)
+        }
+    }
+}

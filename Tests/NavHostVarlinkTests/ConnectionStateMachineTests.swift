@@ -1,0 +1,113 @@
+import NIOCore
+import NavHostVarlink
+import Testing
+
+@testable import NavHostVarlink
+
+@Suite("The rules of one server connection, without I/O")
+struct ConnectionStateMachineTests {
+    typealias Machine = Connection.StateMachine
+    typealias Action = Machine.Action
+
+    let plain = VarlinkCall(method: "a.b.C")
+    let oneway = VarlinkCall(method: "a.b.C", oneway: true)
+    let more = VarlinkCall(method: "a.b.C", more: true)
+
+    func id(_ value: Int) -> Machine.CallID { Machine.CallID(value: value) }
+    func reply(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+    @Test("Replies go out in call order when handlers finish out of order")
+    func repliesInOrder() {
+        var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 8)
+        #expect(machine.receivedCall(plain) == [.startCall(id(0), plain)])
+        #expect(machine.receivedCall(plain) == [.startCall(id(1), plain)])
+        #expect(machine.receivedCall(plain) == [.startCall(id(2), plain)])
+        #expect(machine.callFinished(id(2), reply: reply("r2")) == [])
+        #expect(machine.callFinished(id(1), reply: reply("r1")) == [])
+        #expect(
+            machine.callFinished(id(0), reply: reply("r0"))
+                == [
+                    .write(reply("r0")), .allowNextCall, .write(reply("r1")), .allowNextCall, .write(reply("r2")),
+                    .allowNextCall,
+                ]
+        )
+        #expect(machine.pendingCalls == 0)
+    }
+
+    @Test("With one handler at a time, the next call starts when the previous finishes")
+    func sequential() {
+        var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 1)
+        #expect(machine.receivedCall(plain) == [.startCall(id(0), plain)])
+        #expect(machine.receivedCall(plain) == [])
+        #expect(
+            machine.callFinished(id(0), reply: reply("r0")) == [
+                .write(reply("r0")), .allowNextCall, .startCall(id(1), plain),
+            ]
+        )
+    }
+
+    @Test("A oneway call keeps its place but writes nothing")
+    func onewayWritesNothing() {
+        var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 4)
+        _ = machine.receivedCall(oneway)
+        _ = machine.receivedCall(plain)
+        #expect(machine.callFinished(id(1), reply: reply("r1")) == [])
+        #expect(machine.callFinished(id(0), reply: nil) == [.allowNextCall, .write(reply("r1")), .allowNextCall])
+    }
+
+    @Test("A more call waits for earlier calls, runs alone, and streams while at the head")
+    func moreRunsAlone() {
+        var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 4)
+        #expect(machine.receivedCall(plain) == [.startCall(id(0), plain)])
+        #expect(machine.receivedCall(more) == [])
+        #expect(machine.receivedCall(plain) == [])
+        #expect(
+            machine.callFinished(id(0), reply: reply("r0")) == [
+                .write(reply("r0")), .allowNextCall, .startCall(id(1), more),
+            ]
+        )
+        #expect(machine.streamReplyProduced(id(1), reply: reply("s1")) == .write(reply("s1")))
+        #expect(machine.streamReplyProduced(id(2), reply: reply("x")) == nil)
+        #expect(
+            machine.callFinished(id(1), reply: reply("f1")) == [
+                .write(reply("f1")), .allowNextCall, .startCall(id(2), plain),
+            ]
+        )
+        #expect(machine.streamReplyProduced(id(1), reply: reply("late")) == nil)
+    }
+
+    @Test("When the input ends, calls already received are answered, then the connection closes")
+    func inputEndDrains() {
+        var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 1)
+        _ = machine.receivedCall(plain)
+        #expect(machine.inputEnded() == [])
+        #expect(machine.receivedCall(plain) == [])
+        #expect(machine.callFinished(id(0), reply: reply("r0")) == [.write(reply("r0")), .allowNextCall, .close])
+        #expect(machine.isClosed)
+    }
+
+    @Test("An idle connection closes at once when its input ends or the server shuts down")
+    func idleCloses() {
+        var ended = Machine(maxPendingCalls: 8, maxConcurrentCalls: 1)
+        #expect(ended.inputEnded() == [.close])
+        var shutDown = Machine(maxPendingCalls: 8, maxConcurrentCalls: 1)
+        #expect(shutDown.shutdownRequested() == [.close])
+    }
+
+    @Test("Shutdown cancels a running stream and closes after its final reply")
+    func shutdownCancelsStream() {
+        var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 1)
+        _ = machine.receivedCall(more)
+        #expect(machine.shutdownRequested() == [.cancelStream])
+        #expect(machine.callFinished(id(0), reply: reply("end")) == [.write(reply("end")), .allowNextCall, .close])
+    }
+
+    @Test("A failure closes at once and drops what was not written")
+    func failureCloses() {
+        var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 1)
+        _ = machine.receivedCall(plain)
+        #expect(machine.connectionFailed() == [.close])
+        #expect(machine.callFinished(id(0), reply: reply("r0")) == [])
+        #expect(machine.connectionFailed() == [])
+    }
+}

@@ -1,0 +1,94 @@
+import NavHostJSON
+import NavHostVarlink
+import Testing
+
+@Suite("Checking call parameters against the interface")
+struct ParameterValidationTests {
+    let interface: VarlinkInterface
+    let method: VarlinkInterface.Method
+
+    init() throws {
+        interface = try VarlinkInterface(
+            parsing: """
+                interface org.example.check
+
+                type Mode (fast, slow)
+                type Item (name: string, size: ?int)
+
+                method Take(
+                  flag: bool,
+                  count: int,
+                  ratio: float,
+                  mode: Mode,
+                  items: []Item,
+                  labels: [string]string,
+                  set: [string](),
+                  payload: object,
+                  value: any,
+                  note: ?string,
+                  nested: ?(inner: (deep: int))
+                ) -> ()
+                """
+        )
+        method = try #require(interface.methods["Take"])
+    }
+
+    var valid: JSONObject {
+        let text = """
+            {"flag":true,"count":3,"ratio":1,"mode":"fast","items":[{"name":"a"},{"name":"b","size":2}],
+            "labels":{"k":"v"},"set":{"x":{}},"payload":{"any":{"thing":null}},"value":[1,"two"]}
+            """
+        return (try? JSONParser().parse(text).objectValue) ?? [:]
+    }
+
+    @Test("Valid parameters pass, optional fields absent or null")
+    func validPasses() throws {
+        try interface.validateInput(valid, of: method)
+        var withNulls = valid
+        withNulls["note"] = nil
+        withNulls["note"] = .null
+        withNulls["nested"] = ["inner": ["deep": 1]]
+        try interface.validateInput(withNulls, of: method)
+        var unsigned = valid
+        unsigned["count"] = .double(0x1p63)
+        try interface.validateInput(unsigned, of: method)
+    }
+
+    @Test(
+        "Each kind of mistake names the offending parameter by its path",
+        arguments: [
+            ("flag", "null", "flag"),
+            ("flag", #""true""#, "flag"),
+            ("count", "1.5", "count"),
+            ("count", #""3""#, "count"),
+            ("ratio", #""1""#, "ratio"),
+            ("mode", #""medium""#, "mode"),
+            ("items", #"[{"name":"a"},{"size":1}]"#, "items[1].name"),
+            ("items", #"[{"name":"a","colour":"red"}]"#, "items[0].colour"),
+            ("items", "[null]", "items[0]"),
+            ("labels", #"{"k":1}"#, "labels.k"),
+            ("set", #"{"x":{"y":1}}"#, "set.x.y"),
+            ("payload", "[1]", "payload"),
+            ("value", "null", "value"),
+            ("note", "5", "note"),
+            ("nested", #"{"inner":{"deep":"no"}}"#, "nested.inner.deep"),
+            ("unknown", "1", "unknown"),
+        ] as [(String, String, String)]
+    )
+    func mistakes(field: String, json: String, path: String) throws {
+        var parameters = valid
+        parameters[field] = try JSONParser().parse(json)
+        #expect(throws: VarlinkError.invalidParameter(path)) {
+            try interface.validateInput(parameters, of: method)
+        }
+    }
+
+    @Test("A missing required parameter is named")
+    func missing() {
+        var parameters = valid
+        parameters["mode"] = nil
+        #expect(throws: VarlinkError.invalidParameter("mode")) {
+            try interface.validateInput(parameters, of: method)
+        }
+    }
+}

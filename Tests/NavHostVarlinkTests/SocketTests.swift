@@ -1,0 +1,70 @@
+import Foundation
+import NavHostVarlink
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("The server's listening socket")
+struct SocketTests {
+    @Test("A socket file the server binds gets mode 0660 by default, replacing a stale one")
+    func socketMode() async throws {
+        let path = TestPaths.socketPath()
+        close(try makeListeningSocket(at: path))
+        let server = try await VarlinkServer.bind(
+            unixSocketPath: path,
+            service: VarlinkService(vendor: "v", product: "p", version: "1", url: "u"),
+            logger: quietLogger()
+        )
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o660)
+        #expect(status.st_mode & S_IFMT == S_IFSOCK)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            server.shutdownGracefully()
+            try await group.next()
+        }
+    }
+
+    @Test("A server on an inherited listening descriptor serves calls, as under socket activation")
+    func inheritedSocket() async throws {
+        let path = TestPaths.socketPath()
+        let descriptor = try makeListeningSocket(at: path)
+        let server = try await VarlinkServer.bind(
+            listeningSocket: descriptor,
+            service: VarlinkService(vendor: "v", product: "inherited", version: "1", url: "u"),
+            logger: quietLogger()
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            let client = try await VarlinkClient.connect(unixSocketPath: path)
+            let info = try await client.call("org.varlink.service.GetInfo")
+            #expect(info["product"] == "inherited")
+            try await client.close()
+            server.shutdownGracefully()
+            try await group.next()
+        }
+        unlink(path)
+    }
+
+    /// Binds and listens on a new `AF_UNIX` socket at `path`, like a service manager would.
+    private func makeListeningSocket(at path: String) throws -> CInt {
+        unlink(path)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(bound == 0 && listen(descriptor, 16) == 0)
+        return descriptor
+    }
+}

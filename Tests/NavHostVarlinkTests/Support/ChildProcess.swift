@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+/// Runs programs for the interoperability tests, bounded by timeouts.
+enum ChildProcess {
+    struct Result: Sendable {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    /// Runs `executable` to its end and collects what it printed; kills it if it outlives `limit`.
+    static func run(
+        _ executable: String,
+        _ arguments: [String],
+        limit: Duration = .seconds(60)
+    ) async throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = try TemporaryFile()
+        let errors = try TemporaryFile()
+        process.standardOutput = output.handle
+        process.standardError = errors.handle
+        process.standardInput = FileHandle.nullDevice
+        let exited = AsyncStream.makeStream(of: Void.self)
+        process.terminationHandler = { _ in exited.continuation.finish() }
+        try process.run()
+        do {
+            try await withTimeout(limit, "\(executable) \(arguments.joined(separator: " "))") {
+                for await _ in exited.stream {}
+            }
+        } catch {
+            process.terminate()
+            throw error
+        }
+        return Result(status: process.terminationStatus, output: try output.contents(), errors: try errors.contents())
+    }
+
+    /// A temporary file that collects a child's output, so no pipe can fill up.
+    private final class TemporaryFile {
+        let url: URL
+        let handle: FileHandle
+
+        init() throws {
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("navhost-varlink-\(UUID().uuidString)")
+            FileManager.default.createFile(atPath: url.path, contents: nil)
+            handle = try FileHandle(forWritingTo: url)
+        }
+
+        func contents() throws -> String {
+            String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        }
+
+        deinit {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
+}
+
+/// The certification fixture, `varlink-certification-service`, running as a child process.
+final class CertificationServiceProcess: Sendable {
+    let socketPath: String
+    private let process: Mutex<Process?>
+
+    private init(socketPath: String, process: Process) {
+        self.socketPath = socketPath
+        self.process = Mutex(process)
+    }
+
+    /// Starts the fixture and returns once it says it listens.
+    static func start() async throws -> CertificationServiceProcess {
+        let executable = "\(TestPaths.buildDirectory)/varlink-certification-service"
+        let socketPath = TestPaths.socketPath()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--socket", socketPath]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        let ready = AsyncStream.makeStream(of: String.self)
+        let seen = Mutex("")
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            let text = seen.withLock { text -> String in
+                text += String(decoding: data, as: UTF8.self)
+                return text
+            }
+            if data.isEmpty || text.contains("READY\n") {
+                handle.readabilityHandler = nil
+                ready.continuation.yield(text)
+                ready.continuation.finish()
+            }
+        }
+        try process.run()
+        let service = CertificationServiceProcess(socketPath: socketPath, process: process)
+        let said = try await withTimeout(.seconds(20), "the certification service to listen") {
+            var iterator = ready.stream.makeAsyncIterator()
+            return await iterator.next() ?? ""
+        }
+        guard said.contains("READY") else {
+            service.stop()
+            throw TimedOut(what: "READY from \(executable) (it printed \(said.debugDescription))")
+        }
+        return service
+    }
+
+    /// Stops the fixture (SIGTERM to its own process ID) and removes its socket file.
+    func stop() {
+        process.withLock { process in
+            if let process, process.isRunning {
+                process.terminate()
+                unlink(socketPath)
+            }
+            process = nil
+        }
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,211 @@
+import Logging
+import NIOCore
+import NavHostJSON
+import NavHostVarlink
+import OrderedCollections
+import Synchronization
+
+/// The interface the server tests call.
+enum TestInterface {
+    static let description = """
+        # A service for testing the Varlink layer.
+        interface org.navhost.test
+
+        type Point (x: int, y: int)
+
+        # Returns its input.
+        method Echo(text: string, count: ?int) -> (text: string, count: ?int)
+
+        # Adds a point to an offset.
+        method Move(point: Point, by: (dx: int, dy: int), tags: ?[]string) -> (point: Point)
+
+        # Waits until the test releases the named gate, then replies with the name.
+        method Wait(gate: string) -> (gate: string)
+
+        # Counts up to `to`, one reply per number.
+        method Count(to: int) -> (number: int)
+
+        # Streams until cancelled; only with more.
+        method Watch() -> (tick: int)
+
+        # Records a note; the test reads the notes.
+        method Note(text: string) -> ()
+
+        # Returns the caller's credentials.
+        method WhoAmI() -> (pid: int, uid: int, gid: int)
+
+        # Fails with an error of this interface.
+        method Fail(kind: (declared, undeclared, denied)) -> ()
+
+        # Declared but not implemented.
+        method Missing() -> ()
+
+        error Failed (reason: string)
+
+        """
+}
+
+/// Gates that handlers wait on, released by the test: lets a test finish handlers in any order without sleeping.
+final class Gates: Sendable {
+    private let state = Mutex<[String: Gate]>([:])
+
+    private final class Gate: Sendable {
+        let stream: AsyncStream<Void>
+        let continuation: AsyncStream<Void>.Continuation
+        init() { (stream, continuation) = AsyncStream.makeStream(of: Void.self) }
+    }
+
+    private func gate(_ name: String) -> Gate {
+        state.withLock { gates in
+            if let gate = gates[name] { return gate }
+            let gate = Gate()
+            gates[name] = gate
+            return gate
+        }
+    }
+
+    func wait(_ name: String) async {
+        for await _ in gate(name).stream { return }
+    }
+
+    func release(_ name: String) {
+        gate(name).continuation.yield()
+    }
+}
+
+/// Notes the `Note` method recorded, and the events a test waits for.
+final class Recorder: Sendable {
+    let notes: AsyncStream<String>
+    private let sink: AsyncStream<String>.Continuation
+    let watchEnded: AsyncStream<String>
+    fileprivate let watchEndedSink: AsyncStream<String>.Continuation
+
+    init() {
+        (notes, sink) = AsyncStream.makeStream(of: String.self)
+        (watchEnded, watchEndedSink) = AsyncStream.makeStream(of: String.self)
+    }
+
+    func record(_ note: String) { sink.yield(note) }
+}
+
+struct DeclaredFailure: Error, VarlinkErrorConvertible {
+    var varlinkError: VarlinkError {
+        VarlinkError(name: "org.navhost.test.Failed", parameters: ["reason": "declared"])
+    }
+}
+
+struct SecretFailure: Error, CustomStringConvertible {
+    var description: String { "secret internal detail /etc/shadow" }
+}
+
+/// The test service with all its handlers.
+func makeTestService(gates: Gates, recorder: Recorder) throws -> VarlinkService {
+    var test = try VarlinkInterfaceImplementation(description: TestInterface.description)
+    test.handle("Echo") { request in request.parameters }
+    test.handle("Move", parameters: MoveParameters.self) { parameters, _ in
+        MoveReply(point: .init(x: parameters.point.x + parameters.by.dx, y: parameters.point.y + parameters.by.dy))
+    }
+    test.handle("Wait") { request in
+        let gate = request.parameters["gate"]?.stringValue ?? ""
+        await gates.wait(gate)
+        return ["gate": .string(gate)]
+    }
+    test.handleStreaming("Count") { request, replies in
+        let to = request.parameters["to"]?.intValue ?? 0
+        guard to > 0 else { return ["number": 0] }
+        for number in 1..<to { try await replies.send(["number": .int(number)]) }
+        return ["number": .int(to)]
+    }
+    test.handleStreaming("Watch", requiresMore: true) { _, replies in
+        var tick: Int64 = 0
+        do {
+            while true {
+                tick += 1
+                try await replies.send(["tick": .int(tick)])
+            }
+        } catch {
+            recorder.watchEndedSink.yield("\(type(of: error))")
+            throw error
+        }
+    }
+    test.handle("Note") { request in
+        recorder.record(request.parameters["text"]?.stringValue ?? "")
+        return [:]
+    }
+    test.handle("WhoAmI") { request in
+        guard let peer = request.peer else { throw VarlinkError.permissionDenied() }
+        return ["pid": .int(Int64(peer.pid)), "uid": .int(Int64(peer.uid)), "gid": .int(Int64(peer.gid))]
+    }
+    test.handle("Fail") { request in
+        switch request.parameters["kind"]?.stringValue {
+        case "declared": throw DeclaredFailure()
+        case "denied": throw VarlinkError.permissionDenied()
+        default: throw SecretFailure()
+        }
+    }
+    var service = VarlinkService(vendor: "NavHost", product: "tests", version: "0", url: "https://navhost.example")
+    service.add(test)
+    return service
+}
+
+struct MoveParameters: Decodable {
+    struct Point: Decodable { var x: Int, y: Int }
+    struct Offset: Decodable { var dx: Int, dy: Int }
+    var point: Point
+    var by: Offset
+    var tags: [String]?
+}
+
+struct MoveReply: Encodable {
+    struct Point: Encodable { var x: Int, y: Int }
+    var point: Point
+}
+
+/// A server on a fresh socket, running in the background of a test.
+struct RunningServer {
+    let server: VarlinkServer
+    let path: String
+    let gates: Gates
+    let recorder: Recorder
+
+    /// Binds a test server, runs `body` while it serves, then shuts it down and waits for it to stop.
+    static func with<Result: Sendable>(
+        configuration: VarlinkServerConfiguration = VarlinkServerConfiguration(),
+        _ body: @Sendable (RunningServer) async throws -> Result
+    ) async throws -> Result {
+        let gates = Gates()
+        let recorder = Recorder()
+        let path = TestPaths.socketPath()
+        let logger = quietLogger()
+        let server = try await VarlinkServer.bind(
+            unixSocketPath: path,
+            service: try makeTestService(gates: gates, recorder: recorder),
+            configuration: configuration,
+            logger: logger
+        )
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            do {
+                let result = try await body(RunningServer(server: server, path: path, gates: gates, recorder: recorder))
+                server.shutdownGracefully()
+                group.addTask {
+                    try await Task.sleep(for: .seconds(10))
+                    throw TimedOut(what: "the server to stop")
+                }
+                try await group.next()
+                group.cancelAll()
+                return result
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+        }
+    }
+}
+
+/// A logger that only reports what would break a test run.
+func quietLogger() -> Logger {
+    var logger = Logger(label: "varlink-test")
+    logger.logLevel = .critical
+    return logger
+}

@@ -1,0 +1,23 @@
+/// The test gave up waiting: something that should have happened did not.
+struct TimedOut: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// Runs `body`, failing with ``TimedOut`` if it has not finished after `limit`. Bounds a test; never synchronizes it.
+func withTimeout<Value: Sendable>(
+    _ limit: Duration = .seconds(10),
+    _ what: String,
+    _ body: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    try await withThrowingTaskGroup(of: Value?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw TimedOut(what: what) }
+        return value
+    }
+}
