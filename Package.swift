@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "navhostd", targets: ["navhostd"]),
         // MARK: - Plugins (each a shared library the daemon loads at run time)
         .library(name: "ProbePlugin", type: .dynamic, targets: ["ProbePlugin"]),
+        .library(name: "ProductsFeature", type: .dynamic, targets: ["ProductsFeature", "ProductsFeatureEntry"]),
     ],
     dependencies: [
         .package(path: "NavHostKit"),
@@ -44,6 +45,33 @@ let package = Package(
                 "NavHostCore",
                 .product(name: "NavHostKit", package: "NavHostKit"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Plugins
+        //
+        // Each example feature is laid out as the seeds teach (Presentation / Domain / Data) in `Plugins/<Name>/Sources`,
+        // with its tests in `Plugins/<Name>/Tests`. Its C entry point lives in a target of its own, `Plugins/<Name>/Entry`:
+        // every plugin exports the same symbol, `navhost_feature_entry`, and SwiftPM links all test targets and their
+        // dependencies into ONE test binary, where two definitions of that symbol fail to link. The `.dynamic` product
+        // joins the feature and its entry into `lib<Name>Feature.so`.
+
+        .target(
+            name: "ProductsFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Products/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ProductsFeatureEntry",
+            dependencies: ["ProductsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Products/Entry",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ProductsFeatureTests",
+            dependencies: ["ProductsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Products/Tests",
             swiftSettings: swiftSettings
         ),
 
