@@ -17,6 +17,11 @@ let package = Package(
         .executable(name: "navhostd", targets: ["navhostd"]),
         // MARK: - Plugins (each a shared library the daemon loads at run time)
         .library(name: "ProbePlugin", type: .dynamic, targets: ["ProbePlugin"]),
+        .library(
+            name: "UserProfileFeature",
+            type: .dynamic,
+            targets: ["UserProfileFeature", "UserProfileFeatureEntry"]
+        ),
         .library(name: "ProductsFeature", type: .dynamic, targets: ["ProductsFeature", "ProductsFeatureEntry"]),
     ],
     dependencies: [
@@ -56,6 +61,24 @@ let package = Package(
         // dependencies into ONE test binary, where two definitions of that symbol fail to link. The `.dynamic` product
         // joins the feature and its entry into `lib<Name>Feature.so`.
 
+        .target(
+            name: "UserProfileFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/UserProfile/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "UserProfileFeatureEntry",
+            dependencies: ["UserProfileFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/UserProfile/Entry",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "UserProfileFeatureTests",
+            dependencies: ["UserProfileFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/UserProfile/Tests",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "ProductsFeature",
             dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],

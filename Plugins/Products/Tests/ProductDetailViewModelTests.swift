@@ -5,7 +5,7 @@ import Testing
 @testable import ProductsFeature
 
 @MainActor
-@Suite("The product screen")
+@Suite("The product screen", .timeLimit(.minutes(1)))
 struct ProductDetailViewModelTests {
     private let wire = Product.fixture(
         id: "p3",

@@ -5,7 +5,7 @@ import Testing
 @testable import ProductsFeature
 
 @MainActor
-@Suite("The catalog screen")
+@Suite("The catalog screen", .timeLimit(.minutes(1)))
 struct ProductsViewModelTests {
     private let engineKit = Product.fixture(id: "p1", name: "Difference Engine Kit")
     private let notebook = Product.fixture(
