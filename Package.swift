@@ -23,6 +23,7 @@ let package = Package(
             targets: ["UserProfileFeature", "UserProfileFeatureEntry"]
         ),
         .library(name: "ProductsFeature", type: .dynamic, targets: ["ProductsFeature", "ProductsFeatureEntry"]),
+        .library(name: "SettingsFeature", type: .dynamic, targets: ["SettingsFeature", "SettingsFeatureEntry"]),
     ],
     dependencies: [
         .package(path: "NavHostKit"),
@@ -95,6 +96,25 @@ let package = Package(
             name: "ProductsFeatureTests",
             dependencies: ["ProductsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
             path: "Plugins/Products/Tests",
+            swiftSettings: swiftSettings
+        ),
+
+        .target(
+            name: "SettingsFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Settings/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SettingsFeatureEntry",
+            dependencies: ["SettingsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Settings/Entry",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SettingsFeatureTests",
+            dependencies: ["SettingsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Settings/Tests",
             swiftSettings: swiftSettings
         ),
 
