@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "navhostd", targets: ["navhostd"]),
         // MARK: - Plugins (each a shared library the daemon loads at run time)
         .library(name: "ProbePlugin", type: .dynamic, targets: ["ProbePlugin"]),
+        .library(name: "HomeFeature", type: .dynamic, targets: ["HomeFeature", "HomeFeatureEntry"]),
         .library(
             name: "UserProfileFeature",
             type: .dynamic,
@@ -62,6 +63,24 @@ let package = Package(
         // dependencies into ONE test binary, where two definitions of that symbol fail to link. The `.dynamic` product
         // joins the feature and its entry into `lib<Name>Feature.so`.
 
+        .target(
+            name: "HomeFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Home/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HomeFeatureEntry",
+            dependencies: ["HomeFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Home/Entry",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HomeFeatureTests",
+            dependencies: ["HomeFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Home/Tests",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "UserProfileFeature",
             dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
