@@ -44,15 +44,15 @@ final class ProductCatalogFileDataSource: ProductCatalogDataSourceProtocol {
     // MARK: Public Functions
 
     func loadCatalog() async throws -> ProductCatalogDTO {
-        var catalog: ProductCatalogDTO?
+        var catalog = ProductCatalogDTO(products: [])
         let elapsed = try clock.measure {
             catalog = try decodeCatalog(from: readFile())
         }
         logger.debug(
             "products.catalog.read",
-            metadata: ["path": "\(path)", "products": "\(catalog?.products.count ?? 0)", "duration": "\(elapsed)"]
+            metadata: ["path": "\(path)", "products": "\(catalog.products.count)", "duration": "\(elapsed)"]
         )
-        return catalog ?? ProductCatalogDTO(products: [])
+        return catalog
     }
 }
 

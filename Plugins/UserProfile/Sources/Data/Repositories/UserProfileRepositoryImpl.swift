@@ -101,7 +101,8 @@ private extension UserProfileRepositoryImpl {
     ) async throws {
         if let stored = try await dataSource.seedVersion(), stored >= version { return }
         var written: [String] = []
-        for user in users where try await dataSource.user(id: user.id) == nil {
+        for user in users {
+            guard try await dataSource.user(id: user.id) == nil else { continue }
             try await dataSource.saveUser(user)
             written.append(user.id)
         }
