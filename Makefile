@@ -21,10 +21,10 @@ run: build
 	$(BUILD_DIR)/navhostd
 
 lint:
-	$(SWIFT) format lint --strict --recursive --parallel Package.swift NavHostKit Sources Tests
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift NavHostKit Sources Tests Plugins
 
 format:
-	$(SWIFT) format format --in-place --recursive --parallel Package.swift NavHostKit Sources Tests
+	$(SWIFT) format format --in-place --recursive --parallel Package.swift NavHostKit Sources Tests Plugins
 
 test: build lint
 	NAVHOST_BUILD_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test $(SWIFT_FLAGS) --skip-build

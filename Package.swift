@@ -19,6 +19,14 @@ let package = Package(
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
         // MARK: - Plugins (each a shared library the daemon loads at run time)
         .library(name: "ProbePlugin", type: .dynamic, targets: ["ProbePlugin"]),
+        .library(name: "HomeFeature", type: .dynamic, targets: ["HomeFeature", "HomeFeatureEntry"]),
+        .library(
+            name: "UserProfileFeature",
+            type: .dynamic,
+            targets: ["UserProfileFeature", "UserProfileFeatureEntry"]
+        ),
+        .library(name: "ProductsFeature", type: .dynamic, targets: ["ProductsFeature", "ProductsFeatureEntry"]),
+        .library(name: "SettingsFeature", type: .dynamic, targets: ["SettingsFeature", "SettingsFeatureEntry"]),
     ],
     dependencies: [
         .package(path: "NavHostKit"),
@@ -70,6 +78,88 @@ let package = Package(
                 "NavHostCore",
                 .product(name: "NavHostKit", package: "NavHostKit"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Plugins
+        //
+        // Each example feature is laid out as the seeds teach (Presentation / Domain / Data) in `Plugins/<Name>/Sources`,
+        // with its tests in `Plugins/<Name>/Tests`. Its C entry point lives in a target of its own, `Plugins/<Name>/Entry`:
+        // every plugin exports the same symbol, `navhost_feature_entry`, and SwiftPM links all test targets and their
+        // dependencies into ONE test binary, where two definitions of that symbol fail to link. The `.dynamic` product
+        // joins the feature and its entry into `lib<Name>Feature.so`.
+
+        .target(
+            name: "HomeFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Home/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HomeFeatureEntry",
+            dependencies: ["HomeFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Home/Entry",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HomeFeatureTests",
+            dependencies: ["HomeFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Home/Tests",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "UserProfileFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/UserProfile/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "UserProfileFeatureEntry",
+            dependencies: ["UserProfileFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/UserProfile/Entry",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "UserProfileFeatureTests",
+            dependencies: ["UserProfileFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/UserProfile/Tests",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ProductsFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Products/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ProductsFeatureEntry",
+            dependencies: ["ProductsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Products/Entry",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ProductsFeatureTests",
+            dependencies: ["ProductsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Products/Tests",
+            swiftSettings: swiftSettings
+        ),
+
+        .target(
+            name: "SettingsFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Settings/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SettingsFeatureEntry",
+            dependencies: ["SettingsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Settings/Entry",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SettingsFeatureTests",
+            dependencies: ["SettingsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Plugins/Settings/Tests",
             swiftSettings: swiftSettings
         ),
 

@@ -1,0 +1,210 @@
+import Foundation
+import Logging
+import NavHostJSON
+import NavHostKit
+import Synchronization
+
+@testable import ProductsFeature
+
+// MARK: - Mock
+
+/// A `GetProductsUseCase` whose answers the test writes, one call at a time.
+final class GetProductsUseCaseMock: GetProductsUseCaseProtocol {
+    private let answer: @Sendable (Int) async throws -> [Product]
+    private let calls = Mutex(0)
+
+    /// How many times `execute()` was called.
+    var callCount: Int { calls.withLock { $0 } }
+
+    /// Answers call `n` (from 0) with `answer(n)`.
+    init(_ answer: @escaping @Sendable (Int) async throws -> [Product]) {
+        self.answer = answer
+    }
+
+    static func returning(_ products: [Product]) -> GetProductsUseCaseMock {
+        GetProductsUseCaseMock { _ in products }
+    }
+
+    static func failing(_ error: any Error = TestError.unavailable) -> GetProductsUseCaseMock {
+        GetProductsUseCaseMock { _ in throw error }
+    }
+
+    /// Every call waits for the test's answer through `suspension`.
+    static func suspended(_ suspension: Suspension<[Product]>) -> GetProductsUseCaseMock {
+        GetProductsUseCaseMock { _ in try await suspension.value() }
+    }
+
+    func execute() async throws -> [Product] {
+        let call = calls.withLock { count in
+            defer { count += 1 }
+            return count
+        }
+        return try await answer(call)
+    }
+}
+
+/// A `GetProductUseCase` whose answer the test writes; it records the IDs it was asked for.
+final class GetProductUseCaseMock: GetProductUseCaseProtocol {
+    private let answer: @Sendable (Int) async throws -> Product
+    private let requests = Mutex<[String]>([])
+
+    /// The product IDs asked for, oldest first.
+    var requestedIDs: [String] { requests.withLock { $0 } }
+
+    init(_ answer: @escaping @Sendable (Int) async throws -> Product) {
+        self.answer = answer
+    }
+
+    static func returning(_ product: Product) -> GetProductUseCaseMock {
+        GetProductUseCaseMock { _ in product }
+    }
+
+    static func failing(_ error: any Error = TestError.unavailable) -> GetProductUseCaseMock {
+        GetProductUseCaseMock { _ in throw error }
+    }
+
+    static func suspended(_ suspension: Suspension<Product>) -> GetProductUseCaseMock {
+        GetProductUseCaseMock { _ in try await suspension.value() }
+    }
+
+    func execute(productID: String) async throws -> Product {
+        let call = requests.withLock { ids in
+            ids.append(productID)
+            return ids.count - 1
+        }
+        return try await answer(call)
+    }
+}
+
+/// A repository that answers from memory.
+final class ProductsRepositoryMock: ProductsRepositoryProtocol {
+    private let products: Result<[Product], any Error>
+
+    init(_ products: [Product]) { self.products = .success(products) }
+    init(failingWith error: any Error) { self.products = .failure(error) }
+
+    func fetchProducts() async throws -> [Product] { try products.get() }
+}
+
+/// A failure a test double throws.
+enum TestError: Error, Equatable {
+    case unavailable
+}
+
+// MARK: - Suspension
+
+/// The answer to a suspended use case, given by the test when it chooses.
+///
+/// A ViewModel's `.loading` state only lasts while its use case is suspended; a stub built on a `Suspension` stays
+/// suspended until the test calls `resume`, so the test can look at the state in between without sleeping.
+final class Suspension<Value: Sendable>: Sendable {
+    private let calls: AsyncStream<Void>
+    private let callsContinuation: AsyncStream<Void>.Continuation
+    private let answers: AsyncStream<Result<Value, any Error>>
+    private let answersContinuation: AsyncStream<Result<Value, any Error>>.Continuation
+
+    init() {
+        (calls, callsContinuation) = AsyncStream.makeStream()
+        (answers, answersContinuation) = AsyncStream.makeStream()
+    }
+
+    /// For the stub: signals the call, then waits for the test's answer.
+    func value() async throws -> Value {
+        callsContinuation.yield()
+        for await answer in answers {
+            return try answer.get()
+        }
+        throw CancellationError()
+    }
+
+    /// For the test: returns once the stub has been called (at once if it already was).
+    func untilCalled() async {
+        for await _ in calls { return }
+    }
+
+    /// Lets the suspended call return `value`.
+    func resume(returning value: Value) {
+        answersContinuation.yield(.success(value))
+    }
+
+    /// Lets the suspended call throw `error`.
+    func resume(throwing error: any Error) {
+        answersContinuation.yield(.failure(error))
+    }
+}
+
+// MARK: - Navigation
+
+/// Stands in for the daemon's navigation stack: records what each screen asked for.
+@MainActor
+final class RecordingNavigationHandler: NavigationHandler {
+    private(set) var performed: [(command: NavigationCommand, screen: ScreenID)] = []
+
+    func perform(_ command: NavigationCommand, from screen: ScreenID) -> Bool {
+        performed.append((command, screen))
+        return true
+    }
+}
+
+// MARK: - Fixtures
+
+extension Product {
+    /// A listed product with plausible defaults.
+    static func fixture(
+        id: String = "p1",
+        name: String = "Difference Engine Kit",
+        category: String = "Models",
+        price: Money = Money(amountInCents: 129_900, currency: "EUR"),
+        stock: Int = 4,
+        isListed: Bool = true,
+        seller: Seller = Seller(id: "u1", name: "Ada Lovelace")
+    ) -> Product {
+        Product(
+            id: id,
+            name: name,
+            description: "A desk model of \(name).",
+            category: category,
+            price: price,
+            stock: stock,
+            isListed: isListed,
+            seller: seller
+        )
+    }
+}
+
+extension Logger {
+    /// A logger that drops everything.
+    static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+}
+
+/// The files the plugin ships, found from this source file's path.
+enum PluginFiles {
+    /// `Plugins/Products`.
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Support
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()
+
+    /// `Plugins/Products/Resources`: the folder the daemon copies beside the `.so`.
+    static let resources = root.appendingPathComponent("Resources")
+
+    /// `Plugins/Products/plugin.json`.
+    static let manifest = root.appendingPathComponent("plugin.json")
+}
+
+/// Host services for tests: silent logs, the continuous clock, an empty store and the shipped resources.
+func makeTestServices(resourceDirectory: String = PluginFiles.resources.path) -> HostServices {
+    HostServices(
+        logger: .silent,
+        clock: ContinuousClock(),
+        store: EmptyKeyValueStore(),
+        resourceDirectory: resourceDirectory
+    )
+}
+
+/// A store that holds nothing: the Products feature keeps no data of its own.
+struct EmptyKeyValueStore: KeyValueStore {
+    func value(forKey key: String) async throws -> JSONValue? { nil }
+    func setValue(_ value: JSONValue, forKey key: String) async throws {}
+    func removeValue(forKey key: String) async throws {}
+}

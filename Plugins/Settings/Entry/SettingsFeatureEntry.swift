@@ -1,0 +1,10 @@
+// The Settings plugin's C entry point. It lives in a target of its own because every plugin exports the same
+// symbol: the feature target is also linked into the one test binary, beside the other plugins.
+import NavHostKit
+import SettingsFeature
+
+/// Hands the daemon the Settings feature module (see `FeatureExport`).
+@_cdecl("navhost_feature_entry")
+public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
+    FeatureExport.export(makeSettingsFeature())
+}

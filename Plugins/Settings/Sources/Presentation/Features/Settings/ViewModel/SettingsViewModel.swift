@@ -1,0 +1,210 @@
+import Logging
+import NavHostKit
+import Observation
+
+/// The settings screen, `settings.main`: theme, notifications and language.
+///
+/// Each change shows at once and is saved through ``SavePreferencesUseCase``. If the save fails, the screen goes
+/// back to what is stored and says so in `saveError`.
+///
+/// Its state on the wire:
+///
+/// ```json
+/// {"status":"loaded","value":{"theme":"dark","notificationsEnabled":true,"language":"fr",
+///  "themes":["light","dark","system"],"languages":[{"code":"en","name":"English"},{"code":"fr","name":"Français"},…],
+///  "saveError":null}}
+/// ```
+@MainActor
+@Observable
+final class SettingsViewModel: ViewModel {
+
+    /// What the user can do on the settings screen.
+    enum Intent: ViewModelIntent {
+        /// Picks a theme: `{"theme":"dark"}`; one of `light`, `dark`, `system`.
+        case onChangedTheme(theme: Theme)
+        /// Turns notifications on or off: `{"isEnabled":false}`.
+        case onChangedNotificationsEnabled(isEnabled: Bool)
+        /// Picks a language by code: `{"language":"fr"}`; one of the codes in `languages`.
+        case onChangedLanguage(language: Language)
+        /// Puts every preference back to its default.
+        case onTappedResetToDefaults
+        /// Loads the preferences again after a failure.
+        case onTappedRetry
+
+        static let names = [
+            "onChangedTheme", "onChangedNotificationsEnabled", "onChangedLanguage", "onTappedResetToDefaults",
+            "onTappedRetry",
+        ]
+    }
+
+    /// The preferences as front ends show them, with the choices they can offer.
+    struct Content: Encodable, Equatable, Sendable {
+        var theme: Theme
+        var notificationsEnabled: Bool
+        /// The language's code, like `fr`.
+        var language: Language
+        /// Every theme, in the order to offer them.
+        var themes: [Theme]
+        /// Every language, each named in itself.
+        var languages: [LanguageOption]
+        /// Why the last change could not be saved; `null` when it was.
+        var saveError: String?
+
+        private enum CodingKeys: String, CodingKey {
+            case theme, notificationsEnabled, language, themes, languages, saveError
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(theme, forKey: .theme)
+            try container.encode(notificationsEnabled, forKey: .notificationsEnabled)
+            try container.encode(language, forKey: .language)
+            try container.encode(themes, forKey: .themes)
+            try container.encode(languages, forKey: .languages)
+            try container.encode(saveError, forKey: .saveError)
+        }
+    }
+
+    /// A language a front end can offer: `{"code":"de","name":"Deutsch"}`.
+    struct LanguageOption: Encodable, Equatable, Sendable {
+        var code: String
+        var name: String
+    }
+
+    // MARK: Private Properties
+
+    /// What the store holds, to go back to when a save fails.
+    @ObservationIgnored private var saved = Preferences.defaults
+
+    private let getPreferencesUseCase: any GetPreferencesUseCaseProtocol
+    private let savePreferencesUseCase: any SavePreferencesUseCaseProtocol
+    private let resetPreferencesUseCase: any ResetPreferencesUseCaseProtocol
+    private let logger: Logger
+
+    // MARK: Public Properties
+
+    private(set) var state: LoadingState<Content> = .idle
+
+    // MARK: Initialization
+
+    init(
+        getPreferencesUseCase: any GetPreferencesUseCaseProtocol,
+        savePreferencesUseCase: any SavePreferencesUseCaseProtocol,
+        resetPreferencesUseCase: any ResetPreferencesUseCaseProtocol,
+        logger: Logger
+    ) {
+        self.getPreferencesUseCase = getPreferencesUseCase
+        self.savePreferencesUseCase = savePreferencesUseCase
+        self.resetPreferencesUseCase = resetPreferencesUseCase
+        self.logger = logger
+    }
+
+    // MARK: Lifecycle
+
+    func onAppear() async {
+        await loadPreferences()
+    }
+
+    // MARK: Public Functions
+
+    func handle(_ intent: Intent) async {
+        switch intent {
+        case .onChangedTheme(let theme): await onChangedTheme(theme)
+        case .onChangedNotificationsEnabled(let isEnabled): await onChangedNotificationsEnabled(isEnabled)
+        case .onChangedLanguage(let language): await onChangedLanguage(language)
+        case .onTappedResetToDefaults: await onTappedResetToDefaults()
+        case .onTappedRetry: await onTappedRetry()
+        }
+    }
+
+    func onChangedTheme(_ theme: Theme) async {
+        await savePreferences { $0.theme = theme }
+    }
+
+    func onChangedNotificationsEnabled(_ isEnabled: Bool) async {
+        await savePreferences { $0.notificationsEnabled = isEnabled }
+    }
+
+    func onChangedLanguage(_ language: Language) async {
+        await savePreferences { $0.language = language }
+    }
+
+    func onTappedResetToDefaults() async {
+        guard state.value != nil else { return }
+        do {
+            let defaults = try await resetPreferencesUseCase.execute()
+            saved = defaults
+            state = .loaded(formatContent(defaults))
+        } catch {
+            logger.error("settings.resetFailed", metadata: ["error": "\(error)"])
+            showSaveError()
+        }
+    }
+
+    func onTappedRetry() async {
+        await loadPreferences()
+    }
+}
+
+// MARK: - Private Functions
+
+private extension SettingsViewModel {
+    /// The preferences the screen shows, or `nil` while there is nothing to show.
+    var shown: Preferences? {
+        state.value.map {
+            Preferences(theme: $0.theme, notificationsEnabled: $0.notificationsEnabled, language: $0.language)
+        }
+    }
+
+    func loadPreferences() async {
+        guard !state.isLoading else { return }
+        state = .loading
+        do {
+            saved = try await getPreferencesUseCase.execute()
+            state = .loaded(formatContent(saved))
+        } catch {
+            logger.error("settings.loadFailed", metadata: ["error": "\(error)"])
+            state = .error("Your settings could not be loaded. Please try again.")
+        }
+    }
+
+    /// Shows the change at once, then saves it; goes back to what is stored if the save fails, unless a later change
+    /// has replaced this one meanwhile (that change's save decides).
+    func savePreferences(_ change: (inout Preferences) -> Void) async {
+        guard var preferences = shown else { return }
+        change(&preferences)
+        state = .loaded(formatContent(preferences))
+        do {
+            try await savePreferencesUseCase.execute(preferences)
+            saved = preferences
+        } catch {
+            logger.error("settings.saveFailed", metadata: ["error": "\(error)"])
+            if shown == preferences { showSaveError() }
+        }
+    }
+
+    func showSaveError() {
+        state = .loaded(formatContent(saved, saveError: "Your change could not be saved. Please try again."))
+    }
+
+    func formatContent(_ preferences: Preferences, saveError: String? = nil) -> Content {
+        Content(
+            theme: preferences.theme,
+            notificationsEnabled: preferences.notificationsEnabled,
+            language: preferences.language,
+            themes: Theme.allCases,
+            languages: Language.allCases.map { LanguageOption(code: $0.rawValue, name: formatLanguageName($0)) },
+            saveError: saveError
+        )
+    }
+
+    func formatLanguageName(_ language: Language) -> String {
+        switch language {
+        case .english: "English"
+        case .french: "Français"
+        case .german: "Deutsch"
+        case .spanish: "Español"
+        case .japanese: "日本語"
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Logging
+import NavHostKit
+
+/// The Settings feature's composition root: wires the host's store, the repository and the use cases once, then
+/// builds the screen's ViewModel in one `switch` over ``SettingsRoute``.
+@MainActor
+final class SettingsCoordinator: Coordinator {
+
+    // MARK: Private Properties
+
+    private let getPreferencesUseCase: any GetPreferencesUseCaseProtocol
+    private let savePreferencesUseCase: any SavePreferencesUseCaseProtocol
+    private let resetPreferencesUseCase: any ResetPreferencesUseCaseProtocol
+    private let logger: Logger
+
+    // MARK: Initialization
+
+    /// Keeps the preferences in `services.store` and logs to `services.logger`.
+    init(services: HostServices) {
+        let repository = PreferencesRepositoryImpl(
+            dataSource: PreferencesStoreDataSource(store: services.store),
+            logger: services.logger
+        )
+        self.getPreferencesUseCase = GetPreferencesUseCase(repository: repository)
+        self.savePreferencesUseCase = SavePreferencesUseCase(repository: repository)
+        self.resetPreferencesUseCase = ResetPreferencesUseCase(repository: repository)
+        self.logger = services.logger
+    }
+
+    // MARK: Public Functions
+
+    func makeViewModel(for route: SettingsRoute, router: Router<SettingsRoute>) -> any ViewModel {
+        switch route {
+        case .main:
+            SettingsViewModel(
+                getPreferencesUseCase: getPreferencesUseCase,
+                savePreferencesUseCase: savePreferencesUseCase,
+                resetPreferencesUseCase: resetPreferencesUseCase,
+                logger: logger
+            )
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import NavHostJSON
+import NavHostKit
+import Testing
+
+@testable import SettingsFeature
+
+@MainActor
+@Suite("The settings screen", .timeLimit(.minutes(1)))
+struct SettingsViewModelTests {
+    private typealias Intent = SettingsViewModel.Intent
+
+    private func makeViewModel(
+        get: GetPreferencesUseCaseMock = .returning(.defaults),
+        save: SavePreferencesUseCaseMock = SavePreferencesUseCaseMock(),
+        reset: ResetPreferencesUseCaseMock = ResetPreferencesUseCaseMock()
+    ) -> SettingsViewModel {
+        SettingsViewModel(
+            getPreferencesUseCase: get,
+            savePreferencesUseCase: save,
+            resetPreferencesUseCase: reset,
+            logger: .silent
+        )
+    }
+
+    private func send(_ name: String, _ arguments: JSONObject = [:], to viewModel: SettingsViewModel) async throws {
+        await viewModel.handle(try IntentMessage(name: name, arguments: arguments).decode(as: Intent.self))
+    }
+
+    /// The preferences the screen shows.
+    private func shown(_ viewModel: SettingsViewModel) -> Preferences? {
+        viewModel.state.value.map {
+            Preferences(theme: $0.theme, notificationsEnabled: $0.notificationsEnabled, language: $0.language)
+        }
+    }
+
+    @Test("Appearing shows loading while the preferences are read, then the stored preferences")
+    func appearingLoadsThePreferences() async {
+        let suspension = Suspension<Preferences>()
+        let viewModel = makeViewModel(get: .suspended(suspension))
+        #expect(viewModel.state == .idle)
+
+        let appearing = Task { await viewModel.onAppear() }
+        await suspension.untilCalled()
+        #expect(viewModel.state == .loading)
+
+        suspension.resume(returning: .customized)
+        await appearing.value
+        #expect(shown(viewModel) == .customized)
+        #expect(viewModel.state.value?.saveError == nil)
+    }
+
+    @Test("A failed read shows an error; retrying shows loading again, then the preferences")
+    func retryAfterFailure() async throws {
+        let suspension = Suspension<Preferences>()
+        let viewModel = makeViewModel(
+            get: GetPreferencesUseCaseMock { call in
+                guard call > 0 else { throw TestError.unavailable }
+                return try await suspension.value()
+            }
+        )
+        await viewModel.onAppear()
+        #expect(viewModel.state == .error("Your settings could not be loaded. Please try again."))
+
+        let retrying = Task { try await send("onTappedRetry", to: viewModel) }
+        await suspension.untilCalled()
+        #expect(viewModel.state == .loading)
+        suspension.resume(returning: .customized)
+        try await retrying.value
+        #expect(shown(viewModel) == .customized)
+    }
+
+    @Test("Each change shows at once and saves the whole set of preferences")
+    func changesAreSaved() async throws {
+        let save = SavePreferencesUseCaseMock()
+        let viewModel = makeViewModel(save: save)
+        await viewModel.onAppear()
+
+        try await send("onChangedTheme", ["theme": "dark"], to: viewModel)
+        try await send("onChangedNotificationsEnabled", ["isEnabled": false], to: viewModel)
+        try await send("onChangedLanguage", ["language": "fr"], to: viewModel)
+
+        #expect(shown(viewModel) == .customized)
+        #expect(
+            save.saved == [
+                Preferences(theme: .dark, notificationsEnabled: true, language: .english),
+                Preferences(theme: .dark, notificationsEnabled: false, language: .english),
+                .customized,
+            ]
+        )
+    }
+
+    @Test("A change shows before its save has finished")
+    func changeShowsBeforeTheSaveFinishes() async {
+        let suspension = Suspension<Void>()
+        let viewModel = makeViewModel(save: SavePreferencesUseCaseMock { _ in try await suspension.value() })
+        await viewModel.onAppear()
+
+        let changing = Task { await viewModel.onChangedTheme(.light) }
+        await suspension.untilCalled()
+        #expect(viewModel.state.value?.theme == .light)
+        suspension.resume(returning: ())
+        await changing.value
+        #expect(viewModel.state.value?.theme == .light)
+    }
+
+    @Test("A theme or language the screen does not offer is refused before it reaches the ViewModel")
+    func unknownChoicesAreRefused() {
+        #expect(throws: IntentError.self) {
+            try IntentMessage(name: "onChangedTheme", arguments: ["theme": "sepia"]).decode(as: Intent.self)
+        }
+        #expect(throws: IntentError.self) {
+            try IntentMessage(name: "onChangedLanguage", arguments: ["language": "tlh"]).decode(as: Intent.self)
+        }
+    }
+
+    @Test("A change that cannot be saved goes back to the stored preferences and says so")
+    func failedSaveGoesBack() async {
+        let viewModel = makeViewModel(
+            get: .returning(.customized),
+            save: SavePreferencesUseCaseMock { _ in throw TestError.unavailable }
+        )
+        await viewModel.onAppear()
+
+        await viewModel.onChangedTheme(.light)
+
+        #expect(shown(viewModel) == .customized)
+        #expect(viewModel.state.value?.saveError == "Your change could not be saved. Please try again.")
+    }
+
+    @Test("The next successful change clears the save error")
+    func successClearsTheError() async {
+        let viewModel = makeViewModel(
+            save: SavePreferencesUseCaseMock { preferences in
+                if preferences.theme == .light { throw TestError.unavailable }
+            }
+        )
+        await viewModel.onAppear()
+        await viewModel.onChangedTheme(.light)
+        #expect(viewModel.state.value?.saveError != nil)
+
+        await viewModel.onChangedTheme(.dark)
+        #expect(viewModel.state.value?.theme == .dark)
+        #expect(viewModel.state.value?.saveError == nil)
+    }
+
+    @Test("A failed save does not undo a later change made while it was under way")
+    func failedSaveKeepsALaterChange() async {
+        let first = Suspension<Void>()
+        let viewModel = makeViewModel(
+            save: SavePreferencesUseCaseMock { preferences in
+                if preferences.language == .english { try await first.value() }
+            }
+        )
+        await viewModel.onAppear()
+
+        let changingTheme = Task { await viewModel.onChangedTheme(.light) }
+        await first.untilCalled()
+        await viewModel.onChangedLanguage(.german)
+        first.resume(throwing: TestError.unavailable)
+        await changingTheme.value
+
+        #expect(shown(viewModel) == Preferences(theme: .light, notificationsEnabled: true, language: .german))
+        #expect(viewModel.state.value?.saveError == nil)
+    }
+
+    @Test("Resetting puts every preference back to its default")
+    func resetting() async throws {
+        let viewModel = makeViewModel(get: .returning(.customized))
+        await viewModel.onAppear()
+
+        try await send("onTappedResetToDefaults", to: viewModel)
+
+        #expect(shown(viewModel) == .defaults)
+    }
+
+    @Test("A reset that fails keeps the stored preferences and says so")
+    func failedReset() async {
+        let viewModel = makeViewModel(
+            get: .returning(.customized),
+            reset: ResetPreferencesUseCaseMock { throw TestError.unavailable }
+        )
+        await viewModel.onAppear()
+        await viewModel.onTappedResetToDefaults()
+
+        #expect(shown(viewModel) == .customized)
+        #expect(viewModel.state.value?.saveError == "Your change could not be saved. Please try again.")
+    }
+
+    @Test("Changes before the preferences have loaded are ignored")
+    func changesBeforeLoading() async {
+        let save = SavePreferencesUseCaseMock()
+        let viewModel = makeViewModel(save: save)
+        await viewModel.onChangedTheme(.dark)
+        #expect(viewModel.state == .idle)
+        #expect(save.saved.isEmpty)
+    }
+
+    @Test("The loaded state reads well as JSON, with the choices to offer")
+    func loadedStateJSON() async throws {
+        let viewModel = makeViewModel(get: .returning(.customized))
+        await viewModel.onAppear()
+        let json = try JSONValueEncoder().encode(viewModel.state).serializedString()
+        #expect(
+            json
+                == #"{"status":"loaded","value":{"theme":"dark","notificationsEnabled":false,"language":"fr","#
+                + #""themes":["light","dark","system"],"languages":[{"code":"en","name":"English"},"#
+                + #"{"code":"fr","name":"Français"},{"code":"de","name":"Deutsch"},{"code":"es","name":"Español"},"#
+                + #"{"code":"ja","name":"日本語"}],"saveError":null}}"#
+        )
+    }
+}

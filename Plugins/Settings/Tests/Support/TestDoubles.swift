@@ -1,0 +1,157 @@
+import Foundation
+import Logging
+import NavHostKit
+import Synchronization
+
+@testable import SettingsFeature
+
+// MARK: - Mock
+
+/// A `GetPreferencesUseCase` whose answers the test writes, one call at a time.
+final class GetPreferencesUseCaseMock: GetPreferencesUseCaseProtocol {
+    private let answer: @Sendable (Int) async throws -> Preferences
+    private let calls = Mutex(0)
+
+    /// Answers call `n` (from 0) with `answer(n)`.
+    init(_ answer: @escaping @Sendable (Int) async throws -> Preferences) {
+        self.answer = answer
+    }
+
+    static func returning(_ preferences: Preferences) -> GetPreferencesUseCaseMock {
+        GetPreferencesUseCaseMock { _ in preferences }
+    }
+
+    static func failing(_ error: any Error = TestError.unavailable) -> GetPreferencesUseCaseMock {
+        GetPreferencesUseCaseMock { _ in throw error }
+    }
+
+    static func suspended(_ suspension: Suspension<Preferences>) -> GetPreferencesUseCaseMock {
+        GetPreferencesUseCaseMock { _ in try await suspension.value() }
+    }
+
+    func execute() async throws -> Preferences {
+        let call = calls.withLock { count in
+            defer { count += 1 }
+            return count
+        }
+        return try await answer(call)
+    }
+}
+
+/// A `SavePreferencesUseCase` that records what it is asked to save, and fails when the test says so.
+final class SavePreferencesUseCaseMock: SavePreferencesUseCaseProtocol {
+    private let answer: @Sendable (Preferences) async throws -> Void
+    private let received = Mutex<[Preferences]>([])
+
+    /// The preferences asked to be saved, oldest first.
+    var saved: [Preferences] { received.withLock { $0 } }
+
+    init(_ answer: @escaping @Sendable (Preferences) async throws -> Void = { _ in }) {
+        self.answer = answer
+    }
+
+    func execute(_ preferences: Preferences) async throws {
+        received.withLock { $0.append(preferences) }
+        try await answer(preferences)
+    }
+}
+
+/// A `ResetPreferencesUseCase` whose answer the test writes.
+final class ResetPreferencesUseCaseMock: ResetPreferencesUseCaseProtocol {
+    private let answer: @Sendable () async throws -> Preferences
+
+    init(_ answer: @escaping @Sendable () async throws -> Preferences = { .defaults }) {
+        self.answer = answer
+    }
+
+    func execute() async throws -> Preferences {
+        try await answer()
+    }
+}
+
+/// A failure a test double throws.
+enum TestError: Error, Equatable {
+    case unavailable
+}
+
+// MARK: - Suspension
+
+/// The answer to a suspended use case, given by the test when it chooses.
+///
+/// A ViewModel's `.loading` state only lasts while its use case is suspended; a stub built on a `Suspension` stays
+/// suspended until the test calls `resume`, so the test can look at the state in between without sleeping.
+final class Suspension<Value: Sendable>: Sendable {
+    private let calls: AsyncStream<Void>
+    private let callsContinuation: AsyncStream<Void>.Continuation
+    private let answers: AsyncStream<Result<Value, any Error>>
+    private let answersContinuation: AsyncStream<Result<Value, any Error>>.Continuation
+
+    init() {
+        (calls, callsContinuation) = AsyncStream.makeStream()
+        (answers, answersContinuation) = AsyncStream.makeStream()
+    }
+
+    /// For the stub: signals the call, then waits for the test's answer.
+    func value() async throws -> Value {
+        callsContinuation.yield()
+        for await answer in answers {
+            return try answer.get()
+        }
+        throw CancellationError()
+    }
+
+    /// For the test: returns once the stub has been called (at once if it already was).
+    func untilCalled() async {
+        for await _ in calls { return }
+    }
+
+    /// Lets the suspended call return `value`.
+    func resume(returning value: Value) {
+        answersContinuation.yield(.success(value))
+    }
+
+    /// Lets the suspended call throw `error`.
+    func resume(throwing error: any Error) {
+        answersContinuation.yield(.failure(error))
+    }
+}
+
+// MARK: - Navigation
+
+/// Stands in for the daemon's navigation stack: records what each screen asked for.
+@MainActor
+final class RecordingNavigationHandler: NavigationHandler {
+    private(set) var performed: [(command: NavigationCommand, screen: ScreenID)] = []
+
+    func perform(_ command: NavigationCommand, from screen: ScreenID) -> Bool {
+        performed.append((command, screen))
+        return true
+    }
+}
+
+// MARK: - Fixtures
+
+extension Preferences {
+    /// A user who changed everything: dark, quiet, French.
+    static let customized = Preferences(theme: .dark, notificationsEnabled: false, language: .french)
+}
+
+extension Logger {
+    /// A logger that drops everything.
+    static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+}
+
+/// Host services for tests: silent logs, the continuous clock, the given store and no resources.
+func makeTestServices(store: any KeyValueStore = InMemoryKeyValueStore()) -> HostServices {
+    HostServices(logger: .silent, clock: ContinuousClock(), store: store, resourceDirectory: "/nonexistent")
+}
+
+/// The files of the plugin, found from this source file's path.
+enum PluginFiles {
+    /// `Plugins/Settings/plugin.json`.
+    static let manifest = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Support
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()
+        .appendingPathComponent("plugin.json")
+}

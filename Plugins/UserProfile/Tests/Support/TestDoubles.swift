@@ -1,0 +1,228 @@
+import Foundation
+import Logging
+import NavHostKit
+import Synchronization
+
+@testable import UserProfileFeature
+
+// MARK: - Mock
+
+/// A `GetUserProfileUseCase` whose answers the test writes, one call at a time; it records whom it was asked for.
+final class GetUserProfileUseCaseMock: GetUserProfileUseCaseProtocol {
+    private let answer: @Sendable (Int) async throws -> UserProfile
+    private let requests = Mutex<[String]>([])
+
+    /// The user IDs asked for, oldest first.
+    var requestedIDs: [String] { requests.withLock { $0 } }
+
+    /// Answers call `n` (from 0) with `answer(n)`.
+    init(_ answer: @escaping @Sendable (Int) async throws -> UserProfile) {
+        self.answer = answer
+    }
+
+    static func returning(_ profile: UserProfile) -> GetUserProfileUseCaseMock {
+        GetUserProfileUseCaseMock { _ in profile }
+    }
+
+    static func failing(_ error: any Error = TestError.unavailable) -> GetUserProfileUseCaseMock {
+        GetUserProfileUseCaseMock { _ in throw error }
+    }
+
+    static func suspended(_ suspension: Suspension<UserProfile>) -> GetUserProfileUseCaseMock {
+        GetUserProfileUseCaseMock { _ in try await suspension.value() }
+    }
+
+    func execute(userID: String) async throws -> UserProfile {
+        let call = requests.withLock { ids in
+            ids.append(userID)
+            return ids.count - 1
+        }
+        return try await answer(call)
+    }
+}
+
+/// An `ObserveUserProfileUseCase` whose changes the test sends through ``send(_:)``.
+final class ObserveUserProfileUseCaseMock: ObserveUserProfileUseCaseProtocol {
+    private let changes: AsyncStream<UserProfile>
+    private let continuation: AsyncStream<UserProfile>.Continuation
+    private let terminations: AsyncStream<Void>
+    private let terminationsContinuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (changes, continuation) = AsyncStream.makeStream()
+        (terminations, terminationsContinuation) = AsyncStream.makeStream()
+        continuation.onTermination = { [terminationsContinuation] _ in terminationsContinuation.yield() }
+    }
+
+    /// Sends a changed profile to the follower.
+    func send(_ profile: UserProfile) {
+        continuation.yield(profile)
+    }
+
+    /// Returns once the follower has stopped following.
+    func untilDropped() async {
+        for await _ in terminations { return }
+    }
+
+    func execute(userID: String) async -> AsyncStream<UserProfile> {
+        changes
+    }
+}
+
+/// An `UpdateUserProfileUseCase` whose answers the test writes; it records the updates it was given.
+final class UpdateUserProfileUseCaseMock: UpdateUserProfileUseCaseProtocol {
+    private let answer: @Sendable (ProfileUpdate) async throws -> UserProfile
+    private let received = Mutex<[ProfileUpdate]>([])
+
+    /// The updates received, oldest first.
+    var updates: [ProfileUpdate] { received.withLock { $0 } }
+
+    init(_ answer: @escaping @Sendable (ProfileUpdate) async throws -> UserProfile) {
+        self.answer = answer
+    }
+
+    func execute(_ update: ProfileUpdate) async throws -> UserProfile {
+        received.withLock { $0.append(update) }
+        return try await answer(update)
+    }
+}
+
+/// A repository that keeps profiles in memory and records what it saves.
+actor UserProfileRepositoryMock: UserProfileRepositoryProtocol {
+    private var profiles: [String: UserProfile]
+    private(set) var saved: [UserProfile] = []
+    private var followers: [(userID: String, continuation: AsyncStream<UserProfile>.Continuation)] = []
+
+    init(_ profiles: [UserProfile] = []) {
+        self.profiles = Dictionary(uniqueKeysWithValues: profiles.map { ($0.id, $0) })
+    }
+
+    func fetchProfile(userID: String) throws -> UserProfile {
+        guard let profile = profiles[userID] else { throw UserProfileError.userNotFound(userID: userID) }
+        return profile
+    }
+
+    func saveProfile(_ profile: UserProfile) {
+        profiles[profile.id] = profile
+        saved.append(profile)
+        for follower in followers where follower.userID == profile.id {
+            follower.continuation.yield(profile)
+        }
+    }
+
+    func profileChanges(userID: String) -> AsyncStream<UserProfile> {
+        let (stream, continuation) = AsyncStream.makeStream(of: UserProfile.self)
+        followers.append((userID, continuation))
+        return stream
+    }
+}
+
+/// A failure a test double throws.
+enum TestError: Error, Equatable {
+    case unavailable
+}
+
+// MARK: - Suspension
+
+/// The answer to a suspended use case, given by the test when it chooses.
+///
+/// A ViewModel's `.loading` state only lasts while its use case is suspended; a stub built on a `Suspension` stays
+/// suspended until the test calls `resume`, so the test can look at the state in between without sleeping.
+final class Suspension<Value: Sendable>: Sendable {
+    private let calls: AsyncStream<Void>
+    private let callsContinuation: AsyncStream<Void>.Continuation
+    private let answers: AsyncStream<Result<Value, any Error>>
+    private let answersContinuation: AsyncStream<Result<Value, any Error>>.Continuation
+
+    init() {
+        (calls, callsContinuation) = AsyncStream.makeStream()
+        (answers, answersContinuation) = AsyncStream.makeStream()
+    }
+
+    /// For the stub: signals the call, then waits for the test's answer.
+    func value() async throws -> Value {
+        callsContinuation.yield()
+        for await answer in answers {
+            return try answer.get()
+        }
+        throw CancellationError()
+    }
+
+    /// For the test: returns once the stub has been called (at once if it already was).
+    func untilCalled() async {
+        for await _ in calls { return }
+    }
+
+    /// Lets the suspended call return `value`.
+    func resume(returning value: Value) {
+        answersContinuation.yield(.success(value))
+    }
+
+    /// Lets the suspended call throw `error`.
+    func resume(throwing error: any Error) {
+        answersContinuation.yield(.failure(error))
+    }
+}
+
+/// Lets other work on the main actor run until `condition` holds, a bounded number of times; no sleeping.
+///
+/// For effects that arrive through a stream a ViewModel follows: the test cannot await them directly.
+@MainActor
+func eventually(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<1000 {
+        if condition() { return true }
+        await Task.yield()
+    }
+    return condition()
+}
+
+// MARK: - Navigation
+
+/// Stands in for the daemon's navigation stack: records what each screen asked for.
+@MainActor
+final class RecordingNavigationHandler: NavigationHandler {
+    private(set) var performed: [(command: NavigationCommand, screen: ScreenID)] = []
+
+    func perform(_ command: NavigationCommand, from screen: ScreenID) -> Bool {
+        performed.append((command, screen))
+        return true
+    }
+}
+
+// MARK: - Fixtures
+
+extension UserProfile {
+    static let ada = UserProfile(
+        id: "u1",
+        name: "Ada Lovelace",
+        email: "ada.lovelace@example.org",
+        memberSince: CalendarDay(year: 1833, month: 6, day: 5)
+    )
+
+    static let grace = UserProfile(
+        id: "u2",
+        name: "Grace Hopper",
+        email: "grace.hopper@example.org",
+        memberSince: CalendarDay(year: 1944, month: 7, day: 2)
+    )
+}
+
+extension Logger {
+    /// A logger that drops everything.
+    static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+}
+
+/// Host services for tests: silent logs, the continuous clock, the given store and no resources.
+func makeTestServices(store: any KeyValueStore = InMemoryKeyValueStore()) -> HostServices {
+    HostServices(logger: .silent, clock: ContinuousClock(), store: store, resourceDirectory: "/nonexistent")
+}
+
+/// The files of the plugin, found from this source file's path.
+enum PluginFiles {
+    /// `Plugins/UserProfile/plugin.json`.
+    static let manifest = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Support
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()
+        .appendingPathComponent("plugin.json")
+}
