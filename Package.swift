@@ -64,6 +64,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "NotifyProbe",
+            dependencies: ["NavHostSystemd"],
+            path: "Tests/Fixtures/NotifyProbe",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: - Tests
 
         .testTarget(
@@ -76,6 +83,15 @@ let package = Package(
             dependencies: [
                 "NavHostCore",
                 .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NavHostSystemdTests",
+            dependencies: [
+                "NavHostSystemd",
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -8,6 +8,7 @@ apt_packages=(
     pkg-config
     libjson-c-dev   # the JSON layer (NavHostJSON)
     libsystemd-dev  # sd_notify, socket activation, journald (CSystemd)
+    systemd         # systemd-socket-activate, systemd-analyze, sysusers and tmpfiles for the systemd tests
     libssl-dev      # SHA-256 of plugin libraries (COpenSSL)
     python3-venv    # the Varlink reference implementation used by the interop tests
 )
