@@ -31,7 +31,9 @@ struct SharedSDKTests {
     @Test("The plugin and the test host both link the same libNavHostKit.so")
     func oneImageInTheProcess() throws {
         _ = try PluginLibrary(path: TestPaths.builtLibrary("ProbePlugin"))
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        // Read to the end: String(contentsOfFile:) stops after one page of a /proc file (its size reads as 0).
+        let mapsFile = try #require(FileHandle(forReadingAtPath: "/proc/self/maps"))
+        let maps = String(decoding: mapsFile.readDataToEndOfFile(), as: UTF8.self)
         let images = Set(
             maps.split(separator: "\n").compactMap { line in
                 line.split(separator: " ").last.map(String.init)
