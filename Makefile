@@ -19,7 +19,7 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
 
-.PHONY: all deps build run test lint format clean install install-files
+.PHONY: all deps build run test lint format clean install install-files systemd-e2e
 
 all: build
 
@@ -65,6 +65,10 @@ install-files:
 	install -m 0644 systemd/sysusers.d/navhost.conf $(DESTDIR)$(SYSUSERSDIR)/navhost.conf
 	install -m 0644 systemd/tmpfiles.d/navhost.conf $(DESTDIR)$(TMPFILESDIR)/navhost.conf
 	install -m 0644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md
+
+# The units under a real systemd in a systemd-nspawn container (root; Debian's mirror on first run). See the script.
+systemd-e2e: build
+	BUILD_DIR=$(BUILD_DIR) scripts/systemd-e2e.sh
 
 clean:
 	rm -rf .build

@@ -66,7 +66,11 @@ let package = Package(
 
         .executableTarget(
             name: "NotifyProbe",
-            dependencies: ["NavHostSystemd"],
+            dependencies: [
+                "NavHostSystemd",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/Fixtures/NotifyProbe",
             swiftSettings: swiftSettings
         ),

@@ -5,6 +5,8 @@
 //   NotifyProbe watchdog [--wedge-after N]  pings through Watchdog; after N pings, wedges its MainActor
 //   NotifyProbe watchdog-timeout            prints WATCHDOG_USEC as Watchdog reads it, or "off"
 //   NotifyProbe socket-activation           accepts one connection on the fd named "varlink" and greets it
+//   NotifyProbe serve --socket P --plugins D --state-dir S   navhostd's stand-in under a real systemd (ServeProbe)
+//   NotifyProbe connect PATH                prints the line a serving probe answers
 import Dispatch
 import Glibc
 import NavHostSystemd
@@ -24,7 +26,14 @@ case "watchdog-timeout":
     Output.line(microseconds.map { "\($0)" } ?? "off")
 case "socket-activation":
     exit(SocketActivationProbe.run())
+case "serve":
+    ServeProbe.start(arguments: arguments)
+    dispatchMain()
+case "connect" where arguments.count == 2:
+    exit(Client.printReply(from: arguments[1]))
 default:
-    Output.line("usage: NotifyProbe lifecycle | watchdog [--wedge-after N] | watchdog-timeout | socket-activation")
+    Output.line(
+        "usage: NotifyProbe lifecycle | watchdog [--wedge-after N] | watchdog-timeout | socket-activation | serve | connect"
+    )
     exit(64)
 }
