@@ -19,7 +19,7 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
 
-.PHONY: all deps build run test lint format clean install install-files systemd-e2e
+.PHONY: all deps build run test lint format clean install install-files systemd-e2e journald-check
 
 all: build
 
@@ -69,6 +69,10 @@ install-files:
 # The units under a real systemd in a systemd-nspawn container (root; Debian's mirror on first run). See the script.
 systemd-e2e: build
 	BUILD_DIR=$(BUILD_DIR) scripts/systemd-e2e.sh
+
+# The journald handler against a real systemd-journald in a private mount namespace (root). See the script.
+journald-check: build
+	BUILD_DIR=$(BUILD_DIR) scripts/journald-check.sh
 
 clean:
 	rm -rf .build

@@ -7,6 +7,7 @@
 //   NotifyProbe socket-activation           accepts one connection on the fd named "varlink" and greets it
 //   NotifyProbe serve --socket P --plugins D --state-dir S   navhostd's stand-in under a real systemd (ServeProbe)
 //   NotifyProbe connect PATH                prints the line a serving probe answers
+//   NotifyProbe journal-check BYTES         logs to the real journald socket (scripts/journald-check.sh)
 import Dispatch
 import Glibc
 import NavHostSystemd
@@ -29,6 +30,8 @@ case "socket-activation":
 case "serve":
     ServeProbe.start(arguments: arguments)
     dispatchMain()
+case "journal-check" where arguments.count == 2:
+    exit(JournalProbe.run(largeMessageBytes: Int(arguments[1]) ?? 8 << 20))
 case "connect" where arguments.count == 2:
     exit(Client.printReply(from: arguments[1]))
 default:
