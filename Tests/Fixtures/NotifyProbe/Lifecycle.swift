@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import NavHostSystemd
 
@@ -7,16 +6,13 @@ import NavHostSystemd
 @MainActor
 enum Lifecycle {
     private static let notifier = SystemdNotifier()
-    private static var sources: [any DispatchSourceSignal] = []
     private static var reloads = 0
 
     static func start() {
-        sources = [
-            signalSource(SIGHUP) { reload() },
-            signalSource(SIGTERM) { stop() },
-        ]
-        send(.ready)
-        send(.status("Serving (probe, 0 reloads)"))
+        SignalWaiter.start([SIGHUP: { reload() }, SIGTERM: { stop() }]) {
+            send(.ready)
+            send(.status("Serving (probe, 0 reloads)"))
+        }
     }
 
     private static func reload() {
@@ -40,16 +36,5 @@ enum Lifecycle {
             Output.line("notify failed: \(error)")
             exit(1)
         }
-    }
-
-    private static func signalSource(
-        _ signalNumber: Int32,
-        _ handler: @escaping @MainActor () -> Void
-    ) -> any DispatchSourceSignal {
-        signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-        source.setEventHandler { MainActor.assumeIsolated { handler() } }
-        source.resume()
-        return source
     }
 }

@@ -16,7 +16,6 @@ import Synchronization
 enum ServeProbe {
     private static let notifier = SystemdNotifier()
     private static var logger = Logger(label: "navhost.probe")
-    private static var sources: [any DispatchSourceSignal] = []
     private static var pluginDirectory = ""
     private static var stateDirectory = ""
     private static var plugins: [String] = []
@@ -52,14 +51,11 @@ enum ServeProbe {
             exit(1)
         }
 
-        sources = [
-            signalSource(SIGHUP) { reload() },
-            signalSource(SIGTERM) { stop() },
-            signalSource(SIGUSR1) { wedge() },
-        ]
         loadPlugins()
         writeState()
-        notify(.ready, .status(statusText()))
+        SignalWaiter.start([SIGHUP: { reload() }, SIGTERM: { stop() }, SIGUSR1: { wedge() }]) {
+            notify(.ready, .status(statusText()))
+        }
 
         if let timeout = try? Watchdog.configuredTimeout() {
             logger.info("Watchdog on", metadata: ["timeout": "\(timeout)"])
@@ -208,16 +204,5 @@ enum ServeProbe {
 
     private static func notify(_ messages: SystemdNotifier.Message...) {
         _ = try? notifier.notify(messages)
-    }
-
-    private static func signalSource(
-        _ signalNumber: Int32,
-        _ handler: @escaping @MainActor () -> Void
-    ) -> any DispatchSourceSignal {
-        signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-        source.setEventHandler { MainActor.assumeIsolated { handler() } }
-        source.resume()
-        return source
     }
 }
