@@ -104,6 +104,7 @@ extension JournalSocket {
         /// As a sealed memfd passed with `SCM_RIGHTS` in an empty datagram, for entries too large for a datagram.
         public static let sealedMemoryFile = Delivery(.sealedMemoryFile)
 
+        /// The delivery's name, like `sealedMemoryFile`.
         public var description: String {
             switch base {
             case .datagram: return "datagram"

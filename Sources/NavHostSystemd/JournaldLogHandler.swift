@@ -76,11 +76,15 @@ public struct JournaldLogHandler: LogHandler {
 
     // MARK: - Public Functions
 
+    /// Reads or changes one entry of the handler's own ``metadata``.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Sends `event` to journald as one entry; writes it to the fallback descriptor if journald cannot take it.
+    ///
+    /// - Parameter event: The event; `Logger` has already checked its level.
     public func log(event: LogEvent) {
         let pairs = LogMetadataFlattening.pairs(handler: metadata, provider: metadataProvider, event: event.metadata)
         let entry = self.entry(for: event, metadata: pairs)

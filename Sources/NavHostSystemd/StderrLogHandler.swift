@@ -44,11 +44,15 @@ public struct StderrLogHandler: LogHandler {
 
     // MARK: - Public Functions
 
+    /// Reads or changes one entry of the handler's own ``metadata``.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Writes `event` as `<N>`-prefixed lines in one `write(2)`.
+    ///
+    /// - Parameter event: The event; `Logger` has already checked its level.
     public func log(event: LogEvent) {
         var pairs = LogMetadataFlattening.pairs(handler: metadata, provider: metadataProvider, event: event.metadata)
         if let error = event.error { pairs.append(("error", String(describing: error))) }

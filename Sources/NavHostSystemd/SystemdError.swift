@@ -34,6 +34,7 @@ public struct SystemdError: Error, Sendable, Hashable {
         /// An entry could not be handed to the journal, neither as a datagram nor as a sealed memfd.
         public static let journalSendFailed = Code(.journalSendFailed)
 
+        /// The code's name, like `notifyFailed`.
         public var description: String {
             switch base {
             case .notifyFailed: return "notifyFailed"
@@ -70,6 +71,7 @@ public struct SystemdError: Error, Sendable, Hashable {
 // MARK: - CustomStringConvertible
 
 extension SystemdError: CustomStringConvertible {
+    /// The error in one line: code, message and, for a failed system call, its `strerror` text.
     public var description: String {
         var text = "systemd \(code): \(message)"
         if let systemErrorNumber {
