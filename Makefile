@@ -7,7 +7,19 @@ CONFIG       ?= debug
 BUILD_DIR    := .build/$(CONFIG)
 SWIFT_FLAGS  := -c $(CONFIG)
 
-.PHONY: all deps build run test lint format clean
+# Installation (`make install`, DESTDIR and PREFIX honoured). The binaries live in PKGLIBDIR beside
+# libNavHostKit.so, which they find through their $$ORIGIN run path; BINDIR gets symlinks. See docs/systemd.md.
+PREFIX       ?= /usr
+DESTDIR      ?=
+BINDIR       ?= $(PREFIX)/bin
+PKGLIBDIR    ?= $(PREFIX)/lib/navhost
+PLUGINDIR    ?= $(PKGLIBDIR)/plugins
+UNITDIR      ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
+DOCDIR       ?= $(PREFIX)/share/doc/navhost
+
+.PHONY: all deps build run test lint format clean install install-files systemd-e2e journald-check
 
 all: build
 
@@ -28,6 +40,39 @@ format:
 
 test: build lint
 	NAVHOST_BUILD_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+install: build install-files
+
+# Copies what the build produced; builds nothing. The units name /usr/bin and /usr/lib/navhost: other prefixes are
+# written into the installed copies.
+install-files:
+	@test -x $(BUILD_DIR)/navhostd || { echo "install: $(BUILD_DIR)/navhostd is missing; run make build" >&2; exit 1; }
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DOCDIR)
+	install -m 0755 $(BUILD_DIR)/libNavHostKit.so $(DESTDIR)$(PKGLIBDIR)/
+	for program in navhostd navctl; do \
+		if [ -x $(BUILD_DIR)/$$program ]; then \
+			install -m 0755 $(BUILD_DIR)/$$program $(DESTDIR)$(PKGLIBDIR)/ && \
+			ln -sfr $(DESTDIR)$(PKGLIBDIR)/$$program $(DESTDIR)$(BINDIR)/$$program; \
+		fi; \
+	done
+	if [ -d $(BUILD_DIR)/plugins ]; then cp -R $(BUILD_DIR)/plugins/. $(DESTDIR)$(PLUGINDIR)/; fi
+	for unit in systemd/navhostd.service systemd/navhostd.socket; do \
+		sed -e 's|/usr/bin/|$(BINDIR)/|g' -e 's|/usr/lib/navhost/plugins|$(PLUGINDIR)|g' \
+			-e 's|/usr/share/doc/navhost|$(DOCDIR)|g' $$unit \
+			> $(DESTDIR)$(UNITDIR)/$$(basename $$unit) && chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
+	done
+	install -m 0644 systemd/sysusers.d/navhost.conf $(DESTDIR)$(SYSUSERSDIR)/navhost.conf
+	install -m 0644 systemd/tmpfiles.d/navhost.conf $(DESTDIR)$(TMPFILESDIR)/navhost.conf
+	install -m 0644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md
+
+# The units under a real systemd in a systemd-nspawn container (root; Debian's mirror on first run). See the script.
+systemd-e2e: build
+	BUILD_DIR=$(BUILD_DIR) scripts/systemd-e2e.sh
+
+# The journald handler against a real systemd-journald in a private mount namespace (root). See the script.
+journald-check: build
+	BUILD_DIR=$(BUILD_DIR) scripts/journald-check.sh
 
 clean:
 	rm -rf .build

@@ -52,6 +52,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "NavHostSystemd",
+            dependencies: [
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "NavHostTesting",
             dependencies: [
                 "NavHostCore",
@@ -173,6 +181,16 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "NotifyProbe",
+            dependencies: [
+                "NavHostSystemd",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/Fixtures/NotifyProbe",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "varlink-certification-service",
             dependencies: [
                 "NavHostVarlink",
@@ -197,6 +215,15 @@ let package = Package(
                 "NavHostCore",
                 "NavHostTesting",
                 .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NavHostSystemdTests",
+            dependencies: [
+                "NavHostSystemd",
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,119 @@
+import CSystemd
+import Foundation
+
+/// A bound `AF_UNIX` datagram socket that a test reads, playing the service manager (`NOTIFY_SOCKET`) or journald.
+///
+/// `SO_PASSCRED` is on, so every datagram says which process sent it; descriptors passed with `SCM_RIGHTS` are
+/// received too (and owned by the caller).
+final class DatagramReceiver {
+    /// One received datagram.
+    struct Datagram {
+        var bytes: [UInt8]
+        var senderPID: Int32?
+        var fileDescriptors: [Int32]
+
+        var text: String { String(decoding: bytes, as: UTF8.self) }
+    }
+
+    let path: String
+    private let fileDescriptor: Int32
+
+    /// Binds a datagram socket at `path`.
+    init(path: String) throws {
+        self.path = path
+        fileDescriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fileDescriptor >= 0 else { throw POSIXError.current }
+        var on: Int32 = 1
+        setsockopt(fileDescriptor, SOL_SOCKET, SO_PASSCRED, &on, socklen_t(MemoryLayout<Int32>.size))
+        var bufferSize: Int32 = 8 * 1024 * 1024
+        setsockopt(fileDescriptor, SOL_SOCKET, SO_RCVBUF, &bufferSize, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fileDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else {
+            let error = POSIXError.current
+            close(fileDescriptor)
+            throw error
+        }
+    }
+
+    deinit {
+        close(fileDescriptor)
+    }
+
+    /// The next datagram, or `nil` when none arrives within `timeout`.
+    ///
+    /// The time-out only bounds a test that is failing (or, for ``expectSilence``, measures silence); a test that
+    /// passes never waits for it.
+    func receive(timeout: Duration) throws -> Datagram? {
+        var poller = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+        let (seconds, attoseconds) = timeout.components
+        let milliseconds = Int32(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        var ready: Int32
+        repeat { ready = poll(&poller, 1, milliseconds) } while ready < 0 && errno == EINTR
+        guard ready > 0 else { return nil }
+
+        var peeked: Int = 0
+        var available: Int32 = 0
+        _ = ioctl(fileDescriptor, UInt(FIONREAD), &available)
+        peeked = max(Int(available), 1)
+        var payload = [UInt8](repeating: 0, count: peeked)
+        var control = [UInt8](repeating: 0, count: 256)
+        let received = payload.withUnsafeMutableBytes { payloadBuffer in
+            control.withUnsafeMutableBytes { controlBuffer in
+                var vector = iovec(iov_base: payloadBuffer.baseAddress, iov_len: payloadBuffer.count)
+                return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                    var header = msghdr()
+                    header.msg_iov = vectorPointer
+                    header.msg_iovlen = 1
+                    header.msg_control = controlBuffer.baseAddress
+                    header.msg_controllen = controlBuffer.count
+                    let count = recvmsg(fileDescriptor, &header, Int32(MSG_CMSG_CLOEXEC))
+                    return (count, header.msg_controllen, header.msg_flags)
+                }
+            }
+        }
+        guard received.0 >= 0 else { throw POSIXError.current }
+        guard received.2 & Int32(MSG_TRUNC) == 0, received.2 & Int32(MSG_CTRUNC) == 0 else {
+            throw POSIXError(.EMSGSIZE)
+        }
+        var datagram = Datagram(bytes: Array(payload.prefix(received.0)), senderPID: nil, fileDescriptors: [])
+        Self.parseControl(control, length: received.1, into: &datagram)
+        return datagram
+    }
+
+    /// Reads every control message: `SCM_CREDENTIALS` (pid, uid, gid) and `SCM_RIGHTS`.
+    private static func parseControl(_ control: [UInt8], length: Int, into datagram: inout Datagram) {
+        let headerSize = MemoryLayout<cmsghdr>.size
+        let align = { (value: Int) in (value + MemoryLayout<Int>.size - 1) & ~(MemoryLayout<Int>.size - 1) }
+        var offset = 0
+        control.withUnsafeBytes { buffer in
+            while offset + headerSize <= length {
+                let header = buffer.loadUnaligned(fromByteOffset: offset, as: cmsghdr.self)
+                let dataOffset = offset + align(headerSize)
+                let dataLength = Int(header.cmsg_len) - align(headerSize)
+                if header.cmsg_level == SOL_SOCKET, header.cmsg_type == Int32(NAVHOST_SCM_CREDENTIALS) {
+                    datagram.senderPID = buffer.loadUnaligned(fromByteOffset: dataOffset, as: Int32.self)
+                } else if header.cmsg_level == SOL_SOCKET, header.cmsg_type == Int32(SCM_RIGHTS) {
+                    for index in 0..<(dataLength / 4) {
+                        datagram.fileDescriptors.append(
+                            buffer.loadUnaligned(fromByteOffset: dataOffset + index * 4, as: Int32.self)
+                        )
+                    }
+                }
+                guard header.cmsg_len > 0 else { break }
+                offset += align(Int(header.cmsg_len))
+            }
+        }
+    }
+}
+
+extension POSIXError {
+    /// The error for the current `errno`.
+    static var current: POSIXError { POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+}
