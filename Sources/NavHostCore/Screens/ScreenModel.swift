@@ -27,7 +27,7 @@ struct ScreenModel {
     private static func make<VM: ViewModel>(_ viewModel: VM) -> ScreenModel {
         ScreenModel(
             viewModel: viewModel,
-            encodeState: { try JSONValueEncoder().encode(viewModel.state) },
+            encodeState: { try wrappedAsObject(JSONValueEncoder().encode(viewModel.state)) },
             handle: { message in
                 let intent = try message.decode(as: VM.Intent.self)
                 try await viewModel.handle(intent)
@@ -59,6 +59,12 @@ struct ScreenModel {
         self.encodeRestorableState = encodeRestorableState
         self.restoreState = restoreState
     }
+}
+
+/// Clients see a screen's state as a JSON object; a state that encodes as anything else is wrapped as `{"value": …}`.
+private func wrappedAsObject(_ state: JSONValue) -> JSONValue {
+    if case .object = state { return state }
+    return ["value": state]
 }
 
 // MARK: - Restorable state

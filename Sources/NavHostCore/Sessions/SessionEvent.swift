@@ -26,11 +26,12 @@ public struct SessionEvent: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case revision, kind, screen, screens, state
+        case revision, kind, screen, removed, stack, screenID, state
     }
 
-    /// The wire form: `{"revision":7,"kind":"pushed","screen":{…}}`, `{"revision":8,"kind":"popped","screens":["s3"]}`,
-    /// `{"revision":9,"kind":"replaced","screens":[{…}]}`, `{"revision":10,"kind":"stateChanged","screen":"s4","state":{…}}`.
+    /// The wire form, as `io.navhost.Navigation`'s `Event` type: `{"revision":7,"kind":"pushed","screen":{…}}`,
+    /// `{"revision":8,"kind":"popped","removed":["s3"]}`, `{"revision":9,"kind":"replaced","stack":[{…}]}`,
+    /// `{"revision":10,"kind":"stateChanged","screenID":"s4","state":{…}}`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(revision, forKey: .revision)
@@ -40,13 +41,13 @@ public struct SessionEvent: Sendable, Hashable, Codable {
             try container.encode(screen, forKey: .screen)
         case .popped(let ids):
             try container.encode("popped", forKey: .kind)
-            try container.encode(ids, forKey: .screens)
+            try container.encode(ids, forKey: .removed)
         case .replaced(let screens):
             try container.encode("replaced", forKey: .kind)
-            try container.encode(screens, forKey: .screens)
+            try container.encode(screens, forKey: .stack)
         case .stateChanged(let id, let state):
             try container.encode("stateChanged", forKey: .kind)
-            try container.encode(id, forKey: .screen)
+            try container.encode(id, forKey: .screenID)
             try container.encode(state, forKey: .state)
         }
     }
@@ -58,12 +59,12 @@ public struct SessionEvent: Sendable, Hashable, Codable {
         case "pushed":
             change = .pushed(try container.decode(ScreenSnapshot.self, forKey: .screen))
         case "popped":
-            change = .popped(try container.decode([ScreenID].self, forKey: .screens))
+            change = .popped(try container.decode([ScreenID].self, forKey: .removed))
         case "replaced":
-            change = .replaced(try container.decode([ScreenSnapshot].self, forKey: .screens))
+            change = .replaced(try container.decode([ScreenSnapshot].self, forKey: .stack))
         case "stateChanged":
             change = .stateChanged(
-                try container.decode(ScreenID.self, forKey: .screen),
+                try container.decode(ScreenID.self, forKey: .screenID),
                 try container.decode(JSONValue.self, forKey: .state)
             )
         case let other:
