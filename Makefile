@@ -27,6 +27,7 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
+	@python3 scripts/embed-interfaces.py
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 
 run: build

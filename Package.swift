@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: - Targets
@@ -80,11 +82,27 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "NavHostService",
+            dependencies: [
+                "NavHostCore",
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            exclude: ["Interfaces/io.navhost.Navigation.varlink", "Interfaces/io.navhost.Plugins.varlink"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "navhostd",
             dependencies: [
                 "NavHostCore",
+                "NavHostService",
+                "NavHostSystemd",
+                "NavHostVarlink",
                 .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

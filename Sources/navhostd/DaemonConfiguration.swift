@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import NavHostCore
+import NavHostKit
+
+/// Everything `navhostd` is told, with the defaults filled in.
+struct DaemonConfiguration: Sendable {
+    /// Where to listen when systemd passes no socket.
+    var socketPath: String
+    /// The directory of staged plugins.
+    var pluginDirectory: String
+    /// Where sessions and feature storage live.
+    var stateDirectory: String
+    /// The sessions to open, each with its root route.
+    var sessions: [SessionConfiguration]
+    /// The least severe level logged.
+    var logLevel: Logger.Level
+    /// Whether test-only hooks (a signal that wedges the main actor) are on.
+    var testHooks: Bool
+
+    init(
+        socketPath: String?,
+        pluginDirectory: String?,
+        stateDirectory: String?,
+        sessions: [SessionConfiguration],
+        logLevel: Logger.Level,
+        testHooks: Bool,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        let isRoot = getuid() == 0
+        self.socketPath = socketPath ?? Self.defaultSocketPath(isRoot: isRoot, environment: environment)
+        self.pluginDirectory = pluginDirectory ?? "/usr/lib/navhost/plugins"
+        self.stateDirectory = stateDirectory ?? Self.defaultStateDirectory(isRoot: isRoot, environment: environment)
+        self.sessions = sessions.isEmpty ? [SessionConfiguration(root: RouteRequest(id: "home.main"))] : sessions
+        self.logLevel = logLevel
+        self.testHooks = testHooks
+    }
+
+    /// `NAME=ROUTE` as a session configuration.
+    static func parseSession(_ text: String) -> SessionConfiguration? {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains(".") else { return nil }
+        return SessionConfiguration(name: parts[0], root: RouteRequest(id: parts[1]))
+    }
+
+    /// `/run/navhost/io.navhost` for root, `$XDG_RUNTIME_DIR/navhost/io.navhost` for anyone else.
+    static func defaultSocketPath(isRoot: Bool, environment: [String: String]) -> String {
+        if isRoot { return "/run/navhost/io.navhost" }
+        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/user/\(getuid())"
+        return "\(runtime)/navhost/io.navhost"
+    }
+
+    /// systemd's `$STATE_DIRECTORY`, else `/var/lib/navhost` for root, else `$XDG_STATE_HOME/navhost`.
+    static func defaultStateDirectory(isRoot: Bool, environment: [String: String]) -> String {
+        if let systemd = environment["STATE_DIRECTORY"], !systemd.isEmpty {
+            // systemd passes a colon-separated list when the unit names several; the first is ours.
+            return String(systemd.split(separator: ":").first ?? Substring(systemd))
+        }
+        if isRoot { return "/var/lib/navhost" }
+        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return "\(state)/navhost" }
+        return "\(environment["HOME"] ?? NSHomeDirectory())/.local/state/navhost"
+    }
+}

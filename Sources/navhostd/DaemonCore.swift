@@ -1,0 +1,72 @@
+import Logging
+import NavHostCore
+import NavHostKit
+import NavHostService
+
+/// The daemon's state on the main actor: the features, the plugins' reports and the sessions.
+@MainActor
+final class DaemonCore {
+    let configuration: DaemonConfiguration
+    let catalog = FeatureCatalog()
+    let sessions: SessionRegistry
+    private let logger: Logger
+    private(set) var pluginReports: [PluginReport] = []
+
+    init(configuration: DaemonConfiguration, logger: Logger) async throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.sessions = SessionRegistry(catalog: catalog, logger: logger)
+        loadPlugins()
+        openSessions()
+    }
+
+    /// Rescans the plugin directory (SIGHUP).
+    func reload() {
+        loadPlugins()
+        openSessions()
+    }
+
+    /// A line for `STATUS=`: plugins, sessions, clients.
+    func statusLine(clients: Int) -> String {
+        let loaded = pluginReports.filter { $0.state == .loaded }.count
+        let quarantined = pluginReports.count - loaded
+        let sessionCount = sessions.names.count
+        return "\(loaded) plugins loaded, \(quarantined) quarantined; "
+            + "\(sessionCount) session\(sessionCount == 1 ? "" : "s"); "
+            + "\(clients) client\(clients == 1 ? "" : "s")"
+    }
+
+    /// Ends every session: screens disappear, watchers end.
+    func shutDown() {
+        sessions.closeAll()
+    }
+
+    private func loadPlugins() {
+        pluginReports = PluginLoading.loadAll(
+            directory: configuration.pluginDirectory,
+            stateDirectory: configuration.stateDirectory,
+            into: catalog,
+            logger: logger
+        )
+    }
+
+    private func openSessions() {
+        for session in configuration.sessions where (try? sessions.session(session.name)) == nil {
+            do {
+                try sessions.open(session)
+                logger.info(
+                    "Opened session",
+                    metadata: ["navhost.session": "\(session.name)", "navhost.route": "\(session.root.id)"]
+                )
+            } catch {
+                logger.error(
+                    "Cannot open session: its root route is not available",
+                    metadata: [
+                        "navhost.session": "\(session.name)", "navhost.route": "\(session.root.id)",
+                        "error": "\(error)",
+                    ]
+                )
+            }
+        }
+    }
+}

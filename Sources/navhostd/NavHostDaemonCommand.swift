@@ -1,0 +1,70 @@
+import ArgumentParser
+import Logging
+
+/// `navhostd`'s command line.
+@main
+struct NavHostDaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "navhostd",
+        abstract: "Runs an application's navigation and presentation logic as a daemon.",
+        discussion: """
+            navhostd loads the feature plugins of a directory, opens the configured sessions, and serves
+            io.navhost.Navigation and io.navhost.Plugins over Varlink on a Unix socket. Under systemd it uses the
+            socket named "varlink" that the .socket unit passes, reports READY/STATUS/STOPPING, pings the watchdog
+            and reloads on SIGHUP.
+
+            Examples:
+              navhostd --plugins .build/debug/plugins
+              navhostd --socket /tmp/nav.sock --session main=home.main --session kiosk=products.list
+            """
+    )
+
+    @Option(
+        help:
+            "The socket to listen on, when systemd passes none. (default: $XDG_RUNTIME_DIR/navhost/io.navhost, or /run/navhost/io.navhost for root)"
+    )
+    var socket: String?
+
+    @Option(help: "The directory of staged plugins to load. (default: /usr/lib/navhost/plugins)")
+    var plugins: String?
+
+    @Option(
+        name: .customLong("state-dir"),
+        help:
+            "Where sessions and feature storage are kept. (default: $STATE_DIRECTORY, /var/lib/navhost for root, else $XDG_STATE_HOME/navhost)"
+    )
+    var stateDirectory: String?
+
+    @Option(
+        name: .customLong("session"),
+        help: "A session and its root route, as NAME=ROUTE; repeat for more. (default: main=home.main)"
+    )
+    var sessions: [String] = []
+
+    @Option(help: "The least severe level logged: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    @Flag(help: .hidden)
+    var enableTestHooks = false
+
+    mutating func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("unknown log level \"\(logLevel)\"")
+        }
+        for session in sessions where DaemonConfiguration.parseSession(session) == nil {
+            throw ValidationError("--session takes NAME=ROUTE, not \"\(session)\"")
+        }
+    }
+
+    func run() async throws {
+        let configuration = DaemonConfiguration(
+            socketPath: socket,
+            pluginDirectory: plugins,
+            stateDirectory: stateDirectory,
+            sessions: sessions.compactMap(DaemonConfiguration.parseSession),
+            logLevel: Logger.Level(rawValue: logLevel) ?? .info,
+            testHooks: enableTestHooks
+        )
+        try await Daemon(configuration: configuration).run()
+    }
+}
