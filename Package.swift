@@ -45,9 +45,15 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "NavHostCore",
             dependencies: [
+                "COpenSSL",
                 .product(name: "NavHostKit", package: "NavHostKit"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -5,7 +5,8 @@ public import NavHostVarlink
 /// `io.navhost.Navigation`: the front door to the sessions, for every front end.
 ///
 /// Each handler hops onto the main actor, where the navigation core runs, does one thing, and answers. Refusals are
-/// ``NavigationError``s, which the Varlink layer sends as the interface's typed errors.
+/// ``NavigationError``s, which the Varlink layer sends as the interface's typed errors. A change is answered only
+/// once it is durable (see `SessionRegistry.commit(_:)`).
 public enum NavigationInterface {
     /// The interface's name.
     public static let name = "io.navhost.Navigation"
@@ -91,9 +92,10 @@ private final class NavigationHandlers: Sendable {
         return ["routes": .array(routes)]
     }
 
-    func push(_ input: RouteParameters, modal: Bool) throws -> JSONObject {
+    func push(_ input: RouteParameters, modal: Bool) async throws -> JSONObject {
         let session = try sessions.session(input.session)
         let change = modal ? try session.present(input.request) : try session.navigate(to: input.request)
+        try await sessions.commit(session)
         guard case .pushed(let screen) = change.event.change else { preconditionFailure("a push records .pushed") }
         return ["revision": .int(Int64(change.revision)), "screen": try JSONValueEncoder().encode(screen)]
     }
@@ -104,7 +106,7 @@ private final class NavigationHandlers: Sendable {
         case popTo(RouteRequest)
     }
 
-    func remove(_ removal: Removal, in sessionName: String?) throws -> JSONObject {
+    func remove(_ removal: Removal, in sessionName: String?) async throws -> JSONObject {
         let session = try sessions.session(sessionName)
         let change: NavigationSession.Change?
         switch removal {
@@ -113,6 +115,7 @@ private final class NavigationHandlers: Sendable {
         case .dismiss: change = try session.dismiss()
         case .popTo(let request): change = try session.popTo(request)
         }
+        try await sessions.commit(session)
         guard let change else {
             return ["revision": .int(Int64(session.revision)), "removed": []]
         }
@@ -123,8 +126,10 @@ private final class NavigationHandlers: Sendable {
         ]
     }
 
-    func replace(_ input: ReplaceParameters) throws -> JSONObject {
-        let change = try sessions.session(input.session).replace(with: input.requests)
+    func replace(_ input: ReplaceParameters) async throws -> JSONObject {
+        let session = try sessions.session(input.session)
+        let change = try session.replace(with: input.requests)
+        try await sessions.commit(session)
         guard case .replaced(let stack) = change.event.change else { preconditionFailure("records .replaced") }
         return ["revision": .int(Int64(change.revision)), "stack": try JSONValueEncoder().encode(stack)]
     }

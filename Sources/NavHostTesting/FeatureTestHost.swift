@@ -84,7 +84,7 @@ public final class FeatureTestHost {
             catalog: catalog,
             logger: logger
         )
-        session.onChange = { [weak self] _, event in self?.events.append(event) }
+        session.observeChanges { [weak self] _, event in self?.events.append(event) }
     }
 
     // MARK: Public Functions

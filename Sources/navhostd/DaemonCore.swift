@@ -15,7 +15,11 @@ final class DaemonCore {
     init(configuration: DaemonConfiguration, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
-        self.sessions = SessionRegistry(catalog: catalog, logger: logger)
+        self.sessions = SessionRegistry(
+            catalog: catalog,
+            persistence: SessionPersistence(directory: configuration.stateDirectory),
+            logger: logger
+        )
         loadPlugins()
         openSessions()
     }
@@ -31,9 +35,17 @@ final class DaemonCore {
         let loaded = pluginReports.filter { $0.state == .loaded }.count
         let quarantined = pluginReports.count - loaded
         let sessionCount = sessions.names.count
-        return "\(loaded) plugins loaded, \(quarantined) quarantined; "
+        var line =
+            "\(loaded) plugins loaded, \(quarantined) quarantined; "
             + "\(sessionCount) session\(sessionCount == 1 ? "" : "s"); "
             + "\(clients) client\(clients == 1 ? "" : "s")"
+        for (name, note) in sessions.restoreNotes.sorted(by: { $0.key < $1.key }) {
+            if case .discarded(let reason, _) = note {
+                line +=
+                    "; session \(name): saved state \(reason == .corrupt ? "corrupt" : "of unknown version"), started fresh"
+            }
+        }
+        return line
     }
 
     /// Ends every session: screens disappear, watchers end.

@@ -121,7 +121,10 @@ final class Screen {
 
     /// Hands back state saved earlier; `false` when the ViewModel keeps none or it does not decode.
     func restore(_ saved: JSONValue) -> Bool {
-        model.restoreState(saved)
+        guard model.restoreState(saved) else { return false }
+        // Restoring happens before observation starts: take the restored state as what clients first see.
+        state = (try? model.encodeState()) ?? state
+        return true
     }
 }
 

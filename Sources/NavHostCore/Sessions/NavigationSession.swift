@@ -41,8 +41,7 @@ public final class NavigationSession: NavigationHandler {
     public let name: String
     /// The revision of the last change; 0 for a session that has only its root.
     public private(set) var revision: UInt64 = 0
-    /// Called after every change, before watchers hear of it (the durability layer's hook).
-    public var onChange: (@MainActor (NavigationSession, SessionEvent) -> Void)?
+    private var changeObservers: [@MainActor (NavigationSession, SessionEvent) -> Void] = []
 
     /// The whole session now.
     public var snapshot: SessionSnapshot {
@@ -62,11 +61,101 @@ public final class NavigationSession: NavigationHandler {
     ///   - eventHistory: How many recent events are kept for watchers that resume.
     ///   - watcherLimit: How many undelivered updates a watcher holds before it coalesces.
     ///   - logger: Where refusals and dropped commands are logged.
-    public init(
+    public convenience init(
         configuration: SessionConfiguration,
         catalog: FeatureCatalog,
         eventHistory: Int = 1024,
         watcherLimit: Int = 256,
+        logger: Logger
+    ) throws(NavigationError) {
+        try self.init(
+            withoutScreens: configuration,
+            catalog: catalog,
+            eventHistory: eventHistory,
+            watcherLimit: watcherLimit,
+            logger: logger
+        )
+        let root = try makeScreen(for: configuration.root, presentation: .push)
+        screens = [root]
+        root.appear()
+    }
+
+    /// A screen that could not come back when a session was restored, and why.
+    public struct DroppedScreen: Sendable, Hashable {
+        public var id: ScreenID
+        public var route: String
+        public var reason: String
+    }
+
+    /// Restores a session from its record: the same screens with the same IDs, each ViewModel given back its
+    /// restorable state before `onAppear`.
+    ///
+    /// One rule covers every screen that cannot come back — its feature is not loaded, its route or parameters no
+    /// longer fit, or its restorable state no longer decodes: that screen and every screen above it are dropped,
+    /// and ``droppedOnRestore`` says which and why. If even the root cannot come back, the session starts fresh at
+    /// `configuration.root`. A restore that dropped anything counts as one change (the revision moves on by one).
+    public convenience init(
+        restoring record: SessionRecord,
+        configuration: SessionConfiguration,
+        catalog: FeatureCatalog,
+        eventHistory: Int = 1024,
+        watcherLimit: Int = 256,
+        logger: Logger
+    ) throws(NavigationError) {
+        try self.init(
+            withoutScreens: configuration,
+            catalog: catalog,
+            eventHistory: eventHistory,
+            watcherLimit: watcherLimit,
+            logger: logger
+        )
+        nextScreenNumber = max(record.nextScreenNumber, 1)
+        revision = record.revision
+        var restored: [Screen] = []
+        for (index, entry) in record.stack.enumerated() {
+            let request = RouteRequest(id: entry.route, parameters: entry.parameters)
+            do throws(NavigationError) {
+                let screen = try makeScreen(for: request, presentation: entry.presentation, id: entry.id)
+                if let saved = entry.restorable, !screen.restore(saved) {
+                    throw NavigationError(.viewModelFailed, "its restorable state no longer decodes")
+                }
+                restored.append(screen)
+            } catch {
+                droppedOnRestore = record.stack[index...].map {
+                    DroppedScreen(
+                        id: $0.id,
+                        route: $0.route,
+                        reason: $0 == entry ? error.message : "a screen below it was dropped"
+                    )
+                }
+                break
+            }
+        }
+        if restored.isEmpty {
+            restored = [try makeScreen(for: configuration.root, presentation: .push)]
+        }
+        if !droppedOnRestore.isEmpty {
+            revision += 1
+            for dropped in droppedOnRestore {
+                self.logger.warning(
+                    "Dropped a screen on restore",
+                    metadata: [
+                        "navhost.screen": "\(dropped.id)", "navhost.route": "\(dropped.route)",
+                        "reason": "\(dropped.reason)",
+                    ]
+                )
+            }
+        }
+        screens = restored
+        for screen in restored { screen.appear() }
+    }
+
+    /// Sets up everything but the stack, which the public initializers fill.
+    private init(
+        withoutScreens configuration: SessionConfiguration,
+        catalog: FeatureCatalog,
+        eventHistory: Int,
+        watcherLimit: Int,
         logger: Logger
     ) throws(NavigationError) {
         self.name = configuration.name
@@ -76,9 +165,27 @@ public final class NavigationSession: NavigationHandler {
         var logger = logger
         logger[metadataKey: "navhost.session"] = .string(configuration.name)
         self.logger = logger
-        let root = try makeScreen(for: configuration.root, presentation: .push)
-        screens = [root]
-        root.appear()
+    }
+
+    /// The screens a restore could not bring back, and why; empty for a session that was not restored.
+    public private(set) var droppedOnRestore: [DroppedScreen] = []
+
+    /// What survives a crash: the stack, the next screen number, and each screen's restorable state.
+    public var record: SessionRecord {
+        SessionRecord(
+            session: name,
+            revision: revision,
+            nextScreenNumber: nextScreenNumber,
+            stack: screens.map { screen in
+                SessionRecord.Screen(
+                    id: screen.id,
+                    route: screen.route.id,
+                    parameters: screen.route.parameters,
+                    presentation: screen.presentation,
+                    restorable: screen.restorableState
+                )
+            }
+        )
     }
 
     // MARK: Public Functions
@@ -190,6 +297,11 @@ public final class NavigationSession: NavigationHandler {
     /// Whether no screen of the session runs a task for its ViewModel (an intent, `onAppear`).
     public var isIdle: Bool { screens.allSatisfy(\.isIdle) }
 
+    /// Calls `observer` after every change, before watchers hear of it (persistence, tests).
+    public func observeChanges(_ observer: @escaping @MainActor (NavigationSession, SessionEvent) -> Void) {
+        changeObservers.append(observer)
+    }
+
     /// How many watchers are attached.
     public var watcherCount: Int { watchers.count }
 
@@ -242,12 +354,14 @@ extension NavigationSession {
         return screen
     }
 
-    fileprivate func makeScreen(for request: RouteRequest, presentation: Presentation) throws(NavigationError)
-        -> Screen
-    {
-        let id = ScreenID("s\(nextScreenNumber)")
+    fileprivate func makeScreen(
+        for request: RouteRequest,
+        presentation: Presentation,
+        id restoredID: ScreenID? = nil
+    ) throws(NavigationError) -> Screen {
+        let id = restoredID ?? ScreenID("s\(nextScreenNumber)")
         let viewModel = try catalog.makeViewModel(for: request, navigation: self, screen: id)
-        nextScreenNumber += 1
+        if restoredID == nil { nextScreenNumber += 1 }
         let screen = Screen(id: id, route: request, presentation: presentation, model: ScreenModel(viewModel))
         screen.onStateMayHaveChange = { [weak self] screen in self?.stateMayHaveChanged(screen) }
         return screen
@@ -279,7 +393,7 @@ extension NavigationSession {
         revision += 1
         let event = SessionEvent(revision: revision, change: change)
         log.append(event)
-        onChange?(self, event)
+        for observer in changeObservers { observer(self, event) }
         for watcher in watchers.values { watcher.deliver(event) { snapshot } }
         return Change(revision: revision, event: event)
     }

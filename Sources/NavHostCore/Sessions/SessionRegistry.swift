@@ -8,6 +8,7 @@ public final class SessionRegistry {
 
     private var sessions: [String: NavigationSession] = [:]
     private let logger: Logger
+    private let persistence: SessionPersistence?
 
     // MARK: Public Properties
 
@@ -22,9 +23,24 @@ public final class SessionRegistry {
 
     // MARK: Initialization
 
-    /// Creates an empty registry over `catalog`.
-    public init(catalog: FeatureCatalog, logger: Logger) {
+    /// What happened to each session's saved state when it was opened, for the operator.
+    public private(set) var restoreNotes: [String: RestoreNote] = [:]
+
+    /// What opening a session found on disk.
+    public enum RestoreNote: Sendable, Equatable {
+        /// No saved state: a fresh session.
+        case fresh
+        /// Restored; these screens could not come back.
+        case restored(dropped: [NavigationSession.DroppedScreen])
+        /// The saved state could not be trusted and was moved aside; the session started fresh.
+        case discarded(reason: SessionStateFile.DiscardReason, movedTo: String)
+    }
+
+    /// Creates an empty registry over `catalog`; with `persistence`, sessions are restored when opened and every
+    /// change is saved.
+    public init(catalog: FeatureCatalog, persistence: SessionPersistence? = nil, logger: Logger) {
         self.catalog = catalog
+        self.persistence = persistence
         self.logger = logger
     }
 
@@ -38,15 +54,46 @@ public final class SessionRegistry {
         watcherLimit: Int = 256
     ) throws(NavigationError) -> NavigationSession {
         if let existing = sessions[configuration.name] { return existing }
-        let session = try NavigationSession(
-            configuration: configuration,
-            catalog: catalog,
-            eventHistory: eventHistory,
-            watcherLimit: watcherLimit,
-            logger: logger
-        )
+        let session: NavigationSession
+        switch loadRecord(of: configuration.name) {
+        case .record(let record):
+            session = try NavigationSession(
+                restoring: record,
+                configuration: configuration,
+                catalog: catalog,
+                eventHistory: eventHistory,
+                watcherLimit: watcherLimit,
+                logger: logger
+            )
+            restoreNotes[configuration.name] = .restored(dropped: session.droppedOnRestore)
+            if session.droppedOnRestore.isEmpty { persistence?.assumeDurable(record) }
+        case let loaded:
+            session = try NavigationSession(
+                configuration: configuration,
+                catalog: catalog,
+                eventHistory: eventHistory,
+                watcherLimit: watcherLimit,
+                logger: logger
+            )
+            if case .discarded(let reason, let movedTo) = loaded {
+                restoreNotes[configuration.name] = .discarded(reason: reason, movedTo: movedTo)
+            } else {
+                restoreNotes[configuration.name] = .fresh
+            }
+        }
+        if let persistence {
+            session.observeChanges { session, _ in persistence.submit(session.record) }
+            persistence.submit(session.record)
+        }
         sessions[configuration.name] = session
         return session
+    }
+
+    /// Returns once the session's current state is durable: call it before acknowledging a change.
+    ///
+    /// - Throws: The write's failure; the change must then not be acknowledged.
+    public func commit(_ session: NavigationSession) async throws {
+        try await persistence?.save(session.record)
     }
 
     /// The session called `name`, or the default session when `name` is `nil`.
@@ -54,6 +101,26 @@ public final class SessionRegistry {
         let name = name ?? SessionConfiguration.defaultName
         guard let session = sessions[name] else { throw .sessionNotFound(name) }
         return session
+    }
+
+    private func loadRecord(of name: String) -> SessionStateFile.Loaded {
+        guard let persistence else { return .none }
+        do {
+            let loaded = try persistence.file(for: name).load()
+            if case .discarded(let reason, let movedTo) = loaded {
+                logger.error(
+                    "Saved session state could not be trusted; moved it aside and started fresh",
+                    metadata: ["navhost.session": "\(name)", "reason": "\(reason)", "navhost.file": "\(movedTo)"]
+                )
+            }
+            return loaded
+        } catch {
+            logger.error(
+                "Cannot read saved session state; starting fresh",
+                metadata: ["navhost.session": "\(name)", "error": "\(error)"]
+            )
+            return .none
+        }
     }
 
     /// Closes every session: screens get `onDisappear`, watchers end.

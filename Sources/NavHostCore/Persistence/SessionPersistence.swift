@@ -1,0 +1,93 @@
+import Dispatch
+import Synchronization
+
+/// Keeps every session's record on disk, off the main actor, with group commit.
+///
+/// ``save(_:)`` returns once the record it was given — or a newer one of the same session — is durable. Saves that
+/// arrive while a write is under way are coalesced: the next write takes the newest record, and every waiter it
+/// covers is answered by that one `fsync`. A record whose durable content (stack and restorable states) equals what
+/// is already on disk costs nothing: a ViewModel state change that keeps no restorable state needs no write.
+public final class SessionPersistence: Sendable {
+    private struct SessionState {
+        var durable: SessionRecord?
+        var pending: SessionRecord?
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+        var writing = false
+    }
+
+    private let directory: String
+    private let queue = DispatchQueue(label: "navhost.persistence")
+    private let states = Mutex<[String: SessionState]>([:])
+
+    /// Creates the persistence of sessions under `directory` (`<directory>/sessions/<name>.json`).
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// The file of session `name`.
+    public func file(for name: String) -> SessionStateFile {
+        SessionStateFile(directory: directory, session: name)
+    }
+
+    /// Records that `record` is what the file of its session holds (after a restore), so an equal save is free.
+    public func assumeDurable(_ record: SessionRecord) {
+        states.withLock { $0[record.session, default: SessionState()].durable = record.durableContent }
+    }
+
+    /// Saves `record` and returns once it, or a newer record of the same session, is durable.
+    ///
+    /// - Throws: The write's failure; the daemon must not acknowledge the change then.
+    public func save(_ record: SessionRecord) async throws {
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            let startWriter: Bool = states.withLock { states in
+                var state = states[record.session, default: SessionState()]
+                defer { states[record.session] = state }
+                if !state.writing, state.pending == nil, state.durable == record.durableContent {
+                    waiter.resume()
+                    return false
+                }
+                state.pending = record
+                state.waiters.append(waiter)
+                guard !state.writing else { return false }
+                state.writing = true
+                return true
+            }
+            if startWriter { queue.async { self.drain(record.session) } }
+        }
+    }
+
+    /// Saves `record` in the background: for changes no client waits on (a ViewModel's own state change).
+    public func submit(_ record: SessionRecord) {
+        Task { try? await save(record) }
+    }
+
+    /// Writes the session's newest pending record until none is left. Runs on `queue`.
+    private func drain(_ session: String) {
+        while true {
+            let next: (SessionRecord, [CheckedContinuation<Void, any Error>], Bool)? = states.withLock { states in
+                guard var state = states[session], let record = state.pending else {
+                    states[session]?.writing = false
+                    return nil
+                }
+                let waiters = state.waiters
+                let unchanged = state.durable == record.durableContent
+                state.pending = nil
+                state.waiters = []
+                states[session] = state
+                return (record, waiters, unchanged)
+            }
+            guard let (record, waiters, unchanged) = next else { return }
+            if unchanged {
+                for waiter in waiters { waiter.resume() }
+                continue
+            }
+            do {
+                try file(for: session).save(record)
+                states.withLock { $0[session]?.durable = record.durableContent }
+                for waiter in waiters { waiter.resume() }
+            } catch {
+                for waiter in waiters { waiter.resume(throwing: error) }
+            }
+        }
+    }
+}

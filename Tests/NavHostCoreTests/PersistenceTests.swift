@@ -1,0 +1,208 @@
+import Foundation
+import NavHostCore
+import NavHostKit
+import NavHostTesting
+import Testing
+
+@MainActor
+@Suite("Sessions survive a restart")
+struct PersistenceTests {
+    let directory: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("navhost-persist-\(UUID())").path
+    }
+
+    func makeRegistry(features: [any FeatureModule]? = nil) throws -> SessionRegistry {
+        let catalog = FeatureCatalog()
+        let services = HostServices(
+            logger: .init(label: "test"),
+            clock: ContinuousClock(),
+            store: InMemoryKeyValueStore(),
+            resourceDirectory: "."
+        )
+        for feature in features ?? [ProfileFeature(), DraftFeature()] {
+            try catalog.register(feature, services: services)
+        }
+        return SessionRegistry(
+            catalog: catalog,
+            persistence: SessionPersistence(directory: directory),
+            logger: .init(label: "test")
+        )
+    }
+
+    let main = SessionConfiguration(root: RouteRequest(id: "profile.user", parameters: ["userID": "root"]))
+
+    @Test("The stack, its screen IDs and restorable state come back after a restart")
+    func roundTrip() async throws {
+        let first = try makeRegistry()
+        let session = try first.open(main)
+        try session.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u2"]))
+        let draft = try session.navigate(to: RouteRequest(id: "draft.editor", parameters: ["documentID": "d1"]))
+        try await session.send(IntentMessage(name: "onChangedText", arguments: ["text": "hello"]))
+        try await first.commit(session)
+        let before = session.snapshot
+
+        let second = try makeRegistry()
+        let restored = try second.open(main)
+        #expect(second.restoreNotes["main"] == .restored(dropped: []))
+        #expect(restored.snapshot.stack.map(\.id) == before.stack.map(\.id))
+        #expect(restored.snapshot.stack.map(\.route) == before.stack.map(\.route))
+        #expect(restored.revision == before.revision)
+        let restoredDraft = try restored.screenSnapshot(ScreenID("s3"))
+        guard case .pushed(let pushed) = draft.event.change else { return }
+        #expect(restoredDraft.id == pushed.id)
+        #expect(restoredDraft.state["text"] == "hello", "the draft was handed back before onAppear")
+        let next = try restored.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u9"]))
+        guard case .pushed(let newScreen) = next.event.change else { return }
+        #expect(newScreen.id == ScreenID("s4"), "screen IDs are not reused after a restart")
+    }
+
+    @Test("A screen whose feature is gone is dropped with everything above it, and the log says why")
+    func missingFeatureDropsScreenAndAbove() async throws {
+        let first = try makeRegistry()
+        let session = try first.open(main)
+        try session.navigate(to: RouteRequest(id: "draft.editor", parameters: ["documentID": "d1"]))
+        try session.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u3"]))
+        try await first.commit(session)
+
+        let second = try makeRegistry(features: [ProfileFeature()])
+        let restored = try second.open(main)
+        #expect(restored.routeIDs == ["profile.user"])
+        guard case .restored(let dropped) = second.restoreNotes["main"] else {
+            Issue.record("expected a restore")
+            return
+        }
+        #expect(dropped.map(\.route) == ["draft.editor", "profile.user"])
+        #expect(dropped[0].reason.contains("draft.editor"))
+        #expect(restored.revision == session.revision + 1, "dropping screens is one change")
+    }
+
+    @Test("A restorable state that no longer decodes drops the screen")
+    func undecodableStateDrops() async throws {
+        let file = SessionPersistence(directory: directory).file(for: "main")
+        try file.save(
+            SessionRecord(
+                session: "main",
+                revision: 4,
+                nextScreenNumber: 3,
+                stack: [
+                    .init(
+                        id: ScreenID("s1"),
+                        route: "profile.user",
+                        parameters: ["userID": "r"],
+                        presentation: .push,
+                        restorable: nil
+                    ),
+                    .init(
+                        id: ScreenID("s2"),
+                        route: "draft.editor",
+                        parameters: ["documentID": "d"],
+                        presentation: .push,
+                        restorable: ["text": 42]
+                    ),
+                ]
+            )
+        )
+        let registry = try makeRegistry()
+        let restored = try registry.open(main)
+        #expect(restored.routeIDs == ["profile.user"])
+        #expect(restored.droppedOnRestore.first?.reason.contains("no longer decodes") == true)
+    }
+
+    @Test(
+        "A corrupt, truncated or foreign file is moved aside with a timestamp and the session starts fresh",
+        arguments: ["corrupt", "truncated", "checksum", "version", "empty"]
+    )
+    func untrustedFiles(kind: String) async throws {
+        let first = try makeRegistry()
+        let session = try first.open(main)
+        try session.navigate(to: RouteRequest(id: "draft.editor", parameters: ["documentID": "d1"]))
+        try await first.commit(session)
+        let path = SessionPersistence(directory: directory).file(for: "main").path
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        switch kind {
+        case "corrupt": bytes = Array("{not json at all".utf8)
+        case "truncated": bytes = Array(bytes.prefix(bytes.count / 2))
+        case "checksum":
+            let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "d1", with: "d2")
+            bytes = Array(text.utf8)
+        case "version":
+            let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(
+                of: "\"version\":1",
+                with: "\"version\":99"
+            )
+            bytes = Array(text.utf8)
+        default: bytes = []
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let second = try makeRegistry()
+        let restored = try second.open(main)
+        #expect(restored.routeIDs == ["profile.user"], "fresh at the configured root")
+        guard case .discarded(let reason, let movedTo) = second.restoreNotes["main"] else {
+            Issue.record("expected the file to be discarded: \(String(describing: second.restoreNotes["main"]))")
+            return
+        }
+        #expect(reason == (kind == "version" ? .unknownVersion : .corrupt))
+        #expect(movedTo.hasPrefix(path + "."))
+        #expect(FileManager.default.fileExists(atPath: movedTo), "kept for a person to look at")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: movedTo)) == Data(bytes))
+    }
+
+    @Test("An intent that changes no restorable state needs no write; one that does is durable when acknowledged")
+    func onlyDurableChangesWrite() async throws {
+        let registry = try makeRegistry()
+        let session = try registry.open(main)
+        try session.navigate(to: RouteRequest(id: "draft.editor", parameters: ["documentID": "d1"]))
+        try await registry.commit(session)
+        let path = SessionPersistence(directory: directory).file(for: "main").path
+        let written = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+
+        try await session.send(IntentMessage(name: "onTappedNothing"))
+        try await registry.commit(session)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date == written)
+
+        try await session.send(IntentMessage(name: "onChangedText", arguments: ["text": "saved"]))
+        try await registry.commit(session)
+        let onDisk = try SessionPersistence(directory: directory).file(for: "main").load()
+        guard case .record(let record) = onDisk else {
+            Issue.record("no record on disk")
+            return
+        }
+        #expect(record.stack.last?.restorable == ["text": "saved"])
+    }
+
+    @Test("A burst of saves is answered by fewer writes than saves, and the newest record wins")
+    func groupCommit() async throws {
+        let persistence = SessionPersistence(directory: directory)
+        let records = (0..<200).map { index in
+            SessionRecord(
+                session: "burst",
+                revision: UInt64(index),
+                nextScreenNumber: index + 2,
+                stack: [
+                    .init(
+                        id: ScreenID("s1"),
+                        route: "a.b",
+                        parameters: ["n": .int(Int64(index))],
+                        presentation: .push,
+                        restorable: nil
+                    )
+                ]
+            )
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for record in records { group.addTask { try await persistence.save(record) } }
+            try await group.waitForAll()
+        }
+        guard case .record(let last) = try persistence.file(for: "burst").load() else {
+            Issue.record("nothing written")
+            return
+        }
+        #expect(records.contains(last), "the file holds one whole record")
+        try await persistence.save(records[199])
+        guard case .record(let final) = try persistence.file(for: "burst").load() else { return }
+        #expect(final == records[199])
+    }
+}
