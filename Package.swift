@@ -43,9 +43,15 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "NavHostCore",
             dependencies: [
+                "COpenSSL",
                 .product(name: "NavHostKit", package: "NavHostKit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -197,6 +203,8 @@ let package = Package(
                 "NavHostCore",
                 "NavHostTesting",
                 .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
