@@ -5,7 +5,11 @@
 SWIFT        ?= swift
 CONFIG       ?= debug
 BUILD_DIR    := .build/$(CONFIG)
-SWIFT_FLAGS  := -c $(CONFIG)
+# Package.swift lists Plugins/*/plugin.json when SwiftPM evaluates it, but SwiftPM caches that evaluation by the
+# file's text: without this flag a new plugin folder stays invisible until Package.swift itself changes.
+SWIFT_FLAGS  := -c $(CONFIG) --manifest-cache none
+PLUGIN_DIRS  := $(patsubst %/plugin.json,%,$(wildcard Plugins/*/plugin.json))
+PLUGIN_TOOL  := $(BUILD_DIR)/navhost-plugin-tool
 
 .PHONY: all deps build run test lint format clean
 
@@ -14,8 +18,11 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
+# One build for everything (daemon, plugins, tools, tests), then each plugin is staged where the daemon loads it:
+# $(BUILD_DIR)/plugins/<Name>/{manifest.json, lib<Name>Feature.so, resources}.
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	$(PLUGIN_TOOL) stage --build-dir $(BUILD_DIR) $(PLUGIN_DIRS)
 
 run: build
 	$(BUILD_DIR)/navhostd

@@ -13,4 +13,9 @@ enum TestPaths {
     static func builtLibrary(_ name: String) -> String {
         "\(buildDirectory)/lib\(name).so"
     }
+
+    /// The plugins folder `make build` stages the example plugins into: `<build>/plugins`.
+    static var stagedPlugins: String {
+        "\(buildDirectory)/plugins"
+    }
 }
