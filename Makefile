@@ -1,6 +1,9 @@
 # NavHost build glue. The two commands a newcomer needs:
 #   make run    install what is missing, build, start navhostd with the bundled plugins
 #   make test   install what is missing, build once, lint, run the whole test suite
+# and for feature authors:
+#   make new-feature NAME=Orders   scaffold Plugins/Orders, a feature that builds, passes its tests and loads
+#   make test-scaffold             scaffold a feature into a copy of the package, build it, test it, load it
 
 SWIFT        ?= swift
 CONFIG       ?= debug
@@ -11,7 +14,7 @@ SWIFT_FLAGS  := -c $(CONFIG) --manifest-cache none
 PLUGIN_DIRS  := $(patsubst %/plugin.json,%,$(wildcard Plugins/*/plugin.json))
 PLUGIN_TOOL  := $(BUILD_DIR)/navhost-plugin-tool
 
-.PHONY: all deps build run test lint format clean
+.PHONY: all deps build stage run test test-scaffold new-feature lint format clean
 
 all: build
 
@@ -35,6 +38,14 @@ format:
 
 test: build lint
 	NAVHOST_BUILD_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+test-scaffold: build
+	scripts/test-scaffold.sh $(CURDIR)/$(BUILD_DIR)
+
+new-feature: deps
+	@test -n "$(NAME)" || { echo "usage: make new-feature NAME=Orders" >&2; exit 2; }
+	$(SWIFT) build $(SWIFT_FLAGS) --product navhost-plugin-tool
+	$(PLUGIN_TOOL) new $(NAME)
 
 clean:
 	rm -rf .build

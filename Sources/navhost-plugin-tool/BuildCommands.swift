@@ -59,3 +59,40 @@ extension NavHostPluginTool {
         }
     }
 }
+
+// MARK: - new
+
+extension NavHostPluginTool {
+    /// Scaffolds a feature plugin.
+    struct New: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Creates Plugins/<Name>/: a feature that builds, passes its tests and loads as it is."
+        )
+
+        @Argument(help: "The feature's name: a capital letter, then letters and digits, like Orders.")
+        var name: String
+
+        @Option(help: "The package folder, holding Package.swift and Plugins/.")
+        var packageDir = "."
+
+        @Option(help: "The name of one item of the feature's list; by default the name without a final s.")
+        var entity: String?
+
+        @Option(help: "The first part of the feature's route IDs; by default the name in lower camel case.")
+        var namespace: String?
+
+        func run() throws {
+            let scaffold = try FeatureScaffold(name: name, entity: entity, namespace: namespace)
+            let folder = try scaffold.write(intoPackage: packageDir)
+            print(
+                """
+                created \(folder) (\(scaffold.files.count) files), route \(scaffold.namespace).list
+                next: make test    builds lib\(name)Feature.so, stages it, runs \(name)FeatureTests
+                      make run     starts navhostd with it
+                (SwiftPM caches Package.swift by its text, not by the folders it lists: outside make, run
+                 `swift build --manifest-cache none` once so that it sees the new plugin.)
+                """
+            )
+        }
+    }
+}

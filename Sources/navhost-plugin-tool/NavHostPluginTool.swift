@@ -4,6 +4,7 @@ import ArgumentParser
 ///
 /// ```sh
 /// navhost-plugin-tool stage --build-dir .build/debug Plugins/Products Plugins/Settings
+/// navhost-plugin-tool new Orders
 /// navhost-plugin-tool check .build/debug/plugins
 /// ```
 @main
@@ -11,7 +12,7 @@ struct NavHostPluginTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "navhost-plugin-tool",
         abstract: "Writes manifests for, stages, scaffolds and checks NavHost feature plugins.",
-        subcommands: [Manifest.self, Stage.self, List.self, Check.self]
+        subcommands: [Manifest.self, Stage.self, New.self, List.self, Check.self]
     )
 }
 
