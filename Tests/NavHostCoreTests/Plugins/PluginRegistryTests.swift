@@ -66,6 +66,21 @@ struct PluginRegistryTests {
         #expect(registry.catalog.featureNames == ["Home", "Products", "Settings", "UserProfile"])
     }
 
+    @Test("Loading a plugin that is already loaded is refused as duplicateName, and it stays loaded")
+    func loadingALoadedPluginAgain() throws {
+        let workspace = try PluginWorkspace()
+        defer { workspace.remove() }
+        let registry = workspace.makeRegistry()
+        registry.loadAll(from: workspace.plugins)
+
+        let again = registry.load(pluginAt: "\(workspace.plugins)/Settings")
+
+        #expect(again.quarantineReason?.code == .duplicateName)
+        #expect(registry.status(named: "Settings")?.isLoaded == true)
+        #expect(registry.statuses.filter { $0.name == "Settings" }.map(\.isLoaded) == [true, false])
+        #expect(registry.catalog.owner(ofRoute: "settings.main") == "Settings")
+    }
+
     @Test("A plugin built against an older minor SDK loads on a newer daemon")
     func olderMinorLoads() throws {
         let workspace = try PluginWorkspace()

@@ -85,14 +85,20 @@ struct QuarantineTests {
         }
     }
 
-    @Test("A library that dlopen refuses (an executable): libraryLoadFailed, with dlerror's words")
+    @Test("A shared object that dlopen refuses (it needs a library that is not there): libraryLoadFailed")
     func libraryLoadFailed() async throws {
-        // Debian builds /bin/true as a position-independent executable: ELF type ET_DYN, like a shared object,
-        // so only dlopen can refuse it.
-        try await expectQuarantine(.libraryLoadFailed, mentioning: "dlopen refused") { workspace in
+        try await expectQuarantine(.libraryLoadFailed, mentioning: "libNavHostKiX.so") { workspace in
+            // The Probe library, with its NEEDED entry for the SDK renamed: still an ELF shared object, so only
+            // dlopen can refuse it, with dlerror()'s words.
+            let original = try Data(contentsOf: URL(fileURLWithPath: TestPaths.builtLibrary("ProbePlugin")))
+            let renamed = try #require(
+                replacingAll(Data("libNavHostKit.so\0".utf8), with: Data("libNavHostKiX.so\0".utf8), in: original)
+            )
+            let path = "\(workspace.plugins)/../libProbePlugin.so"
+            try renamed.write(to: URL(fileURLWithPath: path))
             var manifest = try probeManifest()
-            manifest.sha256 = try SHA256.hexDigest(ofFileAt: "/bin/true")
-            try workspace.add("Probe", manifest: manifest, library: "/bin/true")
+            manifest.sha256 = try SHA256.hexDigest(ofFileAt: path)
+            try workspace.add("Probe", manifest: manifest, library: path)
         }
     }
 
@@ -317,6 +323,24 @@ private func writeFile(_ text: String, in workspace: PluginWorkspace, named name
     let path = "\(workspace.plugins)/../\(name)"
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     return path
+}
+
+/// `data` with every `pattern` replaced by `replacement` (of the same length); `nil` when `pattern` is not there.
+private func replacingAll(_ pattern: Data, with replacement: Data, in data: Data) -> Data? {
+    precondition(pattern.count == replacement.count)
+    var bytes = [UInt8](data)
+    var found = false
+    var index = 0
+    while index + pattern.count <= bytes.count {
+        if bytes[index..<index + pattern.count].elementsEqual(pattern) {
+            bytes.replaceSubrange(index..<index + pattern.count, with: replacement)
+            found = true
+            index += pattern.count
+        } else {
+            index += 1
+        }
+    }
+    return found ? Data(bytes) : nil
 }
 
 /// The first 64 bytes of a 64-bit little-endian ELF file of type `objectType` for machine `machine`.

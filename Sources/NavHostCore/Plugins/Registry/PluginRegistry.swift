@@ -202,10 +202,14 @@ extension PluginRegistry {
         }
     }
 
-    /// Records `status`, replacing an earlier status of the same plugin in the same folder.
+    /// Records `status`, replacing an earlier failed attempt at the same plugin in the same folder. A loaded
+    /// plugin's status is never replaced: its code stays loaded whatever later attempts say.
     func record(_ status: PluginStatus) {
-        if let index = statuses.firstIndex(where: { $0.name == status.name && $0.directory == status.directory }) {
-            statuses[index] = status
+        let earlierFailure = statuses.firstIndex { earlier in
+            earlier.name == status.name && earlier.directory == status.directory && !earlier.isLoaded
+        }
+        if let earlierFailure {
+            statuses[earlierFailure] = status
         } else {
             statuses.append(status)
         }
