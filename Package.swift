@@ -255,6 +255,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "NavHostDaemonTests",
+            dependencies: [
+                "NavHostTestSupport",
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "NavHostSystemdTests",
             dependencies: [
                 "NavHostSystemd",
