@@ -145,17 +145,21 @@ public final class VarlinkServer: Sendable {
     ) -> EventLoopFuture<AcceptedConnection> {
         VarlinkPeerCredentials.read(from: channel).flatMapThrowing { peer in
             let pipeline = channel.pipeline.syncOperations
-            let timeout = TimeAmount.nanoseconds(
-                Int64(configuration.partialMessageTimeout.components.seconds) * 1_000_000_000
-                    + configuration.partialMessageTimeout.components.attoseconds / 1_000_000_000
+            try pipeline.addHandler(VarlinkSendTimeoutHandler(timeout: timeAmount(configuration.sendTimeout)))
+            try pipeline.addHandler(
+                VarlinkPartialMessageTimeoutHandler(timeout: timeAmount(configuration.partialMessageTimeout))
             )
-            try pipeline.addHandler(VarlinkPartialMessageTimeoutHandler(timeout: timeout))
             try pipeline.addHandler(
                 ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: configuration.maxMessageSize))
             )
             let asyncChannel = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
             return AcceptedConnection(channel: asyncChannel, peer: peer)
         }
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     // MARK: - Serving
