@@ -108,6 +108,27 @@ struct JSONCodableTests {
         #expect(error?.code == .nonFiniteNumber)
     }
 
+    /// This test binary links a copy of swift-collections of its own beside `libNavHostKit.so`'s, so the values it
+    /// makes have other type metadata than the JSON layer's `JSONObject`: the daemon's situation too.
+    @Test("A JSONObject is a JSON object, at the top and as a member, both ways, from either copy of swift-collections")
+    func jsonObjectIsAnObject() throws {
+        struct Envelope: Codable, Equatable {
+            var parameters: JSONObject
+            var arguments: JSONObject?
+        }
+        let object: JSONObject = ["b": 1, "a": ["c": "d"]]
+        #expect(try encoder.encode(object) == .object(object))
+        let envelope = Envelope(parameters: object, arguments: ["x": true])
+        let json = try encoder.encode(envelope)
+        #expect(json == ["parameters": .object(object), "arguments": ["x": true]])
+        #expect(try decoder.decode(Envelope.self, from: json) == envelope)
+        #expect(try decoder.decode(JSONObject.self, from: .object(object)) == object)
+        let error = #expect(throws: JSONError.self) {
+            try decoder.decode(Envelope.self, from: ["parameters": ["b", 1]])
+        }
+        #expect(error?.path == "parameters")
+    }
+
     @Test("A JSONValue member passes through unchanged")
     func freeFormMember() throws {
         struct Envelope: Codable, Equatable {

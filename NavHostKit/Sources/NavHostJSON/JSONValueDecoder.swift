@@ -21,6 +21,10 @@ public struct JSONValueDecoder: Sendable {
 
 private func decodeValue<T: Decodable>(_ type: T.Type, from json: JSONValue, codingPath: [any CodingKey]) throws -> T {
     if T.self == JSONValue.self { return json as! T }
+    if JSONObjectType.matches(T.self) {
+        guard case .object(let members) = json else { throw mismatch("an object", found: json, at: codingPath) }
+        return JSONObjectType.value(members, as: T.self)!
+    }
     return try T(from: ValueDecoder(json: json, codingPath: codingPath))
 }
 
