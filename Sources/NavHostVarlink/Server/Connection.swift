@@ -39,7 +39,7 @@ struct Connection: Sendable {
                 let streamCancellation = CancellationSignal()
                 let parser = JSONParser(maxDepth: configuration.maxJSONDepth)
 
-                await withTaskGroup(of: Void.self) { group in
+                await withDiscardingTaskGroup { group in
                     group.addTask {
                         await Self.readCalls(from: inbound, permits: permits, parser: parser, events: eventSink)
                     }
