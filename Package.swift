@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
         // MARK: - Plugins (each a shared library the daemon loads at run time)
         .library(name: "ProbePlugin", type: .dynamic, targets: ["ProbePlugin"]),
+        .library(name: "StallPlugin", type: .dynamic, targets: ["StallPlugin"]),
         .library(name: "HomeFeature", type: .dynamic, targets: ["HomeFeature", "HomeFeatureEntry"]),
         .library(
             name: "UserProfileFeature",
@@ -201,6 +202,12 @@ let package = Package(
             name: "ProbePlugin",
             dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
             path: "Tests/Fixtures/ProbePlugin",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "StallPlugin",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Tests/Fixtures/StallPlugin",
             swiftSettings: swiftSettings
         ),
 

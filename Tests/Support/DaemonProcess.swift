@@ -105,6 +105,21 @@ package final class DaemonProcess: Sendable {
     /// The daemon's process ID.
     package var pid: Int32 { running.withLock { $0.process.processIdentifier } }
 
+    /// Whether the daemon's process is still running.
+    package var isRunning: Bool { running.withLock { $0.process.isRunning } }
+
+    /// The daemon's resident memory in KiB (`VmRSS` of `/proc/PID/status`), or `nil` once it is gone.
+    package var residentKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+        return line.flatMap { Int($0.dropFirst("VmRSS:".count).split(whereSeparator: \.isWhitespace).first ?? "") }
+    }
+
+    /// How many file descriptors the daemon has open (the entries of `/proc/PID/fd`), or `nil` once it is gone.
+    package var openDescriptors: Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
+    }
+
     /// Every `sd_notify` message received so far, oldest first.
     package var notifications: [String] { running.withLock { $0.notifications } }
 

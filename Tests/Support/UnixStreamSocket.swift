@@ -95,6 +95,22 @@ package final class UnixStreamSocket: @unchecked Sendable {
         return Int(count)
     }
 
+    /// Waits until the server closes the connection, without reading anything.
+    package func waitUntilPeerCloses(within limit: Duration = .seconds(20)) async throws {
+        let fd = self.fd
+        // POLLRDHUP (Linux, from <poll.h> under _GNU_SOURCE, which Glibc's module does not define).
+        let peerClosed: Int16 = 0x2000
+        try await Self.onThread {
+            let deadline = ContinuousClock.now + limit
+            while ContinuousClock.now < deadline {
+                var descriptor = pollfd(fd: fd, events: peerClosed, revents: 0)
+                guard poll(&descriptor, 1, 100) >= 0 else { throw Failure(operation: "poll", code: errno) }
+                if descriptor.revents & (peerClosed | Int16(POLLHUP) | Int16(POLLERR)) != 0 { return }
+            }
+            throw TimedOut(what: "the server to close a connection")
+        }
+    }
+
     /// Reads everything until the server closes the connection.
     ///
     /// - Returns: The bytes read, and whether the end came as a reset rather than an orderly close (a server that
