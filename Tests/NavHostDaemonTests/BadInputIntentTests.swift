@@ -16,7 +16,7 @@ func nextEvent(
 
 @Suite(
     "Bad input: a use case that never returns",
-    .sharedDaemon(sessions: ["never-returns"], arguments: ["--intent-timeout", "1s"], fixtures: ["Stall"])
+    .sharedDaemon(sessions: ["never-returns"], arguments: ["--intent-timeout", "1s"], fixtures: ["StallPlugin"])
 )
 struct BadInputIntentTests {
     @Test(

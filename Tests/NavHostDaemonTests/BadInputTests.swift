@@ -153,7 +153,7 @@ private let sharedRows =
     .sharedDaemon(
         sessions: sharedRows,
         arguments: ["--partial-message-timeout", "1s", "--send-timeout", "2s", "--max-pending-calls", "8"],
-        fixtures: ["Stall"]
+        fixtures: ["StallPlugin"]
     )
 )
 struct BadInputTests {
@@ -229,7 +229,7 @@ struct BadInputTests {
         let daemon = try SharedDaemon.daemon
         let witness = try await Witness.connect(to: daemon, session: "huge-string")
         let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
-        try await client.call(
+        _ = try await client.call(
             "io.navhost.Navigation.Navigate",
             parameters: ["session": "huge-string", "route": "products.list"]
         )
@@ -250,7 +250,7 @@ struct BadInputTests {
         let daemon = try SharedDaemon.daemon
         let witness = try await Witness.connect(to: daemon, session: "bad-intent-arguments")
         let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
-        try await client.call(
+        _ = try await client.call(
             "io.navhost.Navigation.Navigate",
             parameters: ["session": "bad-intent-arguments", "route": "products.list"]
         )
@@ -289,7 +289,7 @@ struct BadInputTests {
             parameters: ["session": "popped-screen", "route": "products.list"]
         )
         let screen = try #require(pushed["screen"]?["id"])
-        try await client.call("io.navhost.Navigation.Pop", parameters: ["session": "popped-screen"])
+        _ = try await client.call("io.navhost.Navigation.Pop", parameters: ["session": "popped-screen"])
         let refusal = await #expect(throws: VarlinkError.self) {
             try await client.call(
                 "io.navhost.Navigation.Send",
@@ -326,7 +326,7 @@ struct BadInputTests {
         }
         // The intent is under way once its screen says so.
         _ = try await nextEvent(in: &updates) { $0["state"]?["waiting"] == 1 }
-        try await witness.client.call("io.navhost.Navigation.Pop", parameters: session)
+        _ = try await witness.client.call("io.navhost.Navigation.Pop", parameters: session)
         let closed = await #expect(throws: VarlinkError.self) { try await waiting.value }
         #expect(closed?.name == "io.navhost.Navigation.ScreenClosed")
         #expect(closed?.parameters["screen"] == screen)
@@ -376,7 +376,7 @@ struct BadInputTests {
         #expect(first.first?.contains(#""continues":true"#) == true)
         offender.close()
         // Changes after the watcher left are still made and acknowledged.
-        try await witness.client.call(
+        _ = try await witness.client.call(
             "io.navhost.Navigation.Navigate",
             parameters: ["session": "closes-mid-stream", "route": "products.list"]
         )
@@ -427,7 +427,7 @@ struct BadInputTests {
         let call = try callMessage("io.navhost.Navigation.Stack", ["session": .string(name)])
         let writing = Task { await offender.write(Array([[UInt8]](repeating: call, count: 16).joined())) }
         // While it is stalled, the witness is answered.
-        try await witness.client.call("io.navhost.Navigation.Stack", parameters: ["session": "never-reads"])
+        _ = try await witness.client.call("io.navhost.Navigation.Stack", parameters: ["session": "never-reads"])
         try await offender.waitUntilPeerCloses()
         _ = await writing.value
         #expect(offender.unreadBytes > 0, "replies were waiting in its socket, unread")

@@ -108,25 +108,31 @@ struct JSONCodableTests {
         #expect(error?.code == .nonFiniteNumber)
     }
 
-    /// This test binary links a copy of swift-collections of its own beside `libNavHostKit.so`'s, so the values it
-    /// makes have other type metadata than the JSON layer's `JSONObject`: the daemon's situation too.
-    @Test("A JSONObject is a JSON object, at the top and as a member, both ways, from either copy of swift-collections")
-    func jsonObjectIsAnObject() throws {
-        struct Envelope: Codable, Equatable {
+    @Test("A JSONObject member is a JSON object, keys in order, both ways")
+    func jsonObjectMember() throws {
+        struct Request: Codable, Equatable {
+            var id: String
             var parameters: JSONObject
-            var arguments: JSONObject?
         }
-        let object: JSONObject = ["b": 1, "a": ["c": "d"]]
-        #expect(try encoder.encode(object) == .object(object))
-        let envelope = Envelope(parameters: object, arguments: ["x": true])
-        let json = try encoder.encode(envelope)
-        #expect(json == ["parameters": .object(object), "arguments": ["x": true]])
-        #expect(try decoder.decode(Envelope.self, from: json) == envelope)
-        #expect(try decoder.decode(JSONObject.self, from: .object(object)) == object)
-        let error = #expect(throws: JSONError.self) {
-            try decoder.decode(Envelope.self, from: ["parameters": ["b", 1]])
+        let request = Request(id: "products.detail", parameters: ["productID": "p1", "b": 2])
+        let json = try encoder.encode(request)
+        #expect(json == ["id": "products.detail", "parameters": ["productID": "p1", "b": 2]])
+        #expect(try json.serializedString() == #"{"id":"products.detail","parameters":{"productID":"p1","b":2}}"#)
+        #expect(try decoder.decode(Request.self, from: json) == request)
+        let wrong = #expect(throws: JSONError.self) {
+            try decoder.decode(Request.self, from: ["id": "x", "parameters": ["a", 1]])
         }
-        #expect(error?.path == "parameters")
+        #expect(wrong?.path == "parameters")
+    }
+
+    @Test("Top-level JSONObject, JSONValue and scalars encode as themselves")
+    func topLevelValues() throws {
+        let object: JSONObject = ["a": 1, "b": [true]]
+        #expect(try encoder.encode(object) == ["a": 1, "b": [true]])
+        #expect(try encoder.encode(JSONValue.string("x")) == "x")
+        #expect(try encoder.encode(42) == 42)
+        #expect(try encoder.encode("text") == "text")
+        #expect(try decoder.decode(JSONObject.self, from: ["k": nil]) == ["k": nil])
     }
 
     @Test("A JSONValue member passes through unchanged")

@@ -26,7 +26,7 @@ struct SharedDaemon: SuiteTrait, TestScoping {
         performing function: @Sendable () async throws -> Void
     ) async throws {
         let daemon = try await DaemonProcess.start(
-            plugins: try TestPlugins.directory(fixtures: fixtures),
+            plugins: try await TestPlugins.directory(fixtures: fixtures),
             sessions: sessions.map { "\($0)=home.main" },
             extraArguments: arguments
         )
@@ -150,8 +150,9 @@ enum TestPlugins {
     /// The staged example plugins.
     static let examples = ["Home", "Products", "Settings", "UserProfile"]
 
-    /// A fresh plugin directory holding the example plugins and the fixture plugins `fixtures`.
-    static func directory(fixtures: [String] = []) throws -> String {
+    /// A fresh plugin directory holding the example plugins and the fixture plugins `fixtures` (folders of
+    /// `Tests/Fixtures`, like `StallPlugin`).
+    static func directory(fixtures: [String] = []) async throws -> String {
         let directory = try TestPaths.temporaryDirectory() + "/plugins"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for name in examples {
@@ -160,17 +161,21 @@ enum TestPlugins {
                 withDestinationPath: "\(DaemonProcess.examplePlugins)/\(name)"
             )
         }
-        for name in fixtures { try stageFixture(name, into: directory) }
+        for fixture in fixtures { try await stageFixture(fixture, into: directory) }
         return directory
     }
 
-    /// Stages the fixture plugin `name` (built as `lib<name>Plugin.so`) into `directory`.
-    static func stageFixture(_ name: String, into directory: String) throws {
-        let folder = "\(directory)/\(name)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(
-            atPath: "\(folder)/lib\(name)Plugin.so",
-            withDestinationPath: TestPaths.builtLibrary("\(name)Plugin")
+    /// Stages the fixture plugin in `Tests/Fixtures/<fixture>` into `directory` the way `make build` stages the
+    /// example plugins: with `navhost-plugin-tool stage`, which writes its manifest from its `plugin.json` and its
+    /// built library.
+    static func stageFixture(_ fixture: String, into directory: String) async throws {
+        let result = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhost-plugin-tool"),
+            [
+                "stage", "--build-dir", TestPaths.buildDirectory, "--output", directory,
+                "\(TestPaths.packageRoot)/Tests/Fixtures/\(fixture)",
+            ]
         )
+        try #require(result.status == 0, "navhost-plugin-tool stage \(fixture): \(result.errors)")
     }
 }
