@@ -20,12 +20,17 @@ public final class VarlinkSendTimeoutHandler: ChannelInboundHandler {
     public let timeout: TimeAmount
 
     private var timer: Scheduled<Void>?
+    private let onTimeout: (@Sendable (VarlinkProtocolError) -> Void)?
 
     /// Creates the handler.
     ///
-    /// - Parameter timeout: How long the channel may stay unwritable before the connection is closed.
-    public init(timeout: TimeAmount) {
+    /// - Parameters:
+    ///   - timeout: How long the channel may stay unwritable before the connection is closed.
+    ///   - onTimeout: Called with the error just before the channel is closed, so that whoever was writing can tell
+    ///     why its write failed.
+    public init(timeout: TimeAmount, onTimeout: (@Sendable (VarlinkProtocolError) -> Void)? = nil) {
         self.timeout = timeout
+        self.onTimeout = onTimeout
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -54,12 +59,12 @@ public final class VarlinkSendTimeoutHandler: ChannelInboundHandler {
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
             timer = nil
             guard !context.channel.isWritable else { return }
-            context.fireErrorCaught(
-                VarlinkProtocolError(
-                    code: .sendTimeout,
-                    message: "the client read none of its replies for longer than \(timeout)"
-                )
+            let error = VarlinkProtocolError(
+                code: .sendTimeout,
+                message: "the client left its replies unread for longer than \(timeout)"
             )
+            onTimeout?(error)
+            context.fireErrorCaught(error)
             context.close(promise: nil)
         }
     }
