@@ -141,13 +141,21 @@ package final class DaemonProcess: Sendable {
             }
             if let match = messages.dropFirst(seen).first(where: { $0.contains(text) }) { return match }
             seen = max(seen, messages.count)
-            if let message = notify.receive(milliseconds: 100) {
+            if let message = await Self.receive(from: notify, milliseconds: 100) {
                 running.withLock { $0.notifications.append(message) }
             } else if !alive {
                 throw TimedOut(what: "\"\(text)\" from navhostd, which exited; its log:\n\(log)")
             }
         }
         throw TimedOut(what: "\"\(text)\" from navhostd; its log:\n\(log)")
+    }
+
+    /// Waits for a datagram on a thread of its own: blocking the few threads of Swift's cooperative pool would stall
+    /// every other test running at the same time.
+    private static func receive(from notify: NotifySocket, milliseconds: Int32) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: notify.receive(milliseconds: milliseconds)) }.start()
+        }
     }
 
     /// Sends `signal` to the daemon.

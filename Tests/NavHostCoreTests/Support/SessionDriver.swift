@@ -42,7 +42,7 @@ final class SessionDriver {
     }
 
     /// Waits until no screen has work under way and no state change is left to report.
-    func settle(timeout: Duration = .seconds(5)) async throws {
+    func settle(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         var quietRounds = 0
         while quietRounds < 2 {
