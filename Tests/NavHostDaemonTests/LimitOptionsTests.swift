@@ -20,6 +20,32 @@ struct LimitOptionsTests {
         }
     }
 
+    @Test("--max-message-size and --max-json-depth reach the daemon: a message past either closes its connection")
+    func messageLimitsAreHonoured() async throws {
+        let daemon = try await DaemonProcess.start(extraArguments: [
+            "--max-message-size", "2K", "--max-json-depth", "4",
+        ])
+        let witness = try await Witness.connect(to: daemon, session: "main")
+        func outcome(_ message: String) async throws -> [String] {
+            let client = try await UnixStreamSocket.connect(to: daemon.socketPath)
+            await client.write(Array(message.utf8) + [0])
+            client.halfClose()
+            let (bytes, _) = try await client.readUntilClosed()
+            return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        }
+        func stack(padding: Int, depth: Int) -> String {
+            let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            return #"{"method":"io.navhost.Navigation.Stack","parameters":{"session":"main"},"#
+                + #""org.example.padding":""# + String(repeating: "p", count: padding) + #"","org.example.nested":"#
+                + nested + "}"
+        }
+        #expect(try await outcome(stack(padding: 1_500, depth: 2)).count == 1, "within both limits: answered")
+        #expect(try await outcome(stack(padding: 2_100, depth: 2)).isEmpty, "past 2K: closed")
+        #expect(try await outcome(stack(padding: 10, depth: 4)).isEmpty, "nested past depth 4: closed")
+        try await witness.confirm()
+        #expect(try await daemon.terminate() == 0)
+    }
+
     @Test(
         "A limit that makes no sense is refused before the daemon starts",
         arguments: [
