@@ -22,9 +22,10 @@ struct BadInputLoadTests {
         // The send timeout is long, so the stalled watcher stays connected for the whole run: only the Watch queue
         // limit bounds what the daemon holds for it.
         let daemon = try await DaemonProcess.start(
-            sessions: ["main=products.list"],
+            sessions: ["main=products.list", "witness=home.main"],
             extraArguments: ["--send-timeout", "10m", "--watch-queue-limit", "256"]
         )
+        let witness = try await Witness.connect(to: daemon, session: "witness")
         let slow = try await UnixStreamSocket.connect(to: daemon.socketPath, receiveBuffer: 4096)
         try await slow.send(["method": "io.navhost.Navigation.Watch", "more": true])
         let snapshot = try await slow.readMessages(1)
@@ -88,6 +89,7 @@ struct BadInputLoadTests {
         #expect(current["snapshot"]?["revision"]?.intValue == lastRevision)
         try await fresh.close()
         try await driver.close()
+        try await witness.confirm()
         #expect(try await daemon.terminate() == 0)
     }
 
