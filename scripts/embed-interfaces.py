@@ -25,9 +25,11 @@ for path in sorted(folder.glob("*.varlink")):
     lines.append(f"    /// `{path.name}`.")
     lines.append(f'    static let {identifier} = #"""')
     # A multi-line literal ends before the newline that precedes its closing delimiter: keep the file's own
-    # final newline by splitting the text as it is (a trailing "\n" gives a last, empty line).
-    lines.extend(text.split("\n"))
-    lines.append('"""#')
+    # final newline by splitting the text as it is (a trailing "\n" gives a last, empty line). Lines are indented
+    # as swift-format wants them (the indentation of the closing delimiter is stripped from every line), so that
+    # `make lint` accepts the file as generated.
+    lines.extend(f"        {line}" if line else "" for line in text.split("\n"))
+    lines.append('        """#')
     lines.append("")
     lines.append(f"    static let {identifier}FileName = \"{path.name}\"")
     lines.append("")
