@@ -242,7 +242,9 @@ let package = Package(
             dependencies: [
                 "NavHostVarlink",
                 .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/Support",
