@@ -1,7 +1,8 @@
 /// Decodes `Decodable` Swift values from ``JSONValue``s.
 ///
 /// Errors are ``JSONError``s whose `path` names the offending member, like `arguments.email`. An integer-typed
-/// property accepts a JSON number with no fractional part (`2.0`), but not one out of its range.
+/// property accepts a JSON number with no fractional part (`2.0`), but not one out of its range. A ``JSONObject`` is
+/// read from a JSON object.
 public struct JSONValueDecoder: Sendable {
     /// Creates a decoder.
     public init() {}
@@ -21,6 +22,11 @@ public struct JSONValueDecoder: Sendable {
 
 private func decodeValue<T: Decodable>(_ type: T.Type, from json: JSONValue, codingPath: [any CodingKey]) throws -> T {
     if T.self == JSONValue.self { return json as! T }
+    if case .object(let members) = json, JSONObjectCoding.isJSONObject(T.self) {
+        // Through the type's own conformance, which reads alternating keys and values. That form itself (what this
+        // layer wrote before, in sessions saved by an older daemon) still decodes below.
+        return try T(from: ValueDecoder(json: JSONObjectCoding.alternating(members), codingPath: codingPath))
+    }
     return try T(from: ValueDecoder(json: json, codingPath: codingPath))
 }
 

@@ -4,6 +4,7 @@ import OrderedCollections
 ///
 /// Keys come out in the order the type encodes them. `nil` optionals encoded with `encodeIfPresent` (what synthesized
 /// conformances use) are left out; a `Double` that is NaN or infinite fails with ``JSONError/Code/nonFiniteNumber``.
+/// A ``JSONObject`` becomes a JSON object, members in order.
 public struct JSONValueEncoder: Sendable {
     /// Creates an encoder.
     public init() {}
@@ -11,8 +12,7 @@ public struct JSONValueEncoder: Sendable {
     /// Encodes `value` into a JSON value.
     public func encode(_ value: some Encodable) throws -> JSONValue {
         let root = EncodedBox()
-        let encoder = ValueEncoder(box: root, codingPath: [])
-        try value.encode(to: encoder)
+        try encodeValue(value, into: root, codingPath: [])
         return root.resolved()
     }
 
@@ -83,6 +83,19 @@ private final class EncodedBox {
         if case .array = content { return }
         content = .array([])
     }
+
+    /// Turns `[key, value, key, value, …]`, what `OrderedDictionary` writes, into an object.
+    func becomeObjectFromAlternatingKeysAndValues() {
+        guard case .array(let elements) = content else { return }
+        var members: OrderedDictionary<String, EncodedBox> = [:]
+        var index = elements.startIndex
+        while index + 1 < elements.endIndex {
+            guard case .value(.string(let key)) = elements[index].content else { return }
+            members[key] = elements[index + 1]
+            index += 2
+        }
+        content = .object(members)
+    }
 }
 
 private struct IndexKey: CodingKey {
@@ -137,11 +150,14 @@ private func finite(_ number: Double, at codingPath: [any CodingKey]) throws -> 
     return .double(number)
 }
 
-private func encodeValue(_ value: some Encodable, into box: EncodedBox, codingPath: [any CodingKey]) throws {
+private func encodeValue<Value: Encodable>(_ value: Value, into box: EncodedBox, codingPath: [any CodingKey]) throws {
     if let json = try primitive(value, at: codingPath) {
         box.content = .value(json)
-    } else {
-        try value.encode(to: ValueEncoder(box: box, codingPath: codingPath))
+        return
+    }
+    try value.encode(to: ValueEncoder(box: box, codingPath: codingPath))
+    if case .array = box.content, JSONObjectCoding.isJSONObject(Value.self) {
+        box.becomeObjectFromAlternatingKeysAndValues()
     }
 }
 
