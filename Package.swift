@@ -17,6 +17,8 @@ let package = Package(
         .executable(name: "navhostd", targets: ["navhostd"]),
         .library(name: "NavHostTesting", targets: ["NavHostTesting"]),
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
+        // The libFuzzer target over framing, JSON and dispatch: `make fuzz`, docs/fuzzing.md.
+        .executable(name: "navhost-fuzz", targets: ["navhost-fuzz"]),
         // MARK: - Plugins (each a shared library the daemon loads at run time)
         .library(name: "ProbePlugin", type: .dynamic, targets: ["ProbePlugin"]),
         .library(name: "HomeFeature", type: .dynamic, targets: ["HomeFeature", "HomeFeatureEntry"]),
@@ -235,6 +237,41 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "FixtureFeatures",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Tests/Fixtures/FixtureFeatures",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Fuzzing
+        //
+        // `navhost-fuzz` holds only the libFuzzer entry point (libFuzzer brings `main`); `NavHostFuzzing` drives the
+        // daemon's Varlink front door in-process, for the fuzzer and for the corpus replay in `NavHostFuzzTests`.
+
+        .target(
+            name: "NavHostFuzzing",
+            dependencies: [
+                "FixtureFeatures",
+                "NavHostCore",
+                "NavHostService",
+                "NavHostTestSupport",
+                "NavHostTesting",
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/Fuzz/Harness",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "navhost-fuzz",
+            dependencies: ["NavHostFuzzing"],
+            path: "Tests/Fuzz/Target",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: - Tests
 
         .target(
@@ -248,6 +285,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/Support",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NavHostFuzzTests",
+            dependencies: [
+                "NavHostFuzzing",
+                "NavHostTestSupport",
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
