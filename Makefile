@@ -19,7 +19,23 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
 
+# Fuzzing (docs/fuzzing.md): libFuzzer over the daemon's Varlink front door, built with AddressSanitizer, which
+# brings LeakSanitizer (libFuzzer alone detects no leaks). LeakSanitizer checks the whole process when the run ends
+# and fails it on a leak; libFuzzer's own check after every input is off (-detect_leaks=0), because an input's
+# asynchronous work ends slightly after the input and that check would then rescan memory for nearly every input.
+# New corpus entries and crash files stay in FUZZ_DIR.
+FUZZ_SECONDS       ?= 600
+FUZZ_SMOKE_SECONDS ?= 45
+FUZZ_MAX_LEN       ?= 16384
+FUZZ_DIR           := .build-fuzz
+FUZZ_BINARY        := $(FUZZ_DIR)/debug/navhost-fuzz
+FUZZ_SEEDS         := Tests/Fuzz/Corpus
+FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=2048 \
+                      -detect_leaks=0 -dict=Tests/Fuzz/varlink.dict -artifact_prefix=$(FUZZ_DIR)/artifacts/ \
+                      -print_final_stats=1
+
 .PHONY: all deps build run test lint format clean install install-files systemd-e2e journald-check
+.PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
 
@@ -41,6 +57,22 @@ format:
 
 test: build lint
 	NAVHOST_BUILD_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+# Builds navhost-fuzz in its own scratch folder: the sanitizers instrument every module, so nothing is shared with
+# .build. Incremental after the first build.
+fuzz-build: deps
+	$(SWIFT) build -c debug --sanitize=fuzzer --sanitize=address --product navhost-fuzz --scratch-path $(FUZZ_DIR)
+
+# Fuzzes for FUZZ_SECONDS. The seeds in Tests/Fuzz/Corpus are read; what the fuzzer adds goes to $(FUZZ_DIR)/corpus.
+# Fails on a crash, a wrong reply, a hang (the input is written to $(FUZZ_DIR)/artifacts/) or a leak (reported with
+# the allocation's stack when the run ends).
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
+	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 $(FUZZ_BINARY) $(FUZZ_FLAGS) $(FUZZ_DIR)/corpus $(FUZZ_SEEDS)
+
+# A short run, for CI.
+fuzz-smoke:
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 
 install: build install-files
 
