@@ -59,9 +59,11 @@ test: build lint
 	NAVHOST_BUILD_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test $(SWIFT_FLAGS) --skip-build
 
 # Builds navhost-fuzz in its own scratch folder: the sanitizers instrument every module, so nothing is shared with
-# .build. Incremental after the first build.
+# .build. Incremental after the first build. The sanitizers go in one -sanitize= flag: swiftc honours only the last
+# of several, and `swift build --sanitize=fuzzer --sanitize=address` passes two, in an order that changes from one
+# run to the next (a full rebuild each time, and no coverage instrumentation when address comes last).
 fuzz-build: deps
-	$(SWIFT) build -c debug --sanitize=fuzzer --sanitize=address --product navhost-fuzz --scratch-path $(FUZZ_DIR)
+	$(SWIFT) build -c debug --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address --product navhost-fuzz --scratch-path $(FUZZ_DIR)
 
 # Fuzzes for FUZZ_SECONDS. The seeds in Tests/Fuzz/Corpus are read; what the fuzzer adds goes to $(FUZZ_DIR)/corpus.
 # Fails on a crash, a wrong reply, a hang (the input is written to $(FUZZ_DIR)/artifacts/) or a leak (reported with
