@@ -163,13 +163,4 @@ struct JSONCodableTests {
         #expect(try encoder.encode(["revision": 3] as JSONObject) == ["revision": 3])
         #expect(try decoder.decode(JSONObject.self, from: ["revision": 3]) == ["revision": 3])
     }
-
-    @Test("A JSONObject is still read from the alternating array earlier versions wrote")
-    func objectMemberLegacyForm() throws {
-        struct Request: Codable, Equatable {
-            var parameters: JSONObject
-        }
-        let legacy: JSONValue = ["parameters": ["productID", "p1", "count", 2]]
-        #expect(try decoder.decode(Request.self, from: legacy) == Request(parameters: ["productID": "p1", "count": 2]))
-    }
 }
