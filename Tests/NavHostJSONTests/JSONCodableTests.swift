@@ -118,4 +118,27 @@ struct JSONCodableTests {
         let json = try encoder.encode(envelope)
         #expect(try decoder.decode(Envelope.self, from: json) == envelope)
     }
+
+    @Test("A JSONObject is a JSON object, not OrderedDictionary's array of keys and values")
+    func jsonObjectMember() throws {
+        struct Envelope: Codable, Equatable {
+            var intent: String
+            var arguments: JSONObject?
+            var nested: [JSONObject]
+        }
+        let envelope = Envelope(intent: "filterByName", arguments: ["text": "engine", "limit": 2], nested: [["a": 1]])
+        let json = try encoder.encode(envelope)
+        #expect(
+            try json.serializedString()
+                == #"{"intent":"filterByName","arguments":{"text":"engine","limit":2},"nested":[{"a":1}]}"#
+        )
+        #expect(try decoder.decode(Envelope.self, from: json) == envelope)
+        #expect(try encoder.encode(["x": 1] as JSONObject) == ["x": 1])
+        #expect(try decoder.decode(JSONObject.self, from: ["x": 1]) == ["x": 1])
+        let error = #expect(throws: JSONError.self) {
+            try decoder.decode(Envelope.self, from: ["intent": "x", "arguments": ["text", "engine"], "nested": []])
+        }
+        #expect(error?.code == .typeMismatch)
+        #expect(error?.path == "arguments")
+    }
 }
