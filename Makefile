@@ -19,7 +19,7 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
 
-.PHONY: all deps build run test lint format clean install install-files systemd-e2e journald-check
+.PHONY: all deps build run test lint format clean install install-files systemd-e2e journald-check bench bench-smoke
 
 all: build
 
@@ -37,10 +37,26 @@ lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift NavHostKit Sources Tests Plugins
 
 format:
-	$(SWIFT) format format --in-place --recursive --parallel Package.swift NavHostKit Sources Tests Plugins
+	$(SWIFT) format format --in-place --recursive --parallel Package.swift NavHostKit Sources Tests Plugins Benchmarks
 
 test: build lint
 	NAVHOST_BUILD_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+# Benchmarks (BENCHMARKS.md). `make bench` builds navhostd, the example plugins and navhost-bench in release and runs
+# the full benchmark against the C floor in ../shared/bench (results in bench-results.json); `make bench-smoke` runs it
+# with small counts on the debug build `make build` made, to show that every measurement works, not how fast (CI).
+# BENCH_FLAGS passes more options, such as --skip-one-core or --only round-trip.
+BENCH_PRODUCTS := navhostd navhost-bench HomeFeature UserProfileFeature ProductsFeature SettingsFeature
+BENCH_FLAGS    ?=
+
+bench: deps
+	@python3 scripts/embed-interfaces.py
+	for product in $(BENCH_PRODUCTS); do $(SWIFT) build -c release --product $$product || exit 1; done
+	.build/release/navhost-bench --output bench-results.json --markdown .build/release/bench-results.md $(BENCH_FLAGS)
+
+bench-smoke: build
+	$(SWIFT) format lint --strict --recursive --parallel Benchmarks
+	$(BUILD_DIR)/navhost-bench --quick --output $(BUILD_DIR)/bench-smoke.json $(BENCH_FLAGS)
 
 install: build install-files
 

@@ -15,6 +15,7 @@ let package = Package(
     name: "NavHost",
     products: [
         .executable(name: "navhostd", targets: ["navhostd"]),
+        .executable(name: "navhost-bench", targets: ["navhost-bench"]),
         .library(name: "NavHostTesting", targets: ["NavHostTesting"]),
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
         // MARK: - Plugins (each a shared library the daemon loads at run time)
@@ -36,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // MARK: - Targets
@@ -232,6 +234,29 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Tests/Fixtures/VarlinkCertificationService",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Benchmarks
+        //
+        // `navhost-bench` measures the real daemon against the C floor (`../shared/bench/floor.c`); see BENCHMARKS.md.
+        // Its client is a bare socket that checks each reply with json-c, as the floor's client does: it reaches json-c
+        // (and epoll) through a module of its own and imports nothing of NavHost.
+
+        .systemLibrary(
+            name: "CNavHostBench",
+            path: "Benchmarks/CNavHostBench",
+            pkgConfig: "json-c",
+            providers: [.apt(["libjson-c-dev"])]
+        ),
+        .executableTarget(
+            name: "navhost-bench",
+            dependencies: [
+                "CNavHostBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "Benchmarks/NavHostBench",
             swiftSettings: swiftSettings
         ),
 
