@@ -33,8 +33,9 @@ final class Screen {
 
     // MARK: Initialization
 
-    /// The intent time limit and the clock it is measured on; `nil` for none.
-    private let intentTimeLimit: (Duration, any Clock<Duration>)?
+    /// The intent time limit, and the deadlines of the intents in flight; `nil` for no limit.
+    private let intentTimeLimit: Duration?
+    private let deadlines: (any IntentDeadlines)?
     /// Set when an intent ran out of time; cleared when the next intent to the screen succeeds.
     private(set) var error: String?
     /// The error as clients last saw it.
@@ -51,7 +52,8 @@ final class Screen {
         self.route = route
         self.presentation = presentation
         self.model = model
-        self.intentTimeLimit = intentTimeLimit
+        self.intentTimeLimit = intentTimeLimit?.0
+        self.deadlines = intentTimeLimit.map { makeIntentDeadlines(limit: $0.0, clock: $0.1) }
         self.state = (try? model.encodeState()) ?? .null
     }
 
@@ -72,6 +74,7 @@ final class Screen {
         isClosed = true
         closedItself = itself
         model.viewModel.onDisappear()
+        deadlines?.cancelAll()
         for cancel in inFlight.values { cancel() }
         inFlight.removeAll()
         for wake in closeWatchers.values { wake() }
@@ -189,24 +192,24 @@ extension Screen {
     fileprivate func runUntilClosed<Result: Sendable>(
         _ work: @escaping @MainActor (ScreenModel) async -> Result
     ) async -> Outcome<Result> {
-        let task = startTask(work)
-        inFlight[task.number] = { task.task.cancel() }
         let race = Race<Result>()
-        closeWatchers[task.number] = { race.finish(.closed) }
-        Task { @MainActor in
-            let result = await task.task.value
+        // The work reports its own result to the race: no second task waits on it.
+        let task = startTask { model in
+            let result = await work(model)
             race.finish(.finished(result))
+            return result
         }
-        let timer = intentTimeLimit.map { limit, clock in
-            Task { @MainActor [weak self] in
-                guard (try? await clock.sleep(for: limit)) != nil else { return }
+        inFlight[task.number] = { task.task.cancel() }
+        closeWatchers[task.number] = { race.finish(.closed) }
+        let deadline = intentTimeLimit.flatMap { limit in
+            deadlines?.start { [weak self] in
                 race.finish(.timedOut(limit))
                 // Cancelled and abandoned: if it never returns, it no longer counts as the screen's work.
                 task.task.cancel()
                 self?.inFlight[task.number] = nil
             }
         }
-        defer { timer?.cancel() }
+        defer { if let deadline { deadlines?.finish(deadline) } }
         let outcome = await withTaskCancellationHandler {
             await race.wait()
         } onCancel: {
