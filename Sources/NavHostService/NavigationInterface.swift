@@ -27,45 +27,45 @@ public enum NavigationInterface {
             preconditionFailure("io.navhost.Navigation.varlink does not parse: \(error)")
         }
         navigation.handle("Sessions") { _ in try await handlers.sessionNames() }
-        navigation.handle("Stack", parameters: SessionParameters.self) { input, _ in
-            try await handlers.stack(input)
+        navigation.handle("Stack") { request in
+            try await handlers.stack(SessionParameters(request.parameters))
         }
         navigation.handle("Routes") { _ in try await handlers.routes() }
-        navigation.handle("Navigate", parameters: RouteParameters.self) { input, request in
+        navigation.handle("Navigate") { request in
             try access.requireControl(request)
-            return try await handlers.push(input, modal: false)
+            return try await handlers.push(RouteParameters(request.parameters), modal: false)
         }
-        navigation.handle("Present", parameters: RouteParameters.self) { input, request in
+        navigation.handle("Present") { request in
             try access.requireControl(request)
-            return try await handlers.push(input, modal: true)
+            return try await handlers.push(RouteParameters(request.parameters), modal: true)
         }
-        navigation.handle("Pop", parameters: SessionParameters.self) { input, request in
+        navigation.handle("Pop") { request in
             try access.requireControl(request)
-            return try await handlers.remove(.pop, in: input.session)
+            return try await handlers.remove(.pop, in: SessionParameters(request.parameters).session)
         }
-        navigation.handle("PopToRoot", parameters: SessionParameters.self) { input, request in
+        navigation.handle("PopToRoot") { request in
             try access.requireControl(request)
-            return try await handlers.remove(.popToRoot, in: input.session)
+            return try await handlers.remove(.popToRoot, in: SessionParameters(request.parameters).session)
         }
-        navigation.handle("PopTo", parameters: RouteParameters.self) { input, request in
+        navigation.handle("PopTo") { request in
             try access.requireControl(request)
+            let input = RouteParameters(request.parameters)
             return try await handlers.remove(.popTo(input.request), in: input.session)
         }
-        navigation.handle("Dismiss", parameters: SessionParameters.self) { input, request in
+        navigation.handle("Dismiss") { request in
             try access.requireControl(request)
-            return try await handlers.remove(.dismiss, in: input.session)
+            return try await handlers.remove(.dismiss, in: SessionParameters(request.parameters).session)
         }
-        navigation.handle("Replace", parameters: ReplaceParameters.self) { input, request in
+        navigation.handle("Replace") { request in
             try access.requireControl(request)
-            return try await handlers.replace(input)
+            return try await handlers.replace(ReplaceParameters(request.parameters))
         }
-        navigation.handle("Send", parameters: SendParameters.self) { input, request in
+        navigation.handle("Send") { request in
             try access.requireControl(request)
-            return try await handlers.send(input)
+            return try await handlers.send(SendParameters(request.parameters))
         }
         navigation.handleStreaming("Watch") { request, replies in
-            let input = try request.decodeParameters(as: WatchParameters.self)
-            return try await handlers.watch(input, replies: replies)
+            try await handlers.watch(try WatchParameters(request.parameters), replies: replies)
         }
         return navigation
     }
@@ -87,7 +87,7 @@ private final class NavigationHandlers: Sendable {
     }
 
     func stack(_ input: SessionParameters) throws -> JSONObject {
-        ["snapshot": try JSONValueEncoder().encode(try sessions.session(input.session).snapshot)]
+        ["snapshot": try sessions.session(input.session).snapshot.jsonValue]
     }
 
     func routes() throws -> JSONObject {
@@ -108,7 +108,7 @@ private final class NavigationHandlers: Sendable {
         let change = modal ? try session.present(input.request) : try session.navigate(to: input.request)
         try await sessions.commit(session)
         guard case .pushed(let screen) = change.event.change else { preconditionFailure("a push records .pushed") }
-        return ["revision": .int(Int64(change.revision)), "screen": try JSONValueEncoder().encode(screen)]
+        return ["revision": .int(Int64(change.revision)), "screen": screen.jsonValue]
     }
 
     /// The operations that take screens off a stack.
@@ -142,7 +142,7 @@ private final class NavigationHandlers: Sendable {
         let change = try session.replace(with: input.requests)
         try await sessions.commit(session)
         guard case .replaced(let stack) = change.event.change else { preconditionFailure("records .replaced") }
-        return ["revision": .int(Int64(change.revision)), "stack": try JSONValueEncoder().encode(stack)]
+        return ["revision": .int(Int64(change.revision)), "stack": .array(stack.map(\.jsonValue))]
     }
 
     func send(_ input: SendParameters) async throws -> JSONObject {
@@ -154,7 +154,7 @@ private final class NavigationHandlers: Sendable {
         )
         var reply: JSONObject = ["revision": .int(Int64(session.revision))]
         if let screen = try? session.screenSnapshot(target) {
-            reply["screen"] = try JSONValueEncoder().encode(screen)
+            reply["screen"] = screen.jsonValue
         }
         return reply
     }
@@ -165,11 +165,11 @@ private final class NavigationHandlers: Sendable {
         defer { watcher.cancel() }
         guard replies.isStreaming else {
             // Without "more", Watch answers once with the current snapshot.
-            return try Self.reply(for: .snapshot(session.snapshot, coalesced: false))
+            return Self.reply(for: .snapshot(session.snapshot, coalesced: false))
         }
         do {
             while let update = try await watcher.next() {
-                try await replies.send(try Self.reply(for: update))
+                try await replies.send(Self.reply(for: update))
             }
         } catch SessionWatcher.Ending.tooSlow {
             throw VarlinkError(name: "\(NavigationInterface.name).WatcherTooSlow")
@@ -179,14 +179,14 @@ private final class NavigationHandlers: Sendable {
         return [:]
     }
 
-    private nonisolated static func reply(for update: SessionWatcher.Update) throws -> JSONObject {
+    private nonisolated static func reply(for update: SessionWatcher.Update) -> JSONObject {
         switch update {
         case .snapshot(let snapshot, let coalesced):
-            var reply: JSONObject = ["snapshot": try JSONValueEncoder().encode(snapshot)]
+            var reply: JSONObject = ["snapshot": snapshot.jsonValue]
             if coalesced { reply["coalesced"] = true }
             return reply
         case .event(let event):
-            return ["event": try JSONValueEncoder().encode(event)]
+            return ["event": event.jsonValue]
         }
     }
 }
