@@ -162,14 +162,21 @@ final class BenchRun {
 
     private func measureRoundTrips(_ daemon: DaemonProcess) throws {
         Console.line("Round trips: \(plan.roundTrips) Send calls, one at a time (after \(plan.warmUp) untimed)")
+        let before = try daemon.usage()
         let steady = try RoundTrip.measure(
             socketPath: daemon.socketPath,
             request: Self.steadyIntent,
             calls: plan.roundTrips,
             warmUp: plan.warmUp
         )
-        Console.line("  p50 \(steady.microseconds(at: 50).fixed(1)) µs, p99 \(steady.microseconds(at: 99).fixed(1)) µs")
+        let usage = try daemon.usage().perOperation(since: before, count: plan.roundTrips + plan.warmUp)
+        Console.line(
+            "  p50 \(steady.microseconds(at: 50).fixed(1)) µs, p99 \(steady.microseconds(at: 99).fixed(1)) µs; "
+                + "daemon CPU \(usage.cpuMicroseconds.fixed(1)) µs and \(usage.switches.fixed(2)) context switches per call"
+        )
         details.append(("roundTrip", Self.report(steady, unit: "µs")))
+        details.append(("roundTripDaemonCPUMicroseconds", .rounded(usage.cpuMicroseconds, 2)))
+        details.append(("roundTripDaemonContextSwitches", .rounded(usage.switches, 3)))
         rows.append(
             ResultRow(
                 key: "roundTrip.p50",
@@ -197,6 +204,24 @@ final class BenchRun {
                 unit: "µs",
                 value: steady.microseconds(at: 99.9),
                 floor: floor?.p999
+            )
+        )
+        rows.append(
+            ResultRow(
+                key: "roundTrip.daemonCPU",
+                label: "daemon CPU time per round trip",
+                unit: "µs",
+                value: usage.cpuMicroseconds,
+                note: "utime + stime of the daemon over the calls: hardly depends on the machine's load"
+            )
+        )
+        rows.append(
+            ResultRow(
+                key: "roundTrip.contextSwitches",
+                label: "daemon context switches per round trip",
+                unit: "",
+                value: usage.switches,
+                note: "summed over the daemon's threads; each is a thread going to sleep or being preempted"
             )
         )
 
@@ -240,6 +265,7 @@ final class BenchRun {
                 depth: plan.depth,
                 callsPerConnection: max(calls / 20, plan.depth)
             )
+            let before = try daemon.usage()
             let result = try Pipelined.measure(
                 socketPath: daemon.socketPath,
                 request: Self.steadyIntent,
@@ -247,7 +273,11 @@ final class BenchRun {
                 depth: plan.depth,
                 callsPerConnection: calls
             )
-            Console.line("  \(result.requestsPerSecond.fixed(0)) req/s")
+            let usage = try daemon.usage().perOperation(since: before, count: result.calls)
+            Console.line(
+                "  \(result.requestsPerSecond.fixed(0)) req/s; daemon CPU \(usage.cpuMicroseconds.fixed(1)) µs and "
+                    + "\(usage.switches.fixed(2)) context switches per call"
+            )
             details.append(
                 (
                     "pipelined\(connections)",
@@ -257,6 +287,8 @@ final class BenchRun {
                         ("calls", .integer(result.calls)),
                         ("seconds", .rounded(result.seconds, 4)),
                         ("requestsPerSecond", .rounded(result.requestsPerSecond, 0)),
+                        ("daemonCPUMicrosecondsPerCall", .rounded(usage.cpuMicroseconds, 2)),
+                        ("daemonContextSwitchesPerCall", .rounded(usage.switches, 3)),
                     ])
                 )
             )

@@ -92,8 +92,8 @@ enum ResultTable {
         let cells: [[String]] = rows.map { row in
             [
                 row.label,
-                row.value.map { "\(format($0, unit: row.unit)) \(row.unit)" } ?? "pending",
-                row.floor.map { "\(format($0, unit: row.unit)) \(row.unit)" } ?? "",
+                row.value.map { "\(format($0, unit: row.unit)) \(row.unit)".trimmingSuffix() } ?? "pending",
+                row.floor.map { "\(format($0, unit: row.unit)) \(row.unit)".trimmingSuffix() } ?? "",
                 row.ratio.map { "\($0.fixed(2))×" } ?? "",
                 row.target?.text ?? "",
                 row.status == .none ? "" : row.status.rawValue,
@@ -118,8 +118,8 @@ enum ResultTable {
     static func markdown(_ rows: [ResultRow]) -> String {
         var text = "| measurement | NavHost | floor | ratio | target | status |\n|---|---:|---:|---:|---|---|\n"
         for row in rows {
-            let value = row.value.map { "\(format($0, unit: row.unit)) \(row.unit)" } ?? "pending"
-            let floor = row.floor.map { "\(format($0, unit: row.unit)) \(row.unit)" } ?? ""
+            let value = row.value.map { "\(format($0, unit: row.unit)) \(row.unit)".trimmingSuffix() } ?? "pending"
+            let floor = row.floor.map { "\(format($0, unit: row.unit)) \(row.unit)".trimmingSuffix() } ?? ""
             let ratio = row.ratio.map { "\($0.fixed(2))×" } ?? ""
             let status = row.status == .none ? "" : row.status.rawValue
             text += "| \(row.label) | \(value) | \(floor) | \(ratio) | \(row.target?.text ?? "") | \(status) |\n"
