@@ -1,11 +1,18 @@
 # NavHost build glue. The two commands a newcomer needs:
 #   make run    install what is missing, build, start navhostd with the bundled plugins
 #   make test   install what is missing, build once, lint, run the whole test suite
+# and for feature authors:
+#   make new-feature NAME=Orders   scaffold Plugins/Orders, a feature that builds, passes its tests and loads
+#   make test-scaffold             scaffold a feature into a copy of the package, build it, test it, load it
 
 SWIFT        ?= swift
 CONFIG       ?= debug
 BUILD_DIR    := .build/$(CONFIG)
-SWIFT_FLAGS  := -c $(CONFIG)
+# Package.swift lists Plugins/*/plugin.json when SwiftPM evaluates it, but SwiftPM caches that evaluation by the
+# file's text: without this flag a new plugin folder stays invisible until Package.swift itself changes.
+SWIFT_FLAGS  := -c $(CONFIG) --manifest-cache none
+PLUGIN_DIRS  := $(patsubst %/plugin.json,%,$(wildcard Plugins/*/plugin.json))
+PLUGIN_TOOL  := $(BUILD_DIR)/navhost-plugin-tool
 
 # Installation (`make install`, DESTDIR and PREFIX honoured). The binaries live in PKGLIBDIR beside
 # libNavHostKit.so, which they find through their $$ORIGIN run path; BINDIR gets symlinks. See docs/systemd.md.
@@ -19,19 +26,25 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
 
-.PHONY: all deps build run test lint format clean install install-files systemd-e2e journald-check bench bench-smoke
+.PHONY: all deps build run test test-scaffold new-feature lint format clean install install-files systemd-e2e \
+	journald-check bench bench-smoke
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
+# One build for everything (daemon, plugins, tools, tests), then each plugin is staged where the daemon loads it:
+# $(BUILD_DIR)/plugins/<Name>/{manifest.json, lib<Name>Feature.so, resources}.
 build: deps
 	@python3 scripts/embed-interfaces.py
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	$(PLUGIN_TOOL) stage --build-dir $(BUILD_DIR) $(PLUGIN_DIRS)
 
+# The daemon with the staged example plugins; its state stays in the build folder, its socket is the default one
+# (`$$XDG_RUNTIME_DIR/navhost/io.navhost`, or `/run/navhost/io.navhost` for root), where navctl looks.
 run: build
-	$(BUILD_DIR)/navhostd
+	$(BUILD_DIR)/navhostd --plugins $(BUILD_DIR)/plugins --state-dir $(CURDIR)/.build/state
 
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift NavHostKit Sources Tests Plugins
@@ -46,12 +59,15 @@ test: build lint
 # the full benchmark against the C floor in ../shared/bench (results in bench-results.json); `make bench-smoke` runs it
 # with small counts on the debug build `make build` made, to show that every measurement works, not how fast (CI).
 # BENCH_FLAGS passes more options, such as --skip-one-core or --only round-trip.
-BENCH_PRODUCTS := navhostd navhost-bench HomeFeature UserProfileFeature ProductsFeature SettingsFeature
+BENCH_PRODUCTS := navhostd navhost-bench navhost-plugin-tool $(patsubst Plugins/%,%Feature,$(PLUGIN_DIRS))
 BENCH_FLAGS    ?=
 
 bench: deps
 	@python3 scripts/embed-interfaces.py
-	for product in $(BENCH_PRODUCTS); do $(SWIFT) build -c release --product $$product || exit 1; done
+	for product in $(BENCH_PRODUCTS); do \
+		$(SWIFT) build -c release --manifest-cache none --product $$product || exit 1; \
+	done
+	.build/release/navhost-plugin-tool stage --build-dir .build/release $(PLUGIN_DIRS)
 	.build/release/navhost-bench --output bench-results.json --markdown .build/release/bench-results.md $(BENCH_FLAGS)
 
 bench-smoke: build
@@ -90,6 +106,14 @@ systemd-e2e: build
 # The journald handler against a real systemd-journald in a private mount namespace (root). See the script.
 journald-check: build
 	BUILD_DIR=$(BUILD_DIR) scripts/journald-check.sh
+
+test-scaffold: build
+	scripts/test-scaffold.sh $(CURDIR)/$(BUILD_DIR)
+
+new-feature: deps
+	@test -n "$(NAME)" || { echo "usage: make new-feature NAME=Orders" >&2; exit 2; }
+	$(SWIFT) build $(SWIFT_FLAGS) --product navhost-plugin-tool
+	$(PLUGIN_TOOL) new $(NAME)
 
 clean:
 	rm -rf .build
