@@ -145,29 +145,4 @@ struct JSONCodableTests {
         let json = try encoder.encode(envelope)
         #expect(try decoder.decode(Envelope.self, from: json) == envelope)
     }
-
-    /// This test binary links swift-collections statically besides the copy in libNavHostKit.so, as navhostd does: the
-    /// JSONObjects built here are of the other copy's type, which the SDK must still take for JSON objects.
-    @Test("A JSONObject built with another copy of swift-collections is a JSON object too")
-    func jsonObjectOfAnotherCopy() throws {
-        struct Envelope: Codable, Equatable {
-            var intent: String
-            var arguments: JSONObject?
-            var nested: [JSONObject]
-        }
-        let envelope = Envelope(intent: "filterByName", arguments: ["text": "engine", "limit": 2], nested: [["a": 1]])
-        let json = try encoder.encode(envelope)
-        #expect(
-            try json.serializedString()
-                == #"{"intent":"filterByName","arguments":{"text":"engine","limit":2},"nested":[{"a":1}]}"#
-        )
-        #expect(try decoder.decode(Envelope.self, from: json) == envelope)
-        #expect(try encoder.encode(["x": 1] as JSONObject) == ["x": 1])
-        #expect(try decoder.decode(JSONObject.self, from: ["x": 1]) == ["x": 1])
-        let error = #expect(throws: JSONError.self) {
-            try decoder.decode(Envelope.self, from: ["intent": "x", "arguments": ["text", "engine"], "nested": []])
-        }
-        #expect(error?.code == .typeMismatch)
-        #expect(error?.path == "arguments")
-    }
 }

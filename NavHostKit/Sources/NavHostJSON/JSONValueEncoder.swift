@@ -117,9 +117,9 @@ private func primitive(_ value: some Encodable, at codingPath: [any CodingKey]) 
     case let number as UInt: return unsigned(UInt64(number))
     case let number as UInt64: return unsigned(number)
     case let json as JSONValue: return json
-    default:
-        // `OrderedDictionary`'s own Codable form is an array of alternating keys and values; a JSON object is an object.
-        return JSONObjectIdentity.object(value).map(JSONValue.object)
+    // OrderedDictionary's own Codable form is a flat array of keys and values; a JSONObject is a JSON object.
+    case let object as JSONObject: return .object(object)
+    default: return nil
     }
 }
 
