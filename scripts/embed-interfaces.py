@@ -26,8 +26,9 @@ for path in sorted(folder.glob("*.varlink")):
     lines.append(f'    static let {identifier} = #"""')
     # A multi-line literal ends before the newline that precedes its closing delimiter: keep the file's own
     # final newline by splitting the text as it is (a trailing "\n" gives a last, empty line).
-    lines.extend(text.split("\n"))
-    lines.append('"""#')
+    # Indented as swift-format wants it (`make lint`); Swift strips the closing delimiter's indentation from every line.
+    lines.extend(("        " + line) if line else "" for line in text.split("\n"))
+    lines.append('        """#')
     lines.append("")
     lines.append(f"    static let {identifier}FileName = \"{path.name}\"")
     lines.append("")
