@@ -159,14 +159,16 @@ private final class NavigationHandlers: Sendable {
         return reply
     }
 
-    func watch(_ input: WatchParameters, replies: VarlinkReplyWriter) async throws -> JSONObject {
-        let session = try sessions.session(input.session)
-        let watcher = session.watch(from: input.resumeFrom.map { UInt64(clamping: $0) })
-        defer { watcher.cancel() }
+    /// Follows a session: the watcher is made on the main actor, where the session lives, and its updates are sent
+    /// from the connection's own executor. A change then reaches a thousand watchers with a thousand wake-ups of
+    /// their connections, not a thousand hops to the main actor and back.
+    nonisolated func watch(_ input: WatchParameters, replies: VarlinkReplyWriter) async throws -> JSONObject {
         guard replies.isStreaming else {
             // Without "more", Watch answers once with the current snapshot.
-            return Self.reply(for: .snapshot(session.snapshot, coalesced: false))
+            return Self.reply(for: .snapshot(try await snapshot(of: input.session), coalesced: false))
         }
+        let watcher = try await startWatching(input)
+        defer { watcher.cancel() }
         do {
             while let update = try await watcher.next() {
                 try await replies.send(Self.reply(for: update))
@@ -177,6 +179,14 @@ private final class NavigationHandlers: Sendable {
             return [:]
         }
         return [:]
+    }
+
+    private func startWatching(_ input: WatchParameters) throws -> SessionWatcher {
+        try sessions.session(input.session).watch(from: input.resumeFrom.map { UInt64(clamping: $0) })
+    }
+
+    private func snapshot(of session: String?) throws -> SessionSnapshot {
+        try sessions.session(session).snapshot
     }
 
     private nonisolated static func reply(for update: SessionWatcher.Update) -> JSONObject {
