@@ -18,8 +18,11 @@ struct BenchPlan {
     /// Watchers and timed state changes for each fan-out size.
     var fanOut: [(watchers: Int, rounds: Int)]
     var fanOutWarmUp: Int
-    /// Timed daemon starts (after one untimed start).
+    /// Timed daemon starts (after one untimed start); each also gives every plugin's load time.
     var starts: Int
+    /// Hot reloads timed, and how long to wait for one.
+    var reloads: Int
+    var reloadLimitMilliseconds: Int
     /// Idle connections for the memory figure.
     var idleConnections = 1000
     /// How long the daemon is left alone before its RSS is read, in milliseconds.
@@ -36,6 +39,8 @@ struct BenchPlan {
         fanOut: [(1, 1000), (100, 500), (1000, 200)],
         fanOutWarmUp: 10,
         starts: 10,
+        reloads: 20,
+        reloadLimitMilliseconds: 3000,
         settleMilliseconds: 1000
     )
 
@@ -50,6 +55,8 @@ struct BenchPlan {
         fanOut: [(1, 20), (100, 10), (1000, 5)],
         fanOutWarmUp: 2,
         starts: 2,
+        reloads: 3,
+        reloadLimitMilliseconds: 1000,
         settleMilliseconds: 300
     )
 }

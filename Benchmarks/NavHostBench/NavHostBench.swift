@@ -10,8 +10,8 @@ struct NavHostBench: ParsableCommand {
         discussion: """
             Builds ../shared/bench/floor.c with its own Makefile into a build folder and runs it; starts the navhostd
             built beside this program with the staged example plugins (NOTIFY_SOCKET set, timed to READY=1); then
-            measures intent round trips, pipelined throughput, fan-out to watchers, plugin load and reload, start-up
-            and memory. Prints a table and writes the results as JSON. See BENCHMARKS.md.
+            measures intent round trips, pipelined throughput, fan-out to watchers, start-up and plugin loads, hot
+            reload and memory. Prints a table and writes the results as JSON. See BENCHMARKS.md.
 
             The client is a bare AF_UNIX socket that checks every reply with json-c, as the floor's client does.
             Nothing is pinned to a CPU except in the one-core pass, where the benchmark, the floor and a daemon of
@@ -99,8 +99,8 @@ enum Phase: String, CaseIterable, ExpressibleByArgument {
     case roundTrip = "round-trip"
     case pipelined
     case fanOut = "fan-out"
-    case plugins
     case startup
+    case reload
     case memory
     case oneCore = "one-core"
 }

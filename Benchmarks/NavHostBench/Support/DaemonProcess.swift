@@ -76,6 +76,17 @@ final class DaemonProcess {
         stop()
     }
 
+    /// The daemon's resident memory in KiB, from `/proc/<pid>/status`: all of it (`VmRSS`), its own allocations
+    /// (`RssAnon`), and pages of files it maps, mostly shared libraries' code (`RssFile`).
+    func residentMemory() throws -> (total: Int, anonymous: Int, file: Int) {
+        guard let status = readFile("/proc/\(pid)/status") else { throw BenchError("cannot read /proc/\(pid)/status") }
+        func field(_ name: String) -> Int {
+            let line = status.split(separator: "\n").first { $0.hasPrefix("\(name):") } ?? ""
+            return Int(line.filter(\.isNumber)) ?? 0
+        }
+        return (field("VmRSS"), field("RssAnon"), field("RssFile"))
+    }
+
     /// The daemon's resident set size in KiB (`VmRSS` of `/proc/<pid>/status`).
     func residentKilobytes() throws -> Int {
         let file = fopen("/proc/\(pid)/status", "r")
