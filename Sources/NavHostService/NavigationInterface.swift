@@ -1,6 +1,7 @@
 public import NavHostCore
 import NavHostKit
 public import NavHostVarlink
+import Synchronization
 
 /// `io.navhost.Navigation`: the front door to the sessions, for every front end.
 ///
@@ -77,6 +78,8 @@ public enum NavigationInterface {
 @MainActor
 private final class NavigationHandlers: Sendable {
     private let sessions: SessionRegistry
+    /// Each session's latest event as a reply, serialized once for all its watchers.
+    private nonisolated let eventReplies = EventReplies()
 
     nonisolated init(sessions: SessionRegistry) {
         self.sessions = sessions
@@ -167,11 +170,15 @@ private final class NavigationHandlers: Sendable {
             // Without "more", Watch answers once with the current snapshot.
             return Self.reply(for: .snapshot(try await snapshot(of: input.session), coalesced: false))
         }
-        let watcher = try await startWatching(input)
+        let (watcher, session) = try await startWatching(input)
         defer { watcher.cancel() }
         do {
             while let update = try await watcher.next() {
-                try await replies.send(Self.reply(for: update))
+                if case .event(let event) = update {
+                    try await replies.send(try eventReplies.reply(for: event, in: session))
+                } else {
+                    try await replies.send(Self.reply(for: update))
+                }
             }
         } catch SessionWatcher.Ending.tooSlow {
             throw VarlinkError(name: "\(NavigationInterface.name).WatcherTooSlow")
@@ -181,8 +188,9 @@ private final class NavigationHandlers: Sendable {
         return [:]
     }
 
-    private func startWatching(_ input: WatchParameters) throws -> SessionWatcher {
-        try sessions.session(input.session).watch(from: input.resumeFrom.map { UInt64(clamping: $0) })
+    private func startWatching(_ input: WatchParameters) throws -> (SessionWatcher, String) {
+        let session = try sessions.session(input.session)
+        return (session.watch(from: input.resumeFrom.map { UInt64(clamping: $0) }), session.name)
     }
 
     private func snapshot(of session: String?) throws -> SessionSnapshot {
@@ -198,5 +206,25 @@ private final class NavigationHandlers: Sendable {
         case .event(let event):
             return ["event": event.jsonValue]
         }
+    }
+}
+
+// MARK: - Event replies
+
+/// The latest event of each session as a prepared `Watch` reply: the first watcher to send it serializes it, the others
+/// send the same bytes. A change to a thousand watchers is serialized once, not a thousand times.
+private final class EventReplies: Sendable {
+    private let latest = Mutex<[String: (revision: UInt64, reply: VarlinkPreparedReply)]>([:])
+
+    func reply(for event: SessionEvent, in session: String) throws -> VarlinkPreparedReply {
+        if let cached = latest.withLock({ $0[session] }), cached.revision == event.revision { return cached.reply }
+        let reply = try VarlinkPreparedReply(parameters: ["event": event.jsonValue])
+        latest.withLock { latest in
+            // A watcher that lags behind does not replace a later event the others are sending.
+            if latest[session].map({ $0.revision < event.revision }) ?? true {
+                latest[session] = (event.revision, reply)
+            }
+        }
+        return reply
     }
 }
