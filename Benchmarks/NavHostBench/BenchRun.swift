@@ -311,17 +311,29 @@ final class BenchRun {
         var sizes: [(String, ReportValue)] = []
         for (watchers, rounds) in plan.fanOut {
             Console.line("Fan-out: one state change to \(watchers) watcher(s), \(rounds) times")
-            let latencies = try FanOut.measure(
-                socketPath: daemon.socketPath,
+            let result = try FanOut.measure(
+                daemon: daemon,
                 session: "fan",
                 changes: Self.changingIntents(session: "fan"),
                 watchers: watchers,
                 rounds: rounds,
                 warmUp: plan.fanOutWarmUp
             )
+            let latencies = result.latencies
             let (p50, p99) = (latencies.milliseconds(at: 50), latencies.milliseconds(at: 99))
-            Console.line("  last watcher has it: p50 \(p50.fixed(3)) ms, p99 \(p99.fixed(3)) ms")
-            sizes.append(("\(watchers)", Self.report(latencies, unit: "µs")))
+            Console.line(
+                "  last watcher has it: p50 \(p50.fixed(3)) ms, p99 \(p99.fixed(3)) ms; "
+                    + "daemon CPU \(result.daemonCPUMicroseconds.fixed(0)) µs per change"
+            )
+            sizes.append(
+                (
+                    "\(watchers)",
+                    .object([
+                        ("latency", Self.report(latencies, unit: "µs")),
+                        ("daemonCPUMicrosecondsPerChange", .rounded(result.daemonCPUMicroseconds, 1)),
+                    ])
+                )
+            )
             rows.append(
                 ResultRow(
                     key: "fanOut.\(watchers).p50",

@@ -5,17 +5,26 @@
 /// client only looks for each message's NUL (and notes the time); it parses and checks every event once the round
 /// is over, so its own parsing does not delay the last arrival.
 enum FanOut {
+    /// What the timed rounds gave.
+    struct Result {
+        /// From writing the change until the last watcher had it.
+        var latencies: LatencyRecorder
+        /// The daemon's CPU time per change, over the timed rounds, in microseconds.
+        var daemonCPUMicroseconds: Double
+    }
+
     /// Times `rounds` state changes (after `warmUp` untimed ones) seen by `watchers` watchers of `session`.
     ///
     /// - Parameter changes: Two `Send` calls that set different states; rounds alternate between them.
     static func measure(
-        socketPath: String,
+        daemon: DaemonProcess,
         session: String,
         changes: ([UInt8], [UInt8]),
         watchers count: Int,
         rounds: Int,
         warmUp: Int
-    ) throws -> LatencyRecorder {
+    ) throws -> Result {
+        let socketPath = daemon.socketPath
         let replies = ReplyReader()
         let watch = VarlinkMessage.watch(session: session)
         var watchers: [RawConnection] = []
@@ -40,7 +49,9 @@ enum FanOut {
 
         var latencies = LatencyRecorder()
         var arrived = [Bool](repeating: false, count: count)
+        var usage: DaemonProcess.Usage?
         for round in -warmUp..<rounds {
+            if round == 0 { usage = try daemon.usage() }
             for index in arrived.indices { arrived[index] = false }
             var waiting = count
             var answered = false
@@ -77,6 +88,7 @@ enum FanOut {
                 }
             }
         }
-        return latencies
+        let cpu = try usage.map { try daemon.usage().perOperation(since: $0, count: rounds).cpuMicroseconds } ?? 0
+        return Result(latencies: latencies, daemonCPUMicroseconds: cpu)
     }
 }
