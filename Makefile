@@ -26,8 +26,8 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
 
-.PHONY: all deps build run test test-scaffold new-feature lint format clean install install-files systemd-e2e \
-	journald-check bench bench-smoke
+.PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
+	systemd-e2e journald-check bench bench-smoke
 
 all: build
 
@@ -54,6 +54,12 @@ format:
 
 test: build lint
 	NAVHOST_BUILD_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+# The full-size memory test of docs/robustness.md: a Watch that never reads while another client drives 100,000 state
+# changes (about a minute and a half in a debug build; `make test` runs the same test with 10,000).
+test-soak: build
+	NAVHOST_BUILD_DIR=$(CURDIR)/$(BUILD_DIR) NAVHOST_SOAK_CHANGES=100000 \
+		$(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter watcherThatNeverReads
 
 # Benchmarks (BENCHMARKS.md). `make bench` builds navhostd, the example plugins and navhost-bench in release and runs
 # the full benchmark against the C floor in ../shared/bench (results in bench-results.json); `make bench-smoke` runs it

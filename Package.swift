@@ -80,6 +80,7 @@ let package = Package(
         .library(name: "FailingPlugin", type: .dynamic, targets: ["FailingPlugin"]),
         .library(name: "EntrylessPlugin", type: .dynamic, targets: ["EntrylessPlugin"]),
         .library(name: "ConflictingPlugin", type: .dynamic, targets: ["ConflictingPlugin"]),
+        .library(name: "StallFeature", type: .dynamic, targets: ["StallFeature"]),
     ] + pluginNames.map(pluginProduct),
     dependencies: [
         .package(path: "NavHostKit"),
@@ -190,6 +191,14 @@ let package = Package(
             name: "ProbePlugin",
             dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
             path: "Tests/Fixtures/ProbePlugin",
+            swiftSettings: swiftSettings
+        ),
+        // A plugin whose use case never returns, for the intent time limit (docs/robustness.md). Laid out like the
+        // example plugins (plugin.json beside Sources/), so the daemon tests stage it with navhost-plugin-tool.
+        .target(
+            name: "StallFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Tests/Fixtures/StallPlugin/Sources",
             swiftSettings: swiftSettings
         ),
         // A plugin whose composition root throws: the registry quarantines it as `initialisationFailed`.

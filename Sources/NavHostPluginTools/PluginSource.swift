@@ -23,10 +23,15 @@ public struct PluginSource: Sendable, Hashable {
 
     // MARK: Public Properties
 
+    /// The feature's name, like `Products`: `lib<name>Feature.so` is its library.
     public var name: String
+    /// The plugin's version.
     public var version: SemanticVersion
+    /// One line for people: what the feature does.
     public var summary: String
+    /// The features to load first, with the versions accepted.
     public var dependencies: [PluginManifest.Dependency]
+    /// Paths under the plugin's `Resources/` folder, staged beside its library.
     public var resources: [String]
 
     /// The shared library SwiftPM builds for the plugin: `lib<Name>Feature.so`.
@@ -34,6 +39,7 @@ public struct PluginSource: Sendable, Hashable {
 
     // MARK: Initialization
 
+    /// Creates the contents of a `plugin.json`.
     public init(
         name: String,
         version: SemanticVersion,

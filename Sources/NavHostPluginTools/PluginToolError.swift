@@ -40,6 +40,7 @@ public struct PluginToolError: Error, Sendable, Hashable {
     /// What failed and how to fix it, for a person.
     public var message: String
 
+    /// Creates an error of kind `code`, with what failed and how to fix it.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

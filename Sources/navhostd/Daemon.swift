@@ -95,9 +95,11 @@ struct Daemon {
 
     /// Listens on the socket systemd passed (named `varlink`), or binds the configured path.
     private func bindServer(service: VarlinkService, logger: Logger) async throws -> VarlinkServer {
-        var serverConfiguration = VarlinkServerConfiguration()
-        serverConfiguration.maxConnections = 4096
-        serverConfiguration.maxConnectionsPerUID = 2048
+        var serverConfiguration = configuration.server
+        serverConfiguration.maxConnections = FileDescriptorLimit.admit(
+            connections: serverConfiguration.maxConnections,
+            logger: logger
+        )
         if let inherited = try SocketActivation.listeningUnixSocket(named: "varlink") {
             logger.info("Serving the socket systemd passed", metadata: ["navhost.socket.fd": "\(inherited)"])
             return try await VarlinkServer.bind(

@@ -64,7 +64,7 @@ final class DaemonCore {
     private func openSessions() {
         for session in configuration.sessions where (try? sessions.session(session.name)) == nil {
             do {
-                try sessions.open(session)
+                try sessions.open(session, options: configuration.sessionOptions)
                 logger.info(
                     "Opened session",
                     metadata: ["navhost.session": "\(session.name)", "navhost.route": "\(session.root.id)"]

@@ -37,6 +37,7 @@ public struct FileAccessError: Error, Sendable, Hashable {
     /// The system's error number, when a system call failed.
     public var errno: Int32?
 
+    /// Creates an error of kind `code` about `path`.
     public init(code: Code, message: String, path: String, errno: Int32? = nil) {
         self.code = code
         self.message = message

@@ -33,9 +33,8 @@ final class Screen {
 
     // MARK: Initialization
 
-    /// The intent time limit, and the deadlines of the intents in flight; `nil` for no limit.
-    private let intentTimeLimit: Duration?
-    private let deadlines: (any IntentDeadlines)?
+    /// The intent time limit, on the clock it is measured with; `nil` for none.
+    private let intentTimer: IntentTimer?
     /// Set when an intent ran out of time; cleared when the next intent to the screen succeeds.
     private(set) var error: String?
     /// The error as clients last saw it.
@@ -52,8 +51,7 @@ final class Screen {
         self.route = route
         self.presentation = presentation
         self.model = model
-        self.intentTimeLimit = intentTimeLimit?.0
-        self.deadlines = intentTimeLimit.map { makeIntentDeadlines(limit: $0.0, clock: $0.1) }
+        self.intentTimer = intentTimeLimit.map { IntentTimer(limit: $0.0, clock: $0.1) }
         self.state = (try? model.encodeState()) ?? .null
     }
 
@@ -74,7 +72,6 @@ final class Screen {
         isClosed = true
         closedItself = itself
         model.viewModel.onDisappear()
-        deadlines?.cancelAll()
         for cancel in inFlight.values { cancel() }
         inFlight.removeAll()
         for wake in closeWatchers.values { wake() }
@@ -201,15 +198,16 @@ extension Screen {
         }
         inFlight[task.number] = { task.task.cancel() }
         closeWatchers[task.number] = { race.finish(.closed) }
-        let deadline = intentTimeLimit.flatMap { limit in
-            deadlines?.start { [weak self] in
+        if let intentTimer {
+            let limit = intentTimer.limit
+            intentTimer.start(task.number) { [weak self] in
                 race.finish(.timedOut(limit))
                 // Cancelled and abandoned: if it never returns, it no longer counts as the screen's work.
                 task.task.cancel()
                 self?.inFlight[task.number] = nil
             }
         }
-        defer { if let deadline { deadlines?.finish(deadline) } }
+        defer { intentTimer?.finish(task.number) }
         let outcome = await withTaskCancellationHandler {
             await race.wait()
         } onCancel: {

@@ -37,16 +37,23 @@ public actor FileKeyValueStore: KeyValueStore {
 
     // MARK: Public Functions
 
+    /// The value stored under `key`, or `nil`; the file is read on first use.
+    ///
+    /// - Throws: ``FileAccessError`` when the file exists but cannot be read, or a corrupt one cannot be moved aside.
     public func value(forKey key: String) throws -> JSONValue? {
         try loadedValues()[key]
     }
 
+    /// Stores `value` under `key`; returns once the file holding it is on disk.
+    ///
+    /// - Throws: ``FileAccessError`` when the file cannot be written; the store then keeps the values it had.
     public func setValue(_ value: JSONValue, forKey key: String) throws {
         var changed = try loadedValues()
         changed[key] = value
         try persist(changed)
     }
 
+    /// Removes the value under `key`; writes the file only when there was one.
     public func removeValue(forKey key: String) throws {
         var changed = try loadedValues()
         guard changed.removeValue(forKey: key) != nil else { return }

@@ -42,7 +42,10 @@ final class SessionDriver {
     }
 
     /// Waits until no screen has work under way and no state change is left to report.
-    func settle(timeout: Duration = .seconds(5)) async throws {
+    ///
+    /// The time limit only guards against a hang: the plugins' stores `fsync` every write, which a busy disk can
+    /// make slow.
+    func settle(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         var quietRounds = 0
         while quietRounds < 2 {

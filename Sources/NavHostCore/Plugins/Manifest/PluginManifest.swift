@@ -35,6 +35,7 @@ public struct PluginManifest: Sendable, Hashable {
         /// What the screen shows, for people.
         public var summary: String
 
+        /// Describes a route by its parts.
         public init(route: String, parameters: [String] = [], intents: [String] = [], summary: String = "") {
             self.route = route
             self.parameters = parameters
@@ -60,6 +61,7 @@ public struct PluginManifest: Sendable, Hashable {
         /// The versions of it that this plugin works with, like `>=1.0.0 <2.0.0`.
         public var versions: VersionRange
 
+        /// Asks for the feature `name` in a version of `versions`.
         public init(name: String, versions: VersionRange) {
             self.name = name
             self.versions = versions
@@ -92,6 +94,7 @@ public struct PluginManifest: Sendable, Hashable {
 
     // MARK: Initialization
 
+    /// Creates a manifest from its fields; ``validate()`` checks them.
     public init(
         name: String,
         version: SemanticVersion,

@@ -33,6 +33,7 @@ public struct PluginManifestError: Error, Sendable, Hashable {
     /// What is wrong and what would be right, for a person.
     public var message: String
 
+    /// Creates an error of kind `code` about `field` (a path like `routes[1].route`, empty for the whole file).
     public init(_ code: Code, field: String, _ message: String) {
         self.code = code
         self.field = field

@@ -7,8 +7,11 @@
 public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     // MARK: Public Properties
 
+    /// Raised for changes that break compatibility.
     public var major: Int
+    /// Raised for additions that keep compatibility.
     public var minor: Int
+    /// Raised for fixes.
     public var patch: Int
     /// The dot-separated pre-release identifiers, like `["beta", "2"]`; empty for a release.
     public var prerelease: [String]

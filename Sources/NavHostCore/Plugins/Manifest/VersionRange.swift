@@ -25,9 +25,12 @@ public struct VersionRange: Sendable, Hashable, CustomStringConvertible {
             case lessOrEqual = "<="
         }
 
+        /// How a version must relate to ``version``.
         public var `operator`: Operator
+        /// The version compared with.
         public var version: SemanticVersion
 
+        /// The condition "`operator` `version`", like `>=1.0.0`.
         public init(_ operator: Operator, _ version: SemanticVersion) {
             self.operator = `operator`
             self.version = version

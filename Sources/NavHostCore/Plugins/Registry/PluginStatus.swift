@@ -42,6 +42,7 @@ public struct PluginStatus: Sendable, Hashable {
 
     // MARK: Initialization
 
+    /// Creates a status from its parts.
     public init(
         name: String,
         directory: String,

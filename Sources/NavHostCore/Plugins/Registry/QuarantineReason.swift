@@ -67,6 +67,7 @@ public struct QuarantineReason: Error, Sendable, Hashable {
     /// What went wrong, with the facts an operator needs to fix it.
     public var message: String
 
+    /// Creates a reason of kind `code`, with what went wrong.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
