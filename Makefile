@@ -42,7 +42,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
-	systemd-e2e journald-check
+	systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -66,7 +66,7 @@ lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift NavHostKit Sources Tests Plugins
 
 format:
-	$(SWIFT) format format --in-place --recursive --parallel Package.swift NavHostKit Sources Tests Plugins
+	$(SWIFT) format format --in-place --recursive --parallel Package.swift NavHostKit Sources Tests Plugins Benchmarks
 
 # Tests run one at a time (--no-parallel): on 2 cores, the full suite run in parallel (dozens of real daemons, 1,000
 # connections, a soak) has stalled once without finishing while every target passes alone; serial takes ~30 s.
@@ -96,6 +96,25 @@ fuzz: fuzz-build
 # A short run, for CI.
 fuzz-smoke:
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
+
+# Benchmarks (BENCHMARKS.md). `make bench` builds navhostd, the example plugins and navhost-bench in release and runs
+# the full benchmark against the C floor in ../shared/bench (results in bench-results.json); `make bench-smoke` runs it
+# with small counts on the debug build `make build` made, to show that every measurement works, not how fast (CI).
+# BENCH_FLAGS passes more options, such as --skip-one-core or --only round-trip.
+BENCH_PRODUCTS := navhostd navhost-bench navhost-plugin-tool $(patsubst Plugins/%,%Feature,$(PLUGIN_DIRS))
+BENCH_FLAGS    ?=
+
+bench: deps
+	@python3 scripts/embed-interfaces.py
+	for product in $(BENCH_PRODUCTS); do \
+		$(SWIFT) build -c release --manifest-cache none --product $$product || exit 1; \
+	done
+	.build/release/navhost-plugin-tool stage --build-dir .build/release $(PLUGIN_DIRS)
+	.build/release/navhost-bench --output bench-results.json --markdown .build/release/bench-results.md $(BENCH_FLAGS)
+
+bench-smoke: build
+	$(SWIFT) format lint --strict --recursive --parallel Benchmarks
+	$(BUILD_DIR)/navhost-bench --quick --output $(BUILD_DIR)/bench-smoke.json $(BENCH_FLAGS)
 
 install: build install-files
 

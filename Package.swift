@@ -72,6 +72,7 @@ let package = Package(
     products: [
         .executable(name: "navhostd", targets: ["navhostd"]),
         .executable(name: "navhost-plugin-tool", targets: ["navhost-plugin-tool"]),
+        .executable(name: "navhost-bench", targets: ["navhost-bench"]),
         .library(name: "NavHostTesting", targets: ["NavHostTesting"]),
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
         // The libFuzzer target over framing, JSON and dispatch: `make fuzz`, docs/fuzzing.md.
@@ -90,6 +91,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // MARK: - Targets
@@ -285,6 +287,29 @@ let package = Package(
             name: "navhost-fuzz",
             dependencies: ["NavHostFuzzing"],
             path: "Tests/Fuzz/Target",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Benchmarks
+        //
+        // `navhost-bench` measures the real daemon against the C floor (`../shared/bench/floor.c`); see BENCHMARKS.md.
+        // Its client is a bare socket that checks each reply with json-c, as the floor's client does: it reaches json-c
+        // (and epoll) through a module of its own and imports nothing of NavHost.
+
+        .systemLibrary(
+            name: "CNavHostBench",
+            path: "Benchmarks/CNavHostBench",
+            pkgConfig: "json-c",
+            providers: [.apt(["libjson-c-dev"])]
+        ),
+        .executableTarget(
+            name: "navhost-bench",
+            dependencies: [
+                "CNavHostBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "Benchmarks/NavHostBench",
             swiftSettings: swiftSettings
         ),
 

@@ -1,22 +1,34 @@
 import NavHostKit
+import NavHostVarlink
 
 // The input parameters of io.navhost.Navigation's methods, as their definitions declare them. The Varlink layer has
-// validated them against the definition before they are decoded here.
+// validated them against the definition before they are read here, so every member has its declared type: they are
+// read straight from the JSON object, without the `Codable` machinery (every call goes through here).
 
-struct SessionParameters: Decodable, Sendable {
+struct SessionParameters: Sendable {
     var session: String?
+
+    init(_ parameters: JSONObject) {
+        session = parameters["session"]?.stringValue
+    }
 }
 
-struct RouteParameters: Decodable, Sendable {
+struct RouteParameters: Sendable {
     var session: String?
     var route: String
     var parameters: JSONObject?
 
+    init(_ parameters: JSONObject) {
+        session = parameters["session"]?.stringValue
+        route = parameters["route"]?.stringValue ?? ""
+        self.parameters = parameters["parameters"]?.objectValue
+    }
+
     var request: RouteRequest { RouteRequest(id: route, parameters: parameters ?? JSONObject()) }
 }
 
-struct ReplaceParameters: Decodable, Sendable {
-    struct RouteSpec: Decodable, Sendable {
+struct ReplaceParameters: Sendable {
+    struct RouteSpec: Sendable {
         var route: String
         var parameters: JSONObject?
     }
@@ -24,19 +36,43 @@ struct ReplaceParameters: Decodable, Sendable {
     var session: String?
     var routes: [RouteSpec]
 
+    init(_ parameters: JSONObject) {
+        session = parameters["session"]?.stringValue
+        routes = (parameters["routes"]?.arrayValue ?? []).map { spec in
+            RouteSpec(route: spec["route"]?.stringValue ?? "", parameters: spec["parameters"]?.objectValue)
+        }
+    }
+
     var requests: [RouteRequest] {
         routes.map { RouteRequest(id: $0.route, parameters: $0.parameters ?? JSONObject()) }
     }
 }
 
-struct SendParameters: Decodable, Sendable {
+struct SendParameters: Sendable {
     var session: String?
     var screen: String?
     var intent: String
     var arguments: JSONObject?
+
+    init(_ parameters: JSONObject) {
+        session = parameters["session"]?.stringValue
+        screen = parameters["screen"]?.stringValue
+        intent = parameters["intent"]?.stringValue ?? ""
+        arguments = parameters["arguments"]?.objectValue
+    }
 }
 
-struct WatchParameters: Decodable, Sendable {
+struct WatchParameters: Sendable {
     var session: String?
     var resumeFrom: Int64?
+
+    /// - Throws: `InvalidParameter` for a `resumeFrom` beyond `Int64` (the definition's `int` admits up to `2^64-1`).
+    init(_ parameters: JSONObject) throws(VarlinkError) {
+        session = parameters["session"]?.stringValue
+        switch parameters["resumeFrom"] {
+        case nil, .null?: resumeFrom = nil
+        case .int(let revision)?: resumeFrom = revision
+        default: throw VarlinkError.invalidParameter("resumeFrom")
+        }
+    }
 }

@@ -1,6 +1,7 @@
 public import NavHostCore
 import NavHostKit
 public import NavHostVarlink
+import Synchronization
 
 /// `io.navhost.Navigation`: the front door to the sessions, for every front end.
 ///
@@ -27,45 +28,45 @@ public enum NavigationInterface {
             preconditionFailure("io.navhost.Navigation.varlink does not parse: \(error)")
         }
         navigation.handle("Sessions") { _ in try await handlers.sessionNames() }
-        navigation.handle("Stack", parameters: SessionParameters.self) { input, _ in
-            try await handlers.stack(input)
+        navigation.handle("Stack") { request in
+            try await handlers.stack(SessionParameters(request.parameters))
         }
         navigation.handle("Routes") { _ in try await handlers.routes() }
-        navigation.handle("Navigate", parameters: RouteParameters.self) { input, request in
+        navigation.handle("Navigate") { request in
             try access.requireControl(request)
-            return try await handlers.push(input, modal: false)
+            return try await handlers.push(RouteParameters(request.parameters), modal: false)
         }
-        navigation.handle("Present", parameters: RouteParameters.self) { input, request in
+        navigation.handle("Present") { request in
             try access.requireControl(request)
-            return try await handlers.push(input, modal: true)
+            return try await handlers.push(RouteParameters(request.parameters), modal: true)
         }
-        navigation.handle("Pop", parameters: SessionParameters.self) { input, request in
+        navigation.handle("Pop") { request in
             try access.requireControl(request)
-            return try await handlers.remove(.pop, in: input.session)
+            return try await handlers.remove(.pop, in: SessionParameters(request.parameters).session)
         }
-        navigation.handle("PopToRoot", parameters: SessionParameters.self) { input, request in
+        navigation.handle("PopToRoot") { request in
             try access.requireControl(request)
-            return try await handlers.remove(.popToRoot, in: input.session)
+            return try await handlers.remove(.popToRoot, in: SessionParameters(request.parameters).session)
         }
-        navigation.handle("PopTo", parameters: RouteParameters.self) { input, request in
+        navigation.handle("PopTo") { request in
             try access.requireControl(request)
+            let input = RouteParameters(request.parameters)
             return try await handlers.remove(.popTo(input.request), in: input.session)
         }
-        navigation.handle("Dismiss", parameters: SessionParameters.self) { input, request in
+        navigation.handle("Dismiss") { request in
             try access.requireControl(request)
-            return try await handlers.remove(.dismiss, in: input.session)
+            return try await handlers.remove(.dismiss, in: SessionParameters(request.parameters).session)
         }
-        navigation.handle("Replace", parameters: ReplaceParameters.self) { input, request in
+        navigation.handle("Replace") { request in
             try access.requireControl(request)
-            return try await handlers.replace(input)
+            return try await handlers.replace(ReplaceParameters(request.parameters))
         }
-        navigation.handle("Send", parameters: SendParameters.self) { input, request in
+        navigation.handle("Send") { request in
             try access.requireControl(request)
-            return try await handlers.send(input)
+            return try await handlers.send(SendParameters(request.parameters))
         }
         navigation.handleStreaming("Watch") { request, replies in
-            let input = try request.decodeParameters(as: WatchParameters.self)
-            return try await handlers.watch(input, replies: replies)
+            try await handlers.watch(try WatchParameters(request.parameters), replies: replies)
         }
         return navigation
     }
@@ -77,6 +78,8 @@ public enum NavigationInterface {
 @MainActor
 private final class NavigationHandlers: Sendable {
     private let sessions: SessionRegistry
+    /// Each session's latest event as a reply, serialized once for all its watchers.
+    private nonisolated let eventReplies = EventReplies()
 
     nonisolated init(sessions: SessionRegistry) {
         self.sessions = sessions
@@ -87,7 +90,7 @@ private final class NavigationHandlers: Sendable {
     }
 
     func stack(_ input: SessionParameters) throws -> JSONObject {
-        ["snapshot": try JSONValueEncoder().encode(try sessions.session(input.session).snapshot)]
+        ["snapshot": try sessions.session(input.session).snapshot.jsonValue]
     }
 
     func routes() throws -> JSONObject {
@@ -108,7 +111,7 @@ private final class NavigationHandlers: Sendable {
         let change = modal ? try session.present(input.request) : try session.navigate(to: input.request)
         try await sessions.commit(session)
         guard case .pushed(let screen) = change.event.change else { preconditionFailure("a push records .pushed") }
-        return ["revision": .int(Int64(change.revision)), "screen": try JSONValueEncoder().encode(screen)]
+        return ["revision": .int(Int64(change.revision)), "screen": screen.jsonValue]
     }
 
     /// The operations that take screens off a stack.
@@ -142,7 +145,7 @@ private final class NavigationHandlers: Sendable {
         let change = try session.replace(with: input.requests)
         try await sessions.commit(session)
         guard case .replaced(let stack) = change.event.change else { preconditionFailure("records .replaced") }
-        return ["revision": .int(Int64(change.revision)), "stack": try JSONValueEncoder().encode(stack)]
+        return ["revision": .int(Int64(change.revision)), "stack": .array(stack.map(\.jsonValue))]
     }
 
     func send(_ input: SendParameters) async throws -> JSONObject {
@@ -154,22 +157,28 @@ private final class NavigationHandlers: Sendable {
         )
         var reply: JSONObject = ["revision": .int(Int64(session.revision))]
         if let screen = try? session.screenSnapshot(target) {
-            reply["screen"] = try JSONValueEncoder().encode(screen)
+            reply["screen"] = screen.jsonValue
         }
         return reply
     }
 
-    func watch(_ input: WatchParameters, replies: VarlinkReplyWriter) async throws -> JSONObject {
-        let session = try sessions.session(input.session)
-        let watcher = session.watch(from: input.resumeFrom.map { UInt64(clamping: $0) })
-        defer { watcher.cancel() }
+    /// Follows a session: the watcher is made on the main actor, where the session lives, and its updates are sent
+    /// from the connection's own executor. A change then reaches a thousand watchers with a thousand wake-ups of
+    /// their connections, not a thousand hops to the main actor and back.
+    nonisolated func watch(_ input: WatchParameters, replies: VarlinkReplyWriter) async throws -> JSONObject {
         guard replies.isStreaming else {
             // Without "more", Watch answers once with the current snapshot.
-            return try Self.reply(for: .snapshot(session.snapshot, coalesced: false))
+            return Self.reply(for: .snapshot(try await snapshot(of: input.session), coalesced: false))
         }
+        let (watcher, session) = try await startWatching(input)
+        defer { watcher.cancel() }
         do {
             while let update = try await watcher.next() {
-                try await replies.send(try Self.reply(for: update))
+                if case .event(let event) = update {
+                    try await replies.send(try eventReplies.reply(for: event, in: session))
+                } else {
+                    try await replies.send(Self.reply(for: update))
+                }
             }
         } catch SessionWatcher.Ending.tooSlow {
             throw VarlinkError(name: "\(NavigationInterface.name).WatcherTooSlow")
@@ -179,14 +188,43 @@ private final class NavigationHandlers: Sendable {
         return [:]
     }
 
-    private nonisolated static func reply(for update: SessionWatcher.Update) throws -> JSONObject {
+    private func startWatching(_ input: WatchParameters) throws -> (SessionWatcher, String) {
+        let session = try sessions.session(input.session)
+        return (session.watch(from: input.resumeFrom.map { UInt64(clamping: $0) }), session.name)
+    }
+
+    private func snapshot(of session: String?) throws -> SessionSnapshot {
+        try sessions.session(session).snapshot
+    }
+
+    private nonisolated static func reply(for update: SessionWatcher.Update) -> JSONObject {
         switch update {
         case .snapshot(let snapshot, let coalesced):
-            var reply: JSONObject = ["snapshot": try JSONValueEncoder().encode(snapshot)]
+            var reply: JSONObject = ["snapshot": snapshot.jsonValue]
             if coalesced { reply["coalesced"] = true }
             return reply
         case .event(let event):
-            return ["event": try JSONValueEncoder().encode(event)]
+            return ["event": event.jsonValue]
         }
+    }
+}
+
+// MARK: - Event replies
+
+/// The latest event of each session as a prepared `Watch` reply: the first watcher to send it serializes it, the others
+/// send the same bytes. A change to a thousand watchers is serialized once, not a thousand times.
+private final class EventReplies: Sendable {
+    private let latest = Mutex<[String: (revision: UInt64, reply: VarlinkPreparedReply)]>([:])
+
+    func reply(for event: SessionEvent, in session: String) throws -> VarlinkPreparedReply {
+        if let cached = latest.withLock({ $0[session] }), cached.revision == event.revision { return cached.reply }
+        let reply = try VarlinkPreparedReply(parameters: ["event": event.jsonValue])
+        latest.withLock { latest in
+            // A watcher that lags behind does not replace a later event the others are sending.
+            if latest[session].map({ $0.revision < event.revision }) ?? true {
+                latest[session] = (event.revision, reply)
+            }
+        }
+        return reply
     }
 }

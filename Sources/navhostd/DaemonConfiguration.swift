@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import Logging
 import NavHostCore
 import NavHostKit
@@ -39,7 +39,7 @@ struct DaemonConfiguration: Sendable {
         socketMode: UInt32 = 0o660,
         server: VarlinkServerConfiguration = VarlinkServerConfiguration(),
         sessionOptions: SessionOptions = SessionOptions(),
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = DaemonConfiguration.processEnvironment()
     ) {
         let isRoot = getuid() == 0
         self.socketPath = socketPath ?? Self.defaultSocketPath(isRoot: isRoot, environment: environment)
@@ -82,6 +82,27 @@ struct DaemonConfiguration: Sendable {
         }
         if isRoot { return "/var/lib/navhost" }
         if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return "\(state)/navhost" }
-        return "\(environment["HOME"] ?? NSHomeDirectory())/.local/state/navhost"
+        return "\(environment["HOME"] ?? homeDirectory())/.local/state/navhost"
+    }
+
+    /// This process's environment. (Read from `environ`: the daemon does not link Foundation, whose libraries and
+    /// their ICU data add about 5 MB to its resident memory.)
+    static func processEnvironment() -> [String: String] {
+        var environment: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return environment
+    }
+
+    /// The home directory of the user the daemon runs as, from the password database.
+    static func homeDirectory() -> String {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/" }
+        return String(cString: directory)
     }
 }

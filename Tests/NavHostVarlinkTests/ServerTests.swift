@@ -2,6 +2,7 @@ import Foundation
 import NavHostJSON
 import NavHostTestSupport
 import NavHostVarlink
+import Synchronization
 import Testing
 
 @Suite("A Varlink server over a real socket")
@@ -98,6 +99,35 @@ struct ServerTests {
                 ]
             )
         }
+    }
+
+    @Test("A prepared reply goes out as it was serialized, with continues, in its place in the stream")
+    func preparedRepliesStream() async throws {
+        try await RunningServer.with { server in
+            let connection = try await RawVarlinkConnection.connect(to: server.path)
+            try await connection.send(
+                VarlinkCall(method: "org.navhost.test.CountPrepared", parameters: ["to": 3], more: true)
+            )
+            try await connection.send(VarlinkCall(method: "org.navhost.test.Echo", parameters: ["text": "after"]))
+            #expect(
+                try await connection.readMessages(4) == [
+                    #"{"parameters":{"number":1},"continues":true}"#,
+                    #"{"parameters":{"number":2},"continues":true}"#,
+                    #"{"parameters":{"number":3}}"#,
+                    #"{"parameters":{"text":"after"}}"#,
+                ]
+            )
+        }
+    }
+
+    @Test("A writer made with a parameters sink receives a prepared reply's parameters")
+    func preparedReplyThroughParametersSink() async throws {
+        let received = ReceivedParameters()
+        let writer = VarlinkReplyWriter(call: VarlinkCall(method: "org.navhost.test.CountPrepared", more: true)) {
+            received.append($0)
+        }
+        try await writer.send(try VarlinkPreparedReply(parameters: ["number": 7]))
+        #expect(received.all == [["number": 7]])
     }
 
     @Test("A streaming method called without more answers once, or with ExpectedMore when it sends")
@@ -430,4 +460,11 @@ struct ServerTests {
             group.cancelAll()
         }
     }
+}
+
+/// What a test writer's sink received.
+private final class ReceivedParameters: Sendable {
+    private let received = Mutex<[JSONObject]>([])
+    func append(_ parameters: JSONObject) { received.withLock { $0.append(parameters) } }
+    var all: [JSONObject] { received.withLock { $0 } }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+import Glibc
 import NavHostKit
 
 /// One session's record on disk, in an envelope that says what it is and proves it is whole.
@@ -54,14 +54,15 @@ public struct SessionStateFile: Sendable {
         try AtomicFile.write(envelope.serializedBytes(), to: path)
     }
 
-    /// Reads the record; a file that cannot be trusted is moved aside.
-    public func load(now: Date = Date()) throws -> Loaded {
+    /// Reads the record; a file that cannot be trusted is moved aside, named with `now` (seconds since 1970; the
+    /// current time when `nil`).
+    public func load(now: Int? = nil) throws -> Loaded {
         guard let bytes = try AtomicFile.read(path) else { return .none }
         switch Self.decode(bytes) {
         case .success(let record):
             return .record(record)
         case .failure(let error):
-            let stamp = Int(now.timeIntervalSince1970)
+            let stamp = now ?? time(nil)
             let movedTo = try AtomicFile.moveAside(path, suffix: "\(error.reason.rawValue)-\(stamp)")
             return .discarded(reason: error.reason, movedTo: movedTo)
         }

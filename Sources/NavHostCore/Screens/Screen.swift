@@ -189,14 +189,15 @@ extension Screen {
     fileprivate func runUntilClosed<Result: Sendable>(
         _ work: @escaping @MainActor (ScreenModel) async -> Result
     ) async -> Outcome<Result> {
-        let task = startTask(work)
-        inFlight[task.number] = { task.task.cancel() }
         let race = Race<Result>()
-        closeWatchers[task.number] = { race.finish(.closed) }
-        Task { @MainActor in
-            let result = await task.task.value
+        // The work reports its own result to the race: no second task waits on it.
+        let task = startTask { model in
+            let result = await work(model)
             race.finish(.finished(result))
+            return result
         }
+        inFlight[task.number] = { task.task.cancel() }
+        closeWatchers[task.number] = { race.finish(.closed) }
         if let intentTimer {
             let limit = intentTimer.limit
             intentTimer.start(task.number) { [weak self] in

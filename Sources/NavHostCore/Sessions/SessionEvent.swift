@@ -59,6 +59,32 @@ public struct SessionEvent: Sendable, Hashable, Codable {
         }
     }
 
+    /// The wire form, exactly what ``encode(to:)`` produces, built without the `Codable` machinery: a change goes to
+    /// every watcher, so this is on the hot path.
+    public var jsonValue: JSONValue {
+        var members: JSONObject = ["revision": jsonInteger(revision)]
+        switch change {
+        case .pushed(let screen):
+            members["kind"] = "pushed"
+            members["screen"] = screen.jsonValue
+        case .popped(let ids):
+            members["kind"] = "popped"
+            members["removed"] = .array(ids.map { .string($0.rawValue) })
+        case .replaced(let screens):
+            members["kind"] = "replaced"
+            members["stack"] = .array(screens.map(\.jsonValue))
+        case .stateChanged(let id, let state):
+            members["kind"] = "stateChanged"
+            members["screenID"] = .string(id.rawValue)
+            members["state"] = state
+        case .errorChanged(let id, let error):
+            members["kind"] = "errorChanged"
+            members["screenID"] = .string(id.rawValue)
+            if let error { members["error"] = .string(error) }
+        }
+        return .object(members)
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         revision = try container.decode(UInt64.self, forKey: .revision)

@@ -68,3 +68,37 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     /// The screen intents go to by default: the top of the stack.
     public var top: ScreenSnapshot? { stack.last }
 }
+
+// MARK: - Wire form
+
+extension ScreenSnapshot {
+    /// The wire form, exactly what the `Encodable` conformance produces, built without the `Codable` machinery: every
+    /// intent's reply and every event carries screens, so this is on the hot path.
+    public var jsonValue: JSONValue {
+        var members: JSONObject = [
+            "id": .string(id.rawValue),
+            "route": .string(route.id),
+            "parameters": .object(route.parameters),
+            "presentation": .string(presentation.rawValue),
+            "state": state,
+        ]
+        if let error { members["error"] = .string(error) }
+        return .object(members)
+    }
+}
+
+extension SessionSnapshot {
+    /// The wire form, exactly what the `Encodable` conformance produces (see ``ScreenSnapshot/jsonValue``).
+    public var jsonValue: JSONValue {
+        [
+            "session": .string(session),
+            "revision": jsonInteger(revision),
+            "stack": .array(stack.map(\.jsonValue)),
+        ]
+    }
+}
+
+/// An unsigned integer as the JSON layer's encoder writes it: an integer up to `Int64.max`, a double above.
+func jsonInteger(_ value: UInt64) -> JSONValue {
+    value <= UInt64(Int64.max) ? .int(Int64(value)) : .double(Double(value))
+}

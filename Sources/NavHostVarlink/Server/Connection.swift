@@ -178,14 +178,20 @@ struct Connection: Sendable {
         let logger = callLogger
         logger.trace("Varlink call started")
         let request = VarlinkRequest(call: call, peer: peer, logger: logger)
-        let writer = VarlinkReplyWriter(call: call) { parameters in
-            let bytes = serialize(VarlinkReply(parameters: parameters, continues: true), logger: logger)
+        let streamReply: @Sendable (ByteBuffer) async throws -> Void = { bytes in
             try await withCheckedThrowingContinuation { (acknowledgement: CheckedContinuation<Void, any Error>) in
                 if case .terminated = events.yield(.streamReply(callID, bytes, acknowledgement)) {
                     acknowledgement.resume(throwing: CancellationError())
                 }
             }
         }
+        let writer = VarlinkReplyWriter(
+            call: call,
+            sink: { parameters in
+                try await streamReply(serialize(VarlinkReply(parameters: parameters, continues: true), logger: logger))
+            },
+            preparedSink: { prepared in try await streamReply(prepared.message) }
+        )
         let reply: VarlinkReply
         do {
             let output: JSONObject

@@ -167,7 +167,9 @@ public final class VarlinkServer: Sendable {
         try await withThrowingDiscardingTaskGroup { group in
             try await listener.executeThenClose { inbound in
                 for try await accepted in inbound {
-                    group.addTask { await self.serve(accepted) }
+                    // The connection's tasks run on its channel's event loop: no hop to the global pool per message.
+                    let executor = EventLoopTaskExecutor(accepted.channel.channel.eventLoop)
+                    group.addTask(executorPreference: executor) { await self.serve(accepted) }
                 }
             }
         }

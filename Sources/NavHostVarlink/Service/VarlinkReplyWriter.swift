@@ -18,12 +18,25 @@ public import OrderedCollections
 /// that serves both kinds checks ``isStreaming``.
 public struct VarlinkReplyWriter: Sendable {
     private let sink: @Sendable (JSONObject) async throws -> Void
+    private let preparedSink: (@Sendable (VarlinkPreparedReply) async throws -> Void)?
     private let call: VarlinkCall
 
     /// Creates a writer that hands each reply to `sink`; the server makes these, tests may too.
     public init(call: VarlinkCall, sink: @escaping @Sendable (JSONObject) async throws -> Void) {
         self.call = call
         self.sink = sink
+        self.preparedSink = nil
+    }
+
+    /// Creates a writer whose prepared replies go to `preparedSink` as they are, already serialized.
+    init(
+        call: VarlinkCall,
+        sink: @escaping @Sendable (JSONObject) async throws -> Void,
+        preparedSink: @escaping @Sendable (VarlinkPreparedReply) async throws -> Void
+    ) {
+        self.call = call
+        self.sink = sink
+        self.preparedSink = preparedSink
     }
 
     /// Whether the call asked for several replies (`more`), so that ``send(_:)`` delivers them.
@@ -38,6 +51,19 @@ public struct VarlinkReplyWriter: Sendable {
         guard call.more else { throw VarlinkError.expectedMore() }
         try Task.checkCancellation()
         try await sink(parameters)
+    }
+
+    /// Sends a reply serialized beforehand (see ``VarlinkPreparedReply``), waiting while the client is not reading.
+    ///
+    /// - Throws: As ``send(_:)-(JSONObject)``.
+    public func send(_ reply: VarlinkPreparedReply) async throws {
+        guard call.more else { throw VarlinkError.expectedMore() }
+        try Task.checkCancellation()
+        if let preparedSink {
+            try await preparedSink(reply)
+        } else {
+            try await sink(reply.parameters)
+        }
     }
 
     /// Encodes `value` as the output parameters and sends it as a reply with `continues`.

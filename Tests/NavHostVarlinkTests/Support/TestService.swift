@@ -25,6 +25,8 @@ enum TestInterface {
 
         # Counts up to `to`, one reply per number.
         method Count(to: int) -> (number: int)
+        # Count, each reply with continues prepared (serialized) before it is sent.
+        method CountPrepared(to: int) -> (number: int)
 
         # Streams until cancelled; only with more.
         method Watch() -> (tick: int)
@@ -115,6 +117,12 @@ func makeTestService(gates: Gates, recorder: Recorder) throws -> VarlinkService 
         let to = request.parameters["to"]?.intValue ?? 0
         guard to > 0 else { return ["number": 0] }
         for number in 1..<to { try await replies.send(["number": .int(number)]) }
+        return ["number": .int(to)]
+    }
+    test.handleStreaming("CountPrepared", requiresMore: true) { request, replies in
+        let to = request.parameters["to"]?.intValue ?? 0
+        guard to > 0 else { return ["number": 0] }
+        for number in 1..<to { try await replies.send(try VarlinkPreparedReply(parameters: ["number": .int(number)])) }
         return ["number": .int(to)]
     }
     test.handleStreaming("Watch", requiresMore: true) { _, replies in

@@ -1,0 +1,642 @@
+import Glibc
+
+/// One run of the benchmark: runs the phases in order, collects the table's rows and the details for the JSON file.
+final class BenchRun {
+    let plan: BenchPlan
+    let mode: String
+    let phases: Set<Phase>
+    let floorSource: String
+    let floorBuildDirectory: String
+    let workDirectory: String
+    let keepWorkDirectory: Bool
+    let machine: MachineInfo
+    let startedAt: String
+    private(set) var launch: DaemonProcess.Launch
+
+    /// The table, in the order it is printed.
+    private(set) var rows: [ResultRow] = []
+    /// Every figure with its counts, for the JSON file.
+    private var details: [(String, ReportValue)] = []
+    private var floor: Floor.Result?
+    private var floorBinary: String?
+
+    /// The sessions every daemon opens: `rt` serves round trips and pipelining, `fan` the watchers, `hot` the watcher
+    /// of a screen whose plugin is reloaded.
+    static let sessions = ["main=home.main", "rt=products.list", "fan=products.list", "hot=settings.main"]
+    /// The intent timed in round trips: it filters the catalog with a text that matches no product, so the screen's
+    /// state is the same after every call (no event, nothing to save) and the reply stays small.
+    static let steadyIntent = VarlinkMessage.send(
+        session: "rt",
+        intent: "filterByName",
+        arguments: #"{"text":"bench"}"#
+    )
+    /// Two intents that change the screen's state back and forth: each call produces a `stateChanged` event.
+    static func changingIntents(session: String) -> ([UInt8], [UInt8]) {
+        (
+            VarlinkMessage.send(session: session, intent: "filterByName", arguments: #"{"text":"bench-a"}"#),
+            VarlinkMessage.send(session: session, intent: "filterByName", arguments: #"{"text":"bench-b"}"#)
+        )
+    }
+
+    init(
+        plan: BenchPlan,
+        mode: String,
+        phases: Set<Phase>,
+        buildDirectory: String,
+        pluginDirectory: String,
+        floorSource: String,
+        wrapper: [String],
+        keepWorkDirectory: Bool
+    ) throws {
+        self.plan = plan
+        self.mode = mode
+        self.phases = phases
+        self.floorSource = floorSource
+        self.floorBuildDirectory = "\(buildDirectory)/bench-floor"
+        self.keepWorkDirectory = keepWorkDirectory
+        let executable = "\(buildDirectory)/navhostd"
+        guard access(executable, X_OK) == 0 else { throw BenchError("no navhostd in \(buildDirectory)") }
+        guard access(pluginDirectory, R_OK) == 0 else {
+            throw BenchError("no staged plugins in \(pluginDirectory) (pass --plugins)")
+        }
+        var template = Array("/tmp/navhost-bench.XXXXXX".utf8CString)
+        guard mkdtemp(&template) != nil else { throw BenchError.system("mkdtemp") }
+        workDirectory = string(fromCString: template)
+        launch = DaemonProcess.Launch(
+            executable: executable,
+            plugins: pluginDirectory,
+            sessions: Self.sessions,
+            workDirectory: workDirectory,
+            wrapper: wrapper,
+            readyTimeoutMilliseconds: wrapper.isEmpty ? 60_000 : 600_000
+        )
+        machine = MachineInfo.current()
+        startedAt = Self.utcNow()
+    }
+
+    deinit {
+        if keepWorkDirectory {
+            Console.line("Work folder kept: \(workDirectory)")
+        } else {
+            _ = try? Subprocess.run(["rm", "-rf", workDirectory])
+        }
+    }
+
+    // MARK: - Running
+
+    func execute() throws {
+        Console.line("navhost-bench (\(mode)) on \(machine.cpuModel), \(machine.onlineCPUs) CPUs, \(machine.kernel)")
+        Console.line("\(machine.swiftVersion); load average \(machine.loadAtStart)")
+        raiseDescriptorLimit()
+        if phases.contains(.floor) { try measureFloor() }
+        if !phases.isDisjoint(with: [.roundTrip, .pipelined, .fanOut]) { try measureUnderLoad() }
+        if phases.contains(.startup) { try measureStartUp() }
+        if phases.contains(.reload) { try measureHotReload() }
+        if phases.contains(.memory) { try measureMemory() }
+        if phases.contains(.oneCore) { try measureOneCore() }
+        Console.line("")
+        Console.line(ResultTable.render(rows))
+        let counts = ResultRow.Status.allCounted.map { status in
+            "\(rows.filter { $0.status == status }.count) \(status.rawValue)"
+        }
+        Console.line("Targets: \(counts.joined(separator: ", ")). Load average now \(MachineInfo.currentLoad()).")
+    }
+
+    /// The results file: machine, plan, floor, every figure, and the table with ratios and target status.
+    func resultsDocument() -> ReportValue {
+        .object([
+            ("benchmark", .string("navhost-bench")),
+            ("mode", .string(mode)),
+            ("startedAt", .string(startedAt)),
+            ("finishedAt", .string(Self.utcNow())),
+            ("machine", machine.report),
+            ("loadAverageAtEnd", .string(MachineInfo.currentLoad())),
+            (
+                "client",
+                .string(
+                    "one thread, bare AF_UNIX stream sockets (epoll for many), NUL framing, every reply parsed with "
+                        + "json-c: the same work per reply as floor.c's client"
+                )
+            ),
+            ("floorCommand", .string("make -f \(floorSource)/Makefile floor; floor N P 64")),
+            ("details", .object(details)),
+            ("rows", .array(rows.map(\.report))),
+            (
+                "targets",
+                .object(
+                    ResultRow.Status.allCounted.map { status in
+                        (status.rawValue, .integer(rows.filter { $0.status == status }.count))
+                    }
+                )
+            ),
+        ])
+    }
+
+    // MARK: - Phases
+
+    private func measureFloor() throws {
+        Console.line("Building the floor from \(floorSource) into \(floorBuildDirectory)")
+        let binary = try Floor.build(sourceDirectory: floorSource, buildDirectory: floorBuildDirectory)
+        floorBinary = binary
+        Console.line(
+            "Floor: \(plan.floorRoundTrips) round trips, \(plan.floorPipelined) pipelined, depth \(plan.depth)"
+        )
+        let result = try Floor.run(
+            binary: binary,
+            roundTrips: plan.floorRoundTrips,
+            pipelined: plan.floorPipelined,
+            depth: plan.depth
+        )
+        Console.line(result.output)
+        floor = result
+        details.append(("floor", Self.report(result)))
+    }
+
+    /// Round trips, pipelining and fan-out, against one daemon.
+    private func measureUnderLoad() throws {
+        let daemon = try DaemonProcess(launch, name: "load")
+        defer { daemon.stop() }
+        if phases.contains(.roundTrip) { try measureRoundTrips(daemon) }
+        if phases.contains(.pipelined) { try measurePipelined(daemon) }
+        if phases.contains(.fanOut) { try measureFanOut(daemon) }
+    }
+
+    private func measureRoundTrips(_ daemon: DaemonProcess) throws {
+        Console.line("Round trips: \(plan.roundTrips) Send calls, one at a time (after \(plan.warmUp) untimed)")
+        let before = try daemon.usage()
+        let steady = try RoundTrip.measure(
+            socketPath: daemon.socketPath,
+            request: Self.steadyIntent,
+            calls: plan.roundTrips,
+            warmUp: plan.warmUp
+        )
+        let usage = try daemon.usage().perOperation(since: before, count: plan.roundTrips + plan.warmUp)
+        Console.line(
+            "  p50 \(steady.microseconds(at: 50).fixed(1)) µs, p99 \(steady.microseconds(at: 99).fixed(1)) µs; "
+                + "daemon CPU \(usage.cpuMicroseconds.fixed(1)) µs and \(usage.switches.fixed(2)) context switches per call"
+        )
+        details.append(("roundTrip", Self.report(steady, unit: "µs")))
+        details.append(("roundTripDaemonCPUMicroseconds", .rounded(usage.cpuMicroseconds, 2)))
+        details.append(("roundTripDaemonContextSwitches", .rounded(usage.switches, 3)))
+        rows.append(
+            ResultRow(
+                key: "roundTrip.p50",
+                label: "intent round trip p50",
+                unit: "µs",
+                value: steady.microseconds(at: 50),
+                floor: floor?.median,
+                target: .ratioAtMost(2)
+            )
+        )
+        rows.append(
+            ResultRow(
+                key: "roundTrip.p99",
+                label: "intent round trip p99",
+                unit: "µs",
+                value: steady.microseconds(at: 99),
+                floor: floor?.p99,
+                target: .ratioAtMost(4)
+            )
+        )
+        rows.append(
+            ResultRow(
+                key: "roundTrip.p99.9",
+                label: "intent round trip p99.9",
+                unit: "µs",
+                value: steady.microseconds(at: 99.9),
+                floor: floor?.p999
+            )
+        )
+        rows.append(
+            ResultRow(
+                key: "roundTrip.daemonCPU",
+                label: "daemon CPU time per round trip",
+                unit: "µs",
+                value: usage.cpuMicroseconds,
+                note: "utime + stime of the daemon over the calls: hardly depends on the machine's load"
+            )
+        )
+        rows.append(
+            ResultRow(
+                key: "roundTrip.contextSwitches",
+                label: "daemon context switches per round trip",
+                unit: "",
+                value: usage.switches,
+                note: "summed over the daemon's threads; each is a thread going to sleep or being preempted"
+            )
+        )
+
+        Console.line("Round trips that change the screen's state: \(plan.changingRoundTrips)")
+        let (first, second) = Self.changingIntents(session: "rt")
+        var changing = LatencyRecorder()
+        let connection = try RawConnection(path: daemon.socketPath)
+        let replies = ReplyReader()
+        for index in -plan.warmUp..<plan.changingRoundTrips {
+            let start = MonotonicClock.now()
+            try connection.write(index & 1 == 0 ? first : second)
+            _ = try connection.nextMessage { try replies.integer("revision", in: $0) }
+            if index >= 0 { changing.record(nanoseconds: MonotonicClock.now() - start) }
+        }
+        // Leave the screen as the steady intent expects it.
+        try connection.write(Self.steadyIntent)
+        _ = try connection.nextMessage { try replies.integer("revision", in: $0) }
+        details.append(("roundTripChangingState", Self.report(changing, unit: "µs")))
+        rows.append(
+            ResultRow(
+                key: "roundTripChangingState.p50",
+                label: "round trip, state changes each call, p50",
+                unit: "µs",
+                value: changing.microseconds(at: 50),
+                floor: floor?.median,
+                note: "each call produces a stateChanged event (no watcher) and a background save check"
+            )
+        )
+    }
+
+    private func measurePipelined(_ daemon: DaemonProcess) throws {
+        for (connections, calls) in [
+            (1, plan.pipelinedOneConnection), (plan.pipelinedConnections, plan.pipelinedPerConnection),
+        ] {
+            Console.line("Pipelined: \(connections) connection(s) × \(plan.depth) in flight, \(calls) calls each")
+            // A short untimed run first, so the daemon's buffers and caches are warm for the timed one.
+            _ = try Pipelined.measure(
+                socketPath: daemon.socketPath,
+                request: Self.steadyIntent,
+                connections: connections,
+                depth: plan.depth,
+                callsPerConnection: max(calls / 20, plan.depth)
+            )
+            let before = try daemon.usage()
+            let result = try Pipelined.measure(
+                socketPath: daemon.socketPath,
+                request: Self.steadyIntent,
+                connections: connections,
+                depth: plan.depth,
+                callsPerConnection: calls
+            )
+            let usage = try daemon.usage().perOperation(since: before, count: result.calls)
+            Console.line(
+                "  \(result.requestsPerSecond.fixed(0)) req/s; daemon CPU \(usage.cpuMicroseconds.fixed(1)) µs and "
+                    + "\(usage.switches.fixed(2)) context switches per call"
+            )
+            details.append(
+                (
+                    "pipelined\(connections)",
+                    .object([
+                        ("connections", .integer(connections)),
+                        ("depth", .integer(plan.depth)),
+                        ("calls", .integer(result.calls)),
+                        ("seconds", .rounded(result.seconds, 4)),
+                        ("requestsPerSecond", .rounded(result.requestsPerSecond, 0)),
+                        ("daemonCPUMicrosecondsPerCall", .rounded(usage.cpuMicroseconds, 2)),
+                        ("daemonContextSwitchesPerCall", .rounded(usage.switches, 3)),
+                    ])
+                )
+            )
+            rows.append(
+                ResultRow(
+                    key: "pipelined.\(connections)",
+                    label: "pipelined, \(connections) conn × \(plan.depth) in flight",
+                    unit: "req/s",
+                    value: result.requestsPerSecond,
+                    floor: floor?.requestsPerSecond,
+                    target: .ratioAtLeast(0.5),
+                    note: connections > 1 ? "compared with the floor's one connection" : nil
+                )
+            )
+        }
+    }
+
+    private func measureFanOut(_ daemon: DaemonProcess) throws {
+        var sizes: [(String, ReportValue)] = []
+        for (watchers, rounds) in plan.fanOut {
+            Console.line("Fan-out: one state change to \(watchers) watcher(s), \(rounds) times")
+            let result = try FanOut.measure(
+                daemon: daemon,
+                session: "fan",
+                changes: Self.changingIntents(session: "fan"),
+                watchers: watchers,
+                rounds: rounds,
+                warmUp: plan.fanOutWarmUp
+            )
+            let latencies = result.latencies
+            let (p50, p99) = (latencies.milliseconds(at: 50), latencies.milliseconds(at: 99))
+            Console.line(
+                "  last watcher has it: p50 \(p50.fixed(3)) ms, p99 \(p99.fixed(3)) ms; "
+                    + "daemon CPU \(result.daemonCPUMicroseconds.fixed(0)) µs per change"
+            )
+            sizes.append(
+                (
+                    "\(watchers)",
+                    .object([
+                        ("latency", Self.report(latencies, unit: "µs")),
+                        ("daemonCPUMicrosecondsPerChange", .rounded(result.daemonCPUMicroseconds, 1)),
+                    ])
+                )
+            )
+            rows.append(
+                ResultRow(
+                    key: "fanOut.\(watchers).p50",
+                    label: "fan-out to \(watchers) watcher\(watchers == 1 ? "" : "s") p50",
+                    unit: "ms",
+                    value: p50,
+                    target: watchers == 1000 ? .valueAtMost(10) : nil
+                )
+            )
+            rows.append(
+                ResultRow(
+                    key: "fanOut.\(watchers).p99",
+                    label: "fan-out to \(watchers) watcher\(watchers == 1 ? "" : "s") p99",
+                    unit: "ms",
+                    value: p99
+                )
+            )
+            // The daemon closes the watchers' calls; give it a moment before the next size.
+            MonotonicClock.sleep(milliseconds: 200)
+        }
+        details.append(("fanOut", .object(sizes)))
+    }
+
+    /// Replaces the Settings plugin's files while a watcher follows a Settings screen (see ``HotReload``).
+    private func measureHotReload() throws {
+        let plugins = "\(workDirectory)/hot-plugins"
+        let (copied, output) = try Subprocess.run(["cp", "-RL", launch.plugins, plugins])
+        guard copied.succeeded else { throw BenchError("copying the staged plugins failed: \(output)") }
+        var hotLaunch = launch
+        hotLaunch.plugins = plugins
+        let daemon = try DaemonProcess(hotLaunch, name: "reload")
+        defer { daemon.stop() }
+        Console.line("Hot reload: Settings replaced while a watcher follows settings.main, \(plan.reloads) times")
+        var reloads = LatencyRecorder()
+        var missing: String?
+        for attempt in 1...plan.reloads {
+            let outcome = try HotReload.attempt(
+                socketPath: daemon.socketPath,
+                pluginDirectory: plugins,
+                plugin: "Settings",
+                version: "1.0.\(attempt)",
+                session: "hot",
+                limitMilliseconds: plan.reloadLimitMilliseconds
+            )
+            switch outcome {
+            case .reloaded(let nanoseconds):
+                reloads.record(nanoseconds: nanoseconds)
+            case .notSeen(let what):
+                missing = what
+            }
+            if missing != nil { break }
+        }
+        if let missing {
+            Console.line("  not seen: \(missing)")
+            details.append(("hotReload", .object([("seen", .bool(false)), ("missing", .string(missing))])))
+        } else {
+            Console.line("  p50 \(reloads.milliseconds(at: 50).fixed(1)) ms")
+            details.append(("hotReload", Self.report(reloads, unit: "µs")))
+        }
+        rows.append(
+            ResultRow(
+                key: "hotReload.p50",
+                label: "hot reload, file replaced → watcher sees it, p50",
+                unit: "ms",
+                value: missing == nil ? reloads.milliseconds(at: 50) : nil,
+                target: .valueAtMost(100),
+                note: missing.map { "pending: hot reload of plugins is not on main yet (\($0))" }
+            )
+        )
+    }
+
+    private func measureStartUp() throws {
+        Console.line("Start to READY=1 and plugin loads: \(plan.starts) starts (after one untimed)")
+        var starts = LatencyRecorder()
+        var loads: [String: LatencyRecorder] = [:]
+        for index in 0...plan.starts {
+            let daemon = try DaemonProcess(launch, name: "start-\(index)")
+            daemon.stop()
+            guard index > 0 else { continue }
+            starts.record(nanoseconds: daemon.startNanoseconds)
+            for (plugin, nanoseconds) in PluginLoad.durations(inLog: daemon.logPath) {
+                loads[plugin, default: LatencyRecorder()].record(nanoseconds: nanoseconds)
+            }
+        }
+        Console.line(
+            "  p50 \(starts.milliseconds(at: 50).fixed(1)) ms, max \(starts.milliseconds(at: 100).fixed(1)) ms"
+        )
+        details.append(("startToReady", Self.report(starts, unit: "µs")))
+        let plugins = loads.sorted { $0.key < $1.key }
+        details.append(("pluginLoad", .object(plugins.map { ($0.key, Self.report($0.value, unit: "µs")) })))
+        guard !plugins.isEmpty else {
+            throw BenchError("the daemon's log shows no plugin loaded (is \(launch.plugins) staged?)")
+        }
+        for (plugin, durations) in plugins {
+            Console.line("  plugin \(plugin) loads in \(durations.milliseconds(at: 50).fixed(2)) ms (p50)")
+            rows.append(
+                ResultRow(
+                    key: "pluginLoad.\(plugin).p50",
+                    label: "plugin load, \(plugin), p50",
+                    unit: "ms",
+                    value: durations.milliseconds(at: 50),
+                    target: .valueAtMost(5),
+                    note: "the registry's own timing (checks, SHA-256, dlopen, entry point, registration), from its log"
+                )
+            )
+        }
+        rows.append(
+            ResultRow(
+                key: "startToReady.p50",
+                label: "start to READY=1 p50",
+                unit: "ms",
+                value: starts.milliseconds(at: 50)
+            )
+        )
+    }
+
+    private func measureMemory() throws {
+        let daemon = try DaemonProcess(launch, name: "memory")
+        defer { daemon.stop() }
+        MonotonicClock.sleep(milliseconds: plan.settleMilliseconds)
+        let memory = try daemon.residentMemory()
+        let idle = memory.total
+        Console.line(
+            "RSS idle: \(idle) KiB (\(memory.anonymous) KiB anonymous, \(memory.file) KiB of mapped files); "
+                + "opening \(plan.idleConnections) connections, one GetInfo each"
+        )
+        var connections: [RawConnection] = []
+        for _ in 0..<plan.idleConnections {
+            let connection = try RawConnection(path: daemon.socketPath, initialCapacity: 4096)
+            try connection.write(VarlinkMessage.getInfo)
+            connections.append(connection)
+        }
+        let replies = ReplyReader()
+        for connection in connections {
+            try connection.nextMessage { message in try replies.read(message) { _ in () } }
+        }
+        MonotonicClock.sleep(milliseconds: plan.settleMilliseconds)
+        let loaded = try daemon.residentKilobytes()
+        let perConnection = Double(loaded - idle) * 1.024 / Double(plan.idleConnections)
+        Console.line("  with them idle: \(loaded) KiB, \(perConnection.fixed(1)) KB per connection")
+        details.append(
+            (
+                "memory",
+                .object([
+                    ("idleKiB", .integer(idle)),
+                    ("idleAnonymousKiB", .integer(memory.anonymous)),
+                    ("idleFileKiB", .integer(memory.file)),
+                    ("connections", .integer(plan.idleConnections)),
+                    ("withConnectionsKiB", .integer(loaded)),
+                    ("perConnectionKB", .rounded(perConnection, 2)),
+                ])
+            )
+        )
+        rows.append(
+            ResultRow(
+                key: "rss.idle",
+                label: "RSS idle",
+                unit: "MB",
+                value: Double(idle) * 1024 / 1_000_000,
+                target: .valueAtMost(25),
+                note:
+                    "VmRSS; \(memory.anonymous) KiB of it the daemon's own memory, \(memory.file) KiB pages of mapped files"
+            )
+        )
+        rows.append(
+            ResultRow(
+                key: "rss.perIdleConnection",
+                label: "RSS per idle connection (\(plan.idleConnections))",
+                unit: "KB",
+                value: perConnection,
+                target: .valueAtMost(32)
+            )
+        )
+        withExtendedLifetime(connections) {}
+    }
+
+    /// The floor and NavHost again with everything on CPU 0: no cross-CPU wake-ups, one core shared.
+    private func measureOneCore() throws {
+        let original = try CPUAffinity.current()
+        try CPUAffinity.pin(to: 0)
+        defer { try? CPUAffinity.apply(original) }
+        Console.line("One core: the benchmark, the floor and a daemon all on CPU 0")
+        let binary =
+            try floorBinary ?? Floor.build(sourceDirectory: floorSource, buildDirectory: floorBuildDirectory)
+        let floor = try Floor.run(
+            binary: binary,
+            roundTrips: plan.floorRoundTrips,
+            pipelined: plan.floorPipelined,
+            depth: plan.depth
+        )
+        Console.line(floor.output)
+        details.append(("floorOneCore", Self.report(floor)))
+        let daemon = try DaemonProcess(launch, name: "one-core")
+        defer { daemon.stop() }
+        let latencies = try RoundTrip.measure(
+            socketPath: daemon.socketPath,
+            request: Self.steadyIntent,
+            calls: plan.roundTrips,
+            warmUp: plan.warmUp
+        )
+        let pipelined = try Pipelined.measure(
+            socketPath: daemon.socketPath,
+            request: Self.steadyIntent,
+            connections: 1,
+            depth: plan.depth,
+            callsPerConnection: plan.pipelinedOneConnection
+        )
+        Console.line(
+            "  NavHost: p50 \(latencies.microseconds(at: 50).fixed(1)) µs, "
+                + "p99 \(latencies.microseconds(at: 99).fixed(1)) µs, \(pipelined.requestsPerSecond.fixed(0)) req/s"
+        )
+        details.append(("roundTripOneCore", Self.report(latencies, unit: "µs")))
+        details.append(("pipelinedOneCore", .rounded(pipelined.requestsPerSecond, 0)))
+        rows.append(
+            ResultRow(
+                key: "oneCore.roundTrip.p50",
+                label: "one core: intent round trip p50",
+                unit: "µs",
+                value: latencies.microseconds(at: 50),
+                floor: floor.median
+            )
+        )
+        rows.append(
+            ResultRow(
+                key: "oneCore.roundTrip.p99",
+                label: "one core: intent round trip p99",
+                unit: "µs",
+                value: latencies.microseconds(at: 99),
+                floor: floor.p99
+            )
+        )
+        rows.append(
+            ResultRow(
+                key: "oneCore.pipelined.1",
+                label: "one core: pipelined, 1 conn × \(plan.depth)",
+                unit: "req/s",
+                value: pipelined.requestsPerSecond,
+                floor: floor.requestsPerSecond
+            )
+        )
+    }
+
+    // MARK: - Helpers
+
+    private func raiseDescriptorLimit() {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let needed = rlim_t(plan.idleConnections + 1200)
+        if limit.rlim_cur < needed {
+            limit.rlim_cur = min(limit.rlim_max, max(needed, 4096))
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+    }
+
+    private static func report(_ floor: Floor.Result) -> ReportValue {
+        .object([
+            ("medianMicroseconds", .rounded(floor.median, 2)),
+            ("p90Microseconds", .rounded(floor.p90, 2)),
+            ("p99Microseconds", .rounded(floor.p99, 2)),
+            ("p99_9Microseconds", .rounded(floor.p999, 2)),
+            ("meanMicroseconds", .rounded(floor.mean, 2)),
+            ("pipelinedRequestsPerSecond", .rounded(floor.requestsPerSecond, 0)),
+            ("output", .string(floor.output)),
+        ])
+    }
+
+    private static func report(_ latencies: LatencyRecorder, unit: String) -> ReportValue {
+        .object([
+            ("count", .integer(latencies.count)),
+            ("unit", .string(unit)),
+            ("p50", .rounded(latencies.microseconds(at: 50), 2)),
+            ("p90", .rounded(latencies.microseconds(at: 90), 2)),
+            ("p99", .rounded(latencies.microseconds(at: 99), 2)),
+            ("p99_9", .rounded(latencies.microseconds(at: 99.9), 2)),
+            ("max", .rounded(latencies.maxMicroseconds, 2)),
+            ("mean", .rounded(latencies.meanMicroseconds, 2)),
+        ])
+    }
+
+    private static func utcNow() -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+        return string(fromCString: buffer)
+    }
+}
+
+extension ResultRow.Status {
+    /// The statuses counted in the summary.
+    static let allCounted: [ResultRow.Status] = [.met, .missed, .pending]
+}
+
+/// Progress lines, written straight to stdout so they show at once even when stdout is a pipe.
+enum Console {
+    static func line(_ text: String) {
+        let bytes = Array((text + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Glibc
+
+/// `navhost-bench`: NavHost's figures as ratios to the C floor, measured in one run on one machine.
+@main
+struct NavHostBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "navhost-bench",
+        abstract: "Measures the real navhostd and the C floor in one run, and prints NavHost's figures as ratios.",
+        discussion: """
+            Builds ../shared/bench/floor.c with its own Makefile into a build folder and runs it; starts the navhostd
+            built beside this program with the staged example plugins (NOTIFY_SOCKET set, timed to READY=1); then
+            measures intent round trips, pipelined throughput, fan-out to watchers, start-up and plugin loads, hot
+            reload and memory. Prints a table and writes the results as JSON. See BENCHMARKS.md.
+
+            The client is a bare AF_UNIX socket that checks every reply with json-c, as the floor's client does.
+            Nothing is pinned to a CPU except in the one-core pass, where the benchmark, the floor and a daemon of
+            its own all run on CPU 0.
+
+            Examples:
+              navhost-bench                      the full run (make bench)
+              navhost-bench --quick              a smoke run: small counts (make bench-smoke)
+              navhost-bench --only round-trip --daemon-wrapper "valgrind --tool=callgrind"
+            """
+    )
+
+    @Flag(help: "A smoke run with small counts: checks that every measurement works, not how fast.")
+    var quick = false
+
+    @Option(help: "Where to write the results as JSON.")
+    var output = "bench-results.json"
+
+    @Option(help: "Where to also write the table as Markdown (for BENCHMARKS.md).")
+    var markdown: String?
+
+    @Option(help: "The folder that holds floor.c and its Makefile.")
+    var floorSource = "../shared/bench"
+
+    @Option(help: "The folder that holds navhostd. (default: this program's folder)")
+    var buildDir: String?
+
+    @Option(help: "The staged plugin folder the daemon loads. (default: BUILD_DIR/plugins)")
+    var plugins: String?
+
+    @Option(help: "Run only these phases (repeat): \(Phase.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var only: [Phase] = []
+
+    @Option(help: "A command to start navhostd under, split at spaces, such as \"valgrind --tool=callgrind\".")
+    var daemonWrapper: String?
+
+    @Option(help: "Timed round trips, instead of the plan's.")
+    var roundTrips: Int?
+
+    @Flag(help: "Skip the one-core pass.")
+    var skipOneCore = false
+
+    @Flag(help: "Keep the temporary folder (sockets, daemon logs, state) instead of removing it.")
+    var keepWorkDirectory = false
+
+    func run() throws {
+        var plan = quick ? BenchPlan.quick : BenchPlan.full
+        if let roundTrips { plan.roundTrips = roundTrips }
+        let buildDirectory = buildDir ?? Self.executableDirectory()
+        var phases = Set(only.isEmpty ? Phase.allCases : only)
+        if skipOneCore { phases.remove(.oneCore) }
+        let run = try BenchRun(
+            plan: plan,
+            mode: quick ? "quick" : "full",
+            phases: phases,
+            buildDirectory: buildDirectory,
+            pluginDirectory: plugins ?? "\(buildDirectory)/plugins",
+            floorSource: floorSource,
+            wrapper: daemonWrapper.map { $0.split(separator: " ").map(String.init) } ?? [],
+            keepWorkDirectory: keepWorkDirectory
+        )
+        try run.execute()
+        let text = run.resultsDocument().prettyText()
+        try writeFile(output, text)
+        Console.line("Results written to \(output)")
+        if let markdown {
+            try writeFile(markdown, ResultTable.markdown(run.rows))
+            Console.line("Markdown table written to \(markdown)")
+        }
+    }
+
+    /// The folder of this program, where SwiftPM also put `navhostd`.
+    private static func executableDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return "." }
+        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+    }
+}
+
+/// The parts of a run, for `--only`.
+enum Phase: String, CaseIterable, ExpressibleByArgument {
+    case floor
+    case roundTrip = "round-trip"
+    case pipelined
+    case fanOut = "fan-out"
+    case startup
+    case reload
+    case memory
+    case oneCore = "one-core"
+}
+
+/// Writes `text` to `path`, replacing it.
+func writeFile(_ path: String, _ text: String) throws {
+    guard let file = fopen(path, "w") else { throw BenchError.system("fopen(\(path))") }
+    defer { fclose(file) }
+    let bytes = Array(text.utf8)
+    guard fwrite(bytes, 1, bytes.count, file) == bytes.count else { throw BenchError.system("fwrite(\(path))") }
+}

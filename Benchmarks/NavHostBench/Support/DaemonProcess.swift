@@ -1,0 +1,186 @@
+import Glibc
+
+/// The real `navhostd`, started the way systemd starts it (`NOTIFY_SOCKET` set), measured from `posix_spawn` until
+/// it says `READY=1`.
+final class DaemonProcess {
+    /// The daemon's process ID.
+    let pid: pid_t
+    /// The socket clients connect to.
+    let socketPath: String
+    /// Nanoseconds from `posix_spawn` to the `READY=1` datagram.
+    let startNanoseconds: UInt64
+    /// Where the daemon's stdout and stderr go.
+    let logPath: String
+    private let notify: NotifyListener
+    private var stopped = false
+
+    /// How to start daemons: the binary, the plugins, the sessions, and a folder for their files.
+    struct Launch {
+        /// The `navhostd` binary.
+        var executable: String
+        /// The staged plugin directory (`--plugins`).
+        var plugins: String
+        /// `NAME=ROUTE` sessions.
+        var sessions: [String]
+        /// Where sockets, state directories and logs go.
+        var workDirectory: String
+        /// A command put before the daemon's (`valgrind --tool=callgrind`, say); empty for none.
+        var wrapper: [String] = []
+        /// How long to wait for `READY=1`.
+        var readyTimeoutMilliseconds = 60_000
+    }
+
+    /// Starts a daemon with a fresh state directory and waits for `READY=1`.
+    ///
+    /// - Parameter name: Names its socket, state directory and log inside the work directory.
+    init(_ launch: Launch, name: String) throws {
+        let base = "\(launch.workDirectory)/\(name)"
+        socketPath = "\(base).sock"
+        logPath = "\(base).log"
+        notify = try NotifyListener(path: "\(base).notify")
+        var arguments =
+            launch.wrapper + [
+                launch.executable, "--socket", socketPath, "--plugins", launch.plugins, "--state-dir", "\(base).state",
+            ]
+        for session in launch.sessions { arguments += ["--session", session] }
+        var environment = Subprocess.currentEnvironment
+        environment["NOTIFY_SOCKET"] = notify.path
+        for variable in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"] {
+            environment[variable] = nil
+        }
+        let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard log >= 0 else { throw BenchError.system("open(\(logPath))") }
+        defer { close(log) }
+        let started = MonotonicClock.now()
+        pid = try Subprocess.spawn(arguments, environment: environment, output: log)
+        let deadline = started + UInt64(launch.readyTimeoutMilliseconds) * 1_000_000
+        var ready: UInt64?
+        while ready == nil, MonotonicClock.now() < deadline {
+            if let message = notify.receive(milliseconds: 100) {
+                if message.text.split(separator: "\n").contains("READY=1") { ready = message.nanoseconds }
+            } else if let ended = Subprocess.wait(for: pid, milliseconds: 0) {
+                stopped = true
+                throw BenchError("navhostd ended before READY=1 (\(ended)); its log is \(logPath)")
+            }
+        }
+        guard let ready else {
+            kill(pid, SIGKILL)
+            _ = Subprocess.wait(for: pid)
+            stopped = true
+            throw BenchError("navhostd did not say READY=1 in time; its log is \(logPath)")
+        }
+        startNanoseconds = ready - started
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The daemon's resident memory in KiB, from `/proc/<pid>/status`: all of it (`VmRSS`), its own allocations
+    /// (`RssAnon`), and pages of files it maps, mostly shared libraries' code (`RssFile`).
+    func residentMemory() throws -> (total: Int, anonymous: Int, file: Int) {
+        guard let status = readFile("/proc/\(pid)/status") else { throw BenchError("cannot read /proc/\(pid)/status") }
+        func field(_ name: String) -> Int {
+            let line = status.split(separator: "\n").first { $0.hasPrefix("\(name):") } ?? ""
+            return Int(line.filter(\.isNumber)) ?? 0
+        }
+        return (field("VmRSS"), field("RssAnon"), field("RssFile"))
+    }
+
+    /// The daemon's resident set size in KiB (`VmRSS` of `/proc/<pid>/status`).
+    func residentKilobytes() throws -> Int {
+        let file = fopen("/proc/\(pid)/status", "r")
+        guard let file else { throw BenchError.system("fopen(/proc/\(pid)/status)") }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 512)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = string(fromCString: line)
+            guard text.hasPrefix("VmRSS:") else { continue }
+            let digits = text.dropFirst(6).filter(\.isNumber)
+            if let kilobytes = Int(digits) { return kilobytes }
+        }
+        throw BenchError("no VmRSS in /proc/\(pid)/status")
+    }
+
+    /// What the daemon has used so far: CPU time over all its threads, and context switches summed over its threads.
+    struct Usage {
+        var cpuNanoseconds: UInt64
+        var voluntarySwitches: UInt64
+        var involuntarySwitches: UInt64
+
+        /// The usage between `earlier` and this one, per `count` operations.
+        func perOperation(since earlier: Usage, count: Int) -> (cpuMicroseconds: Double, switches: Double) {
+            let operations = Double(max(count, 1))
+            let cpu = Double(cpuNanoseconds - earlier.cpuNanoseconds) / 1000 / operations
+            let switches =
+                Double(
+                    voluntarySwitches + involuntarySwitches - earlier.voluntarySwitches - earlier.involuntarySwitches
+                ) / operations
+            return (cpu, switches)
+        }
+    }
+
+    /// The daemon's CPU time (`utime + stime` of `/proc/<pid>/stat`) and its threads' context switches
+    /// (`/proc/<pid>/task/*/status`). Unlike wall-clock times, these hardly depend on what else the machine runs.
+    func usage() throws -> Usage {
+        guard let stat = readFile("/proc/\(pid)/stat"), let end = stat.lastIndex(of: ")") else {
+            throw BenchError("cannot read /proc/\(pid)/stat")
+        }
+        // Fields after the command name: state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 13, let user = UInt64(fields[11]), let system = UInt64(fields[12]) else {
+            throw BenchError("unexpected /proc/\(pid)/stat: \(stat)")
+        }
+        let ticks = UInt64(sysconf(Int32(_SC_CLK_TCK)))
+        var usage = Usage(
+            cpuNanoseconds: (user + system) * 1_000_000_000 / ticks,
+            voluntarySwitches: 0,
+            involuntarySwitches: 0
+        )
+        guard let tasks = opendir("/proc/\(pid)/task") else { return usage }
+        defer { closedir(tasks) }
+        while let entry = readdir(tasks) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.first?.isNumber == true, let status = readFile("/proc/\(pid)/task/\(name)/status") else {
+                continue
+            }
+            for line in status.split(separator: "\n") {
+                if line.hasPrefix("voluntary_ctxt_switches:") {
+                    usage.voluntarySwitches += UInt64(line.split(separator: "\t").last ?? "") ?? 0
+                } else if line.hasPrefix("nonvoluntary_ctxt_switches:") {
+                    usage.involuntarySwitches += UInt64(line.split(separator: "\t").last ?? "") ?? 0
+                }
+            }
+        }
+        return usage
+    }
+
+    /// Sends `signal` to the daemon.
+    func send(signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// Waits for a notification containing `text`; returns when it arrived, or `nil` on timeout.
+    func waitForNotification(containing text: String, milliseconds: Int = 30_000) -> UInt64? {
+        let deadline = MonotonicClock.now() + UInt64(milliseconds) * 1_000_000
+        while MonotonicClock.now() < deadline {
+            if let message = notify.receive(milliseconds: 100), message.text.contains(text) {
+                return message.nanoseconds
+            }
+        }
+        return nil
+    }
+
+    /// Stops the daemon with SIGTERM (SIGKILL after 10 s) and waits for it.
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        kill(pid, SIGTERM)
+        if Subprocess.wait(for: pid, milliseconds: 10_000) == nil {
+            kill(pid, SIGKILL)
+            _ = Subprocess.wait(for: pid)
+        }
+    }
+}

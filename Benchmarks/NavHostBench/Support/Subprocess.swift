@@ -1,0 +1,137 @@
+import Glibc
+
+/// The text of a NUL-terminated C string held in an array.
+func string(fromCString buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// A failure of the benchmark itself (not a slow result): what went wrong, in words.
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+
+    /// An error naming a failed system call and `errno`.
+    static func system(_ call: String) -> BenchError {
+        BenchError("\(call) failed: \(String(cString: strerror(errno)))")
+    }
+}
+
+/// Starts child processes with `posix_spawnp`, without Foundation, so the benchmark stays one thread and its CPU
+/// affinity (inherited by every child) is exactly what it sets.
+enum Subprocess {
+    /// How a process ended.
+    struct Termination: Equatable {
+        /// The exit status, or `nil` when a signal ended it.
+        var exitStatus: Int32?
+        /// The signal that ended it, if any.
+        var signal: Int32?
+
+        var succeeded: Bool { exitStatus == 0 }
+    }
+
+    /// The environment of this process as `NAME=value` strings.
+    static var currentEnvironment: [String: String] {
+        var result: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            cursor += 1
+        }
+        return result
+    }
+
+    /// Starts `arguments[0]` (looked up in `PATH` when it has no slash) and returns its process ID.
+    ///
+    /// - Parameters:
+    ///   - arguments: The program and its arguments.
+    ///   - environment: The child's whole environment; this process's when `nil`.
+    ///   - output: The descriptor that becomes the child's stdout and stderr; `/dev/null` when `nil`.
+    static func spawn(_ arguments: [String], environment: [String: String]? = nil, output: Int32? = nil) throws
+        -> pid_t
+    {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let output {
+            posix_spawn_file_actions_adddup2(&actions, output, 1)
+            posix_spawn_file_actions_adddup2(&actions, output, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        let pairs = (environment ?? currentEnvironment).map { "\($0.key)=\($0.value)" }
+        let envp = pairs.map { strdup($0) } + [nil]
+        defer { for entry in envp { free(entry) } }
+        var pid: pid_t = 0
+        let status = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
+        guard status == 0 else {
+            throw BenchError("cannot start \(arguments[0]): \(String(cString: strerror(status)))")
+        }
+        return pid
+    }
+
+    /// Runs a program to its end and returns what it wrote to stdout and stderr.
+    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (Termination, String) {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw BenchError.system("pipe") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let pid: pid_t
+        do {
+            pid = try spawn(arguments, environment: environment, output: ends[1])
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
+        }
+        close(ends[1])
+        var collected: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = read(ends[0], &chunk, chunk.count)
+            if count > 0 {
+                collected += chunk[..<count]
+            } else if count == 0 || errno != EINTR {
+                break
+            }
+        }
+        close(ends[0])
+        return (wait(for: pid), String(decoding: collected, as: UTF8.self))
+    }
+
+    /// Waits for `pid` to end.
+    static func wait(for pid: pid_t) -> Termination {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return Termination(exitStatus: nil, signal: nil) }
+        }
+        return termination(from: status)
+    }
+
+    /// Waits up to `milliseconds` for `pid` to end; `nil` if it is still running.
+    static func wait(for pid: pid_t, milliseconds: Int) -> Termination? {
+        let deadline = MonotonicClock.now() + UInt64(milliseconds) * 1_000_000
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid { return termination(from: status) }
+            if result < 0, errno != EINTR { return Termination(exitStatus: nil, signal: nil) }
+            if MonotonicClock.now() >= deadline { return nil }
+            MonotonicClock.sleep(milliseconds: 5)
+        }
+    }
+
+    private static func termination(from status: Int32) -> Termination {
+        let signal = status & 0x7f
+        if signal == 0 { return Termination(exitStatus: (status >> 8) & 0xff, signal: nil) }
+        return Termination(exitStatus: nil, signal: signal)
+    }
+}

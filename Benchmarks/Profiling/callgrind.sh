@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Instructions per intent round trip in navhostd, counted by callgrind (repeatable, unlike times on a shared machine).
+#
+#   Benchmarks/Profiling/callgrind.sh [BUILD_DIR] [PLUGINS] [N1] [N2]
+#
+# Runs the benchmark's round-trip phase twice, with N1 and N2 timed calls, against navhostd under callgrind, and
+# divides the difference of the two instruction totals by N2 - N1: start-up, warm-up and the rest cancel out. Prints
+# that figure and the most expensive functions of the N2 run; keeps the callgrind files for callgrind_annotate.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-.build/release}
+plugins=${2:-$build/plugins}
+n1=${3:-500}
+n2=${4:-2500}
+out=$(mktemp -d /tmp/navhost-callgrind.XXXXXX)
+
+# valgrind 3.19 cannot read the DWARF 5 debug information swiftc writes: profile stripped copies.
+mkdir -p "$out/bin"
+cp "$build/navhostd" "$build/libNavHostKit.so" "$out/bin/"
+cp -RL "$plugins" "$out/bin/plugins"
+strip --strip-debug "$out/bin/navhostd" "$out/bin/libNavHostKit.so"
+# The registry checks each library against the SHA-256 in its manifest: record the stripped file's.
+for manifest in "$out"/bin/plugins/*/manifest.json; do
+    folder=$(dirname "$manifest")
+    library=$(sed -n 's/.*"library": *"\([^"]*\)".*/\1/p' "$manifest")
+    strip --strip-debug "$folder/$library"
+    digest=$(sha256sum "$folder/$library" | cut -d' ' -f1)
+    sed -i "s/\"sha256\": *\"[0-9a-f]*\"/\"sha256\": \"$digest\"/" "$manifest"
+done
+cc -O2 -shared -fPIC -o "$out/sigsuspend-copy.so" Benchmarks/Profiling/sigsuspend-copy.c
+
+for calls in "$n1" "$n2"; do
+    SWIFT_BACKTRACE=enable=no "$build/navhost-bench" --quick --build-dir "$out/bin" --plugins "$out/bin/plugins" \
+        --only round-trip --round-trips "$calls" --output "$out/results-$calls.json" \
+        --daemon-wrapper "env SWIFT_BACKTRACE=enable=no LD_PRELOAD=$out/sigsuspend-copy.so valgrind --tool=callgrind --callgrind-out-file=$out/callgrind.$calls" \
+        > "$out/bench-$calls.log"
+done
+
+total() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'; }
+first=$(total "$out/callgrind.$n1")
+second=$(total "$out/callgrind.$n2")
+echo "instructions: $first with $n1 calls, $second with $n2 calls"
+echo "instructions per intent round trip: $(( (second - first) / (n2 - n1) ))"
+echo
+echo "most expensive functions (self), $n2 calls:"
+callgrind_annotate "$out/callgrind.$n2" 2>/dev/null | sed -n '/file:function/,$p' | sed -n 2,26p | swift demangle --simplified | cut -c1-160
+echo
+echo "most expensive functions (inclusive), $n2 calls:"
+callgrind_annotate --inclusive=yes "$out/callgrind.$n2" 2>/dev/null | sed -n '/file:function/,$p' | sed -n 2,80p \
+    | swift demangle --simplified | cut -c1-160
+echo
+echo "callgrind files: $out"

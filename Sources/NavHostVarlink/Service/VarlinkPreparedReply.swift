@@ -1,0 +1,28 @@
+internal import NIOCore
+public import NavHostJSON
+
+/// A reply with `continues`, serialized once, for streams that send the same reply to many clients.
+///
+/// When one change goes to a thousand watchers, each ``VarlinkReplyWriter/send(_:)-(JSONObject)`` would serialize
+/// the same parameters a thousand times. Prepare the reply once and send it to every writer instead:
+///
+/// ```swift
+/// let prepared = try VarlinkPreparedReply(parameters: ["event": event.json])
+/// try await replies.send(prepared)    // on each watcher's connection
+/// ```
+public struct VarlinkPreparedReply: Sendable {
+    /// The reply's output parameters.
+    public let parameters: JSONObject
+    /// The message as it goes on the wire, NUL terminator included.
+    let message: ByteBuffer
+
+    /// Serializes a reply with `continues` and `parameters`.
+    ///
+    /// - Throws: ``JSONError`` when the parameters have no JSON form (a non-finite number).
+    public init(parameters: JSONObject) throws(JSONError) {
+        var message = ByteBuffer()
+        try message.writeVarlinkMessage(VarlinkReply(parameters: parameters, continues: true).jsonValue)
+        self.parameters = parameters
+        self.message = message
+    }
+}
