@@ -41,6 +41,8 @@ final class DaemonProcess {
         var arguments =
             launch.wrapper + [
                 launch.executable, "--socket", socketPath, "--plugins", launch.plugins, "--state-dir", "\(base).state",
+                // Room for 1,000 watchers or 1,000 idle connections, all of this user, beside the drivers.
+                "--max-connections", "4096", "--max-connections-per-uid", "4096",
             ]
         for session in launch.sessions { arguments += ["--session", session] }
         var environment = Subprocess.currentEnvironment
