@@ -15,6 +15,7 @@ let package = Package(
     name: "NavHost",
     products: [
         .executable(name: "navhostd", targets: ["navhostd"]),
+        .library(name: "NavHostClient", targets: ["NavHostClient"]),
         .library(name: "NavHostTesting", targets: ["NavHostTesting"]),
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
         // MARK: - Plugins (each a shared library the daemon loads at run time)
@@ -96,6 +97,16 @@ let package = Package(
                 .product(name: "NavHostKit", package: "NavHostKit"),
             ],
             exclude: ["Interfaces/io.navhost.Navigation.varlink", "Interfaces/io.navhost.Plugins.varlink"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "NavHostClient",
+            dependencies: [
+                "NavHostCore",
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
