@@ -239,6 +239,17 @@ let package = Package(
 
         // MARK: - Tests
 
+        .target(
+            name: "NavHostTestSupport",
+            dependencies: [
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/Support",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "NavHostJSONTests",
             dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
@@ -249,6 +260,7 @@ let package = Package(
             dependencies: [
                 "NavHostCore",
                 "NavHostTesting",
+                "NavHostTestSupport",
                 .product(name: "NavHostKit", package: "NavHostKit"),
             ],
             swiftSettings: swiftSettings
@@ -266,6 +278,7 @@ let package = Package(
             name: "NavHostVarlinkTests",
             dependencies: [
                 "NavHostVarlink",
+                "NavHostTestSupport",
                 .product(name: "NavHostKit", package: "NavHostKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NavHostJSON
 import NavHostKit
+import NavHostTestSupport
 import Testing
 
 @testable import NavHostCore

@@ -1,5 +1,6 @@
 import Foundation
 import NavHostKit
+import NavHostTestSupport
 import Testing
 
 @testable import NavHostCore

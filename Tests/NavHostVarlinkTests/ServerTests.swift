@@ -1,5 +1,6 @@
 import Foundation
 import NavHostJSON
+import NavHostTestSupport
 import NavHostVarlink
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import NavHostTestSupport
 import NavHostVarlink
 import Testing
 

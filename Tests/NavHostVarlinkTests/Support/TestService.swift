@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NavHostJSON
+import NavHostTestSupport
 import NavHostVarlink
 import OrderedCollections
 import Synchronization

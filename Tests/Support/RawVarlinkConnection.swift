@@ -1,10 +1,10 @@
 import NIOCore
 import NIOPosix
 import NavHostJSON
-import NavHostVarlink
+package import NavHostVarlink
 
 /// A bare client socket for tests: writes any bytes, reads NUL-terminated messages, sees when the server closes.
-final class RawVarlinkConnection: Sendable {
+package final class RawVarlinkConnection: Sendable {
     private let channel: any Channel
     private let inbound: AsyncStream<ByteBuffer>
 
@@ -38,7 +38,7 @@ final class RawVarlinkConnection: Sendable {
         }
     }
 
-    static func connect(to path: String) async throws -> RawVarlinkConnection {
+    package static func connect(to path: String) async throws -> RawVarlinkConnection {
         let (inbound, sink) = AsyncStream.makeStream(of: ByteBuffer.self)
         let channel = try await ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup)
             .channelOption(.allowRemoteHalfClosure, value: true)
@@ -56,34 +56,34 @@ final class RawVarlinkConnection: Sendable {
     }
 
     /// Writes `text` as it is: no terminator is added.
-    func write(_ text: String) async throws {
+    package func write(_ text: String) async throws {
         try await channel.writeAndFlush(ByteBuffer(string: text))
     }
 
     /// Writes raw bytes.
-    func write(bytes: [UInt8]) async throws {
+    package func write(bytes: [UInt8]) async throws {
         try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
     }
 
     /// Writes a call message with its terminator.
-    func send(_ call: VarlinkCall) async throws {
+    package func send(_ call: VarlinkCall) async throws {
         var buffer = ByteBuffer()
         try buffer.writeVarlinkMessage(call.jsonValue)
         try await channel.writeAndFlush(buffer)
     }
 
     /// Closes the writing side: the server sees the end of input.
-    func halfClose() async throws {
+    package func halfClose() async throws {
         try await channel.close(mode: .output)
     }
 
     /// Closes the connection.
-    func close() async throws {
+    package func close() async throws {
         try await channel.close()
     }
 
     /// Reads `count` messages as text, or fewer if the server closes first.
-    func readMessages(_ count: Int, within limit: Duration = .seconds(10)) async throws -> [String] {
+    package func readMessages(_ count: Int, within limit: Duration = .seconds(10)) async throws -> [String] {
         let inbound = self.inbound
         return try await withTimeout(limit, "\(count) messages") {
             var messages: [String] = []
@@ -96,12 +96,12 @@ final class RawVarlinkConnection: Sendable {
     }
 
     /// Reads `count` replies.
-    func readReplies(_ count: Int) async throws -> [VarlinkReply] {
+    package func readReplies(_ count: Int) async throws -> [VarlinkReply] {
         try await readMessages(count).map { try VarlinkReply(parsing: JSONParser().parse($0)) }
     }
 
     /// Reads until the server closes the connection; returns the messages that came before.
-    func readUntilClosed(within limit: Duration = .seconds(10)) async throws -> [String] {
+    package func readUntilClosed(within limit: Duration = .seconds(10)) async throws -> [String] {
         let inbound = self.inbound
         return try await withTimeout(limit, "the server to close the connection") {
             var messages: [String] = []

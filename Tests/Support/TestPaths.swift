@@ -1,30 +1,45 @@
 import Foundation
 
 /// Where things are, seen from a running test.
-enum TestPaths {
+package enum TestPaths {
     /// The package's root folder, derived from this file's path.
-    static let packageRoot: String = {
+    package static let packageRoot: String = {
         URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // Support
-            .deletingLastPathComponent()  // NavHostVarlinkTests
             .deletingLastPathComponent()  // Tests
             .deletingLastPathComponent()
             .path
     }()
 
     /// The build folder: `NAVHOST_BUILD_DIR` when set, otherwise the folder of the test bundle being run.
-    static var buildDirectory: String {
+    package static var buildDirectory: String {
         if let configured = ProcessInfo.processInfo.environment["NAVHOST_BUILD_DIR"] { return configured }
         return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
     }
 
+    /// The path of the shared library SwiftPM built for product `name`.
+    package static func builtLibrary(_ name: String) -> String {
+        "\(buildDirectory)/lib\(name).so"
+    }
+
+    /// The path of an executable the package built.
+    package static func builtExecutable(_ name: String) -> String {
+        "\(buildDirectory)/\(name)"
+    }
+
     /// The Python of the project's `.venv`, where `scripts/install-deps.sh` installs the `varlink` package.
-    static var venvPython: String { "\(packageRoot)/.venv/bin/python" }
+    package static var venvPython: String { "\(packageRoot)/.venv/bin/python" }
 
     /// A fresh socket path, short enough for `sockaddr_un`.
-    static func socketPath() -> String {
-        let counter = SocketCounter.next()
-        return "/tmp/navhost-varlink-\(getpid())-\(counter).sock"
+    package static func socketPath() -> String {
+        "/tmp/navhost-test-\(getpid())-\(SocketCounter.next()).sock"
+    }
+
+    /// A fresh, empty temporary directory.
+    package static func temporaryDirectory() throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("navhost-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.path
     }
 }
 

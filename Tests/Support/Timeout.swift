@@ -1,11 +1,12 @@
 /// The test gave up waiting: something that should have happened did not.
-struct TimedOut: Error, CustomStringConvertible {
-    var what: String
-    var description: String { "timed out waiting for \(what)" }
+package struct TimedOut: Error, CustomStringConvertible {
+    package var what: String
+    package var description: String { "timed out waiting for \(what)" }
+    package init(what: String) { self.what = what }
 }
 
 /// Runs `body`, failing with ``TimedOut`` if it has not finished after `limit`. Bounds a test; never synchronizes it.
-func withTimeout<Value: Sendable>(
+package func withTimeout<Value: Sendable>(
     _ limit: Duration = .seconds(10),
     _ what: String,
     _ body: @escaping @Sendable () async throws -> Value

@@ -1,0 +1,179 @@
+import Foundation
+import Synchronization
+
+/// The real `navhostd`, started as a child process for an integration test.
+///
+/// Each daemon gets its own socket, state directory and notification socket. ``start(…)`` returns once the daemon
+/// has said `READY=1`; every `sd_notify` message it sends is kept in ``notifications``.
+package final class DaemonProcess: Sendable {
+    /// The socket clients connect to.
+    package let socketPath: String
+    /// The daemon's state directory.
+    package let stateDirectory: String
+    /// The directory of staged plugins it loads.
+    package let pluginDirectory: String
+    /// The arguments it was started with, so ``restart()`` starts the same daemon again.
+    private let arguments: [String]
+    private let environment: [String: String]
+    private let running: Mutex<Running>
+    private let logPath: String
+
+    private struct Running {
+        var process: Process
+        var notify: NotifySocket
+        var notifications: [String] = []
+    }
+
+    /// The staged example plugins the build produces.
+    package static var examplePlugins: String { "\(TestPaths.buildDirectory)/plugins" }
+
+    /// Starts a daemon and waits for `READY=1`.
+    ///
+    /// - Parameters:
+    ///   - plugins: The staged plugin directory.
+    ///   - stateDirectory: The state directory; a fresh one when `nil`.
+    ///   - sessions: `NAME=ROUTE` sessions; the daemon's default (`main=home.main`) when empty.
+    ///   - extraArguments: More command-line arguments.
+    ///   - environment: More environment variables.
+    package static func start(
+        plugins: String = DaemonProcess.examplePlugins,
+        stateDirectory: String? = nil,
+        sessions: [String] = [],
+        extraArguments: [String] = [],
+        environment: [String: String] = [:]
+    ) async throws -> DaemonProcess {
+        let directory = try TestPaths.temporaryDirectory()
+        let socket = TestPaths.socketPath()
+        var arguments = [
+            "--socket", socket, "--plugins", plugins, "--state-dir", stateDirectory ?? "\(directory)/state",
+        ]
+        for session in sessions { arguments += ["--session", session] }
+        arguments += extraArguments
+        let daemon = try DaemonProcess(
+            socketPath: socket,
+            stateDirectory: stateDirectory ?? "\(directory)/state",
+            pluginDirectory: plugins,
+            arguments: arguments,
+            environment: environment,
+            logPath: "\(directory)/navhostd.log"
+        )
+        try await daemon.waitFor("READY=1")
+        return daemon
+    }
+
+    private init(
+        socketPath: String,
+        stateDirectory: String,
+        pluginDirectory: String,
+        arguments: [String],
+        environment: [String: String],
+        logPath: String
+    ) throws {
+        self.socketPath = socketPath
+        self.stateDirectory = stateDirectory
+        self.pluginDirectory = pluginDirectory
+        self.arguments = arguments
+        self.environment = environment
+        self.logPath = logPath
+        self.running = Mutex(try Self.launch(arguments: arguments, environment: environment, logPath: logPath))
+    }
+
+    private static func launch(arguments: [String], environment: [String: String], logPath: String) throws -> Running {
+        let notify = try NotifySocket(path: TestPaths.socketPath() + ".notify")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.builtExecutable("navhostd"))
+        process.arguments = arguments
+        var processEnvironment = ProcessInfo.processInfo.environment
+        processEnvironment["NOTIFY_SOCKET"] = notify.path
+        processEnvironment.removeValue(forKey: "LISTEN_FDS")
+        processEnvironment.removeValue(forKey: "WATCHDOG_USEC")
+        processEnvironment.removeValue(forKey: "JOURNAL_STREAM")
+        processEnvironment.merge(environment) { _, new in new }
+        process.environment = processEnvironment
+        if !FileManager.default.fileExists(atPath: logPath) {
+            FileManager.default.createFile(atPath: logPath, contents: nil)
+        }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        log.seekToEndOfFile()
+        process.standardError = log
+        process.standardOutput = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return Running(process: process, notify: notify)
+    }
+
+    /// The daemon's process ID.
+    package var pid: Int32 { running.withLock { $0.process.processIdentifier } }
+
+    /// Every `sd_notify` message received so far, oldest first.
+    package var notifications: [String] { running.withLock { $0.notifications } }
+
+    /// What the daemon wrote to stdout and stderr (its log) so far, across restarts.
+    package var log: String {
+        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+
+    /// Waits until a notification containing `text` arrives (or already did, after `after` messages).
+    @discardableResult
+    package func waitFor(_ text: String, after count: Int = 0, within limit: Duration = .seconds(30)) async throws
+        -> String
+    {
+        let deadline = ContinuousClock.now + limit
+        var seen = count
+        while ContinuousClock.now < deadline {
+            let (messages, notify, alive) = running.withLock {
+                ($0.notifications, $0.notify, $0.process.isRunning)
+            }
+            if let match = messages.dropFirst(seen).first(where: { $0.contains(text) }) { return match }
+            seen = max(seen, messages.count)
+            if let message = notify.receive(milliseconds: 100) {
+                running.withLock { $0.notifications.append(message) }
+            } else if !alive {
+                throw TimedOut(what: "\"\(text)\" from navhostd, which exited; its log:\n\(log)")
+            }
+        }
+        throw TimedOut(what: "\"\(text)\" from navhostd; its log:\n\(log)")
+    }
+
+    /// Sends `signal` to the daemon.
+    package func send(signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// Stops the daemon with SIGTERM and returns its exit status.
+    @discardableResult
+    package func terminate(within limit: Duration = .seconds(30)) async throws -> Int32 {
+        send(signal: SIGTERM)
+        return try await waitForExit(within: limit)
+    }
+
+    /// Kills the daemon with SIGKILL, as a crash would, and waits until it is gone.
+    package func crash() async throws {
+        send(signal: SIGKILL)
+        _ = try await waitForExit(within: .seconds(30))
+    }
+
+    /// Starts the same daemon again (same socket, state and plugins) after it stopped, and waits for `READY=1`.
+    package func restart() async throws {
+        let fresh = try Self.launch(arguments: arguments, environment: environment, logPath: logPath)
+        running.withLock { $0 = fresh }
+        try await waitFor("READY=1")
+    }
+
+    /// Waits for the process to end and returns its exit status.
+    package func waitForExit(within limit: Duration) async throws -> Int32 {
+        let process = running.withLock { $0.process }
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { throw TimedOut(what: "navhostd to exit") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        running.withLock { running in
+            if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) }
+        }
+    }
+}
