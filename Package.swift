@@ -216,6 +216,15 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "varlink-call-as",
+            dependencies: [
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            path: "Tests/Fixtures/VarlinkCallAs",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "NotifyProbe",
             dependencies: [
                 "NavHostSystemd",
@@ -261,6 +270,15 @@ let package = Package(
                 "NavHostCore",
                 "NavHostTesting",
                 "NavHostTestSupport",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NavHostDaemonTests",
+            dependencies: [
+                "NavHostTestSupport",
+                "NavHostVarlink",
                 .product(name: "NavHostKit", package: "NavHostKit"),
             ],
             swiftSettings: swiftSettings

@@ -14,8 +14,11 @@ public enum NavigationInterface {
     /// The interface's definition, as served by `GetInterfaceDescription`.
     public static let definition = InterfaceDefinitions.navigation
 
-    /// Builds the interface over `sessions`.
-    public static func implementation(sessions: SessionRegistry) -> VarlinkInterfaceImplementation {
+    /// Builds the interface over `sessions`; `access` decides who may change them (everyone may read).
+    public static func implementation(
+        sessions: SessionRegistry,
+        access: AccessPolicy
+    ) -> VarlinkInterfaceImplementation {
         let handlers = NavigationHandlers(sessions: sessions)
         var navigation: VarlinkInterfaceImplementation
         do {
@@ -28,29 +31,37 @@ public enum NavigationInterface {
             try await handlers.stack(input)
         }
         navigation.handle("Routes") { _ in try await handlers.routes() }
-        navigation.handle("Navigate", parameters: RouteParameters.self) { input, _ in
-            try await handlers.push(input, modal: false)
+        navigation.handle("Navigate", parameters: RouteParameters.self) { input, request in
+            try access.requireControl(request)
+            return try await handlers.push(input, modal: false)
         }
-        navigation.handle("Present", parameters: RouteParameters.self) { input, _ in
-            try await handlers.push(input, modal: true)
+        navigation.handle("Present", parameters: RouteParameters.self) { input, request in
+            try access.requireControl(request)
+            return try await handlers.push(input, modal: true)
         }
-        navigation.handle("Pop", parameters: SessionParameters.self) { input, _ in
-            try await handlers.remove(.pop, in: input.session)
+        navigation.handle("Pop", parameters: SessionParameters.self) { input, request in
+            try access.requireControl(request)
+            return try await handlers.remove(.pop, in: input.session)
         }
-        navigation.handle("PopToRoot", parameters: SessionParameters.self) { input, _ in
-            try await handlers.remove(.popToRoot, in: input.session)
+        navigation.handle("PopToRoot", parameters: SessionParameters.self) { input, request in
+            try access.requireControl(request)
+            return try await handlers.remove(.popToRoot, in: input.session)
         }
-        navigation.handle("PopTo", parameters: RouteParameters.self) { input, _ in
-            try await handlers.remove(.popTo(input.request), in: input.session)
+        navigation.handle("PopTo", parameters: RouteParameters.self) { input, request in
+            try access.requireControl(request)
+            return try await handlers.remove(.popTo(input.request), in: input.session)
         }
-        navigation.handle("Dismiss", parameters: SessionParameters.self) { input, _ in
-            try await handlers.remove(.dismiss, in: input.session)
+        navigation.handle("Dismiss", parameters: SessionParameters.self) { input, request in
+            try access.requireControl(request)
+            return try await handlers.remove(.dismiss, in: input.session)
         }
-        navigation.handle("Replace", parameters: ReplaceParameters.self) { input, _ in
-            try await handlers.replace(input)
+        navigation.handle("Replace", parameters: ReplaceParameters.self) { input, request in
+            try access.requireControl(request)
+            return try await handlers.replace(input)
         }
-        navigation.handle("Send", parameters: SendParameters.self) { input, _ in
-            try await handlers.send(input)
+        navigation.handle("Send", parameters: SendParameters.self) { input, request in
+            try access.requireControl(request)
+            return try await handlers.send(input)
         }
         navigation.handleStreaming("Watch") { request, replies in
             let input = try request.decodeParameters(as: WatchParameters.self)

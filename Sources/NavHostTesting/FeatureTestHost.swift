@@ -55,12 +55,15 @@ public final class FeatureTestHost {
     ///   - parameters: The root route's parameters.
     ///   - resourceDirectory: What `HostServices.resourceDirectory` says; point it at the plugin's shipped files.
     ///   - store: The key-value store to lend the features.
+    ///   - intentTimeLimit: The intent time limit, measured on ``clock``: it only runs out when the test advances
+    ///     the clock past it.
     public init(
         features: [any FeatureModule],
         root: String,
         _ parameters: JSONObject = JSONObject(),
         resourceDirectory: String = ".",
-        store: InMemoryKeyValueStore = InMemoryKeyValueStore()
+        store: InMemoryKeyValueStore = InMemoryKeyValueStore(),
+        intentTimeLimit: Duration? = .seconds(30)
     ) throws {
         let clock = TestClock<Duration>()
         let logger = Logger(label: "navhost.test") { _ in SwiftLogNoOpLogHandler() }
@@ -79,9 +82,13 @@ public final class FeatureTestHost {
         self.clock = clock
         self.store = store
         self.catalog = catalog
+        var options = SessionOptions()
+        options.intentTimeLimit = intentTimeLimit
+        options.clock = clock
         self.session = try NavigationSession(
             configuration: SessionConfiguration(root: RouteRequest(id: root, parameters: parameters)),
             catalog: catalog,
+            options: options,
             logger: logger
         )
         session.observeChanges { [weak self] _, event in self?.events.append(event) }
@@ -149,7 +156,7 @@ public struct SettleTimeout: Error, CustomStringConvertible {
 extension SessionEvent {
     /// The kind of change, without its payload, for compact assertions.
     public enum Kind: String, Sendable, Hashable {
-        case pushed, popped, replaced, stateChanged
+        case pushed, popped, replaced, stateChanged, errorChanged
     }
 
     /// The kind of change.
@@ -159,6 +166,7 @@ extension SessionEvent {
         case .popped: return .popped
         case .replaced: return .replaced
         case .stateChanged: return .stateChanged
+        case .errorChanged: return .errorChanged
         }
     }
 }

@@ -29,7 +29,7 @@ struct Daemon {
             version: NavHostVersion.current,
             url: "https://github.com/navhost/navhost"
         )
-        service.add(NavigationInterface.implementation(sessions: core.sessions))
+        service.add(NavigationInterface.implementation(sessions: core.sessions, access: configuration.access))
         service.add(PluginsInterface.implementation { await core.pluginReports })
 
         let server = try await bindServer(service: service, logger: logger)
@@ -75,6 +75,7 @@ struct Daemon {
         logger.info("Listening", metadata: ["navhost.socket": "\(configuration.socketPath)"])
         return try await VarlinkServer.bind(
             unixSocketPath: configuration.socketPath,
+            socketMode: configuration.socketMode,
             service: service,
             configuration: serverConfiguration,
             logger: logger

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NavHostCore
 import NavHostKit
+import NavHostService
 
 /// Everything `navhostd` is told, with the defaults filled in.
 struct DaemonConfiguration: Sendable {
@@ -17,6 +18,10 @@ struct DaemonConfiguration: Sendable {
     var logLevel: Logger.Level
     /// Whether test-only hooks (a signal that wedges the main actor) are on.
     var testHooks: Bool
+    /// Who may control; everyone who can reach the socket may read.
+    var access: AccessPolicy
+    /// The mode of a socket the daemon binds itself.
+    var socketMode: UInt32
 
     init(
         socketPath: String?,
@@ -25,6 +30,8 @@ struct DaemonConfiguration: Sendable {
         sessions: [SessionConfiguration],
         logLevel: Logger.Level,
         testHooks: Bool,
+        access: AccessPolicy = .standard(),
+        socketMode: UInt32 = 0o660,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         let isRoot = getuid() == 0
@@ -34,6 +41,14 @@ struct DaemonConfiguration: Sendable {
         self.sessions = sessions.isEmpty ? [SessionConfiguration(root: RouteRequest(id: "home.main"))] : sessions
         self.logLevel = logLevel
         self.testHooks = testHooks
+        self.access = access
+        self.socketMode = socketMode
+    }
+
+    /// A group given by name or number, as its ID.
+    static func groupID(_ text: String) -> UInt32? {
+        if let number = UInt32(text) { return number }
+        return getgrnam(text).map { $0.pointee.gr_gid }
     }
 
     /// `NAME=ROUTE` as a session configuration.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import NavHostService
 
 /// `navhostd`'s command line.
 @main
@@ -44,6 +45,24 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
     @Option(help: "The least severe level logged: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    @Option(
+        name: .customLong("control-uid"),
+        help: "A user ID that may control; repeat for more. (default: root and the daemon's own user)"
+    )
+    var controlUIDs: [UInt32] = []
+
+    @Option(
+        name: .customLong("control-group"),
+        help: "A group (name or ID) whose members may control; repeat for more. (default: navhost)"
+    )
+    var controlGroups: [String] = []
+
+    @Option(
+        help:
+            "The mode of a socket the daemon binds itself, in octal. Control is decided by peer credentials, so a wider mode only lets more users read. (default: 0660)"
+    )
+    var socketMode: String = "0660"
+
     @Flag(help: .hidden)
     var enableTestHooks = false
 
@@ -54,6 +73,20 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         for session in sessions where DaemonConfiguration.parseSession(session) == nil {
             throw ValidationError("--session takes NAME=ROUTE, not \"\(session)\"")
         }
+        guard UInt32(socketMode, radix: 8).map({ $0 <= 0o777 }) == true else {
+            throw ValidationError("--socket-mode takes an octal mode like 0660, not \"\(socketMode)\"")
+        }
+        for group in controlGroups where DaemonConfiguration.groupID(group) == nil {
+            throw ValidationError("--control-group: no group \"\(group)\"")
+        }
+    }
+
+    /// The standard policy, widened by `--control-uid` and `--control-group`.
+    private var accessPolicy: AccessPolicy {
+        var policy = AccessPolicy.standard()
+        policy.controlUIDs.formUnion(controlUIDs)
+        policy.controlGIDs.formUnion(controlGroups.compactMap(DaemonConfiguration.groupID))
+        return policy
     }
 
     func run() async throws {
@@ -63,7 +96,9 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
             stateDirectory: stateDirectory,
             sessions: sessions.compactMap(DaemonConfiguration.parseSession),
             logLevel: Logger.Level(rawValue: logLevel) ?? .info,
-            testHooks: enableTestHooks
+            testHooks: enableTestHooks,
+            access: accessPolicy,
+            socketMode: UInt32(socketMode, radix: 8) ?? 0o660
         )
         try await Daemon(configuration: configuration).run()
     }

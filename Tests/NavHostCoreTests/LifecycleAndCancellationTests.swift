@@ -83,3 +83,43 @@ struct LifecycleAndCancellationTests {
         #expect(host.revision == revision)
     }
 }
+
+@MainActor
+@Suite("The intent time limit")
+struct IntentTimeLimitTests {
+    @Test("A use case that never returns times out: IntentTimedOut, work cancelled, the screen shows an error")
+    func neverReturningUseCaseTimesOut() async throws {
+        let save = ControlledSaveItemUseCase()
+        let host = try FeatureTestHost(features: [CatalogFeature(saveItem: save)], root: "catalog.list")
+        try await host.settle()
+        let editor = try host.session.present(RouteRequest(id: "catalog.editor"))
+        let sending = Task { @MainActor in try await host.send("onTappedSave") }
+        try await host.waitForRevision(editor.revision + 1)
+        _ = host.takeEvents()
+
+        await host.clock.advance(by: .seconds(30))
+        let error = await #expect(throws: NavigationError.self) { try await sending.value }
+        #expect(error?.code == .intentTimedOut)
+        #expect(error?.parameters == ["screen": .string(host.top.id.rawValue), "intent": "onTappedSave"])
+        #expect(save.control.cancellations.count == 1)
+        try await host.settle()
+        #expect(host.top.error == "onTappedSave did not finish within 30.0 seconds")
+        #expect(host.takeEvents().map(\.kind).contains(.errorChanged))
+
+        // The screen is not wedged: the next intent is handled, and success clears the error.
+        try await host.send("onChangedName", ["name": "Chair"])
+        try await host.settle()
+        #expect(host.top.error == nil)
+        #expect(host.takeEvents().map(\.kind).contains(.errorChanged))
+    }
+
+    @Test("An intent that finishes within the limit is not affected by the timer")
+    func fastIntentUnaffected() async throws {
+        let host = try FeatureTestHost(features: [CatalogFeature()], root: "catalog.list")
+        try await host.settle()
+        try await host.send("onTappedRetry")
+        await host.clock.advance(by: .seconds(60))
+        try await host.settle()
+        #expect(host.top.error == nil)
+    }
+}

@@ -19,8 +19,12 @@ struct WatcherTests {
         return try NavigationSession(
             configuration: SessionConfiguration(root: RouteRequest(id: "profile.user", parameters: ["userID": "u0"])),
             catalog: catalog,
-            eventHistory: history,
-            watcherLimit: watcherLimit,
+            options: {
+                var options = SessionOptions()
+                options.eventHistory = history
+                options.watcherLimit = watcherLimit
+                return options
+            }(),
             logger: .init(label: "test")
         )
     }

@@ -38,27 +38,34 @@ public final class SessionPersistence: Sendable {
     ///
     /// - Throws: The write's failure; the daemon must not acknowledge the change then.
     public func save(_ record: SessionRecord) async throws {
+        // The closure runs before the caller suspends, so records are queued in the order they were taken.
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-            let startWriter: Bool = states.withLock { states in
-                var state = states[record.session, default: SessionState()]
-                defer { states[record.session] = state }
-                if !state.writing, state.pending == nil, state.durable == record.durableContent {
-                    waiter.resume()
-                    return false
-                }
-                state.pending = record
-                state.waiters.append(waiter)
-                guard !state.writing else { return false }
-                state.writing = true
-                return true
-            }
-            if startWriter { queue.async { self.drain(record.session) } }
+            enqueue(record, waiter: waiter)
         }
     }
 
     /// Saves `record` in the background: for changes no client waits on (a ViewModel's own state change).
+    ///
+    /// Queued at once, in call order: a later ``save(_:)`` never gets overtaken by an older record.
     public func submit(_ record: SessionRecord) {
-        Task { try? await save(record) }
+        enqueue(record, waiter: nil)
+    }
+
+    private func enqueue(_ record: SessionRecord, waiter: CheckedContinuation<Void, any Error>?) {
+        let startWriter: Bool = states.withLock { states in
+            var state = states[record.session, default: SessionState()]
+            defer { states[record.session] = state }
+            if !state.writing, state.pending == nil, state.durable == record.durableContent {
+                waiter?.resume()
+                return false
+            }
+            state.pending = record
+            if let waiter { state.waiters.append(waiter) }
+            guard !state.writing else { return false }
+            state.writing = true
+            return true
+        }
+        if startWriter { queue.async { self.drain(record.session) } }
     }
 
     /// Writes the session's newest pending record until none is left. Runs on `queue`.

@@ -33,19 +33,30 @@ public struct SessionRecord: Sendable, Hashable, Codable {
     public var session: String
     /// The revision the record was taken at.
     public var revision: UInt64
+    /// A revision above every revision the session may have given out before the next record is written.
+    ///
+    /// Changes that keep nothing durable (most ViewModel state changes) are not written, so after a crash the
+    /// file's `revision` may be behind what clients saw. Revisions are reserved in blocks: the record names the end
+    /// of the block after the current one, which changes (and so gets written) once per block. A restored session
+    /// continues from here, so revisions only ever grow.
+    public var reservedRevision: UInt64
     /// The number the next screen ID gets, so IDs are never reused across restarts.
     public var nextScreenNumber: Int
     /// The stack, root first.
     public var stack: [Screen]
 
+    /// How many revisions one reservation covers.
+    public static let revisionBlock: UInt64 = 1024
+
     public init(session: String, revision: UInt64, nextScreenNumber: Int, stack: [Screen]) {
         self.session = session
         self.revision = revision
+        self.reservedRevision = (revision / Self.revisionBlock + 2) * Self.revisionBlock
         self.nextScreenNumber = nextScreenNumber
         self.stack = stack
     }
 
-    /// The same record without the revision: what decides whether anything durable changed.
+    /// The same record without the revision (the reservation stays): what decides whether anything durable changed.
     var durableContent: SessionRecord {
         var copy = self
         copy.revision = 0

@@ -33,11 +33,25 @@ final class Screen {
 
     // MARK: Initialization
 
-    init(id: ScreenID, route: RouteRequest, presentation: Presentation, model: ScreenModel) {
+    /// The intent time limit and the clock it is measured on; `nil` for none.
+    private let intentTimeLimit: (Duration, any Clock<Duration>)?
+    /// Set when an intent ran out of time; cleared when the next intent to the screen succeeds.
+    private(set) var error: String?
+    /// The error as clients last saw it.
+    private var reportedError: String?
+
+    init(
+        id: ScreenID,
+        route: RouteRequest,
+        presentation: Presentation,
+        model: ScreenModel,
+        intentTimeLimit: (Duration, any Clock<Duration>)? = nil
+    ) {
         self.id = id
         self.route = route
         self.presentation = presentation
         self.model = model
+        self.intentTimeLimit = intentTimeLimit
         self.state = (try? model.encodeState()) ?? .null
     }
 
@@ -70,7 +84,7 @@ final class Screen {
     var isIdle: Bool { inFlight.isEmpty }
 
     var snapshot: ScreenSnapshot {
-        ScreenSnapshot(id: id, route: route, presentation: presentation, state: state)
+        ScreenSnapshot(id: id, route: route, presentation: presentation, state: state, error: reportedError)
     }
 
     /// Encodes the current state; returns it when it differs from what clients last saw, and records it as seen.
@@ -79,6 +93,13 @@ final class Screen {
         guard let current = try? model.encodeState(), current != state else { return nil }
         state = current
         return current
+    }
+
+    /// Returns the error (`.some(nil)` when it was cleared) when it differs from what clients last saw.
+    func takeChangedError() -> String?? {
+        guard !isClosed, error != reportedError else { return nil }
+        reportedError = error
+        return .some(error)
     }
 
     /// Delivers an intent and waits until the ViewModel has handled it, or until the screen leaves the stack.
@@ -101,7 +122,19 @@ final class Screen {
         switch outcome {
         case .closed:
             throw .screenClosed(id.rawValue)
+        case .timedOut(let limit):
+            error = "\(message.name) did not finish within \(limit)"
+            onStateMayHaveChange?(self)
+            throw NavigationError(
+                .intentTimedOut,
+                "\(message.name) did not finish within \(limit); its work was cancelled",
+                parameters: ["screen": .string(id.rawValue), "intent": .string(message.name)]
+            )
         case .finished(nil):
+            if error != nil {
+                error = nil
+                onStateMayHaveChange?(self)
+            }
             return
         case .finished(let error as IntentError):
             throw Self.navigationError(for: error)
@@ -164,6 +197,16 @@ extension Screen {
             let result = await task.task.value
             race.finish(.finished(result))
         }
+        let timer = intentTimeLimit.map { limit, clock in
+            Task { @MainActor [weak self] in
+                guard (try? await clock.sleep(for: limit)) != nil else { return }
+                race.finish(.timedOut(limit))
+                // Cancelled and abandoned: if it never returns, it no longer counts as the screen's work.
+                task.task.cancel()
+                self?.inFlight[task.number] = nil
+            }
+        }
+        defer { timer?.cancel() }
         let outcome = await withTaskCancellationHandler {
             await race.wait()
         } onCancel: {
@@ -208,6 +251,7 @@ extension Screen {
 enum Outcome<Result: Sendable>: Sendable {
     case finished(Result)
     case closed
+    case timedOut(Duration)
 }
 
 /// The first of several events to finish wins; later ones are ignored. Main-actor only.

@@ -31,7 +31,7 @@ public final class NavigationSession: NavigationHandler {
     private var nextScreenNumber = 1
     private var log: SessionEventLog
     private var watchers: [ObjectIdentifier: SessionWatcher] = [:]
-    private let watcherLimit: Int
+    private let options: SessionOptions
     /// The screen whose Router is being served right now, if any.
     private var navigatingScreen: ScreenID?
 
@@ -58,21 +58,18 @@ public final class NavigationSession: NavigationHandler {
     /// - Parameters:
     ///   - configuration: The session's name and root route.
     ///   - catalog: The features that build screens.
-    ///   - eventHistory: How many recent events are kept for watchers that resume.
-    ///   - watcherLimit: How many undelivered updates a watcher holds before it coalesces.
+    ///   - options: Event history, watcher bound, intent time limit.
     ///   - logger: Where refusals and dropped commands are logged.
     public convenience init(
         configuration: SessionConfiguration,
         catalog: FeatureCatalog,
-        eventHistory: Int = 1024,
-        watcherLimit: Int = 256,
+        options: SessionOptions = SessionOptions(),
         logger: Logger
     ) throws(NavigationError) {
         try self.init(
             withoutScreens: configuration,
             catalog: catalog,
-            eventHistory: eventHistory,
-            watcherLimit: watcherLimit,
+            options: options,
             logger: logger
         )
         let root = try makeScreen(for: configuration.root, presentation: .push)
@@ -93,24 +90,24 @@ public final class NavigationSession: NavigationHandler {
     /// One rule covers every screen that cannot come back — its feature is not loaded, its route or parameters no
     /// longer fit, or its restorable state no longer decodes: that screen and every screen above it are dropped,
     /// and ``droppedOnRestore`` says which and why. If even the root cannot come back, the session starts fresh at
-    /// `configuration.root`. A restore that dropped anything counts as one change (the revision moves on by one).
+    /// `configuration.root`. The revision continues above the record's reservation, so it is higher than any
+    /// revision a client saw before the restart; a restore that dropped anything counts as one more change.
     public convenience init(
         restoring record: SessionRecord,
         configuration: SessionConfiguration,
         catalog: FeatureCatalog,
-        eventHistory: Int = 1024,
-        watcherLimit: Int = 256,
+        options: SessionOptions = SessionOptions(),
         logger: Logger
     ) throws(NavigationError) {
         try self.init(
             withoutScreens: configuration,
             catalog: catalog,
-            eventHistory: eventHistory,
-            watcherLimit: watcherLimit,
+            options: options,
             logger: logger
         )
         nextScreenNumber = max(record.nextScreenNumber, 1)
-        revision = record.revision
+        // Above anything given out before the crash, even changes that were never written.
+        revision = max(record.reservedRevision, record.revision)
         var restored: [Screen] = []
         for (index, entry) in record.stack.enumerated() {
             let request = RouteRequest(id: entry.route, parameters: entry.parameters)
@@ -154,14 +151,13 @@ public final class NavigationSession: NavigationHandler {
     private init(
         withoutScreens configuration: SessionConfiguration,
         catalog: FeatureCatalog,
-        eventHistory: Int,
-        watcherLimit: Int,
+        options: SessionOptions,
         logger: Logger
     ) throws(NavigationError) {
         self.name = configuration.name
         self.catalog = catalog
-        self.log = SessionEventLog(capacity: eventHistory)
-        self.watcherLimit = watcherLimit
+        self.options = options
+        self.log = SessionEventLog(capacity: options.eventHistory)
         var logger = logger
         logger[metadataKey: "navhost.session"] = .string(configuration.name)
         self.logger = logger
@@ -285,7 +281,7 @@ public final class NavigationSession: NavigationHandler {
         } else {
             first = .snapshot(snapshot, coalesced: false)
         }
-        let watcher = SessionWatcher(limit: watcherLimit, first: first) { [weak self] watcher in
+        let watcher = SessionWatcher(limit: options.watcherLimit, first: first) { [weak self] watcher in
             let id = ObjectIdentifier(watcher)
             Task { @MainActor in self?.watchers[id] = nil }
         }
@@ -362,7 +358,13 @@ extension NavigationSession {
         let id = restoredID ?? ScreenID("s\(nextScreenNumber)")
         let viewModel = try catalog.makeViewModel(for: request, navigation: self, screen: id)
         if restoredID == nil { nextScreenNumber += 1 }
-        let screen = Screen(id: id, route: request, presentation: presentation, model: ScreenModel(viewModel))
+        let screen = Screen(
+            id: id,
+            route: request,
+            presentation: presentation,
+            model: ScreenModel(viewModel),
+            intentTimeLimit: options.intentTimeLimit.map { ($0, options.clock) }
+        )
         screen.onStateMayHaveChange = { [weak self] screen in self?.stateMayHaveChanged(screen) }
         return screen
     }
@@ -384,8 +386,9 @@ extension NavigationSession {
     }
 
     fileprivate func stateMayHaveChanged(_ screen: Screen) {
-        guard screens.contains(where: { $0 === screen }), let state = screen.takeChangedState() else { return }
-        record(.stateChanged(screen.id, state))
+        guard screens.contains(where: { $0 === screen }) else { return }
+        if let state = screen.takeChangedState() { record(.stateChanged(screen.id, state)) }
+        if let error = screen.takeChangedError() { record(.errorChanged(screen.id, error)) }
     }
 
     @discardableResult

@@ -13,6 +13,8 @@ public struct SessionEvent: Sendable, Hashable, Codable {
         case replaced([ScreenSnapshot])
         /// A screen's ViewModel state changed.
         case stateChanged(ScreenID, JSONValue)
+        /// A screen's error was set (its intent ran out of time) or cleared (`nil`).
+        case errorChanged(ScreenID, String?)
     }
 
     /// The session's revision after this change.
@@ -26,12 +28,13 @@ public struct SessionEvent: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case revision, kind, screen, removed, stack, screenID, state
+        case revision, kind, screen, removed, stack, screenID, state, error
     }
 
     /// The wire form, as `io.navhost.Navigation`'s `Event` type: `{"revision":7,"kind":"pushed","screen":{…}}`,
     /// `{"revision":8,"kind":"popped","removed":["s3"]}`, `{"revision":9,"kind":"replaced","stack":[{…}]}`,
-    /// `{"revision":10,"kind":"stateChanged","screenID":"s4","state":{…}}`.
+    /// `{"revision":10,"kind":"stateChanged","screenID":"s4","state":{…}}`,
+    /// `{"revision":11,"kind":"errorChanged","screenID":"s4","error":"…"}` (no `error`: cleared).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(revision, forKey: .revision)
@@ -49,6 +52,10 @@ public struct SessionEvent: Sendable, Hashable, Codable {
             try container.encode("stateChanged", forKey: .kind)
             try container.encode(id, forKey: .screenID)
             try container.encode(state, forKey: .state)
+        case .errorChanged(let id, let error):
+            try container.encode("errorChanged", forKey: .kind)
+            try container.encode(id, forKey: .screenID)
+            try container.encodeIfPresent(error, forKey: .error)
         }
     }
 
@@ -66,6 +73,11 @@ public struct SessionEvent: Sendable, Hashable, Codable {
             change = .stateChanged(
                 try container.decode(ScreenID.self, forKey: .screenID),
                 try container.decode(JSONValue.self, forKey: .state)
+            )
+        case "errorChanged":
+            change = .errorChanged(
+                try container.decode(ScreenID.self, forKey: .screenID),
+                try container.decodeIfPresent(String.self, forKey: .error)
             )
         case let other:
             throw DecodingError.dataCorruptedError(

@@ -50,8 +50,7 @@ public final class SessionRegistry {
     @discardableResult
     public func open(
         _ configuration: SessionConfiguration,
-        eventHistory: Int = 1024,
-        watcherLimit: Int = 256
+        options: SessionOptions = SessionOptions()
     ) throws(NavigationError) -> NavigationSession {
         if let existing = sessions[configuration.name] { return existing }
         let session: NavigationSession
@@ -61,8 +60,7 @@ public final class SessionRegistry {
                 restoring: record,
                 configuration: configuration,
                 catalog: catalog,
-                eventHistory: eventHistory,
-                watcherLimit: watcherLimit,
+                options: options,
                 logger: logger
             )
             restoreNotes[configuration.name] = .restored(dropped: session.droppedOnRestore)
@@ -71,8 +69,7 @@ public final class SessionRegistry {
             session = try NavigationSession(
                 configuration: configuration,
                 catalog: catalog,
-                eventHistory: eventHistory,
-                watcherLimit: watcherLimit,
+                options: options,
                 logger: logger
             )
             if case .discarded(let reason, let movedTo) = loaded {

@@ -15,16 +15,19 @@ public struct ScreenSnapshot: Sendable, Hashable, Codable {
     public var route: RouteRequest
     public var presentation: Presentation
     public var state: JSONValue
+    /// Set when the screen's last intent ran out of time, until an intent to it succeeds.
+    public var error: String?
 
-    public init(id: ScreenID, route: RouteRequest, presentation: Presentation, state: JSONValue) {
+    public init(id: ScreenID, route: RouteRequest, presentation: Presentation, state: JSONValue, error: String? = nil) {
         self.id = id
         self.route = route
         self.presentation = presentation
         self.state = state
+        self.error = error
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, route, parameters, presentation, state
+        case id, route, parameters, presentation, state, error
     }
 
     public init(from decoder: any Decoder) throws {
@@ -36,6 +39,7 @@ public struct ScreenSnapshot: Sendable, Hashable, Codable {
         )
         presentation = try container.decode(Presentation.self, forKey: .presentation)
         state = try container.decode(JSONValue.self, forKey: .state)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -45,6 +49,7 @@ public struct ScreenSnapshot: Sendable, Hashable, Codable {
         try container.encode(route.parameters, forKey: .parameters)
         try container.encode(presentation, forKey: .presentation)
         try container.encode(state, forKey: .state)
+        try container.encodeIfPresent(error, forKey: .error)
     }
 }
 

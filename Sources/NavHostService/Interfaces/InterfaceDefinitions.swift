@@ -15,12 +15,15 @@ enum InterfaceDefinitions {
         type Presentation (push, modal)
 
         # One screen: its ID, its route and parameters, and its ViewModel's state.
+        # error is set when the screen's last intent ran out of time, until an intent
+        # to it succeeds.
         type Screen (
           id: string,
           route: string,
           parameters: object,
           presentation: Presentation,
-          state: object
+          state: object,
+          error: ?string
         )
 
         # A whole session at one revision.
@@ -38,15 +41,17 @@ enum InterfaceDefinitions {
 
         # One change. "pushed" carries screen; "popped" carries removed (topmost
         # first); "replaced" carries stack (root first); "stateChanged" carries
-        # screenID and state.
+        # screenID and state; "errorChanged" carries screenID and, unless the error
+        # was cleared, error.
         type Event (
           revision: int,
-          kind: (pushed, popped, replaced, stateChanged),
+          kind: (pushed, popped, replaced, stateChanged, errorChanged),
           screen: ?Screen,
           removed: ?[]string,
           stack: ?[]Screen,
           screenID: ?string,
-          state: ?object
+          state: ?object,
+          error: ?string
         )
 
         # A route some loaded feature offers.

@@ -1,0 +1,66 @@
+import Glibc
+public import NavHostVarlink
+import Synchronization
+
+/// Who may change things: navigate, send intents, manage plugins. Everyone who can reach the socket may read.
+///
+/// A peer may control when its user ID is listed, when its primary group (from `SO_PEERCRED`) is listed, or when
+/// its account belongs to a listed group. Account membership is looked up through NSS (`getgrouplist`, the
+/// groups `/etc/group` or the directory service give the user), once per user ID and then cached; it is the
+/// account's membership, not the supplementary groups of the connecting process. A connection whose credentials
+/// could not be read may only read.
+public struct AccessPolicy: Sendable {
+    /// User IDs that may control.
+    public var controlUIDs: Set<UInt32>
+    /// Group IDs whose members may control.
+    public var controlGIDs: Set<UInt32>
+    private let membership = GroupMembershipCache()
+
+    public init(controlUIDs: Set<UInt32>, controlGIDs: Set<UInt32>) {
+        self.controlUIDs = controlUIDs
+        self.controlGIDs = controlGIDs
+    }
+
+    /// Root, the daemon's own user, and the members of the group `controlGroup` when it exists.
+    public static func standard(controlGroup: String = "navhost") -> AccessPolicy {
+        var gids: Set<UInt32> = []
+        if let group = getgrnam(controlGroup) { gids.insert(group.pointee.gr_gid) }
+        return AccessPolicy(controlUIDs: [0, getuid()], controlGIDs: gids)
+    }
+
+    /// Whether `peer` may control.
+    public func mayControl(_ peer: VarlinkPeerCredentials?) -> Bool {
+        guard let peer else { return false }
+        if controlUIDs.contains(peer.uid) || controlGIDs.contains(peer.gid) { return true }
+        guard !controlGIDs.isEmpty else { return false }
+        return !membership.groups(ofUser: peer.uid, primaryGroup: peer.gid).isDisjoint(with: controlGIDs)
+    }
+
+    /// Throws `org.varlink.service.PermissionDenied` unless the caller may control.
+    public func requireControl(_ request: VarlinkRequest) throws(VarlinkError) {
+        guard mayControl(request.peer) else { throw VarlinkError.permissionDenied() }
+    }
+}
+
+/// Each user's groups from NSS, looked up once.
+private final class GroupMembershipCache: Sendable {
+    private let cache = Mutex<[UInt32: Set<UInt32>]>([:])
+
+    func groups(ofUser uid: UInt32, primaryGroup gid: UInt32) -> Set<UInt32> {
+        if let known = cache.withLock({ $0[uid] }) { return known }
+        let groups = Self.lookUp(uid: uid, gid: gid)
+        cache.withLock { $0[uid] = groups }
+        return groups
+    }
+
+    private static func lookUp(uid: UInt32, gid: UInt32) -> Set<UInt32> {
+        guard let account = getpwuid(uid), let name = account.pointee.pw_name else { return [gid] }
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        if getgrouplist(name, gid, &groups, &count) < 0 {
+            groups = [gid_t](repeating: 0, count: Int(count))
+            _ = getgrouplist(name, gid, &groups, &count)
+        }
+        return Set(groups.prefix(Int(max(count, 0))))
+    }
+}

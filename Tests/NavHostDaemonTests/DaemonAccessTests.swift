@@ -1,0 +1,82 @@
+import Foundation
+import NavHostTestSupport
+import Testing
+
+@Suite("Access by peer credentials")
+struct DaemonAccessTests {
+    /// Calls `method` on the daemon as `uid`/`gid` through the `varlink-call-as` fixture.
+    func call(_ daemon: DaemonProcess, as uid: UInt32, _ gid: UInt32, _ method: String, _ parameters: String = "{}")
+        async throws -> String
+    {
+        let result = try await ChildProcess.run(
+            TestPaths.builtExecutable("varlink-call-as"),
+            ["\(uid)", "\(gid)", daemon.socketPath, method, parameters]
+        )
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("Anyone who can reach the socket may read; only configured users and groups may control")
+    func readersAndControllers() async throws {
+        let daemon = try await DaemonProcess.start(
+            extraArguments: ["--socket-mode", "0666", "--control-uid", "4242", "--control-group", "4343"]
+        )
+        let nobody: UInt32 = 65534
+        // Reading is open to everyone.
+        let stack = try await call(daemon, as: nobody, nobody, "io.navhost.Navigation.Stack")
+        #expect(!stack.hasPrefix("error org.varlink.service.PermissionDenied"), "\(stack)")
+        let info = try await call(daemon, as: nobody, nobody, "org.varlink.service.GetInfo")
+        #expect(info.contains("io.navhost.Navigation"))
+        // Controlling is not.
+        for method in ["Navigate", "Present", "PopTo"] {
+            let denied = try await call(
+                daemon,
+                as: nobody,
+                nobody,
+                "io.navhost.Navigation.\(method)",
+                #"{"route":"settings.main"}"#
+            )
+            #expect(denied.hasPrefix("error org.varlink.service.PermissionDenied"), "\(method): \(denied)")
+        }
+        for method in ["Pop", "PopToRoot", "Dismiss"] {
+            let denied = try await call(daemon, as: nobody, nobody, "io.navhost.Navigation.\(method)")
+            #expect(denied.hasPrefix("error org.varlink.service.PermissionDenied"), "\(method): \(denied)")
+        }
+        let send = try await call(
+            daemon,
+            as: nobody,
+            nobody,
+            "io.navhost.Navigation.Send",
+            #"{"intent":"onTappedSettings"}"#
+        )
+        #expect(send.hasPrefix("error org.varlink.service.PermissionDenied"))
+        // A listed user, and a member (by primary group) of a listed group, may.
+        let byUser = try await call(
+            daemon,
+            as: 4242,
+            4242,
+            "io.navhost.Navigation.Navigate",
+            #"{"route":"settings.main"}"#
+        )
+        #expect(!byUser.contains("PermissionDenied"), "\(byUser)")
+        let byGroup = try await call(daemon, as: 5000, 4343, "io.navhost.Navigation.Pop")
+        #expect(!byGroup.contains("PermissionDenied"), "\(byGroup)")
+        try await daemon.terminate()
+    }
+
+    @Test("A socket the daemon binds itself is mode 0660: other users cannot connect at all")
+    func defaultSocketMode() async throws {
+        let daemon = try await DaemonProcess.start()
+        let attributes = try FileManagerAttributes.mode(of: daemon.socketPath)
+        #expect(attributes == 0o660)
+        let refused = try await call(daemon, as: 65534, 65534, "io.navhost.Navigation.Stack")
+        #expect(refused.hasPrefix("connect-failed"), "\(refused)")
+        try await daemon.terminate()
+    }
+}
+
+enum FileManagerAttributes {
+    static func mode(of path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+}
