@@ -284,6 +284,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "NavHostClientTests",
+            dependencies: [
+                "NavHostClient",
+                "NavHostCore",
+                "NavHostTestSupport",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "NavHostSystemdTests",
             dependencies: [
                 "NavHostSystemd",

@@ -55,7 +55,8 @@ extension NavHostClient {
 
     /// Pushes a screen for `request` on top of the stack (`Navigate`).
     @discardableResult
-    public func navigate(to request: RouteRequest, session: String? = nil) async throws(NavHostClientError) -> PushResult
+    public func navigate(to request: RouteRequest, session: String? = nil) async throws(NavHostClientError)
+        -> PushResult
     {
         try await navigate(to: request.id, parameters: request.parameters, session: session)
     }

@@ -1,4 +1,4 @@
-@preconcurrency import Glibc
+import Glibc
 
 // MARK: - Default socket path
 

@@ -1,4 +1,4 @@
-@preconcurrency import Glibc
+import Glibc
 internal import NIOCore
 internal import NavHostJSON
 internal import NavHostVarlink

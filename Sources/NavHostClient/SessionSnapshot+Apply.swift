@@ -35,6 +35,8 @@ extension SessionSnapshot {
             stack = screens
         case .stateChanged(let id, let state):
             if let index = stack.lastIndex(where: { $0.id == id }) { stack[index].state = state }
+        case .errorChanged(let id, let error):
+            if let index = stack.lastIndex(where: { $0.id == id }) { stack[index].error = error }
         }
     }
 }
