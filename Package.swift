@@ -15,6 +15,7 @@ let package = Package(
     name: "NavHost",
     products: [
         .executable(name: "navhostd", targets: ["navhostd"]),
+        .executable(name: "navctl", targets: ["navctl"]),
         .library(name: "NavHostClient", targets: ["NavHostClient"]),
         .library(name: "NavHostTesting", targets: ["NavHostTesting"]),
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
@@ -106,6 +107,15 @@ let package = Package(
                 "NavHostVarlink",
                 .product(name: "NavHostKit", package: "NavHostKit"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "navctl",
+            dependencies: [
+                "NavHostClient",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
