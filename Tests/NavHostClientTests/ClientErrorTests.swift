@@ -61,7 +61,9 @@ struct ClientErrorTests {
 
     @Test("A socket path with no socket is daemonUnreachable")
     func missingSocket() async throws {
-        let path = "\(try TestPaths.temporaryDirectory())/missing.sock"
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/missing.sock"
         let error = try await #require(throws: NavHostClientError.self) {
             try await NavHostClient.connect(socketPath: path)
         }
@@ -84,13 +86,30 @@ struct ClientErrorTests {
         #expect(error.message.contains("connection refused"))
     }
 
-    @Test("A call under way when the daemon goes away fails with connectionClosed")
+    @Test("A daemon that goes away before it answers fails the call with connectionClosed")
     func connectionClosed() async throws {
-        let service = try await ScriptedNavigationService.start()
-        let client = try await NavHostClient.connect(socketPath: service.socketPath)
-        await service.stop()
+        let server = try DroppingVarlinkServer(replies: [])
+        defer { server.stop() }
+        let client = try await NavHostClient.connect(socketPath: server.socketPath)
         let error = try await #require(throws: NavHostClientError.self) { try await client.stack() }
-        #expect(error.code == .connectionClosed || error.code == .protocolViolation)
+        #expect(error.code == .connectionClosed)
+        #expect(error.message == "the daemon closed the connection before it answered io.navhost.Navigation.Stack")
+        await client.close()
+    }
+
+    @Test("A watch whose daemon goes away mid-stream throws connectionClosed after the updates it got")
+    func watchConnectionClosed() async throws {
+        let server = try DroppingVarlinkServer(replies: [
+            ["snapshot": NavigationSamples.snapshot(revision: 4, stack: [NavigationSamples.home])]
+        ])
+        defer { server.stop() }
+        let client = try await NavHostClient.connect(socketPath: server.socketPath)
+        var count = 0
+        let error = try await #require(throws: NavHostClientError.self) {
+            for try await _ in try await client.watch() { count += 1 }
+        }
+        #expect(count == 1)
+        #expect(error.code == .connectionClosed)
         await client.close()
     }
 }

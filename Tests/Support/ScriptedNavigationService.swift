@@ -72,7 +72,7 @@ package final class ScriptedNavigationService: Sendable {
             unixSocketPath: service.socketPath,
             socketMode: 0o666,
             service: varlink,
-            logger: Logger(label: "scripted-navigation-service")
+            logger: Logger(label: "scripted-navigation-service") { _ in SwiftLogNoOpLogHandler() }
         )
         service.server.withLock { $0 = server }
         service.serving.withLock { $0 = Task { try await server.run() } }
@@ -87,15 +87,19 @@ package final class ScriptedNavigationService: Sendable {
     /// Every call received so far, oldest first.
     package var calls: [Call] { received.withLock { $0 } }
 
-    /// Stops serving and removes the socket file.
+    /// Stops serving, gracefully as `navhostd` does on SIGTERM, and removes the socket file: calls received are
+    /// answered, and a running stream ends with `io.navhost.varlink.ServiceShuttingDown`.
+    ///
+    /// There is no abrupt stop: cancelling a `VarlinkServer`'s `run()` at the wrong moment either traps inside NIO
+    /// ("Deinited NIOAsyncWriter without calling finish()") or never returns. ``DroppingVarlinkServer`` plays a
+    /// daemon that dies mid-call.
     package func stop() async {
-        let task = serving.withLock { $0 }
-        task?.cancel()
-        _ = await task?.result
+        server.withLock { $0 }?.shutdownGracefully()
+        _ = await serving.withLock { $0 }?.result
     }
 
     deinit {
-        serving.withLock { $0?.cancel() }
+        server.withLock { $0 }?.shutdownGracefully()
     }
 
     // MARK: - Handlers
