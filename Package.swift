@@ -304,6 +304,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "NavctlTests",
+            dependencies: [
+                "NavHostClient",
+                "NavHostTestSupport",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            exclude: ["Snapshots"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "NavHostSystemdTests",
             dependencies: [
                 "NavHostSystemd",

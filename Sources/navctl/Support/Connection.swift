@@ -9,7 +9,7 @@ extension ConnectionOptions {
 
     /// Connects, runs `body`, and closes the connection.
     ///
-    /// A ``NavHostClientError`` is reported on standard error as one line, `error: NAME PARAMETERS: MESSAGE`, and
+    /// A ``NavHostClientError`` is reported on standard error as one line, `Error: NAME PARAMETERS: MESSAGE`, and
     /// becomes navctl's exit code for it.
     func withClient(_ body: (NavHostClient) async throws(NavHostClientError) -> Void) async throws(ExitCode) {
         do throws(NavHostClientError) {
@@ -28,7 +28,7 @@ extension ConnectionOptions {
 
     /// Reports a failed call on standard error and returns the exit code for it.
     static func report(_ error: NavHostClientError) -> ExitCode {
-        Console.printError("error: \(error)")
+        Console.printError("Error: \(error)")
         return ExitCode(for: error)
     }
 }
