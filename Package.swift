@@ -1,41 +1,93 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 // NavHost: a headless navigation host for Linux.
 //
 // The SDK that plugins build against, NavHostKit, is a package of its own in `NavHostKit/`, built as one shared library.
 // Everything here links against that one library, so the daemon and every plugin share its types.
+//
+// The SDK's own dependencies (swift-collections' OrderedCollections, which `JSONObject` is built on) must reach the
+// targets here only THROUGH NavHostKit (NavHostJSON re-exports it): a target that also named the OrderedCollections
+// product would link a second, static copy, and `JSONObject` values built by it would fail the SDK's dynamic casts.
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// MARK: - Plugin discovery
+//
+// Every folder `Plugins/<Name>/` that holds a `plugin.json` is a feature plugin, laid out as the seeds teach
+// (Presentation / Domain / Data) in `Sources/`, with its C entry point in `Entry/` and its tests in `Tests/`. Each one
+// becomes three targets, `<Name>Feature`, `<Name>FeatureEntry` and `<Name>FeatureTests`, and one `.dynamic` product,
+// `lib<Name>Feature.so`. `make new-feature NAME=Orders` adds a plugin without editing this file.
+//
+// The entry point lives in a target of its own because every plugin exports the same symbol, `navhost_feature_entry`,
+// and SwiftPM links all test targets and their dependencies into ONE test binary, where two definitions of that
+// symbol fail to link. The `.dynamic` product joins the feature and its entry into the plugin's `.so`.
+
+let pluginNames: [String] = {
+    let plugins = URL(fileURLWithPath: Context.packageDirectory).appendingPathComponent("Plugins")
+    let folders = (try? FileManager.default.contentsOfDirectory(atPath: plugins.path)) ?? []
+    return folders.filter { folder in
+        FileManager.default.fileExists(
+            atPath: plugins.appendingPathComponent(folder).appendingPathComponent("plugin.json").path
+        )
+    }.sorted()
+}()
+
+func pluginTargets(_ name: String) -> [Target] {
+    let sdk: Target.Dependency = .product(name: "NavHostKit", package: "NavHostKit")
+    return [
+        .target(
+            name: "\(name)Feature",
+            dependencies: [sdk],
+            path: "Plugins/\(name)/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "\(name)FeatureEntry",
+            dependencies: [.target(name: "\(name)Feature"), sdk],
+            path: "Plugins/\(name)/Entry",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "\(name)FeatureTests",
+            dependencies: [.target(name: "\(name)Feature"), "NavHostTesting", sdk],
+            path: "Plugins/\(name)/Tests",
+            swiftSettings: swiftSettings
+        ),
+    ]
+}
+
+func pluginProduct(_ name: String) -> Product {
+    .library(name: "\(name)Feature", type: .dynamic, targets: ["\(name)Feature", "\(name)FeatureEntry"])
+}
+
+// MARK: - Package
+
 let package = Package(
     name: "NavHost",
     products: [
         .executable(name: "navhostd", targets: ["navhostd"]),
         .executable(name: "navctl", targets: ["navctl"]),
+        .executable(name: "navhost-plugin-tool", targets: ["navhost-plugin-tool"]),
         .library(name: "NavHostClient", targets: ["NavHostClient"]),
         .library(name: "NavHostTesting", targets: ["NavHostTesting"]),
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
-        // MARK: - Plugins (each a shared library the daemon loads at run time)
+        // MARK: - Test fixtures (plugins built only for tests)
         .library(name: "ProbePlugin", type: .dynamic, targets: ["ProbePlugin"]),
-        .library(name: "HomeFeature", type: .dynamic, targets: ["HomeFeature", "HomeFeatureEntry"]),
-        .library(
-            name: "UserProfileFeature",
-            type: .dynamic,
-            targets: ["UserProfileFeature", "UserProfileFeatureEntry"]
-        ),
-        .library(name: "ProductsFeature", type: .dynamic, targets: ["ProductsFeature", "ProductsFeatureEntry"]),
-        .library(name: "SettingsFeature", type: .dynamic, targets: ["SettingsFeature", "SettingsFeatureEntry"]),
-    ],
+        .library(name: "FailingPlugin", type: .dynamic, targets: ["FailingPlugin"]),
+        .library(name: "EntrylessPlugin", type: .dynamic, targets: ["EntrylessPlugin"]),
+        .library(name: "ConflictingPlugin", type: .dynamic, targets: ["ConflictingPlugin"]),
+        .library(name: "StallFeature", type: .dynamic, targets: ["StallFeature"]),
+    ] + pluginNames.map(pluginProduct),
     dependencies: [
         .package(path: "NavHostKit"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
@@ -62,14 +114,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "NavHostSystemd",
-            dependencies: [
-                "CSystemd",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .target(
             name: "NavHostTesting",
             dependencies: [
                 "NavHostCore",
@@ -86,7 +130,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "NavHostSystemd",
+            dependencies: [
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -128,91 +179,28 @@ let package = Package(
                 "NavHostVarlink",
                 .product(name: "NavHostKit", package: "NavHostKit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
-
-        // MARK: - Plugins
-        //
-        // Each example feature is laid out as the seeds teach (Presentation / Domain / Data) in `Plugins/<Name>/Sources`,
-        // with its tests in `Plugins/<Name>/Tests`. Its C entry point lives in a target of its own, `Plugins/<Name>/Entry`:
-        // every plugin exports the same symbol, `navhost_feature_entry`, and SwiftPM links all test targets and their
-        // dependencies into ONE test binary, where two definitions of that symbol fail to link. The `.dynamic` product
-        // joins the feature and its entry into `lib<Name>Feature.so`.
-
         .target(
-            name: "HomeFeature",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/Home/Sources",
+            name: "NavHostPluginTools",
+            dependencies: [
+                "NavHostCore",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
-        .target(
-            name: "HomeFeatureEntry",
-            dependencies: ["HomeFeature", .product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/Home/Entry",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "HomeFeatureTests",
-            dependencies: ["HomeFeature", .product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/Home/Tests",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "UserProfileFeature",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/UserProfile/Sources",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "UserProfileFeatureEntry",
-            dependencies: ["UserProfileFeature", .product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/UserProfile/Entry",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "UserProfileFeatureTests",
-            dependencies: ["UserProfileFeature", .product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/UserProfile/Tests",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "ProductsFeature",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/Products/Sources",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "ProductsFeatureEntry",
-            dependencies: ["ProductsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/Products/Entry",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "ProductsFeatureTests",
-            dependencies: ["ProductsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/Products/Tests",
-            swiftSettings: swiftSettings
-        ),
-
-        .target(
-            name: "SettingsFeature",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/Settings/Sources",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "SettingsFeatureEntry",
-            dependencies: ["SettingsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/Settings/Entry",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "SettingsFeatureTests",
-            dependencies: ["SettingsFeature", .product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Plugins/Settings/Tests",
+        .executableTarget(
+            name: "navhost-plugin-tool",
+            dependencies: [
+                "NavHostCore",
+                "NavHostPluginTools",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -224,16 +212,36 @@ let package = Package(
             path: "Tests/Fixtures/ProbePlugin",
             swiftSettings: swiftSettings
         ),
-
-        .executableTarget(
-            name: "varlink-call-as",
-            dependencies: [
-                "NavHostVarlink",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-            ],
-            path: "Tests/Fixtures/VarlinkCallAs",
+        // A plugin whose use case never returns, for the intent time limit (docs/robustness.md). Laid out like the
+        // example plugins (plugin.json beside Sources/), so the daemon tests stage it with navhost-plugin-tool.
+        .target(
+            name: "StallFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Tests/Fixtures/StallPlugin/Sources",
             swiftSettings: swiftSettings
         ),
+        // A plugin whose composition root throws: the registry quarantines it as `initialisationFailed`.
+        .target(
+            name: "FailingPlugin",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Tests/Fixtures/FailingPlugin",
+            swiftSettings: swiftSettings
+        ),
+        // A feature built without its entry target: the registry quarantines it as `missingEntrySymbol`.
+        .target(
+            name: "EntrylessPlugin",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Tests/Fixtures/EntrylessPlugin",
+            swiftSettings: swiftSettings
+        ),
+        // A plugin offering `products.list`, which Products already offers: quarantined as `routeConflict`.
+        .target(
+            name: "ConflictingPlugin",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Tests/Fixtures/ConflictingPlugin",
+            swiftSettings: swiftSettings
+        ),
+
         .executableTarget(
             name: "NotifyProbe",
             dependencies: [
@@ -245,12 +253,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "varlink-call-as",
+            dependencies: [
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            path: "Tests/Fixtures/VarlinkCallAs",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "varlink-certification-service",
             dependencies: [
                 "NavHostVarlink",
                 .product(name: "NavHostKit", package: "NavHostKit"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Tests/Fixtures/VarlinkCertificationService",
             swiftSettings: swiftSettings
@@ -281,6 +297,32 @@ let package = Package(
                 "NavHostTesting",
                 "NavHostTestSupport",
                 .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NavHostPluginToolsTests",
+            dependencies: [
+                "NavHostCore",
+                "NavHostTestSupport",
+                "NavHostPluginTools",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NavHostVarlinkTests",
+            dependencies: [
+                "NavHostVarlink",
+                "NavHostTestSupport",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -322,21 +364,6 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(
-            name: "NavHostVarlinkTests",
-            dependencies: [
-                "NavHostVarlink",
-                "NavHostTestSupport",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOTestUtils", package: "swift-nio"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-    ],
+    ] + pluginNames.flatMap(pluginTargets),
     swiftLanguageModes: [.v6]
 )

@@ -24,10 +24,11 @@ for path in sorted(folder.glob("*.varlink")):
     identifier = name[0].lower() + name[1:]
     lines.append(f"    /// `{path.name}`.")
     lines.append(f'    static let {identifier} = #"""')
-    # A multi-line literal ends before the newline that precedes its closing delimiter: keep the file's own
-    # final newline by splitting the text as it is (a trailing "\n" gives a last, empty line).
-    lines.extend(text.split("\n"))
-    lines.append('"""#')
+    # Indented as swift-format wants it: Swift strips the closing delimiter's indentation from every line, so the
+    # value is the file verbatim. A multi-line literal ends before the newline that precedes its closing delimiter:
+    # splitting the text as it is keeps the file's final newline (a trailing "\n" gives a last, empty line).
+    lines.extend(("        " + line) if line else "" for line in text.split("\n"))
+    lines.append('        """#')
     lines.append("")
     lines.append(f"    static let {identifier}FileName = \"{path.name}\"")
     lines.append("")

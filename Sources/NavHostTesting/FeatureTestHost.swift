@@ -123,7 +123,7 @@ public final class FeatureTestHost {
     ///
     /// Work that waits on the test clock or on the test itself never finishes by itself: after `timeout` of real
     /// time, `settle` gives up and throws.
-    public func settle(timeout: Duration = .seconds(5)) async throws {
+    public func settle(timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         var quietRounds = 0
         while quietRounds < 2 {
@@ -136,7 +136,7 @@ public final class FeatureTestHost {
     }
 
     /// Waits until the session reaches `revision` (or later).
-    public func waitForRevision(_ revision: UInt64, timeout: Duration = .seconds(5)) async throws {
+    public func waitForRevision(_ revision: UInt64, timeout: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + timeout
         while session.revision < revision {
             await Task { @MainActor in }.value

@@ -4,14 +4,16 @@ import NavHostCore
 import NavHostService
 import NavHostSystemd
 import NavHostVarlink
-import ServiceLifecycle
 import UnixSignals
 
 /// `navhostd`'s composition root: builds every part, then runs them as one service group.
 ///
-/// Start-up order: logging, plugins, sessions, the Varlink service, the socket; then the group runs the server, the
-/// watchdog and the reload handler, and `READY=1` goes out once the signal handlers are armed. SIGTERM (or SIGINT)
-/// shuts down gracefully: `STOPPING=1`, no new connections, in-flight replies finished, watchers ended.
+/// Start-up order: logging, plugins, sessions, the Varlink service, the socket, the signal handlers, then `READY=1`.
+/// The server, the reload handler and the watchdog run as child tasks of one task group (the shape of
+/// swift-service-lifecycle's `ServiceGroup`, which the daemon does not use: its AsyncAlgorithms dependency links a
+/// second, static copy of OrderedCollections, the type `JSONObject` is, and values the daemon built would then fail
+/// the SDK's dynamic casts). SIGTERM (or SIGINT) shuts down gracefully: `STOPPING=1`, no new connections, in-flight
+/// replies finished, watchers ended.
 struct Daemon {
     let configuration: DaemonConfiguration
 
@@ -33,35 +35,71 @@ struct Daemon {
         service.add(PluginsInterface.implementation { await core.pluginReports })
 
         let server = try await bindServer(service: service, logger: logger)
-        let status = StatusReporter(core: core, server: server, notifier: notifier)
+        let status = StatusReporter(core: core, server: server)
+        let watchdog = try Watchdog.configuredTimeout().map { Watchdog(timeout: $0) }
+        if let watchdog { logger.info("Watchdog on", metadata: ["navhost.watchdog.timeout": "\(watchdog.timeout)"]) }
 
-        var services: [any Service] = [
-            VarlinkServerService(server: server, notifier: notifier, core: core),
-            ReloadService(core: core, status: status, notifier: notifier, logger: logger),
-        ]
-        if let timeout = try Watchdog.configuredTimeout() {
-            logger.info("Watchdog on", metadata: ["navhost.watchdog.timeout": "\(timeout)"])
-            services.append(WatchdogService(watchdog: Watchdog(timeout: timeout)))
+        // Signals are trapped before READY, so a reload or stop right after READY is never lost.
+        let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let testHooks = configuration.testHooks ? await UnixSignalsSequence(trapping: .sigusr1) : nil
+        try notifier.notify(.ready, .status(await status.line()))
+        logger.info("Ready")
+
+        // Each part is a child task; when the server has stopped, the rest are cancelled.
+        try await withThrowingTaskGroup(of: DaemonPart.self) { group in
+            group.addTask {
+                try await server.run()
+                return .server
+            }
+            group.addTask {
+                for await _ in stopSignals {
+                    logger.info("Stopping")
+                    _ = try? notifier.notify(.stopping)
+                    server.shutdownGracefully()
+                    await core.shutDown()
+                    break
+                }
+                return .stopSignals
+            }
+            group.addTask {
+                for await _ in hangups {
+                    try? notifier.notify(.reloading)
+                    logger.info("Reloading")
+                    await core.reload()
+                    try? notifier.notify(.ready, .status(await status.line()))
+                }
+                return .reload
+            }
+            if let watchdog {
+                group.addTask {
+                    await watchdog.run()
+                    return .watchdog
+                }
+            }
+            if let testHooks {
+                group.addTask {
+                    for await _ in testHooks {
+                        logger.warning("Test hook: wedging the main actor")
+                        await MainActor.run { while true { sleep(3600) } }
+                    }
+                    return .testHooks
+                }
+            }
+            while let part = try await group.next() {
+                if part == .server { group.cancelAll() }
+            }
         }
-        if configuration.testHooks {
-            services.append(TestHooksService(logger: logger))
-        }
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
-        try await group.run()
         logger.info("Stopped")
     }
 
     /// Listens on the socket systemd passed (named `varlink`), or binds the configured path.
     private func bindServer(service: VarlinkService, logger: Logger) async throws -> VarlinkServer {
-        var serverConfiguration = VarlinkServerConfiguration()
-        serverConfiguration.maxConnections = 4096
-        serverConfiguration.maxConnectionsPerUID = 2048
+        var serverConfiguration = configuration.server
+        serverConfiguration.maxConnections = FileDescriptorLimit.admit(
+            connections: serverConfiguration.maxConnections,
+            logger: logger
+        )
         if let inherited = try SocketActivation.listeningUnixSocket(named: "varlink") {
             logger.info("Serving the socket systemd passed", metadata: ["navhost.socket.fd": "\(inherited)"])
             return try await VarlinkServer.bind(
@@ -94,6 +132,11 @@ struct Daemon {
             }
         }
     }
+}
+
+/// The daemon's concurrent parts, as the task group reports them ending.
+private enum DaemonPart: Sendable {
+    case server, stopSignals, reload, watchdog, testHooks
 }
 
 /// A start-up failure, said in words.

@@ -3,6 +3,7 @@ import Logging
 import NavHostCore
 import NavHostKit
 import NavHostService
+import NavHostVarlink
 
 /// Everything `navhostd` is told, with the defaults filled in.
 struct DaemonConfiguration: Sendable {
@@ -22,6 +23,10 @@ struct DaemonConfiguration: Sendable {
     var access: AccessPolicy
     /// The mode of a socket the daemon binds itself.
     var socketMode: UInt32
+    /// The Varlink server's limits: message size and depth, connections, pending calls, timeouts.
+    var server: VarlinkServerConfiguration
+    /// How sessions bound their watchers and intents.
+    var sessionOptions: SessionOptions
 
     init(
         socketPath: String?,
@@ -32,6 +37,8 @@ struct DaemonConfiguration: Sendable {
         testHooks: Bool,
         access: AccessPolicy = .standard(),
         socketMode: UInt32 = 0o660,
+        server: VarlinkServerConfiguration = VarlinkServerConfiguration(),
+        sessionOptions: SessionOptions = SessionOptions(),
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         let isRoot = getuid() == 0
@@ -43,6 +50,8 @@ struct DaemonConfiguration: Sendable {
         self.testHooks = testHooks
         self.access = access
         self.socketMode = socketMode
+        self.server = server
+        self.sessionOptions = sessionOptions
     }
 
     /// A group given by name or number, as its ID.

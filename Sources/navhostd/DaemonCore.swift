@@ -9,8 +9,11 @@ final class DaemonCore {
     let configuration: DaemonConfiguration
     let catalog = FeatureCatalog()
     let sessions: SessionRegistry
+    let plugins: PluginRegistry
     private let logger: Logger
-    private(set) var pluginReports: [PluginReport] = []
+
+    /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
+    var pluginReports: [PluginReport] { plugins.statuses.map(\.report) }
 
     init(configuration: DaemonConfiguration, logger: Logger) async throws {
         self.configuration = configuration
@@ -20,6 +23,7 @@ final class DaemonCore {
             persistence: SessionPersistence(directory: configuration.stateDirectory),
             logger: logger
         )
+        self.plugins = PluginRegistry(catalog: catalog, stateDirectory: configuration.stateDirectory, logger: logger)
         loadPlugins()
         openSessions()
     }
@@ -32,8 +36,8 @@ final class DaemonCore {
 
     /// A line for `STATUS=`: plugins, sessions, clients.
     func statusLine(clients: Int) -> String {
-        let loaded = pluginReports.filter { $0.state == .loaded }.count
-        let quarantined = pluginReports.count - loaded
+        let loaded = plugins.loadedPlugins.count
+        let quarantined = plugins.quarantinedPlugins.count
         let sessionCount = sessions.names.count
         var line =
             "\(loaded) plugins loaded, \(quarantined) quarantined; "
@@ -54,18 +58,13 @@ final class DaemonCore {
     }
 
     private func loadPlugins() {
-        pluginReports = PluginLoading.loadAll(
-            directory: configuration.pluginDirectory,
-            stateDirectory: configuration.stateDirectory,
-            into: catalog,
-            logger: logger
-        )
+        plugins.loadAll(from: configuration.pluginDirectory)
     }
 
     private func openSessions() {
         for session in configuration.sessions where (try? sessions.session(session.name)) == nil {
             do {
-                try sessions.open(session)
+                try sessions.open(session, options: configuration.sessionOptions)
                 logger.info(
                     "Opened session",
                     metadata: ["navhost.session": "\(session.name)", "navhost.route": "\(session.root.id)"]

@@ -59,9 +59,12 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "The mode of a socket the daemon binds itself, in octal. Control is decided by peer credentials, so a wider mode only lets more users read. (default: 0660)"
+            "The mode of a socket the daemon binds itself, in octal. Control is decided by peer credentials, so a wider mode only lets more users read."
     )
     var socketMode: String = "0660"
+
+    @OptionGroup(title: "Limits")
+    var limits: LimitOptions
 
     @Flag(help: .hidden)
     var enableTestHooks = false
@@ -98,7 +101,9 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
             logLevel: Logger.Level(rawValue: logLevel) ?? .info,
             testHooks: enableTestHooks,
             access: accessPolicy,
-            socketMode: UInt32(socketMode, radix: 8) ?? 0o660
+            socketMode: UInt32(socketMode, radix: 8) ?? 0o660,
+            server: limits.server,
+            sessionOptions: limits.session
         )
         try await Daemon(configuration: configuration).run()
     }

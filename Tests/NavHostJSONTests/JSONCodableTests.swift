@@ -108,6 +108,33 @@ struct JSONCodableTests {
         #expect(error?.code == .nonFiniteNumber)
     }
 
+    @Test("A JSONObject member is a JSON object, keys in order, both ways")
+    func jsonObjectMember() throws {
+        struct Request: Codable, Equatable {
+            var id: String
+            var parameters: JSONObject
+        }
+        let request = Request(id: "products.detail", parameters: ["productID": "p1", "b": 2])
+        let json = try encoder.encode(request)
+        #expect(json == ["id": "products.detail", "parameters": ["productID": "p1", "b": 2]])
+        #expect(try json.serializedString() == #"{"id":"products.detail","parameters":{"productID":"p1","b":2}}"#)
+        #expect(try decoder.decode(Request.self, from: json) == request)
+        let wrong = #expect(throws: JSONError.self) {
+            try decoder.decode(Request.self, from: ["id": "x", "parameters": ["a", 1]])
+        }
+        #expect(wrong?.path == "parameters")
+    }
+
+    @Test("Top-level JSONObject, JSONValue and scalars encode as themselves")
+    func topLevelValues() throws {
+        let object: JSONObject = ["a": 1, "b": [true]]
+        #expect(try encoder.encode(object) == ["a": 1, "b": [true]])
+        #expect(try encoder.encode(JSONValue.string("x")) == "x")
+        #expect(try encoder.encode(42) == 42)
+        #expect(try encoder.encode("text") == "text")
+        #expect(try decoder.decode(JSONObject.self, from: ["k": nil]) == ["k": nil])
+    }
+
     @Test("A JSONValue member passes through unchanged")
     func freeFormMember() throws {
         struct Envelope: Codable, Equatable {

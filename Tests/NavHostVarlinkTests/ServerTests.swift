@@ -341,6 +341,45 @@ struct ServerTests {
         }
     }
 
+    @Test("A client that stops reading its stream is closed after the send timeout; others are still served")
+    func sendTimeout() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.sendTimeout = .milliseconds(200)
+        try await RunningServer.with(configuration: configuration) { server in
+            let other = try await VarlinkClient.connect(unixSocketPath: server.path)
+            let silent = try await UnixStreamSocket.connect(to: server.path)
+            var ended = server.recorder.watchEnded.makeAsyncIterator()
+            await silent.write(#"{"method":"org.navhost.test.Watch","more":true}"# + "\0")
+            // The handler streams until its writes back up; the timeout then closes the connection under it.
+            #expect(await ended.next() == "CancellationError")
+            #expect(silent.unreadBytes > 0, "the replies the server could write wait unread in the client's socket")
+            let (bytes, _) = try await silent.readUntilClosed()
+            #expect(bytes.last == 0, "what was written before the close is whole messages")
+            #expect(try await other.call("org.navhost.test.Echo", parameters: ["text": "on"]) == ["text": "on"])
+            try await other.close()
+        }
+    }
+
+    @Test("Graceful shutdown ends even when a client has stopped reading the replies of its pipelined calls")
+    func shutdownWithStalledClient() async throws {
+        var configuration = VarlinkServerConfiguration()
+        configuration.sendTimeout = .milliseconds(200)
+        let silent = try await RunningServer.with(configuration: configuration) { server in
+            let silent = try await UnixStreamSocket.connect(to: server.path)
+            let text = String(repeating: "x", count: 60_000)
+            let call = #"{"method":"org.navhost.test.Echo","parameters":{"text":"\#(text)"}}"# + "\0"
+            // 200 replies of 60 kB: far more than the socket and NIO's buffer hold.
+            let calls = String(repeating: call, count: 200)
+            Task { await silent.write(calls) }
+            let checker = try await VarlinkClient.connect(unixSocketPath: server.path)
+            #expect(try await checker.call("org.navhost.test.Echo", parameters: ["text": "on"]) == ["text": "on"])
+            try await checker.close()
+            return silent
+        }
+        // `with` returns only once the server has stopped: the stalled connection did not hold it up.
+        let (_, _) = try await silent.readUntilClosed()
+    }
+
     @Test("Connections over the per-UID limit are closed at once")
     func connectionLimit() async throws {
         var configuration = VarlinkServerConfiguration()

@@ -105,6 +105,21 @@ package final class DaemonProcess: Sendable {
     /// The daemon's process ID.
     package var pid: Int32 { running.withLock { $0.process.processIdentifier } }
 
+    /// Whether the daemon's process is still running.
+    package var isRunning: Bool { running.withLock { $0.process.isRunning } }
+
+    /// The daemon's resident memory in KiB (`VmRSS` of `/proc/PID/status`), or `nil` once it is gone.
+    package var residentKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+        return line.flatMap { Int($0.dropFirst("VmRSS:".count).split(whereSeparator: \.isWhitespace).first ?? "") }
+    }
+
+    /// How many file descriptors the daemon has open (the entries of `/proc/PID/fd`), or `nil` once it is gone.
+    package var openDescriptors: Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
+    }
+
     /// Every `sd_notify` message received so far, oldest first.
     package var notifications: [String] { running.withLock { $0.notifications } }
 
@@ -126,13 +141,21 @@ package final class DaemonProcess: Sendable {
             }
             if let match = messages.dropFirst(seen).first(where: { $0.contains(text) }) { return match }
             seen = max(seen, messages.count)
-            if let message = notify.receive(milliseconds: 100) {
+            if let message = await Self.receive(from: notify, milliseconds: 100) {
                 running.withLock { $0.notifications.append(message) }
             } else if !alive {
                 throw TimedOut(what: "\"\(text)\" from navhostd, which exited; its log:\n\(log)")
             }
         }
         throw TimedOut(what: "\"\(text)\" from navhostd; its log:\n\(log)")
+    }
+
+    /// Waits for a datagram on a thread of its own: blocking the few threads of Swift's cooperative pool would stall
+    /// every other test running at the same time.
+    private static func receive(from notify: NotifySocket, milliseconds: Int32) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: notify.receive(milliseconds: milliseconds)) }.start()
+        }
     }
 
     /// Sends `signal` to the daemon.

@@ -22,6 +22,11 @@ package enum TestPaths {
         "\(buildDirectory)/lib\(name).so"
     }
 
+    /// The plugins folder `make build` stages the example plugins into: `<build>/plugins`.
+    package static var stagedPlugins: String {
+        "\(buildDirectory)/plugins"
+    }
+
     /// The path of an executable the package built.
     package static func builtExecutable(_ name: String) -> String {
         "\(buildDirectory)/\(name)"

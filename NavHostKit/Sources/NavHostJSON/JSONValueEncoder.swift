@@ -11,8 +11,7 @@ public struct JSONValueEncoder: Sendable {
     /// Encodes `value` into a JSON value.
     public func encode(_ value: some Encodable) throws -> JSONValue {
         let root = EncodedBox()
-        let encoder = ValueEncoder(box: root, codingPath: [])
-        try value.encode(to: encoder)
+        try encodeValue(value, into: root, codingPath: [])
         return root.resolved()
     }
 
@@ -118,6 +117,8 @@ private func primitive(_ value: some Encodable, at codingPath: [any CodingKey]) 
     case let number as UInt: return unsigned(UInt64(number))
     case let number as UInt64: return unsigned(number)
     case let json as JSONValue: return json
+    // OrderedDictionary's own Codable form is a flat array of keys and values; a JSONObject is a JSON object.
+    case let object as JSONObject: return .object(object)
     default: return nil
     }
 }

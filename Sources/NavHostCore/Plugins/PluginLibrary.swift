@@ -1,5 +1,5 @@
 import Glibc
-public import NavHostKit
+package import NavHostKit
 
 /// A plugin's shared library, opened for good.
 ///

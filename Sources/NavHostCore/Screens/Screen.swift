@@ -33,8 +33,8 @@ final class Screen {
 
     // MARK: Initialization
 
-    /// The intent time limit and the clock it is measured on; `nil` for none.
-    private let intentTimeLimit: (Duration, any Clock<Duration>)?
+    /// The intent time limit, on the clock it is measured with; `nil` for none.
+    private let intentTimer: IntentTimer?
     /// Set when an intent ran out of time; cleared when the next intent to the screen succeeds.
     private(set) var error: String?
     /// The error as clients last saw it.
@@ -51,7 +51,7 @@ final class Screen {
         self.route = route
         self.presentation = presentation
         self.model = model
-        self.intentTimeLimit = intentTimeLimit
+        self.intentTimer = intentTimeLimit.map { IntentTimer(limit: $0.0, clock: $0.1) }
         self.state = (try? model.encodeState()) ?? .null
     }
 
@@ -197,16 +197,16 @@ extension Screen {
             let result = await task.task.value
             race.finish(.finished(result))
         }
-        let timer = intentTimeLimit.map { limit, clock in
-            Task { @MainActor [weak self] in
-                guard (try? await clock.sleep(for: limit)) != nil else { return }
+        if let intentTimer {
+            let limit = intentTimer.limit
+            intentTimer.start(task.number) { [weak self] in
                 race.finish(.timedOut(limit))
                 // Cancelled and abandoned: if it never returns, it no longer counts as the screen's work.
                 task.task.cancel()
                 self?.inFlight[task.number] = nil
             }
         }
-        defer { timer?.cancel() }
+        defer { intentTimer?.finish(task.number) }
         let outcome = await withTaskCancellationHandler {
             await race.wait()
         } onCancel: {

@@ -10,6 +10,7 @@ public struct VarlinkProtocolError: Error, Sendable, Hashable {
             case messageTooLarge
             case truncatedMessage
             case partialMessageTimeout
+            case sendTimeout
             case invalidJSON
             case notAnObject
             case missingMethod
@@ -28,6 +29,9 @@ public struct VarlinkProtocolError: Error, Sendable, Hashable {
         public static let truncatedMessage = Code(.truncatedMessage)
         /// A message was started but not finished within the partial-message timeout.
         public static let partialMessageTimeout = Code(.partialMessageTimeout)
+        /// The client stopped reading: replies waited for it longer than the send timeout. Not a malformed message,
+        /// but the connection is closed the same way.
+        public static let sendTimeout = Code(.sendTimeout)
         /// The message is not JSON, or nests deeper than allowed.
         public static let invalidJSON = Code(.invalidJSON)
         /// The message is JSON, but not an object.
@@ -49,6 +53,7 @@ public struct VarlinkProtocolError: Error, Sendable, Hashable {
             case .messageTooLarge: return "messageTooLarge"
             case .truncatedMessage: return "truncatedMessage"
             case .partialMessageTimeout: return "partialMessageTimeout"
+            case .sendTimeout: return "sendTimeout"
             case .invalidJSON: return "invalidJSON"
             case .notAnObject: return "notAnObject"
             case .missingMethod: return "missingMethod"

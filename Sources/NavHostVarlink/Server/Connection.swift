@@ -12,6 +12,8 @@ struct Connection: Sendable {
     let id: Int
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     let peer: VarlinkPeerCredentials?
+    /// Why the pipeline closed the channel under a write, when it did (the send timeout).
+    let closeReason: CloseReason
     let service: VarlinkService
     let configuration: VarlinkServerConfiguration
     let logger: Logger
@@ -39,7 +41,7 @@ struct Connection: Sendable {
                 let streamCancellation = CancellationSignal()
                 let parser = JSONParser(maxDepth: configuration.maxJSONDepth)
 
-                await withTaskGroup(of: Void.self) { group in
+                await withDiscardingTaskGroup { group in
                     group.addTask {
                         await Self.readCalls(from: inbound, permits: permits, parser: parser, events: eventSink)
                     }
@@ -57,7 +59,7 @@ struct Connection: Sendable {
                             logger.trace("Varlink client ended its input")
                             actions = machine.inputEnded()
                         case .inputFailed(let error):
-                            logger.debug("Closing a Varlink connection", metadata: ["varlink.error": "\(error)"])
+                            logClosing(because: error)
                             actions = machine.connectionFailed()
                         case .callFinished(let id, let reply):
                             actions = machine.callFinished(id, reply: reply)
@@ -72,6 +74,7 @@ struct Connection: Sendable {
                                 continue loop
                             } catch {
                                 acknowledgement.resume(throwing: CancellationError())
+                                logClosing(because: error)
                                 actions = machine.connectionFailed()
                             }
                         case .shutdown:
@@ -92,10 +95,7 @@ struct Connection: Sendable {
                                 do {
                                     try await outbound.write(bytes)
                                 } catch {
-                                    logger.debug(
-                                        "Writing to a Varlink client failed",
-                                        metadata: ["varlink.error": "\(error)"]
-                                    )
+                                    logClosing(because: error)
                                     _ = machine.connectionFailed()
                                     break loop
                                 }
@@ -121,6 +121,21 @@ struct Connection: Sendable {
             }
         } catch {
             logger.debug("A Varlink connection ended with an error", metadata: ["varlink.error": "\(error)"])
+        }
+    }
+
+    /// Logs why the connection is being closed: a client that broke a rule (a ``VarlinkProtocolError``, including
+    /// the send timeout that failed a write) at `info`, so an operator can see which client it was; I/O errors at
+    /// `debug`.
+    private func logClosing(because error: any Error) {
+        let cause: any Error = closeReason.recorded ?? error
+        if cause is VarlinkProtocolError {
+            logger.info(
+                "Closed a Varlink connection: the client broke the protocol",
+                metadata: ["varlink.error": "\(cause)"]
+            )
+        } else {
+            logger.debug("Closing a Varlink connection", metadata: ["varlink.error": "\(cause)"])
         }
     }
 
@@ -196,6 +211,11 @@ struct Connection: Sendable {
         if let convertible = error as? any VarlinkErrorConvertible { return convertible.varlinkError }
         if error is CancellationError, streamCancelled {
             return VarlinkError(name: configuration.shutdownErrorName)
+        }
+        if error is CancellationError {
+            // The connection is closing under the call; nobody will read the reply.
+            logger.debug("A Varlink call was cancelled")
+            return VarlinkError(name: configuration.internalErrorName)
         }
         logger.info(
             "A Varlink method handler threw an error that has no Varlink form",

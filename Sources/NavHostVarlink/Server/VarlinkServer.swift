@@ -29,6 +29,7 @@ public final class VarlinkServer: Sendable {
     private struct AcceptedConnection: Sendable {
         var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         var peer: VarlinkPeerCredentials?
+        var closeReason: CloseReason
     }
 
     private let listener: NIOAsyncChannel<AcceptedConnection, Never>
@@ -145,17 +146,24 @@ public final class VarlinkServer: Sendable {
     ) -> EventLoopFuture<AcceptedConnection> {
         VarlinkPeerCredentials.read(from: channel).flatMapThrowing { peer in
             let pipeline = channel.pipeline.syncOperations
-            let timeout = TimeAmount.nanoseconds(
-                Int64(configuration.partialMessageTimeout.components.seconds) * 1_000_000_000
-                    + configuration.partialMessageTimeout.components.attoseconds / 1_000_000_000
+            let closeReason = CloseReason()
+            try pipeline.addHandler(
+                VarlinkSendTimeoutHandler(timeout: timeAmount(configuration.sendTimeout)) { closeReason.record($0) }
             )
-            try pipeline.addHandler(VarlinkPartialMessageTimeoutHandler(timeout: timeout))
+            try pipeline.addHandler(
+                VarlinkPartialMessageTimeoutHandler(timeout: timeAmount(configuration.partialMessageTimeout))
+            )
             try pipeline.addHandler(
                 ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: configuration.maxMessageSize))
             )
             let asyncChannel = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-            return AcceptedConnection(channel: asyncChannel, peer: peer)
+            return AcceptedConnection(channel: asyncChannel, peer: peer, closeReason: closeReason)
         }
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     // MARK: - Serving
@@ -190,9 +198,12 @@ public final class VarlinkServer: Sendable {
 
     private func serve(_ accepted: AcceptedConnection) async {
         guard let ticket = registry.admit(peer: accepted.peer) else {
-            logger.debug(
-                "Refusing a Varlink connection over the connection limits",
-                metadata: ["varlink.peer.uid": "\(accepted.peer.map { String($0.uid) } ?? "unknown")"]
+            logger.info(
+                "Refused a Varlink connection: over the connection limits",
+                metadata: [
+                    "varlink.peer.uid": "\(accepted.peer.map { String($0.uid) } ?? "unknown")",
+                    "varlink.peer.pid": "\(accepted.peer.map { String($0.pid) } ?? "unknown")",
+                ]
             )
             try? await accepted.channel.channel.close()
             return
@@ -209,6 +220,7 @@ public final class VarlinkServer: Sendable {
             id: ticket.id,
             channel: accepted.channel,
             peer: accepted.peer,
+            closeReason: accepted.closeReason,
             service: service,
             configuration: configuration,
             logger: logger

@@ -22,6 +22,10 @@ public struct VarlinkServerConfiguration: Sendable, Hashable {
     public var maxConcurrentCallsPerConnection: Int = 1
     /// How long a client may take to finish a message it has started. Default: 10 seconds.
     public var partialMessageTimeout: Duration = .seconds(10)
+    /// How long a client may leave its replies unread once they have backed up: when the connection stays
+    /// unwritable (the socket is full and more than NIO's write-buffer high water mark, 64 KiB, waits behind it) for
+    /// this long, the connection is closed. Default: 30 seconds.
+    public var sendTimeout: Duration = .seconds(30)
     /// The error name that answers a call whose handler threw an error that is not ``VarlinkErrorConvertible``.
     /// It carries no parameters, so that no internals reach the client.
     public var internalErrorName: String = "io.navhost.varlink.InternalError"

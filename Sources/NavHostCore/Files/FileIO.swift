@@ -1,0 +1,167 @@
+import Glibc
+
+/// The few file operations the plugin registry and the durable store need, on plain system calls.
+///
+/// NavHostCore does not link Foundation; these helpers read and write whole small files, stream large ones, list
+/// folders, and replace a file atomically.
+package enum FileIO {
+    /// What is at a path.
+    package enum Kind: Sendable, Hashable {
+        case regularFile
+        case directory
+        case other
+    }
+
+    /// What is at `path` (following symbolic links), or `nil` when nothing is.
+    package static func kind(of path: String) -> Kind? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regularFile
+        case S_IFDIR: return .directory
+        default: return .other
+        }
+    }
+
+    /// The names in the folder at `path`, without `.` and `..`, sorted.
+    package static func directoryEntries(_ path: String) throws(FileAccessError) -> [String] {
+        guard let directory = opendir(path) else { throw .system("opendir", path: path, errno: errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Reads the whole file at `path`.
+    ///
+    /// - Parameter limit: The largest file accepted; a larger one fails with ``FileAccessError/Code/io``.
+    package static func readFile(_ path: String, limit: Int = 16 << 20) throws(FileAccessError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try forEachChunk(of: path) { (chunk: UnsafeRawBufferPointer) throws(FileAccessError) in
+            guard bytes.count + chunk.count <= limit else {
+                throw FileAccessError(code: .io, message: "the file is larger than \(limit) bytes", path: path)
+            }
+            bytes.append(contentsOf: chunk)
+            return true
+        }
+        return bytes
+    }
+
+    /// Reads at most `count` bytes from the start of the file at `path`.
+    package static func readPrefix(_ path: String, count: Int) throws(FileAccessError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try forEachChunk(of: path, chunkSize: count) { (chunk: UnsafeRawBufferPointer) throws(FileAccessError) in
+            bytes.append(contentsOf: chunk.prefix(count - bytes.count))
+            return bytes.count < count
+        }
+        return bytes
+    }
+
+    /// Reads the file at `path` chunk by chunk, without holding more than one chunk in memory.
+    ///
+    /// - Parameters:
+    ///   - chunkSize: The most bytes handed to `body` at once.
+    ///   - body: Gets each chunk, valid only during the call; returns `false` to stop reading.
+    package static func forEachChunk(
+        of path: String,
+        chunkSize: Int = 64 << 10,
+        _ body: (UnsafeRawBufferPointer) throws(FileAccessError) -> Bool
+    ) throws(FileAccessError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 1), alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .system("read", path: path, errno: errno)
+            }
+            if count == 0 { return }
+            guard try body(UnsafeRawBufferPointer(rebasing: buffer[..<count])) else { return }
+        }
+    }
+
+    /// Creates the folder at `path` and any missing folders above it.
+    package static func makeDirectories(_ path: String, mode: UInt32 = 0o755) throws(FileAccessError) {
+        if kind(of: path) == .directory { return }
+        let parent = parentDirectory(of: path)
+        if parent != path, !parent.isEmpty { try makeDirectories(parent, mode: mode) }
+        guard mkdir(path, mode) == 0 || errno == EEXIST else { throw .system("mkdir", path: path, errno: errno) }
+    }
+
+    /// Replaces the file at `path` with `bytes`, so that a crash at any moment leaves either the old file or the new
+    /// one, never a mix: write a temporary file beside it, `fsync` it, rename it over `path`, `fsync` the folder.
+    package static func writeAtomically(
+        _ bytes: some Collection<UInt8>,
+        to path: String,
+        mode: UInt32 = 0o644
+    ) throws(FileAccessError) {
+        let directory = parentDirectory(of: path)
+        let temporary = "\(directory)/.\(fileName(of: path)).tmp-\(getpid())-\(UInt32.random(in: .min ... .max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw .system("open", path: temporary, errno: errno) }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        do throws(FileAccessError) {
+            try writeAll(Array(bytes), to: descriptor, path: temporary)
+            guard fsync(descriptor) == 0 else { throw .system("fsync", path: temporary, errno: errno) }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        guard close(descriptor) == 0 else { throw .system("close", path: temporary, errno: errno) }
+        guard rename(temporary, path) == 0 else { throw .system("rename", path: path, errno: errno) }
+        renamed = true
+        try syncDirectory(directory)
+    }
+
+    /// Moves `source` to `destination` in one step (both on one file system).
+    package static func move(_ source: String, to destination: String) throws(FileAccessError) {
+        guard rename(source, destination) == 0 else { throw .system("rename", path: source, errno: errno) }
+    }
+
+    /// Flushes a folder's entries (a rename or a new file in it) to disk.
+    package static func syncDirectory(_ path: String) throws(FileAccessError) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw .system("fsync", path: path, errno: errno) }
+    }
+
+    /// The folder part of `path`: `a/b` for `a/b/c`, `.` for `c`, `/` for `/c`.
+    package static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The last part of `path`: `c` for `a/b/c`.
+    package static func fileName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+}
+
+// MARK: - Private Functions
+
+extension FileIO {
+    fileprivate static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(FileAccessError) {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { raw in
+                write(descriptor, raw.baseAddress! + written, raw.count - written)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .system("write", path: path, errno: errno)
+            }
+            written += count
+        }
+    }
+}

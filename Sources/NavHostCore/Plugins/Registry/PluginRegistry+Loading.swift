@@ -1,0 +1,198 @@
+import NavHostKit
+
+// The checks one plugin goes through, in order; the first that fails quarantines it (see `PluginRegistry`).
+
+extension PluginRegistry {
+    /// Loads the plugin `manifest` describes from `directory` (its library from `libraryPath` when given), records
+    /// and logs the outcome.
+    func load(_ manifest: PluginManifest, from directory: String, libraryPath: String?) -> PluginStatus {
+        let started = ContinuousClock.now
+        let path = libraryPath ?? "\(directory)/\(manifest.library)"
+        var opened = false
+        do throws(QuarantineReason) {
+            try checkLibraryFile(at: path, for: manifest)
+            try checkCompatibility(of: manifest)
+            let library = try open(path)
+            opened = true
+            let module = try featureModule(of: library, describedBy: manifest)
+            try register(module, from: directory)
+            let status = PluginStatus(
+                name: manifest.name,
+                directory: directory,
+                manifest: manifest,
+                state: .loaded,
+                libraryPath: path,
+                loadDuration: ContinuousClock.now - started
+            )
+            record(status)
+            logger.info(
+                "Loaded a plugin",
+                metadata: [
+                    "navhost.plugin": "\(manifest.name)",
+                    "navhost.plugin.version": "\(manifest.version)",
+                    "navhost.plugin.path": "\(path)",
+                    "navhost.plugin.routes": "\(manifest.routeIDs.joined(separator: " "))",
+                    "navhost.plugin.duration": "\(status.loadDuration!)",
+                ]
+            )
+            return status
+        } catch {
+            return quarantine(
+                manifest.name,
+                in: directory,
+                manifest: manifest,
+                error,
+                libraryPath: opened ? path : nil,
+                duration: ContinuousClock.now - started
+            )
+        }
+    }
+}
+
+// MARK: - Private Functions
+
+extension PluginRegistry {
+    /// The file is there, is the one the manifest was written for, and is a shared object for this machine.
+    fileprivate func checkLibraryFile(at path: String, for manifest: PluginManifest) throws(QuarantineReason) {
+        guard FileIO.kind(of: path) == .regularFile else {
+            throw QuarantineReason(.fileMissing, "the library \(path) named by the manifest is not there")
+        }
+        let digest: String
+        do {
+            digest = try SHA256.hexDigest(ofFileAt: path)
+        } catch {
+            throw QuarantineReason(.fileMissing, "the library cannot be read: \(error)")
+        }
+        guard digest == manifest.sha256 else {
+            throw QuarantineReason(
+                .checksumMismatch,
+                "\(path) has SHA-256 \(digest), the manifest says \(manifest.sha256): stage the plugin again"
+            )
+        }
+        let header: ELFHeader?
+        do {
+            header = ELFHeader(bytes: try FileIO.readPrefix(path, count: ELFHeader.prefixLength))
+        } catch {
+            throw QuarantineReason(.fileMissing, "the library cannot be read: \(error)")
+        }
+        guard let header else {
+            throw QuarantineReason(.notASharedObject, "\(path) is not an ELF file")
+        }
+        if let problem = header.problem {
+            throw QuarantineReason(.notASharedObject, "\(path) cannot be loaded here: \(problem)")
+        }
+    }
+
+    /// The SDK version, the dependencies and the routes, from the manifest alone.
+    fileprivate func checkCompatibility(of manifest: PluginManifest) throws(QuarantineReason) {
+        guard manifest.sdkVersion.isCompatible(withHost: sdkVersion) else {
+            throw QuarantineReason(
+                .abiMismatch,
+                "built against NavHostKit \(manifest.sdkVersion); this daemon has \(sdkVersion), which serves "
+                    + "plugins built against \(sdkVersion.major).0.0 to \(sdkVersion.major).\(sdkVersion.minor).x"
+            )
+        }
+        for dependency in manifest.dependencies {
+            let wanted = "\(dependency.name) \(dependency.versions)"
+            guard let status = status(named: dependency.name), status.isLoaded, let version = status.version else {
+                let why = status(named: dependency.name)?.quarantineReason.map { "was quarantined (\($0.code))" }
+                throw QuarantineReason(.dependencyMissing, "needs \(wanted), which \(why ?? "is not installed")")
+            }
+            guard dependency.versions.contains(version) else {
+                throw QuarantineReason(.dependencyVersionMismatch, "needs \(wanted), and \(version) is loaded")
+            }
+        }
+        if catalog.entry(named: manifest.name) != nil {
+            throw QuarantineReason(.duplicateName, "a feature named \(manifest.name) is already loaded")
+        }
+        for route in manifest.routeIDs {
+            if let owner = catalog.owner(ofRoute: route) {
+                throw QuarantineReason(.routeConflict, "route \(route) is already offered by \(owner)")
+            }
+        }
+    }
+
+    fileprivate func open(_ path: String) throws(QuarantineReason) -> PluginLibrary {
+        do {
+            return try PluginLibrary(path: path)
+        } catch {
+            throw QuarantineReason(.libraryLoadFailed, "dlopen refused \(path): \(error.detail)")
+        }
+    }
+
+    /// Calls the entry point and checks the module against the manifest.
+    fileprivate func featureModule(
+        of library: PluginLibrary,
+        describedBy manifest: PluginManifest
+    ) throws(QuarantineReason) -> any FeatureModule {
+        let module: any FeatureModule
+        do {
+            module = try library.featureModule()
+        } catch {
+            switch error {
+            case .missingSymbol(let symbol):
+                throw QuarantineReason(.missingEntrySymbol, "\(library.path) does not export \(symbol)")
+            case .notAFeatureModule:
+                throw QuarantineReason(
+                    .abiMismatch,
+                    "the entry point returned an object that is not a FeatureModule of this daemon's NavHostKit "
+                        + "(was the plugin linked with its own copy of the SDK?)"
+                )
+            case .notLoadable(let detail):
+                throw QuarantineReason(.libraryLoadFailed, detail)
+            }
+        }
+        guard module.name == manifest.name else {
+            throw QuarantineReason(
+                .manifestMismatch,
+                "the module is named \(module.name), the manifest \(manifest.name)"
+            )
+        }
+        let routes = module.screens.map(PluginManifest.Route.init)
+        guard routes == manifest.routes else {
+            let offered = routes.map(\.route)
+            let detail =
+                offered == manifest.routeIDs
+                ? "the parameters, intents or summaries differ"
+                : "the module offers \(offered), the manifest lists \(manifest.routeIDs)"
+            throw QuarantineReason(.manifestMismatch, "\(detail): stage the plugin again")
+        }
+        return module
+    }
+
+    fileprivate func register(_ module: any FeatureModule, from directory: String) throws(QuarantineReason) {
+        var featureLogger = logger
+        featureLogger[metadataKey: "navhost.plugin"] = .string(module.name)
+        let services = HostServices(
+            logger: featureLogger,
+            clock: clock,
+            store: makeStore(module.name),
+            resourceDirectory: directory
+        )
+        do {
+            try catalog.register(module, services: services)
+        } catch {
+            switch error {
+            case .routeConflict(let route, let owner):
+                throw QuarantineReason(.routeConflict, "route \(route) is already offered by \(owner)")
+            case .duplicateFeature(let name):
+                throw QuarantineReason(.duplicateName, "a feature named \(name) is already loaded")
+            case .malformedRoute(let route):
+                throw QuarantineReason(.manifestMismatch, "route ID \"\(route)\" is not namespace.name")
+            case .coordinatorFailed(let detail):
+                throw QuarantineReason(.initialisationFailed, "makeCoordinator(services:) threw: \(detail)")
+            }
+        }
+    }
+}
+
+extension PluginLibrary.OpenError {
+    /// The error's text without its case name.
+    fileprivate var detail: String {
+        switch self {
+        case .notLoadable(let text): text
+        case .missingSymbol(let symbol): "no symbol \(symbol)"
+        case .notAFeatureModule: "the entry point did not return a FeatureModule"
+        }
+    }
+}

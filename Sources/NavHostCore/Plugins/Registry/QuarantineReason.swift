@@ -1,0 +1,81 @@
+/// Why the registry refused a plugin: the kind of failure, and what exactly went wrong.
+///
+/// A quarantined plugin stays on disk and in ``PluginRegistry/statuses`` for the operator to see; none of its code
+/// runs (or, when it failed after loading, none of it is reachable through a route). `code` says what kind of
+/// failure it was; new codes may be added, so switch over it with a `default`.
+public struct QuarantineReason: Error, Sendable, Hashable {
+    /// The kind of failure, in the order the registry checks.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case fileMissing
+            case badManifest
+            case duplicateName
+            case checksumMismatch
+            case notASharedObject
+            case abiMismatch
+            case dependencyMissing
+            case dependencyVersionMismatch
+            case dependencyCycle
+            case routeConflict
+            case libraryLoadFailed
+            case missingEntrySymbol
+            case manifestMismatch
+            case initialisationFailed
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The manifest, or the library it names, is not in the plugin's folder (or cannot be read).
+        public static let fileMissing = Code(.fileMissing)
+        /// The manifest is not valid JSON, lacks a field, has an unknown one, or a value breaks the format's rules.
+        public static let badManifest = Code(.badManifest)
+        /// Another plugin of the same name is already loaded, or comes first in the folder.
+        public static let duplicateName = Code(.duplicateName)
+        /// The library's SHA-256 digest is not the manifest's: it changed after the build staged it.
+        public static let checksumMismatch = Code(.checksumMismatch)
+        /// The library is not an ELF shared object for this machine.
+        public static let notASharedObject = Code(.notASharedObject)
+        /// The plugin was built against a NavHostKit the daemon's does not serve: another major version, or a newer
+        /// minor one (or its entry point returned an object of another copy of the SDK).
+        public static let abiMismatch = Code(.abiMismatch)
+        /// A feature the plugin depends on is absent or was quarantined.
+        public static let dependencyMissing = Code(.dependencyMissing)
+        /// A feature the plugin depends on is loaded, in a version outside the range the manifest asks for.
+        public static let dependencyVersionMismatch = Code(.dependencyVersionMismatch)
+        /// The plugin is part of a cycle of dependencies, so no member can load first.
+        public static let dependencyCycle = Code(.dependencyCycle)
+        /// A route of the plugin is already offered by a loaded feature.
+        public static let routeConflict = Code(.routeConflict)
+        /// `dlopen` refused the library (a missing shared library, an undefined symbol); the message is `dlerror()`'s.
+        public static let libraryLoadFailed = Code(.libraryLoadFailed)
+        /// The library does not export `navhost_feature_entry`.
+        public static let missingEntrySymbol = Code(.missingEntrySymbol)
+        /// The module the library hands over is not the one its manifest describes (name or routes differ).
+        public static let manifestMismatch = Code(.manifestMismatch)
+        /// The feature's `makeCoordinator(services:)` threw.
+        public static let initialisationFailed = Code(.initialisationFailed)
+
+        /// The code's name, like `checksumMismatch`.
+        public var name: String { base.rawValue }
+
+        public var description: String { name }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What went wrong, with the facts an operator needs to fix it.
+    public var message: String
+
+    /// Creates a reason of kind `code`, with what went wrong.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+// MARK: - CustomStringConvertible
+
+extension QuarantineReason: CustomStringConvertible {
+    public var description: String { "\(code): \(message)" }
+}

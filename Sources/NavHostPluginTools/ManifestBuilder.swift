@@ -1,0 +1,55 @@
+public import NavHostCore
+import NavHostKit
+
+/// Writes a plugin's `manifest.json` from its `plugin.json` and its built library.
+///
+/// The routes come from the library itself: the builder loads it through the daemon's own loader
+/// (``PluginLibrary``, `dlopen` with `RTLD_NODELETE`), calls its entry point and reads the module's `screens`, so
+/// the manifest cannot drift from the code. `sdkVersion` is the NavHostKit this tool runs with, which is the one the
+/// build made; `sha256` is the library's digest.
+public enum ManifestBuilder {
+    /// The manifest of the library at `libraryPath`, built for the plugin `source` describes.
+    ///
+    /// - Throws: ``PluginToolError`` when the library cannot be loaded, or its module is not `source`'s feature.
+    public static func manifest(for source: PluginSource, libraryPath: String) throws(PluginToolError) -> PluginManifest
+    {
+        guard FileIO.kind(of: libraryPath) == .regularFile else {
+            throw PluginToolError(.libraryNotBuilt, "\(libraryPath) does not exist: build the package first")
+        }
+        let module: any FeatureModule
+        do {
+            module = try PluginLibrary(path: libraryPath).featureModule()
+        } catch {
+            throw PluginToolError(.libraryUnusable, "\(libraryPath): \(error)")
+        }
+        guard module.name == source.name else {
+            throw PluginToolError(
+                .moduleMismatch,
+                "\(libraryPath) holds the feature \(module.name), but plugin.json names \(source.name)"
+            )
+        }
+        let digest: String
+        do {
+            digest = try SHA256.hexDigest(ofFileAt: libraryPath)
+        } catch {
+            throw PluginToolError(.fileSystem, "cannot read \(libraryPath): \(error.message)")
+        }
+        let manifest = PluginManifest(
+            name: source.name,
+            version: source.version,
+            summary: source.summary,
+            sdkVersion: NavHostKitVersion.current,
+            library: FileIO.fileName(of: libraryPath),
+            sha256: digest,
+            routes: module.screens.map(PluginManifest.Route.init),
+            dependencies: source.dependencies,
+            resources: source.resources
+        )
+        do {
+            try manifest.validate()
+        } catch {
+            throw PluginToolError(.moduleMismatch, "the module's screens do not make a valid manifest: \(error)")
+        }
+        return manifest
+    }
+}

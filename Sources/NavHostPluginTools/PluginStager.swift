@@ -1,0 +1,104 @@
+import FoundationEssentials
+import Glibc
+public import NavHostCore
+
+/// Puts a built plugin where the daemon loads it from: `<output>/<Name>/` with `manifest.json`, a copy of the
+/// library, and the resources.
+///
+/// ```
+/// .build/debug/plugins/Products/
+/// ├── manifest.json
+/// ├── libProductsFeature.so
+/// └── products.json
+/// ```
+///
+/// The folder is assembled beside its final place (`.<Name>.staging-<pid>`) and then swapped in, so a daemon that
+/// scans the output folder meanwhile sees the old plugin or the new one, never half of one.
+public enum PluginStager {
+    /// What was staged.
+    public struct StagedPlugin: Sendable, Hashable {
+        /// The plugin's folder in the output.
+        public var directory: String
+        /// The manifest written there.
+        public var manifest: PluginManifest
+    }
+
+    /// Stages the plugin whose sources are in `pluginFolder` (holding `plugin.json` and `Resources/`), from the
+    /// library SwiftPM built in `buildDirectory`, into `outputDirectory`.
+    ///
+    /// - Throws: ``PluginToolError``.
+    @discardableResult
+    public static func stage(
+        pluginFolder: String,
+        buildDirectory: String,
+        outputDirectory: String
+    ) throws(PluginToolError) -> StagedPlugin {
+        let source = try PluginSource(folder: pluginFolder)
+        let library = "\(buildDirectory)/\(source.libraryName)"
+        let manifest = try ManifestBuilder.manifest(for: source, libraryPath: library)
+        for resource in source.resources {
+            let path = "\(pluginFolder)/\(PluginSource.resourcesFolder)/\(resource)"
+            guard FileIO.kind(of: path) == .regularFile else {
+                throw PluginToolError(
+                    .badSource,
+                    "plugin.json lists the resource \(resource), but \(path) is not a file"
+                )
+            }
+        }
+
+        let final = "\(outputDirectory)/\(source.name)"
+        let staging = "\(outputDirectory)/.\(source.name).staging-\(getpid())"
+        let retired = "\(outputDirectory)/.\(source.name).old-\(getpid())"
+        try fileSystem("assemble \(final)") {
+            let files = FileManager.default
+            try files.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+            try? files.removeItem(atPath: staging)
+            try files.createDirectory(atPath: staging, withIntermediateDirectories: false)
+            try files.copyItem(atPath: library, toPath: "\(staging)/\(manifest.library)")
+            for resource in source.resources {
+                let target = "\(staging)/\(resource)"
+                try files.createDirectory(atPath: FileIO.parentDirectory(of: target), withIntermediateDirectories: true)
+                try files.copyItem(
+                    atPath: "\(pluginFolder)/\(PluginSource.resourcesFolder)/\(resource)",
+                    toPath: target
+                )
+            }
+        }
+        // The digest of the copy: what the daemon will check.
+        var staged = manifest
+        do {
+            staged.sha256 = try SHA256.hexDigest(ofFileAt: "\(staging)/\(manifest.library)")
+            try FileIO.writeAtomically(try staged.jsonBytes(), to: "\(staging)/\(PluginManifest.fileName)")
+        } catch {
+            throw PluginToolError(.fileSystem, "cannot write the manifest in \(staging): \(error)")
+        }
+        try fileSystem("swap \(final) in") {
+            let files = FileManager.default
+            if FileIO.kind(of: final) != nil { try files.moveItem(atPath: final, toPath: retired) }
+            try files.moveItem(atPath: staging, toPath: final)
+            try? files.removeItem(atPath: retired)
+        }
+        return StagedPlugin(directory: final, manifest: staged)
+    }
+
+    /// The plugin folders in `pluginsFolder`: its subfolders that hold a `plugin.json`, by name.
+    public static func pluginFolders(in pluginsFolder: String) throws(PluginToolError) -> [String] {
+        let names: [String]
+        do {
+            names = try FileIO.directoryEntries(pluginsFolder)
+        } catch {
+            throw PluginToolError(.fileSystem, "cannot list \(pluginsFolder): \(error.message)")
+        }
+        return names.map { "\(pluginsFolder)/\($0)" }.filter {
+            FileIO.kind(of: "\($0)/\(PluginSource.fileName)") == .regularFile
+        }
+    }
+
+    private static func fileSystem(_ step: String, _ body: () throws -> Void) throws(PluginToolError) {
+        do {
+            try body()
+        } catch {
+            throw PluginToolError(.fileSystem, "cannot \(step): \(error)")
+        }
+    }
+}

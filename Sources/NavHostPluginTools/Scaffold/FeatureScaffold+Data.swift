@@ -1,0 +1,107 @@
+// The scaffold's Data layer: the stored form, the data source over the host's store, and the repository.
+
+extension FeatureScaffold {
+    var dtoFile: String {
+        #"""
+        /// \#(article.prefix(1).uppercased() + article.dropFirst()) \#(lowerEntity) as it is stored: `{"id":"1","title":"First"}`.
+        struct \#(entity)DTO: Codable, Equatable, Sendable {
+            let id: String
+            let title: String
+
+            init(id: String, title: String) {
+                self.id = id
+                self.title = title
+            }
+
+            /// The stored form of `\#(lowerEntity)`.
+            init(_ \#(lowerEntity): \#(entity)) {
+                self.init(id: \#(lowerEntity).id, title: \#(lowerEntity).title)
+            }
+
+            /// The \#(lowerEntity) as the domain sees it.
+            func toDomain() -> \#(entity) {
+                \#(entity)(id: id, title: title)
+            }
+        }
+
+        """#
+    }
+
+    var dataSourceFile: String {
+        #"""
+        import NavHostKit
+
+        /// Reads and writes the stored \#(lowerEntity) items.
+        protocol \#(name)DataSourceProtocol: Sendable {
+            /// The stored list, or `nil` when none was ever stored.
+            func \#(lowerName)() async throws -> [\#(entity)DTO]?
+            /// Stores `\#(lowerName)`, replacing the earlier list.
+            func save\#(name)(_ \#(lowerName): [\#(entity)DTO]) async throws
+        }
+
+        /// Keeps the list in the feature's durable key-value store, under one key: `\#(namespace)`.
+        final class \#(name)StoreDataSource: \#(name)DataSourceProtocol {
+
+            // MARK: Private Properties
+
+            private let store: any KeyValueStore
+
+            // MARK: Public Properties
+
+            /// The key the list is stored under.
+            static let key = "\#(namespace)"
+
+            // MARK: Initialization
+
+            init(store: any KeyValueStore) {
+                self.store = store
+            }
+
+            // MARK: Public Functions
+
+            func \#(lowerName)() async throws -> [\#(entity)DTO]? {
+                try await store.load([\#(entity)DTO].self, forKey: Self.key)
+            }
+
+            func save\#(name)(_ \#(lowerName): [\#(entity)DTO]) async throws {
+                try await store.save(\#(lowerName), forKey: Self.key)
+            }
+        }
+
+        """#
+    }
+
+    var repositoryFile: String {
+        #"""
+        import Logging
+
+        /// The \#(lowerEntity) items, kept in the host's durable store.
+        final class \#(name)RepositoryImpl: \#(name)RepositoryProtocol {
+
+            // MARK: Private Properties
+
+            private let dataSource: any \#(name)DataSourceProtocol
+            private let logger: Logger
+
+            // MARK: Initialization
+
+            init(dataSource: any \#(name)DataSourceProtocol, logger: Logger) {
+                self.dataSource = dataSource
+                self.logger = logger
+            }
+
+            // MARK: Public Functions
+
+            func fetch\#(name)() async throws -> [\#(entity)] {
+                try await dataSource.\#(lowerName)()?.map { $0.toDomain() } ?? []
+            }
+
+            func save\#(name)(_ \#(lowerName): [\#(entity)]) async throws {
+                try await dataSource.save\#(name)(\#(lowerName).map(\#(entity)DTO.init))
+                logger.debug("\#(namespace).saved", metadata: ["count": "\(\#(lowerName).count)"])
+            }
+        }
+
+        """#
+    }
+}

@@ -1,0 +1,107 @@
+// The scaffold's Domain layer: the entity, its errors, the repository protocol and the use cases. No imports.
+
+extension FeatureScaffold {
+    var entityFile: String {
+        #"""
+        /// One \#(lowerEntity) of the list.
+        struct \#(entity): Equatable, Sendable {
+            /// Unique within the list: `1`, `2`, …
+            var id: String
+            var title: String
+        }
+
+        """#
+    }
+
+    var errorFile: String {
+        #"""
+        /// Why the \#(name) feature refused a change.
+        enum \#(name)Error: Error, Equatable, Sendable {
+            /// A title must have at least one character that is not white space.
+            case emptyTitle
+        }
+
+        """#
+    }
+
+    var repositoryProtocolFile: String {
+        #"""
+        /// Where the \#(lowerEntity) items are kept.
+        protocol \#(name)RepositoryProtocol: Sendable {
+            /// Every stored \#(lowerEntity), oldest first; empty when none was ever stored.
+            func fetch\#(name)() async throws -> [\#(entity)]
+            /// Stores `\#(lowerName)`, replacing the earlier list.
+            func save\#(name)(_ \#(lowerName): [\#(entity)]) async throws
+        }
+
+        """#
+    }
+
+    var getUseCaseFile: String {
+        #"""
+        /// Gives every \#(lowerEntity).
+        protocol Get\#(name)UseCaseProtocol: Sendable {
+            /// The stored \#(lowerEntity) items, oldest first.
+            func execute() async throws -> [\#(entity)]
+        }
+
+        /// Gives the stored \#(lowerEntity) items.
+        final class Get\#(name)UseCase: Get\#(name)UseCaseProtocol {
+
+            // MARK: Private Properties
+
+            private let repository: any \#(name)RepositoryProtocol
+
+            // MARK: Initialization
+
+            init(repository: any \#(name)RepositoryProtocol) {
+                self.repository = repository
+            }
+
+            // MARK: Public Functions
+
+            func execute() async throws -> [\#(entity)] {
+                try await repository.fetch\#(name)()
+            }
+        }
+
+        """#
+    }
+
+    var addUseCaseFile: String {
+        #"""
+        /// Adds \#(article) \#(lowerEntity) to the list.
+        protocol Add\#(entity)UseCaseProtocol: Sendable {
+            /// Adds \#(article) \#(lowerEntity) titled `title` at the end of the list and returns it.
+            ///
+            /// - Throws: ``\#(name)Error/emptyTitle`` when `title` is blank.
+            func execute(title: String) async throws -> \#(entity)
+        }
+
+        /// Checks the title, numbers the new \#(lowerEntity), and stores the longer list.
+        final class Add\#(entity)UseCase: Add\#(entity)UseCaseProtocol {
+
+            // MARK: Private Properties
+
+            private let repository: any \#(name)RepositoryProtocol
+
+            // MARK: Initialization
+
+            init(repository: any \#(name)RepositoryProtocol) {
+                self.repository = repository
+            }
+
+            // MARK: Public Functions
+
+            func execute(title: String) async throws -> \#(entity) {
+                guard title.contains(where: { !$0.isWhitespace }) else { throw \#(name)Error.emptyTitle }
+                let \#(lowerName) = try await repository.fetch\#(name)()
+                let added = \#(entity)(id: String(\#(lowerName).count + 1), title: title)
+                try await repository.save\#(name)(\#(lowerName) + [added])
+                return added
+            }
+        }
+
+        """#
+    }
+}

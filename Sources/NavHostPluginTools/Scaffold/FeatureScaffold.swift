@@ -1,0 +1,147 @@
+import FoundationEssentials
+import NavHostCore
+
+/// A new feature plugin that builds, passes its tests and loads as it is: `make new-feature NAME=Orders`.
+///
+/// It writes `Plugins/<Name>/` laid out as the seeds teach, around one working screen, `<namespace>.list`: a list
+/// of `<Entity>` items kept in the feature's durable store, with an intent that adds one.
+///
+/// ```
+/// Plugins/Orders/
+/// ├── plugin.json
+/// ├── Entry/OrdersFeatureEntry.swift
+/// ├── Sources/
+/// │   ├── OrdersFeature.swift, OrdersCoordinator.swift
+/// │   ├── Presentation/Features/Orders/ViewModel/OrdersViewModel.swift, Presentation/Router/OrdersRoute.swift
+/// │   ├── Domain/{Entities,UseCases,Repositories}/…
+/// │   └── Data/{Repositories,DataSources,Models}/…
+/// └── Tests/OrdersFeatureTests.swift, OrdersViewModelTests.swift, Support/TestDoubles.swift
+/// ```
+///
+/// `Package.swift` finds every `Plugins/*/plugin.json`, so the new plugin needs no edit there.
+public struct FeatureScaffold: Sendable, Hashable {
+    // MARK: Public Properties
+
+    /// The feature's name, like `Orders`: it names the targets, the types and the library.
+    public let name: String
+    /// The name of one item the feature lists, like `Order`.
+    public let entity: String
+    /// The first part of the feature's route IDs, like `orders`.
+    public let namespace: String
+
+    // MARK: Initialization
+
+    /// Prepares the scaffold of feature `name`.
+    ///
+    /// - Parameters:
+    ///   - name: An upper-camel-case name: a capital letter, then letters and digits, like `Orders`.
+    ///   - entity: The name of one item; by default `name` without a final `s` (`Orders` → `Order`), or
+    ///     `<name>Item` when that does not work.
+    ///   - namespace: The route IDs' first part; by default `name` in lower camel case (`UserProfile` →
+    ///     `userProfile`).
+    /// - Throws: ``PluginToolError`` with code `invalidName`.
+    public init(name: String, entity: String? = nil, namespace: String? = nil) throws(PluginToolError) {
+        guard Self.isTypeName(name) else {
+            throw PluginToolError(
+                .invalidName,
+                "\"\(name)\" is not a feature name: a capital letter, then letters and digits"
+            )
+        }
+        let entity = entity ?? Self.singular(of: name)
+        guard Self.isTypeName(entity), entity != name else {
+            throw PluginToolError(.invalidName, "\"\(entity)\" cannot name the items: use another entity name")
+        }
+        let namespace = namespace ?? Self.lowerCamel(name)
+        guard ManifestRules.isIdentifier(namespace) else {
+            throw PluginToolError(.invalidName, "\"\(namespace)\" cannot start route IDs: use letters and digits")
+        }
+        self.name = name
+        self.entity = entity
+        self.namespace = namespace
+    }
+
+    // MARK: Public Functions
+
+    /// Every file of the plugin: its path inside `Plugins/<Name>/`, and its text.
+    public var files: [(path: String, contents: String)] {
+        [
+            ("plugin.json", pluginJSON),
+            ("Entry/\(name)FeatureEntry.swift", entryFile),
+            ("Sources/\(name)Feature.swift", featureFile),
+            ("Sources/\(name)Coordinator.swift", coordinatorFile),
+            ("Sources/Presentation/Router/\(name)Route.swift", routeFile),
+            ("Sources/Presentation/Features/\(name)/ViewModel/\(name)ViewModel.swift", viewModelFile),
+            ("Sources/Domain/Entities/\(entity).swift", entityFile),
+            ("Sources/Domain/Entities/\(name)Error.swift", errorFile),
+            ("Sources/Domain/Repositories/\(name)RepositoryProtocol.swift", repositoryProtocolFile),
+            ("Sources/Domain/UseCases/Get\(name)UseCase.swift", getUseCaseFile),
+            ("Sources/Domain/UseCases/Add\(entity)UseCase.swift", addUseCaseFile),
+            ("Sources/Data/Models/\(entity)DTO.swift", dtoFile),
+            ("Sources/Data/DataSources/\(name)StoreDataSource.swift", dataSourceFile),
+            ("Sources/Data/Repositories/\(name)RepositoryImpl.swift", repositoryFile),
+            ("Tests/\(name)FeatureTests.swift", featureTestsFile),
+            ("Tests/\(name)ViewModelTests.swift", viewModelTestsFile),
+            ("Tests/Support/TestDoubles.swift", testDoublesFile),
+        ]
+    }
+
+    /// Writes the plugin into `<packageDirectory>/Plugins/<Name>/`.
+    ///
+    /// - Returns: The plugin's folder.
+    /// - Throws: ``PluginToolError`` with code `alreadyExists` when the folder exists, `fileSystem` when a write
+    ///   fails.
+    @discardableResult
+    public func write(intoPackage packageDirectory: String) throws(PluginToolError) -> String {
+        let folder = "\(packageDirectory)/Plugins/\(name)"
+        guard FileIO.kind(of: folder) == nil else {
+            throw PluginToolError(.alreadyExists, "\(folder) already exists; pick another name or remove it")
+        }
+        do {
+            for file in files {
+                let path = "\(folder)/\(file.path)"
+                try FileManager.default.createDirectory(
+                    atPath: FileIO.parentDirectory(of: path),
+                    withIntermediateDirectories: true
+                )
+                try FileIO.writeAtomically(Array(file.contents.utf8), to: path)
+            }
+        } catch {
+            throw PluginToolError(.fileSystem, "cannot write \(folder): \(error)")
+        }
+        return folder
+    }
+}
+
+// MARK: - Names used by the templates
+
+extension FeatureScaffold {
+    /// `orders` for `Orders`: the feature name as a variable.
+    var lowerName: String { Self.lowerCamel(name) }
+    /// `order` for `Order`.
+    var lowerEntity: String { Self.lowerCamel(entity) }
+    /// `an` or `a`, for `lowerEntity` in prose.
+    var article: String { "aeiou".contains(lowerEntity.first ?? "x") ? "an" : "a" }
+}
+
+// MARK: - Private Functions
+
+extension FeatureScaffold {
+    fileprivate static func isTypeName(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, ("A"..."Z").contains(first) else { return false }
+        return ManifestRules.isFeatureName(text)
+    }
+
+    fileprivate static func singular(of name: String) -> String {
+        if name.hasSuffix("s"), !name.hasSuffix("ss"), name.count > 1 { return String(name.dropLast()) }
+        return "\(name)Item"
+    }
+
+    /// The name with its leading capitals lowered: `Orders` → `orders`, `UserProfile` → `userProfile`,
+    /// `HTTPLog` → `httpLog`.
+    fileprivate static func lowerCamel(_ name: String) -> String {
+        let characters = Array(name)
+        var capitals = characters.prefix { $0.isUppercase }.count
+        if capitals > 1, capitals < characters.count { capitals -= 1 }
+        return String(characters.prefix(capitals)).lowercased() + String(characters.dropFirst(capitals))
+    }
+}

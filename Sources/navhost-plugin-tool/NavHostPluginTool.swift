@@ -1,0 +1,23 @@
+import ArgumentParser
+
+/// `navhost-plugin-tool`: the build's and the feature author's tool for NavHost plugins.
+///
+/// ```sh
+/// navhost-plugin-tool stage --build-dir .build/debug Plugins/Products Plugins/Settings
+/// navhost-plugin-tool new Orders
+/// navhost-plugin-tool check .build/debug/plugins
+/// ```
+@main
+struct NavHostPluginTool: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "navhost-plugin-tool",
+        abstract: "Writes manifests for, stages, scaffolds and checks NavHost feature plugins.",
+        subcommands: [Manifest.self, Stage.self, New.self, List.self, Check.self]
+    )
+}
+
+/// Options shared by the commands that read a build.
+struct BuildOptions: ParsableArguments {
+    @Option(help: "The SwiftPM build folder that holds lib<Name>Feature.so, like .build/debug.")
+    var buildDir: String
+}

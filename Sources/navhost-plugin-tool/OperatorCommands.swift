@@ -1,0 +1,83 @@
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import Logging
+import NavHostCore
+import NavHostKit
+
+// MARK: - list
+
+extension NavHostPluginTool {
+    /// Lists a plugins folder from its manifests.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Lists the plugins of a folder from their manifests alone; no code is loaded."
+        )
+
+        @Argument(help: "The plugins folder, like .build/debug/plugins.")
+        var directory: String
+
+        @MainActor
+        func run() async throws {
+            let registry = PluginRegistry(
+                catalog: FeatureCatalog(),
+                stateDirectory: "/nonexistent",
+                logger: Logger(label: "navhost-plugin-tool") { _ in SwiftLogNoOpLogHandler() }
+            )
+            for status in registry.scan(directory) { print(status) }
+        }
+    }
+}
+
+// MARK: - check
+
+extension NavHostPluginTool {
+    /// Loads a plugins folder the way the daemon does, and reports each plugin.
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Loads every plugin of a folder through the daemon's registry; fails if any is quarantined."
+        )
+
+        @Argument(help: "The plugins folder, like .build/debug/plugins.")
+        var directory: String
+
+        @Option(help: "The state folder for the plugins' stores; by default a new temporary one, removed afterwards.")
+        var stateDir: String?
+
+        @Flag(help: "Log each outcome to standard error.")
+        var verbose = false
+
+        @MainActor
+        func run() async throws {
+            let temporary = stateDir == nil ? try makeTemporaryDirectory() : nil
+            defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
+            var logger = Logger(label: "navhost-plugin-tool") { StreamLogHandler.standardError(label: $0) }
+            logger.logLevel = verbose ? .info : .critical
+            let registry = PluginRegistry(
+                catalog: FeatureCatalog(),
+                stateDirectory: stateDir ?? temporary!,
+                logger: logger
+            )
+            let statuses = registry.loadAll(from: directory)
+            for status in statuses {
+                let duration = status.loadDuration.map { " (\(format($0)))" } ?? ""
+                print("\(status)\(duration)")
+            }
+            let quarantined = statuses.filter { !$0.isLoaded }.count
+            print("\(statuses.count - quarantined) loaded, \(quarantined) quarantined")
+            if quarantined > 0 || statuses.isEmpty { throw ExitCode.failure }
+        }
+
+        private func makeTemporaryDirectory() throws -> String {
+            var template = Array("\(FileManager.default.temporaryDirectory.path)/navhost-check-XXXXXX".utf8CString)
+            guard let path = mkdtemp(&template) else { throw ValidationError("cannot create a temporary folder") }
+            return String(cString: path)
+        }
+
+        private func format(_ duration: Duration) -> String {
+            let microseconds =
+                duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+            return "\(Double(microseconds) / 1000) ms"
+        }
+    }
+}

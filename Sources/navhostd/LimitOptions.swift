@@ -1,0 +1,187 @@
+import ArgumentParser
+import NavHostCore
+import NavHostVarlink
+
+/// The limits that protect the daemon from its clients, each with a default that suits a device with a handful of
+/// front ends. Past each one a client gets a clear error reply or its connection is closed; the daemon and its other
+/// clients go on. `docs/robustness.md` has the table.
+struct LimitOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The largest message a client may send, in bytes; K and M mean KiB and MiB. A larger one closes the connection, before any of it is parsed.",
+            valueName: "size"
+        )
+    )
+    var maxMessageSize = ByteCount(1 << 20)
+
+    @Option(
+        help: ArgumentHelp(
+            "How deep arrays and objects may nest in a message. Deeper closes the connection.",
+            valueName: "depth"
+        )
+    )
+    var maxJSONDepth = 64
+
+    @Option(
+        help: ArgumentHelp(
+            "How many clients are served at once. Connections past it are closed as soon as they are accepted. Lowered, with a warning, when the file descriptor limit cannot be raised to cover it.",
+            valueName: "count"
+        )
+    )
+    var maxConnections = 4096
+
+    @Option(
+        name: .customLong("max-connections-per-uid"),
+        help: ArgumentHelp(
+            "How many clients of one user ID are served at once. Connections past it are closed as soon as they are accepted.",
+            valueName: "count"
+        )
+    )
+    var maxConnectionsPerUID = 1024
+
+    @Option(
+        help: ArgumentHelp(
+            "How many calls of one connection may be received but not yet answered. Past it the daemon stops reading from that client until its replies have gone out (back pressure; nothing is lost).",
+            valueName: "count"
+        )
+    )
+    var maxPendingCalls = 64
+
+    @Option(
+        help: ArgumentHelp(
+            "How many updates a Watch holds for a client that reads slowly. Past it they are coalesced into one snapshot; if the queue fills up again, the Watch ends with WatcherTooSlow.",
+            valueName: "count"
+        )
+    )
+    var watchQueueLimit = 256
+
+    @Option(
+        help: ArgumentHelp(
+            "How long a client may take to finish a message it has started (like 10s or 500ms). Then its connection is closed.",
+            valueName: "time"
+        )
+    )
+    var partialMessageTimeout = TimeLimit(.seconds(10))
+
+    @Option(
+        help: ArgumentHelp(
+            "How long replies may back up for a client that has stopped reading (like 30s). Then its connection is closed.",
+            valueName: "time"
+        )
+    )
+    var sendTimeout = TimeLimit(.seconds(30))
+
+    @Option(
+        help: ArgumentHelp(
+            "How long an intent may run (like 30s, or off). Then its work is cancelled, the client gets IntentTimedOut and the screen shows an error.",
+            valueName: "time"
+        )
+    )
+    var intentTimeout = TimeLimit(.seconds(30))
+
+    func validate() throws {
+        let counts: [(String, Int, Int)] = [
+            ("--max-json-depth", maxJSONDepth, 1),
+            ("--max-connections", maxConnections, 1),
+            ("--max-connections-per-uid", maxConnectionsPerUID, 1),
+            ("--max-pending-calls", maxPendingCalls, 1),
+            // A Watch holds at least the snapshot it starts with and one event.
+            ("--watch-queue-limit", watchQueueLimit, 2),
+        ]
+        for (option, value, least) in counts where value < least {
+            throw ValidationError("\(option) must be at least \(least), not \(value)")
+        }
+        guard maxMessageSize.bytes >= 1024 else {
+            throw ValidationError("--max-message-size must be at least 1K: a smaller one refuses ordinary calls")
+        }
+        for (option, limit) in [("--partial-message-timeout", partialMessageTimeout), ("--send-timeout", sendTimeout)]
+        where limit.duration == nil {
+            throw ValidationError("\(option) cannot be off")
+        }
+    }
+
+    /// The Varlink server's limits.
+    var server: VarlinkServerConfiguration {
+        var configuration = VarlinkServerConfiguration()
+        configuration.maxMessageSize = maxMessageSize.bytes
+        configuration.maxJSONDepth = maxJSONDepth
+        configuration.maxConnections = maxConnections
+        configuration.maxConnectionsPerUID = maxConnectionsPerUID
+        configuration.maxPendingCallsPerConnection = maxPendingCalls
+        configuration.partialMessageTimeout = partialMessageTimeout.duration ?? .seconds(10)
+        configuration.sendTimeout = sendTimeout.duration ?? .seconds(30)
+        return configuration
+    }
+
+    /// How sessions bound their watchers and intents.
+    var session: SessionOptions {
+        var options = SessionOptions()
+        options.watcherLimit = watchQueueLimit
+        options.intentTimeLimit = intentTimeout.duration
+        return options
+    }
+}
+
+/// A size in bytes on the command line: `1048576`, `64K`, `1M` (K and M are binary: KiB, MiB).
+struct ByteCount: ExpressibleByArgument, CustomStringConvertible, Sendable {
+    var bytes: Int
+
+    init(_ bytes: Int) {
+        self.bytes = bytes
+    }
+
+    init?(argument: String) {
+        var text = argument.uppercased()
+        for suffix in ["IB", "B"] where text.hasSuffix(suffix) { text.removeLast(suffix.count) }
+        var multiplier = 1
+        if text.hasSuffix("K") {
+            multiplier = 1 << 10
+        } else if text.hasSuffix("M") {
+            multiplier = 1 << 20
+        }
+        if multiplier > 1 { text.removeLast() }
+        guard let number = Int(text), number >= 0 else { return nil }
+        let (bytes, overflow) = number.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { return nil }
+        self.bytes = bytes
+    }
+
+    var description: String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20)M" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10)K" }
+        return "\(bytes)"
+    }
+}
+
+/// A time limit on the command line: `30s`, `500ms`, `2m`, a plain number of seconds, or `off`.
+struct TimeLimit: ExpressibleByArgument, CustomStringConvertible, Sendable {
+    /// The limit; `nil` for none.
+    var duration: Duration?
+
+    init(_ duration: Duration?) {
+        self.duration = duration
+    }
+
+    init?(argument: String) {
+        let text = argument.lowercased()
+        if text == "off" || text == "none" {
+            duration = nil
+            return
+        }
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60)]
+        let unit = units.first { text.hasSuffix($0.0) && Double(text.dropLast($0.0.count)) != nil }
+        guard let seconds = Double(unit.map { String(text.dropLast($0.0.count)) } ?? text), seconds > 0,
+            seconds.isFinite
+        else { return nil }
+        let milliseconds = (seconds * (unit?.1 ?? 1) * 1000).rounded()
+        guard milliseconds >= 1, milliseconds < Double(Int64.max) else { return nil }
+        duration = .milliseconds(Int64(milliseconds))
+    }
+
+    var description: String {
+        guard let duration else { return "off" }
+        let (seconds, attoseconds) = duration.components
+        if attoseconds == 0 { return "\(seconds)s" }
+        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)ms"
+    }
+}

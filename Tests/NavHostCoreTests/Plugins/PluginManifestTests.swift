@@ -1,0 +1,100 @@
+import Foundation
+import NavHostKit
+import Testing
+
+@testable import NavHostCore
+
+@Suite("Plugin manifests")
+struct PluginManifestTests {
+    /// A manifest whose every field is valid.
+    static let valid = """
+        {
+            "name": "Orders",
+            "version": "1.2.0",
+            "summary": "Orders.",
+            "sdkVersion": "1.0.0",
+            "library": "libOrdersFeature.so",
+            "sha256": "\(String(repeating: "ab", count: 32))",
+            "routes": [
+                {"route": "orders.list", "parameters": [], "intents": ["onTappedAdd"], "summary": "Every order."},
+                {"route": "orders.detail", "parameters": ["orderID"], "intents": [], "summary": ""}
+            ],
+            "dependencies": [{"name": "Payments", "versions": "^1.0.0"}],
+            "resources": ["images/logo.png"]
+        }
+        """
+
+    @Test("A valid manifest reads, and writes back to the same value")
+    func roundTrip() throws {
+        let manifest = try PluginManifest(jsonBytes: Array(Self.valid.utf8))
+        #expect(manifest.name == "Orders")
+        #expect(manifest.version == SemanticVersion(1, 2, 0))
+        #expect(manifest.sdkVersion == NavHostKitVersion(major: 1, minor: 0, patch: 0))
+        #expect(manifest.routeIDs == ["orders.list", "orders.detail"])
+        #expect(manifest.routes[1].parameters == ["orderID"])
+        #expect(manifest.dependencies == [.init(name: "Payments", versions: try #require(VersionRange("^1.0.0")))])
+        let written = try manifest.jsonBytes()
+        #expect(try PluginManifest(jsonBytes: written) == manifest)
+        #expect(String(decoding: written, as: UTF8.self).hasPrefix("{\n    \"name\": \"Orders\",\n"))
+    }
+
+    @Test(
+        "A broken manifest is refused with a typed error naming the field",
+        arguments: [
+            (#""name": "Orders","#, #""name": "9Orders","#, "invalidField", "name"),
+            (#""version": "1.2.0","#, "", "missingField", "version"),
+            (#""version": "1.2.0","#, #""version": 1,"#, "invalidField", "version"),
+            (#""sdkVersion": "1.0.0","#, #""sdkVersion": "one","#, "invalidField", "sdkVersion"),
+            (
+                #""library": "libOrdersFeature.so","#, #""library": "../libOrdersFeature.so","#, "invalidField",
+                "library"
+            ),
+            (#""library": "libOrdersFeature.so","#, #""library": "libOrdersFeature.dll","#, "invalidField", "library"),
+            (#""sha256": ""#, #""sha256": "AB"#, "invalidField", "sha256"),
+            (#""summary": "Orders.","#, #""summary": "Orders.", "author": "me","#, "unknownField", "author"),
+            (
+                #""intents": ["onTappedAdd"]"#, #""intents": ["onTappedAdd"], "icon": "x""#, "unknownField",
+                "routes[0].icon"
+            ),
+            (#""route": "orders.list""#, #""route": "orders""#, "invalidField", "routes[0].route"),
+            (#""route": "orders.detail""#, #""route": "orders.list""#, "invalidField", "routes[1].route"),
+            (#""parameters": ["orderID"]"#, #""parameters": ["order ID"]"#, "invalidField", "routes[1].parameters[0]"),
+            (
+                #""intents": ["onTappedAdd"]"#, #""intents": ["onTappedAdd", "onTappedAdd"]"#, "invalidField",
+                "routes[0].intents[1]"
+            ),
+            (#""name": "Payments""#, #""name": "Orders""#, "invalidField", "dependencies[0].name"),
+            (#""versions": "^1.0.0""#, #""versions": "1.x""#, "invalidField", "dependencies[0].versions"),
+            (#""versions": "^1.0.0""#, "", "missingField", "dependencies[0].versions"),
+            (#""images/logo.png""#, #""../logo.png""#, "invalidField", "resources[0]"),
+            (#""images/logo.png""#, #""/etc/passwd""#, "invalidField", "resources[0]"),
+            (#""images/logo.png""#, #""manifest.json""#, "invalidField", "resources[0]"),
+        ]
+    )
+    func brokenManifest(original: String, replacement: String, code: String, field: String) throws {
+        #expect(Self.valid.contains(original), "the test edits an existing part")
+        var text = Self.valid.replacingOccurrences(of: original, with: replacement)
+        if replacement.isEmpty, original.hasPrefix(#""versions""#) {
+            text = text.replacingOccurrences(of: #"{"name": "Payments", }"#, with: #"{"name": "Payments"}"#)
+        }
+        let error = try #require(throws: PluginManifestError.self) { try PluginManifest(jsonBytes: Array(text.utf8)) }
+        #expect(error.code.description == code, "\(error)")
+        #expect(error.field == field, "\(error)")
+    }
+
+    @Test("A manifest without routes, or that is not an object, or not JSON, is refused")
+    func wholeDocument() throws {
+        let routes = try #require(Self.valid.range(of: #""routes": ["#))
+        let dependencies = try #require(Self.valid.range(of: #""dependencies""#))
+        let noRoutes = Self.valid.replacingCharacters(
+            in: routes.lowerBound..<dependencies.lowerBound,
+            with: "\"routes\": [],\n    "
+        )
+        #expect(throws: PluginManifestError(.invalidField, field: "routes", "a plugin offers at least one route")) {
+            try PluginManifest(jsonBytes: Array(noRoutes.utf8))
+        }
+        #expect(throws: PluginManifestError.self) { try PluginManifest(jsonBytes: Array("[1, 2]".utf8)) }
+        let notJSON = try #require(throws: PluginManifestError.self) { try PluginManifest(jsonBytes: Array("{".utf8)) }
+        #expect(notJSON.code == .notJSON && notJSON.field.isEmpty)
+    }
+}

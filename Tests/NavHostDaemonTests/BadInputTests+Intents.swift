@@ -1,0 +1,58 @@
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+/// Reads a session's Watch replies until one carries an event that `matches`, and returns that event.
+func nextEvent(
+    in updates: inout VarlinkReplySequence.AsyncIterator,
+    where matches: (JSONValue) -> Bool
+) async throws -> JSONValue {
+    while let reply = try await updates.next() {
+        if let event = reply["event"], matches(event) { return event }
+    }
+    throw TimedOut(what: "a Watch event that matches: the stream ended")
+}
+
+@Suite(
+    "Bad input: a use case that never returns",
+    .sharedDaemon(sessions: ["never-returns"], arguments: ["--intent-timeout", "1s"], fixtures: ["StallPlugin"])
+)
+struct BadInputIntentTests {
+    @Test(
+        "The client gets IntentTimedOut, the screen shows an error until its next intent succeeds, and nothing wedges"
+    )
+    func useCaseThatNeverReturns() async throws {
+        let daemon = try SharedDaemon.daemon
+        let witness = try await Witness.connect(to: daemon, session: "never-returns")
+        let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
+        let session: JSONObject = ["session": "never-returns"]
+        let pushed = try await client.call(
+            "io.navhost.Navigation.Navigate",
+            parameters: session.merging(["route": "stall.main"]) { $1 }
+        )
+        let screen = try #require(pushed["screen"]?["id"])
+
+        let timedOut = await #expect(throws: VarlinkError.self) {
+            try await client.call(
+                "io.navhost.Navigation.Send",
+                parameters: session.merging(["intent": "onTappedWait"]) { $1 }
+            )
+        }
+        #expect(timedOut?.name == "io.navhost.Navigation.IntentTimedOut")
+        #expect(timedOut?.parameters == ["screen": screen, "intent": "onTappedWait"])
+        let stack = try await client.call("io.navhost.Navigation.Stack", parameters: session)
+        let shown = try #require(stack["snapshot"]?["stack"]?.arrayValue?.last)
+        #expect(shown["error"]?.stringValue?.contains("onTappedWait") == true, "the screen has an error state")
+
+        // The screen is not wedged: its next intent is answered, and clears the error.
+        let counted = try await client.call(
+            "io.navhost.Navigation.Send",
+            parameters: session.merging(["intent": "onTappedCount"]) { $1 }
+        )
+        #expect(counted["screen"]?["state"]?["count"] == 1)
+        #expect(counted["screen"]?["error"] == nil)
+        try await client.close()
+        try await witness.confirm(unchanged: false)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import NavHostTestSupport
+import Testing
+
+@Suite("Other Varlink implementations against the daemon")
+struct DaemonInteropTests {
+    func python(_ arguments: [String]) async throws -> ChildProcess.Result {
+        #expect(FileManager.default.isExecutableFile(atPath: TestPaths.venvPython), "run scripts/install-deps.sh")
+        return try await ChildProcess.run(TestPaths.venvPython, ["-m", "varlink.cli"] + arguments)
+    }
+
+    @Test("The Python reference client introspects, parses every interface, calls methods and follows Watch")
+    func pythonReferenceClient() async throws {
+        let daemon = try await DaemonProcess.start()
+        let address = "unix:\(daemon.socketPath)"
+        let info = try await python(["info", address])
+        #expect(info.status == 0, "\(info.errors)")
+        for interface in ["org.varlink.service", "io.navhost.Navigation", "io.navhost.Plugins"] {
+            #expect(info.output.contains(interface))
+            let help = try await python(["help", "\(address)/\(interface)"])
+            #expect(help.status == 0 && help.errors.isEmpty, "\(interface) parses: \(help.errors)")
+            #expect(help.output.contains("interface \(interface)"))
+        }
+        let navigate = try await python([
+            "call", "\(address)/io.navhost.Navigation.Navigate", #"{"route":"products.list"}"#,
+        ])
+        #expect(navigate.output.contains(#""route": "products.list""#), "\(navigate.output) \(navigate.errors)")
+        let plugins = try await python(["call", "\(address)/io.navhost.Plugins.List", "{}"])
+        #expect(plugins.output.contains(#""state": "loaded""#))
+
+        // Follow a Watch with "more" while another change happens, then stop the client.
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: TestPaths.venvPython)
+        watch.arguments = ["-m", "varlink.cli", "call", "-m", "\(address)/io.navhost.Navigation.Watch", "{}"]
+        let output = Pipe()
+        watch.standardOutput = output
+        watch.standardError = FileHandle.nullDevice
+        try watch.run()
+        let nav = try await NavigationClient.connect(to: daemon)
+        // The first reply is the snapshot: wait for it to be sent before changing anything.
+        var text = ""
+        while !text.contains("snapshot") {
+            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "card"]])
+        while !text.contains("stateChanged") {
+            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        watch.terminate()
+        #expect(text.contains(#""filter": "card""#))
+        try await daemon.terminate()
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Glibc
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+@Suite("The daemon's life under a service manager")
+struct DaemonLifecycleTests {
+    @Test("READY and STATUS, then RELOADING with MONOTONIC_USEC and READY on SIGHUP, then STOPPING on SIGTERM")
+    func notificationSequence() async throws {
+        let daemon = try await DaemonProcess.start()
+        let ready = daemon.notifications.first { $0.contains("READY=1") } ?? ""
+        #expect(ready.contains("STATUS=4 plugins loaded, 0 quarantined; 1 session; 0 clients"))
+
+        let count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        let reloading = try await daemon.waitFor("RELOADING=1", after: count)
+        let monotonic = reloading.split(separator: "\n").first { $0.hasPrefix("MONOTONIC_USEC=") }
+        let microseconds = try #require(monotonic.flatMap { UInt64($0.dropFirst("MONOTONIC_USEC=".count)) })
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+        #expect(microseconds <= nowMicroseconds && nowMicroseconds - microseconds < 60_000_000)
+        try await daemon.waitFor("READY=1", after: count + 1)
+
+        let nav = try await NavigationClient.connect(to: daemon)
+        #expect(try await nav.routes() == ["home.main"], "still serving after the reload")
+        let stopping = daemon.notifications.count
+        daemon.send(signal: SIGTERM)
+        try await daemon.waitFor("STOPPING=1", after: stopping)
+        #expect(try await daemon.waitForExit(within: .seconds(30)) == 0, "a graceful stop exits 0")
+    }
+
+    @Test("On SIGTERM a watcher's stream ends cleanly and an in-flight call is answered")
+    func gracefulShutdown() async throws {
+        let daemon = try await DaemonProcess.start()
+        let watcher = try await NavigationClient.connect(to: daemon)
+        var updates = watcher.watch().makeAsyncIterator()
+        _ = try await updates.next()
+        let caller = try await NavigationClient.connect(to: daemon)
+        let navigating = Task { try await caller.call("Navigate", ["route": "settings.main"]) }
+        _ = try await updates.next()  // the push is under way or done
+        daemon.send(signal: SIGTERM)
+        _ = try await navigating.value
+        var ended = false
+        do {
+            while try await updates.next() != nil {}
+            ended = true
+        } catch {
+            ended = "\(error)".contains("ServiceShuttingDown") || "\(error)".contains("closed")
+        }
+        #expect(ended, "the Watch stream ends instead of hanging")
+        #expect(try await daemon.waitForExit(within: .seconds(30)) == 0)
+    }
+
+    @Test("Under systemd-socket-activate the daemon serves the socket it inherits")
+    func socketActivation() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let socket = TestPaths.socketPath()
+        let activator = Process()
+        activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        activator.arguments = [
+            "-l", socket, "--fdname=varlink", TestPaths.builtExecutable("navhostd"),
+            "--plugins", DaemonProcess.examplePlugins, "--state-dir", "\(directory)/state",
+            "--socket", "\(directory)/not-used.sock",
+        ]
+        activator.standardError = FileHandle.nullDevice
+        activator.standardOutput = FileHandle.nullDevice
+        try activator.run()
+        defer { activator.terminate() }
+        // The activator listens at once and starts navhostd on the first connection.
+        var client: VarlinkClient?
+        for _ in 0..<200 where client == nil {
+            client = try? await VarlinkClient.connect(unixSocketPath: socket)
+            if client == nil { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        let connected = try #require(client)
+        let reply = try await connected.call("io.navhost.Navigation.Stack", parameters: [:])
+        #expect(reply["snapshot"]?["stack"]?.arrayValue?.first?["route"] == "home.main")
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/not-used.sock"), "it did not bind its own path")
+    }
+}

@@ -1,0 +1,67 @@
+import NavHostTestSupport
+import Testing
+
+@Suite("The daemon's limit options")
+struct LimitOptionsTests {
+    @Test("--help lists every limit with its default")
+    func helpListsTheLimits() async throws {
+        let help = try await ChildProcess.run(TestPaths.builtExecutable("navhostd"), ["--help"])
+        #expect(help.status == 0)
+        let text = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for (option, defaultValue) in [
+            ("--max-message-size", "1M"), ("--max-json-depth", "64"), ("--max-connections", "4096"),
+            ("--max-connections-per-uid", "1024"), ("--max-pending-calls", "64"), ("--watch-queue-limit", "256"),
+            ("--partial-message-timeout", "10s"), ("--send-timeout", "30s"), ("--intent-timeout", "30s"),
+        ] {
+            let entry = try #require(text.range(of: "\(option) <"), "\(option) is listed")
+            let rest = text[entry.upperBound...]
+            let next = rest.range(of: " --")?.lowerBound ?? rest.endIndex
+            #expect(rest[..<next].contains("(default: \(defaultValue))"), "\(option): \(rest[..<next])")
+        }
+    }
+
+    @Test("--max-message-size and --max-json-depth reach the daemon: a message past either closes its connection")
+    func messageLimitsAreHonoured() async throws {
+        let daemon = try await DaemonProcess.start(extraArguments: [
+            "--max-message-size", "2K", "--max-json-depth", "4",
+        ])
+        let witness = try await Witness.connect(to: daemon, session: "main")
+        func outcome(_ message: String) async throws -> [String] {
+            let client = try await UnixStreamSocket.connect(to: daemon.socketPath)
+            await client.write(Array(message.utf8) + [0])
+            client.halfClose()
+            let (bytes, _) = try await client.readUntilClosed()
+            return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        }
+        func stack(padding: Int, depth: Int) -> String {
+            let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            return #"{"method":"io.navhost.Navigation.Stack","parameters":{"session":"main"},"#
+                + #""org.example.padding":""# + String(repeating: "p", count: padding) + #"","org.example.nested":"#
+                + nested + "}"
+        }
+        #expect(try await outcome(stack(padding: 1_500, depth: 2)).count == 1, "within both limits: answered")
+        #expect(try await outcome(stack(padding: 2_100, depth: 2)).isEmpty, "past 2K: closed")
+        #expect(try await outcome(stack(padding: 10, depth: 4)).isEmpty, "nested past depth 4: closed")
+        try await witness.confirm()
+        #expect(try await daemon.terminate() == 0)
+    }
+
+    @Test(
+        "A limit that makes no sense is refused before the daemon starts",
+        arguments: [
+            ["--max-message-size", "12"], ["--max-message-size", "lots"], ["--max-json-depth", "0"],
+            ["--max-connections", "0"], ["--max-connections-per-uid", "-1"], ["--max-pending-calls", "0"],
+            ["--watch-queue-limit", "1"], ["--partial-message-timeout", "off"], ["--send-timeout", "0s"],
+            ["--intent-timeout", "soon"],
+        ]
+    )
+    func nonsenseIsRefused(arguments: [String]) async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let result = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            arguments + ["--socket", "\(directory)/s.sock", "--state-dir", directory, "--plugins", directory]
+        )
+        #expect(result.status == 64, "a usage error: \(result.errors)")
+        #expect(result.errors.contains(arguments[0]), "the message names the option: \(result.errors)")
+    }
+}

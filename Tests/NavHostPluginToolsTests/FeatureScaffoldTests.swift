@@ -1,0 +1,67 @@
+import Foundation
+import NavHostCore
+import NavHostPluginTools
+import NavHostTestSupport
+import Testing
+
+/// The scaffold's names and files. That the scaffolded feature builds, passes its tests and loads is checked by
+/// `make test-scaffold` (scripts/test-scaffold.sh), which needs a build of its own.
+@Suite("The feature scaffold")
+struct FeatureScaffoldTests {
+    @Test(
+        "Names: the entity and the route namespace follow from the feature's name",
+        arguments: [
+            ("Orders", "Order", "orders"), ("UserProfile", "UserProfileItem", "userProfile"),
+            ("Inventory", "InventoryItem", "inventory"), ("HTTPLogs", "HTTPLog", "httpLogs"),
+            ("Address", "AddressItem", "address"),
+        ]
+    )
+    func names(name: String, entity: String, namespace: String) throws {
+        let scaffold = try FeatureScaffold(name: name)
+        #expect(scaffold.entity == entity)
+        #expect(scaffold.namespace == namespace)
+    }
+
+    @Test(
+        "A name that cannot name Swift targets is refused",
+        arguments: ["", "orders", "9Lives", "Or-ders", "Orders!"]
+    )
+    func invalidNames(name: String) {
+        #expect(throws: PluginToolError.self) { try FeatureScaffold(name: name) }
+    }
+
+    @Test("It writes the seeds' layout with a plugin.json that reads, and never overwrites a plugin")
+    func writesTheLayout() throws {
+        let package = try ToolTestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: package) }
+        let scaffold = try FeatureScaffold(name: "Orders")
+
+        let folder = try scaffold.write(intoPackage: package)
+
+        #expect(folder == "\(package)/Plugins/Orders")
+        let expected = [
+            "plugin.json", "Entry/OrdersFeatureEntry.swift", "Sources/OrdersFeature.swift",
+            "Sources/OrdersCoordinator.swift",
+            "Sources/Presentation/Router/OrdersRoute.swift",
+            "Sources/Presentation/Features/Orders/ViewModel/OrdersViewModel.swift",
+            "Sources/Domain/Entities/Order.swift", "Sources/Domain/Entities/OrdersError.swift",
+            "Sources/Domain/Repositories/OrdersRepositoryProtocol.swift",
+            "Sources/Domain/UseCases/GetOrdersUseCase.swift",
+            "Sources/Domain/UseCases/AddOrderUseCase.swift", "Sources/Data/Models/OrderDTO.swift",
+            "Sources/Data/DataSources/OrdersStoreDataSource.swift",
+            "Sources/Data/Repositories/OrdersRepositoryImpl.swift",
+            "Tests/OrdersFeatureTests.swift", "Tests/OrdersViewModelTests.swift", "Tests/Support/TestDoubles.swift",
+        ]
+        #expect(scaffold.files.map(\.path) == expected)
+        for path in expected {
+            #expect(FileManager.default.fileExists(atPath: "\(folder)/\(path)"), "\(path)")
+        }
+        let source = try PluginSource(folder: folder)
+        #expect(source.name == "Orders" && source.version == SemanticVersion(0, 1, 0))
+        let feature = try String(contentsOfFile: "\(folder)/Sources/OrdersFeature.swift", encoding: .utf8)
+        #expect(feature.contains(#"route: "orders.list""#))
+
+        let again = try #require(throws: PluginToolError.self) { try scaffold.write(intoPackage: package) }
+        #expect(again.code == .alreadyExists)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import NavHostCore
+import NavHostKit
+import NavHostPluginTools
+import NavHostTestSupport
+import Testing
+
+@Suite("Manifests and staging, from the libraries the package built")
+struct PluginStagerTests {
+    @Test("The manifest's routes are the built library's screens; its digest is the library's")
+    func manifestFromTheLibrary() throws {
+        let source = try PluginSource(folder: "\(ToolTestPaths.package)/Plugins/Products")
+        let library = "\(ToolTestPaths.buildDirectory)/libProductsFeature.so"
+
+        let manifest = try ManifestBuilder.manifest(for: source, libraryPath: library)
+
+        #expect(manifest.name == "Products" && manifest.version == source.version)
+        #expect(manifest.sdkVersion == NavHostKitVersion.current)
+        #expect(manifest.routeIDs == ["products.list", "products.detail"])
+        #expect(manifest.routes[1].parameters == ["productID"])
+        #expect(manifest.routes[1].intents == ["onTappedRetry", "onTappedSeller"])
+        #expect(manifest.sha256 == (try SHA256.hexDigest(ofFileAt: library)))
+        #expect(manifest.dependencies == source.dependencies && manifest.resources == ["products.json"])
+    }
+
+    @Test("A library holding another feature than plugin.json names is refused")
+    func wrongLibrary() throws {
+        let source = try PluginSource(folder: "\(ToolTestPaths.package)/Plugins/Products")
+        let error = try #require(throws: PluginToolError.self) {
+            try ManifestBuilder.manifest(
+                for: source,
+                libraryPath: "\(ToolTestPaths.buildDirectory)/libSettingsFeature.so"
+            )
+        }
+        #expect(error.code == .moduleMismatch)
+    }
+
+    @Test("Staging writes the manifest, the library and the resources, and staging again replaces them")
+    func stage() throws {
+        let output = try ToolTestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: output) }
+
+        for _ in 0..<2 {
+            let staged = try PluginStager.stage(
+                pluginFolder: "\(ToolTestPaths.package)/Plugins/Products",
+                buildDirectory: ToolTestPaths.buildDirectory,
+                outputDirectory: output
+            )
+            #expect(staged.directory == "\(output)/Products")
+        }
+
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output) == ["Products"], "nothing left behind")
+        let files = try FileManager.default.contentsOfDirectory(atPath: "\(output)/Products").sorted()
+        #expect(files == ["libProductsFeature.so", "manifest.json", "products.json"])
+        let manifest = try PluginManifest(
+            jsonBytes: Data(contentsOf: URL(fileURLWithPath: "\(output)/Products/manifest.json"))
+        )
+        #expect(manifest.sha256 == (try SHA256.hexDigest(ofFileAt: "\(output)/Products/libProductsFeature.so")))
+        #expect(
+            FileManager.default.contentsEqual(
+                atPath: "\(output)/Products/products.json",
+                andPath: "\(ToolTestPaths.package)/Plugins/Products/Resources/products.json"
+            )
+        )
+    }
+
+    @Test("A library that was not built, or a resource that is not there, stops staging with a reason")
+    func failures() throws {
+        let output = try ToolTestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let notBuilt = try #require(throws: PluginToolError.self) {
+            try PluginStager.stage(
+                pluginFolder: "\(ToolTestPaths.package)/Plugins/Products",
+                buildDirectory: output,
+                outputDirectory: output
+            )
+        }
+        #expect(notBuilt.code == .libraryNotBuilt)
+
+        let plugin = "\(output)/Source/Settings"
+        try FileManager.default.createDirectory(atPath: plugin, withIntermediateDirectories: true)
+        try #"{"name": "Settings", "version": "1.0.0", "summary": "x", "resources": ["missing.json"]}"#
+            .write(toFile: "\(plugin)/plugin.json", atomically: true, encoding: .utf8)
+        let missing = try #require(throws: PluginToolError.self) {
+            try PluginStager.stage(
+                pluginFolder: plugin,
+                buildDirectory: ToolTestPaths.buildDirectory,
+                outputDirectory: output
+            )
+        }
+        #expect(missing.code == .badSource && missing.message.contains("missing.json"))
+    }
+}
