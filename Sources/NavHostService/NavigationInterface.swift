@@ -148,7 +148,10 @@ private final class NavigationHandlers: Sendable {
     func send(_ input: SendParameters) async throws -> JSONObject {
         let session = try sessions.session(input.session)
         let target = try session.screenSnapshot(input.screen.map(ScreenID.init)).id
-        try await session.send(input.message, to: target)
+        try await session.send(
+            IntentMessage(name: input.intent, arguments: input.arguments ?? JSONObject()),
+            to: target
+        )
         var reply: JSONObject = ["revision": .int(Int64(session.revision))]
         if let screen = try? session.screenSnapshot(target) {
             reply["screen"] = try JSONValueEncoder().encode(screen)

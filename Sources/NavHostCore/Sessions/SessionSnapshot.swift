@@ -35,7 +35,7 @@ public struct ScreenSnapshot: Sendable, Hashable, Codable {
         id = try container.decode(ScreenID.self, forKey: .id)
         route = RouteRequest(
             id: try container.decode(String.self, forKey: .route),
-            parameters: try Self.decodeParameters(from: container)
+            parameters: try container.decodeIfPresent(JSONObject.self, forKey: .parameters) ?? JSONObject()
         )
         presentation = try container.decode(Presentation.self, forKey: .presentation)
         state = try container.decode(JSONValue.self, forKey: .state)
@@ -46,28 +46,10 @@ public struct ScreenSnapshot: Sendable, Hashable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(route.id, forKey: .route)
-        // As a JSONValue: a JSONObject (an OrderedDictionary) would encode itself as an array of keys and values.
-        try container.encode(JSONValue.object(route.parameters), forKey: .parameters)
+        try container.encode(route.parameters, forKey: .parameters)
         try container.encode(presentation, forKey: .presentation)
         try container.encode(state, forKey: .state)
         try container.encodeIfPresent(error, forKey: .error)
-    }
-
-    /// The route parameters: a JSON object, absent or `null` for none. Read as a JSONValue, because a JSONObject (an
-    /// OrderedDictionary) decodes itself from an array of keys and values.
-    private static func decodeParameters(from container: KeyedDecodingContainer<CodingKeys>) throws -> JSONObject {
-        switch try container.decodeIfPresent(JSONValue.self, forKey: .parameters) {
-        case .object(let members): return members
-        case nil, .null: return JSONObject()
-        case let other?:
-            throw DecodingError.typeMismatch(
-                JSONObject.self,
-                DecodingError.Context(
-                    codingPath: container.codingPath + [CodingKeys.parameters],
-                    debugDescription: "expected an object, found \(other.typeName)"
-                )
-            )
-        }
     }
 }
 
