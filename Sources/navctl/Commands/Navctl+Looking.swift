@@ -73,6 +73,7 @@ extension Navctl {
         static let configuration = CommandConfiguration(
             abstract: "List the routes the loaded features offer, with their parameters and intents.",
             discussion: """
+                Each route is printed as ROUTE(PARAMETERS)  FEATURE, then its summary and its intents, indented. \
                 --json prints the Routes reply: {"routes":[{"route":…,"feature":…,"parameters":[…],\
                 "intents":[…],"summary":…},…]}.
 
@@ -92,14 +93,12 @@ extension Navctl {
                     try JSONOutput.print(["routes": routes])
                     return
                 }
-                let rows = routes.map { route in
-                    [
-                        route.route, route.feature, Table.list(route.parameters), Table.list(route.intents),
-                        route.summary,
-                    ]
+                for route in routes {
+                    let parameters = route.parameters.isEmpty ? "" : "(\(route.parameters.joined(separator: ", ")))"
+                    Console.print("\(route.route)\(parameters)  \(route.feature)")
+                    if !route.summary.isEmpty { Console.print("  \(route.summary)") }
+                    Console.print("  intents: \(Table.list(route.intents))")
                 }
-                Table.lines(header: ["ROUTE", "FEATURE", "PARAMETERS", "INTENTS", "SUMMARY"], rows: rows)
-                    .forEach(Console.print)
             }
         }
     }
