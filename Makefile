@@ -26,8 +26,24 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
 
+# Fuzzing (docs/fuzzing.md): libFuzzer over the daemon's Varlink front door, built with AddressSanitizer, which
+# brings LeakSanitizer (libFuzzer alone detects no leaks). LeakSanitizer checks the whole process when the run ends
+# and fails it on a leak; libFuzzer's own check after every input is off (-detect_leaks=0), because an input's
+# asynchronous work ends slightly after the input and that check would then rescan memory for nearly every input.
+# New corpus entries and crash files stay in FUZZ_DIR.
+FUZZ_SECONDS       ?= 600
+FUZZ_SMOKE_SECONDS ?= 45
+FUZZ_MAX_LEN       ?= 16384
+FUZZ_DIR           := .build-fuzz
+FUZZ_BINARY        := $(FUZZ_DIR)/debug/navhost-fuzz
+FUZZ_SEEDS         := Tests/Fuzz/Corpus
+FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -timeout=10 -rss_limit_mb=2048 \
+                      -detect_leaks=0 -dict=Tests/Fuzz/varlink.dict -artifact_prefix=$(FUZZ_DIR)/artifacts/ \
+                      -print_final_stats=1
+
 .PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
 	systemd-e2e journald-check
+.PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
 
@@ -60,6 +76,24 @@ test: build lint
 test-soak: build
 	NAVHOST_BUILD_DIR=$(CURDIR)/$(BUILD_DIR) NAVHOST_SOAK_CHANGES=100000 \
 		$(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter watcherThatNeverReads
+
+# Builds navhost-fuzz in its own scratch folder: the sanitizers instrument every module, so nothing is shared with
+# .build. Incremental after the first build. The sanitizers go in one -sanitize= flag: swiftc honours only the last
+# of several, and `swift build --sanitize=fuzzer --sanitize=address` passes two, in an order that changes from one
+# run to the next (a full rebuild each time, and no coverage instrumentation when address comes last).
+fuzz-build: deps
+	$(SWIFT) build -c debug --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address --product navhost-fuzz --scratch-path $(FUZZ_DIR)
+
+# Fuzzes for FUZZ_SECONDS. The seeds in Tests/Fuzz/Corpus are read; what the fuzzer adds goes to $(FUZZ_DIR)/corpus.
+# Fails on a crash, a wrong reply, a hang (the input is written to $(FUZZ_DIR)/artifacts/) or a leak (reported with
+# the allocation's stack when the run ends).
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
+	SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 $(FUZZ_BINARY) $(FUZZ_FLAGS) $(FUZZ_DIR)/corpus $(FUZZ_SEEDS)
+
+# A short run, for CI.
+fuzz-smoke:
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 
 install: build install-files
 

@@ -76,6 +76,8 @@ let package = Package(
         .library(name: "NavHostClient", targets: ["NavHostClient"]),
         .library(name: "NavHostTesting", targets: ["NavHostTesting"]),
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
+        // The libFuzzer target over framing, JSON and dispatch: `make fuzz`, docs/fuzzing.md.
+        .executable(name: "navhost-fuzz", targets: ["navhost-fuzz"]),
         // MARK: - Test fixtures (plugins built only for tests)
         .library(name: "ProbePlugin", type: .dynamic, targets: ["ProbePlugin"]),
         .library(name: "FailingPlugin", type: .dynamic, targets: ["FailingPlugin"]),
@@ -272,6 +274,41 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "FixtureFeatures",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Tests/Fixtures/FixtureFeatures",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Fuzzing
+        //
+        // `navhost-fuzz` holds only the libFuzzer entry point (libFuzzer brings `main`); `NavHostFuzzing` drives the
+        // daemon's Varlink front door in-process, for the fuzzer and for the corpus replay in `NavHostFuzzTests`.
+
+        .target(
+            name: "NavHostFuzzing",
+            dependencies: [
+                "FixtureFeatures",
+                "NavHostCore",
+                "NavHostService",
+                "NavHostTestSupport",
+                "NavHostTesting",
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/Fuzz/Harness",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "navhost-fuzz",
+            dependencies: ["NavHostFuzzing"],
+            path: "Tests/Fuzz/Target",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: - Tests
 
         .target(
@@ -279,10 +316,22 @@ let package = Package(
             dependencies: [
                 "NavHostVarlink",
                 .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/Support",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NavHostFuzzTests",
+            dependencies: [
+                "NavHostFuzzing",
+                "NavHostTestSupport",
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

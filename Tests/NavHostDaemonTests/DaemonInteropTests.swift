@@ -1,6 +1,16 @@
 import Foundation
 import NavHostTestSupport
+import Synchronization
 import Testing
+
+/// Waits until `condition` holds, for at most `limit`.
+func waitUntil(within limit: Duration = .seconds(30), _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw TimedOut(what: "a condition to hold") }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
 
 @Suite("Other Varlink implementations against the daemon")
 struct DaemonInteropTests {
@@ -22,9 +32,9 @@ struct DaemonInteropTests {
             #expect(help.output.contains("interface \(interface)"))
         }
         let navigate = try await python([
-            "call", "\(address)/io.navhost.Navigation.Navigate", #"{"route":"products.list"}"#,
+            "call", "\(address)/io.navhost.Navigation.Navigate", #"{"route":"settings.main"}"#,
         ])
-        #expect(navigate.output.contains(#""route": "products.list""#), "\(navigate.output) \(navigate.errors)")
+        #expect(navigate.output.contains(#""route": "settings.main""#), "\(navigate.output) \(navigate.errors)")
         let plugins = try await python(["call", "\(address)/io.navhost.Plugins.List", "{}"])
         #expect(plugins.output.contains(#""state": "loaded""#))
 
@@ -38,16 +48,17 @@ struct DaemonInteropTests {
         try watch.run()
         let nav = try await NavigationClient.connect(to: daemon)
         // The first reply is the snapshot: wait for it to be sent before changing anything.
-        var text = ""
-        while !text.contains("snapshot") {
-            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let text = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            text.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
+        try await waitUntil { text.withLock { $0.contains("snapshot") } }
+        try await nav.call("Navigate", ["route": "products.list"])
         try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "card"]])
-        while !text.contains("stateChanged") {
-            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        }
+        try await waitUntil { text.withLock { $0.contains(#""filter": "card""#) } }
+        output.fileHandleForReading.readabilityHandler = nil
         watch.terminate()
-        #expect(text.contains(#""filter": "card""#))
         try await daemon.terminate()
     }
 }

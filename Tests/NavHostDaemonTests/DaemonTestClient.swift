@@ -1,6 +1,7 @@
 import NavHostJSON
 import NavHostTestSupport
 import NavHostVarlink
+import Synchronization
 
 /// A Varlink client for `io.navhost.Navigation`, with the small conveniences the daemon tests need.
 struct NavigationClient {
@@ -41,18 +42,47 @@ struct NavigationClient {
     func close() async throws { try await client.close() }
 }
 
-/// Reads Watch replies until one satisfies `condition`, and returns it.
-func next(
-    in updates: inout VarlinkReplySequence.AsyncIterator,
-    where condition: (JSONObject) -> Bool,
-    within limit: Duration = .seconds(20)
-) async throws -> JSONObject {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        guard let reply = try await updates.next() else { throw TimedOut(what: "a Watch reply: the stream ended") }
-        if condition(reply) { return reply }
+/// Reads a Watch stream in the background, so a test can wait for a reply with a time limit even when none comes.
+final class WatchRecorder: Sendable {
+    private final class Received: Sendable {
+        let replies = Mutex<[JSONObject]>([])
+        let ended = Mutex(false)
     }
-    throw TimedOut(what: "a Watch reply that matches")
+
+    private let received = Received()
+    private let consumed = Mutex(0)
+    private let reader: Task<Void, Never>
+
+    init(_ sequence: VarlinkReplySequence) {
+        let received = self.received
+        reader = Task {
+            do {
+                for try await reply in sequence { received.replies.withLock { $0.append(reply) } }
+            } catch {}
+            received.ended.withLock { $0 = true }
+        }
+    }
+
+    deinit { reader.cancel() }
+
+    /// The next reply not yet taken that satisfies `condition` (earlier ones are skipped); fails after `limit`.
+    @discardableResult
+    func next(within limit: Duration = .seconds(30), where condition: (JSONObject) -> Bool = { _ in true })
+        async throws -> JSONObject
+    {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            let (all, start) = (received.replies.withLock { $0 }, consumed.withLock { $0 })
+            if let index = all.indices.dropFirst(start).first(where: { condition(all[$0]) }) {
+                consumed.withLock { $0 = index + 1 }
+                return all[index]
+            }
+            consumed.withLock { $0 = all.count }
+            if received.ended.withLock({ $0 }) { throw TimedOut(what: "a Watch reply: the stream ended") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw TimedOut(what: "a Watch reply that matches")
+    }
 }
 
 extension JSONObject {

@@ -145,4 +145,31 @@ struct JSONCodableTests {
         let json = try encoder.encode(envelope)
         #expect(try decoder.decode(Envelope.self, from: json) == envelope)
     }
+
+    @Test("A JSONObject member is a JSON object both ways, members in order")
+    func objectMember() throws {
+        struct Request: Codable, Equatable {
+            var route: String
+            var parameters: JSONObject
+            var arguments: JSONObject?
+        }
+        let request = Request(route: "products.detail", parameters: ["productID": "p1", "count": 2], arguments: [:])
+        let json = try encoder.encode(request)
+        #expect(json == ["route": "products.detail", "parameters": ["productID": "p1", "count": 2], "arguments": [:]])
+        let expected = #"{"route":"products.detail","parameters":{"productID":"p1","count":2},"arguments":{}}"#
+        #expect(try json.serializedString() == expected)
+        #expect(try decoder.decode(Request.self, from: json) == request)
+        // A JSONObject on its own, as handlers return their output parameters.
+        #expect(try encoder.encode(["revision": 3] as JSONObject) == ["revision": 3])
+        #expect(try decoder.decode(JSONObject.self, from: ["revision": 3]) == ["revision": 3])
+    }
+
+    @Test("A JSONObject is still read from the alternating array earlier versions wrote")
+    func objectMemberLegacyForm() throws {
+        struct Request: Codable, Equatable {
+            var parameters: JSONObject
+        }
+        let legacy: JSONValue = ["parameters": ["productID", "p1", "count", 2]]
+        #expect(try decoder.decode(Request.self, from: legacy) == Request(parameters: ["productID": "p1", "count": 2]))
+    }
 }

@@ -1,7 +1,8 @@
 /// Decodes `Decodable` Swift values from ``JSONValue``s.
 ///
 /// Errors are ``JSONError``s whose `path` names the offending member, like `arguments.email`. An integer-typed
-/// property accepts a JSON number with no fractional part (`2.0`), but not one out of its range.
+/// property accepts a JSON number with no fractional part (`2.0`), but not one out of its range. A ``JSONObject`` is
+/// read from a JSON object.
 public struct JSONValueDecoder: Sendable {
     /// Creates a decoder.
     public init() {}

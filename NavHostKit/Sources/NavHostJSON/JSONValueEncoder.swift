@@ -4,6 +4,7 @@ import OrderedCollections
 ///
 /// Keys come out in the order the type encodes them. `nil` optionals encoded with `encodeIfPresent` (what synthesized
 /// conformances use) are left out; a `Double` that is NaN or infinite fails with ``JSONError/Code/nonFiniteNumber``.
+/// A ``JSONObject`` becomes a JSON object, members in order.
 public struct JSONValueEncoder: Sendable {
     /// Creates an encoder.
     public init() {}
@@ -82,6 +83,7 @@ private final class EncodedBox {
         if case .array = content { return }
         content = .array([])
     }
+
 }
 
 private struct IndexKey: CodingKey {
@@ -138,12 +140,12 @@ private func finite(_ number: Double, at codingPath: [any CodingKey]) throws -> 
     return .double(number)
 }
 
-private func encodeValue(_ value: some Encodable, into box: EncodedBox, codingPath: [any CodingKey]) throws {
+private func encodeValue<Value: Encodable>(_ value: Value, into box: EncodedBox, codingPath: [any CodingKey]) throws {
     if let json = try primitive(value, at: codingPath) {
         box.content = .value(json)
-    } else {
-        try value.encode(to: ValueEncoder(box: box, codingPath: codingPath))
+        return
     }
+    try value.encode(to: ValueEncoder(box: box, codingPath: codingPath))
 }
 
 private struct ValueEncoder: Encoder {

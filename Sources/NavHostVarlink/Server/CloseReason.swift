@@ -2,10 +2,10 @@ internal import Synchronization
 
 /// Why a connection's pipeline closed its channel, recorded by the handler that did it and read by the connection
 /// whose write then failed (a failed write only says that the channel is closed).
-final class CloseReason: Sendable {
+package final class CloseReason: Sendable {
     private let reason = Mutex<VarlinkProtocolError?>(nil)
 
-    init() {}
+    package init() {}
 
     /// Records the reason; the first one recorded stands.
     func record(_ error: VarlinkProtocolError) {

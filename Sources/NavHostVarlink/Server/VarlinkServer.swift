@@ -1,6 +1,6 @@
 internal import Glibc
 public import Logging
-internal import NIOCore
+package import NIOCore
 public import NIOPosix
 
 /// A Varlink server on an `AF_UNIX` stream socket.
@@ -145,19 +145,9 @@ public final class VarlinkServer: Sendable {
         configuration: VarlinkServerConfiguration
     ) -> EventLoopFuture<AcceptedConnection> {
         VarlinkPeerCredentials.read(from: channel).flatMapThrowing { peer in
-            let pipeline = channel.pipeline.syncOperations
             let closeReason = CloseReason()
-            try pipeline.addHandler(
-                VarlinkSendTimeoutHandler(timeout: timeAmount(configuration.sendTimeout)) { closeReason.record($0) }
-            )
-            try pipeline.addHandler(
-                VarlinkPartialMessageTimeoutHandler(timeout: timeAmount(configuration.partialMessageTimeout))
-            )
-            try pipeline.addHandler(
-                ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: configuration.maxMessageSize))
-            )
-            let asyncChannel = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-            return AcceptedConnection(channel: asyncChannel, peer: peer, closeReason: closeReason)
+            let wrapped = try makeConnectionChannel(channel, configuration: configuration, closeReason: closeReason)
+            return AcceptedConnection(channel: wrapped, peer: peer, closeReason: closeReason)
         }
     }
 
@@ -216,16 +206,79 @@ public final class VarlinkServer: Sendable {
             logger[metadataKey: "varlink.peer.pid"] = "\(peer.pid)"
         }
         logger.debug("Varlink connection accepted")
-        let connection = Connection(
+        await Self.serveConnection(
+            accepted.channel,
             id: ticket.id,
-            channel: accepted.channel,
             peer: accepted.peer,
             closeReason: accepted.closeReason,
             service: service,
             configuration: configuration,
             logger: logger
-        )
-        await connection.run { handler in registry.onShutdown(ticket, handler) }
+        ) { handler in registry.onShutdown(ticket, handler) }
         logger.debug("Varlink connection closed")
+    }
+}
+
+// MARK: - One connection, without a listening socket
+
+extension VarlinkServer {
+    /// Puts a server connection's handlers on `channel`: the send timeout (which records why it closed a connection in
+    /// `closeReason`), the partial-message timeout, then the NUL framing with the configured size limit. Returns the channel wrapped for `serveConnection`.
+    ///
+    /// Every accepted socket goes through this; so may an in-process channel (a fuzzer's or a test's
+    /// `NIOAsyncTestingChannel`), which then runs exactly the server's code from the first byte to the last reply.
+    ///
+    /// - Important: Call it on `channel`'s event loop, before any byte is read.
+    package static func makeConnectionChannel(
+        _ channel: any Channel,
+        configuration: VarlinkServerConfiguration,
+        closeReason: CloseReason = CloseReason()
+    ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(
+            VarlinkSendTimeoutHandler(timeout: timeAmount(configuration.sendTimeout)) { closeReason.record($0) }
+        )
+        try pipeline.addHandler(
+            VarlinkPartialMessageTimeoutHandler(timeout: timeAmount(configuration.partialMessageTimeout))
+        )
+        try pipeline.addHandler(ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: configuration.maxMessageSize)))
+        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+    }
+
+    /// Serves one connection made by ``makeConnectionChannel(_:configuration:)`` until it closes: parses calls,
+    /// runs the connection's state machine, dispatches to `service`, writes replies in order. Never throws.
+    ///
+    /// The server calls it for each connection it admits; an in-process driver calls it directly, outside the
+    /// connection limits, which belong to the listening socket.
+    ///
+    /// - Parameters:
+    ///   - channel: The wrapped channel; it is closed when the connection ends.
+    ///   - id: The connection's number, for the log.
+    ///   - peer: The credentials handlers see in ``VarlinkRequest/peer``.
+    ///   - service: The interfaces and handlers.
+    ///   - configuration: Limits and error names.
+    ///   - logger: Where the connection logs.
+    ///   - onShutdown: Receives the closure that starts the connection's graceful shutdown (what
+    ///     ``shutdownGracefully()`` calls), once, before the first call is read.
+    package static func serveConnection(
+        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
+        id: Int,
+        peer: VarlinkPeerCredentials?,
+        closeReason: CloseReason = CloseReason(),
+        service: VarlinkService,
+        configuration: VarlinkServerConfiguration,
+        logger: Logger,
+        onShutdown: (@escaping @Sendable () -> Void) -> Void
+    ) async {
+        let connection = Connection(
+            id: id,
+            channel: channel,
+            peer: peer,
+            closeReason: closeReason,
+            service: service,
+            configuration: configuration,
+            logger: logger
+        )
+        await connection.run(onShutdown: onShutdown)
     }
 }
