@@ -150,6 +150,8 @@ public struct NavHostClientError: Error, Sendable {
             return (name[..<dot], String(name[name.index(after: dot)...]))
         }
 
+        /// The code's name: the Varlink error's short name (`RouteNotFound`) for error replies, otherwise the
+        /// constant's name (`daemonUnreachable`).
         public var description: String {
             switch base {
             case .daemonUnreachable, .connectionClosed, .protocolViolation, .otherErrorReply:

@@ -53,7 +53,9 @@ public struct NavHostWatch: AsyncSequence, Sendable {
     /// One update: a whole snapshot (`coalesced` when it replaces events this client was too slow to take) or one
     /// event.
     public typealias Update = SessionWatcher.Update
+    /// The updates.
     public typealias Element = Update
+    /// Iterating throws only ``NavHostClientError``.
     public typealias Failure = NavHostClientError
 
     private let connection: Connection
@@ -69,6 +71,7 @@ public struct NavHostWatch: AsyncSequence, Sendable {
         await connection.close()
     }
 
+    /// An iterator over the updates; iterate a watch once.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(connection: connection, replies: replies.makeAsyncIterator())
     }

@@ -13,6 +13,7 @@ public struct PushResult: Sendable, Hashable, Codable {
     /// The new top screen, its ViewModel's state as it was right after the push.
     public var screen: ScreenSnapshot
 
+    /// Creates a result, as a test double would.
     public init(revision: UInt64, screen: ScreenSnapshot) {
         self.revision = revision
         self.screen = screen
@@ -28,6 +29,7 @@ public struct PopResult: Sendable, Hashable, Codable {
     /// The IDs of the screens removed, topmost first; empty when nothing was (a `popToRoot` at the root).
     public var removed: [ScreenID]
 
+    /// Creates a result, as a test double would.
     public init(revision: UInt64, removed: [ScreenID]) {
         self.revision = revision
         self.removed = removed
@@ -43,6 +45,7 @@ public struct ReplaceResult: Sendable, Hashable, Codable {
     /// The new stack, root first.
     public var stack: [ScreenSnapshot]
 
+    /// Creates a result, as a test double would.
     public init(revision: UInt64, stack: [ScreenSnapshot]) {
         self.revision = revision
         self.stack = stack
@@ -58,6 +61,7 @@ public struct SendResult: Sendable, Hashable, Codable {
     /// The screen as it is then, or `nil` when handling the intent closed it.
     public var screen: ScreenSnapshot?
 
+    /// Creates a result, as a test double would.
     public init(revision: UInt64, screen: ScreenSnapshot?) {
         self.revision = revision
         self.screen = screen

@@ -6,6 +6,7 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         /// The state's wire name.
         public var rawValue: String
 
+        /// A state by its wire name.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The plugin is loaded and its routes are served.
@@ -13,6 +14,7 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         /// The plugin was refused; ``PluginInfo/quarantine`` says why.
         public static let quarantined = State(rawValue: "quarantined")
 
+        /// The wire name.
         public var description: String { rawValue }
     }
 
@@ -23,6 +25,7 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         /// The reason, for a person.
         public var message: String
 
+        /// Creates a reason, as a test double would.
         public init(code: String, message: String) {
             self.code = code
             self.message = message
@@ -44,6 +47,7 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     /// Why it was refused; `nil` for a loaded plugin.
     public var quarantine: Quarantine?
 
+    /// Creates a plugin description, as a test double would.
     public init(
         name: String,
         version: String,

@@ -11,6 +11,7 @@ public struct RouteInfo: Sendable, Hashable, Codable {
     /// One line on what the screen shows.
     public var summary: String
 
+    /// Creates a route description, as a test double or a front end's own catalog would.
     public init(route: String, feature: String, parameters: [String], intents: [String], summary: String) {
         self.route = route
         self.feature = feature
