@@ -41,7 +41,7 @@ extension Navctl {
             let parameters = try KeyValueArguments.parse(self.parameters)
             try await connection.withClient { client throws(NavHostClientError) in
                 let pushed = try await client.navigate(to: route, parameters: parameters, session: connection.session)
-                try Navctl.print(pushed, verb: "pushed", json: output.json)
+                try Navctl.printReply(pushed, verb: "pushed", json: output.json)
             }
         }
     }
@@ -82,7 +82,7 @@ extension Navctl {
             let parameters = try KeyValueArguments.parse(self.parameters)
             try await connection.withClient { client throws(NavHostClientError) in
                 let presented = try await client.present(route, parameters: parameters, session: connection.session)
-                try Navctl.print(presented, verb: "presented", json: output.json)
+                try Navctl.printReply(presented, verb: "presented", json: output.json)
             }
         }
     }
@@ -109,7 +109,7 @@ extension Navctl {
 
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
-                try Navctl.print(try await client.pop(session: connection.session), json: output.json)
+                try Navctl.printReply(try await client.pop(session: connection.session), json: output.json)
             }
         }
     }
@@ -134,7 +134,7 @@ extension Navctl {
 
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
-                try Navctl.print(try await client.popToRoot(session: connection.session), json: output.json)
+                try Navctl.printReply(try await client.popToRoot(session: connection.session), json: output.json)
             }
         }
     }
@@ -177,7 +177,7 @@ extension Navctl {
             let parameters = self.parameters.isEmpty ? nil : try KeyValueArguments.parse(self.parameters)
             try await connection.withClient { client throws(NavHostClientError) in
                 let popped = try await client.popTo(route, parameters: parameters, session: connection.session)
-                try Navctl.print(popped, json: output.json)
+                try Navctl.printReply(popped, json: output.json)
             }
         }
     }
@@ -204,7 +204,7 @@ extension Navctl {
 
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
-                try Navctl.print(try await client.dismiss(session: connection.session), json: output.json)
+                try Navctl.printReply(try await client.dismiss(session: connection.session), json: output.json)
             }
         }
     }
@@ -283,13 +283,13 @@ extension Navctl {
 
 extension Navctl {
     /// Prints a Navigate or Present reply: the change, then the new screen's state.
-    static func print(_ pushed: PushResult, verb: String, json: Bool) throws(NavHostClientError) {
+    static func printReply(_ pushed: PushResult, verb: String, json: Bool) throws(NavHostClientError) {
         if json { return try JSONOutput.print(pushed) }
         StackView.lines(screen: pushed.screen, prefix: "revision \(pushed.revision): \(verb) ").forEach(Console.print)
     }
 
     /// Prints a Pop, PopToRoot, PopTo or Dismiss reply: what was removed.
-    static func print(_ popped: PopResult, json: Bool) throws(NavHostClientError) {
+    static func printReply(_ popped: PopResult, json: Bool) throws(NavHostClientError) {
         if json { return try JSONOutput.print(popped) }
         Console.print("revision \(popped.revision): removed \(StackView.list(popped.removed))")
     }
