@@ -71,8 +71,10 @@ let package = Package(
     name: "NavHost",
     products: [
         .executable(name: "navhostd", targets: ["navhostd"]),
+        .executable(name: "navctl", targets: ["navctl"]),
         .executable(name: "navhost-plugin-tool", targets: ["navhost-plugin-tool"]),
         .executable(name: "navhost-bench", targets: ["navhost-bench"]),
+        .library(name: "NavHostClient", targets: ["NavHostClient"]),
         .library(name: "NavHostTesting", targets: ["NavHostTesting"]),
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
         // The libFuzzer target over framing, JSON and dispatch: `make fuzz`, docs/fuzzing.md.
@@ -151,6 +153,25 @@ let package = Package(
                 .product(name: "NavHostKit", package: "NavHostKit"),
             ],
             exclude: ["Interfaces/io.navhost.Navigation.varlink", "Interfaces/io.navhost.Plugins.varlink"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "NavHostClient",
+            dependencies: [
+                "NavHostCore",
+                "NavHostVarlink",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "navctl",
+            dependencies: [
+                "NavHostClient",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -386,6 +407,26 @@ let package = Package(
                 "NavHostVarlink",
                 .product(name: "NavHostKit", package: "NavHostKit"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NavHostClientTests",
+            dependencies: [
+                "NavHostClient",
+                "NavHostCore",
+                "NavHostTestSupport",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NavctlTests",
+            dependencies: [
+                "NavHostClient",
+                "NavHostTestSupport",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
+            exclude: ["Snapshots"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,210 @@
+public import NavHostCore
+public import NavHostJSON
+public import NavHostKit
+
+// One method per io.navhost.Navigation method (Watch is in NavHostClient+Watch.swift).
+
+// MARK: - Reading
+
+extension NavHostClient {
+    /// The names of the open sessions (`Sessions`).
+    public func sessions() async throws(NavHostClientError) -> [String] {
+        try await call(Self.method("Sessions"), [:], as: Sessions.self).sessions
+    }
+
+    /// The whole stack of a session, root first (`Stack`).
+    ///
+    /// ```swift
+    /// let snapshot = try await client.stack()
+    /// print(snapshot.revision, snapshot.top?.route.id ?? "empty")
+    /// ```
+    public func stack(session: String? = nil) async throws(NavHostClientError) -> SessionSnapshot {
+        try await call(Self.method("Stack"), Self.parameters(session: session), as: Stack.self).snapshot
+    }
+
+    /// Every route the loaded features offer (`Routes`).
+    public func routes() async throws(NavHostClientError) -> [RouteInfo] {
+        try await call(Self.method("Routes"), [:], as: Routes.self).routes
+    }
+}
+
+// MARK: - Moving
+
+extension NavHostClient {
+    /// Pushes a screen for `route` on top of the stack (`Navigate`).
+    ///
+    /// ```swift
+    /// let pushed = try await client.navigate(to: "products.detail", parameters: ["productID": "p3"])
+    /// print(pushed.screen.id, pushed.revision)
+    /// ```
+    ///
+    /// - Throws: `RouteNotFound`, `InvalidRouteParameters`, `ViewModelFailed`, `SessionNotFound` as
+    ///   ``NavHostClientError``.
+    @discardableResult
+    public func navigate(
+        to route: String,
+        parameters: JSONObject = [:],
+        session: String? = nil
+    ) async throws(NavHostClientError) -> PushResult {
+        try await call(
+            Self.method("Navigate"),
+            Self.parameters(session: session, route: route, routeParameters: parameters),
+            as: PushResult.self
+        )
+    }
+
+    /// Pushes a screen for `request` on top of the stack (`Navigate`).
+    @discardableResult
+    public func navigate(to request: RouteRequest, session: String? = nil) async throws(NavHostClientError)
+        -> PushResult
+    {
+        try await navigate(to: request.id, parameters: request.parameters, session: session)
+    }
+
+    /// Shows a screen for `route` in the modal layer (`Present`); ``dismiss(session:)`` closes it.
+    @discardableResult
+    public func present(
+        _ route: String,
+        parameters: JSONObject = [:],
+        session: String? = nil
+    ) async throws(NavHostClientError) -> PushResult {
+        try await call(
+            Self.method("Present"),
+            Self.parameters(session: session, route: route, routeParameters: parameters),
+            as: PushResult.self
+        )
+    }
+
+    /// Pops the top screen (`Pop`).
+    ///
+    /// - Throws: `CannotPopRoot` as ``NavHostClientError`` when only the root is on the stack.
+    @discardableResult
+    public func pop(session: String? = nil) async throws(NavHostClientError) -> PopResult {
+        try await call(Self.method("Pop"), Self.parameters(session: session), as: PopResult.self)
+    }
+
+    /// Pops every screen above the root (`PopToRoot`). Nothing to pop is not an error: `removed` is then empty.
+    @discardableResult
+    public func popToRoot(session: String? = nil) async throws(NavHostClientError) -> PopResult {
+        try await call(Self.method("PopToRoot"), Self.parameters(session: session), as: PopResult.self)
+    }
+
+    /// Pops the screens above the topmost one showing `route` (`PopTo`).
+    ///
+    /// - Parameters:
+    ///   - route: The route to pop back to.
+    ///   - parameters: When given, only a screen with these route parameters matches.
+    ///   - session: The session; `main` when `nil`.
+    /// - Throws: `RouteNotOnStack` as ``NavHostClientError`` when no screen shows the route.
+    @discardableResult
+    public func popTo(
+        _ route: String,
+        parameters: JSONObject? = nil,
+        session: String? = nil
+    ) async throws(NavHostClientError) -> PopResult {
+        var arguments = Self.parameters(session: session)
+        arguments["route"] = .string(route)
+        if let parameters { arguments["parameters"] = .object(parameters) }
+        return try await call(Self.method("PopTo"), arguments, as: PopResult.self)
+    }
+
+    /// Closes the topmost modal screen and every screen above it (`Dismiss`).
+    ///
+    /// - Throws: `NoModalPresented` as ``NavHostClientError`` when no modal screen is shown.
+    @discardableResult
+    public func dismiss(session: String? = nil) async throws(NavHostClientError) -> PopResult {
+        try await call(Self.method("Dismiss"), Self.parameters(session: session), as: PopResult.self)
+    }
+
+    /// Replaces the whole stack, root included, as one change (`Replace`): a deep link.
+    ///
+    /// ```swift
+    /// try await client.replace(with: [
+    ///     RouteRequest(id: "home.main"),
+    ///     RouteRequest(id: "products.detail", parameters: ["productID": "p3"]),
+    /// ])
+    /// ```
+    ///
+    /// - Throws: `EmptyStack` as ``NavHostClientError`` when `routes` is empty.
+    @discardableResult
+    public func replace(
+        with routes: [RouteRequest],
+        session: String? = nil
+    ) async throws(NavHostClientError) -> ReplaceResult {
+        var arguments = Self.parameters(session: session)
+        arguments["routes"] = .array(
+            routes.map { request in
+                var spec: JSONObject = ["route": .string(request.id)]
+                if !request.parameters.isEmpty { spec["parameters"] = .object(request.parameters) }
+                return .object(spec)
+            }
+        )
+        return try await call(Self.method("Replace"), arguments, as: ReplaceResult.self)
+    }
+}
+
+// MARK: - Intents
+
+extension NavHostClient {
+    /// Sends an intent to a screen and returns once its ViewModel has handled it (`Send`).
+    ///
+    /// ```swift
+    /// let sent = try await client.send("filterByName", arguments: ["text": "lamp"])
+    /// print(sent.screen?.state["value"]?["matchCount"] ?? "closed")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - intent: The intent's name, like `filterByName`.
+    ///   - arguments: The intent's arguments by label.
+    ///   - screen: The screen to send it to; the top screen when `nil`.
+    ///   - session: The session; `main` when `nil`.
+    /// - Returns: The revision once the intent was handled, and the screen as it is then (`nil` when the intent
+    ///   closed it).
+    /// - Throws: `IntentNotFound`, `InvalidIntentArguments`, `IntentFailed`, `IntentTimedOut`, `ScreenClosed`,
+    ///   `ScreenNotFound` as ``NavHostClientError``.
+    @discardableResult
+    public func send(
+        _ intent: String,
+        arguments: JSONObject = [:],
+        to screen: ScreenID? = nil,
+        session: String? = nil
+    ) async throws(NavHostClientError) -> SendResult {
+        var parameters = Self.parameters(session: session)
+        if let screen { parameters["screen"] = .string(screen.rawValue) }
+        parameters["intent"] = .string(intent)
+        if !arguments.isEmpty { parameters["arguments"] = .object(arguments) }
+        return try await call(Self.method("Send"), parameters, as: SendResult.self)
+    }
+
+    /// Sends an intent message to a screen (`Send`); see ``send(_:arguments:to:session:)``.
+    @discardableResult
+    public func send(
+        _ intent: IntentMessage,
+        to screen: ScreenID? = nil,
+        session: String? = nil
+    ) async throws(NavHostClientError) -> SendResult {
+        try await send(intent.name, arguments: intent.arguments, to: screen, session: session)
+    }
+}
+
+// MARK: - Wire forms
+
+extension NavHostClient {
+    static func method(_ name: String) -> String { "\(navigationInterface).\(name)" }
+
+    static func parameters(
+        session: String?,
+        route: String? = nil,
+        routeParameters: JSONObject = [:]
+    ) -> JSONObject {
+        var parameters = JSONObject()
+        if let session { parameters["session"] = .string(session) }
+        if let route { parameters["route"] = .string(route) }
+        if !routeParameters.isEmpty { parameters["parameters"] = .object(routeParameters) }
+        return parameters
+    }
+
+    private struct Sessions: Decodable { var sessions: [String] }
+    private struct Stack: Decodable { var snapshot: SessionSnapshot }
+    private struct Routes: Decodable { var routes: [RouteInfo] }
+}

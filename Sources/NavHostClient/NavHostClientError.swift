@@ -1,0 +1,210 @@
+public import NavHostJSON
+
+/// Why a call to `navhostd` failed: the daemon could not be reached, it answered with an error, or the conversation
+/// broke down.
+///
+/// `code` says what kind of failure it was. When the daemon answered with a Varlink error, ``errorName`` is that
+/// error's fully qualified name (`io.navhost.Navigation.RouteNotFound`) and ``parameters`` its parameters
+/// (`{"route": "products.lst"}`), exactly as they arrived; `message` says the same in words.
+///
+/// ```swift
+/// do {
+///     try await client.navigate(to: "products.lst")
+/// } catch let error where error.code == .routeNotFound {
+///     print("no such route:", error.parameters["route"] ?? "?")
+/// }
+/// ```
+///
+/// New codes may be added as the interfaces grow: switch over `code` with a `default`. An error name this library
+/// does not know yet gets ``Code/otherErrorReply`` and keeps its name and parameters.
+public struct NavHostClientError: Error, Sendable {
+    /// The kind of failure.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            // Before or beside the conversation.
+            case daemonUnreachable
+            case connectionClosed
+            case protocolViolation
+            // io.navhost.Navigation
+            case sessionNotFound = "SessionNotFound"
+            case screenNotFound = "ScreenNotFound"
+            case routeNotFound = "RouteNotFound"
+            case invalidRouteParameters = "InvalidRouteParameters"
+            case intentNotFound = "IntentNotFound"
+            case invalidIntentArguments = "InvalidIntentArguments"
+            case intentFailed = "IntentFailed"
+            case intentTimedOut = "IntentTimedOut"
+            case cannotPopRoot = "CannotPopRoot"
+            case noModalPresented = "NoModalPresented"
+            case routeNotOnStack = "RouteNotOnStack"
+            case emptyStack = "EmptyStack"
+            case screenClosed = "ScreenClosed"
+            case viewModelFailed = "ViewModelFailed"
+            case watcherTooSlow = "WatcherTooSlow"
+            // org.varlink.service
+            case interfaceNotFound = "InterfaceNotFound"
+            case methodNotFound = "MethodNotFound"
+            case methodNotImplemented = "MethodNotImplemented"
+            case invalidParameter = "InvalidParameter"
+            case permissionDenied = "PermissionDenied"
+            case expectedMore = "ExpectedMore"
+            // io.navhost.varlink
+            case internalError = "InternalError"
+            case serviceShuttingDown = "ServiceShuttingDown"
+            // Anything else
+            case otherErrorReply
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        // MARK: Reaching the daemon
+
+        /// No daemon answered at the socket path: the file is missing, nobody listens on it (connection refused),
+        /// the caller may not open it (permission denied), or the path is not a usable socket path.
+        public static let daemonUnreachable = Code(.daemonUnreachable)
+        /// The connection closed before the reply arrived: the daemon stopped or dropped the connection.
+        public static let connectionClosed = Code(.connectionClosed)
+        /// The daemon sent something that is not a valid reply, or a reply that does not match the interface.
+        public static let protocolViolation = Code(.protocolViolation)
+
+        // MARK: io.navhost.Navigation errors
+
+        /// `SessionNotFound {session}`: no session has that name.
+        public static let sessionNotFound = Code(.sessionNotFound)
+        /// `ScreenNotFound {screen}`: no screen of the session has that ID.
+        public static let screenNotFound = Code(.screenNotFound)
+        /// `RouteNotFound {route}`: no loaded feature offers that route.
+        public static let routeNotFound = Code(.routeNotFound)
+        /// `InvalidRouteParameters {route, reason}`: the route exists but its parameters do not fit it.
+        public static let invalidRouteParameters = Code(.invalidRouteParameters)
+        /// `IntentNotFound {intent}`: the screen has no intent by that name.
+        public static let intentNotFound = Code(.intentNotFound)
+        /// `InvalidIntentArguments {intent, reason}`: the intent exists but its arguments do not fit it.
+        public static let invalidIntentArguments = Code(.invalidIntentArguments)
+        /// `IntentFailed {screen, intent}`: the screen's ViewModel failed while handling the intent.
+        public static let intentFailed = Code(.intentFailed)
+        /// `IntentTimedOut {screen, intent}`: the intent did not finish within the daemon's time limit.
+        public static let intentTimedOut = Code(.intentTimedOut)
+        /// `CannotPopRoot`: only the root is on the stack.
+        public static let cannotPopRoot = Code(.cannotPopRoot)
+        /// `NoModalPresented`: no modal screen is shown.
+        public static let noModalPresented = Code(.noModalPresented)
+        /// `RouteNotOnStack {route}`: no screen on the stack shows that route.
+        public static let routeNotOnStack = Code(.routeNotOnStack)
+        /// `EmptyStack`: a replace needs at least a root route.
+        public static let emptyStack = Code(.emptyStack)
+        /// `ScreenClosed {screen}`: the screen left the stack before the intent finished.
+        public static let screenClosed = Code(.screenClosed)
+        /// `ViewModelFailed {route}`: the feature could not build the screen for that route.
+        public static let viewModelFailed = Code(.viewModelFailed)
+        /// `WatcherTooSlow`: the watcher did not keep up even with coalesced updates and was closed.
+        public static let watcherTooSlow = Code(.watcherTooSlow)
+
+        // MARK: org.varlink.service errors
+
+        /// `org.varlink.service.InterfaceNotFound {interface}`: the daemon does not serve the interface.
+        public static let interfaceNotFound = Code(.interfaceNotFound)
+        /// `org.varlink.service.MethodNotFound {method}`: the interface has no such method (an older daemon?).
+        public static let methodNotFound = Code(.methodNotFound)
+        /// `org.varlink.service.MethodNotImplemented {method}`: declared, but the daemon does not implement it.
+        public static let methodNotImplemented = Code(.methodNotImplemented)
+        /// `org.varlink.service.InvalidParameter {parameter}`: a parameter does not match the interface.
+        public static let invalidParameter = Code(.invalidParameter)
+        /// `org.varlink.service.PermissionDenied`: the daemon does not let this user make the call.
+        public static let permissionDenied = Code(.permissionDenied)
+        /// `org.varlink.service.ExpectedMore`: the method has to be called with `more`.
+        public static let expectedMore = Code(.expectedMore)
+
+        // MARK: NavHost's Varlink layer
+
+        /// `io.navhost.varlink.InternalError`: the daemon failed in a way it does not describe to clients.
+        public static let internalError = Code(.internalError)
+        /// `io.navhost.varlink.ServiceShuttingDown`: the daemon is stopping; it ended the call (a watch, typically).
+        public static let serviceShuttingDown = Code(.serviceShuttingDown)
+
+        /// An error reply whose name this library does not know; ``NavHostClientError/errorName`` has it.
+        public static let otherErrorReply = Code(.otherErrorReply)
+
+        /// The code for a Varlink error name, or `otherErrorReply`.
+        static func forErrorName(_ name: String) -> Code {
+            let (interface, error) = Self.split(name)
+            let base: Base?
+            switch interface {
+            case NavHostClient.navigationInterface, "org.varlink.service", "io.navhost.varlink":
+                base = Base(rawValue: error)
+            default:
+                base = nil
+            }
+            switch base {
+            case .some(.daemonUnreachable), .some(.connectionClosed), .some(.protocolViolation),
+                .some(.otherErrorReply), .none:
+                return .otherErrorReply
+            case .some(let base):
+                return Code(base)
+            }
+        }
+
+        private static func split(_ name: String) -> (interface: Substring, error: String) {
+            guard let dot = name.lastIndex(of: ".") else { return ("", name) }
+            return (name[..<dot], String(name[name.index(after: dot)...]))
+        }
+
+        /// The code's name: the Varlink error's short name (`RouteNotFound`) for error replies, otherwise the
+        /// constant's name (`daemonUnreachable`).
+        public var description: String {
+            switch base {
+            case .daemonUnreachable, .connectionClosed, .protocolViolation, .otherErrorReply:
+                return String(describing: base)
+            default:
+                return base.rawValue
+            }
+        }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What failed, in words an operator can act on.
+    public var message: String
+    /// The fully qualified Varlink error name when the daemon answered with an error, otherwise `nil`.
+    public var errorName: String?
+    /// The error reply's parameters (empty for other failures), as the interface declares them.
+    public var parameters: JSONObject
+    /// The underlying error, when there is one (the socket error behind ``Code/daemonUnreachable``, say).
+    public var cause: (any Error)?
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: What failed, in words an operator can act on.
+    ///   - errorName: The Varlink error name, for an error reply.
+    ///   - parameters: The error reply's parameters.
+    ///   - cause: The underlying error.
+    public init(
+        code: Code,
+        message: String,
+        errorName: String? = nil,
+        parameters: JSONObject = [:],
+        cause: (any Error)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.errorName = errorName
+        self.parameters = parameters
+        self.cause = cause
+    }
+}
+
+// MARK: - CustomStringConvertible
+
+extension NavHostClientError: CustomStringConvertible {
+    /// One line: the error name and its parameters when the daemon answered with an error, then the message.
+    ///
+    /// `io.navhost.Navigation.RouteNotFound {"route":"products.lst"}: no loaded feature offers route "products.lst"`
+    public var description: String {
+        guard let errorName else { return "\(code): \(message)" }
+        let parameterText = parameters.isEmpty ? "" : " \(JSONValue.object(parameters))"
+        return "\(errorName)\(parameterText): \(message)"
+    }
+}

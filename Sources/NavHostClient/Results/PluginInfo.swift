@@ -1,0 +1,68 @@
+/// One plugin as the daemon knows it, as `io.navhost.Plugins.List` lists it.
+public struct PluginInfo: Sendable, Hashable, Codable {
+    /// Whether a plugin serves its routes. New states may be added: compare with the constants, and show
+    /// ``rawValue`` for one you do not know.
+    public struct State: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The state's wire name.
+        public var rawValue: String
+
+        /// A state by its wire name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The plugin is loaded and its routes are served.
+        public static let loaded = State(rawValue: "loaded")
+        /// The plugin was refused; ``PluginInfo/quarantine`` says why.
+        public static let quarantined = State(rawValue: "quarantined")
+
+        /// The wire name.
+        public var description: String { rawValue }
+    }
+
+    /// Why a plugin was refused.
+    public struct Quarantine: Sendable, Hashable, Codable {
+        /// The reason's code, for scripts.
+        public var code: String
+        /// The reason, for a person.
+        public var message: String
+
+        /// Creates a reason, as a test double would.
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// The plugin's name, like `Products`.
+    public var name: String
+    /// Its version, like `1.0.0`.
+    public var version: String
+    /// Whether it serves its routes.
+    public var state: State
+    /// Where its library was found.
+    public var path: String
+    /// The SDK version it was built against, when its manifest says.
+    public var sdkVersion: String?
+    /// The routes it offers (or would offer, when quarantined).
+    public var routes: [String]
+    /// Why it was refused; `nil` for a loaded plugin.
+    public var quarantine: Quarantine?
+
+    /// Creates a plugin description, as a test double would.
+    public init(
+        name: String,
+        version: String,
+        state: State,
+        path: String,
+        sdkVersion: String? = nil,
+        routes: [String],
+        quarantine: Quarantine? = nil
+    ) {
+        self.name = name
+        self.version = version
+        self.state = state
+        self.path = path
+        self.sdkVersion = sdkVersion
+        self.routes = routes
+        self.quarantine = quarantine
+    }
+}

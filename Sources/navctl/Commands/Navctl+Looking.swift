@@ -1,0 +1,142 @@
+import ArgumentParser
+import NavHostClient
+
+// Subcommands that only read: stack, sessions, routes, plugins. (watch has a file of its own.)
+
+// MARK: - stack
+
+extension Navctl {
+    struct Stack: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a session's stack, root first, and the top screen's state.",
+            discussion: """
+                The top screen is marked with =>. --json prints the Stack reply: {"snapshot":{"session":…,\
+                "revision":…,"stack":[…]}}.
+
+                Examples:
+                  navctl stack
+                  navctl stack --session kiosk
+                  navctl stack --json | jq '.snapshot.stack[-1].state'
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await connection.withClient { client throws(NavHostClientError) in
+                let snapshot = try await client.stack(session: connection.session)
+                if output.json {
+                    try JSONOutput.print(["snapshot": snapshot])
+                } else {
+                    StackView.lines(snapshot).forEach(Console.print)
+                }
+            }
+        }
+    }
+}
+
+// MARK: - sessions
+
+extension Navctl {
+    struct Sessions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the open sessions.",
+            discussion: """
+                One session name per line. --json prints the Sessions reply: {"sessions":["main",…]}.
+
+                Examples:
+                  navctl sessions
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await connection.withClient { client throws(NavHostClientError) in
+                let sessions = try await client.sessions()
+                if output.json {
+                    try JSONOutput.print(["sessions": sessions])
+                } else {
+                    sessions.forEach(Console.print)
+                }
+            }
+        }
+    }
+}
+
+// MARK: - routes
+
+extension Navctl {
+    struct Routes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the routes the loaded features offer, with their parameters and intents.",
+            discussion: """
+                Each route is printed as ROUTE(PARAMETERS)  FEATURE, then its summary and its intents, indented. \
+                --json prints the Routes reply: {"routes":[{"route":…,"feature":…,"parameters":[…],\
+                "intents":[…],"summary":…},…]}.
+
+                Examples:
+                  navctl routes
+                  navctl routes --json | jq -r '.routes[].route'
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await connection.withClient { client throws(NavHostClientError) in
+                let routes = try await client.routes()
+                if output.json {
+                    try JSONOutput.print(["routes": routes])
+                    return
+                }
+                for route in routes {
+                    let parameters = route.parameters.isEmpty ? "" : "(\(route.parameters.joined(separator: ", ")))"
+                    Console.print("\(route.route)\(parameters)  \(route.feature)")
+                    if !route.summary.isEmpty { Console.print("  \(route.summary)") }
+                    Console.print("  intents: \(Table.list(route.intents))")
+                }
+            }
+        }
+    }
+}
+
+// MARK: - plugins
+
+extension Navctl {
+    struct Plugins: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the plugins the daemon found, loaded or quarantined, and why any was refused.",
+            discussion: """
+                --json prints the io.navhost.Plugins.List reply: {"plugins":[{"name":…,"version":…,"state":…,\
+                "path":…,"routes":[…],"quarantine":{"code":…,"message":…}},…]}.
+
+                Examples:
+                  navctl plugins
+                  navctl plugins --json | jq '.plugins[] | select(.state == "quarantined")'
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await connection.withClient { client throws(NavHostClientError) in
+                let plugins = try await client.plugins()
+                if output.json {
+                    try JSONOutput.print(["plugins": plugins])
+                    return
+                }
+                let rows = plugins.map { plugin in
+                    let why = plugin.quarantine.map { "\($0.code): \($0.message)" } ?? ""
+                    return [plugin.name, plugin.version, plugin.state.rawValue, Table.list(plugin.routes), why]
+                }
+                Table.lines(header: ["NAME", "VERSION", "STATE", "ROUTES", "QUARANTINE"], rows: rows)
+                    .forEach(Console.print)
+            }
+        }
+    }
+}

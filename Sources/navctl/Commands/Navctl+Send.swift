@@ -1,0 +1,66 @@
+import ArgumentParser
+import NavHostClient
+import NavHostKit
+
+// MARK: - send
+
+extension Navctl {
+    struct Send: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send an intent to a screen and wait until its ViewModel has handled it.",
+            discussion: """
+                The intent goes to the top screen unless --screen names another. Prints the screen's state once \
+                the intent was handled (or that the intent closed the screen). `navctl routes` lists each \
+                route's intents. --json prints the Send reply: {"revision":…,"screen":{…}}, without "screen" when \
+                the intent closed it.
+
+                Exit code 2 when the daemon refuses the intent (IntentNotFound, InvalidIntentArguments, \
+                ScreenNotFound), 3 when the ViewModel took it but failed (IntentFailed, IntentTimedOut) or the \
+                screen left the stack first (ScreenClosed).
+
+                \(KeyValueArguments.rule)
+
+                Examples:
+                  navctl send filterByName text=lamp
+                  navctl send onTappedProduct productID=p3
+                  navctl send onTappedRetry --screen s2
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        @Option(help: ArgumentHelp("The screen's ID, like s2. (default: the top screen)", valueName: "id"))
+        var screen: String?
+
+        @Argument(help: ArgumentHelp("The intent's name, like filterByName.", valueName: "intent"))
+        var intent: String
+
+        @Argument(help: ArgumentHelp("The intent's arguments.", valueName: "key=value"))
+        var arguments: [String] = []
+
+        func validate() throws {
+            _ = try KeyValueArguments.parse(arguments)
+        }
+
+        func run() async throws {
+            let arguments = try KeyValueArguments.parse(self.arguments)
+            try await connection.withClient { client throws(NavHostClientError) in
+                let sent = try await client.send(
+                    intent,
+                    arguments: arguments,
+                    to: screen.map(ScreenID.init),
+                    session: connection.session
+                )
+                if output.json {
+                    try JSONOutput.print(sent)
+                } else if let screen = sent.screen {
+                    StackView.lines(screen: screen, prefix: "revision \(sent.revision): \(intent) handled by ")
+                        .forEach(Console.print)
+                } else {
+                    Console.print("revision \(sent.revision): \(intent) closed the screen")
+                }
+            }
+        }
+    }
+}

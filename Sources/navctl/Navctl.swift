@@ -1,0 +1,50 @@
+import ArgumentParser
+import NavHostKit
+
+/// `navctl`: the operator's and script author's client for `navhostd`.
+@main
+struct Navctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "navctl",
+        abstract: "Drive navhostd: navigate, send intents, and watch a session's state change.",
+        discussion: """
+            navctl talks to navhostd over its Varlink socket (io.navhost.Navigation, io.navhost.Plugins). The \
+            socket is --socket, else $NAVHOST_SOCKET, else /run/navhost/io.navhost for root and \
+            $XDG_RUNTIME_DIR/navhost/io.navhost for anyone else. Commands act on the session "main" unless \
+            --session names another.
+
+            Replies are printed for people; --json prints each one as one JSON object per line, as the interface \
+            declares it. Route parameters and intent arguments are key=value words: the value is JSON when it \
+            parses as JSON (3, true, null, "quoted", [1,2], {"a":1}), otherwise a plain string.
+
+            Examples:
+              navctl stack
+              navctl navigate products.list
+              navctl send filterByName text=lamp
+              navctl navigate products.detail productID=p3
+              navctl pop
+              navctl watch --json
+
+            Exit codes (docs/navctl.md says which error is which):
+              0   success
+              1   any other failure
+              2   the daemon refused the request (an error reply)
+              3   the intent was taken but did not complete
+              64  usage error: a bad subcommand, option or key=value
+              69  the daemon is unreachable, or the connection was lost
+              76  protocol error: a reply navctl does not understand
+            """,
+        version: "navctl \(NavHostKitVersion.current)",
+        groupedSubcommands: [
+            CommandGroup(
+                name: "Looking",
+                subcommands: [Stack.self, Watch.self, Sessions.self, Routes.self, Plugins.self]
+            ),
+            CommandGroup(
+                name: "Navigating",
+                subcommands: [Navigate.self, Present.self, Pop.self, Root.self, PopTo.self, Dismiss.self, Replace.self]
+            ),
+            CommandGroup(name: "Intents", subcommands: [Send.self]),
+        ]
+    )
+}

@@ -1,0 +1,158 @@
+import Foundation
+import NavHostClient
+import NavHostJSON
+import NavHostTestSupport
+import Testing
+
+/// The built `navctl` against the real `navhostd` process.
+///
+/// The tests in ``WithExamplePlugins`` need the example plugins staged by the build (`.build/<config>/plugins`) and a
+/// daemon that loads them; they are skipped until the build stages them.
+@Suite("navctl against navhostd")
+struct NavctlDaemonTests {
+    /// Starts a daemon (with no plugins unless `plugins` names them), runs `body`, and stops the daemon however
+    /// `body` ends. The daemon's state and log, and the empty plugin directory, are removed afterwards.
+    static func withDaemon(plugins: String? = nil, _ body: (DaemonProcess) async throws -> Void) async throws {
+        let noPlugins = try TestPaths.temporaryDirectory()
+        let daemon = try await DaemonProcess.start(plugins: plugins ?? noPlugins)
+        defer { removeFiles(of: daemon, and: noPlugins) }
+        do {
+            try await body(daemon)
+        } catch {
+            try await daemon.terminate()
+            throw error
+        }
+        try await daemon.terminate()
+    }
+
+    /// Removes the temporary directory a daemon kept its state and log in, and `directory`.
+    static func removeFiles(of daemon: DaemonProcess, and directory: String) {
+        try? FileManager.default.removeItem(at: URL(fileURLWithPath: daemon.stateDirectory).deletingLastPathComponent())
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    // MARK: - Without plugins
+
+    @Test("Without plugins: no sessions, no plugins, and stack refuses with SessionNotFound (exit 2)")
+    func noPlugins() async throws {
+        try await Self.withDaemon { daemon in
+            let socket = ["--socket", daemon.socketPath]
+            let sessions = try await Navctl.run(["sessions"] + socket)
+            #expect(sessions.status == 0)
+            #expect(sessions.output.isEmpty)
+            let plugins = try await Navctl.run(["plugins", "--json"] + socket)
+            #expect(plugins.output == #"{"plugins":[]}"# + "\n")
+            let stack = try await Navctl.run(["stack"] + socket)
+            #expect(stack.status == 2)
+            #expect(
+                stack.errors == #"Error: io.navhost.Navigation.SessionNotFound {"session":"main"}: no session "main""#
+                    + "\n"
+            )
+            let navigate = try await Navctl.run(["navigate", "products.detail", "productID=p3"] + socket)
+            #expect(navigate.status == 2)
+            #expect(navigate.errors.hasPrefix("Error: io.navhost.Navigation.SessionNotFound"), "\(navigate.errors)")
+        }
+    }
+
+    @Test("A stopped daemon's socket is unreachable (exit 69)")
+    func stoppedDaemon() async throws {
+        let noPlugins = try TestPaths.temporaryDirectory()
+        let daemon = try await DaemonProcess.start(plugins: noPlugins)
+        defer { Self.removeFiles(of: daemon, and: noPlugins) }
+        try await daemon.terminate()
+        let run = try await Navctl.run(["stack", "--socket", daemon.socketPath])
+        #expect(run.status == 69)
+        #expect(run.errors.hasPrefix("Error: daemonUnreachable: "))
+    }
+
+    // MARK: - With the example plugins
+
+    @Suite(
+        "With the example plugins",
+        .enabled(if: DaemonProcess.examplePluginsAreStaged, "needs the example plugins staged by the build")
+    )
+    struct WithExamplePlugins {
+        @Test("navigate, send and pop through navctl; watch --json sees each revision; Ctrl-C ends it with 0")
+        func newcomerSession() async throws {
+            try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
+                let socket = ["--socket", daemon.socketPath]
+                let watch = try RunningNavctl(["watch", "--json"] + socket)
+                let first = try JSONParser().parse(try await watch.waitForLines(1)[0])
+                let start = try #require(first["snapshot"]?["revision"]?.intValue)
+                #expect(first["snapshot"]?["stack"]?.arrayValue?.count == 1)
+
+                let stack = try await Navctl.run(["stack"] + socket)
+                #expect(stack.status == 0)
+                #expect(stack.output.contains("=> s1  home.main"), "\(stack.output)")
+
+                let navigate = try await Navctl.run(["navigate", "products.list", "--json"] + socket)
+                #expect(navigate.status == 0, "\(navigate.errors)")
+                let pushed = try JSONParser().parse(navigate.output)
+                #expect(pushed["revision"]?.intValue == start + 1)
+                let screenID = try #require(pushed["screen"]?["id"]?.stringValue)
+
+                let send = try await Navctl.run(["send", "filterByName", "text=engine", "--json"] + socket)
+                #expect(send.status == 0, "\(send.errors)")
+                let sent = try JSONParser().parse(send.output)
+                #expect(
+                    sent["screen"]?["state"]?["value"]?["filter"] == "engine"
+                        || sent["screen"]?["state"]?["status"] == "loading"
+                )
+
+                let pop = try await Navctl.run(["pop"] + socket)
+                #expect(pop.status == 0)
+                #expect(pop.output.hasSuffix(": removed \(screenID)\n"), "\(pop.output)")
+                let popAgain = try await Navctl.run(["pop"] + socket)
+                #expect(popAgain.status == 2)
+                #expect(popAgain.errors.hasPrefix("Error: io.navhost.Navigation.CannotPopRoot"))
+
+                let end = try await NavHostClient.withConnection(socketPath: daemon.socketPath) { try await $0.stack() }
+                let lines = try await watch.waitForLines(Int(Int64(end.revision) - start) + 1)
+                watch.send(signal: SIGINT)
+                let run = try await watch.waitForExit()
+                #expect(run.status == 0)
+                #expect(run.errors.isEmpty)
+
+                let events = try lines.dropFirst().map { try JSONParser().parse($0)["event"] }
+                #expect(events.map { $0?["revision"]?.intValue } == Array((start + 1)...Int64(end.revision)))
+                #expect(events.first??["kind"] == "pushed")
+                #expect(events.last??["kind"] == "popped")
+                #expect(
+                    events.contains { $0?["kind"] == "stateChanged" && $0?["state"]?["value"]?["filter"] == "engine" }
+                )
+            }
+        }
+
+        @Test("A daemon that stops ends navctl watch with 0")
+        func daemonStops() async throws {
+            let daemon = try await DaemonProcess.start(plugins: DaemonProcess.examplePlugins)
+            defer { NavctlDaemonTests.removeFiles(of: daemon, and: daemon.stateDirectory) }
+            let watch = try RunningNavctl(["watch", "--socket", daemon.socketPath])
+            _ = try await watch.waitForLines(1)
+            try await daemon.terminate()
+            let run = try await watch.waitForExit()
+            #expect(run.status == 0, "\(run.errors)")
+            #expect(run.errors == "navctl: the daemon ended the watch\n")
+        }
+
+        @Test("routes, stack and plugins show the example features and a fresh session")
+        func catalog() async throws {
+            try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
+                let routes = try await Navctl.run(["routes", "--socket", daemon.socketPath])
+                #expect(routes.status == 0)
+                for route in ["home.main", "products.list", "products.detail", "profile.user", "settings.main"] {
+                    let lines = routes.output.split(separator: "\n")
+                    #expect(lines.contains { $0.hasPrefix("\(route)  ") || $0.hasPrefix("\(route)(") }, "\(route)")
+                }
+                try Snapshots.assertMatches(routes, named: "daemon-routes", replacing: [daemon.socketPath: "<socket>"])
+                let stack = try await Navctl.run(["stack", "--socket", daemon.socketPath])
+                try Snapshots.assertMatches(stack, named: "daemon-stack", replacing: [daemon.socketPath: "<socket>"])
+                let plugins = try await Navctl.run(["plugins", "--json", "--socket", daemon.socketPath])
+                let list = try JSONParser().parse(plugins.output)["plugins"]?.arrayValue ?? []
+                #expect(
+                    Set(list.compactMap { $0["name"]?.stringValue }) == ["Home", "Products", "Settings", "UserProfile"]
+                )
+            }
+        }
+    }
+}

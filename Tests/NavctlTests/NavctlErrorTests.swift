@@ -1,0 +1,121 @@
+import Foundation
+import NavHostJSON
+import NavHostTestSupport
+import Testing
+
+/// Failures: one line on standard error naming the Varlink error and its parameters, and an exit code per kind.
+@Suite("navctl errors and exit codes")
+struct NavctlErrorTests {
+    @Test(
+        "An error reply exits with 2, or 3 when the intent failed, and names the error and its parameters",
+        arguments: [
+            (
+                "error-route-not-found", ["navigate", "products.lst"],
+                "io.navhost.Navigation.Navigate", "io.navhost.Navigation.RouteNotFound",
+                ["route": "products.lst"], Int32(2)
+            ),
+            (
+                "error-invalid-route-parameters", ["navigate", "products.detail"],
+                "io.navhost.Navigation.Navigate", "io.navhost.Navigation.InvalidRouteParameters",
+                ["route": "products.detail", "reason": "productID is missing"], 2
+            ),
+            (
+                "error-cannot-pop-root", ["pop"],
+                "io.navhost.Navigation.Pop", "io.navhost.Navigation.CannotPopRoot", [:], 2
+            ),
+            (
+                "error-intent-not-found", ["send", "onTappedNothing"],
+                "io.navhost.Navigation.Send", "io.navhost.Navigation.IntentNotFound",
+                ["intent": "onTappedNothing"], 2
+            ),
+            (
+                "error-permission-denied", ["pop"],
+                "io.navhost.Navigation.Pop", "org.varlink.service.PermissionDenied", [:], 2
+            ),
+            (
+                "error-intent-failed", ["send", "onTappedRetry"],
+                "io.navhost.Navigation.Send", "io.navhost.Navigation.IntentFailed",
+                ["screen": "s2", "intent": "onTappedRetry"], 3
+            ),
+            (
+                "error-intent-timed-out", ["send", "filterByName", "text=lamp"],
+                "io.navhost.Navigation.Send", "io.navhost.Navigation.IntentTimedOut",
+                ["screen": "s2", "intent": "filterByName"], 3
+            ),
+            (
+                "error-method-not-found", ["stack"],
+                "io.navhost.Navigation.Stack", "org.varlink.service.MethodNotFound",
+                ["method": "io.navhost.Navigation.Stack"], 76
+            ),
+            (
+                "error-unknown-error", ["stack", "--json"],
+                "io.navhost.Navigation.Stack", "io.navhost.Navigation.SomethingNew", ["detail": [1, 2]], 2
+            ),
+        ] as [(String, [String], String, String, JSONObject, Int32)]
+    )
+    func errorReply(
+        name: String,
+        arguments: [String],
+        method: String,
+        error: String,
+        parameters: JSONObject,
+        status: Int32
+    ) async throws {
+        let service = try await ScriptedNavigationService.start([method: .error(error, parameters)])
+        let run = try await Navctl.run(arguments + ["--socket", service.socketPath])
+        await service.stop()
+        #expect(run.status == status)
+        #expect(run.output.isEmpty)
+        #expect(run.errors.hasPrefix("Error: \(error)"))
+        #expect(run.errors.split(separator: "\n").count == 1)
+        try Snapshots.assertMatches(run, named: name, replacing: [service.socketPath: "<socket>"])
+    }
+
+    @Test("A reply that does not match the interface exits with 76")
+    func protocolError() async throws {
+        let service = try await ScriptedNavigationService.start([
+            "io.navhost.Navigation.Pop": .reply(["revision": "nine", "removed": []])
+        ])
+        let run = try await Navctl.run(["pop", "--socket", service.socketPath])
+        await service.stop()
+        #expect(run.status == 76)
+        try Snapshots.assertMatches(run, named: "error-protocol", replacing: [service.socketPath: "<socket>"])
+    }
+
+    @Test("A socket path with no socket exits with 69: the daemon is unreachable")
+    func missingSocket() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let run = try await Navctl.run(["stack", "--socket", "\(directory)/io.navhost"])
+        #expect(run.status == 69)
+        #expect(run.output.isEmpty)
+        try Snapshots.assertMatches(run, named: "error-no-socket", replacing: [directory: "<tmp>"])
+    }
+
+    @Test("A socket nobody listens on exits with 69: connection refused")
+    func refusedConnection() async throws {
+        let service = try await ScriptedNavigationService.start()
+        let path = service.socketPath
+        await service.stop()
+        // A socket file left behind by a daemon that died: bound, not listening.
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8.prefix($0.count - 1)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        try #require(bound == 0)
+
+        let run = try await Navctl.run(["sessions", "--socket", path])
+
+        #expect(run.status == 69)
+        try Snapshots.assertMatches(run, named: "error-connection-refused", replacing: [path: "<socket>"])
+    }
+}

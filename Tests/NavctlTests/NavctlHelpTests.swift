@@ -1,0 +1,32 @@
+import Testing
+
+/// `navctl --help` and each subcommand's help, as the built binary prints them.
+@Suite("navctl help")
+struct NavctlHelpTests {
+    static let subcommands = [
+        "stack", "watch", "sessions", "routes", "plugins", "navigate", "present", "pop", "root", "popto", "dismiss",
+        "replace", "send",
+    ]
+
+    @Test("navctl --help lists the subcommands, examples and exit codes")
+    func rootHelp() async throws {
+        let run = try await Navctl.run(["--help"])
+        #expect(run.status == 0)
+        try Snapshots.assertMatches(run, named: "help")
+    }
+
+    @Test("Each subcommand's help has its usage, options and examples", arguments: subcommands)
+    func subcommandHelp(subcommand: String) async throws {
+        let run = try await Navctl.run([subcommand, "--help"])
+        #expect(run.status == 0)
+        #expect(run.output.contains("Examples:"))
+        try Snapshots.assertMatches(run, named: "help-\(subcommand)")
+    }
+
+    @Test("--version names navctl and the SDK version")
+    func version() async throws {
+        let run = try await Navctl.run(["--version"])
+        #expect(run.status == 0)
+        try Snapshots.assertMatches(run, named: "version")
+    }
+}

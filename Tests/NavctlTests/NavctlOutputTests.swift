@@ -1,0 +1,155 @@
+import NavHostJSON
+import NavHostTestSupport
+import Testing
+
+/// What each subcommand sends and prints, human-readable and `--json`, against a scripted service whose replies are
+/// exact.
+@Suite("navctl output")
+struct NavctlOutputTests {
+    static let answers: [String: ScriptedNavigationService.Answer] = [
+        "io.navhost.Navigation.Stack": .reply([
+            "snapshot": NavigationSamples.snapshot(
+                revision: 6,
+                stack: [NavigationSamples.home, NavigationSamples.productList, NavigationSamples.productDetail]
+            )
+        ]),
+        "io.navhost.Navigation.Sessions": .reply(["sessions": ["main", "kiosk"]]),
+        "io.navhost.Navigation.Routes": .reply(NavigationSamples.routesReply),
+        "io.navhost.Plugins.List": .reply(NavigationSamples.pluginsReply),
+        "io.navhost.Navigation.Navigate": .reply(["revision": 7, "screen": NavigationSamples.productDetail]),
+        "io.navhost.Navigation.Present": .reply(["revision": 8, "screen": NavigationSamples.settings]),
+        "io.navhost.Navigation.Pop": .reply(["revision": 9, "removed": ["s3"]]),
+        "io.navhost.Navigation.PopToRoot": .reply(["revision": 9, "removed": []]),
+        "io.navhost.Navigation.PopTo": .reply(["revision": 10, "removed": ["s4", "s3"]]),
+        "io.navhost.Navigation.Dismiss": .reply(["revision": 11, "removed": ["s4"]]),
+        "io.navhost.Navigation.Replace": .reply([
+            "revision": 12, "stack": [NavigationSamples.home, NavigationSamples.productDetail],
+        ]),
+        "io.navhost.Navigation.Send": .reply(["revision": 13, "screen": NavigationSamples.productList]),
+    ]
+
+    @Test(
+        "Each subcommand prints its reply for people, and with --json as one line in the reply's wire form",
+        arguments: [
+            ("stack", ["stack"]),
+            ("stack-json", ["stack", "--json"]),
+            ("sessions", ["sessions"]),
+            ("sessions-json", ["sessions", "--json"]),
+            ("routes", ["routes"]),
+            ("routes-json", ["routes", "--json"]),
+            ("plugins", ["plugins"]),
+            ("plugins-json", ["plugins", "--json"]),
+            ("navigate", ["navigate", "products.detail", "productID=p3"]),
+            ("navigate-json", ["navigate", "products.detail", "productID=p3", "--json"]),
+            ("present", ["present", "settings.main"]),
+            ("pop", ["pop"]),
+            ("pop-json", ["pop", "--json"]),
+            ("root", ["root"]),
+            ("popto", ["popto", "products.list"]),
+            ("dismiss", ["dismiss"]),
+            ("replace", ["replace", "home.main", "products.detail", "productID=p3"]),
+            ("replace-json", ["replace", "home.main", "products.detail", "productID=p3", "--json"]),
+            ("send", ["send", "filterByName", "text=lamp"]),
+            ("send-json", ["send", "filterByName", "text=lamp", "--json"]),
+        ]
+    )
+    func output(name: String, arguments: [String]) async throws {
+        let service = try await ScriptedNavigationService.start(Self.answers)
+        let run = try await Navctl.run(arguments + ["--socket", service.socketPath])
+        await service.stop()
+        #expect(run.status == 0)
+        #expect(run.errors.isEmpty)
+        if arguments.contains("--json") {
+            let lines = run.output.split(separator: "\n")
+            #expect(lines.count == 1)
+            #expect(try lines.allSatisfy { try JSONParser().parse(String($0)).objectValue != nil })
+        }
+        try Snapshots.assertMatches(run, named: name, replacing: [service.socketPath: "<socket>"])
+    }
+
+    @Test("key=value values are JSON when they parse as JSON, plain strings otherwise")
+    func keyValueRules() async throws {
+        let service = try await ScriptedNavigationService.start(Self.answers)
+        let run = try await Navctl.run(
+            [
+                "navigate", "products.detail", "productID=p3", "count=3", "ratio=0.5", "flag=true", "none=null",
+                "quoted=\"42\"", "list=[1,\"a\"]", "object={\"min\":2}", "text=lamp shade", "empty=", "it=it's",
+                "broken={\"a\":", "equation=a=b", "--socket", service.socketPath, "--session", "kiosk",
+            ]
+        )
+        await service.stop()
+        #expect(run.status == 0, "\(run.errors)")
+        let expected: JSONObject = [
+            "productID": "p3", "count": 3, "ratio": 0.5, "flag": true, "none": nil, "quoted": "42",
+            "list": [1, "a"], "object": ["min": 2], "text": "lamp shade", "empty": "", "it": "it's",
+            "broken": "{\"a\":", "equation": "a=b",
+        ]
+        #expect(
+            service.calls
+                == [
+                    .init(
+                        method: "io.navhost.Navigation.Navigate",
+                        parameters: ["session": "kiosk", "route": "products.detail", "parameters": .object(expected)]
+                    )
+                ]
+        )
+    }
+
+    @Test("Each subcommand calls its method with the session, screen and parameters it was given")
+    func calls() async throws {
+        let service = try await ScriptedNavigationService.start(Self.answers)
+        let socket = ["--socket", service.socketPath]
+        for arguments in [
+            ["stack", "--session", "kiosk"], ["pop"], ["root", "--session", "kiosk"], ["popto", "products.list"],
+            ["popto", "products.detail", "productID=p3"], ["dismiss"], ["present", "settings.main", "tab=2"],
+            ["send", "onTappedRetry", "--screen", "s2"], ["replace", "home.main"],
+        ] {
+            let run = try await Navctl.run(arguments + socket)
+            #expect(run.status == 0, "\(arguments): \(run.errors)")
+        }
+        await service.stop()
+        #expect(
+            service.calls
+                == [
+                    .init(method: "io.navhost.Navigation.Stack", parameters: ["session": "kiosk"]),
+                    .init(method: "io.navhost.Navigation.Pop", parameters: [:]),
+                    .init(method: "io.navhost.Navigation.PopToRoot", parameters: ["session": "kiosk"]),
+                    .init(method: "io.navhost.Navigation.PopTo", parameters: ["route": "products.list"]),
+                    .init(
+                        method: "io.navhost.Navigation.PopTo",
+                        parameters: ["route": "products.detail", "parameters": ["productID": "p3"]]
+                    ),
+                    .init(method: "io.navhost.Navigation.Dismiss", parameters: [:]),
+                    .init(
+                        method: "io.navhost.Navigation.Present",
+                        parameters: ["route": "settings.main", "parameters": ["tab": 2]]
+                    ),
+                    .init(
+                        method: "io.navhost.Navigation.Send",
+                        parameters: ["screen": "s2", "intent": "onTappedRetry"]
+                    ),
+                    .init(method: "io.navhost.Navigation.Replace", parameters: ["routes": [["route": "home.main"]]]),
+                ]
+        )
+    }
+
+    @Test("Without --socket, navctl uses NAVHOST_SOCKET")
+    func socketFromEnvironment() async throws {
+        let service = try await ScriptedNavigationService.start(Self.answers)
+        let run = try await Navctl.run(["sessions"], environment: ["NAVHOST_SOCKET": service.socketPath])
+        await service.stop()
+        #expect(run.status == 0)
+        #expect(run.output == "main\nkiosk\n")
+    }
+
+    @Test("An intent that closes its screen says so")
+    func sendClosingTheScreen() async throws {
+        let service = try await ScriptedNavigationService.start([
+            "io.navhost.Navigation.Send": .reply(["revision": 14])
+        ])
+        let run = try await Navctl.run(["send", "onTappedClose", "--socket", service.socketPath])
+        await service.stop()
+        #expect(run.status == 0)
+        #expect(run.output == "revision 14: onTappedClose closed the screen\n")
+    }
+}

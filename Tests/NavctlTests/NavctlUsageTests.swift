@@ -1,0 +1,26 @@
+import Testing
+
+/// Usage errors: ArgumentParser's message and usage on standard error, exit code 64 (EX_USAGE), and no connection
+/// made (the socket named does not exist, and would give 69).
+@Suite("navctl usage errors")
+struct NavctlUsageTests {
+    @Test(
+        "A bad command line exits with 64 and says what is wrong",
+        arguments: [
+            ("usage-missing-route", ["navigate", "--socket", "/nonexistent/io.navhost"]),
+            ("usage-not-key-value", ["navigate", "products.detail", "p3"]),
+            ("usage-empty-key", ["send", "filterByName", "=lamp"]),
+            ("usage-repeated-key", ["send", "filterByName", "text=a", "text=b"]),
+            ("usage-replace-parameters-first", ["replace", "productID=p3", "products.detail"]),
+            ("usage-unknown-subcommand", ["teleport", "home.main"]),
+            ("usage-unknown-option", ["stack", "--sesion", "main"]),
+            ("usage-negative-revision", ["watch", "--resume-from", "-1"]),
+        ]
+    )
+    func usageError(name: String, arguments: [String]) async throws {
+        let run = try await Navctl.run(arguments, environment: ["NAVHOST_SOCKET": "/nonexistent/io.navhost"])
+        #expect(run.status == 64)
+        #expect(run.output.isEmpty)
+        try Snapshots.assertMatches(run, named: name)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import NavHostJSON
+import NavHostTestSupport
+import Testing
+
+/// `navctl watch` against scripted streams: what it prints per update, and how it ends.
+@Suite("navctl watch")
+struct NavctlWatchTests {
+    static let updates: [JSONObject] = [
+        ["snapshot": NavigationSamples.snapshot(revision: 4, stack: [NavigationSamples.home])],
+        ["event": ["revision": 5, "kind": "pushed", "screen": NavigationSamples.productList]],
+        [
+            "event": [
+                "revision": 6, "kind": "stateChanged", "screenID": "s2",
+                "state": [
+                    "status": "loaded", "value": ["filter": "", "products": [], "matchCount": 0, "totalCount": 6],
+                ],
+            ]
+        ],
+        ["event": ["revision": 7, "kind": "errorChanged", "screenID": "s2", "error": "filterByName timed out"]],
+        ["event": ["revision": 8, "kind": "pushed", "screen": NavigationSamples.settings]],
+        ["snapshot": NavigationSamples.snapshot(revision: 12, stack: [NavigationSamples.home]), "coalesced": true],
+        [
+            "event": [
+                "revision": 13, "kind": "replaced", "stack": [NavigationSamples.home, NavigationSamples.productDetail],
+            ]
+        ],
+        ["event": ["revision": 14, "kind": "popped", "removed": ["s3"]]],
+    ]
+
+    @Test(
+        "Each update is printed as it comes, and the watch ends with 0 when the daemon ends it",
+        arguments: [("watch-lines", [String]()), ("watch-json", ["--json"])]
+    )
+    func streamEndedByDaemon(name: String, options: [String]) async throws {
+        let service = try await ScriptedNavigationService.start([
+            "io.navhost.Navigation.Watch": .stream(Self.updates, end: .finalReply)
+        ])
+        let run = try await Navctl.run(["watch"] + options + ["--socket", service.socketPath])
+        await service.stop()
+        #expect(run.status == 0)
+        if options.contains("--json") {
+            let lines = run.output.split(separator: "\n").map(String.init)
+            #expect(try lines.map { try JSONParser().parse($0) } == Self.updates.map(JSONValue.object))
+        }
+        try Snapshots.assertMatches(run, named: name, replacing: [service.socketPath: "<socket>"])
+    }
+
+    @Test("Ctrl-C (SIGINT) ends a watch with 0, after what it has printed", arguments: [SIGINT, SIGTERM])
+    func interrupted(signal: Int32) async throws {
+        let service = try await ScriptedNavigationService.start([
+            "io.navhost.Navigation.Watch": .stream(Array(Self.updates.prefix(2)), end: .never)
+        ])
+        let watch = try RunningNavctl(["watch", "--json", "--session", "kiosk", "--socket", service.socketPath])
+        _ = try await watch.waitForLines(2)
+        watch.send(signal: signal)
+        let run = try await watch.waitForExit()
+        await service.stop()
+
+        #expect(run.status == 0)
+        #expect(run.errors.isEmpty)
+        #expect(run.output.split(separator: "\n").count == 2)
+        #expect(service.calls.map(\.parameters) == [["session": "kiosk"]])
+    }
+
+    @Test("A daemon that shuts down ends the watch with 0; one that fails it, with its error")
+    func endedByErrors() async throws {
+        let service = try await ScriptedNavigationService.start([
+            "io.navhost.Navigation.Watch": .stream(
+                [Self.updates[0]],
+                end: .error("io.navhost.varlink.ServiceShuttingDown")
+            )
+        ])
+        let shutDown = try await Navctl.run(["watch", "--json", "--socket", service.socketPath])
+        service.answer(
+            "io.navhost.Navigation.Watch",
+            with: .stream([Self.updates[0]], end: .error("io.navhost.Navigation.WatcherTooSlow"))
+        )
+        let tooSlow = try await Navctl.run(["watch", "--json", "--socket", service.socketPath])
+        service.answer(
+            "io.navhost.Navigation.Watch",
+            with: .error("io.navhost.Navigation.SessionNotFound", ["session": "kiosk"])
+        )
+        let noSession = try await Navctl.run(["watch", "--session", "kiosk", "--socket", service.socketPath])
+        await service.stop()
+
+        #expect(shutDown.status == 0)
+        #expect(shutDown.errors == "navctl: the daemon ended the watch\n")
+        #expect(tooSlow.status == 2)
+        #expect(tooSlow.output.split(separator: "\n").count == 1)
+        #expect(tooSlow.errors.hasPrefix("Error: io.navhost.Navigation.WatcherTooSlow"))
+        #expect(noSession.status == 2)
+        #expect(noSession.output.isEmpty)
+        #expect(noSession.errors.hasPrefix(#"Error: io.navhost.Navigation.SessionNotFound {"session":"kiosk"}"#))
+    }
+
+    @Test("A daemon that goes away mid-watch exits with 69")
+    func connectionLost() async throws {
+        let server = try DroppingVarlinkServer(replies: [Self.updates[0]])
+        defer { server.stop() }
+        let run = try await Navctl.run(["watch", "--json", "--socket", server.socketPath])
+
+        #expect(run.status == 69)
+        #expect(run.output.split(separator: "\n").count == 1)
+        try Snapshots.assertMatches(run, named: "watch-connection-lost", replacing: [server.socketPath: "<socket>"])
+    }
+}

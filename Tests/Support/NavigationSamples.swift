@@ -1,0 +1,87 @@
+package import NavHostJSON
+
+/// Replies of `io.navhost.Navigation` in their wire form, shaped like the example plugins' screens, for tests that
+/// script a service.
+package enum NavigationSamples {
+    // MARK: - Screens
+
+    /// The root: `s1`, `home.main`.
+    package static let home: JSONValue = [
+        "id": "s1", "route": "home.main", "parameters": [:], "presentation": "push",
+        "state": ["greeting": "Welcome", "entries": ["products.list", "profile.user", "settings.main"]],
+    ]
+
+    /// `s2`, `products.list`, filtered by "lamp".
+    package static let productList: JSONValue = [
+        "id": "s2", "route": "products.list", "parameters": [:], "presentation": "push",
+        "state": [
+            "status": "loaded",
+            "value": [
+                "filter": "lamp",
+                "products": [
+                    [
+                        "id": "p4", "name": "Lava Lamp \"Ada\"", "category": "Lighting", "price": "€49.00",
+                        "isInStock": true,
+                    ]
+                ],
+                "matchCount": 1,
+                "totalCount": 6,
+            ],
+        ],
+    ]
+
+    /// `s3`, `products.detail` for `p3`, still loading.
+    package static let productDetail: JSONValue = [
+        "id": "s3", "route": "products.detail", "parameters": ["productID": "p3"], "presentation": "push",
+        "state": ["status": "loading"],
+    ]
+
+    /// `s4`, `settings.main`, shown modally.
+    package static let settings: JSONValue = [
+        "id": "s4", "route": "settings.main", "parameters": [:], "presentation": "modal",
+        "state": ["status": "loaded", "value": ["theme": "dark", "notifications": true, "language": "en"]],
+    ]
+
+    // MARK: - Sessions
+
+    /// A `Snapshot` of session `main`.
+    package static func snapshot(revision: Int64, stack: [JSONValue], session: String = "main") -> JSONValue {
+        ["session": .string(session), "revision": .int(revision), "stack": .array(stack)]
+    }
+
+    /// The `Stack` reply for `main` with home and the product list.
+    package static let stackReply: JSONObject = ["snapshot": snapshot(revision: 4, stack: [home, productList])]
+
+    // MARK: - Catalog
+
+    /// The `Routes` reply.
+    package static let routesReply: JSONObject = [
+        "routes": [
+            [
+                "route": "home.main", "feature": "Home", "parameters": [],
+                "intents": ["onTappedProducts", "onTappedProfile", "onTappedSettings"],
+                "summary": "The root screen.",
+            ],
+            [
+                "route": "products.detail", "feature": "Products", "parameters": ["productID"],
+                "intents": ["onTappedRetry", "onTappedSeller"], "summary": "One product and its seller.",
+            ],
+        ]
+    ]
+
+    /// The `io.navhost.Plugins.List` reply: one plugin loaded, one quarantined.
+    package static let pluginsReply: JSONObject = [
+        "plugins": [
+            [
+                "name": "Products", "version": "1.0.0", "state": "loaded",
+                "path": "/usr/lib/navhost/plugins/Products/libProductsFeature.so", "sdkVersion": "1.0.0",
+                "routes": ["products.list", "products.detail"],
+            ],
+            [
+                "name": "Weather", "version": "0.3.0", "state": "quarantined",
+                "path": "/usr/lib/navhost/plugins/Weather/libWeatherFeature.so", "routes": ["weather.today"],
+                "quarantine": ["code": "sdkMismatch", "message": "built against NavHostKit 2.0.0; the host has 1.0.0"],
+            ],
+        ]
+    ]
+}
