@@ -6,6 +6,8 @@ public import NavHostKit
 public actor InMemoryKeyValueStore: KeyValueStore {
     /// What the store holds, by key.
     public private(set) var values: [String: JSONValue]
+    /// The keys written, oldest first.
+    public private(set) var writes: [String] = []
     /// When set, every call throws it.
     public var failure: (any Error)?
 
@@ -22,6 +24,7 @@ public actor InMemoryKeyValueStore: KeyValueStore {
     public func setValue(_ value: JSONValue, forKey key: String) async throws {
         if let failure { throw failure }
         values[key] = value
+        writes.append(key)
     }
 
     public func removeValue(forKey key: String) async throws {
@@ -29,8 +32,8 @@ public actor InMemoryKeyValueStore: KeyValueStore {
         values[key] = nil
     }
 
-    /// Makes every later call throw `error`, or succeed again when `nil`.
-    public func fail(with error: (any Error)?) {
+    /// Makes every later call throw `error`, to play a store that is unreachable for a while; `nil` ends it.
+    public func failEveryCall(with error: (any Error)?) {
         failure = error
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NavHostKit
+import NavHostTesting
 import Synchronization
 
 @testable import UserProfileFeature
