@@ -120,4 +120,35 @@ struct DaemonPluginReloadTests {
         #expect(try await nav.routes() == ["settings.main", "home.main"])
         try await daemon.terminate()
     }
+
+    @Test("SIGHUP unloads a plugin whose folder vanished and reloads one whose manifest digest changed")
+    func sighupRescans() async throws {
+        let directory = try await TestPlugins.directory()
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "home.main"])
+        try FileManager.default.removeItem(atPath: "\(directory)/Home")
+        let staged = "\(DaemonProcess.examplePlugins)/Settings"
+        try FileManager.default.removeItem(atPath: "\(directory)/Settings")
+        try FileManager.default.createDirectory(atPath: "\(directory)/Settings", withIntermediateDirectories: true)
+        for file in try FileManager.default.contentsOfDirectory(atPath: staged) {
+            try FileManager.default.copyItem(atPath: "\(staged)/\(file)", toPath: "\(directory)/Settings/\(file)")
+        }
+        let manifest = "\(directory)/Settings/manifest.json"
+        let text = try String(contentsOfFile: manifest, encoding: .utf8)
+        let digest = try #require(text.firstRange(of: /"sha256" *: *"[0-9a-f]{64}"/))
+        try text.replacingCharacters(in: digest, with: #""sha256": ""# + String(repeating: "1", count: 64) + "\"")
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        let count = daemon.notifications.count
+
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+
+        #expect(try await Self.listed("Home", in: daemon) == nil)
+        #expect(try await nav.routes() == ["settings.main"])
+        let settings = try #require(try await Self.listed("Settings", in: daemon))
+        #expect(settings["state"] == "loaded")
+        #expect(settings["lastReloadFailure"]?["code"] == "checksumMismatch", "the changed build was tried")
+        try await daemon.terminate()
+    }
 }
