@@ -1,3 +1,4 @@
+public import NavHostCore
 import NavHostKit
 public import NavHostVarlink
 
@@ -25,6 +26,8 @@ public struct PluginReport: Sendable, Hashable, Encodable {
     public var sdkVersion: String?
     public var routes: [String]
     public var quarantine: Quarantine?
+    /// Why the last reload of this loaded plugin was refused, if it was.
+    public var lastReloadFailure: Quarantine?
 
     public init(
         name: String,
@@ -33,7 +36,8 @@ public struct PluginReport: Sendable, Hashable, Encodable {
         path: String,
         sdkVersion: String?,
         routes: [String],
-        quarantine: Quarantine?
+        quarantine: Quarantine?,
+        lastReloadFailure: Quarantine? = nil
     ) {
         self.name = name
         self.version = version
@@ -42,10 +46,29 @@ public struct PluginReport: Sendable, Hashable, Encodable {
         self.sdkVersion = sdkVersion
         self.routes = routes
         self.quarantine = quarantine
+        self.lastReloadFailure = lastReloadFailure
     }
 }
 
-/// `io.navhost.Plugins`: what the operator sees of the plugins.
+extension PluginStatus {
+    /// The plugin as `io.navhost.Plugins.List` reports it.
+    public var report: PluginReport {
+        PluginReport(
+            name: name,
+            version: version.map { "\($0)" } ?? "",
+            state: isLoaded ? .loaded : .quarantined,
+            path: libraryPath ?? directory,
+            sdkVersion: manifest.map { "\($0.sdkVersion)" },
+            routes: routes,
+            quarantine: quarantineReason.map { PluginReport.Quarantine(code: $0.code.name, message: $0.message) },
+            lastReloadFailure: lastReloadFailure.map {
+                PluginReport.Quarantine(code: $0.code.name, message: $0.message)
+            }
+        )
+    }
+}
+
+/// `io.navhost.Plugins`: what the operator sees of the plugins, and how a control client changes them.
 public enum PluginsInterface {
     /// The interface's name.
     public static let name = "io.navhost.Plugins"
@@ -53,10 +76,15 @@ public enum PluginsInterface {
     /// The interface's definition, as served by `GetInterfaceDescription`.
     public static let definition = InterfaceDefinitions.plugins
 
-    /// Builds the interface; `reports` lists every plugin found, loaded or quarantined.
+    /// Builds the interface; `reports` lists every plugin found, loaded or quarantined. With `control`, `Load`,
+    /// `Reload` and `Unload` act through it, for the peers `access` lets control; without, they answer
+    /// `PluginRefused`.
     public static func implementation(
-        reports: @escaping @Sendable () async -> [PluginReport]
+        reports: @escaping @Sendable () async -> [PluginReport],
+        control: PluginControl? = nil,
+        access: AccessPolicy = AccessPolicy(controlUIDs: [], controlGIDs: [])
     ) -> VarlinkInterfaceImplementation {
+        let handlers = PluginsHandlers(control: control)
         var plugins: VarlinkInterfaceImplementation
         do {
             plugins = try VarlinkInterfaceImplementation(description: definition)
@@ -66,6 +94,82 @@ public enum PluginsInterface {
         plugins.handle("List") { _ in
             ["plugins": try JSONValueEncoder().encode(await reports())]
         }
+        plugins.handle("Load", parameters: PathParameters.self) { input, request in
+            try access.requireControl(request)
+            return try await handlers.load(input.path)
+        }
+        plugins.handle("Reload", parameters: NameParameters.self) { input, request in
+            try access.requireControl(request)
+            return try await handlers.reload(input.name)
+        }
+        plugins.handle("Unload", parameters: NameParameters.self) { input, request in
+            try access.requireControl(request)
+            return try await handlers.unload(input.name)
+        }
         return plugins
+    }
+}
+
+// MARK: - Handlers
+
+private struct PathParameters: Decodable, Sendable {
+    var path: String
+}
+
+private struct NameParameters: Decodable, Sendable {
+    var name: String
+}
+
+/// What `Load`, `Reload` and `Unload` do, on the main actor.
+@MainActor
+private final class PluginsHandlers: Sendable {
+    private let control: PluginControl?
+
+    nonisolated init(control: PluginControl?) {
+        self.control = control
+    }
+
+    func load(_ path: String) throws(VarlinkError) -> JSONObject {
+        let status = try act { control throws(PluginRegistry.ChangeError) in try control.load(pluginAt: path) }
+        return ["plugin": Self.encode(status)]
+    }
+
+    func reload(_ name: String) throws(VarlinkError) -> JSONObject {
+        let replacement = try act { control throws(PluginRegistry.ChangeError) in try control.reload(name) }
+        return ["plugin": Self.encode(replacement.status)]
+    }
+
+    func unload(_ name: String) throws(VarlinkError) -> JSONObject {
+        try act { control throws(PluginRegistry.ChangeError) in try control.unload(name) }
+        return [:]
+    }
+
+    private func act<Result>(
+        _ body: (PluginControl) throws(PluginRegistry.ChangeError) -> Result
+    ) throws(VarlinkError) -> Result {
+        guard let control else {
+            throw Self.refused(code: "unsupported", message: "this daemon does not change its plugins at run time")
+        }
+        do {
+            return try body(control)
+        } catch {
+            switch error {
+            case .notLoaded(let name):
+                throw VarlinkError(name: "\(PluginsInterface.name).PluginNotFound", parameters: ["name": .string(name)])
+            case .refused(let reason):
+                throw Self.refused(code: reason.code.name, message: reason.message)
+            }
+        }
+    }
+
+    private static func refused(code: String, message: String) -> VarlinkError {
+        VarlinkError(
+            name: "\(PluginsInterface.name).PluginRefused",
+            parameters: ["code": .string(code), "message": .string(message)]
+        )
+    }
+
+    private static func encode(_ status: PluginStatus) -> JSONValue {
+        (try? JSONValueEncoder().encode(status.report)) ?? .null
     }
 }

@@ -32,7 +32,13 @@ struct Daemon {
             url: "https://github.com/navhost/navhost"
         )
         service.add(NavigationInterface.implementation(sessions: core.sessions, access: configuration.access))
-        service.add(PluginsInterface.implementation { await core.pluginReports })
+        service.add(
+            PluginsInterface.implementation(
+                reports: { await core.pluginReports },
+                control: core.pluginControl,
+                access: configuration.access
+            )
+        )
 
         let server = try await bindServer(service: service, logger: logger)
         let status = StatusReporter(core: core, server: server)

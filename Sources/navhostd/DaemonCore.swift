@@ -10,6 +10,8 @@ final class DaemonCore {
     let catalog = FeatureCatalog()
     let sessions: SessionRegistry
     let plugins: PluginRegistry
+    /// Loads, reloads and unloads plugins with the sessions kept in step.
+    let pluginControl: PluginControl
     private let logger: Logger
 
     /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
@@ -24,13 +26,14 @@ final class DaemonCore {
             logger: logger
         )
         self.plugins = PluginRegistry(catalog: catalog, stateDirectory: configuration.stateDirectory, logger: logger)
+        self.pluginControl = PluginControl(registry: plugins, sessions: sessions)
         loadPlugins()
         openSessions()
     }
 
-    /// Rescans the plugin directory (SIGHUP).
+    /// Rescans the plugin directory (SIGHUP): loads new plugins, reloads changed ones, unloads vanished ones.
     func reload() {
-        loadPlugins()
+        pluginControl.rescan(configuration.pluginDirectory)
         openSessions()
     }
 

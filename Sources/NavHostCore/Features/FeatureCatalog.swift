@@ -69,6 +69,31 @@ public final class FeatureCatalog {
         insert(Entry(module: module, coordinator: coordinator, screens: module.screens))
     }
 
+    /// Swaps the feature `replaced` for `module` as one step: checks `module`'s routes as if `replaced` were gone,
+    /// builds its composition root with `services`, then removes `replaced`'s routes and adds `module`'s.
+    ///
+    /// If a check fails or the composition root throws, nothing changes: `replaced` keeps serving.
+    ///
+    /// - Returns: The entry that was replaced.
+    @discardableResult
+    public func replace(
+        _ replaced: String,
+        with module: any FeatureModule,
+        services: HostServices
+    ) throws(RegistrationError) -> Entry? {
+        try validate(module, replacing: replaced)
+        let coordinator: any FeatureCoordinator
+        do {
+            coordinator = try module.makeCoordinator(services: services)
+        } catch {
+            throw .coordinatorFailed("\(error)")
+        }
+        let old = entries[replaced]
+        unregister(replaced)
+        insert(Entry(module: module, coordinator: coordinator, screens: module.screens))
+        return old
+    }
+
     /// Checks that `module` could join: its name and routes are free and well formed.
     public func validate(_ module: any FeatureModule, replacing replaced: String? = nil) throws(RegistrationError) {
         if entries[module.name] != nil, module.name != replaced { throw .duplicateFeature(module.name) }

@@ -39,6 +39,8 @@ public final class NavigationSession: NavigationHandler {
 
     /// The session's name.
     public let name: String
+    /// The route the session was configured to start at; a session whose root is unloaded restarts there.
+    public let configuredRoot: RouteRequest
     /// The revision of the last change; 0 for a session that has only its root.
     public private(set) var revision: UInt64 = 0
     private var changeObservers: [@MainActor (NavigationSession, SessionEvent) -> Void] = []
@@ -155,6 +157,7 @@ public final class NavigationSession: NavigationHandler {
         logger: Logger
     ) throws(NavigationError) {
         self.name = configuration.name
+        self.configuredRoot = configuration.root
         self.catalog = catalog
         self.options = options
         self.log = SessionEventLog(capacity: options.eventHistory)
@@ -255,6 +258,57 @@ public final class NavigationSession: NavigationHandler {
         let change = record(.replaced(fresh.map(\.snapshot)))
         for screen in fresh { screen.appear() }
         return change
+    }
+
+    /// Rebuilds, in place, every screen showing one of `routes` with the ViewModel the catalog builds now: after a
+    /// plugin's new build replaced the old one. One change, a `replaced` event of the whole stack.
+    ///
+    /// Each rebuilt screen keeps its ID, route, parameters, presentation and position. The restorable state the old
+    /// ViewModel encodes is given to the new one before `onAppear`; a ViewModel that keeps none, or that refuses
+    /// it, starts fresh on the same route. The old ViewModel gets `onDisappear` (its intents in flight answer
+    /// `screenClosed`), the new one `onAppear`. A screen the catalog can no longer build (the new build dropped
+    /// its route or refuses its parameters) is removed with every screen above it; if that is the root, the
+    /// session restarts at ``configuredRoot``.
+    ///
+    /// - Returns: The change, or `nil` when no screen shows one of `routes` (or nothing could be built at all,
+    ///   which leaves the stack as it was).
+    @discardableResult
+    public func rebuildScreens(showing routes: Set<String>) -> Change? {
+        guard screens.contains(where: { routes.contains($0.route.id) }) else { return nil }
+        var rebuilt: [Screen] = []
+        for old in screens {
+            guard routes.contains(old.route.id) else {
+                rebuilt.append(old)
+                continue
+            }
+            guard let fresh = rebuild(old) else { break }
+            rebuilt.append(fresh)
+        }
+        if rebuilt.isEmpty {
+            guard let root = try? makeScreen(for: configuredRoot, presentation: .push) else {
+                logger.error("Cannot rebuild the session's root after a reload; the old screens stay")
+                return nil
+            }
+            rebuilt = [root]
+        }
+        return swapStack(for: rebuilt)
+    }
+
+    /// Removes every screen showing one of `routes` and every screen above it, after their plugin was unloaded:
+    /// one `popped` change, or, when the root goes, one `replaced` change to a stack holding a fresh root at
+    /// ``configuredRoot``.
+    ///
+    /// - Returns: The change, or `nil` when no screen shows one of `routes` (or the configured root cannot be
+    ///   built, which leaves the stack as it was).
+    @discardableResult
+    public func removeScreens(showing routes: Set<String>) -> Change? {
+        guard let first = screens.firstIndex(where: { routes.contains($0.route.id) }) else { return nil }
+        if first > 0 { return removeScreens(from: first) }
+        guard let root = try? makeScreen(for: configuredRoot, presentation: .push) else {
+            logger.error("Cannot restart the session at its configured root; the old screens stay")
+            return nil
+        }
+        return swapStack(for: [root])
     }
 
     /// Delivers an intent to a screen (the top one when `screen` is `nil`) and waits until it is handled.
@@ -374,6 +428,39 @@ extension NavigationSession {
         screens.append(screen)
         let change = record(.pushed(screen.snapshot))
         screen.appear()
+        return change
+    }
+
+    /// A new screen in place of `old`, from the catalog as it is now, holding `old`'s restorable state when the new
+    /// ViewModel takes it; `nil` when the catalog cannot build the route any more.
+    fileprivate func rebuild(_ old: Screen) -> Screen? {
+        do throws(NavigationError) {
+            let fresh = try makeScreen(for: old.route, presentation: old.presentation, id: old.id)
+            guard let saved = old.restorableState, !fresh.restore(saved) else { return fresh }
+            logger.notice(
+                "A rebuilt screen refused its old state; it starts fresh",
+                metadata: ["navhost.screen": "\(old.id)", "navhost.route": "\(old.route.id)"]
+            )
+            return try makeScreen(for: old.route, presentation: old.presentation, id: old.id)
+        } catch {
+            logger.warning(
+                "A screen cannot be rebuilt after a reload; it and the screens above it are removed",
+                metadata: ["navhost.screen": "\(old.id)", "navhost.route": "\(old.route.id)", "error": "\(error)"]
+            )
+            return nil
+        }
+    }
+
+    /// Makes `stack` the session's stack as one `replaced` change: screens that leave get `onDisappear`, topmost
+    /// first; screens that arrive get `onAppear`, root first. Screens in both stay as they are.
+    fileprivate func swapStack(for stack: [Screen]) -> Change {
+        let staying = Set(stack.map(ObjectIdentifier.init))
+        let leaving = screens.filter { !staying.contains(ObjectIdentifier($0)) }
+        let alreadyThere = Set(screens.map(ObjectIdentifier.init))
+        for screen in leaving.reversed() { screen.close() }
+        screens = stack
+        let change = record(.replaced(stack.map(\.snapshot)))
+        for screen in stack where !alreadyThere.contains(ObjectIdentifier(screen)) { screen.appear() }
         return change
     }
 

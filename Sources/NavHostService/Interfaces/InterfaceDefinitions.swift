@@ -161,7 +161,8 @@ enum InterfaceDefinitions {
 
     /// `io.navhost.Plugins.varlink`.
     static let plugins = #"""
-        # NavHost feature plugins: what is loaded, and what was refused and why.
+        # NavHost feature plugins: what is loaded, and what was refused and why; loading, reloading and unloading them
+        # while sessions run (control clients only).
         interface io.navhost.Plugins
 
         # Why a plugin was refused.
@@ -178,11 +179,31 @@ enum InterfaceDefinitions {
           path: string,
           sdkVersion: ?string,
           routes: []string,
-          quarantine: ?Quarantine
+          quarantine: ?Quarantine,
+          # Set when the last reload of this loaded plugin was refused: the version shown keeps serving.
+          lastReloadFailure: ?Quarantine
         )
 
         # Every plugin found, loaded or quarantined.
         method List() -> (plugins: []Plugin)
+
+        # Loads the plugin in the folder `path` (its manifest, library and resources); its dependencies must be loaded.
+        method Load(path: string) -> (plugin: Plugin)
+
+        # Replaces the loaded plugin `name` with the build now in its folder, loaded from a fresh private copy. Every
+        # session showing its screens rebuilds them in place (same screen IDs, restorable state handed over) and reports
+        # one `replaced` event. A refused build leaves the old version serving (see `lastReloadFailure`).
+        method Reload(name: string) -> (plugin: Plugin)
+
+        # Takes the loaded plugin `name` out: its routes disappear, and every session pops its screens and those above
+        # them (a session whose root it showed restarts at its configured root). Its code stays in memory.
+        method Unload(name: string) -> ()
+
+        # No loaded plugin has that name.
+        error PluginNotFound (name: string)
+
+        # The plugin, or its new build, was refused; `code` is a quarantine code such as checksumMismatch.
+        error PluginRefused (code: string, message: string)
 
         """#
 

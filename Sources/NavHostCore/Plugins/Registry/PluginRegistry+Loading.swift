@@ -11,11 +11,11 @@ extension PluginRegistry {
         var opened = false
         do throws(QuarantineReason) {
             try checkLibraryFile(at: path, for: manifest)
-            try checkCompatibility(of: manifest)
+            try checkCompatibility(of: manifest, replacing: nil)
             let library = try open(path)
             opened = true
             let module = try featureModule(of: library, describedBy: manifest)
-            try register(module, from: directory)
+            try register(module, from: directory, replacing: nil)
             let status = PluginStatus(
                 name: manifest.name,
                 directory: directory,
@@ -49,11 +49,11 @@ extension PluginRegistry {
     }
 }
 
-// MARK: - Private Functions
+// MARK: - Checks, shared with reloading
 
 extension PluginRegistry {
     /// The file is there, is the one the manifest was written for, and is a shared object for this machine.
-    fileprivate func checkLibraryFile(at path: String, for manifest: PluginManifest) throws(QuarantineReason) {
+    func checkLibraryFile(at path: String, for manifest: PluginManifest) throws(QuarantineReason) {
         guard FileIO.kind(of: path) == .regularFile else {
             throw QuarantineReason(.fileMissing, "the library \(path) named by the manifest is not there")
         }
@@ -84,7 +84,7 @@ extension PluginRegistry {
     }
 
     /// The SDK version, the dependencies and the routes, from the manifest alone.
-    fileprivate func checkCompatibility(of manifest: PluginManifest) throws(QuarantineReason) {
+    func checkCompatibility(of manifest: PluginManifest, replacing replaced: String?) throws(QuarantineReason) {
         guard manifest.sdkVersion.isCompatible(withHost: sdkVersion) else {
             throw QuarantineReason(
                 .abiMismatch,
@@ -102,17 +102,17 @@ extension PluginRegistry {
                 throw QuarantineReason(.dependencyVersionMismatch, "needs \(wanted), and \(version) is loaded")
             }
         }
-        if catalog.entry(named: manifest.name) != nil {
+        if catalog.entry(named: manifest.name) != nil, manifest.name != replaced {
             throw QuarantineReason(.duplicateName, "a feature named \(manifest.name) is already loaded")
         }
         for route in manifest.routeIDs {
-            if let owner = catalog.owner(ofRoute: route) {
+            if let owner = catalog.owner(ofRoute: route), owner != replaced {
                 throw QuarantineReason(.routeConflict, "route \(route) is already offered by \(owner)")
             }
         }
     }
 
-    fileprivate func open(_ path: String) throws(QuarantineReason) -> PluginLibrary {
+    func open(_ path: String) throws(QuarantineReason) -> PluginLibrary {
         do {
             return try PluginLibrary(path: path)
         } catch {
@@ -121,7 +121,7 @@ extension PluginRegistry {
     }
 
     /// Calls the entry point and checks the module against the manifest.
-    fileprivate func featureModule(
+    func featureModule(
         of library: PluginLibrary,
         describedBy manifest: PluginManifest
     ) throws(QuarantineReason) -> any FeatureModule {
@@ -160,7 +160,12 @@ extension PluginRegistry {
         return module
     }
 
-    fileprivate func register(_ module: any FeatureModule, from directory: String) throws(QuarantineReason) {
+    /// Adds `module` to the catalog, or swaps it for the feature `replaced` when given.
+    func register(
+        _ module: any FeatureModule,
+        from directory: String,
+        replacing replaced: String?
+    ) throws(QuarantineReason) {
         var featureLogger = logger
         featureLogger[metadataKey: "navhost.plugin"] = .string(module.name)
         let services = HostServices(
@@ -170,7 +175,11 @@ extension PluginRegistry {
             resourceDirectory: directory
         )
         do {
-            try catalog.register(module, services: services)
+            if let replaced {
+                try catalog.replace(replaced, with: module, services: services)
+            } else {
+                try catalog.register(module, services: services)
+            }
         } catch {
             switch error {
             case .routeConflict(let route, let owner):

@@ -24,6 +24,9 @@ public struct PluginStatus: Sendable, Hashable {
     public var libraryPath: String?
     /// How long loading took, from the first check to the catalog; `nil` when nothing was attempted.
     public var loadDuration: Duration?
+    /// Why the last reload of this loaded plugin was refused; `nil` when none was refused since it loaded. The
+    /// version that loaded keeps serving.
+    public var lastReloadFailure: QuarantineReason?
 
     /// The plugin's version, when the manifest reads.
     public var version: SemanticVersion? { manifest?.version }

@@ -1,0 +1,168 @@
+import Foundation
+import NavHostJSON
+import NavHostKit
+import NavHostTesting
+import Testing
+
+@testable import NavHostCore
+
+/// Replacing and removing a feature while sessions show its screens: in-process features for the session rules,
+/// the staged example plugins for the registry's reload from a private copy.
+@MainActor
+@Suite("Reloading and unloading plugins")
+struct ReloadTests {
+    let main = SessionConfiguration(root: RouteRequest(id: "profile.user", parameters: ["userID": "root"]))
+    let draft = RouteRequest(id: "draft.editor", parameters: ["documentID": "d1"])
+
+    func makeSessions() throws -> SessionRegistry {
+        let catalog = FeatureCatalog()
+        for feature: any FeatureModule in [ProfileFeature(), DraftFeature()] {
+            try catalog.register(feature, services: Self.services)
+        }
+        return SessionRegistry(catalog: catalog, logger: .init(label: "test"))
+    }
+
+    static var services: HostServices {
+        HostServices(
+            logger: .init(label: "test"),
+            clock: ContinuousClock(),
+            store: InMemoryKeyValueStore(),
+            resourceDirectory: "."
+        )
+    }
+
+    @Test("A new build's screens are rebuilt in place, keep their restorable state, and run the new code")
+    func rebuildInPlace() async throws {
+        let sessions = try makeSessions()
+        let session = try sessions.open(main)
+        try session.navigate(to: draft)
+        try session.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u2"]))
+        try await session.send(IntentMessage(name: "onChangedText", arguments: ["text": "hello"]), to: ScreenID("s2"))
+        let before = session.snapshot
+
+        try sessions.catalog.replace("Draft", with: ShoutingDraftFeature(), services: Self.services)
+        let change = try #require(session.rebuildScreens(showing: ["draft.editor"]))
+
+        #expect(change.revision == before.revision + 1, "one change for the whole swap")
+        guard case .replaced(let stack) = change.event.change else {
+            Issue.record("expected a replaced event, got \(change.event)")
+            return
+        }
+        #expect(stack.map(\.id) == before.stack.map(\.id))
+        #expect(stack.map(\.route) == before.stack.map(\.route))
+        let rebuilt = try session.screenSnapshot(ScreenID("s2"))
+        #expect(rebuilt.state["text"] == "hello", "the old build's restorable state reached the new one")
+        #expect(rebuilt.state["build"] == 2)
+        try await session.send(IntentMessage(name: "onChangedText", arguments: ["text": "quiet"]), to: ScreenID("s2"))
+        #expect(try session.screenSnapshot(ScreenID("s2")).state["text"] == "QUIET", "the new code answers")
+        #expect(session.rebuildScreens(showing: ["nothing.here"]) == nil)
+    }
+
+    @Test("Removing a feature pops its lowest screen and everything above it, as one change")
+    func removalPops() throws {
+        let sessions = try makeSessions()
+        let session = try sessions.open(main)
+        try session.navigate(to: draft)
+        try session.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u2"]))
+        let revision = session.revision
+
+        sessions.catalog.unregister("Draft")
+        let change = try #require(session.removeScreens(showing: ["draft.editor"]))
+
+        #expect(change.event.change == .popped([ScreenID("s3"), ScreenID("s2")]))
+        #expect(change.revision == revision + 1)
+        #expect(session.routeIDs == ["profile.user"])
+    }
+
+    @Test("Removing the feature of the root restarts the session at its configured root")
+    func removingTheRootRestarts() throws {
+        let sessions = try makeSessions()
+        let session = try sessions.open(main)
+        try session.replace(with: [draft, RouteRequest(id: "profile.user", parameters: ["userID": "u2"])])
+
+        sessions.catalog.unregister("Draft")
+        let change = try #require(session.removeScreens(showing: ["draft.editor"]))
+
+        guard case .replaced(let stack) = change.event.change else {
+            Issue.record("expected a replaced event, got \(change.event)")
+            return
+        }
+        #expect(stack.map(\.route) == [main.root])
+    }
+
+    @Test("Reloading a real plugin loads a private copy, and every session's screens of it are rebuilt in place")
+    func reloadRealPlugin() throws {
+        let workspace = try PluginWorkspace()
+        defer { workspace.remove() }
+        let registry = workspace.makeRegistry()
+        registry.loadAll(from: workspace.plugins)
+        let sessions = SessionRegistry(catalog: registry.catalog, logger: .init(label: "test"))
+        let control = PluginControl(registry: registry, sessions: sessions)
+        let session = try sessions.open(SessionConfiguration(root: RouteRequest(id: "home.main")))
+        try session.navigate(to: RouteRequest(id: "products.list"))
+        let before = session.snapshot
+        let oldCoordinator = registry.catalog.entry(named: "Products")?.coordinator
+
+        let replacement = try control.reload("Products")
+
+        #expect(replacement.status.libraryPath == "\(workspace.state)/plugin-images/Products-1.so")
+        #expect(registry.status(named: "Products")?.isLoaded == true)
+        #expect(registry.status(named: "Products")?.lastReloadFailure == nil)
+        #expect(registry.statuses.filter { $0.name == "Products" }.count == 1)
+        #expect(registry.catalog.entry(named: "Products")?.coordinator !== oldCoordinator)
+        #expect(session.snapshot.stack.map(\.id) == before.stack.map(\.id))
+        #expect(session.revision == before.revision + 1)
+        #expect(try control.reload("Products").status.libraryPath?.hasSuffix("/Products-2.so") == true)
+    }
+
+    @Test("A broken new build is refused: the old version keeps serving and the reason is kept")
+    func brokenBuildRefused() throws {
+        let workspace = try PluginWorkspace()
+        defer { workspace.remove() }
+        try FileManager.default.removeItem(atPath: "\(workspace.plugins)/Settings")
+        let folder = try workspace.addStaged("Settings") { _ in }
+        let registry = workspace.makeRegistry()
+        registry.loadAll(from: workspace.plugins)
+        let sessions = SessionRegistry(catalog: registry.catalog, logger: .init(label: "test"))
+        let control = PluginControl(registry: registry, sessions: sessions)
+        let session = try sessions.open(SessionConfiguration(root: RouteRequest(id: "home.main")))
+        try session.navigate(to: RouteRequest(id: "settings.main"))
+        let revision = session.revision
+        var manifest = try PluginWorkspace.stagedManifest("Settings")
+        manifest.sha256 = String(repeating: "0", count: 64)
+        try Data(try manifest.jsonBytes()).write(to: URL(fileURLWithPath: "\(folder)/manifest.json"))
+
+        #expect(throws: PluginRegistry.ChangeError.self) { try control.reload("Settings") }
+
+        let status = try #require(registry.status(named: "Settings"))
+        #expect(status.isLoaded)
+        #expect(status.lastReloadFailure?.code == .checksumMismatch)
+        #expect(registry.catalog.owner(ofRoute: "settings.main") == "Settings")
+        #expect(session.revision == revision, "no session changed")
+        #expect(throws: PluginRegistry.ChangeError.notLoaded("Nope")) { try control.reload("Nope") }
+    }
+
+    @Test("Unloading a plugin pops its screens; one others depend on, or serving a configured root, stays")
+    func unloadRealPlugin() throws {
+        let workspace = try PluginWorkspace()
+        defer { workspace.remove() }
+        let registry = workspace.makeRegistry()
+        registry.loadAll(from: workspace.plugins)
+        let sessions = SessionRegistry(catalog: registry.catalog, logger: .init(label: "test"))
+        let control = PluginControl(registry: registry, sessions: sessions)
+        let session = try sessions.open(SessionConfiguration(root: RouteRequest(id: "settings.main")))
+        try session.navigate(to: RouteRequest(id: "home.main"))
+        try session.navigate(to: RouteRequest(id: "settings.main"))
+
+        #expect(throws: PluginRegistry.ChangeError.self, "Home depends on Products") {
+            try control.unload("Products")
+        }
+        try control.unload("Home")
+
+        #expect(session.routeIDs == ["settings.main"])
+        #expect(registry.catalog.owner(ofRoute: "home.main") == nil)
+        #expect(registry.status(named: "Home")?.isLoaded != true)
+        #expect(throws: PluginRegistry.ChangeError.self) { try control.unload("Settings") }
+        #expect(registry.catalog.owner(ofRoute: "settings.main") == "Settings")
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+/// `io.navhost.Plugins.Load`, `Reload` and `Unload` against the real daemon, with a session showing the plugin.
+@Suite("Reloading and unloading plugins in the running daemon")
+struct DaemonPluginReloadTests {
+    /// Calls `io.navhost.Plugins.<method>` on a connection of its own.
+    static func plugins(_ daemon: DaemonProcess, _ method: String, _ parameters: JSONObject = [:]) async throws
+        -> JSONObject
+    {
+        let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
+        defer { Task { try? await client.close() } }
+        return try await client.call("io.navhost.Plugins.\(method)", parameters: parameters)
+    }
+
+    /// `io.navhost.Plugins.List`'s entry for `name`.
+    static func listed(_ name: String, in daemon: DaemonProcess) async throws -> JSONValue? {
+        try await plugins(daemon, "List")["plugins"]?.arrayValue?.first { $0["name"]?.stringValue == name }
+    }
+
+    /// Waits until the top screen, the product list, has loaded its products.
+    static func waitForProducts(_ nav: NavigationClient) async throws {
+        for _ in 0..<200 {
+            if try await nav.topState()["value"]?["totalCount"]?.intValue ?? 0 > 0 { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw TimedOut(what: "the product list to load: \(try await nav.topState())")
+    }
+
+    @Test("Reload while a session shows the plugin: same stack, a fresh image, the next intent is answered")
+    func reloadKeepsTheStack() async throws {
+        let directory = try await TestPlugins.directory()
+        let daemon = try await DaemonProcess.start(plugins: directory)
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Send", ["intent": "onTappedProducts"])
+        try await Self.waitForProducts(nav)
+        let before = try await nav.snapshot()
+        let beforeIDs = before["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
+        let revisionBefore = try #require(before["revision"]?.intValue)
+        let watcher = try await NavigationClient.connect(to: daemon)
+        var updates = watcher.watch(resumeFrom: Int64(revisionBefore)).makeAsyncIterator()
+
+        let reply = try await Self.plugins(daemon, "Reload", ["name": "Products"])
+
+        #expect(reply["plugin"]?["state"] == "loaded")
+        #expect(reply["plugin"]?["path"]?.stringValue?.hasSuffix("/plugin-images/Products-1.so") == true)
+        let swap = try await next(in: &updates, where: { $0["event"] != nil })
+        #expect(swap["event"]?["kind"] == "replaced", "one change for the swap")
+        #expect(swap["event"]?["revision"]?.intValue == revisionBefore + 1)
+        #expect(swap["event"]?["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == beforeIDs)
+        #expect(try await nav.routes() == ["home.main", "products.list"])
+        try await Self.waitForProducts(nav)
+        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        #expect(try await nav.topState()["value"]?["filter"] == "engine", "the new build answers the next intent")
+        try await daemon.terminate()
+    }
+
+    @Test("A replacement with the wrong SHA-256 is refused: the old version serves and List says why")
+    func brokenReplacementIsRefused() async throws {
+        let directory = try await TestPlugins.directory()
+        let staged = "\(DaemonProcess.examplePlugins)/Products"
+        try FileManager.default.removeItem(atPath: "\(directory)/Products")
+        try FileManager.default.createDirectory(atPath: "\(directory)/Products", withIntermediateDirectories: true)
+        for file in try FileManager.default.contentsOfDirectory(atPath: staged) {
+            try FileManager.default.copyItem(atPath: "\(staged)/\(file)", toPath: "\(directory)/Products/\(file)")
+        }
+        let daemon = try await DaemonProcess.start(plugins: directory)
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Send", ["intent": "onTappedProducts"])
+        try await Self.waitForProducts(nav)
+        let manifest = "\(directory)/Products/manifest.json"
+        let text = try String(contentsOfFile: manifest, encoding: .utf8)
+        let digest = try #require(text.firstRange(of: /"sha256" *: *"[0-9a-f]{64}"/))
+        try text.replacingCharacters(in: digest, with: #""sha256": ""# + String(repeating: "0", count: 64) + "\"")
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+
+        let refusal = await #expect(throws: VarlinkError.self) {
+            try await Self.plugins(daemon, "Reload", ["name": "Products"])
+        }
+
+        #expect(refusal?.name == "io.navhost.Plugins.PluginRefused")
+        #expect(refusal?.parameters["code"] == "checksumMismatch")
+        let listed = try #require(try await Self.listed("Products", in: daemon))
+        #expect(listed["state"] == "loaded")
+        #expect(listed["lastReloadFailure"]?["code"] == "checksumMismatch")
+        try await Self.waitForProducts(nav)
+        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        #expect(try await nav.topState()["value"]?["filter"] == "engine", "the old build still answers")
+        let missing = await #expect(throws: VarlinkError.self) {
+            try await Self.plugins(daemon, "Reload", ["name": "Nope"])
+        }
+        #expect(missing?.name == "io.navhost.Plugins.PluginNotFound")
+        try await daemon.terminate()
+    }
+
+    @Test("Unload pops the plugin's screens and those above; Load brings it back")
+    func unloadPopsAndLoadReturns() async throws {
+        let directory = try await TestPlugins.directory()
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "home.main"])
+        try await nav.call("Navigate", ["route": "settings.main"])
+        let revision = try #require(try await nav.snapshot()["revision"]?.intValue)
+
+        try await Self.plugins(daemon, "Unload", ["name": "Home"])
+
+        #expect(try await nav.routes() == ["settings.main"])
+        #expect(try await nav.snapshot()["revision"]?.intValue == revision + 1)
+        #expect(try await Self.listed("Home", in: daemon) == nil)
+        let refused = await #expect(throws: VarlinkError.self) {
+            try await Self.plugins(daemon, "Unload", ["name": "Settings"])
+        }
+        #expect(refused?.name == "io.navhost.Plugins.PluginRefused")
+        let loaded = try await Self.plugins(daemon, "Load", ["path": .string("\(directory)/Home")])
+        #expect(loaded["plugin"]?["state"] == "loaded")
+        try await nav.call("Navigate", ["route": "home.main"])
+        #expect(try await nav.routes() == ["settings.main", "home.main"])
+        try await daemon.terminate()
+    }
+
+    @Test("SIGHUP unloads a plugin whose folder vanished and reloads one whose manifest digest changed")
+    func sighupRescans() async throws {
+        let directory = try await TestPlugins.directory()
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "home.main"])
+        try FileManager.default.removeItem(atPath: "\(directory)/Home")
+        let staged = "\(DaemonProcess.examplePlugins)/Settings"
+        try FileManager.default.removeItem(atPath: "\(directory)/Settings")
+        try FileManager.default.createDirectory(atPath: "\(directory)/Settings", withIntermediateDirectories: true)
+        for file in try FileManager.default.contentsOfDirectory(atPath: staged) {
+            try FileManager.default.copyItem(atPath: "\(staged)/\(file)", toPath: "\(directory)/Settings/\(file)")
+        }
+        let manifest = "\(directory)/Settings/manifest.json"
+        let text = try String(contentsOfFile: manifest, encoding: .utf8)
+        let digest = try #require(text.firstRange(of: /"sha256" *: *"[0-9a-f]{64}"/))
+        try text.replacingCharacters(in: digest, with: #""sha256": ""# + String(repeating: "1", count: 64) + "\"")
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        let count = daemon.notifications.count
+
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+
+        #expect(try await Self.listed("Home", in: daemon) == nil)
+        #expect(try await nav.routes() == ["settings.main"])
+        let settings = try #require(try await Self.listed("Settings", in: daemon))
+        #expect(settings["state"] == "loaded")
+        #expect(settings["lastReloadFailure"]?["code"] == "checksumMismatch", "the changed build was tried")
+        try await daemon.terminate()
+    }
+}
