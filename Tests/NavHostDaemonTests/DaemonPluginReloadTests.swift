@@ -41,13 +41,13 @@ struct DaemonPluginReloadTests {
         let beforeIDs = before["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
         let revisionBefore = try #require(before["revision"]?.intValue)
         let watcher = try await NavigationClient.connect(to: daemon)
-        var updates = watcher.watch(resumeFrom: Int64(revisionBefore)).makeAsyncIterator()
+        let updates = WatchRecorder(watcher.watch(resumeFrom: Int64(revisionBefore)))
 
         let reply = try await Self.plugins(daemon, "Reload", ["name": "Products"])
 
         #expect(reply["plugin"]?["state"] == "loaded")
         #expect(reply["plugin"]?["path"]?.stringValue?.hasSuffix("/plugin-images/Products-1.so") == true)
-        let swap = try await next(in: &updates, where: { $0["event"] != nil })
+        let swap = try await updates.next { $0["event"] != nil }
         #expect(swap["event"]?["kind"] == "replaced", "one change for the swap")
         #expect(swap["event"]?["revision"]?.intValue == revisionBefore + 1)
         #expect(swap["event"]?["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == beforeIDs)
