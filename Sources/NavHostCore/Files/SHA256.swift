@@ -1,6 +1,7 @@
 import COpenSSL
 
-/// SHA-256 digests through libcrypto's EVP interface, as lower-case hex: what a plugin manifest's `sha256` holds.
+/// SHA-256 digests through libcrypto (`SHA256_Init`/`Update`/`Final`; see the COpenSSL shim for why not EVP), as
+/// lower-case hex: what a plugin manifest's `sha256` holds.
 package enum SHA256 {
     /// The digest of the file at `path`, read in chunks so that a large library is never held in memory.
     package static func hexDigest(ofFileAt path: String) throws(FileAccessError) -> String {
@@ -22,34 +23,26 @@ package enum SHA256 {
 
 // MARK: - Private
 
-/// One running SHA-256 computation; owns its `EVP_MD_CTX`.
+/// One running SHA-256 computation.
 private final class DigestContext {
-    private let context: OpaquePointer
+    private var context = SHA256_CTX()
 
     init() {
-        // Both calls fail only when memory runs out.
-        guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed: out of memory") }
-        guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else { fatalError("EVP_DigestInit_ex(sha256) failed") }
-        self.context = context
-    }
-
-    deinit {
-        EVP_MD_CTX_free(context)
+        SHA256_Init(&context)
     }
 
     func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        guard EVP_DigestUpdate(context, base, bytes.count) == 1 else { fatalError("EVP_DigestUpdate failed") }
+        SHA256_Update(&context, base, bytes.count)
     }
 
     func finish() -> String {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard EVP_DigestFinal_ex(context, &digest, &length) == 1 else { fatalError("EVP_DigestFinal_ex failed") }
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        SHA256_Final(&digest, &context)
         let hexDigits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
-        text.reserveCapacity(Int(length) * 2)
-        for byte in digest.prefix(Int(length)) {
+        text.reserveCapacity(digest.count * 2)
+        for byte in digest {
             text.append(hexDigits[Int(byte >> 4)])
             text.append(hexDigits[Int(byte & 0x0f)])
         }
