@@ -184,8 +184,25 @@ enum InterfaceDefinitions {
           lastReloadFailure: ?Quarantine
         )
 
+        # One change to the plugins. "loaded": a new plugin serves (version, path). "reloaded": a new build replaced
+        # a loaded one (previousVersion -> version, path). "removed": it was unloaded or its folder went away.
+        # "failed": a plugin, or a new build of a loaded one, was refused (reason); a loaded one keeps serving.
+        type PluginEvent (
+          kind: (loaded, reloaded, removed, failed),
+          name: string,
+          version: ?string,
+          previousVersion: ?string,
+          path: ?string,
+          reason: ?Quarantine
+        )
+
         # Every plugin found, loaded or quarantined.
         method List() -> (plugins: []Plugin)
+
+        # Follows the plugins: the first reply lists them all (as List), then one reply per change, with an event. A
+        # reply with plugins and coalesced set stands in for events the client was too slow to take. The screens a
+        # change rebuilds or pops reach a session's watchers as ordinary revisions. Call with "more".
+        method Watch() -> (plugins: ?[]Plugin, coalesced: ?bool, event: ?PluginEvent)
 
         # Loads the plugin in the folder `path` (its manifest, library and resources); its dependencies must be loaded.
         method Load(path: string) -> (plugin: Plugin)
