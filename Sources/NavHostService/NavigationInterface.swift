@@ -182,7 +182,7 @@ private final class NavigationHandlers: Sendable {
             }
         } catch SessionWatcher.Ending.tooSlow {
             throw VarlinkError(name: "\(NavigationInterface.name).WatcherTooSlow")
-        } catch SessionWatcher.Ending.sessionClosed {
+        } catch SessionWatcher.Ending.closed {
             return [:]
         }
         return [:]

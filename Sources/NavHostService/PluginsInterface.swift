@@ -50,6 +50,26 @@ public struct PluginReport: Sendable, Hashable, Encodable {
     }
 }
 
+/// One change to the plugins, as `io.navhost.Plugins.Watch` reports it (its `PluginEvent` type).
+public struct PluginEventReport: Sendable, Hashable, Encodable {
+    public var kind: String
+    public var name: String
+    public var version: String?
+    public var previousVersion: String?
+    public var path: String?
+    public var reason: PluginReport.Quarantine?
+
+    /// The wire form of `event`.
+    public init(_ event: PluginEvent) {
+        kind = event.kind.rawValue
+        name = event.name
+        version = event.version.map { "\($0)" }
+        previousVersion = event.previousVersion.map { "\($0)" }
+        path = event.path
+        reason = event.reason.map { PluginReport.Quarantine(code: $0.code.name, message: $0.message) }
+    }
+}
+
 extension PluginStatus {
     /// The plugin as `io.navhost.Plugins.List` reports it.
     public var report: PluginReport {
@@ -94,6 +114,13 @@ public enum PluginsInterface {
         plugins.handle("List") { _ in
             ["plugins": try JSONValueEncoder().encode(await reports())]
         }
+        plugins.handleStreaming("Watch") { _, replies in
+            guard replies.isStreaming, let control else {
+                // Without "more" (or without a control to follow), Watch answers once with the list.
+                return ["plugins": try JSONValueEncoder().encode(await reports())]
+            }
+            return try await handlers.watch(control, replies: replies)
+        }
         plugins.handle("Load", parameters: PathParameters.self) { input, request in
             try access.requireControl(request)
             return try await handlers.load(input.path)
@@ -127,6 +154,29 @@ private final class PluginsHandlers: Sendable {
 
     nonisolated init(control: PluginControl?) {
         self.control = control
+    }
+
+    /// Follows the plugins: the watcher is made on the main actor, its updates are sent from the connection's.
+    nonisolated func watch(_ control: PluginControl, replies: VarlinkReplyWriter) async throws -> JSONObject {
+        let watcher = await control.watch()
+        defer { watcher.cancel() }
+        do {
+            while let update = try await watcher.next() {
+                switch update {
+                case .snapshot(let statuses, let coalesced):
+                    var reply: JSONObject = ["plugins": try JSONValueEncoder().encode(statuses.map(\.report))]
+                    if coalesced { reply["coalesced"] = true }
+                    try await replies.send(reply)
+                case .event(let event):
+                    try await replies.send(["event": try JSONValueEncoder().encode(PluginEventReport(event))])
+                }
+            }
+        } catch PluginWatcher.Ending.closed {
+            return [:]
+        } catch PluginWatcher.Ending.tooSlow {
+            throw VarlinkError(name: "\(PluginsInterface.name).WatcherTooSlow")
+        }
+        return [:]
     }
 
     func load(_ path: String) throws(VarlinkError) -> JSONObject {

@@ -9,7 +9,7 @@ import UnixSignals
 /// `navhostd`'s composition root: builds every part, then runs them as one service group.
 ///
 /// Start-up order: logging, plugins, sessions, the Varlink service, the socket, the signal handlers, then `READY=1`.
-/// The server, the reload handler and the watchdog run as child tasks of one task group (the shape of
+/// The server, the reload handler, the plugins folder's follower and the watchdog run as child tasks of one task group (the shape of
 /// swift-service-lifecycle's `ServiceGroup`, which the daemon does not use: its AsyncAlgorithms dependency links a
 /// second, static copy of OrderedCollections, the type `JSONObject` is, and values the daemon built would then fail
 /// the SDK's dynamic casts). SIGTERM (or SIGINT) shuts down gracefully: `STOPPING=1`, no new connections, in-flight
@@ -77,6 +77,12 @@ struct Daemon {
                 }
                 return .reload
             }
+            if configuration.watchesPlugins {
+                group.addTask {
+                    await core.followPluginFolder()
+                    return .pluginFolder
+                }
+            }
             if let watchdog {
                 group.addTask {
                     await watchdog.run()
@@ -142,7 +148,7 @@ struct Daemon {
 
 /// The daemon's concurrent parts, as the task group reports them ending.
 private enum DaemonPart: Sendable {
-    case server, stopSignals, reload, watchdog, testHooks
+    case server, stopSignals, reload, pluginFolder, watchdog, testHooks
 }
 
 /// A start-up failure, said in words.

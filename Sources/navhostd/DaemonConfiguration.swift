@@ -19,6 +19,8 @@ struct DaemonConfiguration: Sendable {
     var logLevel: Logger.Level
     /// Whether test-only hooks (a signal that wedges the main actor) are on.
     var testHooks: Bool
+    /// Whether the plugins folder is watched, so that plugins load, reload and unload as their folders change.
+    var watchesPlugins: Bool
     /// Who may control; everyone who can reach the socket may read.
     var access: AccessPolicy
     /// The mode of a socket the daemon binds itself.
@@ -35,6 +37,7 @@ struct DaemonConfiguration: Sendable {
         sessions: [SessionConfiguration],
         logLevel: Logger.Level,
         testHooks: Bool,
+        watchesPlugins: Bool = true,
         access: AccessPolicy = .standard(),
         socketMode: UInt32 = 0o660,
         server: VarlinkServerConfiguration = VarlinkServerConfiguration(),
@@ -48,6 +51,7 @@ struct DaemonConfiguration: Sendable {
         self.sessions = sessions.isEmpty ? [SessionConfiguration(root: RouteRequest(id: "home.main"))] : sessions
         self.logLevel = logLevel
         self.testHooks = testHooks
+        self.watchesPlugins = watchesPlugins
         self.access = access
         self.socketMode = socketMode
         self.server = server

@@ -37,6 +37,27 @@ final class DaemonCore {
         openSessions()
     }
 
+    /// Follows the plugins folder until cancelled: plugins load, reload and unload as their folders change. Returns
+    /// at once, with a warning, when the folder cannot be watched (SIGHUP still rescans it).
+    func followPluginFolder() async {
+        let monitor: PluginFolderMonitor
+        do {
+            monitor = try PluginFolderMonitor(directory: configuration.pluginDirectory)
+        } catch {
+            logger.warning(
+                "Cannot watch the plugins folder; send SIGHUP to rescan it",
+                metadata: ["navhost.plugins.directory": "\(configuration.pluginDirectory)", "error": "\(error)"]
+            )
+            return
+        }
+        logger.info("Watching the plugins folder", metadata: ["navhost.plugins.directory": "\(monitor.directory)"])
+        await withTaskCancellationHandler {
+            await pluginControl.follow(configuration.pluginDirectory, changes: monitor.changes)
+        } onCancel: {
+            monitor.stop()
+        }
+    }
+
     /// A line for `STATUS=`: plugins, sessions, clients.
     func statusLine(clients: Int) -> String {
         let loaded = plugins.loadedPlugins.count
@@ -57,10 +78,12 @@ final class DaemonCore {
 
     /// Ends every session: screens disappear, watchers end.
     func shutDown() {
+        pluginControl.closeWatchers()
         sessions.closeAll()
     }
 
     private func loadPlugins() {
+        plugins.removeImagesOfEarlierRuns()
         plugins.loadAll(from: configuration.pluginDirectory)
     }
 

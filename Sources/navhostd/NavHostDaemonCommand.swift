@@ -63,6 +63,12 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
     )
     var socketMode: String = "0660"
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Load, reload and unload plugins as their folders change in the plugins directory (inotify)."
+    )
+    var watchPlugins = true
+
     @OptionGroup(title: "Limits")
     var limits: LimitOptions
 
@@ -100,6 +106,7 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
             sessions: sessions.compactMap(DaemonConfiguration.parseSession),
             logLevel: Logger.Level(rawValue: logLevel) ?? .info,
             testHooks: enableTestHooks,
+            watchesPlugins: watchPlugins,
             access: accessPolicy,
             socketMode: UInt32(socketMode, radix: 8) ?? 0o660,
             server: limits.server,

@@ -122,6 +122,37 @@ package enum FileIO {
         try syncDirectory(directory)
     }
 
+    /// Copies `source` to `destination`, which appears whole or not at all (written beside it, then renamed). Not
+    /// flushed to disk: for files that a crash may lose, like the private copies of plugin libraries.
+    package static func copy(_ source: String, to destination: String, mode: UInt32 = 0o644) throws(FileAccessError) {
+        let bytes = try readFile(source, limit: 1 << 30)
+        let temporary = "\(parentDirectory(of: destination))/.\(fileName(of: destination)).tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw .system("open", path: temporary, errno: errno) }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        do throws(FileAccessError) {
+            try writeAll(bytes, to: descriptor, path: temporary)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        guard close(descriptor) == 0 else { throw .system("close", path: temporary, errno: errno) }
+        guard rename(temporary, destination) == 0 else { throw .system("rename", path: destination, errno: errno) }
+        renamed = true
+    }
+
+    /// Removes the file at `path`, if there is one.
+    package static func remove(_ path: String) {
+        unlink(path)
+    }
+
+    /// Removes every file directly in `directory` (not its subfolders); nothing when it does not exist.
+    package static func removeFiles(in directory: String) {
+        guard let names = try? directoryEntries(directory) else { return }
+        for name in names where kind(of: "\(directory)/\(name)") == .regularFile { unlink("\(directory)/\(name)") }
+    }
+
     /// Moves `source` to `destination` in one step (both on one file system).
     package static func move(_ source: String, to destination: String) throws(FileAccessError) {
         guard rename(source, destination) == 0 else { throw .system("rename", path: source, errno: errno) }

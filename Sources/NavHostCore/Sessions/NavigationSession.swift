@@ -314,9 +314,24 @@ public final class NavigationSession: NavigationHandler {
     /// Delivers an intent to a screen (the top one when `screen` is `nil`) and waits until it is handled.
     ///
     /// Other intents, to this screen or others, go on while this one's use cases are suspended.
+    ///
+    /// When a plugin reload rebuilds the screen while the intent is in flight, the old ViewModel's work is cancelled
+    /// and the intent is delivered again to the rebuilt screen (same ID), whose answer is the one returned: an
+    /// intent is never answered by code that no longer serves, nor lost to a reload.
     public func send(_ intent: IntentMessage, to screen: ScreenID? = nil) async throws(NavigationError) {
-        let target = try self.screen(screen)
-        try await target.send(intent)
+        var target = try self.screen(screen)
+        while true {
+            do {
+                return try await target.send(intent)
+            } catch where error.code == .screenClosed {
+                guard let rebuilt = screens.first(where: { $0.id == target.id && $0 !== target }) else { throw error }
+                logger.debug(
+                    "Delivering an intent again to its rebuilt screen",
+                    metadata: ["navhost.screen": "\(target.id)", "navhost.intent": "\(intent.name)"]
+                )
+                target = rebuilt
+            }
+        }
     }
 
     /// The snapshot of one screen (the top one when `screen` is `nil`).
@@ -358,7 +373,7 @@ public final class NavigationSession: NavigationHandler {
     /// Closes every screen and ends every watcher; the session must not be used afterwards.
     public func close() {
         for screen in screens.reversed() { screen.close() }
-        for watcher in watchers.values { watcher.finish(with: .sessionClosed) }
+        for watcher in watchers.values { watcher.finish(with: .closed) }
         watchers.removeAll()
     }
 

@@ -222,6 +222,9 @@ enum InterfaceDefinitions {
         # The plugin, or its new build, was refused; `code` is a quarantine code such as checksumMismatch.
         error PluginRefused (code: string, message: string)
 
+        # The watcher did not keep up even with coalesced updates and was closed.
+        error WatcherTooSlow ()
+
         """#
 
     static let pluginsFileName = "io.navhost.Plugins.varlink"

@@ -34,6 +34,12 @@ package enum PluginDirectory {
         return candidates
     }
 
+    /// Whether the library `manifest` names is in `folder` with the manifest's SHA-256: the plugin's files are
+    /// complete (a copy still being written, or a library and a manifest of two different builds, are not).
+    package static func hasLibrary(of manifest: PluginManifest, in folder: String) -> Bool {
+        (try? SHA256.hexDigest(ofFileAt: "\(folder)/\(manifest.library)")) == manifest.sha256
+    }
+
     /// Reads and validates `<folder>/manifest.json`.
     package static func readManifest(in folder: String) -> Result<PluginManifest, QuarantineReason> {
         let path = "\(folder)/\(PluginManifest.fileName)"

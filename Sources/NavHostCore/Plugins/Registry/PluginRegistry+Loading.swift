@@ -3,13 +3,15 @@ import NavHostKit
 // The checks one plugin goes through, in order; the first that fails quarantines it (see `PluginRegistry`).
 
 extension PluginRegistry {
-    /// Loads the plugin `manifest` describes from `directory` (its library from `libraryPath` when given), records
-    /// and logs the outcome.
+    /// Loads the plugin `manifest` describes from `directory` (its library from `libraryPath` when given, else from
+    /// a private copy of the manifest's `library`), records and logs the outcome.
     func load(_ manifest: PluginManifest, from directory: String, libraryPath: String?) -> PluginStatus {
         let started = ContinuousClock.now
-        let path = libraryPath ?? "\(directory)/\(manifest.library)"
+        var path = libraryPath ?? "\(directory)/\(manifest.library)"
         var opened = false
         do throws(QuarantineReason) {
+            if libraryPath == nil { path = try privateCopy(of: path, for: manifest.name) }
+            defer { if !opened, libraryPath == nil { FileIO.remove(path) } }
             try checkLibraryFile(at: path, for: manifest)
             try checkCompatibility(of: manifest, replacing: nil)
             let library = try open(path)
@@ -52,6 +54,30 @@ extension PluginRegistry {
 // MARK: - Checks, shared with reloading
 
 extension PluginRegistry {
+    /// The folder of private copies: `<state-dir>/plugin-images`.
+    var imageDirectory: String { "\(stateDirectory)/plugin-images" }
+
+    /// Copies `library` to a path never used before in this state folder: `<state>/plugin-images/<name>-<n>.so`.
+    ///
+    /// Every library is loaded from such a copy. `dlopen` of a path already loaded returns the old image, so a new
+    /// build needs a fresh path; and the daemon never maps a file an operator may later overwrite in place, which
+    /// would change code under a running process.
+    func privateCopy(of library: String, for name: String) throws(QuarantineReason) -> String {
+        guard FileIO.kind(of: library) == .regularFile else {
+            throw QuarantineReason(.fileMissing, "the library \(library) named by the manifest is not there")
+        }
+        do {
+            try FileIO.makeDirectories(imageDirectory)
+            var number = 1
+            while FileIO.kind(of: "\(imageDirectory)/\(name)-\(number).so") != nil { number += 1 }
+            let image = "\(imageDirectory)/\(name)-\(number).so"
+            try FileIO.copy(library, to: image)
+            return image
+        } catch {
+            throw QuarantineReason(.fileMissing, "cannot copy \(library) to \(imageDirectory): \(error)")
+        }
+    }
+
     /// The file is there, is the one the manifest was written for, and is a shared object for this machine.
     func checkLibraryFile(at path: String, for manifest: PluginManifest) throws(QuarantineReason) {
         guard FileIO.kind(of: path) == .regularFile else {

@@ -35,8 +35,8 @@ extension PluginRegistry {
     /// Loads the build now in the loaded plugin `name`'s folder in place of the one serving.
     ///
     /// The library is copied to a fresh file, `<state-dir>/plugin-images/<Name>-<n>.so`, and loaded from there,
-    /// because `dlopen` of a path already loaded returns the old image. The copy goes through every check of a
-    /// first load (manifest, SHA-256 of the copy, ELF, SDK, dependencies, entry point, routes against the
+    /// as every library is (`dlopen` of a path already loaded returns the old image). The copy goes through every
+    /// check of a first load (manifest, SHA-256 of the copy, ELF, SDK, dependencies, entry point, routes against the
     /// manifest); routes are judged as if the old version were gone. Then the catalog swaps the two as one step.
     ///
     /// The old code stays mapped (nothing is ever unloaded), so each reload costs the memory of one more image.
@@ -63,9 +63,12 @@ extension PluginRegistry {
                 )
             }
             let image = try privateCopy(of: "\(old.directory)/\(manifest.library)", for: name)
+            var opened = false
+            defer { if !opened { FileIO.remove(image) } }
             try checkLibraryFile(at: image, for: manifest)
             try checkCompatibility(of: manifest, replacing: name)
             let library = try open(image)
+            opened = true
             let module = try featureModule(of: library, describedBy: manifest)
             let oldRoutes = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)
             try register(module, from: old.directory, replacing: name)
@@ -133,24 +136,5 @@ extension PluginRegistry {
         statuses.remove(at: index)
         logger.info("Unloaded a plugin", metadata: ["navhost.plugin": "\(name)"])
         return routes
-    }
-}
-
-// MARK: - Private Functions
-
-extension PluginRegistry {
-    /// Copies `library` to a path never used before in this state folder: `<state>/plugin-images/<name>-<n>.so`.
-    fileprivate func privateCopy(of library: String, for name: String) throws(QuarantineReason) -> String {
-        let folder = "\(stateDirectory)/plugin-images"
-        do {
-            try FileIO.makeDirectories(folder)
-            var number = 1
-            while FileIO.kind(of: "\(folder)/\(name)-\(number).so") != nil { number += 1 }
-            let image = "\(folder)/\(name)-\(number).so"
-            try FileIO.writeAtomically(FileIO.readFile(library, limit: 1 << 30), to: image, mode: 0o644)
-            return image
-        } catch {
-            throw QuarantineReason(.fileMissing, "cannot copy \(library) to \(folder): \(error)")
-        }
     }
 }

@@ -125,9 +125,12 @@ public final class PluginRegistry {
     /// from elsewhere count as dependencies.
     ///
     /// - Returns: The status of each plugin of `directory`, in the order the registry decided on them.
+    ///
+    /// - Parameter folders: When given, only the plugin folders of `directory` with these names are considered.
     @discardableResult
-    public func loadAll(from directory: String) -> [PluginStatus] {
-        guard let candidates = readCandidates(in: directory) else { return [] }
+    public func loadAll(from directory: String, only folders: Set<String>? = nil) -> [PluginStatus] {
+        guard var candidates = readCandidates(in: directory) else { return [] }
+        if let folders { candidates.removeAll { !folders.contains($0.folderName) } }
         var outcomes: [PluginStatus] = []
         var ready: [String: (directory: String, manifest: PluginManifest)] = [:]
         for candidate in candidates {
@@ -179,6 +182,23 @@ public final class PluginRegistry {
         case .failure(let reason):
             return quarantine(FileIO.fileName(of: directory), in: directory, manifest: nil, reason)
         }
+    }
+
+    /// Forgets the failed attempts at loading a plugin from `directory` (its folder went away).
+    ///
+    /// - Returns: The statuses forgotten.
+    @discardableResult
+    public func forgetFailures(in directory: String) -> [PluginStatus] {
+        let failures = statuses.filter { $0.directory == directory && !$0.isLoaded }
+        statuses.removeAll { $0.directory == directory && !$0.isLoaded }
+        return failures
+    }
+
+    /// Deletes the private copies of libraries in `<state-dir>/plugin-images` that an earlier run of the daemon
+    /// loaded. Call it once, before the first load: the copies this process maps must stay.
+    public func removeImagesOfEarlierRuns() {
+        precondition(statuses.isEmpty, "plugin images are removed before any plugin is loaded")
+        FileIO.removeFiles(in: imageDirectory)
     }
 
     /// The latest status of the plugin named `name`, preferring a loaded one.

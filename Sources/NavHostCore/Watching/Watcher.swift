@@ -1,0 +1,137 @@
+import Synchronization
+
+/// A live view of something that changes: a full snapshot first, then one event per change.
+///
+/// A watcher holds at most ``limit`` undelivered updates. When a change would exceed that, the queue is replaced by
+/// one coalesced snapshot (the latest state) and events continue after it. If the queue fills up again before the
+/// consumer has taken that snapshot, the consumer is not reading at all: the watcher ends with
+/// ``Watcher/Ending/tooSlow``. Memory per watcher is therefore bounded whatever the client does.
+///
+/// Sessions hand out ``SessionWatcher``s, the plugin control ``PluginWatcher``s.
+public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hashable>: AsyncSequence, Sendable {
+    public typealias Element = Update
+    public typealias Failure = any Error
+
+    /// One thing a watcher delivers.
+    public enum Update: Sendable, Hashable {
+        /// The whole state; `coalesced` is `true` when it stands in for events the consumer was too slow to take.
+        case snapshot(Snapshot, coalesced: Bool)
+        /// One change, in order.
+        case event(Event)
+    }
+
+    /// Why a watcher ended early.
+    public enum Ending: Error, Sendable, Hashable {
+        /// The consumer did not keep up even with coalesced updates.
+        case tooSlow
+        /// What it watched went away (the daemon is stopping).
+        case closed
+    }
+
+    private struct State {
+        var queue: [Update] = []
+        var waiter: CheckedContinuation<Update?, any Error>?
+        var finished: Ending??
+    }
+
+    private let state = Mutex(State())
+    private let onCancel: @Sendable (Watcher) -> Void
+
+    /// How many undelivered updates the watcher holds before it coalesces.
+    public let limit: Int
+
+    init(limit: Int, first: Update, onCancel: @escaping @Sendable (Watcher) -> Void) {
+        precondition(limit >= 2, "a watcher must hold at least a snapshot and one event")
+        self.limit = limit
+        self.onCancel = onCancel
+        state.withLock { $0.queue = [first] }
+    }
+
+    // MARK: - Consuming
+
+    /// The next update; `nil` once the watcher was cancelled.
+    ///
+    /// - Throws: ``Ending`` when the watcher ended early.
+    public func next() async throws -> Update? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready: Result<Update?, any Error>? = state.withLock { state in
+                    if !state.queue.isEmpty { return .success(state.queue.removeFirst()) }
+                    if let finished = state.finished {
+                        return finished.map { .failure($0) } ?? .success(nil)
+                    }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// Stops the watcher; a pending ``next()`` returns `nil`.
+    public func cancel() {
+        finish(with: nil)
+        onCancel(self)
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let watcher: Watcher
+        public mutating func next() async throws -> Update? { try await watcher.next() }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(watcher: self) }
+
+    /// How many updates wait to be taken.
+    public var pendingCount: Int { state.withLock { $0.queue.count } }
+
+    // MARK: - Producing (the owner, on the main actor)
+
+    /// Queues `event`, coalescing into `snapshot()` or ending the watcher when the consumer lags.
+    func deliver(_ event: Event, snapshot: () -> Snapshot) {
+        let decision: DeliveryDecision = state.withLock { state in
+            guard state.finished == nil else { return .ignored }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                waiter.resume(returning: .event(event))
+                return .delivered
+            }
+            if state.queue.count < limit {
+                state.queue.append(.event(event))
+                return .delivered
+            }
+            if case .snapshot(_, coalesced: true) = state.queue.first { return .tooSlow }
+            return .coalesce
+        }
+        switch decision {
+        case .delivered, .ignored:
+            return
+        case .tooSlow:
+            finish(with: .tooSlow)
+            onCancel(self)
+        case .coalesce:
+            let current = snapshot()
+            state.withLock { $0.queue = [.snapshot(current, coalesced: true)] }
+        }
+    }
+
+    /// Ends the watcher: a waiting consumer gets `failure`, or `nil` for a plain stop.
+    func finish(with failure: Ending?) {
+        let waiter: CheckedContinuation<Update?, any Error>? = state.withLock { state in
+            guard state.finished == nil else { return nil }
+            state.finished = .some(failure)
+            if failure != nil { state.queue.removeAll() }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        if let failure {
+            waiter?.resume(throwing: failure)
+        } else {
+            waiter?.resume(returning: nil)
+        }
+    }
+}
+
+/// What ``Watcher/deliver(_:snapshot:)`` decided under the lock.
+private enum DeliveryDecision { case delivered, coalesce, tooSlow, ignored }
