@@ -46,7 +46,7 @@ struct DaemonPluginReloadTests {
         let reply = try await Self.plugins(daemon, "Reload", ["name": "Products"])
 
         #expect(reply["plugin"]?["state"] == "loaded")
-        #expect(reply["plugin"]?["path"]?.stringValue?.hasSuffix("/plugin-images/Products-1.so") == true)
+        #expect(reply["plugin"]?["path"]?.stringValue?.hasSuffix("/plugin-images/Products-2.so") == true)
         let swap = try await updates.next { $0["event"] != nil }
         #expect(swap["event"]?["kind"] == "replaced", "one change for the swap")
         #expect(swap["event"]?["revision"]?.intValue == revisionBefore + 1)

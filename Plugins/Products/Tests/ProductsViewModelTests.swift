@@ -143,6 +143,22 @@ struct ProductsViewModelTests {
         #expect(router.commands == [.navigate(RouteRequest(id: "products.detail", parameters: ["productID": "p1"]))])
     }
 
+    @Test("The filter survives a restart or a new build: restored before appearing, applied once loaded")
+    func filterIsRestorable() async {
+        let before = makeViewModel(.returning([engineKit, notebook]))
+        await before.onAppear()
+        before.onChangedFilter("card")
+        let saved = before.restorableState
+
+        let after = makeViewModel(.returning([engineKit, notebook]))
+        after.restore(from: saved)
+        await after.onAppear()
+
+        #expect(saved == ProductsViewModel.RestorableState(filter: "card"))
+        #expect(after.state.value?.filter == "card")
+        #expect(after.state.value?.products == rows(notebook))
+    }
+
     @Test("The loaded state reads well as JSON")
     func loadedStateJSON() async throws {
         let viewModel = makeViewModel(.returning([notebook]))

@@ -238,7 +238,8 @@ extension PluginControl {
         }
         guard anyLoaded else { return }
         let waiting = registry.quarantinedPlugins.filter { status in
-            status.quarantineReason?.code == .dependencyMissing && FileIO.parentDirectory(of: status.directory) == directory
+            status.quarantineReason?.code == .dependencyMissing
+                && FileIO.parentDirectory(of: status.directory) == directory
         }
         guard !waiting.isEmpty else { return }
         before = outcomesByFolder()

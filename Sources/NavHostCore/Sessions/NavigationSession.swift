@@ -323,7 +323,7 @@ public final class NavigationSession: NavigationHandler {
         while true {
             do {
                 return try await target.send(intent)
-            } catch where error.code == .screenClosed {
+            } catch let error where error.code == .screenClosed {
                 guard let rebuilt = screens.first(where: { $0.id == target.id && $0 !== target }) else { throw error }
                 logger.debug(
                     "Delivering an intent again to its rebuilt screen",

@@ -25,7 +25,8 @@ struct ExamplePluginsTests {
         #expect(statuses == registry.statuses)
         for status in statuses {
             #expect(status.version == SemanticVersion(1, 0, 0))
-            #expect(status.libraryPath == "\(TestPaths.stagedPlugins)/\(status.name)/lib\(status.name)Feature.so")
+            // Loaded from a private copy of the staged library, never from the file an operator may overwrite.
+            #expect(status.libraryPath == "\(registry.stateDirectory)/plugin-images/\(status.name)-1.so")
         }
         #expect(
             registry.catalog.routes.map { "\($0.feature) \($0.screen.route)" } == [

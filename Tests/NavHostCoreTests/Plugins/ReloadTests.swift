@@ -105,14 +105,14 @@ struct ReloadTests {
 
         let replacement = try control.reload("Products")
 
-        #expect(replacement.status.libraryPath == "\(workspace.state)/plugin-images/Products-1.so")
+        #expect(replacement.status.libraryPath == "\(workspace.state)/plugin-images/Products-2.so")
         #expect(registry.status(named: "Products")?.isLoaded == true)
         #expect(registry.status(named: "Products")?.lastReloadFailure == nil)
         #expect(registry.statuses.filter { $0.name == "Products" }.count == 1)
         #expect(registry.catalog.entry(named: "Products")?.coordinator !== oldCoordinator)
         #expect(session.snapshot.stack.map(\.id) == before.stack.map(\.id))
         #expect(session.revision == before.revision + 1)
-        #expect(try control.reload("Products").status.libraryPath?.hasSuffix("/Products-2.so") == true)
+        #expect(try control.reload("Products").status.libraryPath?.hasSuffix("/Products-3.so") == true)
     }
 
     @Test("A broken new build is refused: the old version keeps serving and the reason is kept")

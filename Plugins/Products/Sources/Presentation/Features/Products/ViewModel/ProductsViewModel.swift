@@ -109,6 +109,24 @@ final class ProductsViewModel: ViewModel {
     }
 }
 
+// MARK: - RestorableViewModel
+
+extension ProductsViewModel: RestorableViewModel {
+    /// What survives a restart of the daemon or a new build of the plugin: the name filter. The products are
+    /// loaded again.
+    struct RestorableState: Codable, Equatable {
+        var filter: String
+    }
+
+    var restorableState: RestorableState {
+        RestorableState(filter: filter)
+    }
+
+    func restore(from saved: RestorableState) {
+        filter = saved.filter
+    }
+}
+
 // MARK: - Private Functions
 
 private extension ProductsViewModel {

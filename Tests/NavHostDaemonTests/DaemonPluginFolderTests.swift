@@ -1,0 +1,280 @@
+import Foundation
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+/// The daemon follows its plugins folder (inotify): plugins dropped in load, changed builds reload, removed folders
+/// unload, and `io.navhost.Plugins.Watch` reports each outcome.
+@Suite("The running daemon follows its plugins folder")
+struct DaemonPluginFolderTests {
+    // MARK: Dropping in
+
+    @Test("Plugins copied in and renamed into place load, after their dependencies, and their routes appear")
+    func droppedPluginsLoad() async throws {
+        let directory = try PluginFolder.make(with: ["Settings"])
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let plugins = try await PluginsWatch.start(on: daemon)
+        #expect(plugins.first.names == ["Settings"])
+
+        try PluginFolder.deploy("UserProfile", into: directory)
+        let userProfile = try await plugins.event { $0["name"] == "UserProfile" }
+        try PluginFolder.deploy("Products", into: directory)
+        let products = try await plugins.event { $0["name"] == "Products" }
+
+        #expect(userProfile["kind"] == "loaded")
+        #expect(userProfile["version"] == "1.0.0")
+        #expect(userProfile["path"]?.stringValue?.hasSuffix("/plugin-images/UserProfile-1.so") == true)
+        #expect(products["kind"] == "loaded")
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "products.list"])
+        #expect(try await nav.routes() == ["settings.main", "products.list"])
+        try await daemon.terminate()
+    }
+
+    @Test("A plugin written slowly, manifest first, loads once its library is whole, and is never refused")
+    func slowWriteLoadsOnceComplete() async throws {
+        let directory = try PluginFolder.make(with: ["Settings"])
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let plugins = try await PluginsWatch.start(on: daemon)
+        let staged = "\(DaemonProcess.examplePlugins)/UserProfile"
+        let folder = "\(directory)/UserProfile"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: "\(staged)/manifest.json", toPath: "\(folder)/manifest.json")
+
+        let library = try Data(contentsOf: URL(fileURLWithPath: "\(staged)/libUserProfileFeature.so"))
+        FileManager.default.createFile(atPath: "\(folder)/libUserProfileFeature.so", contents: nil)
+        let output = try #require(FileHandle(forWritingAtPath: "\(folder)/libUserProfileFeature.so"))
+        let chunk = library.count / 8 + 1
+        for start in stride(from: 0, to: library.count, by: chunk) {
+            try output.write(contentsOf: library[start..<min(start + chunk, library.count)])
+            try await Task.sleep(for: .milliseconds(150))
+        }
+        try output.close()
+        let loaded = try await plugins.event { $0["name"] == "UserProfile" }
+
+        #expect(loaded["kind"] == "loaded", "\(loaded)")
+        #expect(plugins.events.filter { $0["kind"] == "failed" }.isEmpty, "\(plugins.events)")
+        #expect(try await PluginsWatch.listed("UserProfile", in: daemon)?["state"] == "loaded")
+        try await daemon.terminate()
+    }
+
+    // MARK: Replacing
+
+    @Test("A new build dropped over a loaded plugin replaces it: reloaded old → new, the stack and the filter kept")
+    func newBuildReplacesTheLoadedOne() async throws {
+        let directory = try PluginFolder.make(with: TestPlugins.examples)
+        let daemon = try await DaemonProcess.start(plugins: directory)
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "products.list"])
+        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "card"]])
+        let before = try await nav.snapshot()
+        let revision = try #require(before["revision"]?.intValue)
+        let session = try await NavigationClient.connect(to: daemon)
+        let updates = WatchRecorder(session.watch(resumeFrom: revision))
+        let plugins = try await PluginsWatch.start(on: daemon)
+
+        try PluginFolder.deploy("Products", into: directory, version: "1.1.0")
+        let reloaded = try await plugins.event { $0["name"] == "Products" }
+
+        #expect(reloaded["kind"] == "reloaded")
+        #expect(reloaded["previousVersion"] == "1.0.0")
+        #expect(reloaded["version"] == "1.1.0")
+        #expect(reloaded["path"]?.stringValue?.hasSuffix("/plugin-images/Products-2.so") == true)
+        let swap = try await updates.next { $0["event"] != nil }
+        #expect(swap["event"]?["kind"] == "replaced")
+        #expect(swap["event"]?["revision"]?.intValue == revision + 1)
+        #expect(
+            swap["event"]?["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
+                == before["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
+        )
+        let restored = try await PluginsWatch.eventually { try await nav.topState()["value"]?["totalCount"] != nil }
+        #expect(restored)
+        #expect(try await nav.topState()["value"]?["filter"] == "card", "the restorable state crossed builds")
+        #expect(try await PluginsWatch.listed("Products", in: daemon)?["version"] == "1.1.0")
+        try await daemon.terminate()
+    }
+
+    @Test("A broken build dropped over a loaded plugin is refused: failed with the reason, the old one serves")
+    func brokenBuildIsRefused() async throws {
+        let directory = try PluginFolder.make(with: TestPlugins.examples)
+        let daemon = try await DaemonProcess.start(plugins: directory)
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "products.list"])
+        let plugins = try await PluginsWatch.start(on: daemon)
+
+        try PluginFolder.deploy("Products", into: directory, version: "1.1.0") { folder in
+            // A library that is not a shared object, with a manifest that describes it exactly.
+            let junk = Array("not an ELF file".utf8)
+            try Data(junk).write(to: URL(fileURLWithPath: "\(folder)/libProductsFeature.so"))
+            try PluginFolder.setManifest(in: folder, sha256: PluginFolder.sha256(of: "\(folder)/libProductsFeature.so"))
+        }
+        let failed = try await plugins.event { $0["name"] == "Products" }
+
+        #expect(failed["kind"] == "failed")
+        #expect(failed["reason"]?["code"] == "notASharedObject")
+        let listed = try #require(try await PluginsWatch.listed("Products", in: daemon))
+        #expect(listed["version"] == "1.0.0")
+        #expect(listed["lastReloadFailure"]?["code"] == "notASharedObject")
+        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        #expect(try await nav.topState()["value"]?["filter"] == "engine", "the old build still answers")
+        try await daemon.terminate()
+    }
+
+    @Test("A library that never matches its manifest is tried once the folder settles, and reported once")
+    func incompleteBuildIsReportedWhenSettled() async throws {
+        let directory = try PluginFolder.make(with: TestPlugins.examples)
+        let daemon = try await DaemonProcess.start(plugins: directory)
+        let plugins = try await PluginsWatch.start(on: daemon)
+
+        try PluginFolder.deploy("Products", into: directory, version: "1.1.0") { folder in
+            try PluginFolder.setManifest(in: folder, sha256: String(repeating: "0", count: 64))
+        }
+        let failed = try await plugins.event(within: .seconds(20)) { $0["name"] == "Products" }
+
+        #expect(failed["kind"] == "failed")
+        #expect(failed["reason"]?["code"] == "checksumMismatch")
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date()],
+            ofItemAtPath: "\(directory)/Products/manifest.json"
+        )
+        try await Task.sleep(for: .seconds(3))
+        #expect(plugins.events.filter { $0["name"] == "Products" }.count == 1, "the same build is not retried")
+        #expect(try await PluginsWatch.listed("Products", in: daemon)?["state"] == "loaded")
+        try await daemon.terminate()
+    }
+
+    // MARK: Removing
+
+    @Test("Removing a plugin's folder unloads it: removed, and its screens and those above them popped")
+    func removedFolderUnloads() async throws {
+        let directory = try PluginFolder.make(with: TestPlugins.examples)
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "home.main"])
+        try await nav.call("Navigate", ["route": "settings.main"])
+        let plugins = try await PluginsWatch.start(on: daemon)
+
+        try FileManager.default.removeItem(atPath: "\(directory)/Home")
+        let removed = try await plugins.event { $0["name"] == "Home" }
+
+        #expect(removed["kind"] == "removed")
+        #expect(removed["version"] == "1.0.0")
+        #expect(try await nav.routes() == ["settings.main"])
+        #expect(try await PluginsWatch.listed("Home", in: daemon) == nil)
+        try FileManager.default.removeItem(atPath: "\(directory)/Settings")
+        let refused = try await plugins.event { $0["name"] == "Settings" }
+        #expect(refused["kind"] == "failed", "a plugin serving a session's root stays")
+        #expect(refused["reason"]?["code"] == "dependencyMissing")
+        #expect(try await nav.routes() == ["settings.main"])
+        try await daemon.terminate()
+    }
+}
+
+// MARK: - Support
+
+/// A private plugins folder, and deploying into it the way an operator does.
+enum PluginFolder {
+    /// A fresh plugins folder holding copies of the staged example plugins `names`.
+    static func make(with names: [String]) throws -> String {
+        let directory = try TestPaths.temporaryDirectory() + "/plugins"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for name in names {
+            try FileManager.default.copyItem(
+                atPath: "\(DaemonProcess.examplePlugins)/\(name)",
+                toPath: "\(directory)/\(name)"
+            )
+        }
+        return directory
+    }
+
+    /// Copies the staged plugin `name` to a hidden folder beside its place, lets `edit` change it there, then
+    /// renames it into place (replacing what is there), as a deployment does: the daemon never sees half a copy.
+    static func deploy(
+        _ name: String,
+        into directory: String,
+        version: String? = nil,
+        edit: (String) throws -> Void = { _ in }
+    ) throws {
+        let incoming = "\(directory)/.\(name).incoming"
+        try? FileManager.default.removeItem(atPath: incoming)
+        try FileManager.default.copyItem(atPath: "\(DaemonProcess.examplePlugins)/\(name)", toPath: incoming)
+        if let version { try setManifest(in: incoming, version: version) }
+        try edit(incoming)
+        let target = "\(directory)/\(name)"
+        if FileManager.default.fileExists(atPath: target) {
+            let old = "\(directory)/.\(name).old"
+            try FileManager.default.moveItem(atPath: target, toPath: old)
+            try FileManager.default.moveItem(atPath: incoming, toPath: target)
+            try FileManager.default.removeItem(atPath: old)
+        } else {
+            try FileManager.default.moveItem(atPath: incoming, toPath: target)
+        }
+    }
+
+    /// Rewrites members of the manifest in `folder`.
+    static func setManifest(in folder: String, version: String? = nil, sha256: String? = nil) throws {
+        let path = "\(folder)/manifest.json"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard case .object(var manifest) = try JSONParser().parse(bytes) else {
+            throw TimedOut(what: "a manifest object in \(path)")
+        }
+        if let version { manifest["version"] = .string(version) }
+        if let sha256 { manifest["sha256"] = .string(sha256) }
+        try Data(JSONValue.object(manifest).serializedBytes()).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// The SHA-256 of a file, in hex, from `sha256sum`.
+    static func sha256(of path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.arguments = [path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output.prefix(64), as: UTF8.self)
+    }
+}
+
+/// `io.navhost.Plugins.Watch` on a connection of its own, recorded in the background.
+struct PluginsWatch {
+    let recorder: WatchRecorder
+    /// The first reply: every plugin.
+    let first: JSONObject
+
+    static func start(on daemon: DaemonProcess) async throws -> PluginsWatch {
+        let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
+        let recorder = WatchRecorder(client.callMore("io.navhost.Plugins.Watch", parameters: [:]))
+        let first = try await recorder.next { $0["plugins"] != nil }
+        return PluginsWatch(recorder: recorder, first: first)
+    }
+
+    /// The next event satisfying `condition`.
+    func event(within limit: Duration = .seconds(10), where condition: (JSONValue) -> Bool) async throws -> JSONValue {
+        try await recorder.next(within: limit) { reply in reply["event"].map(condition) ?? false }["event"] ?? .null
+    }
+
+    /// Every event received so far.
+    var events: [JSONValue] { recorder.replies.compactMap { $0["event"] } }
+
+    /// `io.navhost.Plugins.List`'s entry for `name`.
+    static func listed(_ name: String, in daemon: DaemonProcess) async throws -> JSONValue? {
+        try await DaemonPluginReloadTests.listed(name, in: daemon)
+    }
+
+    /// Polls `condition` for up to ten seconds.
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<400 {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        return false
+    }
+}
+
+extension JSONObject {
+    /// The plugin names of a `plugins` list.
+    fileprivate var names: [String] { self["plugins"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? [] }
+}
