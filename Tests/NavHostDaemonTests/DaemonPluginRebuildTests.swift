@@ -1,0 +1,187 @@
+import Foundation
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+/// A real new build of an example plugin, made while the tests run (``PluginRebuilder``), replacing the loaded one
+/// in the running daemon.
+///
+/// The new build is Settings 1.1.0, whose defaults choose the dark theme: the intent `onTappedResetToDefaults`
+/// answers `"theme": "dark"` where 1.0.0 answers `"system"`.
+@Suite("Rebuilding an example plugin with changed behaviour while the daemon runs")
+struct DaemonPluginRebuildTests {
+    /// Settings 1.1.0, built once for the suite.
+    static let settings = Task {
+        try await PluginRebuilder.rebuild(
+            plugin: "Settings",
+            editing: [
+                (
+                    file: "Sources/Domain/Entities/Preferences.swift",
+                    replace: "static let defaults = Preferences(theme: .system,",
+                    with: "static let defaults = Preferences(theme: .dark,"
+                )
+            ],
+            version: "1.1.0"
+        )
+    }
+
+    /// The library `make build` staged.
+    static let original = "\(DaemonProcess.examplePlugins)/Settings/libSettingsFeature.so"
+
+    @Test("The rebuilt library is different code, needing the same libraries as SwiftPM's and no copy of the SDK")
+    func rebuiltLibraryIsLinkedLikeTheOriginal() async throws {
+        let rebuilt = try await Self.settings.value
+        let manifest = try JSONParser().parse(
+            Array(try Data(contentsOf: URL(fileURLWithPath: "\(DaemonProcess.examplePlugins)/Settings/manifest.json")))
+        )
+
+        #expect(rebuilt.version == "1.1.0")
+        #expect(try await ELFFile.sha256(of: rebuilt.library) == rebuilt.sha256, "the manifest names the library")
+        #expect(rebuilt.sha256 != manifest["sha256"]?.stringValue, "a different build")
+        let (new, old) = (try await ELFFile(rebuilt.library), try await ELFFile(Self.original))
+        #expect(new.needed == old.needed)
+        #expect(new.needed.contains("libNavHostKit.so"))
+        #expect(new.runPath == old.runPath)
+        #expect(new.exported == old.exported, "the same dynamic symbols: the edit changed a value, not a declaration")
+        #expect(new.sdkTypeDescriptors.isEmpty, "no copy of NavHostKit, swift-log or swift-collections types")
+        #expect(old.sdkTypeDescriptors.isEmpty)
+    }
+
+    @Test("Reload of a rebuilt Settings renamed into place: the new code answers, the screen and its preferences stay")
+    func reloadRunsTheRebuiltCode() async throws {
+        let rebuilt = try await Self.settings.value
+        let directory = try Self.copyOfExamplePlugins()
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await Self.waitForSettings(nav)
+        try await nav.call("Send", ["intent": "onTappedResetToDefaults"])
+        #expect(try await nav.topState()["value"]?["theme"] == "system", "1.0.0 resets to the system's theme")
+        try await nav.call("Send", ["intent": "onChangedTheme", "arguments": ["theme": "light"]])
+        try await nav.call("Send", ["intent": "onChangedLanguage", "arguments": ["language": "fr"]])
+        let screen = try #require(try await nav.snapshot()["stack"]?.arrayValue?.last?["id"])
+
+        try PluginRebuilder.deploy(rebuilt, into: directory)
+        let reply = try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Settings"])
+
+        #expect(reply["plugin"]?["state"] == "loaded")
+        #expect(reply["plugin"]?["version"] == "1.1.0")
+        #expect(reply["plugin"]?["path"]?.stringValue?.hasSuffix("/plugin-images/Settings-1.so") == true)
+        try await Self.waitForSettings(nav)
+        let top = try #require(try await nav.snapshot()["stack"]?.arrayValue?.last)
+        #expect(top["id"] == screen, "the same screen, rebuilt in place")
+        #expect(top["state"]?["value"]?["theme"] == "light", "the preferences 1.0.0 saved")
+        #expect(top["state"]?["value"]?["language"] == "fr")
+        try await nav.call("Send", ["intent": "onTappedResetToDefaults"])
+        #expect(try await nav.topState()["value"]?["theme"] == "dark", "1.1.0 answers: it resets to the dark theme")
+        #expect(try await nav.topState()["value"]?["language"] == "en")
+        let listed = try #require(try await DaemonPluginReloadTests.listed("Settings", in: daemon))
+        #expect(listed["version"] == "1.1.0")
+        #expect(listed["state"] == "loaded")
+        #expect(listed["lastReloadFailure"] == nil || listed["lastReloadFailure"] == .null)
+        try await daemon.terminate()
+    }
+
+    @Test("Writing a rebuilt plugin in place over the old one leaves exactly the new build's files")
+    func writeInPlaceLeavesTheNewFiles() async throws {
+        let rebuilt = try await Self.settings.value
+        let directory = try TestPaths.temporaryDirectory()
+        try FileManager.default.copyItem(
+            atPath: "\(DaemonProcess.examplePlugins)/Settings",
+            toPath: "\(directory)/Settings"
+        )
+
+        try await PluginRebuilder.writeInPlace(rebuilt, into: directory, pause: .milliseconds(10))
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: "\(directory)/Settings").sorted()
+        #expect(files == (try FileManager.default.contentsOfDirectory(atPath: rebuilt.directory).sorted()))
+        for file in files {
+            let written = try Data(contentsOf: URL(fileURLWithPath: "\(directory)/Settings/\(file)"))
+            #expect(written == (try Data(contentsOf: URL(fileURLWithPath: "\(rebuilt.directory)/\(file)"))), "\(file)")
+        }
+    }
+
+    @Test("An edit whose text is not in the file stops the rebuild before anything is compiled")
+    func missingEditFails() async throws {
+        let failure = await #expect(throws: PluginRebuilder.Failure.self) {
+            try await PluginRebuilder.rebuild(
+                plugin: "Settings",
+                editing: [(file: "Sources/SettingsFeature.swift", replace: "no such text", with: "")],
+                version: "1.1.0"
+            )
+        }
+        #expect(failure?.message.contains("Sources/SettingsFeature.swift holds 0 occurrences") == true)
+    }
+
+    // MARK: - Helpers
+
+    /// A fresh plugins folder holding copies of the staged example plugins (copies, not links: a deployment
+    /// replaces them).
+    static func copyOfExamplePlugins() throws -> String {
+        let directory = try TestPaths.temporaryDirectory() + "/plugins"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for name in TestPlugins.examples {
+            try FileManager.default.copyItem(
+                atPath: "\(DaemonProcess.examplePlugins)/\(name)",
+                toPath: "\(directory)/\(name)"
+            )
+        }
+        return directory
+    }
+
+    /// Waits until the top screen, the settings, shows loaded preferences.
+    static func waitForSettings(_ nav: NavigationClient) async throws {
+        for _ in 0..<200 {
+            if try await nav.topState()["status"] == "loaded" { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw TimedOut(what: "the settings to load: \(try await nav.topState())")
+    }
+}
+
+/// What `readelf` and `nm` (binutils, which the toolchain's linker comes with) tell about a shared library.
+private struct ELFFile {
+    /// The `NEEDED` entries: the libraries the dynamic linker loads with it, by the names they were linked as.
+    var needed: [String]
+    /// The `RUNPATH` entry.
+    var runPath: String?
+    /// The symbols it exports.
+    var exported: Set<String>
+    /// The type and protocol descriptors it defines for types of the SDK's modules or of the packages the SDK
+    /// links in: any would be a second copy of those types, and casts across the plugin boundary would fail.
+    var sdkTypeDescriptors: [String]
+
+    init(_ path: String) async throws {
+        let dynamic = try await Self.output("/usr/bin/readelf", ["-d", path])
+        func entries(_ tag: String) -> [String] {
+            dynamic.split(separator: "\n").filter { $0.contains("(\(tag))") }.compactMap { line in
+                line.firstRange(of: /\[(.*)\]/).map { String(line[$0].dropFirst().dropLast()) }
+            }
+        }
+        needed = entries("NEEDED")
+        runPath = entries("RUNPATH").first
+        exported = Set(try await Self.symbols(["-D", "--defined-only", path]))
+        let sdkModules = /^\$s(10NavHostKit|11NavHostJSON|7Logging|18OrderedCollections|28InternalCollectionsUtilities)/
+        sdkTypeDescriptors = try await Self.symbols(["--defined-only", path]).filter {
+            $0.firstMatch(of: sdkModules) != nil && ($0.hasSuffix("Mn") || $0.hasSuffix("Mp"))
+        }
+    }
+
+    /// The SHA-256 of a file, in hex.
+    static func sha256(of path: String) async throws -> String {
+        String(try await output("/usr/bin/sha256sum", [path]).prefix(64))
+    }
+
+    /// The names `nm` lists.
+    private static func symbols(_ arguments: [String]) async throws -> [String] {
+        try await output("/usr/bin/nm", arguments).split(separator: "\n").compactMap {
+            $0.split(separator: " ").last.map(String.init)
+        }
+    }
+
+    private static func output(_ executable: String, _ arguments: [String]) async throws -> String {
+        let result = try await ChildProcess.run(executable, arguments)
+        try #require(result.status == 0, "\(executable) \(arguments): \(result.errors)")
+        return result.output
+    }
+}
