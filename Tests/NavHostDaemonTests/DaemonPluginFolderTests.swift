@@ -61,8 +61,22 @@ struct DaemonPluginFolderTests {
 
     // MARK: Replacing
 
-    @Test("A new build dropped over a loaded plugin replaces it: reloaded old → new, the stack and the filter kept")
+    @Test(
+        "A new build with changed code dropped over a loaded plugin: reloaded, stack and state kept, new code answers"
+    )
     func newBuildReplacesTheLoadedOne() async throws {
+        // Products 1.1.0 keeps its filter in capitals: a real build of different code, compiled now.
+        let rebuilt = try await PluginRebuilder.rebuild(
+            plugin: "Products",
+            editing: [
+                (
+                    file: "Sources/Presentation/Features/Products/ViewModel/ProductsViewModel.swift",
+                    replace: "        filter = text\n",
+                    with: "        filter = text.uppercased()\n"
+                )
+            ],
+            version: "1.1.0"
+        )
         let directory = try PluginFolder.make(with: TestPlugins.examples)
         let daemon = try await DaemonProcess.start(plugins: directory)
         let nav = try await NavigationClient.connect(to: daemon)
@@ -74,7 +88,7 @@ struct DaemonPluginFolderTests {
         let updates = WatchRecorder(session.watch(resumeFrom: revision))
         let plugins = try await PluginsWatch.start(on: daemon)
 
-        try PluginFolder.deploy("Products", into: directory, version: "1.1.0")
+        try PluginRebuilder.deploy(rebuilt, into: directory)
         let reloaded = try await plugins.event { $0["name"] == "Products" }
 
         #expect(reloaded["kind"] == "reloaded")
@@ -88,9 +102,11 @@ struct DaemonPluginFolderTests {
             swap["event"]?["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
                 == before["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
         )
-        let restored = try await PluginsWatch.eventually { try await nav.topState()["value"]?["totalCount"] != nil }
-        #expect(restored)
+        let loaded = try await PluginsWatch.eventually { try await nav.topState()["value"]?["totalCount"] != nil }
+        #expect(loaded)
         #expect(try await nav.topState()["value"]?["filter"] == "card", "the restorable state crossed builds")
+        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        #expect(try await nav.topState()["value"]?["filter"] == "ENGINE", "the new code answers the next intent")
         #expect(try await PluginsWatch.listed("Products", in: daemon)?["version"] == "1.1.0")
         try await daemon.terminate()
     }

@@ -11,6 +11,9 @@ import Testing
 /// answers `"theme": "dark"` where 1.0.0 answers `"system"`.
 @Suite("Rebuilding an example plugin with changed behaviour while the daemon runs")
 struct DaemonPluginRebuildTests {
+    /// The plugins folder is not followed: these tests change it and then act by hand (Reload, SIGHUP).
+    static let byHandOnly = ["--no-watch-plugins"]
+
     /// Settings 1.1.0, built once for the suite.
     static let settings = Task {
         try await PluginRebuilder.rebuild(
@@ -52,7 +55,11 @@ struct DaemonPluginRebuildTests {
     func reloadRunsTheRebuiltCode() async throws {
         let rebuilt = try await Self.settings.value
         let directory = try Self.copyOfExamplePlugins()
-        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let daemon = try await DaemonProcess.start(
+            plugins: directory,
+            sessions: ["main=settings.main"],
+            extraArguments: Self.byHandOnly
+        )
         let nav = try await NavigationClient.connect(to: daemon)
         try await Self.waitForSettings(nav)
         try await nav.call("Send", ["intent": "onTappedResetToDefaults"])
@@ -66,7 +73,7 @@ struct DaemonPluginRebuildTests {
 
         #expect(reply["plugin"]?["state"] == "loaded")
         #expect(reply["plugin"]?["version"] == "1.1.0")
-        #expect(reply["plugin"]?["path"]?.stringValue?.hasSuffix("/plugin-images/Settings-1.so") == true)
+        #expect(reply["plugin"]?["path"]?.stringValue?.hasSuffix("/plugin-images/Settings-2.so") == true)
         try await Self.waitForSettings(nav)
         let top = try #require(try await nav.snapshot()["stack"]?.arrayValue?.last)
         #expect(top["id"] == screen, "the same screen, rebuilt in place")

@@ -7,6 +7,9 @@ import Testing
 /// `io.navhost.Plugins.Load`, `Reload` and `Unload` against the real daemon, with a session showing the plugin.
 @Suite("Reloading and unloading plugins in the running daemon")
 struct DaemonPluginReloadTests {
+    /// The plugins folder is not followed: these tests change it and then act by hand (Reload, SIGHUP).
+    static let byHandOnly = ["--no-watch-plugins"]
+
     /// Calls `io.navhost.Plugins.<method>` on a connection of its own.
     static func plugins(_ daemon: DaemonProcess, _ method: String, _ parameters: JSONObject = [:]) async throws
         -> JSONObject
@@ -33,7 +36,7 @@ struct DaemonPluginReloadTests {
     @Test("Reload while a session shows the plugin: same stack, a fresh image, the next intent is answered")
     func reloadKeepsTheStack() async throws {
         let directory = try await TestPlugins.directory()
-        let daemon = try await DaemonProcess.start(plugins: directory)
+        let daemon = try await DaemonProcess.start(plugins: directory, extraArguments: Self.byHandOnly)
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Send", ["intent": "onTappedProducts"])
         try await Self.waitForProducts(nav)
@@ -67,7 +70,7 @@ struct DaemonPluginReloadTests {
         for file in try FileManager.default.contentsOfDirectory(atPath: staged) {
             try FileManager.default.copyItem(atPath: "\(staged)/\(file)", toPath: "\(directory)/Products/\(file)")
         }
-        let daemon = try await DaemonProcess.start(plugins: directory)
+        let daemon = try await DaemonProcess.start(plugins: directory, extraArguments: Self.byHandOnly)
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Send", ["intent": "onTappedProducts"])
         try await Self.waitForProducts(nav)
@@ -99,7 +102,11 @@ struct DaemonPluginReloadTests {
     @Test("Unload pops the plugin's screens and those above; Load brings it back")
     func unloadPopsAndLoadReturns() async throws {
         let directory = try await TestPlugins.directory()
-        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let daemon = try await DaemonProcess.start(
+            plugins: directory,
+            sessions: ["main=settings.main"],
+            extraArguments: Self.byHandOnly
+        )
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "home.main"])
         try await nav.call("Navigate", ["route": "settings.main"])
@@ -124,7 +131,11 @@ struct DaemonPluginReloadTests {
     @Test("SIGHUP unloads a plugin whose folder vanished and reloads one whose manifest digest changed")
     func sighupRescans() async throws {
         let directory = try await TestPlugins.directory()
-        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let daemon = try await DaemonProcess.start(
+            plugins: directory,
+            sessions: ["main=settings.main"],
+            extraArguments: Self.byHandOnly
+        )
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "home.main"])
         try FileManager.default.removeItem(atPath: "\(directory)/Home")

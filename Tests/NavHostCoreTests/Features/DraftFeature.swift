@@ -39,13 +39,18 @@ final class DraftViewModel: RestorableViewModel {
     enum Intent: ViewModelIntent {
         case onChangedText(text: String)
         case onTappedNothing
-        static let names = ["onChangedText", "onTappedNothing"]
+        /// Saves `text` after a long wait: an intent still in flight when a test needs one.
+        case onTappedSaveSlowly(text: String)
+        static let names = ["onChangedText", "onTappedNothing", "onTappedSaveSlowly"]
     }
 
     func handle(_ intent: Intent) async {
         switch intent {
         case .onChangedText(let text): state.text = text
         case .onTappedNothing: break
+        case .onTappedSaveSlowly(let text):
+            try? await Task.sleep(for: .seconds(30))
+            state.text = text
         }
     }
 }

@@ -32,12 +32,14 @@ final class ShoutingDraftViewModel: RestorableViewModel {
     enum Intent: ViewModelIntent {
         case onChangedText(text: String)
         case onTappedNothing
-        static let names = ["onChangedText", "onTappedNothing"]
+        /// This build saves at once.
+        case onTappedSaveSlowly(text: String)
+        static let names = ["onChangedText", "onTappedNothing", "onTappedSaveSlowly"]
     }
 
     func handle(_ intent: Intent) async {
         switch intent {
-        case .onChangedText(let text): state.text = text.uppercased()
+        case .onChangedText(let text), .onTappedSaveSlowly(let text): state.text = text.uppercased()
         case .onTappedNothing: break
         }
     }

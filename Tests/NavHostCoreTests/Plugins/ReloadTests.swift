@@ -58,6 +58,26 @@ struct ReloadTests {
         #expect(session.rebuildScreens(showing: ["nothing.here"]) == nil)
     }
 
+    @Test("An intent in flight when its screen is rebuilt is answered by the new build, not lost or refused")
+    func intentInFlightIsDeliveredAgain() async throws {
+        let sessions = try makeSessions()
+        let session = try sessions.open(main)
+        try session.navigate(to: draft)
+        while !session.isIdle { await Task.yield() }  // onAppear done: the only task will be the intent
+        let sending = Task {
+            try await session.send(IntentMessage(name: "onTappedSaveSlowly", arguments: ["text": "late"]))
+        }
+        while session.isIdle { await Task.yield() }
+
+        try sessions.catalog.replace("Draft", with: ShoutingDraftFeature(), services: Self.services)
+        session.rebuildScreens(showing: ["draft.editor"])
+        try await sending.value
+
+        let rebuilt = try session.screenSnapshot(ScreenID("s2"))
+        #expect(rebuilt.state["build"] == 2)
+        #expect(rebuilt.state["text"] == "LATE", "the new build handled the intent the old one was still running")
+    }
+
     @Test("Removing a feature pops its lowest screen and everything above it, as one change")
     func removalPops() throws {
         let sessions = try makeSessions()
