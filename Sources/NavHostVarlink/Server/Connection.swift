@@ -7,7 +7,8 @@ internal import NavHostJSON
 /// The rules live in ``StateMachine``; this type only moves events into it and carries out its actions. One loop
 /// owns the state machine and the outbound writer, so replies are written in exactly the order it decides. A reader
 /// task parses calls, and each call's handler runs in a child task; both report back to the loop through an
-/// ``Event`` stream.
+/// ``Event`` stream. The one exception are the replies with `continues` of a running `more` call, which its handler
+/// writes itself through ``StreamReplyOutput``, in the window the state machine gives it.
 struct Connection: Sendable {
     let id: Int
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
@@ -24,7 +25,6 @@ struct Connection: Sendable {
         case inputEnded
         case inputFailed(any Error)
         case callFinished(StateMachine.CallID, ByteBuffer?)
-        case streamReply(StateMachine.CallID, ByteBuffer, CheckedContinuation<Void, any Error>)
         case shutdown
     }
 
@@ -40,6 +40,7 @@ struct Connection: Sendable {
                 onShutdown { eventSink.yield(.shutdown) }
                 let streamCancellation = CancellationSignal()
                 let parser = JSONParser(maxDepth: configuration.maxJSONDepth)
+                let streamOutput = StreamReplyOutput(channel: channel.channel, outbound: outbound)
 
                 await withDiscardingTaskGroup { group in
                     group.addTask {
@@ -63,23 +64,11 @@ struct Connection: Sendable {
                             actions = machine.connectionFailed()
                         case .callFinished(let id, let reply):
                             actions = machine.callFinished(id, reply: reply)
-                        case .streamReply(let id, let reply, let acknowledgement):
-                            guard case .write(let bytes) = machine.streamReplyProduced(id, reply: reply) else {
-                                acknowledgement.resume(throwing: CancellationError())
-                                continue loop
-                            }
-                            do {
-                                try await outbound.write(bytes)
-                                acknowledgement.resume()
-                                continue loop
-                            } catch {
-                                acknowledgement.resume(throwing: CancellationError())
-                                logClosing(because: error)
-                                actions = machine.connectionFailed()
-                            }
                         case .shutdown:
                             actions = machine.shutdownRequested()
                         }
+                        // Before any action: a `more` call about to start may write as soon as its task runs.
+                        streamOutput.accept(machine.runningStreamCall)
                         for action in actions {
                             switch action {
                             case .startCall(let callID, let call):
@@ -88,6 +77,7 @@ struct Connection: Sendable {
                                         callID,
                                         call,
                                         events: eventSink,
+                                        streamOutput: streamOutput,
                                         streamCancellation: streamCancellation
                                     )
                                 }
@@ -108,14 +98,10 @@ struct Connection: Sendable {
                             }
                         }
                     }
-                    // Stop everything: later events are refused, buffered ones are answered so no handler waits.
+                    // Stop everything: no more stream replies, later events are refused.
+                    streamOutput.accept(nil)
                     eventSink.finish()
                     permitSink.finish()
-                    while let event = await iterator.next() {
-                        if case .streamReply(_, _, let acknowledgement) = event {
-                            acknowledgement.resume(throwing: CancellationError())
-                        }
-                    }
                     group.cancelAll()
                 }
             }
@@ -170,6 +156,7 @@ struct Connection: Sendable {
         _ callID: StateMachine.CallID,
         _ call: VarlinkCall,
         events: AsyncStream<Event>.Continuation,
+        streamOutput: StreamReplyOutput,
         streamCancellation: CancellationSignal
     ) async {
         var callLogger = self.logger
@@ -178,19 +165,13 @@ struct Connection: Sendable {
         let logger = callLogger
         logger.trace("Varlink call started")
         let request = VarlinkRequest(call: call, peer: peer, logger: logger)
-        let streamReply: @Sendable (ByteBuffer) async throws -> Void = { bytes in
-            try await withCheckedThrowingContinuation { (acknowledgement: CheckedContinuation<Void, any Error>) in
-                if case .terminated = events.yield(.streamReply(callID, bytes, acknowledgement)) {
-                    acknowledgement.resume(throwing: CancellationError())
-                }
-            }
-        }
         let writer = VarlinkReplyWriter(
             call: call,
             sink: { parameters in
-                try await streamReply(serialize(VarlinkReply(parameters: parameters, continues: true), logger: logger))
+                let reply = VarlinkReply(parameters: parameters, continues: true)
+                try await streamOutput.write(serialize(reply, logger: logger), of: callID)
             },
-            preparedSink: { prepared in try await streamReply(prepared.message) }
+            preparedSink: { prepared in try await streamOutput.write(prepared.message, of: callID) }
         )
         let reply: VarlinkReply
         do {
