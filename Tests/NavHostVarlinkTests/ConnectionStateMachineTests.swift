@@ -61,19 +61,19 @@ struct ConnectionStateMachineTests {
         #expect(machine.receivedCall(plain) == [.startCall(id(0), plain)])
         #expect(machine.receivedCall(more) == [])
         #expect(machine.receivedCall(plain) == [])
+        #expect(machine.runningStreamCall == nil, "a more call streams only once it runs")
         #expect(
             machine.callFinished(id(0), reply: reply("r0")) == [
                 .write(reply("r0")), .allowNextCall, .startCall(id(1), more),
             ]
         )
-        #expect(machine.streamReplyProduced(id(1), reply: reply("s1")) == .write(reply("s1")))
-        #expect(machine.streamReplyProduced(id(2), reply: reply("x")) == nil)
+        #expect(machine.runningStreamCall == id(1))
         #expect(
             machine.callFinished(id(1), reply: reply("f1")) == [
                 .write(reply("f1")), .allowNextCall, .startCall(id(2), plain),
             ]
         )
-        #expect(machine.streamReplyProduced(id(1), reply: reply("late")) == nil)
+        #expect(machine.runningStreamCall == nil, "no stream reply after the final one")
     }
 
     @Test("When the input ends, calls already received are answered, then the connection closes")
@@ -99,7 +99,17 @@ struct ConnectionStateMachineTests {
         var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 1)
         _ = machine.receivedCall(more)
         #expect(machine.shutdownRequested() == [.cancelStream])
+        #expect(machine.runningStreamCall == id(0), "a cancelled stream may still send until its handler ends")
         #expect(machine.callFinished(id(0), reply: reply("end")) == [.write(reply("end")), .allowNextCall, .close])
+    }
+
+    @Test("A failure ends a running stream's replies at once")
+    func failureEndsStream() {
+        var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 1)
+        _ = machine.receivedCall(more)
+        #expect(machine.runningStreamCall == id(0))
+        #expect(machine.connectionFailed() == [.close])
+        #expect(machine.runningStreamCall == nil)
     }
 
     @Test("A failure closes at once and drops what was not written")

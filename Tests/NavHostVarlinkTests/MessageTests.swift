@@ -1,3 +1,4 @@
+import NIOCore
 import NavHostJSON
 import NavHostVarlink
 import Testing
@@ -72,6 +73,50 @@ struct MessageTests {
         }
         #expect(throws: VarlinkProtocolError.self) {
             try VarlinkReply(parsing: parser.parse(#"{"parameters":{},"extra":1}"#))
+        }
+    }
+
+    @Test("A message is written with the same bytes as json-c writes, escapes and numbers included")
+    func writesAsJSONC() throws {
+        let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
+        let strings = [
+            "", "plain", controls, #"quote " backslash \ slash / end"#, "del \u{7F}", "é ß 漢字 🧭", "\u{0}x",
+            String(repeating: "long run without escapes ", count: 20) + "\n",
+        ]
+        let numbers: [JSONValue] = [
+            0, 1, -1, .int(.max), .int(.min), 42_000_000_000, 0.1, -0.0, 5.0, 1e20, 1e-7, 123.456, .double(.pi),
+            .double(.greatestFiniteMagnitude), .double(.leastNonzeroMagnitude),
+        ]
+        let values: [JSONValue] =
+            strings.map(JSONValue.string) + numbers + [
+                .null, true, false, [], [:], [.null, [[]], [:]],
+                // json-c takes keys as C strings (a key with a NUL is cut short there), so these keys have none.
+                .object(
+                    JSONObject(uniqueKeysWithValues: strings.map { ($0.replacing("\u{0}", with: "0"), .string($0)) })
+                ),
+                ["parameters": ["screen": ["id": "s1", "state": ["items": [1, 2.5, "x", .null, ["a": false]]]]]],
+            ]
+        for value in values + [.array(values), .object(["all": .array(values)])] {
+            var buffer = ByteBuffer()
+            let written = try buffer.writeVarlinkMessage(value)
+            #expect(Array(buffer.readableBytesView) == (try value.serializedBytes()) + [0], "\(value)")
+            #expect(written == buffer.readableBytes)
+        }
+    }
+
+    @Test("A key with a NUL is written whole, escaped like any string")
+    func writesKeyWithNUL() throws {
+        var buffer = ByteBuffer()
+        try buffer.writeVarlinkMessage(["a\u{0}b": 1])
+        #expect(String(buffer: buffer) == #"{"a\u0000b":1}"# + "\u{0}")
+    }
+
+    @Test("A message with a number that has no JSON form is refused, and nothing is written")
+    func refusesNonFiniteNumber() {
+        for number in [Double.nan, .infinity, -.infinity] {
+            var buffer = ByteBuffer(string: "kept")
+            #expect(throws: JSONError.self) { try buffer.writeVarlinkMessage(["ok": 1, "bad": [.double(number)]]) }
+            #expect(buffer == ByteBuffer(string: "kept"))
         }
     }
 }

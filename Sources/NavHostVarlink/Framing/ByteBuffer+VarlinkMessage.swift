@@ -2,14 +2,17 @@ public import NIOCore
 public import NavHostJSON
 
 extension ByteBuffer {
-    /// Serializes `message` with the JSON layer and appends it with its NUL terminator.
+    /// Serializes `message` as compact JSON (the bytes `JSONValue.serializedBytes()` gives) and appends it with its
+    /// NUL terminator.
     ///
     /// - Throws: ``JSONError`` when the value has no JSON form (a non-finite number); nothing is written then.
     /// - Returns: The number of bytes written, terminator included.
     @discardableResult
     public mutating func writeVarlinkMessage(_ message: JSONValue) throws(JSONError) -> Int {
-        let written = try message.withSerializedBytes { bytes in self.writeBytes(bytes) }
-        return written + writeInteger(UInt8(0))
+        var text = JSONTextWriter()
+        try text.write(message)
+        text.bytes.append(0)
+        return writeBytes(text.bytes)
     }
 }
 

@@ -105,13 +105,14 @@ extension Connection {
             return flush() + startReadyCalls() + closeIfDrained()
         }
 
-        /// The running `more` call produced a reply with `continues`. Returns the write, or `nil` when the reply
-        /// must be dropped (the connection is closed, or the call is not a running `more` call).
-        mutating func streamReplyProduced(_ id: CallID, reply: ByteBuffer) -> Action? {
-            guard !isClosed, let head = entries.first, head.id == id, head.kind == .stream,
-                case .running = head.state
-            else { return nil }
-            return .write(reply)
+        /// The `more` call whose replies with `continues` may go out now, as they are produced: the running call at
+        /// the head of the queue, if it is a `more` call and the connection is not closed. Replies of any other call
+        /// are dropped.
+        var runningStreamCall: CallID? {
+            guard !isClosed, let head = entries.first, head.kind == .stream, case .running = head.state else {
+                return nil
+            }
+            return head.id
         }
 
         /// The client will send nothing more (it closed or half-closed the connection).

@@ -7,7 +7,8 @@ internal import NavHostJSON
 /// The rules live in ``StateMachine``; this type only moves events into it and carries out its actions. One loop
 /// owns the state machine and the outbound writer, so replies are written in exactly the order it decides. A reader
 /// task parses calls, and each call's handler runs in a child task; both report back to the loop through an
-/// ``Event`` stream.
+/// ``AsyncQueue`` of ``Event``s. The one exception are the replies with `continues` of a running `more` call, which its handler
+/// writes itself through ``StreamReplyOutput``, in the window the state machine gives it.
 struct Connection: Sendable {
     let id: Int
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
@@ -24,7 +25,6 @@ struct Connection: Sendable {
         case inputEnded
         case inputFailed(any Error)
         case callFinished(StateMachine.CallID, ByteBuffer?)
-        case streamReply(StateMachine.CallID, ByteBuffer, CheckedContinuation<Void, any Error>)
         case shutdown
     }
 
@@ -34,23 +34,23 @@ struct Connection: Sendable {
     func run(onShutdown: (@escaping @Sendable () -> Void) -> Void) async {
         do {
             try await channel.executeThenClose { inbound, outbound in
-                let (events, eventSink) = AsyncStream.makeStream(of: Event.self)
-                let (permits, permitSink) = AsyncStream.makeStream(of: Void.self)
-                for _ in 0..<configuration.maxPendingCallsPerConnection { permitSink.yield() }
-                onShutdown { eventSink.yield(.shutdown) }
+                let events = AsyncQueue<Event>()
+                let permits = AsyncQueue<Void>()
+                for _ in 0..<configuration.maxPendingCallsPerConnection { permits.append(()) }
+                onShutdown { events.append(.shutdown) }
                 let streamCancellation = CancellationSignal()
                 let parser = JSONParser(maxDepth: configuration.maxJSONDepth)
+                let streamOutput = StreamReplyOutput(channel: channel.channel, outbound: outbound)
 
                 await withDiscardingTaskGroup { group in
                     group.addTask {
-                        await Self.readCalls(from: inbound, permits: permits, parser: parser, events: eventSink)
+                        await Self.readCalls(from: inbound, permits: permits, parser: parser, events: events)
                     }
                     var machine = StateMachine(
                         maxPendingCalls: configuration.maxPendingCallsPerConnection,
                         maxConcurrentCalls: configuration.maxConcurrentCallsPerConnection
                     )
-                    var iterator = events.makeAsyncIterator()
-                    loop: while let event = await iterator.next() {
+                    loop: while let event = await events.next() {
                         let actions: [StateMachine.Action]
                         switch event {
                         case .received(let call):
@@ -63,23 +63,11 @@ struct Connection: Sendable {
                             actions = machine.connectionFailed()
                         case .callFinished(let id, let reply):
                             actions = machine.callFinished(id, reply: reply)
-                        case .streamReply(let id, let reply, let acknowledgement):
-                            guard case .write(let bytes) = machine.streamReplyProduced(id, reply: reply) else {
-                                acknowledgement.resume(throwing: CancellationError())
-                                continue loop
-                            }
-                            do {
-                                try await outbound.write(bytes)
-                                acknowledgement.resume()
-                                continue loop
-                            } catch {
-                                acknowledgement.resume(throwing: CancellationError())
-                                logClosing(because: error)
-                                actions = machine.connectionFailed()
-                            }
                         case .shutdown:
                             actions = machine.shutdownRequested()
                         }
+                        // Before any action: a `more` call about to start may write as soon as its task runs.
+                        streamOutput.accept(machine.runningStreamCall)
                         for action in actions {
                             switch action {
                             case .startCall(let callID, let call):
@@ -87,7 +75,8 @@ struct Connection: Sendable {
                                     await runCall(
                                         callID,
                                         call,
-                                        events: eventSink,
+                                        events: events,
+                                        streamOutput: streamOutput,
                                         streamCancellation: streamCancellation
                                     )
                                 }
@@ -100,7 +89,7 @@ struct Connection: Sendable {
                                     break loop
                                 }
                             case .allowNextCall:
-                                permitSink.yield()
+                                permits.append(())
                             case .cancelStream:
                                 streamCancellation.fire()
                             case .close:
@@ -108,14 +97,10 @@ struct Connection: Sendable {
                             }
                         }
                     }
-                    // Stop everything: later events are refused, buffered ones are answered so no handler waits.
-                    eventSink.finish()
-                    permitSink.finish()
-                    while let event = await iterator.next() {
-                        if case .streamReply(_, _, let acknowledgement) = event {
-                            acknowledgement.resume(throwing: CancellationError())
-                        }
-                    }
+                    // Stop everything: no more stream replies, later events are refused.
+                    streamOutput.accept(nil)
+                    events.finish()
+                    permits.finish()
                     group.cancelAll()
                 }
             }
@@ -144,23 +129,22 @@ struct Connection: Sendable {
     /// Reads calls while the state machine allows, and reports each (or the end of input) as an event.
     private static func readCalls(
         from inbound: NIOAsyncChannelInboundStream<ByteBuffer>,
-        permits: AsyncStream<Void>,
+        permits: AsyncQueue<Void>,
         parser: JSONParser,
-        events: AsyncStream<Event>.Continuation
+        events: AsyncQueue<Event>
     ) async {
-        var permitIterator = permits.makeAsyncIterator()
         var inboundIterator = inbound.makeAsyncIterator()
         do {
-            while await permitIterator.next() != nil {
+            while await permits.next() != nil {
                 guard let message = try await inboundIterator.next() else {
-                    events.yield(.inputEnded)
+                    events.append(.inputEnded)
                     return
                 }
                 let call = try VarlinkCall(parsing: try parser.parseVarlinkMessage(message))
-                events.yield(.received(call))
+                events.append(.received(call))
             }
         } catch {
-            events.yield(.inputFailed(error))
+            events.append(.inputFailed(error))
         }
     }
 
@@ -169,7 +153,8 @@ struct Connection: Sendable {
     private func runCall(
         _ callID: StateMachine.CallID,
         _ call: VarlinkCall,
-        events: AsyncStream<Event>.Continuation,
+        events: AsyncQueue<Event>,
+        streamOutput: StreamReplyOutput,
         streamCancellation: CancellationSignal
     ) async {
         var callLogger = self.logger
@@ -178,19 +163,13 @@ struct Connection: Sendable {
         let logger = callLogger
         logger.trace("Varlink call started")
         let request = VarlinkRequest(call: call, peer: peer, logger: logger)
-        let streamReply: @Sendable (ByteBuffer) async throws -> Void = { bytes in
-            try await withCheckedThrowingContinuation { (acknowledgement: CheckedContinuation<Void, any Error>) in
-                if case .terminated = events.yield(.streamReply(callID, bytes, acknowledgement)) {
-                    acknowledgement.resume(throwing: CancellationError())
-                }
-            }
-        }
         let writer = VarlinkReplyWriter(
             call: call,
             sink: { parameters in
-                try await streamReply(serialize(VarlinkReply(parameters: parameters, continues: true), logger: logger))
+                let reply = VarlinkReply(parameters: parameters, continues: true)
+                try await streamOutput.write(serialize(reply, logger: logger), of: callID)
             },
-            preparedSink: { prepared in try await streamReply(prepared.message) }
+            preparedSink: { prepared in try await streamOutput.write(prepared.message, of: callID) }
         )
         let reply: VarlinkReply
         do {
@@ -209,7 +188,7 @@ struct Connection: Sendable {
             )
         }
         logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(reply.error ?? "")"])
-        events.yield(.callFinished(callID, call.oneway ? nil : serialize(reply, logger: logger)))
+        events.append(.callFinished(callID, call.oneway ? nil : serialize(reply, logger: logger)))
     }
 
     /// The error reply for an error a handler threw.
