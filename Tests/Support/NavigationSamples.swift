@@ -84,4 +84,20 @@ package enum NavigationSamples {
             ],
         ]
     ]
+
+    // MARK: - Plugins
+
+    /// `Products` as `io.navhost.Plugins.Load` returns it.
+    package static let productsPlugin: JSONValue = [
+        "name": "Products", "version": "1.0.0", "state": "loaded",
+        "path": "/usr/lib/navhost/plugins/Products/libProductsFeature.so", "sdkVersion": "1.0.0",
+        "routes": ["products.list", "products.detail"],
+    ]
+
+    /// `Products` after a reload to 1.1.0, from its private copy, as `io.navhost.Plugins.Reload` returns it.
+    package static let reloadedProductsPlugin: JSONValue = [
+        "name": "Products", "version": "1.1.0", "state": "loaded",
+        "path": "/var/lib/navhost/plugin-images/Products-2.so", "sdkVersion": "1.0.0",
+        "routes": ["products.list", "products.detail"],
+    ]
 }
