@@ -1,6 +1,6 @@
 internal import NavHostJSON
 
-// One method per io.navhost.Plugins method.
+// One method per io.navhost.Plugins method (Watch is in NavHostPluginWatch.swift).
 
 // MARK: - Reading
 

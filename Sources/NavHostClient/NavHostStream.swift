@@ -7,16 +7,16 @@ internal import Synchronization
 /// The updates of a `more` call that follows something in the daemon, in the order the daemon sends them: an
 /// AsyncSequence of `Element`s, on a connection of its own.
 ///
-/// ``NavHostWatch`` follows a session (``NavHostClient/watch(session:resumeFrom:)``). A stream starts with the whole
-/// of what it follows, then brings one event per change, or, when this client was too slow to take events one by
-/// one, the whole again with `coalesced` set.
+/// ``NavHostWatch`` follows a session (``NavHostClient/watch(session:resumeFrom:)``), ``NavHostPluginWatch`` the
+/// plugins (``NavHostClient/watchPlugins()``). Both start with the whole of what they follow, then bring one event per
+/// change, or, when this client was too slow to take events one by one, the whole again with `coalesced` set.
 ///
 /// The sequence ends (returns `nil`) when the daemon ends the call with a final reply, when the iterating task is
 /// cancelled, or after ``close()``. It throws a ``NavHostClientError`` when the daemon answers with an error
 /// (`io.navhost.varlink.ServiceShuttingDown` when it stops, say) or the connection closes. Its connection is closed
 /// whichever way it ends. Iterate it once.
 public struct NavHostStream<Element: Sendable>: AsyncSequence, Sendable {
-    /// One update: ``NavHostWatch/Update`` is a session's.
+    /// One update: ``NavHostWatch/Update`` is a session's, ``NavHostPluginWatch/Update`` the plugins'.
     public typealias Update = Element
     /// Iterating throws only ``NavHostClientError``.
     public typealias Failure = NavHostClientError

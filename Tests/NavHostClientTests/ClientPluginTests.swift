@@ -84,4 +84,92 @@ struct ClientPluginTests {
             #expect(error.message == message)
         }
     }
+
+    // MARK: - Watching
+
+    @Test("A plugin watch yields the plugins, each event and a coalesced list in order, then ends with the final reply")
+    func watchUpdatesInOrder() async throws {
+        try await withScriptedService([
+            "io.navhost.Plugins.Watch": .stream(NavigationSamples.pluginWatchReplies, end: .finalReply)
+        ]) { service, client in
+            var received: [PluginWatchUpdate] = []
+            for try await update in try await client.watchPlugins() {
+                received.append(update)
+            }
+
+            #expect(received.count == 6)
+            guard received.count == 6 else { return }
+            guard case .plugins(let first, coalesced: false) = received[0] else {
+                Issue.record("the first update is not the plain list: \(received[0])")
+                return
+            }
+            #expect(first.map(\.name) == ["Products", "Weather"])
+            #expect(first.last?.quarantine?.code == "sdkMismatch")
+            #expect(
+                received[1]
+                    == .event(
+                        PluginEvent(
+                            kind: .reloaded,
+                            name: "Products",
+                            version: "1.1.0",
+                            previousVersion: "1.0.0",
+                            path: "/var/lib/navhost/plugin-images/Products-2.so"
+                        )
+                    )
+            )
+            #expect(received[2] == .event(PluginEvent(kind: .removed, name: "Weather")))
+            guard case .event(let loaded) = received[3], case .event(let failed) = received[4] else {
+                Issue.record("updates 4 and 5 are not events: \(received[3]), \(received[4])")
+                return
+            }
+            #expect(loaded.kind == .loaded)
+            #expect(loaded.version == "0.1.0")
+            #expect(failed.kind == .failed)
+            #expect(failed.reason?.code == "checksumMismatch")
+            guard case .plugins(let coalesced, coalesced: true) = received[5] else {
+                Issue.record("the last update is not a coalesced list: \(received[5])")
+                return
+            }
+            #expect(coalesced.map(\.version) == ["1.1.0"])
+            #expect(service.calls == [.init(method: "io.navhost.Plugins.Watch", parameters: [:])])
+        }
+    }
+
+    @Test("An event kind this library does not know keeps its wire name")
+    func unknownEventKind() async throws {
+        try await withScriptedService([
+            "io.navhost.Plugins.Watch": .stream(
+                [NavigationSamples.pluginsReply, ["event": ["kind": "paused", "name": "Products"]]],
+                end: .finalReply
+            )
+        ]) { _, client in
+            var received: [PluginWatchUpdate] = []
+            for try await update in try await client.watchPlugins() { received.append(update) }
+            #expect(received.last == .event(PluginEvent(kind: PluginEvent.Kind(rawValue: "paused"), name: "Products")))
+        }
+    }
+
+    @Test("An error reply that ends a plugin watch is thrown with its name; a malformed reply is a protocol violation")
+    func watchFailures() async throws {
+        try await withScriptedService([
+            "io.navhost.Plugins.Watch": .stream(
+                [NavigationSamples.pluginsReply],
+                end: .error("io.navhost.varlink.ServiceShuttingDown")
+            )
+        ]) { service, client in
+            var count = 0
+            let shutDown = try await #require(throws: NavHostClientError.self) {
+                for try await _ in try await client.watchPlugins() { count += 1 }
+            }
+            #expect(count == 1)
+            #expect(shutDown.code == .serviceShuttingDown)
+
+            service.answer("io.navhost.Plugins.Watch", with: .stream([["coalesced": true]], end: .finalReply))
+            let malformed = try await #require(throws: NavHostClientError.self) {
+                for try await _ in try await client.watchPlugins() {}
+            }
+            #expect(malformed.code == .protocolViolation)
+            #expect(malformed.message.contains("io.navhost.Plugins.Watch"))
+        }
+    }
 }
