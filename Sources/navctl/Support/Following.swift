@@ -11,8 +11,8 @@ protocol UpdateRenderer: Sendable {
     mutating func render(_ update: Update) throws(NavHostClientError)
 }
 
-/// Runs `navctl watch`: follows a stream until Ctrl-C (SIGINT), SIGTERM or the daemon ends it, each of which is a
-/// success.
+/// Runs `navctl watch` and `navctl plugins watch`: follows a stream until Ctrl-C (SIGINT), SIGTERM or the daemon
+/// ends it, each of which is a success.
 enum Following {
     /// Starts a stream with `open`, prints each update with `renderer`, and returns once it ends.
     ///
