@@ -1,6 +1,8 @@
-// One method per io.navhost.Plugins method.
+internal import NavHostJSON
 
-// MARK: - Plugins
+// One method per io.navhost.Plugins method (Watch is in NavHostPluginWatch.swift).
+
+// MARK: - Reading
 
 extension NavHostClient {
     /// Every plugin the daemon found, loaded or quarantined (`io.navhost.Plugins.List`).
@@ -11,8 +13,64 @@ extension NavHostClient {
     /// }
     /// ```
     public func plugins() async throws(NavHostClientError) -> [PluginInfo] {
-        try await call("\(Self.pluginsInterface).List", [:], as: PluginList.self).plugins
+        try await call(Self.pluginsMethod("List"), [:], as: PluginList.self).plugins
+    }
+}
+
+// MARK: - Changing
+
+extension NavHostClient {
+    /// Loads the plugin in the folder `path`: its manifest, library and resources (`Load`). Its dependencies must
+    /// be loaded. Only a control user may (root, the daemon's own user, and the users and groups it was given).
+    ///
+    /// ```swift
+    /// let plugin = try await client.loadPlugin(at: "/usr/lib/navhost/plugins/Products")
+    /// print(plugin.name, plugin.version, plugin.routes)
+    /// ```
+    ///
+    /// - Parameter path: The plugin's folder, as the daemon sees it: pass an absolute path, since the daemon does
+    ///   not know the caller's working directory.
+    /// - Returns: The plugin, loaded.
+    /// - Throws: `PluginRefused` (its `code` is a quarantine code, like `checksumMismatch`) and
+    ///   `org.varlink.service.PermissionDenied` as ``NavHostClientError``.
+    @discardableResult
+    public func loadPlugin(at path: String) async throws(NavHostClientError) -> PluginInfo {
+        try await call(Self.pluginsMethod("Load"), ["path": .string(path)], as: PluginReply.self).plugin
     }
 
+    /// Replaces the loaded plugin `name` with the build now in its folder (`Reload`). Every session showing its
+    /// screens rebuilds them in place; a refused build leaves the old version serving.
+    ///
+    /// ```swift
+    /// let plugin = try await client.reloadPlugin(named: "Products")
+    /// print(plugin.version, plugin.path)                 // the new build, from a fresh private copy
+    /// ```
+    ///
+    /// - Returns: The plugin as it now serves.
+    /// - Throws: `PluginNotFound`, `PluginRefused` and `org.varlink.service.PermissionDenied` as
+    ///   ``NavHostClientError``.
+    @discardableResult
+    public func reloadPlugin(named name: String) async throws(NavHostClientError) -> PluginInfo {
+        try await call(Self.pluginsMethod("Reload"), ["name": .string(name)], as: PluginReply.self).plugin
+    }
+
+    /// Takes the loaded plugin `name` out (`Unload`): its routes disappear, and every session pops its screens and
+    /// those above them.
+    ///
+    /// - Throws: `PluginNotFound`, `PluginRefused` (code `dependencyMissing`: another loaded plugin depends on it,
+    ///   or it serves a session's configured root route) and `org.varlink.service.PermissionDenied` as
+    ///   ``NavHostClientError``.
+    public func unloadPlugin(named name: String) async throws(NavHostClientError) {
+        _ = try await call(Self.pluginsMethod("Unload"), ["name": .string(name)], as: NoOutput.self)
+    }
+}
+
+// MARK: - Wire forms
+
+extension NavHostClient {
+    static func pluginsMethod(_ name: String) -> String { "\(pluginsInterface).\(name)" }
+
     private struct PluginList: Decodable { var plugins: [PluginInfo] }
+    private struct PluginReply: Decodable { var plugin: PluginInfo }
+    private struct NoOutput: Decodable {}
 }

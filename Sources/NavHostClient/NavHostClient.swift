@@ -20,8 +20,8 @@ internal import NavHostVarlink
 /// ```
 ///
 /// Calls may be made from many tasks at once; they are pipelined on the one connection and the daemon answers them
-/// in order. ``watch(session:resumeFrom:)`` opens a connection of its own, because a Varlink connection carries
-/// nothing else while a `more` call streams.
+/// in order. ``watch(session:resumeFrom:)`` and ``watchPlugins()`` open a connection of their own each, because a
+/// Varlink connection carries nothing else while a `more` call streams.
 ///
 /// Methods that take a `session` use the daemon's default session, `main`, when it is `nil`. Every failure is a
 /// ``NavHostClientError``.

@@ -89,6 +89,10 @@ extension NavHostClientError {
         case .screenClosed: return "screen \(text("screen")) left the stack before the intent finished"
         case .viewModelFailed: return "the feature could not build the screen for route \(text("route"))"
         case .watcherTooSlow: return "the watcher did not keep up and was closed"
+        case .pluginNotFound: return "no loaded plugin is named \(text("name"))"
+        case .pluginRefused:
+            let code = parameters["code"]?.stringValue ?? "?"
+            return "the plugin was refused (\(code)): \(parameters["message"]?.stringValue ?? "?")"
         case .interfaceNotFound: return "the daemon does not serve interface \(text("interface"))"
         case .methodNotFound: return "the daemon does not know method \(text("method"))"
         case .methodNotImplemented: return "the daemon does not implement method \(text("method"))"

@@ -41,6 +41,9 @@ public struct NavHostClientError: Error, Sendable {
             case screenClosed = "ScreenClosed"
             case viewModelFailed = "ViewModelFailed"
             case watcherTooSlow = "WatcherTooSlow"
+            // io.navhost.Plugins
+            case pluginNotFound = "PluginNotFound"
+            case pluginRefused = "PluginRefused"
             // org.varlink.service
             case interfaceNotFound = "InterfaceNotFound"
             case methodNotFound = "MethodNotFound"
@@ -53,6 +56,23 @@ public struct NavHostClientError: Error, Sendable {
             case serviceShuttingDown = "ServiceShuttingDown"
             // Anything else
             case otherErrorReply
+
+            /// The interface that declares the error; `nil` for failures that are not error replies.
+            var interface: String? {
+                switch self {
+                case .daemonUnreachable, .connectionClosed, .protocolViolation, .otherErrorReply:
+                    return nil
+                case .pluginNotFound, .pluginRefused:
+                    return NavHostClient.pluginsInterface
+                case .interfaceNotFound, .methodNotFound, .methodNotImplemented, .invalidParameter, .permissionDenied,
+                    .expectedMore:
+                    return "org.varlink.service"
+                case .internalError, .serviceShuttingDown:
+                    return "io.navhost.varlink"
+                default:
+                    return NavHostClient.navigationInterface
+                }
+            }
         }
 
         private let base: Base
@@ -101,6 +121,14 @@ public struct NavHostClientError: Error, Sendable {
         /// `WatcherTooSlow`: the watcher did not keep up even with coalesced updates and was closed.
         public static let watcherTooSlow = Code(.watcherTooSlow)
 
+        // MARK: io.navhost.Plugins errors
+
+        /// `PluginNotFound {name}`: no loaded plugin has that name.
+        public static let pluginNotFound = Code(.pluginNotFound)
+        /// `PluginRefused {code, message}`: the plugin, or its new build, was refused; `code` is a quarantine code
+        /// such as `checksumMismatch`. A loaded plugin whose new build was refused keeps serving.
+        public static let pluginRefused = Code(.pluginRefused)
+
         // MARK: org.varlink.service errors
 
         /// `org.varlink.service.InterfaceNotFound {interface}`: the daemon does not serve the interface.
@@ -126,23 +154,12 @@ public struct NavHostClientError: Error, Sendable {
         /// An error reply whose name this library does not know; ``NavHostClientError/errorName`` has it.
         public static let otherErrorReply = Code(.otherErrorReply)
 
-        /// The code for a Varlink error name, or `otherErrorReply`.
+        /// The code for a Varlink error name, or `otherErrorReply`. A name counts only under the interface that
+        /// declares it: `io.navhost.Plugins.RouteNotFound` is not `routeNotFound`.
         static func forErrorName(_ name: String) -> Code {
             let (interface, error) = Self.split(name)
-            let base: Base?
-            switch interface {
-            case NavHostClient.navigationInterface, "org.varlink.service", "io.navhost.varlink":
-                base = Base(rawValue: error)
-            default:
-                base = nil
-            }
-            switch base {
-            case .some(.daemonUnreachable), .some(.connectionClosed), .some(.protocolViolation),
-                .some(.otherErrorReply), .none:
-                return .otherErrorReply
-            case .some(let base):
-                return Code(base)
-            }
+            guard let base = Base(rawValue: error), base.interface == String(interface) else { return .otherErrorReply }
+            return Code(base)
         }
 
         private static func split(_ name: String) -> (interface: Substring, error: String) {

@@ -6,7 +6,7 @@ import NavHostKit
 struct Navctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "navctl",
-        abstract: "Drive navhostd: navigate, send intents, and watch a session's state change.",
+        abstract: "Drive navhostd: navigate, send intents, watch a session's state change, and manage plugins.",
         discussion: """
             navctl talks to navhostd over its Varlink socket (io.navhost.Navigation, io.navhost.Plugins). The \
             socket is --socket, else $NAVHOST_SOCKET, else /run/navhost/io.navhost for root and \
@@ -24,6 +24,7 @@ struct Navctl: AsyncParsableCommand {
               navctl navigate products.detail productID=p3
               navctl pop
               navctl watch --json
+              navctl plugins reload Products
 
             Exit codes (docs/navctl.md says which error is which):
               0   success
@@ -38,13 +39,14 @@ struct Navctl: AsyncParsableCommand {
         groupedSubcommands: [
             CommandGroup(
                 name: "Looking",
-                subcommands: [Stack.self, Watch.self, Sessions.self, Routes.self, Plugins.self]
+                subcommands: [Stack.self, Watch.self, Sessions.self, Routes.self]
             ),
             CommandGroup(
                 name: "Navigating",
                 subcommands: [Navigate.self, Present.self, Pop.self, Root.self, PopTo.self, Dismiss.self, Replace.self]
             ),
             CommandGroup(name: "Intents", subcommands: [Send.self]),
+            CommandGroup(name: "Plugins", subcommands: [Plugins.self]),
         ]
     )
 }

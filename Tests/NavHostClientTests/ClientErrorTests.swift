@@ -9,7 +9,7 @@ import Testing
 @Suite("NavHostClient errors")
 struct ClientErrorTests {
     @Test(
-        "An error reply keeps its Varlink name and parameters and gets the matching code",
+        "An error reply keeps its Varlink name and parameters and gets the code its interface declares",
         arguments: [
             ("io.navhost.Navigation.RouteNotFound", ["route": "products.lst"], NavHostClientError.Code.routeNotFound),
             ("io.navhost.Navigation.IntentFailed", ["screen": "s2", "intent": "filterByName"], .intentFailed),
@@ -20,6 +20,10 @@ struct ClientErrorTests {
             ("io.navhost.varlink.InternalError", [:], .internalError),
             ("io.navhost.Navigation.SomethingNew", ["detail": 1], .otherErrorReply),
             ("org.example.RouteNotFound", ["route": "x"], .otherErrorReply),
+            ("io.navhost.Plugins.PluginNotFound", ["name": "Nope"], .pluginNotFound),
+            ("io.navhost.Plugins.RouteNotFound", ["route": "x"], .otherErrorReply),
+            ("io.navhost.Navigation.PluginRefused", ["code": "x", "message": "y"], .otherErrorReply),
+            ("org.varlink.service.RouteNotFound", ["route": "x"], .otherErrorReply),
         ] as [(String, JSONObject, NavHostClientError.Code)]
     )
     func errorReply(name: String, parameters: JSONObject, code: NavHostClientError.Code) async throws {

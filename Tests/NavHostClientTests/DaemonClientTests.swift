@@ -12,15 +12,17 @@ import Testing
 /// daemon that loads them; they are skipped until the build stages them.
 @Suite("NavHostClient against navhostd")
 struct DaemonClientTests {
-    /// Runs `body` with a fresh daemon (no plugins unless `plugins` names them) and a client connected to it.
+    /// Runs `body` with a fresh daemon (no plugins unless `plugins` names them, and `arguments` added to its command
+    /// line) and a client connected to it.
     ///
     /// The daemon's state and log, and the empty plugin directory, are removed afterwards.
     static func withDaemon(
         plugins: String? = nil,
+        arguments: [String] = [],
         _ body: (DaemonProcess, NavHostClient) async throws -> Void
     ) async throws {
         let noPlugins = try TestPaths.temporaryDirectory()
-        let daemon = try await DaemonProcess.start(plugins: plugins ?? noPlugins)
+        let daemon = try await DaemonProcess.start(plugins: plugins ?? noPlugins, extraArguments: arguments)
         defer { removeFiles(of: daemon, and: noPlugins) }
         let client = try await NavHostClient.connect(socketPath: daemon.socketPath)
         do {

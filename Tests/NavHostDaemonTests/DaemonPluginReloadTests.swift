@@ -64,21 +64,12 @@ struct DaemonPluginReloadTests {
     @Test("A replacement with the wrong SHA-256 is refused: the old version serves and List says why")
     func brokenReplacementIsRefused() async throws {
         let directory = try await TestPlugins.directory()
-        let staged = "\(DaemonProcess.examplePlugins)/Products"
-        try FileManager.default.removeItem(atPath: "\(directory)/Products")
-        try FileManager.default.createDirectory(atPath: "\(directory)/Products", withIntermediateDirectories: true)
-        for file in try FileManager.default.contentsOfDirectory(atPath: staged) {
-            try FileManager.default.copyItem(atPath: "\(staged)/\(file)", toPath: "\(directory)/Products/\(file)")
-        }
+        try TestPlugins.copyExample("Products", in: directory)
         let daemon = try await DaemonProcess.start(plugins: directory, extraArguments: Self.byHandOnly)
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Send", ["intent": "onTappedProducts"])
         try await Self.waitForProducts(nav)
-        let manifest = "\(directory)/Products/manifest.json"
-        let text = try String(contentsOfFile: manifest, encoding: .utf8)
-        let digest = try #require(text.firstRange(of: /"sha256" *: *"[0-9a-f]{64}"/))
-        try text.replacingCharacters(in: digest, with: #""sha256": ""# + String(repeating: "0", count: 64) + "\"")
-            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        try TestPlugins.breakChecksum(of: "Products", in: directory)
 
         let refusal = await #expect(throws: VarlinkError.self) {
             try await Self.plugins(daemon, "Reload", ["name": "Products"])
@@ -139,17 +130,8 @@ struct DaemonPluginReloadTests {
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "home.main"])
         try FileManager.default.removeItem(atPath: "\(directory)/Home")
-        let staged = "\(DaemonProcess.examplePlugins)/Settings"
-        try FileManager.default.removeItem(atPath: "\(directory)/Settings")
-        try FileManager.default.createDirectory(atPath: "\(directory)/Settings", withIntermediateDirectories: true)
-        for file in try FileManager.default.contentsOfDirectory(atPath: staged) {
-            try FileManager.default.copyItem(atPath: "\(staged)/\(file)", toPath: "\(directory)/Settings/\(file)")
-        }
-        let manifest = "\(directory)/Settings/manifest.json"
-        let text = try String(contentsOfFile: manifest, encoding: .utf8)
-        let digest = try #require(text.firstRange(of: /"sha256" *: *"[0-9a-f]{64}"/))
-        try text.replacingCharacters(in: digest, with: #""sha256": ""# + String(repeating: "1", count: 64) + "\"")
-            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        try TestPlugins.copyExample("Settings", in: directory)
+        try TestPlugins.breakChecksum(of: "Settings", in: directory, digit: "1")
         let count = daemon.notifications.count
 
         daemon.send(signal: SIGHUP)

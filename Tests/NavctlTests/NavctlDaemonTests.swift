@@ -10,11 +10,16 @@ import Testing
 /// daemon that loads them; they are skipped until the build stages them.
 @Suite("navctl against navhostd")
 struct NavctlDaemonTests {
-    /// Starts a daemon (with no plugins unless `plugins` names them), runs `body`, and stops the daemon however
-    /// `body` ends. The daemon's state and log, and the empty plugin directory, are removed afterwards.
-    static func withDaemon(plugins: String? = nil, _ body: (DaemonProcess) async throws -> Void) async throws {
+    /// Starts a daemon (with no plugins unless `plugins` names them, and `arguments` added to its command line), runs
+    /// `body`, and stops the daemon however `body` ends. The daemon's state and log, and the empty plugin directory,
+    /// are removed afterwards.
+    static func withDaemon(
+        plugins: String? = nil,
+        arguments: [String] = [],
+        _ body: (DaemonProcess) async throws -> Void
+    ) async throws {
         let noPlugins = try TestPaths.temporaryDirectory()
-        let daemon = try await DaemonProcess.start(plugins: plugins ?? noPlugins)
+        let daemon = try await DaemonProcess.start(plugins: plugins ?? noPlugins, extraArguments: arguments)
         defer { removeFiles(of: daemon, and: noPlugins) }
         do {
             try await body(daemon)

@@ -48,6 +48,19 @@ struct NavctlErrorTests {
                 ["method": "io.navhost.Navigation.Stack"], 76
             ),
             (
+                "error-plugin-not-found", ["plugins", "reload", "Nope"],
+                "io.navhost.Plugins.Reload", "io.navhost.Plugins.PluginNotFound", ["name": "Nope"], 2
+            ),
+            (
+                "error-plugin-refused", ["plugins", "load", "/srv/navhost/Broken"],
+                "io.navhost.Plugins.Load", "io.navhost.Plugins.PluginRefused",
+                ["code": "checksumMismatch", "message": "the library's SHA-256 does not match the manifest"], 2
+            ),
+            (
+                "error-plugin-permission-denied", ["plugins", "unload", "Products"],
+                "io.navhost.Plugins.Unload", "org.varlink.service.PermissionDenied", [:], 2
+            ),
+            (
                 "error-unknown-error", ["stack", "--json"],
                 "io.navhost.Navigation.Stack", "io.navhost.Navigation.SomethingNew", ["detail": [1, 2]], 2
             ),

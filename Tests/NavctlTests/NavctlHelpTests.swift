@@ -5,7 +5,7 @@ import Testing
 struct NavctlHelpTests {
     static let subcommands = [
         "stack", "watch", "sessions", "routes", "plugins", "navigate", "present", "pop", "root", "popto", "dismiss",
-        "replace", "send",
+        "replace", "send", "plugins list", "plugins load", "plugins reload", "plugins unload", "plugins watch",
     ]
 
     @Test("navctl --help lists the subcommands, examples and exit codes")
@@ -17,10 +17,11 @@ struct NavctlHelpTests {
 
     @Test("Each subcommand's help has its usage, options and examples", arguments: subcommands)
     func subcommandHelp(subcommand: String) async throws {
-        let run = try await Navctl.run([subcommand, "--help"])
+        let words = subcommand.split(separator: " ").map(String.init)
+        let run = try await Navctl.run(words + ["--help"])
         #expect(run.status == 0)
         #expect(run.output.contains("Examples:"))
-        try Snapshots.assertMatches(run, named: "help-\(subcommand)")
+        try Snapshots.assertMatches(run, named: "help-\(words.joined(separator: "-"))")
     }
 
     @Test("--version names navctl and the SDK version")

@@ -1,3 +1,4 @@
+import Foundation
 import NavHostJSON
 import NavHostTestSupport
 import Testing
@@ -16,6 +17,9 @@ struct NavctlOutputTests {
         "io.navhost.Navigation.Sessions": .reply(["sessions": ["main", "kiosk"]]),
         "io.navhost.Navigation.Routes": .reply(NavigationSamples.routesReply),
         "io.navhost.Plugins.List": .reply(NavigationSamples.pluginsReply),
+        "io.navhost.Plugins.Load": .reply(["plugin": NavigationSamples.productsPlugin]),
+        "io.navhost.Plugins.Reload": .reply(["plugin": NavigationSamples.reloadedProductsPlugin]),
+        "io.navhost.Plugins.Unload": .reply([:]),
         "io.navhost.Navigation.Navigate": .reply(["revision": 7, "screen": NavigationSamples.productDetail]),
         "io.navhost.Navigation.Present": .reply(["revision": 8, "screen": NavigationSamples.settings]),
         "io.navhost.Navigation.Pop": .reply(["revision": 9, "removed": ["s3"]]),
@@ -39,6 +43,14 @@ struct NavctlOutputTests {
             ("routes-json", ["routes", "--json"]),
             ("plugins", ["plugins"]),
             ("plugins-json", ["plugins", "--json"]),
+            ("plugins-list", ["plugins", "list"]),
+            ("plugins-list-json", ["plugins", "list", "--json"]),
+            ("plugins-load", ["plugins", "load", "/usr/lib/navhost/plugins/Products"]),
+            ("plugins-load-json", ["plugins", "load", "/usr/lib/navhost/plugins/Products", "--json"]),
+            ("plugins-reload", ["plugins", "reload", "Products"]),
+            ("plugins-reload-json", ["plugins", "reload", "Products", "--json"]),
+            ("plugins-unload", ["plugins", "unload", "Products"]),
+            ("plugins-unload-json", ["plugins", "unload", "Products", "--json"]),
             ("navigate", ["navigate", "products.detail", "productID=p3"]),
             ("navigate-json", ["navigate", "products.detail", "productID=p3", "--json"]),
             ("present", ["present", "settings.main"]),
@@ -130,6 +142,28 @@ struct NavctlOutputTests {
                     ),
                     .init(method: "io.navhost.Navigation.Replace", parameters: ["routes": [["route": "home.main"]]]),
                 ]
+        )
+    }
+
+    @Test("plugins load sends an absolute path: a relative one is resolved against the current directory as written")
+    func pluginsLoadPath() async throws {
+        let service = try await ScriptedNavigationService.start(Self.answers)
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: "\(directory)/staged/a", withIntermediateDirectories: true)
+        for path in ["Products", "./Products/", "../a/.//Products", "/srv/plugins/../Products", "/"] {
+            let run = try await Navctl.run(
+                ["plugins", "load", path, "--socket", service.socketPath],
+                in: "\(directory)/staged/a"
+            )
+            #expect(run.status == 0, "\(path): \(run.errors)")
+        }
+        await service.stop()
+        // The temporary directory may be reached through a symbolic link; getcwd names it without.
+        let here = URL(fileURLWithPath: "\(directory)/staged/a").resolvingSymlinksInPath().path
+        #expect(
+            service.calls.map { $0.parameters["path"]?.stringValue }
+                == ["\(here)/Products", "\(here)/Products", "\(here)/Products", "/srv/Products", "/"]
         )
     }
 

@@ -104,4 +104,61 @@ struct NavctlWatchTests {
         #expect(run.output.split(separator: "\n").count == 1)
         try Snapshots.assertMatches(run, named: "watch-connection-lost", replacing: [server.socketPath: "<socket>"])
     }
+
+    // MARK: - plugins watch
+
+    @Test(
+        "plugins watch prints the plugins, then one line per change, and ends with 0 when the daemon ends it",
+        arguments: [("plugins-watch-lines", [String]()), ("plugins-watch-json", ["--json"])]
+    )
+    func pluginsStreamEndedByDaemon(name: String, options: [String]) async throws {
+        let service = try await ScriptedNavigationService.start([
+            "io.navhost.Plugins.Watch": .stream(NavigationSamples.pluginWatchReplies, end: .finalReply)
+        ])
+        let run = try await Navctl.run(["plugins", "watch"] + options + ["--socket", service.socketPath])
+        await service.stop()
+        #expect(run.status == 0)
+        #expect(run.errors == "navctl: the daemon ended the watch\n")
+        if options.contains("--json") {
+            let lines = run.output.split(separator: "\n").map(String.init)
+            #expect(
+                try lines.map { try JSONParser().parse($0) }
+                    == NavigationSamples.pluginWatchReplies.map(JSONValue.object)
+            )
+        }
+        try Snapshots.assertMatches(run, named: name, replacing: [service.socketPath: "<socket>"])
+    }
+
+    @Test("plugins watch ends with 0 on Ctrl-C and when the daemon shuts down, and with 69 when the connection is lost")
+    func pluginsWatchEndings() async throws {
+        let service = try await ScriptedNavigationService.start([
+            "io.navhost.Plugins.Watch": .stream([NavigationSamples.pluginsReply], end: .never)
+        ])
+        let watch = try RunningNavctl(["plugins", "watch", "--json", "--socket", service.socketPath])
+        _ = try await watch.waitForLines(1)
+        watch.send(signal: SIGINT)
+        let interrupted = try await watch.waitForExit()
+        service.answer(
+            "io.navhost.Plugins.Watch",
+            with: .stream([NavigationSamples.pluginsReply], end: .error("io.navhost.varlink.ServiceShuttingDown"))
+        )
+        let shutDown = try await Navctl.run(["plugins", "watch", "--socket", service.socketPath])
+        await service.stop()
+        let server = try DroppingVarlinkServer(replies: [NavigationSamples.pluginsReply])
+        defer { server.stop() }
+        let lost = try await Navctl.run(["plugins", "watch", "--json", "--socket", server.socketPath])
+
+        #expect(interrupted.status == 0)
+        #expect(interrupted.errors.isEmpty)
+        #expect(interrupted.output.split(separator: "\n").count == 1)
+        #expect(service.calls.map(\.method) == ["io.navhost.Plugins.Watch", "io.navhost.Plugins.Watch"])
+        #expect(shutDown.status == 0)
+        #expect(shutDown.errors == "navctl: the daemon ended the watch\n")
+        #expect(lost.status == 69)
+        #expect(lost.output.split(separator: "\n").count == 1)
+        #expect(
+            lost.errors
+                == "Error: connectionClosed: the daemon closed the connection before it answered io.navhost.Plugins.Watch\n"
+        )
+    }
 }

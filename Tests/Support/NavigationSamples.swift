@@ -84,4 +84,46 @@ package enum NavigationSamples {
             ],
         ]
     ]
+
+    // MARK: - Plugins
+
+    /// `Products` as `io.navhost.Plugins.Load` returns it.
+    package static let productsPlugin: JSONValue = [
+        "name": "Products", "version": "1.0.0", "state": "loaded",
+        "path": "/usr/lib/navhost/plugins/Products/libProductsFeature.so", "sdkVersion": "1.0.0",
+        "routes": ["products.list", "products.detail"],
+    ]
+
+    /// `Products` after a reload to 1.1.0, from its private copy, as `io.navhost.Plugins.Reload` returns it.
+    package static let reloadedProductsPlugin: JSONValue = [
+        "name": "Products", "version": "1.1.0", "state": "loaded",
+        "path": "/var/lib/navhost/plugin-images/Products-2.so", "sdkVersion": "1.0.0",
+        "routes": ["products.list", "products.detail"],
+    ]
+
+    /// `io.navhost.Plugins.Watch` replies: the plugins, one event of each kind, the plugins coalesced.
+    package static let pluginWatchReplies: [JSONObject] = [
+        pluginsReply,
+        [
+            "event": [
+                "kind": "reloaded", "name": "Products", "version": "1.1.0", "previousVersion": "1.0.0",
+                "path": "/var/lib/navhost/plugin-images/Products-2.so",
+            ]
+        ],
+        ["event": ["kind": "removed", "name": "Weather"]],
+        [
+            "event": [
+                "kind": "loaded", "name": "Orders", "version": "0.1.0",
+                "path": "/usr/lib/navhost/plugins/Orders/libOrdersFeature.so",
+            ]
+        ],
+        [
+            "event": [
+                "kind": "failed", "name": "Products", "version": "1.2.0",
+                "path": "/usr/lib/navhost/plugins/Products",
+                "reason": ["code": "checksumMismatch", "message": "the library's SHA-256 does not match the manifest"],
+            ]
+        ],
+        ["plugins": [reloadedProductsPlugin], "coalesced": true],
+    ]
 }

@@ -1,4 +1,4 @@
-/// One plugin as the daemon knows it, as `io.navhost.Plugins.List` lists it.
+/// One plugin as the daemon knows it, as `io.navhost.Plugins.List` lists it and `Load` and `Reload` return it.
 public struct PluginInfo: Sendable, Hashable, Codable {
     /// Whether a plugin serves its routes. New states may be added: compare with the constants, and show
     /// ``rawValue`` for one you do not know.
@@ -46,6 +46,8 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     public var routes: [String]
     /// Why it was refused; `nil` for a loaded plugin.
     public var quarantine: Quarantine?
+    /// Why the last reload of this loaded plugin was refused, if it was: the version shown keeps serving.
+    public var lastReloadFailure: Quarantine?
 
     /// Creates a plugin description, as a test double would.
     public init(
@@ -55,7 +57,8 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         path: String,
         sdkVersion: String? = nil,
         routes: [String],
-        quarantine: Quarantine? = nil
+        quarantine: Quarantine? = nil,
+        lastReloadFailure: Quarantine? = nil
     ) {
         self.name = name
         self.version = version
@@ -64,5 +67,6 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         self.sdkVersion = sdkVersion
         self.routes = routes
         self.quarantine = quarantine
+        self.lastReloadFailure = lastReloadFailure
     }
 }

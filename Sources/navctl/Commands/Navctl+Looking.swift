@@ -1,7 +1,7 @@
 import ArgumentParser
 import NavHostClient
 
-// Subcommands that only read: stack, sessions, routes, plugins. (watch has a file of its own.)
+// Subcommands that only read: stack, sessions, routes. (watch and plugins have files of their own.)
 
 // MARK: - stack
 
@@ -99,43 +99,6 @@ extension Navctl {
                     if !route.summary.isEmpty { Console.print("  \(route.summary)") }
                     Console.print("  intents: \(Table.list(route.intents))")
                 }
-            }
-        }
-    }
-}
-
-// MARK: - plugins
-
-extension Navctl {
-    struct Plugins: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "List the plugins the daemon found, loaded or quarantined, and why any was refused.",
-            discussion: """
-                --json prints the io.navhost.Plugins.List reply: {"plugins":[{"name":…,"version":…,"state":…,\
-                "path":…,"routes":[…],"quarantine":{"code":…,"message":…}},…]}.
-
-                Examples:
-                  navctl plugins
-                  navctl plugins --json | jq '.plugins[] | select(.state == "quarantined")'
-                """
-        )
-
-        @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions
-
-        func run() async throws {
-            try await connection.withClient { client throws(NavHostClientError) in
-                let plugins = try await client.plugins()
-                if output.json {
-                    try JSONOutput.print(["plugins": plugins])
-                    return
-                }
-                let rows = plugins.map { plugin in
-                    let why = plugin.quarantine.map { "\($0.code): \($0.message)" } ?? ""
-                    return [plugin.name, plugin.version, plugin.state.rawValue, Table.list(plugin.routes), why]
-                }
-                Table.lines(header: ["NAME", "VERSION", "STATE", "ROUTES", "QUARANTINE"], rows: rows)
-                    .forEach(Console.print)
             }
         }
     }

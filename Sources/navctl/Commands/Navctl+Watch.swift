@@ -1,5 +1,4 @@
 import ArgumentParser
-import Glibc
 import NavHostClient
 
 // MARK: - watch
@@ -41,60 +40,14 @@ extension Navctl {
         var resumeFrom: UInt64?
 
         func run() async throws {
-            let signals = SignalStream(SIGINT, SIGTERM)
             let mode: WatchRenderer.Mode =
                 output.json ? .json : (Console.outputIsTerminal && !plain ? .redraw : .lines)
             let session = connection.session
-            let resumeFrom = self.resumeFrom
-            let socketPath = connection.socketPath
-            let ending: Ending
-            do {
-                let watch = try await Self.start(socketPath: socketPath, session: session, resumeFrom: resumeFrom)
-                let interruptions = signals.stream
-                ending = try await withThrowingTaskGroup(of: Ending.self) { group in
-                    group.addTask {
-                        var renderer = WatchRenderer(mode: mode, session: session)
-                        for try await update in watch {
-                            try renderer.render(update)
-                        }
-                        return .endedByDaemon
-                    }
-                    group.addTask {
-                        for await _ in interruptions { return .interrupted }
-                        return .interrupted
-                    }
-                    defer { group.cancelAll() }
-                    return try await group.next() ?? .interrupted
-                }
-            } catch let error as NavHostClientError where error.code == .serviceShuttingDown {
-                ending = .endedByDaemon
-            } catch let error as NavHostClientError {
-                throw ConnectionOptions.report(error)
-            }
-            if ending == .endedByDaemon {
-                Console.printError("navctl: the daemon ended the watch")
-            }
-            withExtendedLifetime(signals) {}
-        }
-
-        private enum Ending: Sendable {
-            case interrupted, endedByDaemon
-        }
-
-        private static func start(
-            socketPath: String,
-            session: String?,
-            resumeFrom: UInt64?
-        ) async throws(NavHostClientError) -> NavHostWatch {
-            // The watch opens a connection of its own; this one only tells it where the daemon is.
-            let client = try await NavHostClient.connect(socketPath: socketPath)
-            do {
-                let watch = try await client.watch(session: session, resumeFrom: resumeFrom)
-                await client.close()
-                return watch
-            } catch {
-                await client.close()
-                throw error
+            try await Following.run(
+                connection,
+                rendering: WatchRenderer(mode: mode, session: session)
+            ) { client throws(NavHostClientError) in
+                try await client.watch(session: session, resumeFrom: resumeFrom)
             }
         }
     }

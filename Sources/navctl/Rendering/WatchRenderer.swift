@@ -2,7 +2,7 @@ import NavHostClient
 import NavHostCore
 
 /// Prints a watch's updates as they arrive, keeping a local copy of the session to show its top screen.
-struct WatchRenderer {
+struct WatchRenderer: UpdateRenderer {
     /// How updates are shown.
     enum Mode: Sendable {
         /// Each update as one JSON line, in its wire form.

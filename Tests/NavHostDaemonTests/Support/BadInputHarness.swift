@@ -144,38 +144,3 @@ func callMessage(_ method: String, _ parameters: JSONObject = [:], more: Bool = 
     if oneway { members["oneway"] = true }
     return try JSONValue.object(members).serializedBytes() + [0]
 }
-
-/// The plugins a daemon under test loads: the example plugins as `make build` staged them, plus test fixtures.
-enum TestPlugins {
-    /// The staged example plugins.
-    static let examples = ["Home", "Products", "Settings", "UserProfile"]
-
-    /// A fresh plugin directory holding the example plugins and the fixture plugins `fixtures` (folders of
-    /// `Tests/Fixtures`, like `StallPlugin`).
-    static func directory(fixtures: [String] = []) async throws -> String {
-        let directory = try TestPaths.temporaryDirectory() + "/plugins"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        for name in examples {
-            try FileManager.default.createSymbolicLink(
-                atPath: "\(directory)/\(name)",
-                withDestinationPath: "\(DaemonProcess.examplePlugins)/\(name)"
-            )
-        }
-        for fixture in fixtures { try await stageFixture(fixture, into: directory) }
-        return directory
-    }
-
-    /// Stages the fixture plugin in `Tests/Fixtures/<fixture>` into `directory` the way `make build` stages the
-    /// example plugins: with `navhost-plugin-tool stage`, which writes its manifest from its `plugin.json` and its
-    /// built library.
-    static func stageFixture(_ fixture: String, into directory: String) async throws {
-        let result = try await ChildProcess.run(
-            TestPaths.builtExecutable("navhost-plugin-tool"),
-            [
-                "stage", "--build-dir", TestPaths.buildDirectory, "--output", directory,
-                "\(TestPaths.packageRoot)/Tests/Fixtures/\(fixture)",
-            ]
-        )
-        try #require(result.status == 0, "navhost-plugin-tool stage \(fixture): \(result.errors)")
-    }
-}

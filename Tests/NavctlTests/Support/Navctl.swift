@@ -18,13 +18,31 @@ enum Navctl {
     /// The executable under test.
     static var executable: String { TestPaths.builtExecutable("navctl") }
 
+    /// Another user to run `navctl` as, through `setpriv` (the test must run as root).
+    struct User: Sendable {
+        var uid: UInt32
+        var gid: UInt32
+
+        /// `nobody`: a user the daemon lets read but not control.
+        static let nobody = User(uid: 65534, gid: 65534)
+    }
+
     /// Runs `navctl` with `arguments` to its end.
+    ///
+    /// - Parameters:
+    ///   - arguments: The command line after `navctl`.
+    ///   - environment: More environment variables.
+    ///   - directory: The working directory; the test's own when `nil`.
+    ///   - user: The user to run as; the test's own when `nil`.
+    ///   - limit: How long it may run before it is killed and the test fails.
     static func run(
         _ arguments: [String],
         environment: [String: String] = [:],
+        in directory: String? = nil,
+        as user: User? = nil,
         limit: Duration = .seconds(30)
     ) async throws -> Run {
-        let process = try RunningNavctl(arguments, environment: environment)
+        let process = try RunningNavctl(arguments, environment: environment, in: directory, as: user)
         return try await process.waitForExit(within: limit)
     }
 
@@ -47,11 +65,23 @@ final class RunningNavctl: Sendable {
     private let errors = Collected()
     private let exited: AsyncStream<Void>
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    init(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        in directory: String? = nil,
+        as user: Navctl.User? = nil
+    ) throws {
         self.arguments = arguments
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Navctl.executable)
-        process.arguments = arguments
+        if let user {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments =
+                ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--", Navctl.executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Navctl.executable)
+            process.arguments = arguments
+        }
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.environment = Navctl.environment(adding: environment)
         process.standardInput = FileHandle.nullDevice
         let outputPipe = Pipe()

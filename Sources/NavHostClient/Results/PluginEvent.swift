@@ -1,0 +1,55 @@
+/// One change to the daemon's plugins, as `io.navhost.Plugins.Watch` reports it.
+public struct PluginEvent: Sendable, Hashable, Codable {
+    /// What happened. New kinds may be added: compare with the constants, and show ``rawValue`` for one you do not
+    /// know.
+    public struct Kind: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The kind's wire name.
+        public var rawValue: String
+
+        /// A kind by its wire name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// A new plugin serves: ``PluginEvent/version`` and ``PluginEvent/path`` say which build, from where.
+        public static let loaded = Kind(rawValue: "loaded")
+        /// A new build replaced a loaded plugin: ``PluginEvent/previousVersion`` → ``PluginEvent/version``.
+        public static let reloaded = Kind(rawValue: "reloaded")
+        /// The plugin was unloaded, or its folder went away.
+        public static let removed = Kind(rawValue: "removed")
+        /// A plugin, or a new build of a loaded one, was refused (``PluginEvent/reason``); a loaded one keeps
+        /// serving.
+        public static let failed = Kind(rawValue: "failed")
+
+        /// The wire name.
+        public var description: String { rawValue }
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// The plugin's name, like `Products`.
+    public var name: String
+    /// The version now serving (or refused, for `failed`), when the event has one.
+    public var version: String?
+    /// The version a reload replaced.
+    public var previousVersion: String?
+    /// Where the library serving now was loaded from (a private copy, after a reload).
+    public var path: String?
+    /// Why the plugin was refused, for `failed`.
+    public var reason: PluginInfo.Quarantine?
+
+    /// Creates an event, as a test double would.
+    public init(
+        kind: Kind,
+        name: String,
+        version: String? = nil,
+        previousVersion: String? = nil,
+        path: String? = nil,
+        reason: PluginInfo.Quarantine? = nil
+    ) {
+        self.kind = kind
+        self.name = name
+        self.version = version
+        self.previousVersion = previousVersion
+        self.path = path
+        self.reason = reason
+    }
+}

@@ -1,0 +1,246 @@
+import ArgumentParser
+import Glibc
+import NavHostClient
+
+// The plugins group: list (the default), load, reload, unload, watch.
+
+// MARK: - plugins
+
+extension Navctl {
+    struct Plugins: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List, load, reload, unload and watch the daemon's plugins.",
+            discussion: """
+                Without a subcommand, lists the plugins (plugins list). load, reload and unload change the running \
+                daemon and need a control user (root, the daemon's own user, or one it was given with \
+                --control-uid or --control-group); anyone who can reach the socket may list and watch.
+
+                A refusal exits with 2 (docs/navctl.md): PluginNotFound when no loaded plugin has the name, \
+                PluginRefused {code, message} when the daemon refused the plugin or its new build (a loaded \
+                plugin then keeps serving), org.varlink.service.PermissionDenied when this user may not control.
+
+                Examples:
+                  navctl plugins
+                  navctl plugins load /usr/lib/navhost/plugins/Orders
+                  navctl plugins reload Products
+                  navctl plugins unload Orders
+                  navctl plugins watch
+                """,
+            subcommands: [List.self, Load.self, Reload.self, Unload.self, Watch.self],
+            defaultSubcommand: List.self
+        )
+    }
+}
+
+// MARK: - plugins list
+
+extension Navctl.Plugins {
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the plugins the daemon found, loaded or quarantined, and why any was refused.",
+            discussion: """
+                --json prints the io.navhost.Plugins.List reply: {"plugins":[{"name":…,"version":…,"state":…,\
+                "path":…,"routes":[…],"quarantine":{"code":…,"message":…},"lastReloadFailure":{…}},…]}.
+
+                Examples:
+                  navctl plugins
+                  navctl plugins list --json | jq '.plugins[] | select(.state == "quarantined")'
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await connection.withClient { client throws(NavHostClientError) in
+                let plugins = try await client.plugins()
+                if output.json {
+                    try JSONOutput.print(["plugins": plugins])
+                } else {
+                    PluginView.lines(plugins).forEach(Console.print)
+                }
+            }
+        }
+    }
+}
+
+// MARK: - plugins load
+
+extension Navctl.Plugins {
+    struct Load: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load the plugin in a folder: its manifest, library and resources.",
+            discussion: """
+                A relative path is made absolute against the current directory before it is sent (. and .. are \
+                resolved as written; symbolic links are kept). The plugin's dependencies must be loaded. Prints \
+                "loaded NAME VERSION from LIBRARY". --json prints the Load reply: {"plugin":{…}}.
+
+                Examples:
+                  navctl plugins load /usr/lib/navhost/plugins/Orders
+                  navctl plugins load ./Orders --json
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: ArgumentHelp("The plugin's folder, as staged (manifest.json beside it).", valueName: "path"))
+        var path: String
+
+        func validate() throws {
+            guard !path.isEmpty else { throw ValidationError("the path is empty") }
+        }
+
+        func run() async throws {
+            let path = try Self.absolute(path)
+            try await connection.withClient { client throws(NavHostClientError) in
+                let plugin = try await client.loadPlugin(at: path)
+                if output.json { return try JSONOutput.print(["plugin": plugin]) }
+                Console.print(
+                    PluginView.describe(
+                        PluginEvent(kind: .loaded, name: plugin.name, version: plugin.version, path: plugin.path)
+                    )
+                )
+            }
+        }
+
+        /// `path` made absolute against the current directory, with `.`, `..` and repeated slashes resolved as
+        /// written: the daemon has a working directory of its own.
+        ///
+        /// - Throws: `ExitCode.failure`, reported, when a relative path meets a current directory that cannot be read.
+        private static func absolute(_ path: String) throws(ExitCode) -> String {
+            let base = path.hasPrefix("/") ? "" : try currentDirectory(for: path)
+            var components: [Substring] = []
+            for component in "\(base)/\(path)".split(separator: "/") {
+                switch component {
+                case ".": continue
+                case "..": _ = components.popLast()
+                default: components.append(component)
+                }
+            }
+            return "/" + components.joined(separator: "/")
+        }
+
+        private static func currentDirectory(for path: String) throws(ExitCode) -> String {
+            guard let directory = getcwd(nil, 0) else {
+                let reason = String(cString: strerror(errno))
+                Console.printError("Error: cannot make \(path) absolute: the current directory is unknown: \(reason)")
+                throw ExitCode.failure
+            }
+            defer { free(directory) }
+            return String(cString: directory)
+        }
+    }
+}
+
+// MARK: - plugins reload
+
+extension Navctl.Plugins {
+    struct Reload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace a loaded plugin with the build now in its folder.",
+            discussion: """
+                The new build is loaded from a fresh private copy, and every session showing the plugin's screens \
+                rebuilds them in place. A refused build (PluginRefused, exit code 2) leaves the old version \
+                serving; plugins list --json then shows it as lastReloadFailure. Prints "reloaded NAME OLD → NEW \
+                from LIBRARY". --json prints the Reload reply: {"plugin":{…}}.
+
+                Examples:
+                  navctl plugins reload Products
+                  navctl plugins reload Products --json | jq -r '.plugin.version'
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: ArgumentHelp("The loaded plugin's name, like Products.", valueName: "name"))
+        var name: String
+
+        func run() async throws {
+            try await connection.withClient { client throws(NavHostClientError) in
+                if output.json { return try JSONOutput.print(["plugin": try await client.reloadPlugin(named: name)]) }
+                // Only for the line printed: the version the reload replaces.
+                let previous = try? await client.plugins().first { $0.name == name && $0.state == .loaded }
+                let plugin = try await client.reloadPlugin(named: name)
+                let event = PluginEvent(
+                    kind: .reloaded,
+                    name: plugin.name,
+                    version: plugin.version,
+                    previousVersion: previous?.version,
+                    path: plugin.path
+                )
+                Console.print(PluginView.describe(event))
+            }
+        }
+    }
+}
+
+// MARK: - plugins unload
+
+extension Navctl.Plugins {
+    struct Unload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Take a loaded plugin out of the running daemon.",
+            discussion: """
+                Its routes disappear, and every session pops its screens and those above them. The daemon refuses \
+                (PluginRefused, code dependencyMissing, exit code 2) to unload a plugin another loaded plugin \
+                depends on, or one that serves a session's configured root route. Prints "unloaded NAME". --json \
+                prints the Unload reply: {}.
+
+                Examples:
+                  navctl plugins unload Orders
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: ArgumentHelp("The loaded plugin's name, like Orders.", valueName: "name"))
+        var name: String
+
+        func run() async throws {
+            try await connection.withClient { client throws(NavHostClientError) in
+                try await client.unloadPlugin(named: name)
+                if output.json { return try JSONOutput.print([:] as KeyValuePairs<String, any Encodable>) }
+                Console.print("unloaded \(name)")
+            }
+        }
+    }
+}
+
+// MARK: - plugins watch
+
+extension Navctl.Plugins {
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Follow the plugins live: one line per plugin loaded, reloaded, removed or refused.",
+            discussion: """
+                Prints the plugins as plugins list does, then one line per change: "loaded NAME VERSION from \
+                LIBRARY", "reloaded NAME OLD → NEW from LIBRARY", "removed NAME", "failed NAME VERSION from PATH: \
+                CODE: MESSAGE". --json prints every reply as one line, as the Watch replies carry them: \
+                {"plugins":[…]} first, then {"event":{"kind":…,"name":…,…}} per change, or \
+                {"plugins":[…],"coalesced":true} when navctl fell behind.
+
+                The watch runs until Ctrl-C (SIGINT) or SIGTERM, or until the daemon ends it (it shuts down); each \
+                of these exits with code 0. A lost connection exits with 69.
+
+                Examples:
+                  navctl plugins watch
+                  navctl plugins watch --json | jq -c 'select(.event) | .event'
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await Following.run(
+                connection,
+                rendering: PluginWatchRenderer(json: output.json)
+            ) { client throws(NavHostClientError) in
+                try await client.watchPlugins()
+            }
+        }
+    }
+}

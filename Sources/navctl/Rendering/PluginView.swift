@@ -1,0 +1,58 @@
+import NavHostClient
+
+/// The human-readable forms of plugins and their changes.
+///
+/// ```
+/// NAME      VERSION  STATE   ROUTES                          QUARANTINE
+/// Products  1.0.0    loaded  products.list, products.detail
+///
+/// reloaded Products 1.0.0 → 1.1.0 from /var/lib/navhost/plugin-images/Products-2.so
+/// failed Products 1.2.0 from /usr/lib/navhost/plugins/Products: checksumMismatch: …
+/// ```
+enum PluginView {
+    /// A table of plugins: name, version, state, routes, and why a quarantined one was refused.
+    static func lines(_ plugins: [PluginInfo]) -> [String] {
+        let rows = plugins.map { plugin in
+            let why = plugin.quarantine.map { "\($0.code): \($0.message)" } ?? ""
+            return [plugin.name, plugin.version, plugin.state.rawValue, Table.list(plugin.routes), why]
+        }
+        return Table.lines(header: ["NAME", "VERSION", "STATE", "ROUTES", "QUARANTINE"], rows: rows)
+    }
+
+    /// A change on one line: what happened, to which plugin, which version (`old → new` for a reload), from where,
+    /// and why it was refused.
+    static func describe(_ event: PluginEvent) -> String {
+        var line = "\(event.kind) \(event.name)"
+        switch (event.previousVersion, event.version) {
+        case (let previous?, let version?): line += " \(previous) → \(version)"
+        case (nil, let version?): line += " \(version)"
+        case (let previous?, nil): line += " \(previous)"
+        case (nil, nil): break
+        }
+        if let path = event.path { line += " from \(path)" }
+        if let reason = event.reason { line += ": \(reason.code): \(reason.message)" }
+        return line
+    }
+}
+
+/// Prints a plugin watch's updates as they arrive.
+struct PluginWatchRenderer: UpdateRenderer {
+    /// Whether to print each update as one JSON line, in its wire form.
+    let json: Bool
+
+    /// Prints `update`: the table of plugins for a whole list, one line for an event.
+    func render(_ update: PluginWatchUpdate) throws(NavHostClientError) {
+        switch update {
+        case .plugins(let plugins, coalesced: true):
+            if json { return try JSONOutput.print(["plugins": plugins, "coalesced": true]) }
+            Console.print("coalesced: navctl fell behind, some events were skipped; the plugins now:")
+            PluginView.lines(plugins).forEach(Console.print)
+        case .plugins(let plugins, coalesced: false):
+            if json { return try JSONOutput.print(["plugins": plugins]) }
+            PluginView.lines(plugins).forEach(Console.print)
+        case .event(let event):
+            if json { return try JSONOutput.print(["event": event]) }
+            Console.print(PluginView.describe(event))
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import NavHostClient
+import NavHostTestSupport
+import Testing
+
+/// Loading, reloading and unloading plugins through NavHostClient in the real `navhostd`, with a plugin directory of
+/// the test's own.
+@Suite(
+    "NavHostClient plugins against navhostd",
+    .enabled(if: DaemonProcess.examplePluginsAreStaged, "needs the example plugins staged by the build")
+)
+struct DaemonClientPluginTests {
+    /// Runs `body` with a daemon loading a fresh copy of the example plugins (Products copied, so that it can be
+    /// changed), and removes the copy afterwards. Its session `main` starts at `settings.main`, so that Home, which
+    /// depends on every other example, may be unloaded.
+    static func withPrivatePlugins(_ body: (String, DaemonProcess, NavHostClient) async throws -> Void) async throws {
+        let directory = try await TestPlugins.directory()
+        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
+        try TestPlugins.copyExample("Products", in: directory)
+        try await DaemonClientTests.withDaemon(plugins: directory, arguments: ["--session", "main=settings.main"]) {
+            daemon,
+            client in
+            try await body(directory, daemon, client)
+        }
+    }
+
+    @Test("Reload swaps in a fresh image, Unload takes a plugin out, Load brings it back")
+    func reloadUnloadLoad() async throws {
+        try await Self.withPrivatePlugins { directory, daemon, client in
+            let reloaded = try await client.reloadPlugin(named: "Products")
+            #expect(reloaded.state == .loaded)
+            #expect(reloaded.version == "1.0.0")
+            #expect(reloaded.path == "\(daemon.stateDirectory)/plugin-images/Products-1.so")
+
+            try await client.unloadPlugin(named: "Home")
+            #expect(try await client.plugins().contains { $0.name == "Home" } == false)
+            #expect(try await client.routes().contains { $0.feature == "Home" } == false)
+
+            let loaded = try await client.loadPlugin(at: "\(directory)/Home")
+            #expect(loaded.name == "Home")
+            #expect(loaded.routes == ["home.main"])
+            #expect(try await client.navigate(to: "home.main").screen.route.id == "home.main")
+        }
+    }
+
+    @Test("A name nothing loaded has is PluginNotFound; a broken build and a needed plugin are PluginRefused")
+    func refusals() async throws {
+        try await Self.withPrivatePlugins { directory, _, client in
+            let missing = try await #require(throws: NavHostClientError.self) {
+                try await client.reloadPlugin(named: "Nope")
+            }
+            #expect(missing.code == .pluginNotFound)
+            #expect(missing.parameters == ["name": "Nope"])
+
+            try TestPlugins.breakChecksum(of: "Products", in: directory)
+            let broken = try await #require(throws: NavHostClientError.self) {
+                try await client.reloadPlugin(named: "Products")
+            }
+            #expect(broken.code == .pluginRefused)
+            #expect(broken.parameters["code"] == "checksumMismatch")
+            let products = try #require(try await client.plugins().first { $0.name == "Products" })
+            #expect(products.state == .loaded, "the old build keeps serving")
+            #expect(products.lastReloadFailure?.code == "checksumMismatch")
+
+            let needed = try await #require(throws: NavHostClientError.self) {
+                try await client.unloadPlugin(named: "Products")
+            }
+            #expect(needed.code == .pluginRefused)
+            #expect(needed.parameters["code"] == "dependencyMissing", "Home depends on Products")
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import NavHostJSON
+import NavHostTestSupport
+import Testing
+
+/// `navctl plugins load|reload|unload` against the real `navhostd`, loading a copy of the example plugins of the
+/// test's own (Products copied, so that a test can break it).
+@Suite(
+    "navctl plugins against navhostd",
+    .enabled(if: DaemonProcess.examplePluginsAreStaged, "needs the example plugins staged by the build")
+)
+struct NavctlPluginDaemonTests {
+    /// Runs `body` with the private plugin directory and a daemon loading it (with `arguments` added), then stops
+    /// the daemon and removes the directory. The daemon's session `main` starts at `settings.main`, so that Home,
+    /// which depends on every other example, may be unloaded.
+    static func withPrivatePlugins(
+        arguments: [String] = [],
+        _ body: (String, DaemonProcess) async throws -> Void
+    ) async throws {
+        let directory = try await TestPlugins.directory()
+        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
+        try TestPlugins.copyExample("Products", in: directory)
+        let arguments = ["--session", "main=settings.main"] + arguments
+        try await NavctlDaemonTests.withDaemon(plugins: directory, arguments: arguments) { daemon in
+            try await body(directory, daemon)
+        }
+    }
+
+    @Test("reload, unload and load (a relative path) change the running daemon and say what they did")
+    func reloadUnloadLoad() async throws {
+        try await Self.withPrivatePlugins { directory, daemon in
+            let socket = ["--socket", daemon.socketPath]
+            let placeholders = [
+                daemon.socketPath: "<socket>", daemon.stateDirectory: "<state>", directory: "<plugins>",
+            ]
+
+            let reload = try await Navctl.run(["plugins", "reload", "Products"] + socket)
+            #expect(reload.status == 0, "\(reload.errors)")
+            try Snapshots.assertMatches(reload, named: "daemon-plugins-reload", replacing: placeholders)
+            let again = try await Navctl.run(["plugins", "reload", "Products", "--json"] + socket)
+            let plugin = try JSONParser().parse(again.output)["plugin"]
+            #expect(plugin?["state"] == "loaded")
+            #expect(plugin?["path"]?.stringValue == "\(daemon.stateDirectory)/plugin-images/Products-2.so")
+
+            let unload = try await Navctl.run(["plugins", "unload", "Home"] + socket)
+            #expect(unload.status == 0, "\(unload.errors)")
+            #expect(unload.output == "unloaded Home\n")
+            let list = try await Navctl.run(["plugins", "--json"] + socket)
+            let names = try JSONParser().parse(list.output)["plugins"]?.arrayValue?.compactMap {
+                $0["name"]?.stringValue
+            }
+            #expect(names.map(Set.init) == ["Products", "Settings", "UserProfile"])
+
+            let load = try await Navctl.run(["plugins", "load", "./Home"] + socket, in: directory)
+            #expect(load.status == 0, "\(load.errors)")
+            try Snapshots.assertMatches(load, named: "daemon-plugins-load", replacing: placeholders)
+            let navigate = try await Navctl.run(["navigate", "home.main"] + socket)
+            #expect(navigate.status == 0, "the loaded plugin serves its routes: \(navigate.errors)")
+        }
+    }
+
+    @Test("A name nothing loaded has, a broken build and a plugin others need are refused with exit code 2")
+    func refusals() async throws {
+        try await Self.withPrivatePlugins { directory, daemon in
+            let socket = ["--socket", daemon.socketPath]
+            for command in ["reload", "unload"] {
+                let missing = try await Navctl.run(["plugins", command, "Nope"] + socket)
+                #expect(missing.status == 2)
+                #expect(missing.output.isEmpty)
+                #expect(
+                    missing.errors
+                        == #"Error: io.navhost.Plugins.PluginNotFound {"name":"Nope"}: no loaded plugin is named "Nope""#
+                        + "\n"
+                )
+            }
+
+            try TestPlugins.breakChecksum(of: "Products", in: directory)
+            let broken = try await Navctl.run(["plugins", "reload", "Products"] + socket)
+            #expect(broken.status == 2)
+            #expect(broken.output.isEmpty)
+            #expect(
+                broken.errors.hasPrefix(#"Error: io.navhost.Plugins.PluginRefused {"code":"checksumMismatch","#),
+                "\(broken.errors)"
+            )
+            #expect(broken.errors.contains(": the plugin was refused (checksumMismatch): "), "\(broken.errors)")
+            let list = try await Navctl.run(["plugins", "list", "--json"] + socket)
+            let products = try JSONParser().parse(list.output)["plugins"]?.arrayValue?.first {
+                $0["name"] == "Products"
+            }
+            #expect(products?["state"] == "loaded", "the old build keeps serving")
+            #expect(products?["lastReloadFailure"]?["code"] == "checksumMismatch")
+
+            let needed = try await Navctl.run(["plugins", "unload", "Products"] + socket)
+            #expect(needed.status == 2)
+            #expect(
+                needed.errors.hasPrefix(#"Error: io.navhost.Plugins.PluginRefused {"code":"dependencyMissing","#),
+                "\(needed.errors)"
+            )
+            let nowhere = try await Navctl.run(["plugins", "load", "\(directory)/Nowhere"] + socket)
+            #expect(nowhere.status == 2)
+            #expect(nowhere.errors.hasPrefix("Error: io.navhost.Plugins.PluginRefused"), "\(nowhere.errors)")
+        }
+    }
+
+    @Test(
+        "A user who may not control is refused with PermissionDenied (exit code 2); listing stays open to them",
+        .enabled(if: getuid() == 0, "runs navctl as nobody, which needs root")
+    )
+    func permissionDenied() async throws {
+        try await Self.withPrivatePlugins(arguments: ["--socket-mode", "0666"]) { directory, daemon in
+            let socket = ["--socket", daemon.socketPath]
+            for arguments in [["unload", "Home"], ["reload", "Products"], ["load", "\(directory)/Products"]] {
+                let denied = try await Navctl.run(["plugins"] + arguments + socket, as: .nobody)
+                #expect(denied.status == 2, "\(arguments)")
+                #expect(denied.output.isEmpty)
+                #expect(
+                    denied.errors
+                        == "Error: org.varlink.service.PermissionDenied: the daemon does not allow this user to make that call\n",
+                    "\(arguments)"
+                )
+            }
+            let list = try await Navctl.run(["plugins"] + socket, as: .nobody)
+            #expect(list.status == 0, "\(list.errors)")
+            let products = list.output.split(separator: "\n").first { $0.hasPrefix("Products ") }
+            #expect(products?.split(separator: " ").dropFirst().first == "1.0.0", "\(list.output)")
+        }
+    }
+}
