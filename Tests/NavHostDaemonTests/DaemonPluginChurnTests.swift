@@ -35,7 +35,14 @@ struct DaemonPluginChurnTests {
         #expect(try await plugins.event { $0["name"] == "Home" }["kind"] == "removed")
         try await Task.sleep(for: .milliseconds(200))
         sender.stop()
-        let answers = try await withTimeout(.seconds(30), "the intent loop's last answer") { try await sending.value }
+        // An answer that never comes fails the test instead of hanging it: closing the connection ends the wait.
+        let answers = try await withTimeout(.seconds(30), "the intent loop's last answer") {
+            try await withTaskCancellationHandler {
+                try await sending.value
+            } onCancel: {
+                Task { try? await nav.close() }
+            }
+        }
 
         #expect(answers.count >= 20, "the loop ran through the changes: \(String(answers.count)) intents")
         #expect(answers.allSatisfy { $0.screenID == screen }, "every intent answered by the screen it was sent to")
