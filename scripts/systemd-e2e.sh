@@ -11,9 +11,9 @@
 # Each check prints PASS or FAIL (with what it saw); the script exits non-zero when any check failed. Needs root,
 # debootstrap and systemd-container (installed when missing), and Debian's mirror on the first run: the container
 # root is kept in $NSPAWN_DIR (.build-nspawn/ by default), and whatever a run changes inside the container lives in
-# an overlay in memory and vanishes. The Swift runtime is the toolchain's: its folder (on the run path the binaries
-# were linked with, /opt/swift/usr/lib/swift/linux here) is bound read-only at the same path. Run it with
-# `make systemd-e2e`; docs/systemd.md has what it checks and how long it takes.
+# an overlay in memory and vanishes. The Swift runtime is the toolchain's: the toolchain that holds the runtime on the
+# binaries' run path (/opt/swift here) is bound read-only at the same path, crash backtracer included, as on a machine
+# with Swift installed. Run it with `make systemd-e2e`; docs/systemd.md has what it checks and how long it takes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,9 +54,10 @@ done
 for program in navhostd navctl libNavHostKit.so plugins/Home/manifest.json; do
     [[ -e $build_dir/$program ]] || { echo "systemd-e2e: $build_dir/$program is missing; run make build" >&2; exit 1; }
 done
-# The folder the dynamic loader finds the Swift runtime in, e.g. /opt/swift/usr/lib/swift/linux.
+# The folder the dynamic loader finds the Swift runtime in (/opt/swift/usr/lib/swift/linux), and its toolchain.
 swift_runtime=$(ldd "$build_dir/navhostd" | sed -n 's|^\s*libswiftCore.so => \(/.*\)/libswiftCore.so .*|\1|p')
 [[ -d $swift_runtime ]] || { echo "systemd-e2e: cannot find the Swift runtime navhostd uses" >&2; exit 1; }
+swift_toolchain=${swift_runtime%/usr/lib/swift/linux}
 mkdir -p "$work"
 : >"$work/checks.log"
 if [[ ! -x $root/lib/systemd/systemd ]]; then
@@ -86,8 +87,8 @@ make --no-print-directory install-files DESTDIR="$(realpath "$root")" BUILD_DIR=
 shipped_exec_start=$(grep -m1 '^ExecStart=' "$root/usr/lib/systemd/system/navhostd.service")
 
 # --volatile=overlay: whatever the container changes lives in memory, so every run starts from the same root.
-systemd-nspawn -q -D "$root" --boot --register=no --keep-unit -M "$machine" --bind-ro="$swift_runtime" --volatile=overlay \
-    --console=passive </dev/null >"$work/console.log" 2>&1 &
+systemd-nspawn -q -D "$root" --boot --register=no --keep-unit -M "$machine" --bind-ro="$swift_toolchain" \
+    --volatile=overlay --console=passive </dev/null >"$work/console.log" 2>&1 &
 nspawn=$!
 trap 'kill -TERM $nspawn 2>/dev/null; wait $nspawn 2>/dev/null || true' EXIT
 leader=""
@@ -163,7 +164,7 @@ for entry in entries:
     # Every entry the daemon logged came from the service user, with its level and call site.
     assert entry["_UID"] == os.environ["NAVHOST_UID"], entry
     assert entry["PRIORITY"] in "01234567" and entry["CODE_FILE"].endswith(".swift"), entry
-    assert entry["CODE_LINE"].isdigit() and entry["CODE_FUNC"], entry
+    assert entry["CODE_LINE"].isdigit() and entry["CODE_FUNC"] and entry["MESSAGE"], entry
 for plugin in ["Home", "Products", "Settings", "UserProfile"]:
     loaded = one("Loaded a plugin", NAVHOST_PLUGIN=plugin, PRIORITY="6")
     assert loaded["CODE_FILE"].endswith("PluginRegistry+Loading.swift"), loaded
