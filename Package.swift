@@ -151,6 +151,7 @@ let package = Package(
                 "NavHostCore",
                 "NavHostVarlink",
                 .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Interfaces/io.navhost.Navigation.varlink", "Interfaces/io.navhost.Plugins.varlink"],
             swiftSettings: swiftSettings

@@ -1,4 +1,5 @@
 import Glibc
+import Logging
 public import NavHostVarlink
 import Synchronization
 
@@ -37,8 +38,19 @@ public struct AccessPolicy: Sendable {
     }
 
     /// Throws `org.varlink.service.PermissionDenied` unless the caller may control.
+    ///
+    /// A refusal is logged at `info` with the client's process and user ID (`navhost.client.pid`,
+    /// `navhost.client.uid`), so an operator can tell which program tried.
     public func requireControl(_ request: VarlinkRequest) throws(VarlinkError) {
-        guard mayControl(request.peer) else { throw VarlinkError.permissionDenied() }
+        guard mayControl(request.peer) else {
+            var metadata: Logger.Metadata = [:]
+            if let peer = request.peer {
+                metadata["navhost.client.pid"] = "\(peer.pid)"
+                metadata["navhost.client.uid"] = "\(peer.uid)"
+            }
+            request.logger.info("Refused a control call: the client may only read", metadata: metadata)
+            throw VarlinkError.permissionDenied()
+        }
     }
 }
 

@@ -49,6 +49,14 @@ struct DaemonAccessTests {
             #"{"intent":"onTappedSettings"}"#
         )
         #expect(send.hasPrefix("error org.varlink.service.PermissionDenied"))
+        // Each refusal is logged with the caller's process and user ID (NAVHOST_CLIENT_PID in the journal).
+        let refusals = daemon.log.split(separator: "\n").filter { $0.contains("Refused a control call") }
+        #expect(refusals.count == 7, "\(refusals)")
+        for line in refusals {
+            #expect(line.contains(" navhost.client.uid=65534"), "\(line)")
+            #expect(line.contains(/\snavhost\.client\.pid=[1-9][0-9]*\s/), "\(line)")
+            #expect(!line.contains(" navhost.client.pid=\(daemon.pid) "), "the daemon's own PID: \(line)")
+        }
         // A listed user, and a member (by primary group) of a listed group, may.
         let byUser = try await call(
             daemon,

@@ -32,6 +32,33 @@ struct DaemonLifecycleTests {
         #expect(try await daemon.waitForExit(within: .seconds(30)) == 0, "a graceful stop exits 0")
     }
 
+    @Test("With WATCHDOG_USEC it pings at about half the time-out; with its MainActor wedged the pings stop")
+    func watchdogPingsFromTheMainActor() async throws {
+        let timeout: Duration = .milliseconds(200)
+        let daemon = try await DaemonProcess.start(
+            extraArguments: ["--enable-test-hooks"],
+            environment: ["WATCHDOG_USEC": "200000"]
+        )
+        let window: Duration = .seconds(2)
+        let pings = await daemon.notifications(arrivingWithin: window).filter { $0 == "WATCHDOG=1" }
+        // A ping every 100 ms is 20 in the window. The bounds are loose for a busy machine: never more often than
+        // half the time-out allows, and not far below one per time-out, the rate systemd enforces.
+        #expect((8...22).contains(pings.count), "\(pings.count) pings in \(window)")
+
+        // The test hook (SIGUSR1) logs, then blocks the MainActor for good; a ping on its way may still arrive.
+        daemon.send(signal: SIGUSR1)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !daemon.log.contains("Test hook: wedging the main actor") {
+            guard ContinuousClock.now < deadline else { throw TimedOut(what: "the test hook's log line") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        _ = await daemon.notifications(arrivingWithin: timeout * 2)
+        let late = await daemon.notifications(arrivingWithin: timeout * 5).filter { $0 == "WATCHDOG=1" }
+        #expect(late.isEmpty, "\(late.count) pings from a daemon whose MainActor is wedged")
+        #expect(daemon.isRunning, "the pings stopped because the MainActor is wedged, not because the daemon died")
+        try await daemon.crash()
+    }
+
     @Test("On SIGTERM a watcher's stream ends cleanly and an in-flight call is answered")
     func gracefulShutdown() async throws {
         let daemon = try await DaemonProcess.start()

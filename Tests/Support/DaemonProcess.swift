@@ -150,6 +150,22 @@ package final class DaemonProcess: Sendable {
         throw TimedOut(what: "\"\(text)\" from navhostd; its log:\n\(log)")
     }
 
+    /// Every notification that arrives within `window`, oldest first; they are added to ``notifications`` too.
+    package func notifications(arrivingWithin window: Duration) async -> [String] {
+        let deadline = ContinuousClock.now + window
+        var received: [String] = []
+        while ContinuousClock.now < deadline {
+            let notify = running.withLock { $0.notify }
+            let remaining = (deadline - ContinuousClock.now) / .milliseconds(1)
+            let milliseconds = Int32(max(1, min(100, remaining.rounded(.up))))
+            if let message = await Self.receive(from: notify, milliseconds: milliseconds) {
+                running.withLock { $0.notifications.append(message) }
+                received.append(message)
+            }
+        }
+        return received
+    }
+
     /// Waits for a datagram on a thread of its own: blocking the few threads of Swift's cooperative pool would stall
     /// every other test running at the same time.
     private static func receive(from notify: NotifySocket, milliseconds: Int32) async -> String? {
