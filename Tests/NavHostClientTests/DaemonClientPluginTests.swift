@@ -17,7 +17,10 @@ struct DaemonClientPluginTests {
         let directory = try await TestPlugins.directory()
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
         try TestPlugins.copyExample("Products", in: directory)
-        try await DaemonClientTests.withDaemon(plugins: directory, arguments: ["--session", "main=settings.main"]) {
+        try await DaemonClientTests.withDaemon(
+            plugins: directory,
+            arguments: ["--session", "main=settings.main", "--no-watch-plugins"]
+        ) {
             daemon,
             client in
             try await body(directory, daemon, client)
@@ -30,7 +33,7 @@ struct DaemonClientPluginTests {
             let reloaded = try await client.reloadPlugin(named: "Products")
             #expect(reloaded.state == .loaded)
             #expect(reloaded.version == "1.0.0")
-            #expect(reloaded.path == "\(daemon.stateDirectory)/plugin-images/Products-1.so")
+            #expect(reloaded.path == "\(daemon.stateDirectory)/plugin-images/Products-2.so")
 
             try await client.unloadPlugin(named: "Home")
             #expect(try await client.plugins().contains { $0.name == "Home" } == false)
@@ -40,6 +43,42 @@ struct DaemonClientPluginTests {
             #expect(loaded.name == "Home")
             #expect(loaded.routes == ["home.main"])
             #expect(try await client.navigate(to: "home.main").screen.route.id == "home.main")
+        }
+    }
+
+    @Test("watchPlugins lists the plugins, then reports a reload, an unload and a refused build as they happen")
+    func watchPlugins() async throws {
+        try await Self.withPrivatePlugins { directory, daemon, client in
+            let watch = try await client.watchPlugins()
+            var updates = watch.makeAsyncIterator()
+            guard case .plugins(let all, coalesced: false)? = try await updates.next() else {
+                Issue.record("the first update is not the list of plugins")
+                return
+            }
+            #expect(Set(all.map(\.name)) == ["Home", "Products", "Settings", "UserProfile"])
+
+            try await client.reloadPlugin(named: "Products")
+            try await client.unloadPlugin(named: "Home")
+            try TestPlugins.breakChecksum(of: "Products", in: directory)
+            _ = try? await client.reloadPlugin(named: "Products")
+
+            let reloaded = PluginEvent(
+                kind: .reloaded,
+                name: "Products",
+                version: "1.0.0",
+                previousVersion: "1.0.0",
+                path: "\(daemon.stateDirectory)/plugin-images/Products-2.so"
+            )
+            #expect(try await updates.next() == .event(reloaded))
+            #expect(try await updates.next() == .event(PluginEvent(kind: .removed, name: "Home", version: "1.0.0")))
+            guard case .event(let failed)? = try await updates.next() else {
+                Issue.record("no event for the refused build")
+                return
+            }
+            #expect(failed.kind == .failed)
+            #expect(failed.name == "Products")
+            #expect(failed.reason?.code == "checksumMismatch")
+            await watch.close()
         }
     }
 

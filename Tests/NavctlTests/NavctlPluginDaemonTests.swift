@@ -20,7 +20,7 @@ struct NavctlPluginDaemonTests {
         let directory = try await TestPlugins.directory()
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
         try TestPlugins.copyExample("Products", in: directory)
-        let arguments = ["--session", "main=settings.main"] + arguments
+        let arguments = ["--session", "main=settings.main", "--no-watch-plugins"] + arguments
         try await NavctlDaemonTests.withDaemon(plugins: directory, arguments: arguments) { daemon in
             try await body(directory, daemon)
         }
@@ -40,7 +40,7 @@ struct NavctlPluginDaemonTests {
             let again = try await Navctl.run(["plugins", "reload", "Products", "--json"] + socket)
             let plugin = try JSONParser().parse(again.output)["plugin"]
             #expect(plugin?["state"] == "loaded")
-            #expect(plugin?["path"]?.stringValue == "\(daemon.stateDirectory)/plugin-images/Products-2.so")
+            #expect(plugin?["path"]?.stringValue == "\(daemon.stateDirectory)/plugin-images/Products-3.so")
 
             let unload = try await Navctl.run(["plugins", "unload", "Home"] + socket)
             #expect(unload.status == 0, "\(unload.errors)")
