@@ -137,8 +137,10 @@ plugins = {p["name"]: p for p in json.load(sys.stdin)["plugins"]}
 assert sorted(plugins) == ["Home", "Products", "Settings", "UserProfile"], plugins
 for name, plugin in plugins.items():
     assert plugin["state"] == "loaded", plugin
-    assert plugin["path"].startswith(f"/usr/lib/navhost/plugins/{name}/"), plugin
-print("all four loaded from /usr/lib/navhost/plugins", file=sys.stderr)
+    # Every library is loaded from a private copy in the StateDirectory, never from the plugins folder.
+    assert plugin["path"].startswith(f"/var/lib/navhost/plugin-images/{name}-"), plugin
+    print(plugin["path"])
+print("all four loaded from private copies of /usr/lib/navhost/plugins", file=sys.stderr)
 PYTHON
 read -r -d '' settings_reloaded_program <<'PYTHON' || true
 import json, sys
@@ -231,10 +233,9 @@ sandboxed() {
 plugins_loaded() {
     local pid name
     pid=$(main_pid)
-    navctl_as root plugins --json | python3 -c "$plugins_loaded_program" \
-        && for name in Home Products Settings UserProfile; do
-            inside grep -q "/usr/lib/navhost/plugins/$name/lib${name}Feature.so" "/proc/$pid/maps" || return 1
-        done
+    local images image
+    images=$(navctl_as root plugins --json | python3 -c "$plugins_loaded_program") || return 1
+    for image in $images; do inside grep -q "$image" "/proc/$pid/maps" || return 1; done
 }
 member_controls() {
     navctl_as bob navigate settings.main && [[ $(stack_routes) == "home.main settings.main" ]]
@@ -273,6 +274,29 @@ reloads() {
         && [[ $(stack_routes) == "$before" ]] \
         && navctl_as root plugins --json | python3 -c "$settings_reloaded_program"
 }
+user_profile_path() {
+    navctl_as root plugins --json \
+        | python3 -c 'import json,sys; print(next(p["path"] for p in json.load(sys.stdin)["plugins"] if p["name"] == "UserProfile"))'
+}
+follows_folder() {
+    local before after
+    before=$(user_profile_path)
+    # A new build of UserProfile, deployed by copy-then-rename, with no reload asked for: inotify under the hardening.
+    inside sh -c 'cd /usr/lib/navhost/plugins && rm -rf .UserProfile.in .UserProfile.old &&
+        cp -a UserProfile .UserProfile.in && cd .UserProfile.in && printf "\nanother build\n" >>libUserProfileFeature.so &&
+        sed -i "s/\"sha256\": \"[0-9a-f]*\"/\"sha256\": \"$(sha256sum libUserProfileFeature.so | cut -d" " -f1)\"/" \
+        manifest.json && cd .. && mv UserProfile .UserProfile.old && mv .UserProfile.in UserProfile &&
+        rm -rf .UserProfile.old'
+    for _ in $(seq 50); do
+        after=$(user_profile_path)
+        if [[ $after != "$before" ]]; then
+            echo "UserProfile: $before -> $after" >&2
+            return 0
+        fi
+        sleep 0.1
+    done
+    return 1
+}
 state_written() {
     inside ls -lR /var/lib/navhost
     [[ -n $(inside find /var/lib/navhost -type f -name '*main*') ]] \
@@ -294,13 +318,15 @@ check "the first client call (navctl stack as a non-root user) starts navhostd.s
 check "Type=notify: systemd took READY=1 from the main process; StatusText is the daemon's STATUS line" \
     ready_and_status
 check "the service runs as navhost: no capabilities, no new privileges, the seccomp filter refuses with EPERM" sandboxed
-check "the four example plugins are dlopen'ed from /usr/lib/navhost/plugins under the hardening" plugins_loaded
+check "the four example plugins are dlopen'ed (from private copies) under the hardening" plugins_loaded
 check "a member of group navhost controls: navctl navigate settings.main succeeds" member_controls
 check "a user outside the group reads: navctl stack, plugins and routes succeed" other_user_reads
 check "a user outside the group cannot control: navctl navigate fails with PermissionDenied (exit 2)" \
     other_user_cannot_control
 check "the RuntimeDirectory is /run/navhostd (0700, navhost), not the socket's directory" runtime_directory
 check "systemctl reload: RELOADING=1, then READY=1; a new build of Settings is loaded from a fresh image" reloads
+check "the daemon follows /usr/lib/navhost/plugins: a new build renamed into place is loaded, no reload asked" \
+    follows_folder
 check "sessions are written to StateDirectory /var/lib/navhost, owned by navhost" state_written
 check "journald has PRIORITY, MESSAGE, CODE_*, NAVHOST_PLUGIN/SESSION/ROUTE/CLIENT_PID from the native protocol" \
     journal_fields
