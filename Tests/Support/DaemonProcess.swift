@@ -94,6 +94,8 @@ package final class DaemonProcess: Sendable {
             FileManager.default.createFile(atPath: logPath, contents: nil)
         }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        // The child gets its own copy of the descriptor; the test process keeps none for each start.
+        defer { try? log.close() }
         log.seekToEndOfFile()
         process.standardError = log
         process.standardOutput = log
