@@ -256,6 +256,11 @@ enum Outcome<Result: Sendable>: Sendable {
 }
 
 /// The first of several events to finish wins; later ones are ignored. Main-actor only.
+///
+/// One waiter at most. ``wait()`` looks for the outcome and registers its waiter in one stretch on the main actor:
+/// every `await` may give the main actor up, even one that stays on it (it does in a task that prefers another
+/// executor, as a Varlink connection's tasks do), so an outcome checked before an `await` and a waiter registered
+/// after it would let a ``finish(_:)`` in between find no waiter, and the caller would wait forever.
 @MainActor
 private final class Race<Result: Sendable> {
     private var outcome: Outcome<Result>?
@@ -269,7 +274,15 @@ private final class Race<Result: Sendable> {
     }
 
     func wait() async -> Outcome<Result> {
-        if let outcome { return outcome }
-        return await withCheckedContinuation { waiter = $0 }
+        await withCheckedContinuation { waiter in
+            // The body runs on the main actor without a break: nothing can finish the race between the check and
+            // the registration.
+            if let outcome {
+                waiter.resume(returning: outcome)
+            } else {
+                precondition(self.waiter == nil, "a race has one waiter")
+                self.waiter = waiter
+            }
+        }
     }
 }
