@@ -20,7 +20,38 @@ struct IntentAnswerTests {
             let outcome = await run(preferring: executor, within: .seconds(10)) {
                 try await host.send("onTappedClose", ["turns": .int(Int64(turns))], to: screen)
             }
-            try #require(outcome == .finished, "the screen closes after \(turns) turns of the main actor")
+            try #require(outcome.isFinished, "the screen closes after \(turns) turns of the main actor")
+            #expect(host.routeIDs == ["interleaving.main"])
+        }
+    }
+
+    @Test("An intent sent as its screen closes runs on the open screen, is cancelled with it, or answers it is gone")
+    func neverRunsOnAClosedScreen() async throws {
+        let feature = InterleavingFeature()
+        let host = try FeatureTestHost(features: [feature], root: "interleaving.main")
+        try await host.settle()
+        let executor = QueueTaskExecutor()
+        for turns in 1...12 {
+            let screen = try host.navigate(to: "interleaving.main").id
+            let strays = feature.record.uncancelledIntentsAfterDisappearing
+            let outcome = await run(preferring: executor, within: .seconds(10)) {
+                InterleavingViewModel.takeTurns(turns) { _ = try? host.session.pop() }
+                try await host.send("onTappedLoad", to: screen)
+            }
+            switch outcome {
+            case .finished:
+                break
+            case .failed(let error as NavigationError) where [.screenClosed, .screenNotFound].contains(error.code):
+                break
+            case .failed(let error):
+                Issue.record("the pop after \(turns) turns: \(error)")
+            case .timedOut:
+                Issue.record("the pop after \(turns) turns: no answer")
+            }
+            #expect(
+                feature.record.uncancelledIntentsAfterDisappearing == strays,
+                "the pop after \(turns) turns: the ViewModel got the intent after its onDisappear, not cancelled"
+            )
             #expect(host.routeIDs == ["interleaving.main"])
         }
     }
@@ -34,7 +65,7 @@ struct IntentAnswerTests {
             let outcome = await run(preferring: executor, within: .seconds(10)) {
                 try await host.send("onTappedLoad")
             }
-            try #require(outcome == .finished, "call \(call)")
+            try #require(outcome.isFinished, "call \(call)")
         }
     }
 }

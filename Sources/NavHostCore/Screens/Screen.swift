@@ -110,7 +110,6 @@ final class Screen {
     /// - Throws: ``NavigationError`` — unknown intent, bad arguments, a failure the ViewModel threw, or
     ///   `screenClosed`.
     func send(_ message: IntentMessage) async throws(NavigationError) {
-        guard !isClosed else { throw .screenClosed(id.rawValue) }
         let outcome = await runUntilClosed { model -> (any Error)? in
             do {
                 try await model.handle(message)
@@ -185,10 +184,14 @@ extension Screen {
     }
 
     /// Runs `work` as a task the screen owns and waits for its result, or for the screen to close, whichever
-    /// comes first. The caller's cancellation cancels the work too.
+    /// comes first. The caller's cancellation cancels the work too. A screen already closed runs nothing.
     fileprivate func runUntilClosed<Result: Sendable>(
         _ work: @escaping @MainActor (ScreenModel) async -> Result
     ) async -> Outcome<Result> {
+        // Checked in the stretch that starts the work, not by the caller: the caller's `await` to get here may
+        // have given the main actor up (see `Race`), and the screen may have closed meanwhile. Work started after
+        // `close()` would reach a ViewModel after its `onDisappear`, and nothing would cancel it.
+        guard !isClosed else { return .closed }
         let race = Race<Result>()
         // The work reports its own result to the race: no second task waits on it.
         let task = startTask { model in

@@ -22,13 +22,21 @@ final class InterleavingViewModel: ViewModel {
     }
 
     private(set) var state = 0
+    @ObservationIgnored private var hasDisappeared = false
     private let router: Router<InterleavingRoute>
+    private let record: InterleavingRecord
 
-    init(router: Router<InterleavingRoute>) {
+    init(router: Router<InterleavingRoute>, record: InterleavingRecord) {
         self.router = router
+        self.record = record
+    }
+
+    func onDisappear() {
+        hasDisappeared = true
     }
 
     func handle(_ intent: Intent) async {
+        if hasDisappeared, !Task.isCancelled { record.uncancelledIntentsAfterDisappearing += 1 }
         switch intent {
         case .onTappedLoad:
             state = await Self.loadNext(after: state)
@@ -40,7 +48,7 @@ final class InterleavingViewModel: ViewModel {
 
     /// Queues a job on the main actor that queues the next, `remaining` in all; the last one runs `last`. Each job
     /// goes behind whatever the main actor has queued by then, so `last` runs at a place the test chooses.
-    private static func takeTurns(_ remaining: Int, then last: @escaping @MainActor () -> Void) {
+    static func takeTurns(_ remaining: Int, then last: @escaping @MainActor () -> Void) {
         Task { @MainActor in
             if remaining > 1 {
                 takeTurns(remaining - 1, then: last)
@@ -58,17 +66,32 @@ final class InterleavingViewModel: ViewModel {
     }
 }
 
+/// What the feature's ViewModels saw, across all their screens.
+@MainActor
+final class InterleavingRecord {
+    /// How many intents reached a ViewModel after its screen had left the stack, without being cancelled.
+    ///
+    /// An intent's work that had started (or was queued to start) when its screen closed is cancelled; one that
+    /// started afterwards would not be, and nothing would stop it.
+    var uncancelledIntentsAfterDisappearing = 0
+}
+
 @MainActor
 final class InterleavingCoordinator: Coordinator {
+    let record: InterleavingRecord
+    init(record: InterleavingRecord) { self.record = record }
+
     func makeViewModel(for route: InterleavingRoute, router: Router<InterleavingRoute>) -> any ViewModel {
-        InterleavingViewModel(router: router)
+        InterleavingViewModel(router: router, record: record)
     }
 }
 
-final class InterleavingFeature: FeatureModule {
+final class InterleavingFeature: FeatureModule, @unchecked Sendable {
     let name = "Interleaving"
     let screens = [ScreenDescriptor(route: "interleaving.main", viewModel: InterleavingViewModel.self)]
+    @MainActor let record = InterleavingRecord()
+
     @MainActor func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator {
-        InterleavingCoordinator()
+        InterleavingCoordinator(record: record)
     }
 }

@@ -16,10 +16,15 @@ final class QueueTaskExecutor: TaskExecutor {
 }
 
 /// How a call given a time limit ended.
-enum BoundedOutcome: Equatable {
+enum BoundedOutcome: Sendable {
     case finished
-    case failed(String)
+    case failed(any Error)
     case timedOut
+
+    var isFinished: Bool {
+        if case .finished = self { return true }
+        return false
+    }
 }
 
 /// Runs `operation` in a task of its own that prefers `executor`, and waits at most `limit` for it.
@@ -40,7 +45,7 @@ func run(
             try await operation()
             outcome = .finished
         } catch {
-            outcome = .failed("\(error)")
+            outcome = .failed(error)
         }
         sink.yield(outcome)
     }
