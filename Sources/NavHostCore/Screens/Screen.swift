@@ -277,9 +277,11 @@ private final class Race<Result: Sendable> {
     }
 
     func wait() async -> Outcome<Result> {
-        await withCheckedContinuation { waiter in
-            // The body runs on the main actor without a break: nothing can finish the race between the check and
-            // the registration.
+        // Without an `await`: an outcome already in needs no trip through the main actor's queue.
+        if let outcome { return outcome }
+        return await withCheckedContinuation { waiter in
+            // The body runs on the main actor without a break: nothing can finish the race between this check and
+            // the registration. The check above does not count: the `await` may have let `finish` run.
             if let outcome {
                 waiter.resume(returning: outcome)
             } else {
