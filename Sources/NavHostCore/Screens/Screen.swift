@@ -110,7 +110,6 @@ final class Screen {
     /// - Throws: ``NavigationError`` — unknown intent, bad arguments, a failure the ViewModel threw, or
     ///   `screenClosed`.
     func send(_ message: IntentMessage) async throws(NavigationError) {
-        guard !isClosed else { throw .screenClosed(id.rawValue) }
         let outcome = await runUntilClosed { model -> (any Error)? in
             do {
                 try await model.handle(message)
@@ -185,10 +184,14 @@ extension Screen {
     }
 
     /// Runs `work` as a task the screen owns and waits for its result, or for the screen to close, whichever
-    /// comes first. The caller's cancellation cancels the work too.
+    /// comes first. The caller's cancellation cancels the work too. A screen already closed runs nothing.
     fileprivate func runUntilClosed<Result: Sendable>(
         _ work: @escaping @MainActor (ScreenModel) async -> Result
     ) async -> Outcome<Result> {
+        // Checked in the stretch that starts the work, not by the caller: the caller's `await` to get here may
+        // have given the main actor up (see `Race`), and the screen may have closed meanwhile. Work started after
+        // `close()` would reach a ViewModel after its `onDisappear`, and nothing would cancel it.
+        guard !isClosed else { return .closed }
         let race = Race<Result>()
         // The work reports its own result to the race: no second task waits on it.
         let task = startTask { model in
@@ -256,6 +259,11 @@ enum Outcome<Result: Sendable>: Sendable {
 }
 
 /// The first of several events to finish wins; later ones are ignored. Main-actor only.
+///
+/// One waiter at most. ``wait()`` looks for the outcome and registers its waiter in one stretch on the main actor:
+/// every `await` may give the main actor up, even one that stays on it (it does in a task that prefers another
+/// executor, as a Varlink connection's tasks do), so an outcome checked before an `await` and a waiter registered
+/// after it would let a ``finish(_:)`` in between find no waiter, and the caller would wait forever.
 @MainActor
 private final class Race<Result: Sendable> {
     private var outcome: Outcome<Result>?
@@ -269,7 +277,17 @@ private final class Race<Result: Sendable> {
     }
 
     func wait() async -> Outcome<Result> {
+        // Without an `await`: an outcome already in needs no trip through the main actor's queue.
         if let outcome { return outcome }
-        return await withCheckedContinuation { waiter = $0 }
+        return await withCheckedContinuation { waiter in
+            // The body runs on the main actor without a break: nothing can finish the race between this check and
+            // the registration. The check above does not count: the `await` may have let `finish` run.
+            if let outcome {
+                waiter.resume(returning: outcome)
+            } else {
+                precondition(self.waiter == nil, "a race has one waiter")
+                self.waiter = waiter
+            }
+        }
     }
 }
