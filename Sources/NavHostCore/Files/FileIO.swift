@@ -124,15 +124,20 @@ package enum FileIO {
 
     /// Copies `source` to `destination`, which appears whole or not at all (written beside it, then renamed). Not
     /// flushed to disk: for files that a crash may lose, like the private copies of plugin libraries.
+    ///
+    /// The file is copied in chunks, never held whole in memory: a library read at once would leave its size in the
+    /// allocator's heap long after.
     package static func copy(_ source: String, to destination: String, mode: UInt32 = 0o644) throws(FileAccessError) {
-        let bytes = try readFile(source, limit: 1 << 30)
         let temporary = "\(parentDirectory(of: destination))/.\(fileName(of: destination)).tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw .system("open", path: temporary, errno: errno) }
         var renamed = false
         defer { if !renamed { unlink(temporary) } }
         do throws(FileAccessError) {
-            try writeAll(bytes, to: descriptor, path: temporary)
+            try forEachChunk(of: source) { chunk throws(FileAccessError) in
+                try writeAll(chunk, to: descriptor, path: temporary)
+                return true
+            }
         } catch {
             close(descriptor)
             throw error
@@ -183,11 +188,25 @@ package enum FileIO {
 
 extension FileIO {
     fileprivate static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(FileAccessError) {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { raw in
-                write(descriptor, raw.baseAddress! + written, raw.count - written)
+        let failure: FileAccessError? = bytes.withUnsafeBytes { raw in
+            do throws(FileAccessError) {
+                try writeAll(raw, to: descriptor, path: path)
+                return nil
+            } catch {
+                return error
             }
+        }
+        if let failure { throw failure }
+    }
+
+    fileprivate static func writeAll(
+        _ raw: UnsafeRawBufferPointer,
+        to descriptor: Int32,
+        path: String
+    ) throws(FileAccessError) {
+        var written = 0
+        while written < raw.count {
+            let count = write(descriptor, raw.baseAddress! + written, raw.count - written)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .system("write", path: path, errno: errno)
