@@ -222,4 +222,34 @@ struct PersistenceTests {
         guard case .record(let final) = try persistence.file(for: "burst").load() else { return }
         #expect(final == records[199])
     }
+
+    @Test("A record that reaches the queue after a newer one never overwrites it")
+    func olderRecordArrivingLateLoses() async throws {
+        let persistence = SessionPersistence(directory: directory)
+        let records = (1...2).map { revision in
+            SessionRecord(
+                session: "late",
+                revision: UInt64(revision),
+                nextScreenNumber: 2,
+                stack: [
+                    .init(
+                        id: ScreenID("s1"),
+                        route: "a.b",
+                        parameters: ["n": .int(Int64(revision))],
+                        presentation: .push,
+                        restorable: nil
+                    )
+                ]
+            )
+        }
+
+        persistence.submit(records[1])
+        try await persistence.save(records[0])
+
+        guard case .record(let onDisk) = try persistence.file(for: "late").load() else {
+            Issue.record("nothing written")
+            return
+        }
+        #expect(onDisk == records[1], "revision 2 stays on disk; revision 1's save is answered by its write")
+    }
 }

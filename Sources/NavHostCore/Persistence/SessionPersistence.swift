@@ -11,6 +11,8 @@ public final class SessionPersistence: Sendable {
     private struct SessionState {
         var durable: SessionRecord?
         var pending: SessionRecord?
+        /// The newest record queued so far (by revision): an older one that arrives later never replaces it.
+        var newest: SessionRecord?
         var waiters: [CheckedContinuation<Void, any Error>] = []
         var writing = false
     }
@@ -38,7 +40,8 @@ public final class SessionPersistence: Sendable {
     ///
     /// - Throws: The write's failure; the daemon must not acknowledge the change then.
     public func save(_ record: SessionRecord) async throws {
-        // The closure runs before the caller suspends, so records are queued in the order they were taken.
+        // Saves taken in order on the main actor may reach the queue out of order (this function is nonisolated, so
+        // the call may leave the main actor first): `enqueue` orders records by revision, not by arrival.
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             enqueue(record, waiter: waiter)
         }
@@ -51,10 +54,14 @@ public final class SessionPersistence: Sendable {
         enqueue(record, waiter: nil)
     }
 
+    /// Queues `record`, or, when a newer record of its session was queued already, that newer one again: its write
+    /// covers this change too, and the file never goes back to an older record.
     private func enqueue(_ record: SessionRecord, waiter: CheckedContinuation<Void, any Error>?) {
         let startWriter: Bool = states.withLock { states in
             var state = states[record.session, default: SessionState()]
             defer { states[record.session] = state }
+            let record = state.newest.map { $0.revision > record.revision ? $0 : record } ?? record
+            state.newest = record
             if !state.writing, state.pending == nil, state.durable == record.durableContent {
                 waiter?.resume()
                 return false
