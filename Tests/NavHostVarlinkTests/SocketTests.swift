@@ -50,6 +50,39 @@ struct SocketTests {
         unlink(path)
     }
 
+    @Test(
+        "A call or a more call on a connection already closed fails with connectionClosed instead of waiting",
+        .timeLimit(.minutes(1))
+    )
+    func callAfterClose() async throws {
+        let path = TestPaths.socketPath()
+        let server = try await VarlinkServer.bind(
+            unixSocketPath: path,
+            service: VarlinkService(vendor: "v", product: "p", version: "1", url: "u"),
+            logger: quietLogger()
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            let client = try await VarlinkClient.connect(unixSocketPath: path)
+            try await client.close()
+
+            let single = await #expect(throws: VarlinkClientError.self) {
+                try await withTimeout(.seconds(10), "the call's failure") {
+                    try await client.call("org.varlink.service.GetInfo")
+                }
+            }
+            #expect(single?.code == .connectionClosed)
+            let streamed = await #expect(throws: VarlinkClientError.self) {
+                try await withTimeout(.seconds(10), "the more call's failure") {
+                    for try await _ in client.callMore("org.varlink.service.GetInfo") {}
+                }
+            }
+            #expect(streamed?.code == .connectionClosed)
+            server.shutdownGracefully()
+            try await group.next()
+        }
+    }
+
     /// Binds and listens on a new `AF_UNIX` socket at `path`, like a service manager would.
     private func makeListeningSocket(at path: String) throws -> CInt {
         unlink(path)

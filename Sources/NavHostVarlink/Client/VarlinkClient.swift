@@ -83,7 +83,7 @@ public final class VarlinkClient: Sendable {
         let message = try Self.serialize(VarlinkCall(method: method, parameters: parameters))
         channel.writeAndFlush(
             VarlinkClientHandler.OutboundCall(message: message, responder: .single(promise)),
-            promise: nil
+            promise: Self.failing(promise)
         )
         let reply = try await promise.futureResult.get()
         if let error = reply.varlinkError { throw error }
@@ -109,9 +109,11 @@ public final class VarlinkClient: Sendable {
         let (replies, continuation) = AsyncThrowingStream.makeStream(of: VarlinkReply.self)
         do {
             let message = try Self.serialize(VarlinkCall(method: method, parameters: parameters, more: true))
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            written.futureResult.whenFailure { _ in continuation.finish(throwing: Self.notWritten) }
             channel.writeAndFlush(
                 VarlinkClientHandler.OutboundCall(message: message, responder: .stream(continuation)),
-                promise: nil
+                promise: written
             )
         } catch {
             continuation.finish(throwing: error)
@@ -128,6 +130,20 @@ public final class VarlinkClient: Sendable {
     /// Closes the connection; calls still waiting fail with ``VarlinkClientError/Code/connectionClosed``.
     public func close() async throws {
         try await channel.close()
+    }
+
+    /// What a call that never reached the socket fails with: the connection was closed before it was written.
+    private static let notWritten = VarlinkClientError(
+        code: .connectionClosed,
+        message: "the connection closed before the call was written"
+    )
+
+    /// A write promise that fails `reply` when the call cannot be written (the channel is closed), which the
+    /// handler, never reached, would not do: without it the caller would wait forever.
+    private static func failing(_ reply: EventLoopPromise<VarlinkReply>) -> EventLoopPromise<Void> {
+        let written = reply.futureResult.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenFailure { _ in reply.fail(notWritten) }
+        return written
     }
 
     private static func serialize(_ call: VarlinkCall) throws(JSONError) -> ByteBuffer {
