@@ -10,7 +10,7 @@ import Testing
 struct DaemonPluginChurnTests {
     @Test("No client is disconnected, every intent is answered, and every answer is the screen as it then was")
     func churnUnderLoad() async throws {
-        let directory = try PluginFolder.make(with: ["Settings", "UserProfile", "Products"])
+        let directory = try TestPlugins.copies(of: ["Settings", "UserProfile", "Products"])
         let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=products.list"])
         let nav = try await NavigationClient.connect(to: daemon)
         let start = try await nav.snapshot()

@@ -12,7 +12,7 @@ struct DaemonPluginFolderTests {
 
     @Test("Plugins copied in and renamed into place load, after their dependencies, and their routes appear")
     func droppedPluginsLoad() async throws {
-        let directory = try PluginFolder.make(with: ["Settings"])
+        let directory = try TestPlugins.copies(of: ["Settings"])
         let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
         let plugins = try await PluginsWatch.start(on: daemon)
         #expect(plugins.first.names == ["Settings"])
@@ -34,23 +34,17 @@ struct DaemonPluginFolderTests {
 
     @Test("A plugin written slowly, manifest first, loads once its library is whole, and is never refused")
     func slowWriteLoadsOnceComplete() async throws {
-        let directory = try PluginFolder.make(with: ["Settings"])
+        let directory = try TestPlugins.copies(of: ["Settings"])
         let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
         let plugins = try await PluginsWatch.start(on: daemon)
-        let staged = "\(DaemonProcess.examplePlugins)/UserProfile"
-        let folder = "\(directory)/UserProfile"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        try FileManager.default.copyItem(atPath: "\(staged)/manifest.json", toPath: "\(folder)/manifest.json")
-
-        let library = try Data(contentsOf: URL(fileURLWithPath: "\(staged)/libUserProfileFeature.so"))
-        FileManager.default.createFile(atPath: "\(folder)/libUserProfileFeature.so", contents: nil)
-        let output = try #require(FileHandle(forWritingAtPath: "\(folder)/libUserProfileFeature.so"))
-        let chunk = library.count / 8 + 1
-        for start in stride(from: 0, to: library.count, by: chunk) {
-            try output.write(contentsOf: library[start..<min(start + chunk, library.count)])
-            try await Task.sleep(for: .milliseconds(150))
-        }
-        try output.close()
+        try await TestPlugins.writeInPlace(
+            folder: "\(DaemonProcess.examplePlugins)/UserProfile",
+            as: "UserProfile",
+            into: directory,
+            manifestFirst: true,
+            chunks: 8,
+            pause: .milliseconds(150)
+        )
         let loaded = try await plugins.event { $0["name"] == "UserProfile" }
 
         #expect(loaded["kind"] == "loaded", "\(loaded)")
@@ -77,7 +71,7 @@ struct DaemonPluginFolderTests {
             ],
             version: "1.1.0"
         )
-        let directory = try PluginFolder.make(with: TestPlugins.examples)
+        let directory = try TestPlugins.copies()
         let daemon = try await DaemonProcess.start(plugins: directory)
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "products.list"])
@@ -113,7 +107,7 @@ struct DaemonPluginFolderTests {
 
     @Test("A broken build dropped over a loaded plugin is refused: failed with the reason, the old one serves")
     func brokenBuildIsRefused() async throws {
-        let directory = try PluginFolder.make(with: TestPlugins.examples)
+        let directory = try TestPlugins.copies()
         let daemon = try await DaemonProcess.start(plugins: directory)
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "products.list"])
@@ -139,7 +133,7 @@ struct DaemonPluginFolderTests {
 
     @Test("A library that never matches its manifest is tried once the folder settles, and reported once")
     func incompleteBuildIsReportedWhenSettled() async throws {
-        let directory = try PluginFolder.make(with: TestPlugins.examples)
+        let directory = try TestPlugins.copies()
         let daemon = try await DaemonProcess.start(plugins: directory)
         let plugins = try await PluginsWatch.start(on: daemon)
 
@@ -164,7 +158,7 @@ struct DaemonPluginFolderTests {
 
     @Test("Removing a plugin's folder unloads it: removed, and its screens and those above them popped")
     func removedFolderUnloads() async throws {
-        let directory = try PluginFolder.make(with: TestPlugins.examples)
+        let directory = try TestPlugins.copies()
         let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "home.main"])
@@ -189,42 +183,20 @@ struct DaemonPluginFolderTests {
 
 // MARK: - Support
 
-/// A private plugins folder, and deploying into it the way an operator does.
+/// Deploying example plugins into a test's plugins folder the way an operator does, and changing their manifests.
 enum PluginFolder {
-    /// A fresh plugins folder holding copies of the staged example plugins `names`.
-    static func make(with names: [String]) throws -> String {
-        let directory = try TestPaths.temporaryDirectory() + "/plugins"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        for name in names {
-            try FileManager.default.copyItem(
-                atPath: "\(DaemonProcess.examplePlugins)/\(name)",
-                toPath: "\(directory)/\(name)"
-            )
-        }
-        return directory
-    }
-
-    /// Copies the staged plugin `name` to a hidden folder beside its place, lets `edit` change it there, then
-    /// renames it into place (replacing what is there), as a deployment does: the daemon never sees half a copy.
+    /// Deploys the staged example plugin `name` into `directory` (``TestPlugins/deploy(folder:as:into:edit:)``),
+    /// with its manifest's version set to `version` and then `edit` applied to the copy before it is renamed into
+    /// place.
     static func deploy(
         _ name: String,
         into directory: String,
         version: String? = nil,
         edit: (String) throws -> Void = { _ in }
     ) throws {
-        let incoming = "\(directory)/.\(name).incoming"
-        try? FileManager.default.removeItem(atPath: incoming)
-        try FileManager.default.copyItem(atPath: "\(DaemonProcess.examplePlugins)/\(name)", toPath: incoming)
-        if let version { try setManifest(in: incoming, version: version) }
-        try edit(incoming)
-        let target = "\(directory)/\(name)"
-        if FileManager.default.fileExists(atPath: target) {
-            let old = "\(directory)/.\(name).old"
-            try FileManager.default.moveItem(atPath: target, toPath: old)
-            try FileManager.default.moveItem(atPath: incoming, toPath: target)
-            try FileManager.default.removeItem(atPath: old)
-        } else {
-            try FileManager.default.moveItem(atPath: incoming, toPath: target)
+        try TestPlugins.deploy(folder: "\(DaemonProcess.examplePlugins)/\(name)", as: name, into: directory) { copy in
+            if let version { try setManifest(in: copy, version: version) }
+            try edit(copy)
         }
     }
 

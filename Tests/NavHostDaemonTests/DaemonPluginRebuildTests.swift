@@ -54,7 +54,7 @@ struct DaemonPluginRebuildTests {
     @Test("Reload of a rebuilt Settings renamed into place: the new code answers, the screen and its preferences stay")
     func reloadRunsTheRebuiltCode() async throws {
         let rebuilt = try await Self.settings.value
-        let directory = try Self.copyOfExamplePlugins()
+        let directory = try TestPlugins.copies()
         let daemon = try await DaemonProcess.start(
             plugins: directory,
             sessions: ["main=settings.main"],
@@ -121,20 +121,6 @@ struct DaemonPluginRebuildTests {
     }
 
     // MARK: - Helpers
-
-    /// A fresh plugins folder holding copies of the staged example plugins (copies, not links: a deployment
-    /// replaces them).
-    static func copyOfExamplePlugins() throws -> String {
-        let directory = try TestPaths.temporaryDirectory() + "/plugins"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        for name in TestPlugins.examples {
-            try FileManager.default.copyItem(
-                atPath: "\(DaemonProcess.examplePlugins)/\(name)",
-                toPath: "\(directory)/\(name)"
-            )
-        }
-        return directory
-    }
 
     /// Waits until the top screen, the settings, shows loaded preferences.
     static func waitForSettings(_ nav: NavigationClient) async throws {

@@ -81,33 +81,14 @@ package enum PluginRebuilder {
         return RebuiltPlugin(name: name, version: staged, directory: directory, sha256: sha256)
     }
 
-    /// Deploys `plugin` as an operator would: copies it to `<plugins>/.<Name>.tmp` (hidden, so never scanned), then
-    /// renames that to `<plugins>/<Name>`. A folder (or symbolic link) already there is first renamed away and then
-    /// removed, so between the two renames the plugin's folder is briefly absent.
+    /// Deploys `plugin` as an operator would (``TestPlugins/deploy(folder:as:into:edit:)``): copied beside its
+    /// place, then renamed into `<plugins>/<Name>`.
     package static func deploy(_ plugin: RebuiltPlugin, into plugins: String) throws {
-        let files = FileManager.default
-        let incoming = "\(plugins)/.\(plugin.name).tmp"
-        let target = "\(plugins)/\(plugin.name)"
-        let retired = "\(plugins)/.\(plugin.name).old"
-        try? files.removeItem(atPath: incoming)
-        try files.copyItem(atPath: plugin.directory, toPath: incoming)
-        if (try? files.attributesOfItem(atPath: target)) != nil {
-            try? files.removeItem(atPath: retired)
-            try files.moveItem(atPath: target, toPath: retired)
-            try files.moveItem(atPath: incoming, toPath: target)
-            try files.removeItem(atPath: retired)
-        } else {
-            try files.moveItem(atPath: incoming, toPath: target)
-        }
+        try TestPlugins.deploy(folder: plugin.directory, as: plugin.name, into: plugins)
     }
 
-    /// Writes `plugin` over `<plugins>/<Name>/` in place, as a slow copy would: one file after another (the manifest
-    /// first when `manifestFirst`, otherwise last), each truncated and then written in `chunks` parts with `pause`
-    /// after each, so a watcher sees for a while a folder that is neither the old plugin nor the new one. Files of the
-    /// old build that the new one lacks stay.
-    ///
-    /// - Important: the library's file is rewritten, not replaced. Use it only with a daemon that loads private
-    ///   copies of libraries: overwriting a library some process has mapped changes (or truncates) its code.
+    /// Writes `plugin` over `<plugins>/<Name>/` in place, as a slow copy would
+    /// (``TestPlugins/writeInPlace(folder:as:into:manifestFirst:chunks:pause:)``).
     package static func writeInPlace(
         _ plugin: RebuiltPlugin,
         into plugins: String,
@@ -115,30 +96,14 @@ package enum PluginRebuilder {
         chunks: Int = 4,
         pause: Duration = .milliseconds(100)
     ) async throws {
-        let target = "\(plugins)/\(plugin.name)"
-        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-        let others = try FileManager.default.subpathsOfDirectory(atPath: plugin.directory).filter {
-            $0 != "manifest.json" && !isDirectory("\(plugin.directory)/\($0)")
-        }.sorted()
-        for file in manifestFirst ? ["manifest.json"] + others : others + ["manifest.json"] {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(plugin.directory)/\(file)"))
-            let path = "\(target)/\(file)"
-            try FileManager.default.createDirectory(
-                atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-                withIntermediateDirectories: true
-            )
-            if !FileManager.default.fileExists(atPath: path) {
-                _ = FileManager.default.createFile(atPath: path, contents: nil)
-            }
-            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-            try output.truncate(atOffset: 0)
-            let size = max(1, (bytes.count + chunks - 1) / max(1, chunks))
-            for start in stride(from: 0, to: bytes.count, by: size) {
-                try output.write(contentsOf: bytes[start..<min(start + size, bytes.count)])
-                try await Task.sleep(for: pause)
-            }
-            try output.close()
-        }
+        try await TestPlugins.writeInPlace(
+            folder: plugin.directory,
+            as: plugin.name,
+            into: plugins,
+            manifestFirst: manifestFirst,
+            chunks: chunks,
+            pause: pause
+        )
     }
 }
 
@@ -237,10 +202,5 @@ extension PluginRebuilder {
         try FileManager.default.subpathsOfDirectory(atPath: folder).filter { $0.hasSuffix(".swift") }.sorted().map {
             "\(folder)/\($0)"
         }
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }

@@ -64,4 +64,88 @@ package enum TestPlugins {
         try text.replacingCharacters(in: digest, with: #""sha256": ""# + String(repeating: digit, count: 64) + "\"")
             .write(toFile: manifest, atomically: true, encoding: .utf8)
     }
+
+    /// A fresh plugins folder holding copies of the staged example plugins `names` (copies, not links: a deployment
+    /// replaces them, and a test may change them).
+    package static func copies(of names: [String] = examples) throws -> String {
+        let directory = try TestPaths.temporaryDirectory() + "/plugins"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for name in names {
+            try FileManager.default.copyItem(
+                atPath: "\(DaemonProcess.examplePlugins)/\(name)",
+                toPath: "\(directory)/\(name)"
+            )
+        }
+        return directory
+    }
+
+    /// Deploys the plugin folder `source` as `<plugins>/<name>` the way an operator does: copies it to
+    /// `<plugins>/.<name>.incoming` (hidden, so never scanned), lets `edit` change that copy, then renames it into
+    /// place. A folder (or link) already there is first renamed away and then removed, so between the two renames
+    /// the plugin's folder is briefly absent; the daemon never sees half a copy.
+    package static func deploy(
+        folder source: String,
+        as name: String,
+        into plugins: String,
+        edit: (String) throws -> Void = { _ in }
+    ) throws {
+        let files = FileManager.default
+        let incoming = "\(plugins)/.\(name).incoming"
+        let target = "\(plugins)/\(name)"
+        let retired = "\(plugins)/.\(name).old"
+        try? files.removeItem(atPath: incoming)
+        try files.copyItem(atPath: source, toPath: incoming)
+        try edit(incoming)
+        if (try? files.attributesOfItem(atPath: target)) != nil {
+            try? files.removeItem(atPath: retired)
+            try files.moveItem(atPath: target, toPath: retired)
+            try files.moveItem(atPath: incoming, toPath: target)
+            try files.removeItem(atPath: retired)
+        } else {
+            try files.moveItem(atPath: incoming, toPath: target)
+        }
+    }
+
+    /// Writes the plugin folder `source` over `<plugins>/<name>/` in place, as a slow copy would: one file after
+    /// another (the manifest first when `manifestFirst`, otherwise last), each truncated and then written in `chunks`
+    /// parts with `pause` after each, so a watcher sees for a while a folder that is neither the old plugin nor the
+    /// new one. Files of the old build that the new one lacks stay.
+    ///
+    /// - Important: the library's file is rewritten, not replaced. Use it only with a daemon that loads private
+    ///   copies of libraries: overwriting a library some process has mapped changes (or truncates) its code.
+    package static func writeInPlace(
+        folder source: String,
+        as name: String,
+        into plugins: String,
+        manifestFirst: Bool = true,
+        chunks: Int = 4,
+        pause: Duration = .milliseconds(100)
+    ) async throws {
+        let target = "\(plugins)/\(name)"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        let others = try FileManager.default.subpathsOfDirectory(atPath: source).filter { path in
+            var isDirectory: ObjCBool = false
+            FileManager.default.fileExists(atPath: "\(source)/\(path)", isDirectory: &isDirectory)
+            return path != "manifest.json" && !isDirectory.boolValue
+        }.sorted()
+        for file in manifestFirst ? ["manifest.json"] + others : others + ["manifest.json"] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(source)/\(file)"))
+            let path = "\(target)/\(file)"
+            try FileManager.default.createDirectory(
+                atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+                withIntermediateDirectories: true
+            )
+            if !FileManager.default.fileExists(atPath: path) {
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
+            }
+            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try output.truncate(atOffset: 0)
+            let size = max(1, (bytes.count + chunks - 1) / max(1, chunks))
+            for start in stride(from: 0, to: bytes.count, by: size) {
+                try output.write(contentsOf: bytes[start..<min(start + size, bytes.count)])
+                try await Task.sleep(for: pause)
+            }
+            try output.close()
+        }
+    }
 }
