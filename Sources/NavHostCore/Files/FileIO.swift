@@ -103,23 +103,9 @@ package enum FileIO {
         to path: String,
         mode: UInt32 = 0o644
     ) throws(FileAccessError) {
-        let directory = parentDirectory(of: path)
-        let temporary = "\(directory)/.\(fileName(of: path)).tmp-\(getpid())-\(UInt32.random(in: .min ... .max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw .system("open", path: temporary, errno: errno) }
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        do throws(FileAccessError) {
+        try replace(path, mode: mode, durably: true) { descriptor, temporary throws(FileAccessError) in
             try writeAll(Array(bytes), to: descriptor, path: temporary)
-            guard fsync(descriptor) == 0 else { throw .system("fsync", path: temporary, errno: errno) }
-        } catch {
-            close(descriptor)
-            throw error
         }
-        guard close(descriptor) == 0 else { throw .system("close", path: temporary, errno: errno) }
-        guard rename(temporary, path) == 0 else { throw .system("rename", path: path, errno: errno) }
-        renamed = true
-        try syncDirectory(directory)
     }
 
     /// Copies `source` to `destination`, which appears whole or not at all (written beside it, then renamed). Not
@@ -128,23 +114,12 @@ package enum FileIO {
     /// The file is copied in chunks, never held whole in memory: a library read at once would leave its size in the
     /// allocator's heap long after.
     package static func copy(_ source: String, to destination: String, mode: UInt32 = 0o644) throws(FileAccessError) {
-        let temporary = "\(parentDirectory(of: destination))/.\(fileName(of: destination)).tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw .system("open", path: temporary, errno: errno) }
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        do throws(FileAccessError) {
+        try replace(destination, mode: mode, durably: false) { descriptor, temporary throws(FileAccessError) in
             try forEachChunk(of: source) { chunk throws(FileAccessError) in
                 try writeAll(chunk, to: descriptor, path: temporary)
                 return true
             }
-        } catch {
-            close(descriptor)
-            throw error
         }
-        guard close(descriptor) == 0 else { throw .system("close", path: temporary, errno: errno) }
-        guard rename(temporary, destination) == 0 else { throw .system("rename", path: destination, errno: errno) }
-        renamed = true
     }
 
     /// Removes the file at `path`, if there is one.
@@ -187,6 +162,33 @@ package enum FileIO {
 // MARK: - Private Functions
 
 extension FileIO {
+    /// Writes a new file beside `path` with `write`, then renames it over `path`: `path` is the old file or the whole
+    /// new one, never a mix. `durably`: the new file and the folder's entry are flushed to disk (`fsync`) too.
+    fileprivate static func replace(
+        _ path: String,
+        mode: UInt32,
+        durably: Bool,
+        write: (_ descriptor: Int32, _ temporary: String) throws(FileAccessError) -> Void
+    ) throws(FileAccessError) {
+        let directory = parentDirectory(of: path)
+        let temporary = "\(directory)/.\(fileName(of: path)).tmp-\(getpid())-\(UInt32.random(in: .min ... .max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw .system("open", path: temporary, errno: errno) }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        do throws(FileAccessError) {
+            try write(descriptor, temporary)
+            if durably, fsync(descriptor) != 0 { throw .system("fsync", path: temporary, errno: errno) }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        guard close(descriptor) == 0 else { throw .system("close", path: temporary, errno: errno) }
+        guard rename(temporary, path) == 0 else { throw .system("rename", path: path, errno: errno) }
+        renamed = true
+        if durably { try syncDirectory(directory) }
+    }
+
     fileprivate static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(FileAccessError) {
         let failure: FileAccessError? = bytes.withUnsafeBytes { raw in
             do throws(FileAccessError) {
