@@ -7,9 +7,8 @@ import PackageDescription
 // The SDK that plugins build against, NavHostKit, is a package of its own in `NavHostKit/`, built as one shared library.
 // Everything here links against that one library, so the daemon and every plugin share its types.
 //
-// The SDK's own dependencies (swift-collections' OrderedCollections, which `JSONObject` is built on) must reach the
-// targets here only THROUGH NavHostKit (NavHostJSON re-exports it): a target that also named the OrderedCollections
-// product would link a second, static copy, and `JSONObject` values built by it would fail the SDK's dynamic casts.
+// The SDK depends on no Swift package (docs/sdk.md): its public API holds only its own types and the standard
+// library's, so no other package's layout is baked into a plugin.
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -75,7 +74,8 @@ let package = Package(
         .executable(name: "navhost-plugin-tool", targets: ["navhost-plugin-tool"]),
         .executable(name: "navhost-bench", targets: ["navhost-bench"]),
         .library(name: "NavHostClient", targets: ["NavHostClient"]),
-        .library(name: "NavHostTesting", targets: ["NavHostTesting"]),
+        // The feature test kit, installed with the SDK for plugins built outside this repository (docs/sdk.md).
+        .library(name: "NavHostTesting", type: .dynamic, targets: ["NavHostTesting"]),
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
         // The libFuzzer target over framing, JSON and dispatch: `make fuzz`, docs/fuzzing.md.
         .executable(name: "navhost-fuzz", targets: ["navhost-fuzz"]),
@@ -89,7 +89,6 @@ let package = Package(
     dependencies: [
         .package(path: "NavHostKit"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -117,15 +116,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Built with library evolution, like the SDK, and installed with it: its public API holds only NavHostKit's
+        // types and its own, while the navigation core it runs features on stays inside its library.
         .target(
             name: "NavHostTesting",
             dependencies: [
                 "NavHostCore",
                 .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings + [.unsafeFlags(["-enable-library-evolution", "-emit-module-interface"])]
         ),
         .target(
             name: "NavHostVarlink",

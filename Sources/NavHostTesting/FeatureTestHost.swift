@@ -1,6 +1,5 @@
-public import Clocks
-public import Logging
-public import NavHostCore
+internal import Logging
+package import NavHostCore
 public import NavHostKit
 
 /// Runs features headlessly on the real navigation core, for tests: start a route, send intents, and assert the
@@ -9,41 +8,50 @@ public import NavHostKit
 /// ```swift
 /// @Test @MainActor func retryLoadsTheProfile() async throws {
 ///     let host = try FeatureTestHost(features: [UserProfileFeature()], root: "profile.user", ["userID": "u1"])
-///     await host.settle()
+///     try await host.settle()
 ///     #expect(try host.state(LoadingState<User>.self) == .loaded(.ada))
 ///     try await host.send("onTappedRetry")
 ///     #expect(host.takeEvents().map(\.kind) == [.stateChanged, .stateChanged])
 /// }
 /// ```
 ///
-/// Time is a `TestClock` (advance it with `await host.clock.advance(by: .seconds(1))`), storage an
-/// ``InMemoryKeyValueStore``, and the log is kept in memory for assertions.
+/// Time is a ``ManualClock`` (advance it with `await host.clock.advance(by: .seconds(1))`), storage an
+/// ``InMemoryKeyValueStore``, and the log is discarded.
+///
+/// Its public API holds only NavHostKit's types and the kit's own, so it is part of the installed SDK: feature
+/// packages outside this repository test with it exactly as the example plugins do.
 @MainActor
 public final class FeatureTestHost {
     // MARK: Public Properties
 
     /// The clock every feature's `HostServices` holds.
-    public let clock: TestClock<Duration>
+    public let clock: ManualClock
     /// The storage every feature's `HostServices` holds (one store, shared: tests can seed and inspect it).
     public let store: InMemoryKeyValueStore
-    /// The features, as the daemon's catalog holds them.
-    public let catalog: FeatureCatalog
-    /// The session under test.
-    public let session: NavigationSession
-    /// Every change since the host started or since the last ``takeEvents()``, oldest first.
-    public private(set) var events: [SessionEvent] = []
 
     /// The whole stack now, root first.
-    public var stack: [ScreenSnapshot] { session.snapshot.stack }
+    public var stack: [TestScreen] { session.snapshot.stack.map(TestScreen.init) }
 
     /// The top screen.
-    public var top: ScreenSnapshot { stack[stack.count - 1] }
+    public var top: TestScreen { stack[stack.count - 1] }
 
     /// The route IDs of the stack, root first.
     public var routeIDs: [String] { session.routeIDs }
 
-    /// The session's revision.
+    /// The session's revision: one more for every change a front end would see.
     public var revision: UInt64 { session.revision }
+
+    /// Every change since the host started or since the last ``takeEvents()``, oldest first.
+    public var events: [Event] { sessionEvents.map(Event.init) }
+
+    // MARK: Package Properties
+
+    /// The features, as the daemon's catalog holds them.
+    package let catalog: FeatureCatalog
+    /// The session under test.
+    package let session: NavigationSession
+    /// Every change since the host started or since the last ``takeSessionEvents()``, in the core's own form.
+    package private(set) var sessionEvents: [SessionEvent] = []
 
     // MARK: Initialization
 
@@ -65,14 +73,12 @@ public final class FeatureTestHost {
         store: InMemoryKeyValueStore = InMemoryKeyValueStore(),
         intentTimeLimit: Duration? = .seconds(30)
     ) throws {
-        let clock = TestClock<Duration>()
+        let clock = ManualClock()
         let logger = Logger(label: "navhost.test") { _ in SwiftLogNoOpLogHandler() }
         let catalog = FeatureCatalog()
         for feature in features {
-            var featureLogger = logger
-            featureLogger[metadataKey: "navhost.plugin"] = .string(feature.name)
             let services = HostServices(
-                logger: featureLogger,
+                logger: .silent,
                 clock: clock,
                 store: store,
                 resourceDirectory: resourceDirectory
@@ -91,16 +97,33 @@ public final class FeatureTestHost {
             options: options,
             logger: logger
         )
-        session.observeChanges { [weak self] _, event in self?.events.append(event) }
+        session.observeChanges { [weak self] _, event in self?.sessionEvents.append(event) }
     }
 
     // MARK: Public Functions
 
-    /// Pushes `route` with `parameters`.
+    /// Pushes `route` with `parameters`, as a front end's `Navigate` does.
     @discardableResult
-    public func navigate(to route: String, _ parameters: JSONObject = JSONObject()) throws -> ScreenSnapshot {
+    public func navigate(to route: String, _ parameters: JSONObject = JSONObject()) throws -> TestScreen {
         try session.navigate(to: RouteRequest(id: route, parameters: parameters))
         return top
+    }
+
+    /// Shows `route` in the modal layer, as a front end's `Present` does.
+    @discardableResult
+    public func present(_ route: String, _ parameters: JSONObject = JSONObject()) throws -> TestScreen {
+        try session.present(RouteRequest(id: route, parameters: parameters))
+        return top
+    }
+
+    /// Pops the top screen, as a front end's `Pop` does.
+    public func pop() throws {
+        try session.pop()
+    }
+
+    /// Closes the top modal screen, as a front end's `Dismiss` does.
+    public func dismiss() throws {
+        try session.dismiss()
     }
 
     /// Sends the intent `name` with `arguments` to `screen` (the top one by default) and waits until it is handled.
@@ -114,9 +137,8 @@ public final class FeatureTestHost {
     }
 
     /// Returns the events recorded so far and starts a new record.
-    public func takeEvents() -> [SessionEvent] {
-        defer { events.removeAll() }
-        return events
+    public func takeEvents() -> [Event] {
+        takeSessionEvents().map(Event.init)
     }
 
     /// Waits until every screen's work has finished and every state change has been reported.
@@ -143,30 +165,18 @@ public final class FeatureTestHost {
             if ContinuousClock.now > deadline { throw SettleTimeout(revision: session.revision) }
         }
     }
+
+    // MARK: Package Functions
+
+    /// Returns the events recorded so far, in the core's own form, and starts a new record.
+    package func takeSessionEvents() -> [SessionEvent] {
+        defer { sessionEvents.removeAll() }
+        return sessionEvents
+    }
 }
 
 /// ``FeatureTestHost/settle(timeout:)`` ran out of time: some screen's work is still waiting.
 public struct SettleTimeout: Error, CustomStringConvertible {
     public var revision: UInt64
     public var description: String { "the session did not settle (still busy at revision \(revision))" }
-}
-
-// MARK: - Event kinds
-
-extension SessionEvent {
-    /// The kind of change, without its payload, for compact assertions.
-    public enum Kind: String, Sendable, Hashable {
-        case pushed, popped, replaced, stateChanged, errorChanged
-    }
-
-    /// The kind of change.
-    public var kind: Kind {
-        switch change {
-        case .pushed: return .pushed
-        case .popped: return .popped
-        case .replaced: return .replaced
-        case .stateChanged: return .stateChanged
-        case .errorChanged: return .errorChanged
-        }
-    }
 }

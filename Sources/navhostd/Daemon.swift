@@ -10,9 +10,8 @@ import UnixSignals
 ///
 /// Start-up order: logging, plugins, sessions, the Varlink service, the socket, the signal handlers, then `READY=1`.
 /// The server, the reload handler, the plugins folder's follower and the watchdog run as child tasks of one task group (the shape of
-/// swift-service-lifecycle's `ServiceGroup`, which the daemon does not use: its AsyncAlgorithms dependency links a
-/// second, static copy of OrderedCollections, the type `JSONObject` is, and values the daemon built would then fail
-/// the SDK's dynamic casts). SIGTERM (or SIGINT) shuts down gracefully: `STOPPING=1`, no new connections, in-flight
+/// swift-service-lifecycle's `ServiceGroup`, which the daemon did not use while the SDK's `JSONObject` was another
+/// package's type that a second static copy would break; since SDK 2.0 it is NavHost's own). SIGTERM (or SIGINT) shuts down gracefully: `STOPPING=1`, no new connections, in-flight
 /// replies finished, watchers ended.
 struct Daemon {
     let configuration: DaemonConfiguration

@@ -102,7 +102,7 @@ struct ErrorTests {
 @Suite("The feature catalog")
 struct FeatureCatalogTests {
     let services = HostServices(
-        logger: .init(label: "test"),
+        logger: .silent,
         clock: ContinuousClock(),
         store: InMemoryKeyValueStore(),
         resourceDirectory: "."

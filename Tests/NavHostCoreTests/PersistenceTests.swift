@@ -16,7 +16,7 @@ struct PersistenceTests {
     func makeRegistry(features: [any FeatureModule]? = nil) throws -> SessionRegistry {
         let catalog = FeatureCatalog()
         let services = HostServices(
-            logger: .init(label: "test"),
+            logger: .silent,
             clock: ContinuousClock(),
             store: InMemoryKeyValueStore(),
             resourceDirectory: "."

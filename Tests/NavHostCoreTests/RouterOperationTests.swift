@@ -38,7 +38,7 @@ struct RouterOperationTests {
             state: ["status": "idle"]
         )
         #expect(
-            host.takeEvents() == [
+            host.takeSessionEvents() == [
                 SessionEvent(revision: 1, change: .pushed(pushed)),
                 SessionEvent(revision: 2, change: .stateChanged(screen.id, ["status": "loading"])),
                 SessionEvent(
@@ -88,7 +88,7 @@ struct RouterOperationTests {
         try await host.settle()
         _ = host.takeEvents()
         try host.session.pop()
-        #expect(host.takeEvents() == [SessionEvent(revision: host.revision, change: .popped([detail.id]))])
+        #expect(host.takeSessionEvents() == [SessionEvent(revision: host.revision, change: .popped([detail.id]))])
         #expect(host.routeIDs == ["catalog.list"])
         #expect(catalog.lifecycle.calls == ["list.onAppear", "detail.onAppear", "detail.onDisappear"])
     }
@@ -204,7 +204,7 @@ struct ModalLayerTests {
         try await host.settle()
         _ = host.takeEvents()
         try host.session.dismiss()
-        let events = host.takeEvents()
+        let events = host.takeSessionEvents()
         #expect(events.map(\.change) == [.popped([above.id, modal.event.change.screenID!])])
         #expect(host.routeIDs == ["catalog.list"])
     }

@@ -9,7 +9,7 @@ struct WatcherTests {
     func makeSession(watcherLimit: Int = 256, history: Int = 1024) throws -> NavigationSession {
         let catalog = FeatureCatalog()
         let services = HostServices(
-            logger: .init(label: "test"),
+            logger: .silent,
             clock: ContinuousClock(),
             store: InMemoryKeyValueStore(),
             resourceDirectory: "."

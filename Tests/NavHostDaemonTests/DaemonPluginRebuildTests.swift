@@ -32,7 +32,7 @@ struct DaemonPluginRebuildTests {
     /// The library `make build` staged.
     static let original = "\(DaemonProcess.examplePlugins)/Settings/libSettingsFeature.so"
 
-    @Test("The rebuilt library is different code, needing the same libraries as SwiftPM's and no copy of the SDK")
+    @Test("The rebuilt library is different code, needing no library SwiftPM's build does not, and no copy of the SDK")
     func rebuiltLibraryIsLinkedLikeTheOriginal() async throws {
         let rebuilt = try await Self.settings.value
         let manifest = try JSONParser().parse(
@@ -43,7 +43,9 @@ struct DaemonPluginRebuildTests {
         #expect(try await ELFFile.sha256(of: rebuilt.library) == rebuilt.sha256, "the manifest names the library")
         #expect(rebuilt.sha256 != manifest["sha256"]?.stringValue, "a different build")
         let (new, old) = (try await ELFFile(rebuilt.library), try await ELFFile(Self.original))
-        #expect(new.needed == old.needed)
+        // SwiftPM links every library of the product's dependency graph (json-c, through NavHostKit's CJSONC); a
+        // plugin compiled against the SDK's interface needs only what its own code uses.
+        #expect(Set(new.needed).isSubset(of: Set(old.needed)), "\(new.needed) against SwiftPM's \(old.needed)")
         #expect(new.needed.contains("libNavHostKit.so"))
         #expect(new.runPath == old.runPath)
         #expect(new.exported == old.exported, "the same dynamic symbols: the edit changed a value, not a declaration")

@@ -159,8 +159,6 @@ extension PluginRebuilder {
             // The feature's `package func make<Name>Feature()` is called from the entry module: one package.
             "-package-name", "NavHostPluginRebuild",
             "-module-cache-path", moduleCache,
-            // NavHostJSON's interface imports the C module CJSONC, which SwiftPM finds through its module map.
-            "-Xcc", "-fmodule-map-file=\(TestPaths.packageRoot)/NavHostKit/Sources/CJSONC/module.modulemap",
         ]
         try await swiftc(
             ["-c", "-wmo", "-module-name", "\(name)Feature", "-emit-module"]
@@ -175,7 +173,7 @@ extension PluginRebuilder {
                 + (try swiftFiles(in: "\(source)/Entry"))
         )
         // SwiftPM's link of a `.dynamic` product: the SDK by name from the build folder, found at run time beside
-        // the library or, as in the daemon, already loaded. Logging and OrderedCollections live in libNavHostKit.so.
+        // the library or, as in the daemon, already loaded.
         try await swiftc([
             "-emit-library", "-module-name", "\(name)Feature", "-g", "-L", build, "-lNavHostKit",
             "-Xlinker", "-rpath=$ORIGIN", "-o", "\(output)/lib\(name)Feature.so",

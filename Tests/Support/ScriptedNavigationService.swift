@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 package import NavHostJSON
 import NavHostKit
 import NavHostVarlink

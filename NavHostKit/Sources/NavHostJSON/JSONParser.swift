@@ -1,4 +1,4 @@
-import CJSONC
+internal import CJSONC
 
 /// Reads JSON text with json-c into ``JSONValue``s.
 ///

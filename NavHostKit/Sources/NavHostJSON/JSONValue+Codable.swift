@@ -64,3 +64,19 @@ extension JSONValue: Codable {
         }
     }
 }
+
+extension JSONObject: Codable {
+    public init(from decoder: any Decoder) throws {
+        guard case .object(let members) = try JSONValue(from: decoder) else {
+            throw DecodingError.typeMismatch(
+                JSONObject.self,
+                .init(codingPath: decoder.codingPath, debugDescription: "expected a JSON object")
+            )
+        }
+        self = members
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try JSONValue.object(self).encode(to: encoder)
+    }
+}

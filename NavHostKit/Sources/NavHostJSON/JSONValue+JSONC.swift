@@ -1,4 +1,4 @@
-import CJSONC
+internal import CJSONC
 
 // MARK: - Reading json-c objects
 

@@ -1,4 +1,4 @@
-import CJSONC
+internal import CJSONC
 
 extension JSONValue {
     /// Serializes the value compactly with json-c: no spaces, `/` not escaped, non-ASCII as UTF-8.

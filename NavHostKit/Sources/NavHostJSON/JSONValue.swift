@@ -1,5 +1,3 @@
-import OrderedCollections
-
 /// A JSON document held as a Swift value.
 ///
 /// Every byte NavHost reads from or writes to the wire passes through json-c: ``JSONParser`` turns bytes into a
@@ -8,6 +6,10 @@ import OrderedCollections
 ///
 /// Integers are kept exactly in the `Int64` range. A positive integer above `Int64.max` is read as a `Double`
 /// (json-c keeps it as an unsigned 64-bit value, which Swift code rarely wants).
+///
+/// The enum is `@frozen`: JSON's data model has exactly these kinds of value and will not gain another, so plugins
+/// may switch over it exhaustively and the SDK promises never to add a case.
+@frozen
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -17,9 +19,6 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object(JSONObject)
 }
-
-/// The members of a JSON object, in the order they were inserted.
-public typealias JSONObject = OrderedDictionary<String, JSONValue>
 
 // MARK: - Accessors
 

@@ -22,7 +22,6 @@ public struct JSONValueDecoder: Sendable {
 
 private func decodeValue<T: Decodable>(_ type: T.Type, from json: JSONValue, codingPath: [any CodingKey]) throws -> T {
     if T.self == JSONValue.self { return json as! T }
-    // OrderedDictionary's own Codable form is a flat array of keys and values; a JSONObject is a JSON object.
     if T.self == JSONObject.self {
         guard case .object(let members) = json else { throw mismatch("an object", found: json, at: codingPath) }
         return members as! T

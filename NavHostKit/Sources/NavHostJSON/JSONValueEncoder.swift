@@ -1,5 +1,3 @@
-import OrderedCollections
-
 /// Encodes `Encodable` Swift values into ``JSONValue``s.
 ///
 /// Keys come out in the order the type encodes them. `nil` optionals encoded with `encodeIfPresent` (what synthesized
@@ -29,7 +27,8 @@ private final class EncodedBox {
     enum Content {
         case unset
         case value(JSONValue)
-        case object(OrderedDictionary<String, EncodedBox>)
+        /// An object's members: names and nodes in order, a name set again keeping its place.
+        case object(keys: [String], boxes: [EncodedBox])
         case array([EncodedBox])
     }
 
@@ -42,17 +41,30 @@ private final class EncodedBox {
         switch content {
         case .unset: return .object([:])
         case .value(let value): return value
-        case .object(let members): return .object(JSONObject(uniqueKeysWithValues: members.map { ($0, $1.resolved()) }))
+        case .object(let keys, let boxes):
+            var members = JSONObject(minimumCapacity: keys.count)
+            for (key, box) in zip(keys, boxes) { members[key] = box.resolved() }
+            return .object(members)
         case .array(let elements): return .array(elements.map { $0.resolved() })
         }
     }
 
     func child(forKey key: String) -> EncodedBox {
-        var members: OrderedDictionary<String, EncodedBox> = [:]
-        if case .object(let existing) = content { members = existing }
+        var keys: [String] = []
+        var boxes: [EncodedBox] = []
+        if case .object(let existingKeys, let existingBoxes) = content {
+            keys = existingKeys
+            boxes = existingBoxes
+        }
+        content = .unset
         let box = EncodedBox()
-        members[key] = box
-        content = .object(members)
+        if let position = keys.firstIndex(of: key) {
+            boxes[position] = box
+        } else {
+            keys.append(key)
+            boxes.append(box)
+        }
+        content = .object(keys: keys, boxes: boxes)
         return box
     }
 
@@ -76,7 +88,7 @@ private final class EncodedBox {
 
     func becomeObject() {
         if case .object = content { return }
-        content = .object([:])
+        content = .object(keys: [], boxes: [])
     }
 
     func becomeArray() {
@@ -119,7 +131,6 @@ private func primitive(_ value: some Encodable, at codingPath: [any CodingKey]) 
     case let number as UInt: return unsigned(UInt64(number))
     case let number as UInt64: return unsigned(number)
     case let json as JSONValue: return json
-    // OrderedDictionary's own Codable form is a flat array of keys and values; a JSONObject is a JSON object.
     case let object as JSONObject: return .object(object)
     default: return nil
     }

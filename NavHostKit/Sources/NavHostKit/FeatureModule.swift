@@ -32,6 +32,16 @@ public protocol FeatureModule: AnyObject, Sendable {
     /// Called once, on the main actor, after the plugin is loaded. A throw quarantines the plugin.
     @MainActor
     func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator
+
+    /// The version of NavHostKit the plugin was compiled against; `navhost-plugin-tool` writes it into the manifest.
+    ///
+    /// Do not implement it: the default is compiled into the plugin itself, so it tells the truth about the build.
+    var sdkVersion: NavHostKitVersion { get }
+}
+
+extension FeatureModule {
+    @_alwaysEmitIntoClient
+    public var sdkVersion: NavHostKitVersion { NavHostKitVersion.compiled }
 }
 
 /// A feature's composition root: it builds the ViewModel for each of the feature's routes.

@@ -1,4 +1,3 @@
-public import Logging
 public import NavHostJSON
 
 /// What the daemon lends each feature's composition root.
@@ -7,7 +6,7 @@ public import NavHostJSON
 /// Tests pass in-memory versions (see `NavHostTesting`).
 public struct HostServices: Sendable {
     /// A logger whose metadata already names the feature (`navhost.plugin`).
-    public var logger: Logger
+    public var logger: FeatureLogger
     /// The clock use cases should measure and sleep with, so tests can control time.
     public var clock: any Clock<Duration>
     /// Durable key-value storage private to the feature.
@@ -15,7 +14,8 @@ public struct HostServices: Sendable {
     /// The folder holding the files the plugin ships beside its library (its manifest lists them as `resources`).
     public var resourceDirectory: String
 
-    public init(logger: Logger, clock: any Clock<Duration>, store: any KeyValueStore, resourceDirectory: String) {
+    public init(logger: FeatureLogger, clock: any Clock<Duration>, store: any KeyValueStore, resourceDirectory: String)
+    {
         self.logger = logger
         self.clock = clock
         self.store = store

@@ -1,8 +1,10 @@
 /// The version of the NavHostKit SDK, checked when the daemon loads a plugin.
 ///
-/// A plugin records the version it was built against in its manifest. The daemon refuses a plugin built for another
-/// major version, or for a newer minor version than its own, because such a plugin may use SDK API the daemon's copy
-/// lacks.
+/// NavHostKit follows semantic versioning and is built with library evolution, so its ABI is stable within a major
+/// version: a plugin built against `2.0.0` runs on a daemon whose SDK is `2.3.1`, because a minor version only adds
+/// (members, types, requirements with defaults) and a resilient library hides the layout of what it adds. The daemon
+/// refuses a plugin built for another major version, or for a newer minor version than its own, because such a
+/// plugin may use SDK API the daemon's copy lacks. `NavHostKit/CHANGELOG.md` lists what each version changed.
 public struct NavHostKitVersion: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
     public var major: Int
     public var minor: Int
@@ -14,8 +16,15 @@ public struct NavHostKitVersion: Sendable, Hashable, Codable, Comparable, Custom
         self.patch = patch
     }
 
-    /// The version of the SDK in this build.
-    public static let current = NavHostKitVersion(major: 1, minor: 0, patch: 0)
+    /// The version of the SDK the calling code was compiled against.
+    ///
+    /// Its body is emitted into the caller's binary, so in a plugin it is the version of the SDK the plugin was
+    /// built with, whatever SDK the daemon loads it into. (`scripts/sdk-version.sh` reads the version from this line.)
+    @_alwaysEmitIntoClient
+    public static var compiled: NavHostKitVersion { NavHostKitVersion(major: 2, minor: 0, patch: 0) }
+
+    /// The version of the SDK loaded in this process: the daemon's, when asked from a plugin.
+    public static let current = compiled
 
     /// Parses `MAJOR.MINOR.PATCH`.
     public init?(_ text: String) {

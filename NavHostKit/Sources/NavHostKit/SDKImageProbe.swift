@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// A process-wide counter that lives in the one loaded copy of NavHostKit.
 ///

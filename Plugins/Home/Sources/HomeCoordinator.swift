@@ -1,4 +1,3 @@
-import Logging
 import NavHostKit
 
 /// The Home feature's composition root: wires the host's store, the session repository and the use case once,
@@ -9,7 +8,7 @@ final class HomeCoordinator: Coordinator {
     // MARK: Private Properties
 
     private let getCurrentUserIDUseCase: any GetCurrentUserIDUseCaseProtocol
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Initialization
 

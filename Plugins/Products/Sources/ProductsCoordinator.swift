@@ -1,4 +1,3 @@
-import Logging
 import NavHostKit
 
 /// The Products feature's composition root: wires the catalog file, the repository and the use cases once, then
@@ -11,7 +10,7 @@ final class ProductsCoordinator: Coordinator {
     private let getProductsUseCase: any GetProductsUseCaseProtocol
     private let getProductUseCase: any GetProductUseCaseProtocol
     private let filterProductsByNameUseCase: any FilterProductsByNameUseCaseProtocol
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Initialization
 

@@ -1,4 +1,3 @@
-import Logging
 import NavHostKit
 
 /// The Settings feature's composition root: wires the host's store, the repository and the use cases once, then
@@ -11,7 +10,7 @@ final class SettingsCoordinator: Coordinator {
     private let getPreferencesUseCase: any GetPreferencesUseCaseProtocol
     private let savePreferencesUseCase: any SavePreferencesUseCaseProtocol
     private let resetPreferencesUseCase: any ResetPreferencesUseCaseProtocol
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Initialization
 

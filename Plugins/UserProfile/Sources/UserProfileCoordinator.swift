@@ -1,4 +1,3 @@
-import Logging
 import NavHostKit
 
 /// The UserProfile feature's composition root: wires the host's store, the repository and the use cases once, then
@@ -13,7 +12,7 @@ final class UserProfileCoordinator: Coordinator {
     private let getUserProfileUseCase: any GetUserProfileUseCaseProtocol
     private let observeUserProfileUseCase: any ObserveUserProfileUseCaseProtocol
     private let updateUserProfileUseCase: any UpdateUserProfileUseCaseProtocol
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Initialization
 

@@ -245,6 +245,9 @@ extension Screen {
                 error.description,
                 parameters: ["intent": .string(name), "reason": .string(reason)]
             )
+        @unknown default:
+            // Only an SDK newer than this daemon's has other cases, and the registry refuses plugins built for one.
+            return NavigationError(.invalidIntentArguments, error.description)
         }
     }
 }

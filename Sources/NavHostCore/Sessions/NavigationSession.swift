@@ -398,6 +398,10 @@ public final class NavigationSession: NavigationHandler {
             case .replace(let requests): try replace(with: requests)
             case .present(let request): try present(request)
             case .dismiss: try dismiss()
+            @unknown default:
+                // Only an SDK newer than this daemon's has other commands, and the registry refuses such plugins.
+                logger.warning("Refused an unknown navigation command", metadata: ["navhost.command": "\(command)"])
+                return false
             }
             return true
         } catch {

@@ -73,7 +73,7 @@ extension FeatureScaffold {
 
     var repositoryFile: String {
         #"""
-        import Logging
+        import NavHostKit
 
         /// The \#(lowerEntity) items, kept in the host's durable store.
         final class \#(name)RepositoryImpl: \#(name)RepositoryProtocol {
@@ -81,11 +81,11 @@ extension FeatureScaffold {
             // MARK: Private Properties
 
             private let dataSource: any \#(name)DataSourceProtocol
-            private let logger: Logger
+            private let logger: FeatureLogger
 
             // MARK: Initialization
 
-            init(dataSource: any \#(name)DataSourceProtocol, logger: Logger) {
+            init(dataSource: any \#(name)DataSourceProtocol, logger: FeatureLogger) {
                 self.dataSource = dataSource
                 self.logger = logger
             }

@@ -22,7 +22,6 @@ extension FeatureScaffold {
 
     var viewModelFile: String {
         #"""
-        import Logging
         import NavHostKit
         import Observation
 
@@ -76,7 +75,7 @@ extension FeatureScaffold {
             private let add\#(entity)UseCase: any Add\#(entity)UseCaseProtocol
             /// Opens other screens, like `router.navigate(to: .detail(id: item.id))` once ``\#(name)Route`` has them.
             private let router: Router<\#(name)Route>
-            private let logger: Logger
+            private let logger: FeatureLogger
 
             // MARK: Public Properties
 
@@ -88,7 +87,7 @@ extension FeatureScaffold {
                 get\#(name)UseCase: any Get\#(name)UseCaseProtocol,
                 add\#(entity)UseCase: any Add\#(entity)UseCaseProtocol,
                 router: Router<\#(name)Route>,
-                logger: Logger
+                logger: FeatureLogger
             ) {
                 self.get\#(name)UseCase = get\#(name)UseCase
                 self.add\#(entity)UseCase = add\#(entity)UseCase

@@ -66,7 +66,6 @@ extension FeatureScaffold {
 
     var coordinatorFile: String {
         #"""
-        import Logging
         import NavHostKit
 
         /// The \#(name) feature's composition root: wires the host's store, the repository and the use cases once,
@@ -78,7 +77,7 @@ extension FeatureScaffold {
 
             private let get\#(name)UseCase: any Get\#(name)UseCaseProtocol
             private let add\#(entity)UseCase: any Add\#(entity)UseCaseProtocol
-            private let logger: Logger
+            private let logger: FeatureLogger
 
             // MARK: Initialization
 

@@ -154,10 +154,6 @@ extension FeatureScaffold {
             case unavailable
         }
 
-        extension Logger {
-            /// A logger that drops everything.
-            static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        }
 
         """#
     }

@@ -1,7 +1,6 @@
 internal import NIOCore
 public import NIOPosix
 public import NavHostJSON
-public import OrderedCollections
 
 /// A Varlink client connection over an `AF_UNIX` socket.
 ///

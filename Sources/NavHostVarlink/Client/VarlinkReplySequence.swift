@@ -1,5 +1,4 @@
 public import NavHostJSON
-public import OrderedCollections
 
 /// The replies to a `more` call, as output parameters, in the order the service sent them.
 ///

@@ -1,5 +1,4 @@
 public import NavHostJSON
-public import OrderedCollections
 
 /// A Varlink error reply: a fully qualified error name and its parameters.
 ///

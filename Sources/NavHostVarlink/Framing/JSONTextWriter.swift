@@ -1,5 +1,4 @@
 internal import NavHostJSON
-internal import OrderedCollections
 
 /// Writes a JSON value as compact text into an array of bytes: the same bytes as `JSONValue.serializedBytes()`
 /// (json-c with `JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE`), without building a json-c object tree.

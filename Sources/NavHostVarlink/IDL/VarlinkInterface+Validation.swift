@@ -1,5 +1,4 @@
 public import NavHostJSON
-public import OrderedCollections
 
 extension VarlinkInterface {
     /// Checks a call's parameters against a method's input declaration.

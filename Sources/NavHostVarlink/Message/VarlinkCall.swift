@@ -1,5 +1,4 @@
 public import NavHostJSON
-public import OrderedCollections
 
 /// A Varlink method call: the message a client sends.
 ///

@@ -1,5 +1,4 @@
 public import NavHostJSON
-public import OrderedCollections
 
 /// A Varlink reply: the message a service sends back for a call that is not `oneway`.
 ///

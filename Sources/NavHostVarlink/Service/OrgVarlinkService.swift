@@ -1,5 +1,4 @@
 internal import NavHostJSON
-internal import OrderedCollections
 
 /// The built-in `org.varlink.service` interface.
 enum OrgVarlinkService {

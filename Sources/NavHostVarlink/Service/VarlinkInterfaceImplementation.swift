@@ -1,5 +1,4 @@
 public import NavHostJSON
-public import OrderedCollections
 
 /// An interface definition together with the handlers that implement its methods.
 ///

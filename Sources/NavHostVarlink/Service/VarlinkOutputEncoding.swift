@@ -1,5 +1,4 @@
 internal import NavHostJSON
-internal import OrderedCollections
 
 /// Encodes a handler's `Encodable` output into output parameters.
 ///

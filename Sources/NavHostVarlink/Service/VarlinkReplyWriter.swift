@@ -1,5 +1,4 @@
 public import NavHostJSON
-public import OrderedCollections
 
 /// Sends the replies of a `more` call before its final one.
 ///

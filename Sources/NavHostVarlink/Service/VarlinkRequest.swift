@@ -1,6 +1,5 @@
 public import Logging
 public import NavHostJSON
-public import OrderedCollections
 
 /// A call as a method handler sees it: the message, who sent it, and a logger for it.
 ///

@@ -1,5 +1,4 @@
 internal import NavHostJSON
-internal import OrderedCollections
 
 extension VarlinkService {
     /// Routes a call to its handler and runs it, after the checks every call goes through, in this order:

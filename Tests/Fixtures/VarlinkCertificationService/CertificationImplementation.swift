@@ -1,6 +1,5 @@
 import NavHostJSON
 import NavHostVarlink
-import OrderedCollections
 
 /// `org.varlink.certification` on top of NavHostVarlink: every method checks what the client sent against what the
 /// previous reply told it to send, and the methods must come in order.

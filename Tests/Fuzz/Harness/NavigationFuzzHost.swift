@@ -32,10 +32,8 @@ package final class NavigationFuzzHost {
         let catalog = FeatureCatalog()
         let store = InMemoryKeyValueStore()
         for feature in [ShopFeature(), AccountFeature()] as [any FeatureModule] {
-            var featureLogger = logger
-            featureLogger[metadataKey: "navhost.plugin"] = .string(feature.name)
             let services = HostServices(
-                logger: featureLogger,
+                logger: FeatureLogger(swiftLog: logger, feature: feature.name),
                 clock: ContinuousClock(),
                 store: store,
                 resourceDirectory: "/nonexistent"

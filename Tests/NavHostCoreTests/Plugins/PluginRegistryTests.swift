@@ -85,7 +85,7 @@ struct PluginRegistryTests {
     func olderMinorLoads() throws {
         let workspace = try PluginWorkspace()
         defer { workspace.remove() }
-        let registry = workspace.makeRegistry(sdkVersion: NavHostKitVersion(major: 1, minor: 3, patch: 0))
+        let registry = workspace.makeRegistry(sdkVersion: NavHostKitVersion(major: 2, minor: 3, patch: 0))
         #expect(registry.loadAll(from: workspace.plugins).allSatisfy { $0.isLoaded })
     }
 
@@ -93,14 +93,14 @@ struct PluginRegistryTests {
     func nextMajorRefusesAll() throws {
         let workspace = try PluginWorkspace()
         defer { workspace.remove() }
-        let registry = workspace.makeRegistry(sdkVersion: NavHostKitVersion(major: 2, minor: 0, patch: 0))
+        let registry = workspace.makeRegistry(sdkVersion: NavHostKitVersion(major: 3, minor: 0, patch: 0))
 
         let statuses = registry.loadAll(from: workspace.plugins)
 
         #expect(statuses.count == 4)
         #expect(statuses.allSatisfy { $0.quarantineReason?.code == .abiMismatch })
         #expect(
-            statuses.first?.quarantineReason?.message.contains("serves plugins built against 2.0.0 to 2.0.x") == true
+            statuses.first?.quarantineReason?.message.contains("serves plugins built against 3.0.0 to 3.0.x") == true
         )
         #expect(registry.catalog.featureNames.isEmpty)
     }

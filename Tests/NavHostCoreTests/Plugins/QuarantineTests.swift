@@ -76,7 +76,7 @@ struct QuarantineTests {
 
     @Test(
         "A plugin built against another major SDK, or a newer minor one: abiMismatch",
-        arguments: ["2.0.0", "1.99.0"]
+        arguments: ["3.0.0", "2.99.0"]
     )
     func abiMismatch(sdkVersion: String) async throws {
         try await expectQuarantine(.abiMismatch, mentioning: "built against NavHostKit \(sdkVersion)") { workspace in

@@ -24,7 +24,7 @@ struct ReloadTests {
 
     static var services: HostServices {
         HostServices(
-            logger: .init(label: "test"),
+            logger: .silent,
             clock: ContinuousClock(),
             store: InMemoryKeyValueStore(),
             resourceDirectory: "."

@@ -3,7 +3,6 @@ import NIOCore
 import NavHostJSON
 import NavHostTestSupport
 import NavHostVarlink
-import OrderedCollections
 import Synchronization
 
 /// The interface the server tests call.

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import NavHostKit
 import NavHostTesting
 import Synchronization
@@ -87,11 +86,6 @@ final class RecordingNavigationHandler: NavigationHandler {
 }
 
 // MARK: - Fixtures
-
-extension Logger {
-    /// A logger that drops everything.
-    static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-}
 
 /// Host services for tests: silent logs, the continuous clock, the given store and no resources.
 func makeTestServices(store: any KeyValueStore = InMemoryKeyValueStore()) -> HostServices {

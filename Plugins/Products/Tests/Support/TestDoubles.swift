@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import NavHostJSON
 import NavHostKit
 import Synchronization
@@ -170,11 +169,6 @@ extension Product {
             seller: seller
         )
     }
-}
-
-extension Logger {
-    /// A logger that drops everything.
-    static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 }
 
 /// The files the plugin ships, found from this source file's path.

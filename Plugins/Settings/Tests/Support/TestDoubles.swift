@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import NavHostKit
 import NavHostTesting
 import Synchronization
@@ -135,11 +134,6 @@ final class RecordingNavigationHandler: NavigationHandler {
 extension Preferences {
     /// A user who changed everything: dark, quiet, French.
     static let customized = Preferences(theme: .dark, notificationsEnabled: false, language: .french)
-}
-
-extension Logger {
-    /// A logger that drops everything.
-    static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 }
 
 /// Host services for tests: silent logs, the continuous clock, the given store and no resources.

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import NavHostKit
 import NavHostTesting
 import Synchronization
@@ -206,11 +205,6 @@ extension UserProfile {
         email: "grace.hopper@example.org",
         memberSince: CalendarDay(year: 1944, month: 7, day: 2)
     )
-}
-
-extension Logger {
-    /// A logger that drops everything.
-    static let silent = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 }
 
 /// Host services for tests: silent logs, the continuous clock, the given store and no resources.

@@ -192,10 +192,8 @@ extension PluginRegistry {
         from directory: String,
         replacing replaced: String?
     ) throws(QuarantineReason) {
-        var featureLogger = logger
-        featureLogger[metadataKey: "navhost.plugin"] = .string(module.name)
         let services = HostServices(
-            logger: featureLogger,
+            logger: FeatureLogger(swiftLog: logger, feature: module.name),
             clock: clock,
             store: makeStore(module.name),
             resourceDirectory: directory

@@ -1,4 +1,4 @@
-import Logging
+import NavHostKit
 
 /// The device's session, kept in the host's durable store.
 ///
@@ -10,7 +10,7 @@ final class SessionRepositoryImpl: SessionRepositoryProtocol {
 
     private let dataSource: any SessionDataSourceProtocol
     private let defaultUserID: String
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Public Properties
 
@@ -22,7 +22,7 @@ final class SessionRepositoryImpl: SessionRepositoryProtocol {
     init(
         dataSource: any SessionDataSourceProtocol,
         defaultUserID: String = SessionRepositoryImpl.defaultUserID,
-        logger: Logger
+        logger: FeatureLogger
     ) {
         self.dataSource = dataSource
         self.defaultUserID = defaultUserID

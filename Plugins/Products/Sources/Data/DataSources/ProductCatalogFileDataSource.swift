@@ -1,6 +1,6 @@
 import FoundationEssentials
-import Logging
 import NavHostJSON
+import NavHostKit
 
 /// Reads the catalog the plugin ships.
 protocol ProductCatalogDataSourceProtocol: Sendable {
@@ -25,7 +25,7 @@ final class ProductCatalogFileDataSource: ProductCatalogDataSourceProtocol {
 
     private let path: String
     private let clock: any Clock<Duration>
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Public Properties
 
@@ -35,7 +35,7 @@ final class ProductCatalogFileDataSource: ProductCatalogDataSourceProtocol {
     // MARK: Initialization
 
     /// Reads the catalog from `directory`, timing each read with `clock`.
-    init(directory: String, clock: any Clock<Duration>, logger: Logger) {
+    init(directory: String, clock: any Clock<Duration>, logger: FeatureLogger) {
         self.path = directory.hasSuffix("/") ? directory + Self.fileName : "\(directory)/\(Self.fileName)"
         self.clock = clock
         self.logger = logger

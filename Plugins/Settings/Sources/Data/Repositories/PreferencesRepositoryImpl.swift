@@ -1,4 +1,4 @@
-import Logging
+import NavHostKit
 
 /// The user's preferences, kept in the host's durable store.
 final class PreferencesRepositoryImpl: PreferencesRepositoryProtocol {
@@ -6,11 +6,11 @@ final class PreferencesRepositoryImpl: PreferencesRepositoryProtocol {
     // MARK: Private Properties
 
     private let dataSource: any PreferencesDataSourceProtocol
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Initialization
 
-    init(dataSource: any PreferencesDataSourceProtocol, logger: Logger) {
+    init(dataSource: any PreferencesDataSourceProtocol, logger: FeatureLogger) {
         self.dataSource = dataSource
         self.logger = logger
     }

@@ -1,4 +1,4 @@
-import Logging
+import NavHostKit
 
 /// Users' profiles, kept in the host's durable store and seeded with ``SeedUsers`` the first time.
 ///
@@ -16,7 +16,7 @@ actor UserProfileRepositoryImpl: UserProfileRepositoryProtocol {
     private let dataSource: any UserProfileDataSourceProtocol
     private let seedUsers: [UserProfileDTO]
     private let seedVersion: Int
-    private let logger: Logger
+    private let logger: FeatureLogger
     private var seeding: Task<Void, any Error>?
     private var followers: [Int: Follower] = [:]
     private var nextFollowerID = 0
@@ -27,7 +27,7 @@ actor UserProfileRepositoryImpl: UserProfileRepositoryProtocol {
         dataSource: any UserProfileDataSourceProtocol,
         seedUsers: [UserProfileDTO] = SeedUsers.all,
         seedVersion: Int = SeedUsers.version,
-        logger: Logger
+        logger: FeatureLogger
     ) {
         self.dataSource = dataSource
         self.seedUsers = seedUsers
@@ -97,7 +97,7 @@ private extension UserProfileRepositoryImpl {
         _ users: [UserProfileDTO],
         version: Int,
         into dataSource: any UserProfileDataSourceProtocol,
-        logger: Logger
+        logger: FeatureLogger
     ) async throws {
         if let stored = try await dataSource.seedVersion(), stored >= version { return }
         var written: [String] = []

@@ -1,4 +1,3 @@
-import Logging
 import NavHostKit
 
 /// The root screen, `home.main`: the way into the other features.
@@ -25,11 +24,12 @@ final class HomeViewModel: ViewModel {
 
     private let getCurrentUserIDUseCase: any GetCurrentUserIDUseCaseProtocol
     private let router: Router<HomeRoute>
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Initialization
 
-    init(getCurrentUserIDUseCase: any GetCurrentUserIDUseCaseProtocol, router: Router<HomeRoute>, logger: Logger) {
+    init(getCurrentUserIDUseCase: any GetCurrentUserIDUseCaseProtocol, router: Router<HomeRoute>, logger: FeatureLogger)
+    {
         self.getCurrentUserIDUseCase = getCurrentUserIDUseCase
         self.router = router
         self.logger = logger

@@ -1,4 +1,3 @@
-import Logging
 import NavHostKit
 import Observation
 
@@ -50,7 +49,7 @@ final class ProductDetailViewModel: ViewModel {
     private let productID: String
     private let getProductUseCase: any GetProductUseCaseProtocol
     private let router: Router<ProductsRoute>
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Public Properties
 
@@ -62,7 +61,7 @@ final class ProductDetailViewModel: ViewModel {
         productID: String,
         getProductUseCase: any GetProductUseCaseProtocol,
         router: Router<ProductsRoute>,
-        logger: Logger
+        logger: FeatureLogger
     ) {
         self.productID = productID
         self.getProductUseCase = getProductUseCase

@@ -1,4 +1,3 @@
-import Logging
 import NavHostKit
 import Observation
 
@@ -57,7 +56,7 @@ final class ProductsViewModel: ViewModel {
     private let getProductsUseCase: any GetProductsUseCaseProtocol
     private let filterProductsByNameUseCase: any FilterProductsByNameUseCaseProtocol
     private let router: Router<ProductsRoute>
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Public Properties
 
@@ -69,7 +68,7 @@ final class ProductsViewModel: ViewModel {
         getProductsUseCase: any GetProductsUseCaseProtocol,
         filterProductsByNameUseCase: any FilterProductsByNameUseCaseProtocol,
         router: Router<ProductsRoute>,
-        logger: Logger
+        logger: FeatureLogger
     ) {
         self.getProductsUseCase = getProductsUseCase
         self.filterProductsByNameUseCase = filterProductsByNameUseCase

@@ -1,4 +1,3 @@
-import Logging
 import NavHostKit
 import Observation
 
@@ -79,7 +78,7 @@ final class SettingsViewModel: ViewModel {
     private let getPreferencesUseCase: any GetPreferencesUseCaseProtocol
     private let savePreferencesUseCase: any SavePreferencesUseCaseProtocol
     private let resetPreferencesUseCase: any ResetPreferencesUseCaseProtocol
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Public Properties
 
@@ -91,7 +90,7 @@ final class SettingsViewModel: ViewModel {
         getPreferencesUseCase: any GetPreferencesUseCaseProtocol,
         savePreferencesUseCase: any SavePreferencesUseCaseProtocol,
         resetPreferencesUseCase: any ResetPreferencesUseCaseProtocol,
-        logger: Logger
+        logger: FeatureLogger
     ) {
         self.getPreferencesUseCase = getPreferencesUseCase
         self.savePreferencesUseCase = savePreferencesUseCase

@@ -1,4 +1,3 @@
-import Logging
 import NavHostKit
 import Observation
 
@@ -67,7 +66,7 @@ final class EditProfileViewModel: ViewModel {
     private let getUserProfileUseCase: any GetUserProfileUseCaseProtocol
     private let updateUserProfileUseCase: any UpdateUserProfileUseCaseProtocol
     private let router: Router<ProfileRoute>
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Public Properties
 
@@ -80,7 +79,7 @@ final class EditProfileViewModel: ViewModel {
         getUserProfileUseCase: any GetUserProfileUseCaseProtocol,
         updateUserProfileUseCase: any UpdateUserProfileUseCaseProtocol,
         router: Router<ProfileRoute>,
-        logger: Logger
+        logger: FeatureLogger
     ) {
         self.userID = userID
         self.getUserProfileUseCase = getUserProfileUseCase

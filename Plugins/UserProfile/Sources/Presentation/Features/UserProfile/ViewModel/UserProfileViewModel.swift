@@ -1,4 +1,3 @@
-import Logging
 import NavHostKit
 import Observation
 
@@ -46,7 +45,7 @@ final class UserProfileViewModel: ViewModel {
     private let getUserProfileUseCase: any GetUserProfileUseCaseProtocol
     private let observeUserProfileUseCase: any ObserveUserProfileUseCaseProtocol
     private let router: Router<ProfileRoute>
-    private let logger: Logger
+    private let logger: FeatureLogger
 
     // MARK: Public Properties
 
@@ -59,7 +58,7 @@ final class UserProfileViewModel: ViewModel {
         getUserProfileUseCase: any GetUserProfileUseCaseProtocol,
         observeUserProfileUseCase: any ObserveUserProfileUseCaseProtocol,
         router: Router<ProfileRoute>,
-        logger: Logger
+        logger: FeatureLogger
     ) {
         self.userID = userID
         self.getUserProfileUseCase = getUserProfileUseCase

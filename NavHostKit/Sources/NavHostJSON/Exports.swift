@@ -1,2 +1,0 @@
-// `JSONObject` is an `OrderedDictionary`; whoever uses the JSON layer gets its API too.
-@_exported public import OrderedCollections
