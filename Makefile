@@ -25,6 +25,11 @@ UNITDIR      ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
+# The SDK for plugins built outside this repository (docs/sdk.md): the libraries and navhost-plugin-tool live in
+# PKGLIBDIR, the module interfaces in SDK_MODULEDIR, one <Module>.swiftmodule/<triple>.* folder per module.
+SDK_MODULEDIR ?= $(PKGLIBDIR)/swift
+SDK_MODULES  := NavHostKit NavHostJSON NavHostTesting
+SDK_TRIPLE   := $(shell uname -m)-unknown-linux-gnu
 
 # Fuzzing (docs/fuzzing.md): libFuzzer over the daemon's Varlink front door, built with AddressSanitizer, which
 # brings LeakSanitizer (libFuzzer alone detects no leaks). LeakSanitizer checks the whole process when the run ends
@@ -42,7 +47,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
-	systemd-e2e journald-check bench bench-smoke
+	install-sdk install-sdk-files test-out-of-tree systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -118,13 +123,37 @@ bench-smoke: build
 
 install: build install-files
 
+# The SDK alone, for plugin authors: libNavHostKit.so, the test kit libNavHostTesting.so, navhost-plugin-tool and the
+# module interfaces. Copies what the build produced; builds nothing.
+install-sdk: build install-sdk-files
+
+install-sdk-files:
+	@test -f $(BUILD_DIR)/libNavHostTesting.so || { echo "install: $(BUILD_DIR) has no SDK; run make build" >&2; exit 1; }
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DOCDIR)
+	install -m 0755 $(BUILD_DIR)/libNavHostKit.so $(BUILD_DIR)/libNavHostTesting.so $(DESTDIR)$(PKGLIBDIR)/
+	install -m 0755 $(BUILD_DIR)/navhost-plugin-tool $(DESTDIR)$(PKGLIBDIR)/
+	ln -sfr $(DESTDIR)$(PKGLIBDIR)/navhost-plugin-tool $(DESTDIR)$(BINDIR)/navhost-plugin-tool
+	for module in $(SDK_MODULES); do \
+		install -d $(DESTDIR)$(SDK_MODULEDIR)/$$module.swiftmodule && \
+		for kind in swiftinterface swiftmodule swiftdoc; do \
+			install -m 0644 $(BUILD_DIR)/Modules/$$module.$$kind \
+				$(DESTDIR)$(SDK_MODULEDIR)/$$module.swiftmodule/$(SDK_TRIPLE).$$kind || exit 1; \
+		done; \
+	done
+	install -m 0644 NavHostKit/CHANGELOG.md $(DESTDIR)$(DOCDIR)/CHANGELOG-NavHostKit.md
+	install -m 0644 docs/sdk.md docs/authoring-features.md $(DESTDIR)$(DOCDIR)/
+
+# An out-of-tree plugin from scratch: the SDK installed into a temporary DESTDIR, a plugin package scaffolded outside
+# the repository, built, tested and staged there, then hot-loaded into a running daemon and driven over its socket.
+test-out-of-tree: build
+	BUILD_DIR=$(BUILD_DIR) scripts/test-out-of-tree.sh
+
 # Copies what the build produced; builds nothing. The units name /usr/bin and /usr/lib/navhost: other prefixes are
 # written into the installed copies.
-install-files:
+install-files: install-sdk-files
 	@test -x $(BUILD_DIR)/navhostd || { echo "install: $(BUILD_DIR)/navhostd is missing; run make build" >&2; exit 1; }
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DOCDIR)
-	install -m 0755 $(BUILD_DIR)/libNavHostKit.so $(DESTDIR)$(PKGLIBDIR)/
 	for program in navhostd navctl; do \
 		if [ -x $(BUILD_DIR)/$$program ]; then \
 			install -m 0755 $(BUILD_DIR)/$$program $(DESTDIR)$(PKGLIBDIR)/ && \

@@ -5,8 +5,9 @@ import NavHostKit
 ///
 /// The routes come from the library itself: the builder loads it through the daemon's own loader
 /// (``PluginLibrary``, `dlopen` with `RTLD_NODELETE`), calls its entry point and reads the module's `screens`, so
-/// the manifest cannot drift from the code. `sdkVersion` is the NavHostKit this tool runs with, which is the one the
-/// build made; `sha256` is the library's digest.
+/// the manifest cannot drift from the code. `sdkVersion` is the NavHostKit the library was compiled against, which
+/// the library itself reports (``FeatureModule/sdkVersion`` is emitted into it), whatever SDK this tool runs with;
+/// `sha256` is the library's digest.
 public enum ManifestBuilder {
     /// The manifest of the library at `libraryPath`, built for the plugin `source` describes.
     ///
@@ -38,7 +39,7 @@ public enum ManifestBuilder {
             name: source.name,
             version: source.version,
             summary: source.summary,
-            sdkVersion: NavHostKitVersion.current,
+            sdkVersion: module.sdkVersion,
             library: FileIO.fileName(of: libraryPath),
             sha256: digest,
             routes: module.screens.map(PluginManifest.Route.init),

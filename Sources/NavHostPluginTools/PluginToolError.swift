@@ -12,6 +12,7 @@ public struct PluginToolError: Error, Sendable, Hashable {
             case invalidName
             case alreadyExists
             case fileSystem
+            case sdkNotInstalled
         }
 
         private let base: Base
@@ -31,6 +32,8 @@ public struct PluginToolError: Error, Sendable, Hashable {
         public static let alreadyExists = Code(.alreadyExists)
         /// Reading, writing, copying or renaming a file failed.
         public static let fileSystem = Code(.fileSystem)
+        /// The tool does not run from an installed SDK, which an out-of-tree package needs.
+        public static let sdkNotInstalled = Code(.sdkNotInstalled)
 
         public var description: String { base.rawValue }
     }

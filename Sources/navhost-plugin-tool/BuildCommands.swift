@@ -1,5 +1,6 @@
 import ArgumentParser
 import NavHostCore
+import NavHostKit
 import NavHostPluginTools
 
 // MARK: - manifest
@@ -41,11 +42,23 @@ extension NavHostPluginTool {
         @Option(help: "The plugins folder to write; by default <build-dir>/plugins.")
         var output: String?
 
-        @Argument(help: "The plugins' source folders, like Plugins/Products; by default every one in Plugins/.")
+        @Argument(
+            help: """
+                The plugins' source folders, like Plugins/Products; by default the current folder when it holds \
+                plugin.json (a plugin's own package), otherwise every plugin in Plugins/.
+                """
+        )
         var plugins: [String] = []
 
         func run() throws {
-            let folders = plugins.isEmpty ? try PluginStager.pluginFolders(in: "Plugins") : plugins
+            let folders =
+                if !plugins.isEmpty {
+                    plugins
+                } else if FileIO.kind(of: PluginSource.fileName) == .regularFile {
+                    ["."]
+                } else {
+                    try PluginStager.pluginFolders(in: "Plugins")
+                }
             let output = output ?? "\(build.buildDir)/plugins"
             for folder in folders {
                 let staged = try PluginStager.stage(
@@ -75,6 +88,14 @@ extension NavHostPluginTool {
         @Option(help: "The package folder, holding Package.swift and Plugins/.")
         var packageDir = "."
 
+        @Option(
+            help: """
+                Make a package of its own in this folder, anywhere on disk, built against the SDK this tool was \
+                installed with (no NavHost checkout needed).
+                """
+        )
+        var outOfTree: String?
+
         @Option(help: "The name of one item of the feature's list; by default the name without a final s.")
         var entity: String?
 
@@ -83,6 +104,19 @@ extension NavHostPluginTool {
 
         func run() throws {
             let scaffold = try FeatureScaffold(name: name, entity: entity, namespace: namespace)
+            if let outOfTree {
+                let sdk = try SDKInstallation.containingThisTool()
+                let folder = try scaffold.write(outOfTree: outOfTree, sdkDirectory: sdk.directory)
+                print(
+                    """
+                    created \(folder): the \(name) plugin, route \(scaffold.namespace).list, against NavHostKit \
+                    \(NavHostKitVersion.current) in \(sdk.directory)
+                    next: cd \(folder) && make && make test    build and stage lib\(name)Feature.so, run its tests
+                          make install PLUGINDIR=…             hand it to a running navhostd
+                    """
+                )
+                return
+            }
             let folder = try scaffold.write(intoPackage: packageDir)
             print(
                 """

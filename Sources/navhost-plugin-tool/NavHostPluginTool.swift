@@ -18,6 +18,6 @@ struct NavHostPluginTool: AsyncParsableCommand {
 
 /// Options shared by the commands that read a build.
 struct BuildOptions: ParsableArguments {
-    @Option(help: "The SwiftPM build folder that holds lib<Name>Feature.so, like .build/debug.")
-    var buildDir: String
+    @Option(help: "The SwiftPM build folder that holds lib<Name>Feature.so.")
+    var buildDir = ".build/debug"
 }

@@ -96,18 +96,7 @@ public struct FeatureScaffold: Sendable, Hashable {
         guard FileIO.kind(of: folder) == nil else {
             throw PluginToolError(.alreadyExists, "\(folder) already exists; pick another name or remove it")
         }
-        do {
-            for file in files {
-                let path = "\(folder)/\(file.path)"
-                try FileManager.default.createDirectory(
-                    atPath: FileIO.parentDirectory(of: path),
-                    withIntermediateDirectories: true
-                )
-                try FileIO.writeAtomically(Array(file.contents.utf8), to: path)
-            }
-        } catch {
-            throw PluginToolError(.fileSystem, "cannot write \(folder): \(error)")
-        }
+        try write(files, into: folder)
         return folder
     }
 }

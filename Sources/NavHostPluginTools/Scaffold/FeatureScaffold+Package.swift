@@ -1,0 +1,184 @@
+// The scaffold as a package of its own, outside this repository: `navhost-plugin-tool new Orders --out-of-tree DIR`.
+// The feature's files are the in-tree scaffold's; around them go a Package.swift that builds against the installed
+// SDK, a Makefile (build and stage, test, install), a README and a .gitignore.
+import FoundationEssentials
+import NavHostCore
+
+extension FeatureScaffold {
+    /// Every file of an out-of-tree plugin package built against the SDK installed in `sdkDirectory` (the folder
+    /// holding `libNavHostKit.so` and `swift/`): the feature's files and the package's own.
+    public func packageFiles(sdkDirectory: String) -> [(path: String, contents: String)] {
+        files + [
+            ("Package.swift", packageManifest(sdkDirectory: sdkDirectory)),
+            ("Makefile", makefile(sdkDirectory: sdkDirectory)),
+            ("README.md", packageReadme),
+            (".gitignore", ".build/\nPackage.resolved\n"),
+        ]
+    }
+
+    /// Writes an out-of-tree plugin package into `directory`, which must not exist or be empty.
+    ///
+    /// - Returns: The package's folder.
+    /// - Throws: ``PluginToolError`` with code `alreadyExists` when the folder holds anything, `fileSystem` when a
+    ///   write fails.
+    @discardableResult
+    public func write(outOfTree directory: String, sdkDirectory: String) throws(PluginToolError) -> String {
+        if FileIO.kind(of: directory) != nil {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? ["?"]
+            guard entries.isEmpty else {
+                throw PluginToolError(.alreadyExists, "\(directory) is not empty; pick a new folder")
+            }
+        }
+        try write(packageFiles(sdkDirectory: sdkDirectory), into: directory)
+        return directory
+    }
+}
+
+// MARK: - Package files
+
+extension FeatureScaffold {
+    func packageManifest(sdkDirectory: String) -> String {
+        #"""
+        // swift-tools-version:6.0
+        import Foundation
+        import PackageDescription
+
+        // \#(name): a NavHost feature plugin, built against the NavHostKit SDK installed on this machine.
+        //
+        // The SDK is one shared library with a stable ABI, libNavHostKit.so, and its module interfaces; the feature
+        // links it by path and never carries a copy of it. The tests also link the SDK's test kit, NavHostTesting.
+        // NAVHOST_SDK names another SDK folder (the one holding libNavHostKit.so and swift/); SwiftPM caches this file's
+        // evaluation by its text, so after changing it build once with `--manifest-cache none` (the Makefile does).
+        let sdk = ProcessInfo.processInfo.environment["NAVHOST_SDK"] ?? "\#(sdkDirectory)"
+
+        let swiftSettings: [SwiftSetting] = [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+            .unsafeFlags(["-I", "\(sdk)/swift"]),
+        ]
+
+        /// Links the SDK's libraries; `runPath` for a test binary, which must find them when it runs. A plugin needs
+        /// none: the daemon has loaded libNavHostKit.so before it loads the plugin.
+        func sdkLinking(_ libraries: [String], runPath: Bool = false) -> [LinkerSetting] {
+            let rpath = runPath ? ["-Xlinker", "-rpath", "-Xlinker", sdk] : []
+            return [.unsafeFlags(["-L", sdk] + rpath)] + libraries.map { .linkedLibrary($0) }
+        }
+
+        let package = Package(
+            name: "\#(name)",
+            products: [
+                // lib\#(name)Feature.so: the feature and its C entry point, what the daemon loads.
+                .library(name: "\#(name)Feature", type: .dynamic, targets: ["\#(name)Feature", "\#(name)FeatureEntry"])
+            ],
+            targets: [
+                .target(
+                    name: "\#(name)Feature",
+                    path: "Sources",
+                    swiftSettings: swiftSettings,
+                    linkerSettings: sdkLinking(["NavHostKit"])
+                ),
+                .target(
+                    name: "\#(name)FeatureEntry",
+                    dependencies: ["\#(name)Feature"],
+                    path: "Entry",
+                    swiftSettings: swiftSettings,
+                    linkerSettings: sdkLinking(["NavHostKit"])
+                ),
+                .testTarget(
+                    name: "\#(name)FeatureTests",
+                    dependencies: ["\#(name)Feature"],
+                    path: "Tests",
+                    swiftSettings: swiftSettings,
+                    linkerSettings: sdkLinking(["NavHostKit", "NavHostTesting"], runPath: true)
+                ),
+            ],
+            swiftLanguageModes: [.v6]
+        )
+
+        """#
+    }
+
+    func makefile(sdkDirectory: String) -> String {
+        #"""
+        # \#(name), a NavHost feature plugin built against the installed SDK.
+        #   make            build lib\#(name)Feature.so and stage it: .build/<config>/plugins/\#(name)/ (manifest + library)
+        #   make test       run the feature's tests on the SDK's headless host (NavHostTesting)
+        #   make install    copy the staged plugin into PLUGINDIR, where a running navhostd loads it by itself
+        SWIFT       ?= swift
+        CONFIG      ?= debug
+        NAVHOST_SDK ?= \#(sdkDirectory)
+        PLUGINDIR   ?= /usr/lib/navhost/plugins
+        BUILD_DIR   := .build/$(CONFIG)
+        STAGED      := $(BUILD_DIR)/plugins/\#(name)
+        export NAVHOST_SDK
+
+        .PHONY: all build test install clean
+
+        all: build
+
+        build:
+        	$(SWIFT) build -c $(CONFIG) --manifest-cache none --product \#(name)Feature
+        	$(NAVHOST_SDK)/navhost-plugin-tool stage --build-dir $(BUILD_DIR)
+
+        test:
+        	$(SWIFT) test -c $(CONFIG) --manifest-cache none
+
+        # Copies the staged folder beside its final place, then renames it in: the daemon never sees half a plugin.
+        install: build
+        	rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).installing
+        	mkdir -p $(DESTDIR)$(PLUGINDIR)
+        	cp -R $(STAGED) $(DESTDIR)$(PLUGINDIR)/.\#(name).installing
+        	rm -rf $(DESTDIR)$(PLUGINDIR)/\#(name)
+        	mv $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/\#(name)
+
+        clean:
+        	rm -rf .build
+
+        """#
+    }
+
+    var packageReadme: String {
+        #"""
+        # \#(name)
+
+        A NavHost feature plugin: \#(lowerEntity) items in a list (`\#(namespace).list`), kept across restarts in the
+        feature's durable store. It is built against the NavHostKit SDK installed on this machine, not inside the
+        NavHost repository.
+
+        ```sh
+        make              # builds lib\#(name)Feature.so and stages it in .build/debug/plugins/\#(name)/
+        make test         # the feature's tests, on the SDK's headless host
+        make install      # copies the staged plugin into /usr/lib/navhost/plugins (PLUGINDIR=… for another)
+        ```
+
+        A running `navhostd` loads the plugin as soon as its folder appears in its plugins folder; then
+        `navctl navigate \#(namespace).list` shows the list and `navctl send onTappedAdd title=First` adds an item.
+
+        The code follows the seeds' layout: `Sources/Presentation` (the route enum and the ViewModel), `Sources/Domain`
+        (entities, use cases, repository protocols; no imports), `Sources/Data` (DTOs, data sources, repositories), and
+        the composition root in `Sources/\#(name)Coordinator.swift`. `plugin.json` holds the name, version, summary,
+        dependencies and resources; the staged `manifest.json` adds the routes, the SDK version and the checksum.
+
+        """#
+    }
+}
+
+// MARK: - Writing
+
+extension FeatureScaffold {
+    /// Writes `files` under `folder`, creating the folders they need.
+    func write(_ files: [(path: String, contents: String)], into folder: String) throws(PluginToolError) {
+        do {
+            for file in files {
+                let path = "\(folder)/\(file.path)"
+                try FileManager.default.createDirectory(
+                    atPath: FileIO.parentDirectory(of: path),
+                    withIntermediateDirectories: true
+                )
+                try FileIO.writeAtomically(Array(file.contents.utf8), to: path)
+            }
+        } catch {
+            throw PluginToolError(.fileSystem, "cannot write \(folder): \(error)")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# A feature plugin built outside this repository, from scratch, as a product team would (docs/sdk.md):
+#   1. the SDK is installed into a temporary prefix (make install-files DESTDIR=…): libraries, module interfaces,
+#      the test kit, navhost-plugin-tool, and the daemon and navctl beside them;
+#   2. the INSTALLED navhost-plugin-tool scaffolds a plugin package, Favorites, into a folder outside the repository;
+#   3. in that folder, with no path into this checkout: `make` builds and stages it, `make test` runs its tests on the
+#      SDK's headless host;
+#   4. the installed navhostd runs with the example plugins; the staged folder is dropped into its plugins folder while
+#      it runs, and navctl navigates to favorites.list and sends onTappedAdd over the socket.
+#
+# Usage: BUILD_DIR=.build/debug scripts/test-out-of-tree.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+build_dir=${BUILD_DIR:-.build/debug}
+
+work=$(mktemp -d /tmp/navhost-out-of-tree.XXXXXX)
+daemon_pid=
+cleanup() {
+    if [[ -n $daemon_pid ]]; then kill "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+step() { printf '\ntest-out-of-tree: %s (%ss)\n' "$1" "$SECONDS"; }
+fail() { printf 'test-out-of-tree: FAILED: %s\n' "$1" >&2; [[ -f $work/daemon.log ]] && tail -30 "$work/daemon.log" >&2; exit 1; }
+
+step "installing the SDK, navhostd and navctl into $work/root"
+make --no-print-directory install-files DESTDIR="$work/root" BUILD_DIR="$build_dir" >"$work/install.log"
+sdk=$work/root/usr/lib/navhost
+ls "$sdk"/swift/NavHostKit.swiftmodule/*.swiftinterface >/dev/null
+
+step "scaffolding Favorites outside the repository with the installed navhost-plugin-tool"
+"$work/root/usr/bin/navhost-plugin-tool" new Favorites --out-of-tree "$work/Favorites"
+grep -q "$sdk" "$work/Favorites/Package.swift" || fail "the package does not name the installed SDK"
+if grep -rq "$root" "$work/Favorites"; then fail "the package refers to the NavHost checkout"; fi
+
+step "make (build and stage) in the plugin's own folder"
+(cd "$work/Favorites" && make)
+staged=$work/Favorites/.build/debug/plugins/Favorites
+[[ -f $staged/manifest.json && -f $staged/libFavoritesFeature.so ]] || fail "nothing staged in $staged"
+grep -Eq '"sdkVersion": *"2\.' "$staged/manifest.json" || fail "the manifest has no 2.x sdkVersion"
+
+step "make test in the plugin's own folder"
+(cd "$work/Favorites" && make test) 2>&1 | tee "$work/test.log"
+grep -Eq 'Test run with [1-9][0-9]* tests? in [0-9]+ suites? passed' "$work/test.log" || fail "the plugin's tests"
+
+step "starting the installed navhostd with the example plugins"
+mkdir -p "$work/plugins" "$work/state"
+cp -R "$sdk/plugins/." "$work/plugins/"
+socket=$work/io.navhost
+"$sdk/navhostd" --socket "$socket" --plugins "$work/plugins" --state-dir "$work/state" >"$work/daemon.log" 2>&1 &
+daemon_pid=$!
+navctl() { "$sdk/navctl" "$@" --socket "$socket"; }
+for _ in $(seq 100); do [[ -S $socket ]] && break; sleep 0.1; done
+navctl stack >/dev/null || fail "the daemon does not answer"
+
+step "dropping the staged Favorites folder into the running daemon's plugins folder"
+cp -R "$staged" "$work/plugins/.Favorites.copying"
+mv "$work/plugins/.Favorites.copying" "$work/plugins/Favorites"
+loaded=
+for _ in $(seq 100); do
+    if navctl plugins list | grep -Eq '^Favorites +0\.1\.0 +loaded'; then loaded=yes; break; fi
+    sleep 0.1
+done
+[[ -n $loaded ]] || fail "the daemon did not load Favorites"
+navctl plugins list
+
+step "navigating to favorites.list and sending onTappedAdd over the socket"
+navctl navigate favorites.list
+navctl send onTappedAdd title=Milk --json | tee "$work/send.json"
+grep -q '"title":"Milk"' "$work/send.json" || fail "the state after onTappedAdd does not hold the new item"
+navctl stack --json | grep -q '"route":"favorites.list"' || fail "favorites.list is not on the stack"
+
+step "passed"
