@@ -47,7 +47,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
-	install-sdk install-sdk-files test-out-of-tree systemd-e2e journald-check bench bench-smoke
+	install-sdk install-sdk-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -147,6 +147,14 @@ install-sdk-files:
 # the repository, built, tested and staged there, then hot-loaded into a running daemon and driven over its socket.
 test-out-of-tree: build
 	BUILD_DIR=$(BUILD_DIR) scripts/test-out-of-tree.sh
+
+# NavHostKit's API and ABI against its last release, and a plugin built against the previous release's SDK loaded into
+# this daemon (docs/sdk.md, "How it is checked").
+sdk-api-check: deps
+	scripts/check-sdk-api.sh
+
+test-sdk-compat: build
+	BUILD_DIR=$(BUILD_DIR) scripts/test-sdk-compat.sh
 
 # Copies what the build produced; builds nothing. The units name /usr/bin and /usr/lib/navhost: other prefixes are
 # written into the installed copies.
