@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The compatibility promise, tested (docs/sdk.md): a plugin built against the SDK as it was at the previous release
+# loads into the current daemon, navigates, handles an intent and reports its state.
+#
+#   1. the previous release of NavHostKit (the newest release older than the working tree's version, else the newest
+#      release) is checked out in a git worktree and its SDK package built, with library evolution as released;
+#   2. an SDK folder is assembled from it with the module INTERFACES only (no binary .swiftmodule) and its library;
+#   3. the fixture plugin Tests/Fixtures/CompatPlugin, a package of its own, is compiled against that folder and staged
+#      by the current navhost-plugin-tool, whose manifest must name the old SDK version;
+#   4. the current navhostd loads it; navctl navigates to compat.counter and sends onTappedAdd over the socket.
+#
+# Usage: BUILD_DIR=.build/debug scripts/test-sdk-compat.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+build_dir=$root/${BUILD_DIR:-.build/debug}
+triple=$(uname -m)-unknown-linux-gnu
+
+work=$(mktemp -d /tmp/navhost-sdk-compat.XXXXXX)
+daemon_pid=
+cleanup() {
+    if [[ -n $daemon_pid ]]; then kill "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; fi
+    git -C "$root" worktree remove --force "$work/release" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+step() { printf '\ntest-sdk-compat: %s (%ss)\n' "$1" "$SECONDS"; }
+fail() { printf 'test-sdk-compat: FAILED: %s\n' "$1" >&2; [[ -f $work/daemon.log ]] && tail -30 "$work/daemon.log" >&2; exit 1; }
+
+current=$(scripts/sdk-releases.sh --current)
+release=$(scripts/sdk-releases.sh | awk -v current="$current" '
+    { split($1, v, "."); split(current, c, ".")
+      older = v[1] < c[1] || (v[1] == c[1] && (v[2] < c[2] || (v[2] == c[2] && v[3] < c[3])))
+      if (older) previous = $0; last = $0 }
+    END { print (previous != "" ? previous : last) }')
+[[ -n $release ]] || fail "no release of NavHostKit to test against"
+read -r version commit <<<"$release"
+
+step "building NavHostKit $version (commit $commit) for a daemon with NavHostKit $current"
+git worktree add --detach "$work/release" "$commit" >/dev/null 2>&1
+swift build --package-path "$work/release/NavHostKit" --scratch-path "$root/.build-sdk-compat/release" >"$work/sdk.log" 2>&1 ||
+    { cat "$work/sdk.log" >&2; fail "the SDK at $version does not build"; }
+modules=$root/.build-sdk-compat/release/debug/Modules
+grep -q -- '-enable-library-evolution' "$modules/NavHostKit.swiftinterface" || fail "NavHostKit $version is not resilient"
+
+step "assembling an SDK folder of NavHostKit $version: its library and its module interfaces only"
+sdk=$work/sdk-$version
+for module in NavHostJSON NavHostKit; do
+    mkdir -p "$sdk/swift/$module.swiftmodule"
+    cp "$modules/$module.swiftinterface" "$sdk/swift/$module.swiftmodule/$triple.swiftinterface"
+done
+cp "$root/.build-sdk-compat/release/debug/libNavHostKit.so" "$sdk/"
+
+step "compiling the fixture plugin against NavHostKit $version"
+fixture=$work/CompatPlugin
+cp -R Tests/Fixtures/CompatPlugin "$fixture"
+NAVHOST_SDK=$sdk swift build --package-path "$fixture" --manifest-cache none --scratch-path "$fixture/.build" \
+    -Xswiftc -module-cache-path -Xswiftc "$work/module-cache" >"$work/plugin.log" 2>&1 ||
+    { cat "$work/plugin.log" >&2; fail "the fixture does not build against $version"; }
+
+step "staging it with the current navhost-plugin-tool"
+mkdir -p "$work/plugins" "$work/state"
+(cd "$fixture" && "$build_dir/navhost-plugin-tool" stage --build-dir .build/debug --output "$work/plugins")
+grep -Eq "\"sdkVersion\": *\"$version\"" "$work/plugins/Compat/manifest.json" ||
+    fail "the manifest does not say the plugin was built against $version"
+
+step "loading it into the current daemon (NavHostKit $current)"
+socket=$work/io.navhost
+"$build_dir/navhostd" --socket "$socket" --plugins "$work/plugins" --state-dir "$work/state" \
+    --session main=compat.counter >"$work/daemon.log" 2>&1 &
+daemon_pid=$!
+navctl() { "$build_dir/navctl" "$@" --socket "$socket"; }
+for _ in $(seq 100); do [[ -S $socket ]] && break; sleep 0.1; done
+navctl plugins list | tee "$work/plugins.txt"
+grep -Eq '^Compat +1\.0\.0 +loaded' "$work/plugins.txt" || fail "the daemon did not load the plugin"
+
+step "navigating, sending an intent, reading the state"
+navctl navigate compat.counter
+navctl send onTappedAdd by=2 --json >/dev/null
+navctl send onTappedAdd by=3 --json | tee "$work/send.json"
+grep -q "\"count\":5" "$work/send.json" || fail "the counter did not reach 5"
+grep -q "\"builtAgainst\":\"$version\"" "$work/send.json" || fail "the plugin does not report NavHostKit $version"
+navctl stack --json | grep -q '"route":"compat.counter"' || fail "compat.counter is not on the stack"
+
+step "passed: a plugin built against NavHostKit $version served by a daemon with NavHostKit $current"
