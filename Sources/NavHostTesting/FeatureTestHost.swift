@@ -28,6 +28,8 @@ public final class FeatureTestHost {
     public let clock: ManualClock
     /// The storage every feature's `HostServices` holds (one store, shared: tests can seed and inspect it).
     public let store: InMemoryKeyValueStore
+    /// The random numbers every feature's `HostServices` draws: seeded with 0, the same every run.
+    public let random: SeededRandomSource
 
     /// The whole stack now, root first.
     public var stack: [TestScreen] { session.snapshot.stack.map(TestScreen.init) }
@@ -74,6 +76,7 @@ public final class FeatureTestHost {
         intentTimeLimit: Duration? = .seconds(30)
     ) throws {
         let clock = ManualClock()
+        let random = SeededRandomSource(seed: 0)
         let logger = Logger(label: "navhost.test") { _ in SwiftLogNoOpLogHandler() }
         let catalog = FeatureCatalog()
         for feature in features {
@@ -81,11 +84,13 @@ public final class FeatureTestHost {
                 logger: .silent,
                 clock: clock,
                 store: store,
-                resourceDirectory: resourceDirectory
+                resourceDirectory: resourceDirectory,
+                random: random
             )
             try catalog.register(feature, services: services)
         }
         self.clock = clock
+        self.random = random
         self.store = store
         self.catalog = catalog
         var options = SessionOptions()

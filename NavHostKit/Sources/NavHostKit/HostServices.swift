@@ -13,13 +13,36 @@ public struct HostServices: Sendable {
     public var store: any KeyValueStore
     /// The folder holding the files the plugin ships beside its library (its manifest lists them as `resources`).
     public var resourceDirectory: String
+    /// Where random numbers come from, so tests and replays can make them repeatable. Since NavHostKit 2.1.0.
+    public var random: any RandomSource
 
-    public init(logger: FeatureLogger, clock: any Clock<Duration>, store: any KeyValueStore, resourceDirectory: String)
-    {
+    /// Creates the services, drawing random numbers from `random`.
+    ///
+    /// - Since: NavHostKit 2.1.0.
+    public init(
+        logger: FeatureLogger,
+        clock: any Clock<Duration>,
+        store: any KeyValueStore,
+        resourceDirectory: String,
+        random: any RandomSource
+    ) {
         self.logger = logger
         self.clock = clock
         self.store = store
         self.resourceDirectory = resourceDirectory
+        self.random = random
+    }
+
+    /// Creates the services, drawing random numbers from the system's generator.
+    public init(logger: FeatureLogger, clock: any Clock<Duration>, store: any KeyValueStore, resourceDirectory: String)
+    {
+        self.init(
+            logger: logger,
+            clock: clock,
+            store: store,
+            resourceDirectory: resourceDirectory,
+            random: SystemRandomSource()
+        )
     }
 }
 
