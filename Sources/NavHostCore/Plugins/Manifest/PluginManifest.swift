@@ -4,14 +4,14 @@ public import NavHostKit
 ///
 /// The build writes it (`navhost-plugin-tool stage`): the name, version, summary, dependencies and resources come
 /// from the plugin's hand-written `plugin.json`; the routes come from the built library's `screens`; `sdkVersion` is
-/// the NavHostKit the build used, and `sha256` the library's digest.
+/// the NavHostKit the library was compiled against (it reports it itself), and `sha256` the library's digest.
 ///
 /// ```json
 /// {
 ///     "name": "Products",
 ///     "version": "1.0.0",
 ///     "summary": "The product catalog.",
-///     "sdkVersion": "1.0.0",
+///     "sdkVersion": "2.1.0",
 ///     "library": "libProductsFeature.so",
 ///     "sha256": "5f0c…",
 ///     "routes": [
