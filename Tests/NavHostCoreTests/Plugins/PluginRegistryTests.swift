@@ -105,6 +105,24 @@ struct PluginRegistryTests {
         #expect(registry.catalog.featureNames.isEmpty)
     }
 
+    @Test("A manifest that names an older SDK than the library was built against is caught by the library's own word")
+    func libraryReportsItsSDK() throws {
+        let workspace = try PluginWorkspace(linking: [])
+        defer { workspace.remove() }
+        let built = NavHostKitVersion.current
+        // A daemon one minor version older than the SDK the examples were compiled against; the manifest claims that
+        // older version, so the manifest-only gate lets it through.
+        let host = NavHostKitVersion(major: built.major, minor: built.minor - 1, patch: 0)
+        try workspace.addStaged("Settings") { $0.sdkVersion = host }
+        let registry = workspace.makeRegistry(sdkVersion: host)
+
+        let status = registry.load(pluginAt: "\(workspace.plugins)/Settings")
+
+        #expect(status.quarantineReason?.code == .abiMismatch)
+        #expect(status.quarantineReason?.message.contains("reports it was built against NavHostKit \(built)") == true)
+        #expect(registry.catalog.featureNames.isEmpty)
+    }
+
     @Test("Each loaded plugin keeps its data in its own file under <state>/store")
     func storesPerPlugin() async throws {
         let workspace = try PluginWorkspace()

@@ -174,6 +174,15 @@ extension PluginRegistry {
                 "the module is named \(module.name), the manifest \(manifest.name)"
             )
         }
+        // What the library itself was compiled against (FeatureModule.sdkVersion is emitted into it), in case the
+        // manifest says otherwise.
+        guard module.sdkVersion.isCompatible(withHost: sdkVersion) else {
+            throw QuarantineReason(
+                .abiMismatch,
+                "the library reports it was built against NavHostKit \(module.sdkVersion) (the manifest says "
+                    + "\(manifest.sdkVersion)); this daemon has \(sdkVersion): stage the plugin again"
+            )
+        }
         let routes = module.screens.map(PluginManifest.Route.init)
         guard routes == manifest.routes else {
             let offered = routes.map(\.route)
