@@ -34,6 +34,9 @@ step "scaffolding Favorites outside the repository with the installed navhost-pl
 grep -q "$sdk" "$work/Favorites/Package.swift" || fail "the package does not name the installed SDK"
 if grep -rq "$root" "$work/Favorites"; then fail "the package refers to the NavHost checkout"; fi
 
+step "swift format lint in the plugin's own folder"
+(cd "$work/Favorites" && swift format lint --strict --recursive .)
+
 step "make (build and stage) in the plugin's own folder"
 (cd "$work/Favorites" && make)
 staged=$work/Favorites/.build/debug/plugins/Favorites

@@ -1,6 +1,6 @@
 // The scaffold as a package of its own, outside this repository: `navhost-plugin-tool new Orders --out-of-tree DIR`.
 // The feature's files are the in-tree scaffold's; around them go a Package.swift that builds against the installed
-// SDK, a Makefile (build and stage, test, install), a README and a .gitignore.
+// SDK, a Makefile (build and stage, test, install), a README, a .gitignore and swift-format's settings.
 import FoundationEssentials
 import NavHostCore
 
@@ -13,6 +13,7 @@ extension FeatureScaffold {
             ("Makefile", makefile(sdkDirectory: sdkDirectory)),
             ("README.md", packageReadme),
             (".gitignore", ".build/\nPackage.resolved\n"),
+            (".swift-format", swiftFormatConfiguration),
         ]
     }
 
@@ -135,6 +136,33 @@ extension FeatureScaffold {
         	rm -rf .build
 
         """#
+    }
+
+    /// The NavHost repository's swift-format settings, so `swift format lint` reads the scaffold as written.
+    var swiftFormatConfiguration: String {
+        """
+        {
+            "version": 1,
+            "lineLength": 120,
+            "indentation": { "spaces": 4 },
+            "maximumBlankLines": 1,
+            "respectsExistingLineBreaks": true,
+            "lineBreakBeforeEachArgument": true,
+            "multiElementCollectionTrailingCommas": true,
+            "rules": {
+                "AllPublicDeclarationsHaveDocumentation": false,
+                "AlwaysUseLowerCamelCase": false,
+                "NeverForceUnwrap": false,
+                "NeverUseForceTry": false,
+                "NeverUseImplicitlyUnwrappedOptionals": false,
+                "OrderedImports": true,
+                "UseLetInEveryBoundCaseVariable": false,
+                "UseTripleSlashForDocumentationComments": true,
+                "ValidateDocumentationComments": false
+            }
+        }
+
+        """
     }
 
     var packageReadme: String {

@@ -14,12 +14,16 @@ extension FeatureScaffold {
         """#
     }
 
+    /// The entry file's imports, in the order swift-format wants: lexicographic.
+    var entryImports: String {
+        ["NavHostKit", "\(name)Feature"].sorted().map { "import \($0)" }.joined(separator: "\n")
+    }
+
     var entryFile: String {
         #"""
         // The \#(name) plugin's C entry point. It lives in a target of its own because every plugin exports the same
         // symbol: the feature target is also linked into the one test binary, beside the other plugins.
-        import NavHostKit
-        import \#(name)Feature
+        \#(entryImports)
 
         /// Hands the daemon the \#(name) feature module (see `FeatureExport`).
         @_cdecl("navhost_feature_entry")

@@ -154,7 +154,6 @@ extension FeatureScaffold {
             case unavailable
         }
 
-
         """#
     }
 }
