@@ -44,32 +44,18 @@ extension FeatureLogger {
 }
 
 // MARK: - Level mapping
+//
+// The two level enums name the same seven levels the same way (swift-log's raw values are the SDK level's
+// descriptions), so each maps to the other by name.
 
 extension FeatureLogger.Level {
     init(_ level: Logger.Level) {
-        switch level {
-        case .trace: self = .trace
-        case .debug: self = .debug
-        case .info: self = .info
-        case .notice: self = .notice
-        case .warning: self = .warning
-        case .error: self = .error
-        case .critical: self = .critical
-        }
+        self = Self.allCases.first { $0.description == level.rawValue } ?? .critical
     }
 }
 
 extension Logger.Level {
     init(_ level: FeatureLogger.Level) {
-        switch level {
-        case .trace: self = .trace
-        case .debug: self = .debug
-        case .info: self = .info
-        case .notice: self = .notice
-        case .warning: self = .warning
-        case .error: self = .error
-        case .critical: self = .critical
-        @unknown default: self = .critical
-        }
+        self = Logger.Level(rawValue: level.description) ?? .critical
     }
 }
