@@ -73,7 +73,7 @@ public struct JSONObject: Sendable {
 
     /// The members as key-value pairs, in order.
     public var elements: [(key: String, value: JSONValue)] {
-        Array(zip(storedKeys, storedValues)).map { (key: $0.0, value: $0.1) }
+        zip(storedKeys, storedValues).map { (key: $0, value: $1) }
     }
 
     // MARK: Public Functions
