@@ -155,6 +155,10 @@ private final class NavigationHandlers: Sendable {
             IntentMessage(name: input.intent, arguments: input.arguments ?? JSONObject()),
             to: target
         )
+        // The intent may have navigated (through the ViewModel's Router) or changed restorable state: the reply
+        // says it is done, so whatever durable changed is on disk first. An intent that changed nothing durable
+        // costs nothing here (the writer answers at once).
+        try await sessions.commit(session)
         var reply: JSONObject = ["revision": .int(Int64(session.revision))]
         if let screen = try? session.screenSnapshot(target) {
             reply["screen"] = screen.jsonValue

@@ -87,6 +87,51 @@ struct DaemonDurabilityTests {
         #expect(kills >= 20)
         try await daemon.terminate()
     }
+
+    @Test("A Send whose intent pushes a screen, or changes restorable state, survives kill -9 right after its reply")
+    func acknowledgedSendsSurviveKills() async throws {
+        let daemon = try await DaemonProcess.start()
+        var nav = try await NavigationClient.connect(to: daemon)
+        var lost: [String] = []
+        let rounds = 12
+        for round in 0..<rounds {
+            _ = try await nav.call("Replace", ["routes": [["route": "home.main"], ["route": "products.list"]]])
+            // Wait until the catalog has loaded: an intent sent before that changes nothing.
+            for _ in 0..<200 where try await nav.topState()["status"] != "loaded" {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let product = "p\(round % 3 + 1)"
+            let filter = "r\(round)"
+            if round.isMultiple(of: 2) {
+                _ = try await nav.call(
+                    "Send",
+                    ["intent": "onTappedProduct", "arguments": ["productID": .string(product)]]
+                )
+            } else {
+                _ = try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": .string(filter)]])
+            }
+            try await daemon.crash()
+            try await daemon.restart()
+            nav = try await NavigationClient.connect(to: daemon)
+            let routes = try await nav.routes()
+            if round.isMultiple(of: 2) {
+                if routes != ["home.main", "products.list", "products.detail"] {
+                    lost.append("round \(round): the pushed detail of \(product) is gone: \(routes)")
+                }
+            } else {
+                for _ in 0..<200 where try await nav.topState()["status"] != "loaded" {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                let shown = try await nav.topState()["value"]?["filter"]
+                if routes != ["home.main", "products.list"] || shown != .string(filter) {
+                    lost.append("round \(round): the filter \(filter) is gone: \(routes), filter \(shown ?? .null)")
+                }
+            }
+        }
+        print("durability of Send: \(rounds) acknowledged Sends, \(rounds) kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
 }
 
 /// A small deterministic generator (SplitMix64), so a failing run can be replayed.
