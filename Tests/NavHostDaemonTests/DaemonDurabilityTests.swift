@@ -97,9 +97,7 @@ struct DaemonDurabilityTests {
         for round in 0..<rounds {
             _ = try await nav.call("Replace", ["routes": [["route": "home.main"], ["route": "products.list"]]])
             // Wait until the catalog has loaded: an intent sent before that changes nothing.
-            for _ in 0..<200 where try await nav.topState()["status"] != "loaded" {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await Self.waitUntilLoaded(nav)
             let product = "p\(round % 3 + 1)"
             let filter = "r\(round)"
             if round.isMultiple(of: 2) {
@@ -119,9 +117,7 @@ struct DaemonDurabilityTests {
                     lost.append("round \(round): the pushed detail of \(product) is gone: \(routes)")
                 }
             } else {
-                for _ in 0..<200 where try await nav.topState()["status"] != "loaded" {
-                    try await Task.sleep(for: .milliseconds(10))
-                }
+                try await Self.waitUntilLoaded(nav)
                 let shown = try await nav.topState()["value"]?["filter"]
                 if routes != ["home.main", "products.list"] || shown != .string(filter) {
                     lost.append("round \(round): the filter \(filter) is gone: \(routes), filter \(shown ?? .null)")
@@ -131,6 +127,13 @@ struct DaemonDurabilityTests {
         print("durability of Send: \(rounds) acknowledged Sends, \(rounds) kills, \(lost.count) lost")
         #expect(lost.isEmpty, "\(lost)")
         try await daemon.terminate()
+    }
+
+    /// Waits (up to 2 s) until the top screen's state is loaded.
+    private static func waitUntilLoaded(_ nav: NavigationClient) async throws {
+        for _ in 0..<200 where try await nav.topState()["status"] != "loaded" {
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 }
 
