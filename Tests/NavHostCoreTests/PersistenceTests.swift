@@ -253,3 +253,24 @@ struct PersistenceTests {
         #expect(onDisk == records[1], "revision 2 stays on disk; revision 1's save is answered by its write")
     }
 }
+
+@Suite("Moving an untrusted file aside")
+struct MoveAsideTests {
+    @Test("A file moved aside never replaces one moved aside before, even within the same second")
+    func moveAsideNeverOverwrites() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("navhost-aside-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = "\(folder)/main.json"
+        var moved: [String] = []
+        for round in 0..<3 {
+            try "round \(round)".write(toFile: path, atomically: false, encoding: .utf8)
+            moved.append(try AtomicFile.moveAside(path, suffix: "corrupt-1764000000"))
+        }
+        #expect(
+            moved == ["\(path).corrupt-1764000000", "\(path).corrupt-1764000000-1", "\(path).corrupt-1764000000-2"]
+        )
+        #expect(try moved.map { try String(contentsOfFile: $0, encoding: .utf8) } == ["round 0", "round 1", "round 2"])
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+}

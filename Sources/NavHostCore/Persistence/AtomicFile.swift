@@ -4,10 +4,10 @@ import Glibc
 ///
 /// The content goes to a temporary file in the same directory, which is flushed to disk (`fsync`), renamed over the
 /// target, and then the directory itself is flushed so the rename is durable too.
-enum AtomicFile {
+package enum AtomicFile {
     /// Why a write or read failed: the call and `errno`'s text.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Replaces `path` with `bytes`, durably. Creates the parent directory (mode 0700) when missing.
@@ -67,12 +67,21 @@ enum AtomicFile {
         }
     }
 
-    /// Moves `path` aside to `path.<suffix>`, keeping it for a person to look at.
-    static func moveAside(_ path: String, suffix: String) throws(Failure) -> String {
-        let destination = "\(path).\(suffix)"
-        guard rename(path, destination) == 0 else { throw failure("rename \(path)") }
-        try syncDirectory(parent(of: path))
-        return destination
+    /// Moves `path` aside to `path.<suffix>` (or `path.<suffix>-1`, `-2`, … when that is taken), keeping it for a
+    /// person to look at. It never replaces a file moved aside earlier, even one moved in the same second: the new
+    /// name is made with `link`, which fails on an existing name, and only then is `path` removed.
+    package static func moveAside(_ path: String, suffix: String) throws(Failure) -> String {
+        var attempt = 0
+        while true {
+            let destination = attempt == 0 ? "\(path).\(suffix)" : "\(path).\(suffix)-\(attempt)"
+            if link(path, destination) == 0 {
+                guard unlink(path) == 0 else { throw failure("unlink \(path)") }
+                try syncDirectory(parent(of: path))
+                return destination
+            }
+            guard errno == EEXIST else { throw failure("link \(path) to \(destination)") }
+            attempt += 1
+        }
     }
 
     /// Creates `path` and its missing parents with mode 0700.
