@@ -64,4 +64,12 @@ struct FeatureScaffoldTests {
         let again = try #require(throws: PluginToolError.self) { try scaffold.write(intoPackage: package) }
         #expect(again.code == .alreadyExists)
     }
+
+    @Test("An out-of-tree package carries this repository's swift-format settings, word for word")
+    func outOfTreeFormatSettingsMatchTheRepository() throws {
+        let files = try FeatureScaffold(name: "Favorites").packageFiles(sdkDirectory: "/usr/lib/navhost")
+        let written = try #require(files.first { $0.path == ".swift-format" }?.contents)
+        let repository = try String(contentsOfFile: "\(TestPaths.packageRoot)/.swift-format", encoding: .utf8)
+        #expect(written == repository)
+    }
 }
