@@ -434,6 +434,7 @@ let package = Package(
             name: "NavHostSystemdTests",
             dependencies: [
                 "NavHostSystemd",
+                "NavHostTestSupport",
                 "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -82,17 +82,17 @@ struct DaemonLifecycleTests {
     func socketActivation() async throws {
         let directory = try TestPaths.temporaryDirectory()
         let socket = TestPaths.socketPath()
-        let activator = Process()
-        activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
-        activator.arguments = [
-            "-l", socket, "--fdname=varlink", TestPaths.builtExecutable("navhostd"),
-            "--plugins", DaemonProcess.examplePlugins, "--state-dir", "\(directory)/state",
-            "--socket", "\(directory)/not-used.sock",
-        ]
-        activator.standardError = FileHandle.nullDevice
-        activator.standardOutput = FileHandle.nullDevice
-        try activator.run()
-        defer { activator.terminate() }
+        // Spawned, not a Foundation `Process`: the activator closes the descriptors it inherited while it waits, which
+        // would hold Foundation's process monitor for every other test (see `SpawnedProcess`).
+        let activator = try SpawnedProcess(
+            "/usr/bin/systemd-socket-activate",
+            [
+                "-l", socket, "--fdname=varlink", TestPaths.builtExecutable("navhostd"),
+                "--plugins", DaemonProcess.examplePlugins, "--state-dir", "\(directory)/state",
+                "--socket", "\(directory)/not-used.sock",
+            ]
+        )
+        defer { activator.send(SIGTERM) }
         // The activator listens at once and starts navhostd on the first connection.
         var client: VarlinkClient?
         for _ in 0..<200 where client == nil {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NavHostSystemd
+import NavHostTestSupport
 import Testing
 
 /// The journald handler against a datagram socket the test owns, read back with an independent protocol parser.
@@ -26,8 +27,11 @@ struct JournaldLogHandlerTests {
             }
         }
 
-        func nextEntry() throws -> (fields: [(name: String, value: String)], viaMemoryFile: Bool) {
-            let datagram = try #require(try receiver.receive(timeout: ChildProcess.patience), "nothing was sent")
+        func nextEntry() async throws -> (fields: [(name: String, value: String)], viaMemoryFile: Bool) {
+            let datagram = try #require(
+                try await receiver.receive(timeout: SpawnedProcess.patience),
+                "nothing was sent"
+            )
             #expect(datagram.senderPID == getpid())
             let (bytes, viaMemoryFile) = try NativeProtocolParser.entryBytes(of: datagram)
             return (try NativeProtocolParser.fields(of: bytes), viaMemoryFile)
@@ -35,7 +39,7 @@ struct JournaldLogHandlerTests {
     }
 
     @Test("An event becomes one entry with MESSAGE, PRIORITY, CODE_*, SYSLOG_IDENTIFIER and the NAVHOST_* fields")
-    func standardFields() throws {
+    func standardFields() async throws {
         let journal = try Journal()
         defer { journal.directory.remove() }
         var logger = journal.logger()
@@ -47,7 +51,7 @@ struct JournaldLogHandlerTests {
             metadata: [NavHostLogMetadataKey.route: "weather.detail", NavHostLogMetadataKey.clientPID: "1234"]
         )
 
-        let (fields, viaMemoryFile) = try journal.nextEntry()
+        let (fields, viaMemoryFile) = try await journal.nextEntry()
         #expect(!viaMemoryFile)
         #expect(fields[field: "MESSAGE"] == "Route refused")
         #expect(fields[field: "PRIORITY"] == "4")
@@ -64,7 +68,7 @@ struct JournaldLogHandlerTests {
     }
 
     @Test("Each swift-log level maps to its syslog priority")
-    func priorities() throws {
+    func priorities() async throws {
         let journal = try Journal()
         defer { journal.directory.remove() }
         let logger = journal.logger()
@@ -74,18 +78,18 @@ struct JournaldLogHandlerTests {
         ]
         for (level, _) in expected { logger.log(level: level, "level") }
         for (level, priority) in expected {
-            #expect(try journal.nextEntry().fields[field: "PRIORITY"] == priority, "\(level)")
+            #expect(try await journal.nextEntry().fields[field: "PRIORITY"] == priority, "\(level)")
         }
     }
 
     @Test("A multi-line message travels whole, in the protocol's binary form")
-    func multiLineMessage() throws {
+    func multiLineMessage() async throws {
         let journal = try Journal()
         defer { journal.directory.remove() }
         let message = "Plugin failed to load:\n  dlopen: undefined symbol\n\nsee the manifest"
         journal.logger().error("\(message)", metadata: ["detail": "a\nb"])
 
-        let datagram = try #require(try journal.receiver.receive(timeout: ChildProcess.patience))
+        let datagram = try #require(try await journal.receiver.receive(timeout: SpawnedProcess.patience))
         var lengthBytes: [UInt8] = []
         withUnsafeBytes(of: UInt64(message.utf8.count).littleEndian) { lengthBytes.append(contentsOf: $0) }
         let binaryForm = Array("MESSAGE\n".utf8) + lengthBytes + Array(message.utf8) + [UInt8(ascii: "\n")]
@@ -98,7 +102,7 @@ struct JournaldLogHandlerTests {
     }
 
     @Test("Other metadata becomes field names journald accepts, and never replaces the handler's own fields")
-    func metadataNames() throws {
+    func metadataNames() async throws {
         let journal = try Journal()
         defer { journal.directory.remove() }
         journal.logger().info(
@@ -114,7 +118,7 @@ struct JournaldLogHandlerTests {
                 String(repeating: "k", count: 80): "long",
             ]
         )
-        let fields = try journal.nextEntry().fields
+        let fields = try await journal.nextEntry().fields
         #expect(fields[field: "REQUEST_ID"] == "r1")
         #expect(fields[field: "PID"] == "1", "a leading _ would forge a trusted field; it is dropped")
         #expect(fields[field: "FA_METHOD"] == "totp", "leading digits are dropped")
@@ -129,25 +133,25 @@ struct JournaldLogHandlerTests {
     }
 
     @Test("An entry larger than the datagram limit travels as a sealed memfd")
-    func largeEntryViaMemoryFile() throws {
+    func largeEntryViaMemoryFile() async throws {
         let journal = try Journal(maximumDatagramSize: 4096)
         defer { journal.directory.remove() }
         let message = String(repeating: "navigation ", count: 1000)
         journal.logger().info("\(message)")
-        let (fields, viaMemoryFile) = try journal.nextEntry()
+        let (fields, viaMemoryFile) = try await journal.nextEntry()
         #expect(viaMemoryFile)
         #expect(fields[field: "MESSAGE"] == message)
     }
 
     @Test("An entry larger than the kernel takes in one datagram falls back to a memfd by itself")
-    func kernelLimitFallback() throws {
+    func kernelLimitFallback() async throws {
         let journal = try Journal()
         defer { journal.directory.remove() }
         // 20 MiB: beyond any send buffer an unprivileged socket gets with the default net.core.wmem_max.
         let message = String(repeating: "0123456789abcdef", count: 20 * 1024 * 1024 / 16)
         let entry = JournalEntry(fields: [try #require(JournalField(name: "MESSAGE", value: message))])
         #expect(try journal.socket.send(entry) == .sealedMemoryFile)
-        let (fields, viaMemoryFile) = try journal.nextEntry()
+        let (fields, viaMemoryFile) = try await journal.nextEntry()
         #expect(viaMemoryFile)
         #expect(fields[field: "MESSAGE"]?.utf8.count == message.utf8.count)
         #expect(fields[field: "MESSAGE"] == message)

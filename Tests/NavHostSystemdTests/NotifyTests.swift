@@ -1,43 +1,51 @@
 import Foundation
 import NavHostSystemd
+import NavHostTestSupport
 import Testing
 
 /// The notification sequence, sent by a real process to a socket the test owns, as systemd would receive it.
 @Suite("sd_notify messages reach the service manager")
 struct NotifyTests {
     @Test("A daemon's notifications arrive in order: READY, STATUS, RELOADING with MONOTONIC_USEC, READY, STOPPING")
-    func lifecycleSequence() throws {
+    func lifecycleSequence() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let manager = try DatagramReceiver(path: directory.appending("notify"))
-        let probe = try ChildProcess(TestPaths.notifyProbe, ["lifecycle"], environment: ["NOTIFY_SOCKET": manager.path])
+        let probe = try SpawnedProcess(
+            TestPaths.builtExecutable("NotifyProbe"),
+            ["lifecycle"],
+            environment: ["NOTIFY_SOCKET": manager.path]
+        )
 
-        func next() throws -> DatagramReceiver.Datagram {
-            let datagram = try #require(try manager.receive(timeout: ChildProcess.patience), "no notification came")
+        func next() async throws -> DatagramReceiver.Datagram {
+            let datagram = try #require(
+                try await manager.receive(timeout: SpawnedProcess.patience),
+                "no notification came"
+            )
             #expect(datagram.senderPID == probe.pid, "NotifyAccess=main accepts only the main process's datagrams")
             return datagram
         }
 
-        #expect(try next().text == "READY=1")
-        #expect(try next().text == "STATUS=Serving (probe, 0 reloads)")
+        #expect(try await next().text == "READY=1")
+        #expect(try await next().text == "STATUS=Serving (probe, 0 reloads)")
 
         let beforeReload = monotonicMicroseconds()
         probe.send(SIGHUP)
-        let reloading = try next().text.split(separator: "\n")
+        let reloading = try await next().text.split(separator: "\n")
         let afterReload = monotonicMicroseconds()
         #expect(reloading.first == "RELOADING=1")
         let stamp = try #require(reloading.dropFirst().first, "RELOADING=1 comes with MONOTONIC_USEC")
         #expect(stamp.hasPrefix("MONOTONIC_USEC="))
         let microseconds = try #require(UInt64(stamp.dropFirst("MONOTONIC_USEC=".count)))
         #expect((beforeReload...afterReload).contains(microseconds), "stamped with CLOCK_MONOTONIC during the reload")
-        #expect(try next().text == "STATUS=Reloading plugins")
-        #expect(try next().text == "READY=1")
-        #expect(try next().text == "STATUS=Serving (probe, 1 reloads)")
+        #expect(try await next().text == "STATUS=Reloading plugins")
+        #expect(try await next().text == "READY=1")
+        #expect(try await next().text == "STATUS=Serving (probe, 1 reloads)")
 
         probe.send(SIGTERM)
-        #expect(try next().text == "STOPPING=1")
-        #expect(try next().text == "STATUS=Shutting down")
-        #expect(probe.waitForExit() == 0)
+        #expect(try await next().text == "STOPPING=1")
+        #expect(try await next().text == "STATUS=Shutting down")
+        #expect(await probe.waitForExit() == 0)
     }
 
     @Test(

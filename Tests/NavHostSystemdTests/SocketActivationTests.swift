@@ -1,5 +1,6 @@
 import Foundation
 import NavHostSystemd
+import NavHostTestSupport
 import Testing
 
 /// Socket activation through `systemd-socket-activate`, which passes `LISTEN_FDS`, `LISTEN_FDNAMES` and
@@ -7,38 +8,41 @@ import Testing
 @Suite("The daemon takes its listening socket from systemd")
 struct SocketActivationTests {
     @Test("Under systemd-socket-activate the daemon finds the socket named varlink and serves on it")
-    func findsNamedSocket() throws {
+    func findsNamedSocket() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let socketPath = directory.appending("io.navhost")
-        let activator = try ChildProcess(
+        let activator = try SpawnedProcess(
             "/usr/bin/systemd-socket-activate",
-            ["-l", socketPath, "--fdname=varlink", TestPaths.notifyProbe, "socket-activation"]
+            ["-l", socketPath, "--fdname=varlink", TestPaths.builtExecutable("NotifyProbe"), "socket-activation"]
         )
-        let announcement = try #require(activator.readErrorLine())
+        let announcement = try #require(await activator.readErrorLine())
         #expect(announcement.contains("Listening on \(socketPath)"), "\(announcement)")
 
-        let reply = try UnixStreamClient.exchange(path: socketPath)
+        let reply = try await offThePool { try UnixStreamClient.exchange(path: socketPath) }
         #expect(reply == "varlink fd 3, environment cleared: true\n")
-        #expect(activator.waitForExit() == 0)
+        #expect(await activator.waitForExit() == 0)
     }
 
     @Test("A descriptor named varlink that is not a listening stream socket is refused")
-    func refusesDatagramSocket() throws {
+    func refusesDatagramSocket() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let socketPath = directory.appending("io.navhost")
-        let activator = try ChildProcess(
+        let activator = try SpawnedProcess(
             "/usr/bin/systemd-socket-activate",
-            ["--datagram", "-l", socketPath, "--fdname=varlink", TestPaths.notifyProbe, "socket-activation"]
+            [
+                "--datagram", "-l", socketPath, "--fdname=varlink", TestPaths.builtExecutable("NotifyProbe"),
+                "socket-activation",
+            ]
         )
-        _ = try #require(activator.readErrorLine())
+        _ = try #require(await activator.readErrorLine())
         // systemd-socket-activate starts the probe when the first datagram arrives.
         let sender = try JournalSocket(path: socketPath)
         try sender.send(JournalEntry(fields: [try #require(JournalField(name: "WAKE", value: "up"))]))
-        let line = try #require(activator.readOutputLine())
+        let line = try #require(await activator.readOutputLine())
         #expect(line.contains("notAListeningUnixSocket"), "\(line)")
-        #expect(activator.waitForExit() == 1)
+        #expect(await activator.waitForExit() == 1)
     }
 
     @Test(

@@ -1,4 +1,5 @@
 import Foundation
+import NavHostTestSupport
 import Testing
 
 /// The files in `systemd/`, installed by `make install-files` into a scratch root and checked by systemd's own tools.
@@ -9,9 +10,9 @@ struct UnitFileTests {
         let directory: TemporaryDirectory
         var path: String { directory.path }
 
-        init() throws {
+        init() async throws {
             directory = try TemporaryDirectory()
-            let make = try run(
+            let make = try await run(
                 "/usr/bin/make",
                 installArguments(destination: directory.path)
             )
@@ -30,10 +31,10 @@ struct UnitFileTests {
     }
 
     @Test("systemd-analyze verify accepts the installed units and prints nothing on stderr")
-    func verify() throws {
-        let root = try InstalledRoot()
+    func verify() async throws {
+        let root = try await InstalledRoot()
         defer { root.directory.remove() }
-        let result = try run(
+        let result = try await run(
             "/usr/bin/systemd-analyze",
             ["verify", "--root=\(root.path)", "navhostd.socket", "navhostd.service"]
         )
@@ -42,10 +43,10 @@ struct UnitFileTests {
     }
 
     @Test("systemd-analyze security rates navhostd.service at an exposure of 1.0 or less")
-    func exposure() throws {
-        let root = try InstalledRoot()
+    func exposure() async throws {
+        let root = try await InstalledRoot()
         defer { root.directory.remove() }
-        let result = try run(
+        let result = try await run(
             "/usr/bin/systemd-analyze",
             ["security", "--offline=true", "--root=\(root.path)", "navhostd.service"]
         )
@@ -62,10 +63,10 @@ struct UnitFileTests {
     }
 
     @Test("sysusers.d creates the navhost user and group; tmpfiles.d creates its directories")
-    func sysusersAndTmpfiles() throws {
-        let root = try InstalledRoot()
+    func sysusersAndTmpfiles() async throws {
+        let root = try await InstalledRoot()
         defer { root.directory.remove() }
-        let sysusers = try run(
+        let sysusers = try await run(
             "/usr/bin/systemd-sysusers",
             ["--root=\(root.path)", "\(root.path)/usr/lib/sysusers.d/navhost.conf"]
         )
@@ -76,7 +77,7 @@ struct UnitFileTests {
         #expect(users.contains { $0.hasPrefix("navhost:x:") && $0.hasSuffix(":/usr/sbin/nologin") }, "\(passwd)")
         #expect(group.split(separator: "\n").contains { $0.hasPrefix("navhost:x:") })
 
-        let tmpfiles = try run(
+        let tmpfiles = try await run(
             "/usr/bin/systemd-tmpfiles",
             ["--root=\(root.path)", "--create", "\(root.path)/usr/lib/tmpfiles.d/navhost.conf"]
         )
@@ -89,8 +90,8 @@ struct UnitFileTests {
     }
 
     @Test("make install-files puts the daemon, its SDK library and the units where the units look for them")
-    func installLayout() throws {
-        let root = try InstalledRoot()
+    func installLayout() async throws {
+        let root = try await InstalledRoot()
         defer { root.directory.remove() }
         let manager = FileManager.default
         #expect(manager.isExecutableFile(atPath: "\(root.path)/usr/lib/navhost/navhostd"))
@@ -103,7 +104,7 @@ struct UnitFileTests {
 
         // Executed through its symlink, the daemon finds libNavHostKit.so beside its real path ($ORIGIN). The dynamic
         // loader lists what it mapped and stops before main (ldd would not resolve $ORIGIN through the symlink).
-        let libraries = try run(
+        let libraries = try await run(
             "\(root.path)/usr/bin/navhostd",
             [],
             environment: ["LD_TRACE_LOADED_OBJECTS": "1"]
@@ -113,10 +114,10 @@ struct UnitFileTests {
     }
 
     @Test("An install under another prefix points the units at that prefix")
-    func otherPrefix() throws {
+    func otherPrefix() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let make = try run(
+        let make = try await run(
             "/usr/bin/make",
             installArguments(destination: directory.path) + ["PREFIX=/usr/local"]
         )
@@ -140,14 +141,24 @@ func installArguments(destination: String) -> [String] {
 }
 
 /// What a finished command printed, and how it ended.
-struct CommandResult {
+struct CommandResult: Sendable {
     var status: Int32
     var output: String
     var errorOutput: String
 }
 
 /// Runs `executable` to completion and collects both outputs.
-func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> CommandResult {
+func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws
+    -> CommandResult
+{
+    try await offThePool { try runBlocking(executable, arguments, environment: environment) }
+}
+
+private func runBlocking(
+    _ executable: String,
+    _ arguments: [String],
+    environment: [String: String]?
+) throws -> CommandResult {
     let process = Process()
     process.environment = environment
     process.executableURL = URL(fileURLWithPath: executable)

@@ -1,5 +1,6 @@
 import Foundation
 import NavHostSystemd
+import NavHostTestSupport
 import Synchronization
 import Testing
 
@@ -9,13 +10,13 @@ struct WatchdogTests {
     private static let timeout: Duration = .milliseconds(400)
 
     @Test("A daemon pings at about half the time-out, and stops pinging when its MainActor is wedged")
-    func pingsStopWhenWedged() throws {
+    func pingsStopWhenWedged() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let manager = try DatagramReceiver(path: directory.appending("notify"))
         let wedgeAfter = 8
-        let probe = try ChildProcess(
-            TestPaths.notifyProbe,
+        let probe = try SpawnedProcess(
+            TestPaths.builtExecutable("NotifyProbe"),
             ["watchdog", "--wedge-after", "\(wedgeAfter)"],
             environment: ["NOTIFY_SOCKET": manager.path, "WATCHDOG_USEC": "\(Self.timeout.wholeMicroseconds)"]
         )
@@ -23,7 +24,10 @@ struct WatchdogTests {
         let clock = ContinuousClock()
         var pingTimes: [ContinuousClock.Instant] = []
         while true {
-            let datagram = try #require(try manager.receive(timeout: ChildProcess.patience), "the pings ended early")
+            let datagram = try #require(
+                try await manager.receive(timeout: SpawnedProcess.patience),
+                "the pings ended early"
+            )
             #expect(datagram.senderPID == probe.pid)
             if datagram.text == "STATUS=wedged" { break }
             #expect(datagram.text == "WATCHDOG=1")
@@ -41,30 +45,30 @@ struct WatchdogTests {
         #expect(span <= Self.timeout * gaps, "pinged too rarely: \(span) for \(gaps) gaps")
 
         // With the MainActor wedged, no ping may arrive in five time-outs (the silence that makes systemd act).
-        let late = try manager.receive(timeout: Self.timeout * 5)
+        let late = try await manager.receive(timeout: Self.timeout * 5)
         #expect(late == nil, "a ping arrived from a wedged daemon: \(late?.text ?? "")")
         probe.send(SIGKILL)
-        _ = probe.waitForExit()
+        _ = await probe.waitForExit()
     }
 
     @Test("The watchdog time-out comes from WATCHDOG_USEC, for this process only")
-    func configuredTimeout() throws {
-        let forThisProcess = try ChildProcess(
-            TestPaths.notifyProbe,
+    func configuredTimeout() async throws {
+        let forThisProcess = try SpawnedProcess(
+            TestPaths.builtExecutable("NotifyProbe"),
             ["watchdog-timeout"],
             environment: ["WATCHDOG_USEC": "250000"]
         )
-        #expect(forThisProcess.readOutputLine() == "250000")
+        #expect(await forThisProcess.readOutputLine() == "250000")
 
-        let forAnotherProcess = try ChildProcess(
-            TestPaths.notifyProbe,
+        let forAnotherProcess = try SpawnedProcess(
+            TestPaths.builtExecutable("NotifyProbe"),
             ["watchdog-timeout"],
             environment: ["WATCHDOG_USEC": "250000", "WATCHDOG_PID": "1"]
         )
-        #expect(forAnotherProcess.readOutputLine() == "off")
+        #expect(await forAnotherProcess.readOutputLine() == "off")
 
-        let unset = try ChildProcess(TestPaths.notifyProbe, ["watchdog-timeout"])
-        #expect(unset.readOutputLine() == "off")
+        let unset = try SpawnedProcess(TestPaths.builtExecutable("NotifyProbe"), ["watchdog-timeout"])
+        #expect(await unset.readOutputLine() == "off")
     }
 
     @Test("Between pings the watchdog sleeps half the time-out, and it stops when sleeping is cancelled")

@@ -28,7 +28,7 @@ package final class UnixStreamSocket: @unchecked Sendable {
     ///
     /// - Parameter receiveBuffer: `SO_RCVBUF` to ask for before connecting, or `nil` for the system's default.
     package static func connect(to path: String, receiveBuffer: Int32? = nil) async throws -> UnixStreamSocket {
-        try await onThread {
+        try await offThePool {
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { throw Failure(operation: "socket", code: errno) }
             let connection = UnixStreamSocket(fd: fd)
@@ -59,7 +59,7 @@ package final class UnixStreamSocket: @unchecked Sendable {
         written: Int, error: Failure?
     ) {
         let fd = self.fd
-        return await Self.onThread {
+        return await offThePool {
             let deadline = ContinuousClock.now + limit
             var written = 0
             while written < bytes.count {
@@ -100,7 +100,7 @@ package final class UnixStreamSocket: @unchecked Sendable {
         let fd = self.fd
         // POLLRDHUP (Linux, from <poll.h> under _GNU_SOURCE, which Glibc's module does not define).
         let peerClosed: Int16 = 0x2000
-        try await Self.onThread {
+        try await offThePool {
             let deadline = ContinuousClock.now + limit
             while ContinuousClock.now < deadline {
                 var descriptor = pollfd(fd: fd, events: peerClosed, revents: 0)
@@ -117,7 +117,7 @@ package final class UnixStreamSocket: @unchecked Sendable {
     ///   closes with unread input resets the connection).
     package func readUntilClosed(within limit: Duration = .seconds(20)) async throws -> (bytes: [UInt8], reset: Bool) {
         let fd = self.fd
-        return try await Self.onThread {
+        return try await offThePool {
             let deadline = ContinuousClock.now + limit
             var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65536)
@@ -141,7 +141,7 @@ package final class UnixStreamSocket: @unchecked Sendable {
     /// Reads `count` NUL-terminated messages (fewer if the server closes first), as text without the NULs.
     package func readMessages(_ count: Int, within limit: Duration = .seconds(20)) async throws -> [String] {
         let fd = self.fd
-        return try await Self.onThread {
+        return try await offThePool {
             let deadline = ContinuousClock.now + limit
             var messages: [String] = []
             var pending: [UInt8] = []
@@ -182,17 +182,4 @@ package final class UnixStreamSocket: @unchecked Sendable {
         Glibc.close(fd)
     }
 
-    /// Runs blocking work on a thread of its own and returns its result.
-    private static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value
-    {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
-    }
-
-    private static func onThread<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: work()) }.start()
-        }
-    }
 }

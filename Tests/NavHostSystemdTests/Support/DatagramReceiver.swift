@@ -1,13 +1,14 @@
 import CSystemd
 import Foundation
+import NavHostTestSupport
 
 /// A bound `AF_UNIX` datagram socket that a test reads, playing the service manager (`NOTIFY_SOCKET`) or journald.
 ///
 /// `SO_PASSCRED` is on, so every datagram says which process sent it; descriptors passed with `SCM_RIGHTS` are
 /// received too (and owned by the caller).
-final class DatagramReceiver {
+final class DatagramReceiver: Sendable {
     /// One received datagram.
-    struct Datagram {
+    struct Datagram: Sendable {
         var bytes: [UInt8]
         var senderPID: Int32?
         var fileDescriptors: [Int32]
@@ -50,7 +51,12 @@ final class DatagramReceiver {
     ///
     /// The time-out only bounds a test that is failing (or, for ``expectSilence``, measures silence); a test that
     /// passes never waits for it.
-    func receive(timeout: Duration) throws -> Datagram? {
+    func receive(timeout: Duration) async throws -> Datagram? {
+        let fileDescriptor = self.fileDescriptor
+        return try await offThePool { try Self.receive(from: fileDescriptor, timeout: timeout) }
+    }
+
+    private static func receive(from fileDescriptor: Int32, timeout: Duration) throws -> Datagram? {
         var poller = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
         let (seconds, attoseconds) = timeout.components
         let milliseconds = Int32(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
