@@ -85,6 +85,7 @@ let package = Package(
         .library(name: "EntrylessPlugin", type: .dynamic, targets: ["EntrylessPlugin"]),
         .library(name: "ConflictingPlugin", type: .dynamic, targets: ["ConflictingPlugin"]),
         .library(name: "StallFeature", type: .dynamic, targets: ["StallFeature"]),
+        .library(name: "FaultyFeature", type: .dynamic, targets: ["FaultyFeature"]),
     ] + pluginNames.map(pluginProduct),
     dependencies: [
         .package(path: "NavHostKit"),
@@ -107,9 +108,15 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // The signal handlers that name the plugin which crashed or stalled the daemon (PluginFaultGuard): C, because
+        // a signal handler must not allocate or take locks.
+        .target(name: "CFaultGuard"),
+        // The main thread's loop over the main dispatch queue: navhostd's main actor runs on the main thread.
+        .target(name: "CMainQueue"),
         .target(
             name: "NavHostCore",
             dependencies: [
+                "CFaultGuard",
                 "COpenSSL",
                 .product(name: "NavHostKit", package: "NavHostKit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -178,6 +185,7 @@ let package = Package(
         .executableTarget(
             name: "navhostd",
             dependencies: [
+                "CMainQueue",
                 "NavHostCore",
                 "NavHostService",
                 "NavHostSystemd",
@@ -223,6 +231,13 @@ let package = Package(
             name: "StallFeature",
             dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
             path: "Tests/Fixtures/StallPlugin/Sources",
+            swiftSettings: swiftSettings
+        ),
+        // A plugin whose code blocks, spins or traps on the main thread, for the fault guard (docs/robustness.md).
+        .target(
+            name: "FaultyFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Tests/Fixtures/FaultPlugin/Sources",
             swiftSettings: swiftSettings
         ),
         // A plugin whose composition root throws: the registry quarantines it as `initialisationFailed`.

@@ -23,7 +23,13 @@ struct Daemon {
         let logger = Logger(label: "navhostd")
         let notifier = SystemdNotifier()
 
-        let core = try await DaemonCore(configuration: configuration, logger: logger)
+        // Before any plugin code runs: a plugin that crashed or stalled the last run is kept out, and one that does
+        // so now is named (docs/robustness.md, "Plugin faults").
+        let faultGuard = await guardAgainstPluginFaults(logger: logger)
+        let stallDetector = configuration.stallLimit.map { MainThreadStallDetector(limit: $0, logger: logger) }
+        if let stallDetector { await stallDetector.start() }
+
+        let core = try await DaemonCore(configuration: configuration, faultGuard: faultGuard, logger: logger)
         var service = VarlinkService(
             vendor: "NavHost",
             product: "navhostd",
@@ -61,6 +67,7 @@ struct Daemon {
                 for await _ in stopSignals {
                     logger.info("Stopping")
                     _ = try? notifier.notify(.stopping)
+                    stallDetector?.stop()
                     server.shutdownGracefully()
                     await core.shutDown()
                     break
@@ -102,6 +109,23 @@ struct Daemon {
             }
         }
         logger.info("Stopped")
+    }
+
+    /// Moves the fault an earlier run recorded into the ledger, and installs the signal handlers on the main thread.
+    /// Without a writable state folder the guard still keeps out what the ledger holds, but names no new culprit.
+    private func guardAgainstPluginFaults(logger: Logger) async -> PluginFaultGuard {
+        let faultGuard = PluginFaultGuard(stateDirectory: configuration.stateDirectory, logger: logger)
+        faultGuard.recordFaultOfLastRun()
+        do {
+            try FileIO.makeDirectories(configuration.stateDirectory)
+            try await MainActor.run { try faultGuard.install() }
+        } catch {
+            logger.warning(
+                "Cannot install the plugin fault guard: a plugin that crashes the daemon will not be named",
+                metadata: ["error": "\(error)"]
+            )
+        }
+        return faultGuard
     }
 
     /// Listens on the socket systemd passed (named `varlink`), or binds the configured path.

@@ -29,6 +29,8 @@ struct DaemonConfiguration: Sendable {
     var server: VarlinkServerConfiguration
     /// How sessions bound their watchers and intents.
     var sessionOptions: SessionOptions
+    /// How long plugin code may hold the main thread before the daemon exits naming it; `nil` for no limit.
+    var stallLimit: Duration?
 
     init(
         socketPath: String?,
@@ -42,6 +44,7 @@ struct DaemonConfiguration: Sendable {
         socketMode: UInt32 = 0o660,
         server: VarlinkServerConfiguration = VarlinkServerConfiguration(),
         sessionOptions: SessionOptions = SessionOptions(),
+        stallLimit: Duration? = .seconds(10),
         environment: [String: String] = DaemonConfiguration.processEnvironment()
     ) {
         let isRoot = getuid() == 0
@@ -56,6 +59,7 @@ struct DaemonConfiguration: Sendable {
         self.socketMode = socketMode
         self.server = server
         self.sessionOptions = sessionOptions
+        self.stallLimit = stallLimit
     }
 
     /// A group given by name or number, as its ID.

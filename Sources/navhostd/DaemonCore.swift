@@ -17,7 +17,7 @@ final class DaemonCore {
     /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
     var pluginReports: [PluginReport] { plugins.statuses.map(\.report) }
 
-    init(configuration: DaemonConfiguration, logger: Logger) async throws {
+    init(configuration: DaemonConfiguration, faultGuard: PluginFaultGuard?, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
         self.sessions = SessionRegistry(
@@ -25,7 +25,12 @@ final class DaemonCore {
             persistence: SessionPersistence(directory: configuration.stateDirectory),
             logger: logger
         )
-        self.plugins = PluginRegistry(catalog: catalog, stateDirectory: configuration.stateDirectory, logger: logger)
+        self.plugins = PluginRegistry(
+            catalog: catalog,
+            stateDirectory: configuration.stateDirectory,
+            logger: logger,
+            faultGuard: faultGuard
+        )
         self.pluginControl = PluginControl(registry: plugins, sessions: sessions)
         loadPlugins()
         openSessions()

@@ -79,6 +79,14 @@ struct LimitOptions: ParsableArguments {
     )
     var intentTimeout = TimeLimit(.seconds(30))
 
+    @Option(
+        help: ArgumentHelp(
+            "How long plugin code may hold the main thread without yielding (like 10s, or off). Then the daemon names the plugin, exits with status 70 so that systemd restarts it, and keeps that plugin quarantined until its library changes. Keep it under the unit's WatchdogSec=.",
+            valueName: "time"
+        )
+    )
+    var stallLimit = TimeLimit(.seconds(10))
+
     func validate() throws {
         let counts: [(String, Int, Int)] = [
             ("--max-json-depth", maxJSONDepth, 1),

@@ -3,7 +3,6 @@ import Logging
 import NavHostService
 
 /// `navhostd`'s command line.
-@main
 struct NavHostDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "navhostd",
@@ -110,7 +109,8 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
             access: accessPolicy,
             socketMode: UInt32(socketMode, radix: 8) ?? 0o660,
             server: limits.server,
-            sessionOptions: limits.session
+            sessionOptions: limits.session,
+            stallLimit: limits.stallLimit.duration
         )
         try await Daemon(configuration: configuration).run()
     }

@@ -11,7 +11,7 @@ struct BrokenPlugin: Sendable, CustomTestStringConvertible {
     /// Writes the plugin's folder into the plugins directory.
     let install: @Sendable (_ plugins: String) async throws -> Void
 
-    var testDescription: String { code }
+    var testDescription: String { "\(folder): \(code)" }
 
     static let all = [
         BrokenPlugin(folder: "Garbage", code: "badManifest") { plugins in
@@ -23,6 +23,15 @@ struct BrokenPlugin: Sendable, CustomTestStringConvertible {
             try Data("#!/bin/sh\necho 'a shell script, not a shared object'\n".utf8)
                 .write(to: URL(fileURLWithPath: library))
             try await Self.writeManifest(name: "NotElf", library: library, routes: ["notelf.main"], in: plugins)
+        },
+        // A library cut short after its manifest was written: the checksum matches, the ELF header is whole, and
+        // dlopen would map pages past the end of the file (SIGBUS on the first touch).
+        BrokenPlugin(folder: "Truncated", code: "notASharedObject") { plugins in
+            let whole = try Data(contentsOf: URL(fileURLWithPath: TestPaths.builtLibrary("FailingPlugin")))
+            let library = "\(plugins)/Truncated/libTruncatedFeature.so"
+            try FileManager.default.createDirectory(atPath: "\(plugins)/Truncated", withIntermediateDirectories: true)
+            try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: library))
+            try await Self.writeManifest(name: "Truncated", library: library, routes: ["truncated.main"], in: plugins)
         },
         BrokenPlugin(folder: "Entryless", code: "missingEntrySymbol") { plugins in
             try await Self.link(
@@ -132,7 +141,7 @@ struct BadInputPluginTests {
         let count = daemon.notifications.count
         daemon.send(signal: SIGHUP)
         let ready = try await daemon.waitFor("READY=1", after: count)
-        #expect(ready.contains("4 plugins loaded, 4 quarantined"), "\(ready)")
+        #expect(ready.contains("4 plugins loaded, \(BrokenPlugin.all.count) quarantined"), "\(ready)")
         let plugins = try await Self.plugins(of: daemon)
         for broken in BrokenPlugin.all {
             #expect(plugins[broken.folder]?["quarantine"]?["code"] == .string(broken.code), "\(broken.folder)")

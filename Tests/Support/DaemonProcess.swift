@@ -35,12 +35,14 @@ package final class DaemonProcess: Sendable {
     ///   - sessions: `NAME=ROUTE` sessions; the daemon's default (`main=home.main`) when empty.
     ///   - extraArguments: More command-line arguments.
     ///   - environment: More environment variables.
+    ///   - waitingForReady: Whether to wait for `READY=1`; a test of a daemon that never gets ready passes `false`.
     package static func start(
         plugins: String = DaemonProcess.examplePlugins,
         stateDirectory: String? = nil,
         sessions: [String] = [],
         extraArguments: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        waitingForReady: Bool = true
     ) async throws -> DaemonProcess {
         let directory = try TestPaths.temporaryDirectory()
         let socket = TestPaths.socketPath()
@@ -57,7 +59,7 @@ package final class DaemonProcess: Sendable {
             environment: environment,
             logPath: "\(directory)/navhostd.log"
         )
-        try await daemon.waitFor("READY=1")
+        if waitingForReady { try await daemon.waitFor("READY=1") }
         return daemon
     }
 

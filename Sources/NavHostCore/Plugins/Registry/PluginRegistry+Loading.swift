@@ -14,7 +14,7 @@ extension PluginRegistry {
             defer { if !opened, libraryPath == nil { FileIO.remove(path) } }
             try checkLibraryFile(at: path, for: manifest)
             try checkCompatibility(of: manifest, replacing: nil)
-            let library = try open(path)
+            let library = try open(path, for: manifest)
             opened = true
             let module = try featureModule(of: library, describedBy: manifest)
             try register(module, from: directory, replacing: nil)
@@ -107,6 +107,17 @@ extension PluginRegistry {
         if let problem = header.problem {
             throw QuarantineReason(.notASharedObject, "\(path) cannot be loaded here: \(problem)")
         }
+        // A truncated library whose manifest was written after the cut passes the checksum; dlopen would map pages
+        // past the file's end, and the first touch of one kills the daemon with SIGBUS.
+        let contents: [UInt8]
+        do {
+            contents = try FileIO.readFile(path, limit: 1 << 30)
+        } catch {
+            throw QuarantineReason(.fileMissing, "the library cannot be read: \(error)")
+        }
+        if let truncation = ELFLayout(bytes: contents)?.truncation {
+            throw QuarantineReason(.notASharedObject, "\(path) cannot be loaded: \(truncation)")
+        }
     }
 
     /// The SDK version, the dependencies and the routes, from the manifest alone.
@@ -138,12 +149,18 @@ extension PluginRegistry {
         }
     }
 
-    func open(_ path: String) throws(QuarantineReason) -> PluginLibrary {
+    /// Opens the library, unless this very build took the daemon down before (``PluginFaultGuard``); the fault guard
+    /// follows it from before its first instruction runs.
+    func open(_ path: String, for manifest: PluginManifest) throws(QuarantineReason) -> PluginLibrary {
+        if let fault = faultGuard?.fault(of: manifest) { throw fault.quarantineReason }
+        let library: PluginLibrary
         do {
-            return try PluginLibrary(path: path)
+            library = try PluginLibrary(path: path)
         } catch {
             throw QuarantineReason(.libraryLoadFailed, "dlopen refused \(path): \(error.detail)")
         }
+        faultGuard?.watch(libraryAt: path, of: manifest)
+        return library
     }
 
     /// Calls the entry point and checks the module against the manifest.

@@ -67,7 +67,7 @@ extension PluginRegistry {
             defer { if !opened { FileIO.remove(image) } }
             try checkLibraryFile(at: image, for: manifest)
             try checkCompatibility(of: manifest, replacing: name)
-            let library = try open(image)
+            let library = try open(image, for: manifest)
             opened = true
             let module = try featureModule(of: library, describedBy: manifest)
             let oldRoutes = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)

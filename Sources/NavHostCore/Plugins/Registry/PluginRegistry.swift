@@ -26,6 +26,9 @@ public import NavHostKit
 ///    (`missingEntrySymbol`), the module's name and routes against the manifest (`manifestMismatch`);
 /// 7. the catalog registers the module and builds its composition root (`routeConflict`, `initialisationFailed`).
 ///
+/// With a ``PluginFaultGuard``, a build that crashed or stalled the daemon on an earlier run is refused before
+/// `dlopen` (`crashed`, `stalled`).
+///
 /// One bad plugin never stops the others: nothing here throws. Each outcome is logged (metadata `navhost.plugin`)
 /// and kept in ``statuses``.
 ///
@@ -46,6 +49,7 @@ public final class PluginRegistry {
     let logger: Logger
     let clock: any Clock<Duration>
     let makeStore: StoreFactory
+    let faultGuard: PluginFaultGuard?
 
     // MARK: Public Properties
 
@@ -75,15 +79,18 @@ public final class PluginRegistry {
     ///   - sdkVersion: The NavHostKit version plugins must be compatible with.
     ///   - logger: Where outcomes are logged; each feature's logger derives from it.
     ///   - makeStore: Makes a feature's store; by default a ``FileKeyValueStore`` in the state folder.
+    ///   - faultGuard: Names the plugin that crashes or stalls the daemon, and keeps it quarantined afterwards.
     public init(
         catalog: FeatureCatalog,
         stateDirectory: String,
         clock: any Clock<Duration> = ContinuousClock(),
         sdkVersion: NavHostKitVersion = .current,
         logger: Logger,
-        makeStore: StoreFactory? = nil
+        makeStore: StoreFactory? = nil,
+        faultGuard: PluginFaultGuard? = nil
     ) {
         self.catalog = catalog
+        self.faultGuard = faultGuard
         self.stateDirectory = stateDirectory
         self.clock = clock
         self.sdkVersion = sdkVersion

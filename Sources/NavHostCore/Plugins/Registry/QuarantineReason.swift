@@ -21,6 +21,8 @@ public struct QuarantineReason: Error, Sendable, Hashable {
             case missingEntrySymbol
             case manifestMismatch
             case initialisationFailed
+            case crashed
+            case stalled
         }
 
         private let base: Base
@@ -55,6 +57,12 @@ public struct QuarantineReason: Error, Sendable, Hashable {
         public static let manifestMismatch = Code(.manifestMismatch)
         /// The feature's `makeCoordinator(services:)` threw.
         public static let initialisationFailed = Code(.initialisationFailed)
+        /// The plugin crashed the daemon on an earlier run (a trap or a bad memory access in its code); it stays
+        /// quarantined until its library changes (see ``PluginFault``).
+        public static let crashed = Code(.crashed)
+        /// The plugin held the main thread past the stall limit on an earlier run, so the daemon restarted; it stays
+        /// quarantined until its library changes.
+        public static let stalled = Code(.stalled)
 
         /// The code's name, like `checksumMismatch`.
         public var name: String { base.rawValue }

@@ -1,0 +1,108 @@
+internal import CFaultGuard
+import Dispatch
+import Glibc
+public import Logging
+import Synchronization
+
+/// Notices when the main thread stops turning, and ends the daemon so that it comes back without the plugin at fault.
+///
+/// The main actor runs on the main thread (navhostd drains the main queue there: `Sources/CMainQueue`): every session,
+/// every ViewModel and every plugin's code. A plugin that
+/// blocks it (a synchronous wait, a lock, an endless loop) stops every call of every client; no time limit can
+/// interrupt code that never yields. A thread of the detector's own posts a heartbeat to the main queue several times
+/// per `limit`; when none has run for `limit`, it probes the main thread through the ``PluginFaultGuard``, which
+/// records the plugin whose code is on its stack, logs the stall at `critical` and exits with status 70
+/// (`EX_SOFTWARE`). systemd restarts the service (`Restart=on-failure`), and the plugin stays quarantined
+/// (``QuarantineReason/Code/stalled``) until its library changes.
+///
+/// The limit sits well under the unit's `WatchdogSec=`, so the daemon names the culprit before systemd's watchdog
+/// kills it without a word. While the main thread is held, the watchdog pings (sent from the main actor) stop too.
+public final class MainThreadStallDetector: Sendable {
+    // MARK: Private Properties
+
+    private let limit: Duration
+    private let logger: Logger
+    private let lastBeat = Atomic<Int64>(0)
+    private let beatPending = Atomic<Bool>(false)
+    private let stopped = Atomic<Bool>(false)
+    /// The thread that ran the last heartbeat: the one most likely to be serving the main queue now.
+    private let mainQueueThread = Atomic<Int32>(0)
+
+    // MARK: Initialization
+
+    /// A detector that ends the daemon when the main thread is held for longer than `limit`.
+    public init(limit: Duration, logger: Logger) {
+        self.limit = limit
+        self.logger = logger
+    }
+
+    // MARK: Public Functions
+
+    /// Starts watching the main actor.
+    @MainActor
+    public func start() {
+        lastBeat.store(Self.now(), ordering: .relaxed)
+        mainQueueThread.store(navhost_fault_guard_current_thread(), ordering: .relaxed)
+        // A serial queue of its own gets a thread of its own (an overcommitting one), never one of the cooperative
+        // pool's; the daemon does not link Foundation, so no `Thread`.
+        DispatchQueue(label: "navhost.stall-detector").async { [self] in watch() }
+    }
+
+    /// Stops watching (at shutdown, when the main thread is about to be busy closing things).
+    public func stop() {
+        stopped.store(true, ordering: .relaxed)
+    }
+
+    // MARK: Private Functions
+
+    private func watch() {
+        let limitNanoseconds = Self.nanoseconds(limit)
+        let tick = max(min(limitNanoseconds / 4, 250_000_000), 1_000_000)
+        while !stopped.load(ordering: .relaxed) {
+            usleep(useconds_t(tick / 1_000))
+            if !beatPending.exchange(true, ordering: .acquiringAndReleasing) {
+                DispatchQueue.main.async { [self] in
+                    lastBeat.store(Self.now(), ordering: .relaxed)
+                    mainQueueThread.store(navhost_fault_guard_current_thread(), ordering: .relaxed)
+                    beatPending.store(false, ordering: .releasing)
+                }
+            }
+            let held = Self.now() - lastBeat.load(ordering: .relaxed)
+            if held > limitNanoseconds, !stopped.load(ordering: .relaxed) {
+                endDaemon(held: .nanoseconds(held))
+            }
+        }
+    }
+
+    private func endDaemon(held: Duration) -> Never {
+        let detail = "held the main thread for more than \(limit)"
+        let named = navhost_fault_guard_probe(mainQueueThread.load(ordering: .relaxed), detail, 500)
+        let label = String(cString: navhost_fault_guard_last_label())
+        let plugin = label.split(separator: " ").first.map(String.init)
+        if named == 1, let plugin {
+            logger.critical(
+                "A plugin held the main thread; exiting so that the service restarts without it",
+                metadata: [
+                    "navhost.plugin": "\(plugin)", "navhost.stall.limit": "\(limit)", "navhost.stall.held": "\(held)",
+                ]
+            )
+        } else {
+            logger.critical(
+                "The main thread is held, not by a plugin's code; exiting so that the service restarts",
+                metadata: ["navhost.stall.limit": "\(limit)", "navhost.stall.held": "\(held)"]
+            )
+        }
+        _exit(70)
+    }
+
+    private static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+/// What the `Faulty` fixture plugin is made to do to the daemon, and the quarantine it must earn.
+struct PluginFault: Sendable, CustomTestStringConvertible {
+    /// The intent of `faulty.main` that does it, or `nil` when the composition root does it at load.
+    var intent: String?
+    /// `NAVHOST_FAULTY_INIT` for a fault at load.
+    var atLoad: String?
+    /// The quarantine code the next start reports.
+    var code: String
+
+    var testDescription: String { intent.map { "\($0) → \(code)" } ?? "\(atLoad ?? "") at load → \(code)" }
+
+    static let duringIntents = [
+        PluginFault(intent: "onTappedBlock", code: "stalled"),
+        PluginFault(intent: "onTappedSpin", code: "stalled"),
+        PluginFault(intent: "onTappedTrap", code: "crashed"),
+    ]
+    static let atStart = [
+        PluginFault(atLoad: "hang", code: "stalled"),
+        PluginFault(atLoad: "trap", code: "crashed"),
+    ]
+}
+
+/// A plugin whose code blocks, spins or traps on the main thread takes the daemon down; the daemon names it on the
+/// way out and comes back, once, with it quarantined (docs/robustness.md, "Plugin faults"). The test plays systemd's
+/// `Restart=on-failure`: it starts the daemon again after it exits.
+@Suite("Plugin faults: a plugin that wedges or crashes the daemon is quarantined on the next start")
+struct DaemonPluginFaultTests {
+    /// The daemon's arguments: a short stall limit, the `main` session on Home, and a session on the faulty screen.
+    static let arguments = ["--stall-limit", "1s", "--no-watch-plugins"]
+    static let sessions = ["main=home.main", "faulty=faulty.main"]
+
+    @Test(
+        "An intent that blocks, spins or traps ends the daemon; it comes back with the plugin quarantined",
+        arguments: PluginFault.duringIntents
+    )
+    func faultInAnIntent(fault: PluginFault) async throws {
+        let plugins = try await TestPlugins.directory(fixtures: ["FaultPlugin"])
+        let daemon = try await DaemonProcess.start(
+            plugins: plugins,
+            sessions: Self.sessions,
+            extraArguments: Self.arguments
+        )
+        let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
+        let counted = try await client.call(
+            "io.navhost.Navigation.Send",
+            parameters: ["session": "faulty", "intent": "onTappedCount"]
+        )
+        #expect(counted["screen"]?["state"]?["count"] == 1, "the plugin works until it is made to fault")
+        try await client.oneway(
+            "io.navhost.Navigation.Send",
+            parameters: ["session": "faulty", "intent": .string(fault.intent ?? "")]
+        )
+        try await Self.expectComesBackWithoutIt(daemon, fault: fault)
+    }
+
+    @Test(
+        "A composition root that hangs or traps at load: the daemon comes back with the plugin quarantined",
+        arguments: PluginFault.atStart
+    )
+    func faultAtLoad(fault: PluginFault) async throws {
+        let plugins = try await TestPlugins.directory(fixtures: ["FaultPlugin"])
+        let daemon = try await DaemonProcess.start(
+            plugins: plugins,
+            sessions: Self.sessions,
+            extraArguments: Self.arguments,
+            environment: ["NAVHOST_FAULTY_INIT": fault.atLoad ?? ""],
+            waitingForReady: false
+        )
+        #expect(!daemon.notifications.contains("READY=1"))
+        try await Self.expectComesBackWithoutIt(daemon, fault: fault)
+    }
+
+    /// The daemon exits on its own (70 for a stall, killed by the signal for a crash), says which plugin, and on the
+    /// next start serves with `Faulty` quarantined for `fault.code`, listed so by `navctl plugins list`; the start
+    /// after that keeps it quarantined.
+    private static func expectComesBackWithoutIt(_ daemon: DaemonProcess, fault: PluginFault) async throws {
+        let status = try await daemon.waitForExit(within: .seconds(30))
+        if fault.code == "stalled" {
+            #expect(status == 70, "a stall ends the daemon with EX_SOFTWARE")
+            #expect(daemon.log.contains("A plugin held the main thread"), "\(daemon.log)")
+            #expect(daemon.log.contains("navhost.plugin=Faulty"), "the log names the plugin")
+        } else {
+            #expect(status != 0, "a trap ends the daemon")
+        }
+        for start in 1...2 {
+            try await daemon.restart()
+            let listed = try await BadInputPluginTests.plugins(of: daemon)
+            #expect(listed["Faulty"]?["state"] == "quarantined", "start \(start)")
+            #expect(listed["Faulty"]?["quarantine"]?["code"] == .string(fault.code), "start \(start)")
+            for name in TestPlugins.examples {
+                #expect(listed[name]?["state"] == "loaded", "\(name) is served on start \(start)")
+            }
+            let stack = try await NavigationClient.connect(to: daemon).routes(session: "main")
+            #expect(stack == ["home.main"])
+            let navctl = try await ChildProcess.run(
+                TestPaths.builtExecutable("navctl"),
+                ["plugins", "list", "--socket", daemon.socketPath]
+            )
+            let line = navctl.output.split(separator: "\n").first { $0.contains("Faulty") } ?? ""
+            #expect(line.contains(fault.code), "navctl plugins list says why: \(navctl.output)")
+            _ = try await daemon.terminate()
+        }
+    }
+}
