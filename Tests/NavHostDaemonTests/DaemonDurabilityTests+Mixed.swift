@@ -1,0 +1,233 @@
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+// The judged durability test of docs/durability.md: four clients at once, every kind of call mixed, killed with
+// SIGKILL at random moments at least 50 times. Each client owns a session, so what it was acknowledged is exactly what
+// its session must hold after the restart — or that plus the calls it still had in flight, which may have landed.
+
+extension DaemonDurabilityTests {
+    /// What must survive of a session: its stack (routes and parameters) and, when the top screen is the product
+    /// list, the filter it restores.
+    struct Durable: Equatable, CustomStringConvertible {
+        var stack: [JSONValue]
+        var filter: String?
+
+        var description: String {
+            stack.map { "\($0["route"]?.stringValue ?? "?")\($0["parameters"] == [:] ? "" : "\($0["parameters"]!)")" }
+                .joined(separator: " / ") + (filter.map { " [filter \"\($0)\"]" } ?? "")
+        }
+
+        var top: String? { stack.last?["route"]?.stringValue }
+
+        /// This state after `call` took effect.
+        func after(_ call: MixedCall) -> Durable {
+            var next = self
+            switch call {
+            case .navigate(let route, let parameters), .navigateOneway(let route, let parameters):
+                next.stack.append(["route": .string(route), "parameters": .object(parameters)])
+                next.filter = route == "products.list" ? "" : nil
+            case .pop:
+                if next.stack.count > 1 { next.stack.removeLast() }
+                next.filter = nil
+            case .replace(let routes):
+                next.stack = routes.map { ["route": .string($0), "parameters": [:]] }
+                next.filter = nil
+            case .sendProduct(let product):
+                next.stack.append(["route": "products.detail", "parameters": ["productID": .string(product)]])
+                next.filter = nil
+            case .sendFilter(let text):
+                next.filter = text
+            }
+            return next
+        }
+
+        /// Equal, where the filter counts only when both sides know it.
+        func matches(_ other: Durable) -> Bool {
+            stack == other.stack && (filter == nil || other.filter == nil || filter == other.filter)
+        }
+    }
+
+    /// One call a client makes.
+    enum MixedCall: Sendable {
+        case navigate(String, JSONObject)
+        case navigateOneway(String, JSONObject)
+        case pop
+        case replace([String])
+        case sendProduct(String)
+        case sendFilter(String)
+    }
+
+    /// What a client had when the daemon died: the last state acknowledged, and the calls sent but not answered.
+    struct ClientOutcome: Sendable {
+        var session: String
+        var acknowledged: Durable
+        var inFlight: [MixedCall]
+        var calls: Int
+    }
+
+    @Test(
+        "At least 50 kill -9s under four clients mixing Navigate, oneway Navigate, Pop, Replace and Send lose nothing acknowledged"
+    )
+    func mixedKills() async throws {
+        let sessions = (0..<4).map { "c\($0)" }
+        let daemon = try await DaemonProcess.start(sessions: sessions.map { "\($0)=home.main" })
+        var random = SeededRandom(seed: 20_261_125)
+        var acknowledged: [String: Durable] = [:]
+        for session in sessions { acknowledged[session] = Durable(stack: [["route": "home.main", "parameters": [:]]]) }
+        var kills = 0
+        var calls = 0
+        var inFlightLanded = 0
+        var lost: [String] = []
+        while kills < 50 {
+            let pause = Duration.milliseconds(Int64(random.next() % 400) + 50)
+            let seeds = sessions.map { _ in random.next() }
+            let starting = acknowledged
+            let outcomes = try await withThrowingTaskGroup(of: ClientOutcome?.self) { group in
+                for (index, session) in sessions.enumerated() {
+                    group.addTask {
+                        await Self.drive(session, from: starting[session]!, seed: seeds[index], daemon: daemon)
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: pause)
+                    try await daemon.crash()
+                    return nil
+                }
+                var outcomes: [ClientOutcome] = []
+                for try await outcome in group { if let outcome { outcomes.append(outcome) } }
+                return outcomes
+            }
+            kills += 1
+            try await daemon.restart()
+            let reader = try await NavigationClient.connect(to: daemon)
+            for outcome in outcomes {
+                calls += outcome.calls
+                let restored = try await Self.durable(of: outcome.session, through: reader)
+                var candidate = outcome.acknowledged
+                var allowed = [candidate]
+                for call in outcome.inFlight {
+                    candidate = candidate.after(call)
+                    allowed.append(candidate)
+                }
+                if !allowed.contains(where: { $0.matches(restored) }) {
+                    lost.append(
+                        "kill \(kills), \(outcome.session): acknowledged \(outcome.acknowledged), in flight "
+                            + "\(outcome.inFlight), found \(restored)"
+                    )
+                } else if !restored.matches(outcome.acknowledged) {
+                    inFlightLanded += 1
+                }
+                acknowledged[outcome.session] = restored
+            }
+            try await reader.close()
+        }
+        print(
+            "durability, mixed: \(calls) acknowledged calls by 4 clients, \(kills) kills, \(inFlightLanded) sessions "
+                + "where an unanswered call had landed, \(lost.count) acknowledged changes lost"
+        )
+        #expect(lost.isEmpty, "\(lost)")
+        #expect(calls >= 500, "the clients made \(calls) acknowledged calls")
+        try await daemon.terminate()
+    }
+
+    /// One client: calls on `session` until the daemon dies, keeping what was acknowledged.
+    private static func drive(
+        _ session: String,
+        from start: Durable,
+        seed: UInt64,
+        daemon: DaemonProcess
+    ) async -> ClientOutcome {
+        var random = SeededRandom(seed: seed)
+        var outcome = ClientOutcome(session: session, acknowledged: start, inFlight: [], calls: 0)
+        guard let client = try? await NavigationClient.connect(to: daemon) else { return outcome }
+        let sessionParameter: JSONObject = ["session": .string(session)]
+        do {
+            while true {
+                let current = outcome.acknowledged
+                let call: MixedCall
+                if current.stack.count > 8 {
+                    call = .replace(["home.main", "products.list"])
+                } else if current.top == "products.list", current.filter != nil, random.next() % 2 == 0 {
+                    call =
+                        random.next() % 2 == 0
+                        ? .sendFilter("f\(random.next() % 1000)") : .sendProduct("p\(random.next() % 3 + 1)")
+                } else {
+                    switch random.next() % 6 {
+                    case 0, 1: call = .navigate("products.list", [:])
+                    case 2: call = .navigate("profile.user", ["userID": .string("u\(random.next() % 3 + 1)")])
+                    case 3: call = .navigateOneway("settings.main", [:])
+                    case 4 where current.stack.count > 1: call = .pop
+                    default: call = .replace(["home.main", "products.list"])
+                    }
+                }
+                outcome.inFlight.append(call)
+                switch call {
+                case .navigateOneway(let route, _):
+                    try await client.client.oneway(
+                        "io.navhost.Navigation.Navigate",
+                        parameters: sessionParameter.merging(["route": .string(route)])
+                    )
+                    // A oneway call is never acknowledged: it stays in flight until a later answer covers it.
+                    continue
+                case .navigate(let route, let parameters):
+                    try await client.call(
+                        "Navigate",
+                        sessionParameter.merging(["route": .string(route), "parameters": .object(parameters)])
+                    )
+                case .pop:
+                    try await client.call("Pop", sessionParameter)
+                case .replace(let routes):
+                    let requests = routes.map { JSONValue.object(["route": .string($0)]) }
+                    try await client.call("Replace", sessionParameter.merging(["routes": .array(requests)]))
+                case .sendFilter(let text):
+                    try await client.call(
+                        "Send",
+                        sessionParameter.merging(["intent": "filterByName", "arguments": ["text": .string(text)]])
+                    )
+                case .sendProduct(let product):
+                    try await client.call(
+                        "Send",
+                        sessionParameter.merging([
+                            "intent": "onTappedProduct", "arguments": ["productID": .string(product)],
+                        ])
+                    )
+                }
+                // Answered: this call and every oneway call before it on this connection have taken effect.
+                outcome.acknowledged = try await durable(of: session, through: client)
+                outcome.inFlight = []
+                outcome.calls += 1
+            }
+        } catch {
+            return outcome
+        }
+    }
+
+    /// The session's durable state as the daemon shows it; for a product list on top, once it has loaded.
+    static func durable(of session: String, through client: NavigationClient) async throws -> Durable {
+        var snapshot = try await client.snapshot(session: session)
+        var stack = (snapshot["stack"]?.arrayValue ?? []).map {
+            JSONValue.object(["route": $0["route"] ?? .null, "parameters": $0["parameters"] ?? [:]])
+        }
+        guard stack.last?["route"] == "products.list" else { return Durable(stack: stack, filter: nil) }
+        for _ in 0..<200 where snapshot["stack"]?.arrayValue?.last?["state"]?["status"] != "loaded" {
+            try await Task.sleep(for: .milliseconds(5))
+            snapshot = try await client.snapshot(session: session)
+        }
+        stack = (snapshot["stack"]?.arrayValue ?? []).map {
+            JSONValue.object(["route": $0["route"] ?? .null, "parameters": $0["parameters"] ?? [:]])
+        }
+        let filter = snapshot["stack"]?.arrayValue?.last?["state"]?["value"]?["filter"]?.stringValue
+        return Durable(stack: stack, filter: filter)
+    }
+}
+
+extension JSONObject {
+    /// These members with `other`'s added (replacing any of the same name).
+    fileprivate func merging(_ other: JSONObject) -> JSONObject {
+        var merged = self
+        for (key, value) in other { merged[key] = value }
+        return merged
+    }
+}
