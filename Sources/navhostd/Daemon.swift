@@ -141,6 +141,7 @@ struct Daemon {
                 listeningSocket: inherited,
                 service: service,
                 configuration: serverConfiguration,
+                isPrivilegedPeer: { [access = configuration.access] in access.mayControl($0) },
                 logger: logger
             )
         }
@@ -151,6 +152,7 @@ struct Daemon {
             socketMode: configuration.socketMode,
             service: service,
             configuration: serverConfiguration,
+            isPrivilegedPeer: { [access = configuration.access] in access.mayControl($0) },
             logger: logger
         )
     }

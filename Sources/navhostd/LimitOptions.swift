@@ -41,6 +41,14 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "How many of --max-connections only control users (root, the daemon's user, --control-uid, --control-group) may take, so that other users can never lock an operator out.",
+            valueName: "count"
+        )
+    )
+    var reservedConnections = 64
+
+    @Option(
+        help: ArgumentHelp(
             "How many calls of one connection may be received but not yet answered. Past it the daemon stops reading from that client until its replies have gone out (back pressure; nothing is lost).",
             valueName: "count"
         )
@@ -73,6 +81,22 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "How long a connection may stay idle, with no call received, running or unanswered (a Watch is running), before it is closed (like 5m, or off).",
+            valueName: "time"
+        )
+    )
+    var idleTimeout = TimeLimit(.seconds(300))
+
+    @Option(
+        help: ArgumentHelp(
+            "How long a stop (SIGTERM) waits for clients to receive their last replies before closing their connections (like 10s). Keep it under the unit's TimeoutStopSec=.",
+            valueName: "time"
+        )
+    )
+    var shutdownTimeout = TimeLimit(.seconds(10))
+
+    @Option(
+        help: ArgumentHelp(
             "How long an intent may run (like 30s, or off). Then its work is cancelled, the client gets IntentTimedOut and the screen shows an error.",
             valueName: "time"
         )
@@ -92,6 +116,7 @@ struct LimitOptions: ParsableArguments {
             ("--max-json-depth", maxJSONDepth, 1),
             ("--max-connections", maxConnections, 1),
             ("--max-connections-per-uid", maxConnectionsPerUID, 1),
+            ("--reserved-connections", reservedConnections, 0),
             ("--max-pending-calls", maxPendingCalls, 1),
             // A Watch holds at least the snapshot it starts with and one event.
             ("--watch-queue-limit", watchQueueLimit, 2),
@@ -102,8 +127,14 @@ struct LimitOptions: ParsableArguments {
         guard maxMessageSize.bytes >= 1024 else {
             throw ValidationError("--max-message-size must be at least 1K: a smaller one refuses ordinary calls")
         }
-        for (option, limit) in [("--partial-message-timeout", partialMessageTimeout), ("--send-timeout", sendTimeout)]
-        where limit.duration == nil {
+        guard reservedConnections < maxConnections else {
+            throw ValidationError("--reserved-connections must be less than --max-connections (\(maxConnections))")
+        }
+        let mandatory = [
+            ("--partial-message-timeout", partialMessageTimeout), ("--send-timeout", sendTimeout),
+            ("--shutdown-timeout", shutdownTimeout),
+        ]
+        for (option, limit) in mandatory where limit.duration == nil {
             throw ValidationError("\(option) cannot be off")
         }
     }
@@ -115,6 +146,9 @@ struct LimitOptions: ParsableArguments {
         configuration.maxJSONDepth = maxJSONDepth
         configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerUID = maxConnectionsPerUID
+        configuration.reservedConnections = reservedConnections
+        configuration.idleTimeout = idleTimeout.duration
+        configuration.shutdownGracePeriod = shutdownTimeout.duration ?? .seconds(10)
         configuration.maxPendingCallsPerConnection = maxPendingCalls
         configuration.partialMessageTimeout = partialMessageTimeout.duration ?? .seconds(10)
         configuration.sendTimeout = sendTimeout.duration ?? .seconds(30)

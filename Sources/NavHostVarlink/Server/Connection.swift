@@ -26,6 +26,8 @@ struct Connection: Sendable {
         case inputFailed(any Error)
         case callFinished(StateMachine.CallID, ByteBuffer?)
         case shutdown
+        /// Time to see whether the connection has been idle for ``VarlinkServerConfiguration/idleTimeout``.
+        case idleCheck
     }
 
     /// Serves the connection until it closes; never throws, so one connection cannot stop the server.
@@ -46,6 +48,12 @@ struct Connection: Sendable {
                     group.addTask {
                         await Self.readCalls(from: inbound, permits: permits, parser: parser, events: events)
                     }
+                    if let idleTimeout = configuration.idleTimeout {
+                        group.addTask {
+                            while (try? await Task.sleep(for: idleTimeout / 4)) != nil { events.append(.idleCheck) }
+                        }
+                    }
+                    var lastActivity = ContinuousClock.now
                     var machine = StateMachine(
                         maxPendingCalls: configuration.maxPendingCallsPerConnection,
                         maxConcurrentCalls: configuration.maxConcurrentCallsPerConnection
@@ -54,6 +62,7 @@ struct Connection: Sendable {
                         let actions: [StateMachine.Action]
                         switch event {
                         case .received(let call):
+                            lastActivity = .now
                             actions = machine.receivedCall(call)
                         case .inputEnded:
                             logger.trace("Varlink client ended its input")
@@ -62,9 +71,20 @@ struct Connection: Sendable {
                             logClosing(because: error)
                             actions = machine.connectionFailed()
                         case .callFinished(let id, let reply):
+                            lastActivity = .now
                             actions = machine.callFinished(id, reply: reply)
                         case .shutdown:
                             actions = machine.shutdownRequested()
+                        case .idleCheck:
+                            // Idle: no call received, running or unanswered (a Watch is a call that runs).
+                            guard machine.pendingCalls == 0, let idleTimeout = configuration.idleTimeout,
+                                ContinuousClock.now - lastActivity >= idleTimeout
+                            else { continue loop }
+                            logger.info(
+                                "Closed an idle Varlink connection",
+                                metadata: ["varlink.idle-timeout": "\(idleTimeout)"]
+                            )
+                            break loop
                         }
                         // Before any action: a `more` call about to start may write as soon as its task runs.
                         streamOutput.accept(machine.runningStreamCall)

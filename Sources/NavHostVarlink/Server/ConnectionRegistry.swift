@@ -6,11 +6,14 @@ final class ConnectionRegistry: Sendable {
     struct Ticket: Sendable {
         let id: Int
         let uid: UInt32?
+        let privileged: Bool
     }
 
     private struct State {
         var nextID = 0
         var total = 0
+        /// Connections of peers that are not privileged: they may not take the reserved places.
+        var unprivileged = 0
         var perUID: [UInt32: Int] = [:]
         var shutdownHandlers: [Int: @Sendable () -> Void] = [:]
         var shuttingDown = false
@@ -18,24 +21,39 @@ final class ConnectionRegistry: Sendable {
 
     private let maxConnections: Int
     private let maxConnectionsPerUID: Int
+    private let reservedConnections: Int
+    private let isPrivileged: @Sendable (VarlinkPeerCredentials?) -> Bool
     private let state = Mutex(State())
 
-    init(maxConnections: Int, maxConnectionsPerUID: Int) {
+    init(
+        maxConnections: Int,
+        maxConnectionsPerUID: Int,
+        reservedConnections: Int = 0,
+        isPrivileged: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool = { _ in false }
+    ) {
         self.maxConnections = maxConnections
         self.maxConnectionsPerUID = maxConnectionsPerUID
+        self.reservedConnections = min(max(reservedConnections, 0), maxConnections)
+        self.isPrivileged = isPrivileged
     }
 
-    /// Admits a connection, or returns `nil` when it would exceed a limit or the server is shutting down.
+    /// Admits a connection, or returns `nil` when it would exceed a limit or the server is shutting down. A peer that
+    /// is not privileged may not take the last `reservedConnections` places.
     func admit(peer: VarlinkPeerCredentials?) -> Ticket? {
-        state.withLock { state in
+        let privileged = isPrivileged(peer)
+        return state.withLock { state in
             guard !state.shuttingDown, state.total < maxConnections else { return nil }
+            if !privileged {
+                guard state.unprivileged < maxConnections - reservedConnections else { return nil }
+            }
             if let uid = peer?.uid {
                 guard state.perUID[uid, default: 0] < maxConnectionsPerUID else { return nil }
                 state.perUID[uid, default: 0] += 1
             }
             state.total += 1
+            if !privileged { state.unprivileged += 1 }
             defer { state.nextID += 1 }
-            return Ticket(id: state.nextID, uid: peer?.uid)
+            return Ticket(id: state.nextID, uid: peer?.uid, privileged: privileged)
         }
     }
 
@@ -53,6 +71,7 @@ final class ConnectionRegistry: Sendable {
     func remove(_ ticket: Ticket) {
         state.withLock { state in
             state.total -= 1
+            if !ticket.privileged { state.unprivileged -= 1 }
             state.shutdownHandlers[ticket.id] = nil
             if let uid = ticket.uid {
                 state.perUID[uid, default: 1] -= 1

@@ -23,8 +23,8 @@ public import NIOPosix
 /// ## Shutting down
 /// ``shutdownGracefully()`` stops accepting connections, lets every connection answer the calls it has already
 /// received, cancels running `more` calls (they end with ``VarlinkServerConfiguration/shutdownErrorName`` unless
-/// their handler returns a final reply), and closes each connection once it has nothing left to write; then
-/// ``run()`` returns. Cancelling the task that runs ``run()`` instead closes everything at once.
+/// their handler returns a final reply), and closes each connection once it has nothing left to write, or when
+/// ``VarlinkServerConfiguration/shutdownGracePeriod`` has passed; then ``run()`` returns. Cancelling the task that runs ``run()`` instead closes everything at once.
 public final class VarlinkServer: Sendable {
     private struct AcceptedConnection: Sendable {
         var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
@@ -46,6 +46,7 @@ public final class VarlinkServer: Sendable {
         socketPath: String?,
         service: VarlinkService,
         configuration: VarlinkServerConfiguration,
+        isPrivilegedPeer: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool,
         logger: Logger
     ) {
         self.listener = listener
@@ -55,7 +56,9 @@ public final class VarlinkServer: Sendable {
         self.logger = logger
         self.registry = ConnectionRegistry(
             maxConnections: configuration.maxConnections,
-            maxConnectionsPerUID: configuration.maxConnectionsPerUID
+            maxConnectionsPerUID: configuration.maxConnectionsPerUID,
+            reservedConnections: configuration.reservedConnections,
+            isPrivileged: isPrivilegedPeer
         )
     }
 
@@ -70,6 +73,8 @@ public final class VarlinkServer: Sendable {
     ///   - cleanupExistingSocketFile: Whether a socket file left at the path (by an earlier run) is removed first.
     ///   - service: The interfaces and handlers to serve.
     ///   - configuration: Limits and error names.
+    ///   - isPrivilegedPeer: Whether a peer may take the connections ``VarlinkServerConfiguration/reservedConnections``
+    ///     keeps free. By default nobody may.
     ///   - logger: Where the server and its connections log; library messages are at `info` level or below.
     ///   - eventLoopGroup: The event loops for the sockets.
     /// - Returns: A server that is listening; call ``run()`` to serve.
@@ -79,6 +84,7 @@ public final class VarlinkServer: Sendable {
         cleanupExistingSocketFile: Bool = true,
         service: VarlinkService,
         configuration: VarlinkServerConfiguration = VarlinkServerConfiguration(),
+        isPrivilegedPeer: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool = { _ in false },
         logger: Logger,
         eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
     ) async throws -> VarlinkServer {
@@ -97,6 +103,7 @@ public final class VarlinkServer: Sendable {
             socketPath: unixSocketPath,
             service: service,
             configuration: configuration,
+            isPrivilegedPeer: isPrivilegedPeer,
             logger: logger
         )
     }
@@ -107,6 +114,7 @@ public final class VarlinkServer: Sendable {
     ///   - listeningSocket: The file descriptor of the listening socket. The server takes ownership of it.
     ///   - service: The interfaces and handlers to serve.
     ///   - configuration: Limits and error names.
+    ///   - isPrivilegedPeer: Whether a peer may take the reserved connections.
     ///   - logger: Where the server and its connections log.
     ///   - eventLoopGroup: The event loops for the sockets.
     /// - Returns: A server that is listening; call ``run()`` to serve.
@@ -114,6 +122,7 @@ public final class VarlinkServer: Sendable {
         listeningSocket: CInt,
         service: VarlinkService,
         configuration: VarlinkServerConfiguration = VarlinkServerConfiguration(),
+        isPrivilegedPeer: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool = { _ in false },
         logger: Logger,
         eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
     ) async throws -> VarlinkServer {
@@ -126,6 +135,7 @@ public final class VarlinkServer: Sendable {
             socketPath: nil,
             service: service,
             configuration: configuration,
+            isPrivilegedPeer: isPrivilegedPeer,
             logger: logger
         )
     }
@@ -216,7 +226,15 @@ public final class VarlinkServer: Sendable {
             service: service,
             configuration: configuration,
             logger: logger
-        ) { handler in registry.onShutdown(ticket, handler) }
+        ) { handler in
+            let channel = accepted.channel.channel
+            let grace = Self.timeAmount(configuration.shutdownGracePeriod)
+            registry.onShutdown(ticket) {
+                handler()
+                // Past the grace period the connection is closed, written out or not.
+                channel.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
+            }
+        }
         logger.debug("Varlink connection closed")
     }
 }

@@ -13,6 +13,10 @@ public struct VarlinkServerConfiguration: Sendable, Hashable {
     public var maxConnections: Int = 128
     /// The most connections served at once for one user ID (from `SO_PEERCRED`). Default: 32.
     public var maxConnectionsPerUID: Int = 32
+    /// How many of ``maxConnections`` only privileged peers may take (the server's `isPrivilegedPeer`, like the
+    /// daemon's control users): however many connections other users open, these stay free for an operator.
+    /// Default: 0.
+    public var reservedConnections: Int = 0
     /// The most calls of one connection that are received but not yet answered. When a client pipelines more, the
     /// server stops reading from it until replies have gone out (back pressure, not an error). Default: 64.
     public var maxPendingCallsPerConnection: Int = 64
@@ -26,6 +30,14 @@ public struct VarlinkServerConfiguration: Sendable, Hashable {
     /// unwritable (the socket is full and more than NIO's write-buffer high water mark, 64 KiB, waits behind it) for
     /// this long, the connection is closed. Default: 30 seconds.
     public var sendTimeout: Duration = .seconds(30)
+    /// How long a connection may stay idle — no call received, running or unanswered; a running `more` call such as
+    /// a Watch is not idle — before the server closes it, so that clients that connect and walk away cannot hold
+    /// connections for ever. `nil` for no limit. Default: `nil`.
+    public var idleTimeout: Duration? = nil
+    /// How long a graceful shutdown waits for a connection to answer what it received and write out its replies;
+    /// then the connection is closed whatever is left unsent (a client that stopped reading cannot hold the shutdown
+    /// up to ``sendTimeout``). Default: 5 seconds.
+    public var shutdownGracePeriod: Duration = .seconds(5)
     /// The error name that answers a call whose handler threw an error that is not ``VarlinkErrorConvertible``.
     /// It carries no parameters, so that no internals reach the client.
     public var internalErrorName: String = "io.navhost.varlink.InternalError"

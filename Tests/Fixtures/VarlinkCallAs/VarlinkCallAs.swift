@@ -1,6 +1,10 @@
 // Test fixture: makes one Varlink call as another user, so tests can act as an unprivileged peer.
 //
 //   varlink-call-as UID GID SOCKET METHOD PARAMETERS-JSON
+//   varlink-call-as UID GID SOCKET --hold COUNT
+//
+// With --hold it opens COUNT connections one after another, keeps each one the daemon answers (GetInfo), prints
+// `held N refused M` and then holds them until it is killed.
 //
 // Started as root, it drops to UID/GID (no supplementary groups) before connecting, so the daemon's SO_PEERCRED
 // sees that user. Prints the reply's parameters, or `error NAME PARAMETERS`, or `connect-failed REASON`.
@@ -19,6 +23,9 @@ struct VarlinkCallAs {
         guard setgroups(0, nil) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
             print("cannot drop privileges: \(String(cString: strerror(errno)))")
             exit(2)
+        }
+        if arguments[4] == "--hold", let count = Int(arguments[5]) {
+            await hold(count, at: arguments[3])
         }
         do {
             guard case .object(let parameters) = try JSONParser().parse(arguments[5]) else {
@@ -40,5 +47,24 @@ struct VarlinkCallAs {
             print("failed \(error)")
             exit(1)
         }
+    }
+
+    /// Opens `count` connections, keeps the ones that are served, says how many, and never returns.
+    static func hold(_ count: Int, at socket: String) async -> Never {
+        var held: [VarlinkClient] = []
+        var refused = 0
+        for _ in 0..<count {
+            do {
+                let client = try await VarlinkClient.connect(unixSocketPath: socket)
+                _ = try await client.call("org.varlink.service.GetInfo", parameters: [:])
+                held.append(client)
+            } catch {
+                refused += 1
+            }
+        }
+        // Written straight to the descriptor: stdout is a pipe, and print's buffer would hold the line.
+        let line = Array("held \(held.count) refused \(refused)\n".utf8)
+        _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        while true { try? await Task.sleep(for: .seconds(3600)) }
     }
 }
