@@ -41,6 +41,7 @@ public struct NavHostClientError: Error, Sendable {
             case screenClosed = "ScreenClosed"
             case viewModelFailed = "ViewModelFailed"
             case watcherTooSlow = "WatcherTooSlow"
+            case storageFailed = "StorageFailed"
             // io.navhost.Plugins
             case pluginNotFound = "PluginNotFound"
             case pluginRefused = "PluginRefused"
@@ -120,6 +121,8 @@ public struct NavHostClientError: Error, Sendable {
         public static let viewModelFailed = Code(.viewModelFailed)
         /// `WatcherTooSlow`: the watcher did not keep up even with coalesced updates and was closed.
         public static let watcherTooSlow = Code(.watcherTooSlow)
+        /// `StorageFailed {reason}`: the change could not be saved and was taken back.
+        public static let storageFailed = Code(.storageFailed)
 
         // MARK: io.navhost.Plugins errors
 

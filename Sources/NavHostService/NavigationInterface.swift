@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// Each handler hops onto the main actor, where the navigation core runs, does one thing, and answers. Refusals are
 /// ``NavigationError``s, which the Varlink layer sends as the interface's typed errors. A change is answered only
-/// once it is durable (see `SessionRegistry.commit(_:)`).
+/// once it is durable (see `SessionRegistry.commit(_:takeBacks:)`).
 public enum NavigationInterface {
     /// The interface's name.
     public static let name = "io.navhost.Navigation"
@@ -108,8 +108,9 @@ private final class NavigationHandlers: Sendable {
 
     func push(_ input: RouteParameters, modal: Bool) async throws -> JSONObject {
         let session = try sessions.session(input.session)
+        let takeBacks = session.takeBacks
         let change = modal ? try session.present(input.request) : try session.navigate(to: input.request)
-        try await sessions.commit(session)
+        try await sessions.commit(session, takeBacks: takeBacks)
         guard case .pushed(let screen) = change.event.change else { preconditionFailure("a push records .pushed") }
         return ["revision": .int(Int64(change.revision)), "screen": screen.jsonValue]
     }
@@ -122,6 +123,7 @@ private final class NavigationHandlers: Sendable {
 
     func remove(_ removal: Removal, in sessionName: String?) async throws -> JSONObject {
         let session = try sessions.session(sessionName)
+        let takeBacks = session.takeBacks
         let change: NavigationSession.Change?
         switch removal {
         case .pop: change = try session.pop()
@@ -129,7 +131,7 @@ private final class NavigationHandlers: Sendable {
         case .dismiss: change = try session.dismiss()
         case .popTo(let request): change = try session.popTo(request)
         }
-        try await sessions.commit(session)
+        try await sessions.commit(session, takeBacks: takeBacks)
         guard let change else {
             return ["revision": .int(Int64(session.revision)), "removed": []]
         }
@@ -142,8 +144,9 @@ private final class NavigationHandlers: Sendable {
 
     func replace(_ input: ReplaceParameters) async throws -> JSONObject {
         let session = try sessions.session(input.session)
+        let takeBacks = session.takeBacks
         let change = try session.replace(with: input.requests)
-        try await sessions.commit(session)
+        try await sessions.commit(session, takeBacks: takeBacks)
         guard case .replaced(let stack) = change.event.change else { preconditionFailure("records .replaced") }
         return ["revision": .int(Int64(change.revision)), "stack": .array(stack.map(\.jsonValue))]
     }
@@ -151,6 +154,7 @@ private final class NavigationHandlers: Sendable {
     func send(_ input: SendParameters) async throws -> JSONObject {
         let session = try sessions.session(input.session)
         let target = try session.screenSnapshot(input.screen.map(ScreenID.init)).id
+        let takeBacks = session.takeBacks
         try await session.send(
             IntentMessage(name: input.intent, arguments: input.arguments ?? JSONObject()),
             to: target
@@ -158,7 +162,7 @@ private final class NavigationHandlers: Sendable {
         // The intent may have navigated (through the ViewModel's Router) or changed restorable state: the reply
         // says it is done, so whatever durable changed is on disk first. An intent that changed nothing durable
         // costs nothing here (the writer answers at once).
-        try await sessions.commit(session)
+        try await sessions.commit(session, takeBacks: takeBacks)
         var reply: JSONObject = ["revision": .int(Int64(session.revision))]
         if let screen = try? session.screenSnapshot(target) {
             reply["screen"] = screen.jsonValue

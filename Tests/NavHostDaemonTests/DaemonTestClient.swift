@@ -68,6 +68,9 @@ final class WatchRecorder: Sendable {
     /// Every reply received so far, taken or not.
     var replies: [JSONObject] { received.replies.withLock { $0 } }
 
+    /// Every reply received so far.
+    var all: [JSONObject] { received.replies.withLock { $0 } }
+
     /// The next reply not yet taken that satisfies `condition` (earlier ones are skipped); fails after `limit`.
     @discardableResult
     func next(within limit: Duration = .seconds(30), where condition: (JSONObject) -> Bool = { _ in true })

@@ -23,6 +23,7 @@ public struct NavigationError: Error, Sendable, Hashable {
             case emptyStack = "EmptyStack"
             case screenClosed = "ScreenClosed"
             case viewModelFailed = "ViewModelFailed"
+            case storageFailed = "StorageFailed"
         }
 
         private let base: Base
@@ -56,6 +57,8 @@ public struct NavigationError: Error, Sendable, Hashable {
         public static let screenClosed = Code(.screenClosed)
         /// The feature could not build the ViewModel for a route.
         public static let viewModelFailed = Code(.viewModelFailed)
+        /// The change could not be written to the state folder (full, read-only, failing); it was taken back.
+        public static let storageFailed = Code(.storageFailed)
 
         /// The code's name as Varlink errors spell it, like `RouteNotFound`.
         public var name: String { base.rawValue }
@@ -90,6 +93,14 @@ extension NavigationError {
 
     static func routeNotFound(_ id: String) -> Self {
         Self(.routeNotFound, "no loaded feature offers route \"\(id)\"", parameters: ["route": .string(id)])
+    }
+
+    static func storageFailed(_ reason: String) -> Self {
+        Self(
+            .storageFailed,
+            "the change could not be saved, so it was taken back: \(reason)",
+            parameters: ["reason": .string(reason)]
+        )
     }
 
     static func screenClosed(_ id: String) -> Self {

@@ -36,6 +36,21 @@ public final class SessionPersistence: Sendable {
         states.withLock { $0[record.session, default: SessionState()].durable = record.durableContent }
     }
 
+    /// Whether `record` needs no write: nothing of its session is being written or waits to be, and what it keeps
+    /// across a crash (stack and restorable states) is what the file holds.
+    public func isDurable(_ record: SessionRecord) -> Bool {
+        states.withLock { states in
+            guard let state = states[record.session] else { return false }
+            return !state.writing && state.pending == nil && state.durable == record.durableContent
+        }
+    }
+
+    /// Whether the file of `record`'s session holds its stack and restorable states, whatever its bookkeeping (screen
+    /// numbers, revision reservation) says.
+    public func holdsStack(of record: SessionRecord) -> Bool {
+        states.withLock { $0[record.session]?.durable?.stack == record.stack }
+    }
+
     /// Saves `record` and returns once it, or a newer record of the same session, is durable.
     ///
     /// - Throws: The write's failure; the daemon must not acknowledge the change then.
@@ -100,7 +115,18 @@ public final class SessionPersistence: Sendable {
                 states.withLock { $0[session]?.durable = record.durableContent }
                 for waiter in waiters { waiter.resume() }
             } catch {
-                for waiter in waiters { waiter.resume(throwing: error) }
+                // A record queued meanwhile holds the change that failed too: it fails with it, so that nothing the
+                // daemon took back reaches the disk later. The next record starts the order afresh.
+                let stranded = states.withLock { states -> [CheckedContinuation<Void, any Error>] in
+                    guard var state = states[session] else { return [] }
+                    defer { states[session] = state }
+                    let stranded = state.waiters
+                    state.waiters = []
+                    state.pending = nil
+                    state.newest = nil
+                    return stranded
+                }
+                for waiter in waiters + stranded { waiter.resume(throwing: error) }
             }
         }
     }

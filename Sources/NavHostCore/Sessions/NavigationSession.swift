@@ -26,11 +26,20 @@ public final class NavigationSession: NavigationHandler {
     // MARK: Private Properties
 
     private let catalog: FeatureCatalog
-    private let logger: Logger
-    private var screens: [Screen] = []
+    let logger: Logger
+    var screens: [Screen] = []
     private var nextScreenNumber = 1
     private var log: SessionEventLog
     private var watchers: [ObjectIdentifier: SessionWatcher] = [:]
+    /// Each watcher's starting revision: an event at or below it is already in the snapshot it started with.
+    private var watcherStarts: [ObjectIdentifier: UInt64] = [:]
+    /// Changes recorded but not yet durable, held back from watchers (see `NavigationSession+Durability.swift`).
+    var unreleased: [SessionEvent] = []
+    /// What watchers have been told: the state after the last released change.
+    var releasedRecord: SessionRecord?
+    /// How many times unsaved changes were taken back (`NavigationSession+Durability.swift`): a call that saw this
+    /// number change while it waited cannot tell whether its own change survived.
+    public internal(set) var takeBacks = 0
     private let options: SessionOptions
     /// The screen whose Router is being served right now, if any.
     private var navigatingScreen: ScreenID?
@@ -352,10 +361,14 @@ public final class NavigationSession: NavigationHandler {
         }
         let watcher = SessionWatcher(limit: options.watcherLimit, first: first) { [weak self] watcher in
             let id = ObjectIdentifier(watcher)
-            Task { @MainActor in self?.watchers[id] = nil }
+            Task { @MainActor in
+                self?.watchers[id] = nil
+                self?.watcherStarts[id] = nil
+            }
         }
         for event in missed { watcher.deliver(event) { snapshot } }
         watchers[ObjectIdentifier(watcher)] = watcher
+        watcherStarts[ObjectIdentifier(watcher)] = revision
         return watcher
     }
 
@@ -375,6 +388,7 @@ public final class NavigationSession: NavigationHandler {
         for screen in screens.reversed() { screen.close() }
         for watcher in watchers.values { watcher.finish(with: .closed) }
         watchers.removeAll()
+        watcherStarts.removeAll()
     }
 
     // MARK: NavigationHandler
@@ -423,7 +437,7 @@ extension NavigationSession {
         return screen
     }
 
-    fileprivate func makeScreen(
+    func makeScreen(
         for request: RouteRequest,
         presentation: Presentation,
         id restoredID: ScreenID? = nil
@@ -498,12 +512,23 @@ extension NavigationSession {
     }
 
     @discardableResult
-    fileprivate func record(_ change: SessionEvent.Change) -> Change {
+    func record(_ change: SessionEvent.Change) -> Change {
         revision += 1
         let event = SessionEvent(revision: revision, change: change)
-        log.append(event)
+        if holdsEventsUntilDurable {
+            unreleased.append(event)
+        } else {
+            tellWatchers(event)
+        }
         for observer in changeObservers { observer(self, event) }
-        for watcher in watchers.values { watcher.deliver(event) { snapshot } }
         return Change(revision: revision, event: event)
+    }
+
+    /// Sends `event` to every watcher that started before it, and keeps it for watchers that resume.
+    func tellWatchers(_ event: SessionEvent) {
+        log.append(event)
+        for (id, watcher) in watchers where event.revision > watcherStarts[id] ?? 0 {
+            watcher.deliver(event) { snapshot }
+        }
     }
 }

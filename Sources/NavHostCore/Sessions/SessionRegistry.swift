@@ -78,9 +78,10 @@ public final class SessionRegistry {
                 restoreNotes[configuration.name] = .fresh
             }
         }
-        if let persistence {
-            session.observeChanges { session, _ in persistence.submit(session.record) }
-            persistence.submit(session.record)
+        if persistence != nil {
+            session.holdsEventsUntilDurable = true
+            session.observeChanges { [weak self] session, event in self?.persist(session, through: event.revision) }
+            persist(session, through: session.revision)
         }
         sessions[configuration.name] = session
         return session
@@ -88,9 +89,69 @@ public final class SessionRegistry {
 
     /// Returns once the session's current state is durable: call it before acknowledging a change.
     ///
-    /// - Throws: The write's failure; the change must then not be acknowledged.
-    public func commit(_ session: NavigationSession) async throws {
-        try await persistence?.save(session.record)
+    /// - Parameter takeBacks: The session's ``NavigationSession/takeBacks`` from before the change was made; by
+    ///   default, its value now.
+    /// - Throws: ``NavigationError`` `StorageFailed` when the change is not durable: the write failed and the
+    ///   session's unwritten changes were taken back (watchers never heard of them), or changes were taken back while
+    ///   this one waited, so it may be among them. The change must not be acknowledged then.
+    public func commit(_ session: NavigationSession, takeBacks: Int? = nil) async throws {
+        guard let persistence else { return }
+        let takeBacks = takeBacks ?? session.takeBacks
+        let record = session.record
+        var failure: (any Error)?
+        do {
+            try await persistence.save(record)
+            session.releaseChanges(through: record.revision, record: record)
+        } catch {
+            failure = error
+            takeBack(session, because: error)
+        }
+        if session.takeBacks != takeBacks {
+            throw NavigationError.storageFailed(failure.map { "\($0)" } ?? "an earlier write of the session failed")
+        }
+        // A failed write of bookkeeping alone (screen numbers, the revision reservation) loses nothing of the call.
+        if let failure, !persistence.holdsStack(of: record) {
+            throw NavigationError.storageFailed("\(failure)")
+        }
+    }
+
+    /// Saves the session's state after a change no client waits on (a ViewModel's own), and tells watchers once it
+    /// is durable; a change that keeps nothing new across a crash goes out at once.
+    private func persist(_ session: NavigationSession, through revision: UInt64) {
+        guard let persistence else { return }
+        let record = session.record
+        if persistence.isDurable(record) {
+            session.releaseChanges(through: revision, record: record)
+            return
+        }
+        Task {
+            do {
+                try await persistence.save(record)
+                session.releaseChanges(through: revision, record: record)
+            } catch {
+                takeBack(session, because: error)
+            }
+        }
+    }
+
+    /// Takes back what could not be written, and says so at `error` level. The daemon recovers by itself: the next
+    /// change is written afresh, and succeeds once the disk does.
+    ///
+    /// A write that only kept bookkeeping (the next screen number, the revision reservation) takes nothing back: the
+    /// stack and every restorable state are on disk already, so the held changes go out, and the write is tried again
+    /// with the next change. Taking such a change back would only make another one, which fails in turn.
+    ///
+    private func takeBack(_ session: NavigationSession, because error: any Error) {
+        let current = session.record
+        if persistence?.holdsStack(of: current) == true {
+            session.releaseChanges(through: current.revision, record: current)
+            return
+        }
+        guard session.takeBackUnreleasedChanges() else { return }
+        logger.error(
+            "Cannot save a session's state; its unsaved changes were taken back",
+            metadata: ["navhost.session": "\(session.name)", "error": "\(error)"]
+        )
     }
 
     /// The session called `name`, or the default session when `name` is `nil`.

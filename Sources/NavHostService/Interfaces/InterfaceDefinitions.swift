@@ -155,6 +155,10 @@ enum InterfaceDefinitions {
         # The watcher did not keep up even with coalesced updates and was closed.
         error WatcherTooSlow ()
 
+        # The change could not be written to the state folder (full, read-only, failing), so it was taken back: the
+        # session is as it was before the call, and no watcher heard of the change. reason is the system's words.
+        error StorageFailed (reason: string)
+
         """#
 
     static let navigationFileName = "io.navhost.Navigation.varlink"

@@ -1,0 +1,66 @@
+import NavHostKit
+
+// What a session's watchers are told, and when: with persistence, a change reaches them only once it is durable, and
+// a change whose write failed is taken back before any of them hears of it (docs/durability.md, "When the disk
+// fails").
+
+extension NavigationSession {
+    // MARK: Holding changes back
+
+    /// Whether watchers hear of a change only once ``releaseChanges(through:)`` says it is durable. The registry turns
+    /// it on for a session it persists; without persistence every change goes out at once.
+    public var holdsEventsUntilDurable: Bool {
+        get { releasedRecord != nil }
+        set { releasedRecord = newValue ? (releasedRecord ?? record) : nil }
+    }
+
+    /// Tells watchers of every held change up to `revision`, now that the state it left is durable (or kept nothing
+    /// that needs to be).
+    public func releaseChanges(through revision: UInt64, record: SessionRecord) {
+        guard holdsEventsUntilDurable else { return }
+        let ready = unreleased.prefix { $0.revision <= revision }
+        guard !ready.isEmpty else { return }
+        unreleased.removeFirst(ready.count)
+        for event in ready { tellWatchers(event) }
+        releasedRecord = record
+    }
+
+    // MARK: Taking a change back
+
+    /// Takes back every change watchers have not heard of: the stack, and each screen's restorable state, become the
+    /// last released state again, and watchers get one `replaced` event with it. Screens that are as they were keep
+    /// their ViewModels; a screen the failed changes removed, or whose restorable state they changed, is built again
+    /// from its route and given back its restorable state, as on a restart; screens they added are closed. Does
+    /// nothing when no change is held.
+    ///
+    /// - Returns: Whether anything was taken back.
+    @discardableResult
+    public func takeBackUnreleasedChanges() -> Bool {
+        guard let target = releasedRecord, !unreleased.isEmpty else { return false }
+        unreleased.removeAll()
+        takeBacks += 1
+        var rebuilt: [Screen] = []
+        for entry in target.stack {
+            if let kept = screens.first(where: { $0.id == entry.id }), kept.route.id == entry.route,
+                kept.route.parameters == entry.parameters, kept.restorableState == entry.restorable
+            {
+                rebuilt.append(kept)
+                continue
+            }
+            let request = RouteRequest(id: entry.route, parameters: entry.parameters)
+            guard let screen = try? makeScreen(for: request, presentation: entry.presentation, id: entry.id) else {
+                break
+            }
+            if let saved = entry.restorable { _ = screen.restore(saved) }
+            rebuilt.append(screen)
+        }
+        guard !rebuilt.isEmpty else { return false }
+        let closed = screens.filter { old in !rebuilt.contains { $0 === old } }
+        let opened = rebuilt.filter { new in !screens.contains { $0 === new } }
+        for screen in closed.reversed() { screen.close() }
+        screens = rebuilt
+        record(.replaced(rebuilt.map(\.snapshot)))
+        for screen in opened { screen.appear() }
+        return true
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+/// A state folder that fails: full (a tiny tmpfs) or read-only. A change that cannot be written is a failed call,
+/// taken back before any watcher hears of it, and the daemon recovers when the disk does (docs/durability.md, "When
+/// the disk fails").
+///
+/// Mounting a tmpfs needs root (CAP_SYS_ADMIN); CI runs as root, so these run there. Elsewhere they are skipped,
+/// and the reason says why.
+@Suite(
+    "A state folder that is full or read-only",
+    .enabled(if: getuid() == 0, "mounts a tmpfs over the sessions folder, which needs root")
+)
+struct DaemonStorageFailureTests {
+    /// A 256 KiB tmpfs over `<state>/sessions`, unmounted by ``unmount()``.
+    struct TinyFileSystem {
+        let path: String
+
+        init(at path: String) async throws {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            let mounted = try await ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", path])
+            try #require(mounted.status == 0, "mount: \(mounted.errors)")
+            self.path = path
+        }
+
+        /// Fills it: a file takes every byte that is left.
+        func fill() async throws {
+            _ = try await ChildProcess.run("/bin/dd", ["if=/dev/zero", "of=\(path)/filler", "bs=4096"])
+        }
+
+        func free() throws { try FileManager.default.removeItem(atPath: "\(path)/filler") }
+
+        func remount(readOnly: Bool) async throws {
+            let result = try await ChildProcess.run(
+                "/bin/mount",
+                ["-o", readOnly ? "remount,ro" : "remount,rw", path]
+            )
+            try #require(result.status == 0, "remount: \(result.errors)")
+        }
+
+        /// Detaches it at once (MNT_DETACH), so a test that failed half-way leaves no mount behind.
+        func unmount() { _ = umount2(path, 2) }
+    }
+
+    @Test("A full disk: StorageFailed, the stack and the filter as before for readers and watchers, recovery after")
+    func fullDisk() async throws {
+        let state = try TestPaths.temporaryDirectory() + "/state"
+        let disk = try await TinyFileSystem(at: "\(state)/sessions")
+        defer { disk.unmount() }
+        let daemon = try await DaemonProcess.start(stateDirectory: state)
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "products.list"])
+        try await Self.waitUntilLoaded(nav)
+        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "lamp"]])
+        let before = try await DaemonDurabilityTests.durable(of: "main", through: nav)
+        let watch = WatchRecorder(try await NavigationClient.connect(to: daemon).watch())
+        _ = try await watch.next()
+
+        try await disk.fill()
+        // Each on a loaded list: a screen built again by a take-back loads afresh, and an intent it gets before its
+        // products are there changes nothing (and so needs no write).
+        var failures: [VarlinkError?] = []
+        failures.append(try await Self.failure(of: await nav.call("Navigate", ["route": "settings.main"])))
+        try await Self.waitUntilLoaded(nav)
+        failures.append(
+            try await Self.failure(
+                of: await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "desk"]])
+            )
+        )
+        try await Self.waitUntilLoaded(nav)
+        failures.append(
+            try await Self.failure(
+                of: await nav.call("Send", ["intent": "onTappedProduct", "arguments": ["productID": "p1"]])
+            )
+        )
+        for (index, failure) in failures.enumerated() {
+            #expect(
+                failure?.name == "io.navhost.Navigation.StorageFailed",
+                "call \(index): \(String(describing: failure))"
+            )
+            #expect(failure?.parameters["reason"]?.stringValue?.contains("No space left on device") == true)
+        }
+        let after = try await DaemonDurabilityTests.durable(of: "main", through: nav)
+        #expect(after == before, "readers see the state as it was: \(after)")
+        try await Task.sleep(for: .milliseconds(200))
+        let heard = watch.all.map { (try? JSONValue.object($0).serializedString()) ?? "" }
+        #expect(
+            !heard.contains { $0.contains("settings.main") || $0.contains("products.detail") || $0.contains("desk") }
+        )
+        #expect(daemon.log.contains("Cannot save a session's state; its unsaved changes were taken back"))
+
+        // Space comes back: the next change is saved, and survives a crash.
+        try disk.free()
+        try await nav.call("Navigate", ["route": "settings.main"])
+        try await daemon.crash()
+        try await daemon.restart()
+        let restarted = try await NavigationClient.connect(to: daemon)
+        #expect(try await restarted.routes() == ["home.main", "products.list", "settings.main"])
+        #expect(try await daemon.terminate() == 0)
+    }
+
+    @Test("A read-only disk: StorageFailed naming it, nothing changed, recovery once it is writable again")
+    func readOnlyDisk() async throws {
+        let state = try TestPaths.temporaryDirectory() + "/state"
+        let disk = try await TinyFileSystem(at: "\(state)/sessions")
+        defer { disk.unmount() }
+        let daemon = try await DaemonProcess.start(stateDirectory: state)
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "products.list"])
+
+        try await disk.remount(readOnly: true)
+        let failure = try await Self.failure(of: await nav.call("Pop"))
+        #expect(failure?.name == "io.navhost.Navigation.StorageFailed")
+        #expect(failure?.parameters["reason"]?.stringValue?.contains("Read-only file system") == true)
+        #expect(try await nav.routes() == ["home.main", "products.list"], "the pop was taken back")
+
+        try await disk.remount(readOnly: false)
+        try await nav.call("Pop")
+        try await daemon.crash()
+        try await daemon.restart()
+        #expect(try await NavigationClient.connect(to: daemon).routes() == ["home.main"])
+        #expect(try await daemon.terminate() == 0)
+    }
+
+    /// The Varlink error `call` failed with, or `nil` when it succeeded.
+    private static func failure(of call: @autoclosure () async throws -> JSONObject) async throws -> VarlinkError? {
+        do {
+            _ = try await call()
+            return nil
+        } catch let error as VarlinkError {
+            return error
+        }
+    }
+
+    private static func waitUntilLoaded(_ nav: NavigationClient) async throws {
+        for _ in 0..<200 where try await nav.topState()["status"] != "loaded" {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
