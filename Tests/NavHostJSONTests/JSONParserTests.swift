@@ -110,6 +110,17 @@ struct JSONParserTests {
     func nulTerminator() throws {
         #expect(try parser.parse(Array("{}".utf8) + [0]) == [:])
     }
+
+    @Test("A key holding \\u0000 is refused, where it starts; the same escape in a value, or escaped, is text")
+    func nulInKeyIsRefused() throws {
+        // json-c keeps keys as C strings: "a\u0000b" would become "a" and collide with a real "a".
+        let error = #expect(throws: JSONError.self) { try parser.parse(#"{"a":1, "a\u0000b":2}"#) }
+        #expect(error?.code == .syntax)
+        #expect(error?.offset == 8)
+        #expect(try parser.parse(#"{"k":"a\u0000b"}"#)["k"] == .string("a\u{0}b"))
+        #expect(try parser.parse(#"{"a\\u0000":1}"#) == [#"a\u0000"#: 1])
+        #expect(throws: JSONError.self) { try JSONValue.object(["a\u{0}b": 1]).serializedString() }
+    }
 }
 
 @Suite("Parsing one JSON value that arrives in chunks")

@@ -67,7 +67,48 @@ public struct JSONParser: Sendable {
             throw JSONError(code: .incomplete, message: "the input ended before the JSON value did", offset: length)
         }
         defer { json_object_put(parsed.pointer) }
+        if let offset = Self.offsetOfKeyHoldingNUL(UnsafeRawBufferPointer(rebasing: bytes[..<length])) {
+            throw JSONError(
+                code: .syntax,
+                message: "an object key holds \\u0000: json-c keeps keys as C strings, so it would be cut short",
+                offset: offset
+            )
+        }
         return try JSONValue(validating: parsed.pointer)
+    }
+
+    /// Where the first object key that holds the escape `\u0000` starts in `bytes`, a valid JSON text; `nil` when
+    /// none does (the common case costs one scan for a backslash followed by `u0000`).
+    static func offsetOfKeyHoldingNUL(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        let escape = Array(#"\u0000"#.utf8)
+        func escapeStarts(at index: Int) -> Bool {
+            index + escape.count <= bytes.count && (0..<escape.count).allSatisfy { bytes[index + $0] == escape[$0] }
+        }
+        guard bytes.indices.contains(where: escapeStarts) else { return nil }
+        var index = 0
+        var stringStart: Int?
+        var holdsNUL = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if let start = stringStart {
+                if byte == UInt8(ascii: "\\") {
+                    if escapeStarts(at: index) { holdsNUL = true }
+                    index += 2
+                    continue
+                }
+                if byte == UInt8(ascii: "\"") {
+                    stringStart = nil
+                    var next = index + 1
+                    while next < bytes.count, isJSONWhitespace(bytes[next]) { next += 1 }
+                    if holdsNUL, next < bytes.count, bytes[next] == UInt8(ascii: ":") { return start }
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                stringStart = index
+                holdsNUL = false
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// Parses exactly one JSON value from bytes.

@@ -102,6 +102,13 @@ extension JSONValue {
             let object = json_object_new_object()
             for (key, member) in members {
                 do throws(JSONError) {
+                    // json-c keeps keys as C strings: one holding U+0000 would be cut there, and collide.
+                    guard !key.utf8.contains(0) else {
+                        throw JSONError(
+                            code: .syntax,
+                            message: "the object key \(JSONValue.string(key)) holds U+0000, which a key cannot carry"
+                        )
+                    }
                     json_object_object_add(object, key, try member.makeJSONCObject())
                 } catch {
                     json_object_put(object)
