@@ -89,6 +89,7 @@ extension NavHostClientError {
         case .screenClosed: return "screen \(text("screen")) left the stack before the intent finished"
         case .viewModelFailed: return "the feature could not build the screen for route \(text("route"))"
         case .watcherTooSlow: return "the watcher did not keep up and was closed"
+        case .stackTooDeep: return "the stack already holds the most screens a session allows (\(text("limit")))"
         case .storageFailed: return "the change could not be saved and was taken back: \(text("reason"))"
         case .pluginNotFound: return "no loaded plugin is named \(text("name"))"
         case .pluginRefused:

@@ -42,6 +42,7 @@ public struct NavHostClientError: Error, Sendable {
             case viewModelFailed = "ViewModelFailed"
             case watcherTooSlow = "WatcherTooSlow"
             case storageFailed = "StorageFailed"
+            case stackTooDeep = "StackTooDeep"
             // io.navhost.Plugins
             case pluginNotFound = "PluginNotFound"
             case pluginRefused = "PluginRefused"
@@ -123,6 +124,8 @@ public struct NavHostClientError: Error, Sendable {
         public static let watcherTooSlow = Code(.watcherTooSlow)
         /// `StorageFailed {reason}`: the change could not be saved and was taken back.
         public static let storageFailed = Code(.storageFailed)
+        /// `StackTooDeep {limit}`: the stack already holds the most screens a session allows.
+        public static let stackTooDeep = Code(.stackTooDeep)
 
         // MARK: io.navhost.Plugins errors
 

@@ -97,6 +97,14 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "How many screens a session's stack may hold, modal ones included. A push past it is refused with StackTooDeep.",
+            valueName: "count"
+        )
+    )
+    var maxStackDepth = 64
+
+    @Option(
+        help: ArgumentHelp(
             "How long an intent may run (like 30s, or off). Then its work is cancelled, the client gets IntentTimedOut and the screen shows an error.",
             valueName: "time"
         )
@@ -117,6 +125,7 @@ struct LimitOptions: ParsableArguments {
             ("--max-connections", maxConnections, 1),
             ("--max-connections-per-uid", maxConnectionsPerUID, 1),
             ("--reserved-connections", reservedConnections, 0),
+            ("--max-stack-depth", maxStackDepth, 1),
             ("--max-pending-calls", maxPendingCalls, 1),
             // A Watch holds at least the snapshot it starts with and one event.
             ("--watch-queue-limit", watchQueueLimit, 2),
@@ -160,6 +169,7 @@ struct LimitOptions: ParsableArguments {
         var options = SessionOptions()
         options.watcherLimit = watchQueueLimit
         options.intentTimeLimit = intentTimeout.duration
+        options.maxStackDepth = maxStackDepth
         return options
     }
 }

@@ -28,6 +28,18 @@ struct ErrorTests {
         #expect(host.takeEvents().isEmpty)
     }
 
+    @Test("A push past the stack depth limit is StackTooDeep, and so is a replace with more screens than it")
+    func stackTooDeep() async throws {
+        let host = try await makeHost()
+        let limit = SessionOptions().maxStackDepth
+        for _ in 2..<limit { try host.navigate(to: "catalog.detail", ["itemID": "i1"]) }
+        try await host.settle()
+        _ = host.takeEvents()
+        try await expectRefusal(.stackTooDeep, on: host) { try host.navigate(to: "catalog.detail", ["itemID": "i2"]) }
+        let tooMany = Array(repeating: RouteRequest(id: "catalog.list"), count: limit + 1)
+        try await expectRefusal(.stackTooDeep, on: host) { try host.session.replace(with: tooMany) }
+    }
+
     @Test("An unknown route is RouteNotFound")
     func unknownRoute() async throws {
         let host = try await makeHost()

@@ -24,6 +24,7 @@ public struct NavigationError: Error, Sendable, Hashable {
             case screenClosed = "ScreenClosed"
             case viewModelFailed = "ViewModelFailed"
             case storageFailed = "StorageFailed"
+            case stackTooDeep = "StackTooDeep"
         }
 
         private let base: Base
@@ -59,6 +60,8 @@ public struct NavigationError: Error, Sendable, Hashable {
         public static let viewModelFailed = Code(.viewModelFailed)
         /// The change could not be written to the state folder (full, read-only, failing); it was taken back.
         public static let storageFailed = Code(.storageFailed)
+        /// The stack already holds the most screens the session allows (`SessionOptions.maxStackDepth`).
+        public static let stackTooDeep = Code(.stackTooDeep)
 
         /// The code's name as Varlink errors spell it, like `RouteNotFound`.
         public var name: String { base.rawValue }
@@ -93,6 +96,14 @@ extension NavigationError {
 
     static func routeNotFound(_ id: String) -> Self {
         Self(.routeNotFound, "no loaded feature offers route \"\(id)\"", parameters: ["route": .string(id)])
+    }
+
+    static func stackTooDeep(_ limit: Int) -> Self {
+        Self(
+            .stackTooDeep,
+            "the stack would hold more than \(limit) screens, the most this session allows",
+            parameters: ["limit": .int(Int64(limit))]
+        )
     }
 
     static func storageFailed(_ reason: String) -> Self {

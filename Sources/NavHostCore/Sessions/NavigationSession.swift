@@ -258,6 +258,7 @@ public final class NavigationSession: NavigationHandler {
     @discardableResult
     public func replace(with requests: [RouteRequest]) throws(NavigationError) -> Change {
         guard !requests.isEmpty else { throw NavigationError(.emptyStack, "a stack needs at least a root") }
+        guard requests.count <= options.maxStackDepth else { throw .stackTooDeep(options.maxStackDepth) }
         var fresh: [Screen] = []
         for request in requests {
             fresh.append(try makeScreen(for: request, presentation: .push))
@@ -457,6 +458,7 @@ extension NavigationSession {
     }
 
     fileprivate func push(_ request: RouteRequest, presentation: Presentation) throws(NavigationError) -> Change {
+        guard screens.count < options.maxStackDepth else { throw .stackTooDeep(options.maxStackDepth) }
         let screen = try makeScreen(for: request, presentation: presentation)
         screens.append(screen)
         let change = record(.pushed(screen.snapshot))

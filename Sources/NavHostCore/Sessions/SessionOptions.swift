@@ -7,6 +7,10 @@ public struct SessionOptions: Sendable {
     /// How long an intent may take before the client gets `IntentTimedOut`, its work is cancelled and the screen
     /// shows an error; `nil` for no limit.
     public var intentTimeLimit: Duration? = .seconds(30)
+    /// The most screens a stack may hold, modal ones included; a push past it (or a replace with more) is refused
+    /// with `StackTooDeep`. It bounds what a runaway client or a ViewModel that navigates in a loop can make the
+    /// daemon hold and save.
+    public var maxStackDepth: Int = 64
     /// The clock the time limit is measured with.
     public var clock: any Clock<Duration> = ContinuousClock()
 

@@ -159,6 +159,9 @@ enum InterfaceDefinitions {
         # session is as it was before the call, and no watcher heard of the change. reason is the system's words.
         error StorageFailed (reason: string)
 
+        # The stack already holds the most screens a session allows (navhostd --max-stack-depth); nothing was pushed.
+        error StackTooDeep (limit: int)
+
         """#
 
     static let navigationFileName = "io.navhost.Navigation.varlink"
