@@ -13,6 +13,8 @@ final class DaemonCore {
     /// Loads, reloads and unloads plugins with the sessions kept in step.
     let pluginControl: PluginControl
     private let logger: Logger
+    /// Why the state folder cannot be written, found at start; `nil` when it can.
+    private(set) var stateFolderProblem: String?
 
     /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
     var pluginReports: [PluginReport] { plugins.statuses.map(\.report) }
@@ -32,6 +34,15 @@ final class DaemonCore {
             faultGuard: faultGuard
         )
         self.pluginControl = PluginControl(registry: plugins, sessions: sessions)
+        stateFolderProblem = Self.writeProblem(in: configuration.stateDirectory)
+        if let stateFolderProblem {
+            logger.error(
+                "The state folder cannot be written: changes will be refused with StorageFailed until it can",
+                metadata: [
+                    "navhost.state.directory": "\(configuration.stateDirectory)", "error": "\(stateFolderProblem)",
+                ]
+            )
+        }
         loadPlugins()
         openSessions()
     }
@@ -72,6 +83,7 @@ final class DaemonCore {
             "\(loaded) plugins loaded, \(quarantined) quarantined; "
             + "\(sessionCount) session\(sessionCount == 1 ? "" : "s"); "
             + "\(clients) client\(clients == 1 ? "" : "s")"
+        if let stateFolderProblem { line += "; state folder not writable (\(stateFolderProblem))" }
         for (name, note) in sessions.restoreNotes.sorted(by: { $0.key < $1.key }) {
             if case .discarded(let reason, _) = note {
                 line +=
@@ -85,6 +97,19 @@ final class DaemonCore {
     func shutDown() {
         pluginControl.closeWatchers()
         sessions.closeAll()
+    }
+
+    /// Why a file cannot be created in `directory` (made when missing), in the system's words; `nil` when it can.
+    /// A real write, not `access(2)`: root passes permission checks, and only a write meets a read-only or full disk.
+    private static func writeProblem(in directory: String) -> String? {
+        do {
+            try FileIO.makeDirectories(directory)
+            try FileIO.writeAtomically(Array("navhostd\n".utf8), to: "\(directory)/.write-check")
+            FileIO.remove("\(directory)/.write-check")
+            return nil
+        } catch {
+            return "\(error)"
+        }
     }
 
     private func loadPlugins() {

@@ -125,6 +125,26 @@ struct DaemonStorageFailureTests {
         #expect(try await daemon.terminate() == 0)
     }
 
+    @Test(
+        "A state folder that cannot be written at start: said in the log and STATUS=, plugins served, changes refused"
+    )
+    func unwritableAtStart() async throws {
+        let state = try TestPaths.temporaryDirectory() + "/state"
+        let disk = try await TinyFileSystem(at: state)
+        defer { disk.unmount() }
+        try await disk.remount(readOnly: true)
+        let daemon = try await DaemonProcess.start(stateDirectory: state)
+        #expect(daemon.log.contains("The state folder cannot be written"), "\(daemon.log)")
+        let ready = try #require(daemon.notifications.first { $0.contains("READY=1") })
+        #expect(ready.contains("4 plugins loaded, 0 quarantined"), "the plugins load from their own folders: \(ready)")
+        #expect(ready.contains("state folder not writable") && ready.contains("Read-only file system"), "\(ready)")
+        let nav = try await NavigationClient.connect(to: daemon)
+        let failure = try await Self.failure(of: await nav.call("Navigate", ["route": "settings.main"]))
+        #expect(failure?.name == "io.navhost.Navigation.StorageFailed")
+        #expect(try await nav.routes() == ["home.main"])
+        #expect(try await daemon.terminate() == 0)
+    }
+
     /// The Varlink error `call` failed with, or `nil` when it succeeded.
     private static func failure(of call: @autoclosure () async throws -> JSONObject) async throws -> VarlinkError? {
         do {

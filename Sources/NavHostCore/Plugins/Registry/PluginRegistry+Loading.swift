@@ -11,7 +11,7 @@ extension PluginRegistry {
         var opened = false
         do throws(QuarantineReason) {
             if libraryPath == nil { path = try privateCopy(of: path, for: manifest.name) }
-            defer { if !opened, libraryPath == nil { FileIO.remove(path) } }
+            defer { if !opened, libraryPath == nil, path.hasPrefix(imageDirectory) { FileIO.remove(path) } }
             try checkLibraryFile(at: path, for: manifest)
             try checkCompatibility(of: manifest, replacing: nil)
             let library = try open(path, for: manifest)
@@ -61,7 +61,8 @@ extension PluginRegistry {
     ///
     /// Every library is loaded from such a copy. `dlopen` of a path already loaded returns the old image, so a new
     /// build needs a fresh path; and the daemon never maps a file an operator may later overwrite in place, which
-    /// would change code under a running process.
+    /// would change code under a running process. When the state folder cannot take the copy (full, read-only), the
+    /// library itself is returned, with a warning: the plugin is served, and only a reload in place is weakened.
     func privateCopy(of library: String, for name: String) throws(QuarantineReason) -> String {
         guard FileIO.kind(of: library) == .regularFile else {
             throw QuarantineReason(.fileMissing, "the library \(library) named by the manifest is not there")
@@ -74,7 +75,13 @@ extension PluginRegistry {
             try FileIO.copy(library, to: image)
             return image
         } catch {
-            throw QuarantineReason(.fileMissing, "cannot copy \(library) to \(imageDirectory): \(error)")
+            // The plugin is fine; the state folder is not (full, read-only). Loading from the plugin's own folder
+            // serves it now; only a later reload of a new build in place needs the copy.
+            logger.warning(
+                "Cannot copy a plugin's library into the state folder; loading it from its own folder",
+                metadata: ["navhost.plugin": "\(name)", "navhost.file": "\(library)", "error": "\(error)"]
+            )
+            return library
         }
     }
 

@@ -64,7 +64,7 @@ extension PluginRegistry {
             }
             let image = try privateCopy(of: "\(old.directory)/\(manifest.library)", for: name)
             var opened = false
-            defer { if !opened { FileIO.remove(image) } }
+            defer { if !opened, image.hasPrefix(imageDirectory) { FileIO.remove(image) } }
             try checkLibraryFile(at: image, for: manifest)
             try checkCompatibility(of: manifest, replacing: name)
             let library = try open(image, for: manifest)
