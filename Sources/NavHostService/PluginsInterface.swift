@@ -179,18 +179,23 @@ private final class PluginsHandlers: Sendable {
         return [:]
     }
 
-    func load(_ path: String) throws(VarlinkError) -> JSONObject {
+    // Each answers once the sessions it changed (screens rebuilt or removed) are durable, like a navigation call.
+
+    func load(_ path: String) async throws -> JSONObject {
         let status = try act { control throws(PluginRegistry.ChangeError) in try control.load(pluginAt: path) }
+        try await control?.sessions.commitAll()
         return ["plugin": Self.encode(status)]
     }
 
-    func reload(_ name: String) throws(VarlinkError) -> JSONObject {
+    func reload(_ name: String) async throws -> JSONObject {
         let replacement = try act { control throws(PluginRegistry.ChangeError) in try control.reload(name) }
+        try await control?.sessions.commitAll()
         return ["plugin": Self.encode(replacement.status)]
     }
 
-    func unload(_ name: String) throws(VarlinkError) -> JSONObject {
+    func unload(_ name: String) async throws -> JSONObject {
         try act { control throws(PluginRegistry.ChangeError) in try control.unload(name) }
+        try await control?.sessions.commitAll()
         return [:]
     }
 

@@ -115,6 +115,14 @@ public final class SessionRegistry {
         }
     }
 
+    /// Returns once every session's current state is durable: after a change that may touch them all (a plugin
+    /// loaded, reloaded or unloaded rebuilds or removes screens).
+    ///
+    /// - Throws: ``NavigationError`` `StorageFailed`, as ``commit(_:takeBacks:)``.
+    public func commitAll() async throws {
+        for session in all { try await commit(session) }
+    }
+
     /// Saves the session's state after a change no client waits on (a ViewModel's own), and tells watchers once it
     /// is durable; a change that keeps nothing new across a crash goes out at once.
     private func persist(_ session: NavigationSession, through revision: UInt64) {
