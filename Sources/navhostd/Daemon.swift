@@ -36,6 +36,8 @@ struct Daemon {
             version: NavHostVersion.current,
             url: "https://github.com/navhost/navhost"
         )
+        // GetInfo answers only when the main actor does: a daemon whose calls cannot run never looks healthy.
+        service.readiness = { await MainActor.run {} }
         service.add(NavigationInterface.implementation(sessions: core.sessions, access: configuration.access))
         service.add(
             PluginsInterface.implementation(

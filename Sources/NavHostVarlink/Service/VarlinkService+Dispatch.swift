@@ -26,6 +26,7 @@ extension VarlinkService {
         try interface.validateInput(call.parameters, of: method)
         if interface.name == VarlinkError.serviceInterface {
             if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
+            if call.memberName == "GetInfo", let readiness { await readiness() }
             return try OrgVarlinkService.reply(to: call, service: self)
         }
         guard let handler = implementations[interface.name]?.handlers[method.name] else {

@@ -24,6 +24,10 @@ public struct VarlinkService: Sendable {
     public private(set) var interfaceNames: [String] = []
 
     /// Creates a service that implements only `org.varlink.service`.
+    /// Awaited before `GetInfo` answers, so that a service whose calls cannot run does not look healthy: the daemon
+    /// passes a hop to the main actor, where every session runs. `nil` answers at once.
+    public var readiness: (@Sendable () async -> Void)?
+
     public init(vendor: String, product: String, version: String, url: String) {
         self.vendor = vendor
         self.product = product
