@@ -40,12 +40,7 @@ struct DaemonPluginFaultTests {
         arguments: PluginFault.duringIntents
     )
     func faultInAnIntent(fault: PluginFault) async throws {
-        let plugins = try await TestPlugins.directory(fixtures: ["FaultPlugin"])
-        let daemon = try await DaemonProcess.start(
-            plugins: plugins,
-            sessions: Self.sessions,
-            extraArguments: Self.arguments
-        )
+        let daemon = try await Self.startDaemon()
         let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
         let counted = try await client.call(
             "io.navhost.Navigation.Send",
@@ -73,16 +68,22 @@ struct DaemonPluginFaultTests {
         arguments: PluginFault.atStart
     )
     func faultAtLoad(fault: PluginFault) async throws {
-        let plugins = try await TestPlugins.directory(fixtures: ["FaultPlugin"])
-        let daemon = try await DaemonProcess.start(
-            plugins: plugins,
-            sessions: Self.sessions,
-            extraArguments: Self.arguments,
-            environment: ["NAVHOST_FAULTY_INIT": fault.atLoad ?? ""],
-            waitingForReady: false
-        )
+        let daemon = try await Self.startDaemon(environment: ["NAVHOST_FAULTY_INIT": fault.atLoad ?? ""], ready: false)
         #expect(!daemon.notifications.contains("READY=1"))
         try await Self.expectComesBackWithoutIt(daemon, fault: fault)
+    }
+
+    /// A daemon with the example plugins and `Faulty`, the `main` and `faulty` sessions, and a short stall limit.
+    private static func startDaemon(environment: [String: String] = [:], ready: Bool = true) async throws
+        -> DaemonProcess
+    {
+        try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            sessions: sessions,
+            extraArguments: arguments,
+            environment: environment,
+            waitingForReady: ready
+        )
     }
 
     /// The daemon exits on its own (70 for a stall, killed by the signal for a crash), says which plugin, and on the

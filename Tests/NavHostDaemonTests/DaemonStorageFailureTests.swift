@@ -47,12 +47,8 @@ struct DaemonStorageFailureTests {
 
     @Test("A full disk: StorageFailed, the stack and the filter as before for readers and watchers, recovery after")
     func fullDisk() async throws {
-        let state = try TestPaths.temporaryDirectory() + "/state"
-        let disk = try await TinyFileSystem(at: "\(state)/sessions")
+        let (daemon, disk, nav) = try await Self.daemonOnTinyDisk()
         defer { disk.unmount() }
-        let daemon = try await DaemonProcess.start(stateDirectory: state)
-        let nav = try await NavigationClient.connect(to: daemon)
-        try await nav.call("Navigate", ["route": "products.list"])
         try await Self.waitUntilLoaded(nav)
         try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "lamp"]])
         let before = try await DaemonDurabilityTests.durable(of: "main", through: nav)
@@ -104,12 +100,8 @@ struct DaemonStorageFailureTests {
 
     @Test("A read-only disk: StorageFailed naming it, nothing changed, recovery once it is writable again")
     func readOnlyDisk() async throws {
-        let state = try TestPaths.temporaryDirectory() + "/state"
-        let disk = try await TinyFileSystem(at: "\(state)/sessions")
+        let (daemon, disk, nav) = try await Self.daemonOnTinyDisk()
         defer { disk.unmount() }
-        let daemon = try await DaemonProcess.start(stateDirectory: state)
-        let nav = try await NavigationClient.connect(to: daemon)
-        try await nav.call("Navigate", ["route": "products.list"])
 
         try await disk.remount(readOnly: true)
         let failure = try await Self.failure(of: await nav.call("Pop"))
@@ -143,6 +135,16 @@ struct DaemonStorageFailureTests {
         #expect(failure?.name == "io.navhost.Navigation.StorageFailed")
         #expect(try await nav.routes() == ["home.main"])
         #expect(try await daemon.terminate() == 0)
+    }
+
+    /// A daemon whose sessions folder is a fresh ``TinyFileSystem``, and a client that has pushed the product list.
+    private static func daemonOnTinyDisk() async throws -> (DaemonProcess, TinyFileSystem, NavigationClient) {
+        let state = try TestPaths.temporaryDirectory() + "/state"
+        let disk = try await TinyFileSystem(at: "\(state)/sessions")
+        let daemon = try await DaemonProcess.start(stateDirectory: state)
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "products.list"])
+        return (daemon, disk, nav)
     }
 
     /// The Varlink error `call` failed with, or `nil` when it succeeded.

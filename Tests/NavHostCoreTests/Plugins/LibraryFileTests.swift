@@ -49,4 +49,16 @@ struct LibraryFileTests {
             #expect(ELFHeader(bytes: bytes)?.problem?.contains("not a shared object") == true)
         }
     }
+
+    @Test("A whole library fits its file; cut short anywhere past its header, a table, segment or section does not")
+    func truncatedLibrary() throws {
+        let whole = try FileIO.readFile(TestPaths.builtLibrary("ProbePlugin"), limit: 1 << 30)
+        #expect(ELFLayout(bytes: whole)?.truncation == nil)
+        for fraction in [0.9, 0.5, 0.1] {
+            let cut = Array(whole.prefix(Int(Double(whole.count) * fraction)))
+            let problem = try #require(ELFLayout(bytes: cut)?.truncation, "cut to \(fraction)")
+            #expect(problem.contains("past the end of the file"), "\(problem)")
+        }
+        #expect(ELFLayout(bytes: Array(whole.prefix(40)))?.truncation?.contains("header is cut short") == true)
+    }
 }

@@ -36,27 +36,41 @@ package struct ELFLayout: Sendable {
                     "its \(name) ends at byte \(table.end), past the end of the file (\(size) bytes): the file is truncated"
             }
         }
-        for index in 0..<programTable.count {
-            let entry = programTable.offset + index * programTable.entrySize
-            guard word32(at: entry) == 1 else { continue }  // PT_LOAD
-            let offset = is64Bit ? word(at: entry + 8) : UInt64(word32(at: entry + 4))
-            let fileSize = is64Bit ? word(at: entry + 32) : UInt64(word32(at: entry + 16))
-            let (end, overflow) = offset.addingReportingOverflow(fileSize)
-            guard !overflow, end <= size else {
-                return
-                    "its loadable segment \(index) ends at byte \(end), past the end of the file (\(size) bytes): the file is truncated"
-            }
+        // Loadable segments (PT_LOAD: p_offset, p_filesz); sections with contents (not SHT_NULL or SHT_NOBITS:
+        // sh_offset, sh_size).
+        let segments = Fields(type: 0, offset: is64Bit ? 8 : 4, size: is64Bit ? 32 : 16) { $0 == 1 }
+        let sections = Fields(type: 4, offset: is64Bit ? 24 : 16, size: is64Bit ? 32 : 20) { $0 != 0 && $0 != 8 }
+        if let problem = entryPastEnd(of: programTable, named: "loadable segment", fields: segments, size: size) {
+            return problem
         }
-        for index in 0..<sectionTable.count {
-            let entry = sectionTable.offset + index * sectionTable.entrySize
-            let type = word32(at: entry + 4)
-            guard type != 0, type != 8 else { continue }  // SHT_NULL and SHT_NOBITS occupy no bytes of the file
-            let offset = is64Bit ? word(at: entry + 24) : UInt64(word32(at: entry + 16))
-            let sectionSize = is64Bit ? word(at: entry + 32) : UInt64(word32(at: entry + 20))
-            let (end, overflow) = offset.addingReportingOverflow(sectionSize)
+        return entryPastEnd(of: sectionTable, named: "section", fields: sections, size: size)
+    }
+
+    /// Where an entry of a program or section header table keeps its type, the start of its bytes in the file and
+    /// their length, and which types occupy bytes of the file.
+    private struct Fields {
+        var type: UInt64
+        var offset: UInt64
+        var size: UInt64
+        var occupiesFile: (UInt32) -> Bool
+    }
+
+    /// The first entry of `table` whose bytes lie past the end of the file, said in words.
+    private func entryPastEnd(
+        of table: (offset: UInt64, entrySize: UInt64, count: UInt64, end: UInt64),
+        named name: String,
+        fields: Fields,
+        size: UInt64
+    ) -> String? {
+        for index in 0..<table.count {
+            let entry = table.offset + index * table.entrySize
+            guard fields.occupiesFile(word32(at: entry + fields.type)) else { continue }
+            let offset = is64Bit ? word(at: entry + fields.offset) : UInt64(word32(at: entry + fields.offset))
+            let length = is64Bit ? word(at: entry + fields.size) : UInt64(word32(at: entry + fields.size))
+            let (end, overflow) = offset.addingReportingOverflow(length)
             guard !overflow, end <= size else {
                 return
-                    "its section \(index) ends at byte \(end), past the end of the file (\(size) bytes): the file is truncated"
+                    "its \(name) \(index) ends at byte \(end), past the end of the file (\(size) bytes): the file is truncated"
             }
         }
         return nil
