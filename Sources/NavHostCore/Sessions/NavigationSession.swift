@@ -354,7 +354,9 @@ public final class NavigationSession: NavigationHandler {
     public func watch(from resumeRevision: UInt64? = nil) -> SessionWatcher {
         let first: SessionWatcher.Update
         var missed: [SessionEvent] = []
-        if let resumeRevision, let held = log.events(after: resumeRevision, current: revision) {
+        // Resuming needs every event after `resumeRevision`; while changes wait for the disk, some are not in the
+        // log yet, so the watcher starts from a snapshot instead (which shows them).
+        if let resumeRevision, unreleased.isEmpty, let held = log.events(after: resumeRevision, current: revision) {
             missed = held
             first = missed.isEmpty ? .snapshot(snapshot, coalesced: false) : .event(missed.removeFirst())
         } else {
