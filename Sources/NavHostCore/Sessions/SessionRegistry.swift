@@ -148,7 +148,6 @@ public final class SessionRegistry {
     /// A write that only kept bookkeeping (the next screen number, the revision reservation) takes nothing back: the
     /// stack and every restorable state are on disk already, so the held changes go out, and the write is tried again
     /// with the next change. Taking such a change back would only make another one, which fails in turn.
-    ///
     private func takeBack(_ session: NavigationSession, because error: any Error) {
         let current = session.record
         if persistence?.holdsStack(of: current) == true {
