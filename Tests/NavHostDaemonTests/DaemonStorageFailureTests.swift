@@ -77,7 +77,10 @@ struct DaemonStorageFailureTests {
                 failure?.name == "io.navhost.Navigation.StorageFailed",
                 "call \(index): \(String(describing: failure))"
             )
-            #expect(failure?.parameters["reason"]?.stringValue?.contains("No space left on device") == true)
+            #expect(
+                failure?.parameters["reason"]?.stringValue?.contains("No space left on device") == true,
+                "call \(index): \(String(describing: failure))"
+            )
         }
         let after = try await DaemonDurabilityTests.durable(of: "main", through: nav)
         #expect(after == before, "readers see the state as it was: \(after)")
@@ -106,7 +109,10 @@ struct DaemonStorageFailureTests {
         try await disk.remount(readOnly: true)
         let failure = try await Self.failure(of: await nav.call("Pop"))
         #expect(failure?.name == "io.navhost.Navigation.StorageFailed")
-        #expect(failure?.parameters["reason"]?.stringValue?.contains("Read-only file system") == true)
+        #expect(
+            failure?.parameters["reason"]?.stringValue?.contains("Read-only file system") == true,
+            "\(String(describing: failure))"
+        )
         #expect(try await nav.routes() == ["home.main", "products.list"], "the pop was taken back")
 
         try await disk.remount(readOnly: false)

@@ -9,6 +9,8 @@ public final class SessionRegistry {
     private var sessions: [String: NavigationSession] = [:]
     private let logger: Logger
     private let persistence: SessionPersistence?
+    /// Each session's last failed write, in the system's words, for a call whose change a take-back covered.
+    private var lastWriteFailure: [String: String] = [:]
 
     // MARK: Public Properties
 
@@ -107,7 +109,9 @@ public final class SessionRegistry {
             takeBack(session, because: error)
         }
         if session.takeBacks != takeBacks {
-            throw NavigationError.storageFailed(failure.map { "\($0)" } ?? "an earlier write of the session failed")
+            throw NavigationError.storageFailed(
+                failure.map { "\($0)" } ?? lastWriteFailure[session.name] ?? "a write of the session failed"
+            )
         }
         // A failed write of bookkeeping alone (screen numbers, the revision reservation) loses nothing of the call.
         if let failure, !persistence.holdsStack(of: record) {
@@ -155,6 +159,7 @@ public final class SessionRegistry {
             return
         }
         guard session.takeBackUnreleasedChanges() else { return }
+        lastWriteFailure[session.name] = "\(error)"
         logger.error(
             "Cannot save a session's state; its unsaved changes were taken back",
             metadata: ["navhost.session": "\(session.name)", "error": "\(error)"]
