@@ -137,13 +137,17 @@ struct Daemon {
             connections: serverConfiguration.maxConnections,
             logger: logger
         )
+        // Control users may take the connections other users cannot (--reserved-connections).
+        let isControlUser: @Sendable (VarlinkPeerCredentials?) -> Bool = { [access = configuration.access] in
+            access.mayControl($0)
+        }
         if let inherited = try SocketActivation.listeningUnixSocket(named: "varlink") {
             logger.info("Serving the socket systemd passed", metadata: ["navhost.socket.fd": "\(inherited)"])
             return try await VarlinkServer.bind(
                 listeningSocket: inherited,
                 service: service,
                 configuration: serverConfiguration,
-                isPrivilegedPeer: { [access = configuration.access] in access.mayControl($0) },
+                isPrivilegedPeer: isControlUser,
                 logger: logger
             )
         }
@@ -154,7 +158,7 @@ struct Daemon {
             socketMode: configuration.socketMode,
             service: service,
             configuration: serverConfiguration,
-            isPrivilegedPeer: { [access = configuration.access] in access.mayControl($0) },
+            isPrivilegedPeer: isControlUser,
             logger: logger
         )
     }

@@ -26,7 +26,7 @@ public final class NavigationSession: NavigationHandler {
     // MARK: Private Properties
 
     private let catalog: FeatureCatalog
-    let logger: Logger
+    private let logger: Logger
     var screens: [Screen] = []
     private var nextScreenNumber = 1
     private var log: SessionEventLog

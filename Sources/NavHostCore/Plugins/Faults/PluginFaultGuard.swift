@@ -30,10 +30,11 @@ public final class PluginFaultGuard: Sendable {
 
     /// A guard keeping its marker and ledger in `stateDirectory`.
     public init(stateDirectory: String, logger: Logger) {
+        let ledgerPath = "\(stateDirectory)/plugin-faults.json"
         self.markerPath = "\(stateDirectory)/plugin-fault"
-        self.ledgerPath = "\(stateDirectory)/plugin-faults.json"
+        self.ledgerPath = ledgerPath
         self.logger = logger
-        self.ledger = Mutex(Self.readLedger(at: "\(stateDirectory)/plugin-faults.json", logger: logger))
+        self.ledger = Mutex(Self.readLedger(at: ledgerPath, logger: logger))
     }
 
     // MARK: Public Functions

@@ -90,25 +90,21 @@ extension PluginRegistry {
         guard FileIO.kind(of: path) == .regularFile else {
             throw QuarantineReason(.fileMissing, "the library \(path) named by the manifest is not there")
         }
-        let digest: String
+        // Read once: the checksum, the header and the layout all look at the same bytes.
+        let contents: [UInt8]
         do {
-            digest = try SHA256.hexDigest(ofFileAt: path)
+            contents = try FileIO.readFile(path, limit: 1 << 30)
         } catch {
             throw QuarantineReason(.fileMissing, "the library cannot be read: \(error)")
         }
+        let digest = SHA256.hexDigest(of: contents)
         guard digest == manifest.sha256 else {
             throw QuarantineReason(
                 .checksumMismatch,
                 "\(path) has SHA-256 \(digest), the manifest says \(manifest.sha256): stage the plugin again"
             )
         }
-        let header: ELFHeader?
-        do {
-            header = ELFHeader(bytes: try FileIO.readPrefix(path, count: ELFHeader.prefixLength))
-        } catch {
-            throw QuarantineReason(.fileMissing, "the library cannot be read: \(error)")
-        }
-        guard let header else {
+        guard let header = ELFHeader(bytes: contents) else {
             throw QuarantineReason(.notASharedObject, "\(path) is not an ELF file")
         }
         if let problem = header.problem {
@@ -116,12 +112,6 @@ extension PluginRegistry {
         }
         // A truncated library whose manifest was written after the cut passes the checksum; dlopen would map pages
         // past the file's end, and the first touch of one kills the daemon with SIGBUS.
-        let contents: [UInt8]
-        do {
-            contents = try FileIO.readFile(path, limit: 1 << 30)
-        } catch {
-            throw QuarantineReason(.fileMissing, "the library cannot be read: \(error)")
-        }
         if let truncation = ELFLayout(bytes: contents)?.truncation {
             throw QuarantineReason(.notASharedObject, "\(path) cannot be loaded: \(truncation)")
         }

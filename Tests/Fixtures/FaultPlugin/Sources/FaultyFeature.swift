@@ -64,8 +64,7 @@ enum MainThreadFault {
 
     /// Traps, as a failed precondition or a force-unwrapped nil does.
     static func trap() -> Never {
-        let reason = getenv("NAVHOST_FAULTY_REASON").map { String(cString: $0) } ?? "a precondition failed"
-        fatalError("Faulty: \(reason)")
+        fatalError("Faulty: a precondition failed")
     }
 }
 
