@@ -15,6 +15,20 @@ struct BenchPlan {
     var pipelinedOneConnection: Int
     var pipelinedPerConnection: Int
     var pipelinedConnections = 16
+    /// Clients at once for the concurrent round trips; each one's timed round trips of the steady intent and of the
+    /// changing ones, after `concurrentWarmUp` untimed ones each.
+    var concurrentConnections = 16
+    var concurrentRoundTrips: Int
+    var concurrentChangingRoundTrips: Int
+    var concurrentWarmUp: Int
+    /// The Python peer's counts, smaller than NavHost's (it is much slower): timed round trips after `peerWarmUp`
+    /// untimed ones, state-changing round trips, concurrent round trips per client, and pipelined calls.
+    var peerRoundTrips: Int
+    var peerWarmUp: Int
+    var peerChangingRoundTrips: Int
+    var peerConcurrentRoundTrips: Int
+    var peerConcurrentChangingRoundTrips: Int
+    var peerPipelined: Int
     /// Watchers and timed state changes for each fan-out size.
     var fanOut: [(watchers: Int, rounds: Int)]
     var fanOutWarmUp: Int
@@ -36,6 +50,15 @@ struct BenchPlan {
         changingRoundTrips: 20_000,
         pipelinedOneConnection: 200_000,
         pipelinedPerConnection: 20_000,
+        concurrentRoundTrips: 5000,
+        concurrentChangingRoundTrips: 1000,
+        concurrentWarmUp: 50,
+        peerRoundTrips: 10_000,
+        peerWarmUp: 500,
+        peerChangingRoundTrips: 2000,
+        peerConcurrentRoundTrips: 500,
+        peerConcurrentChangingRoundTrips: 100,
+        peerPipelined: 20_000,
         fanOut: [(1, 1000), (100, 500), (1000, 200)],
         fanOutWarmUp: 10,
         starts: 10,
@@ -52,6 +75,15 @@ struct BenchPlan {
         changingRoundTrips: 500,
         pipelinedOneConnection: 5000,
         pipelinedPerConnection: 500,
+        concurrentRoundTrips: 100,
+        concurrentChangingRoundTrips: 20,
+        concurrentWarmUp: 5,
+        peerRoundTrips: 300,
+        peerWarmUp: 50,
+        peerChangingRoundTrips: 100,
+        peerConcurrentRoundTrips: 30,
+        peerConcurrentChangingRoundTrips: 10,
+        peerPipelined: 1000,
         fanOut: [(1, 20), (100, 10), (1000, 5)],
         fanOutWarmUp: 2,
         starts: 2,

@@ -7,6 +7,8 @@ final class BenchRun {
     let phases: Set<Phase>
     let floorSource: String
     let floorBuildDirectory: String
+    /// How the Python peer is started; its interpreter and script are checked when the peer phase runs.
+    let peerLaunch: PeerProcess.Launch
     let workDirectory: String
     let keepWorkDirectory: Bool
     let machine: MachineInfo
@@ -19,6 +21,7 @@ final class BenchRun {
     private var details: [(String, ReportValue)] = []
     private var floor: Floor.Result?
     private var floorBinary: String?
+    private var peer: Peer.Figures?
 
     /// The sessions every daemon opens: `rt` serves round trips and pipelining, `fan` the watchers, `hot` the watcher
     /// of a screen whose plugin is reloaded.
@@ -31,11 +34,23 @@ final class BenchRun {
         arguments: #"{"text":"bench"}"#
     )
     /// Two intents that change the screen's state back and forth: each call produces a `stateChanged` event.
-    static func changingIntents(session: String) -> ([UInt8], [UInt8]) {
+    ///
+    /// - Parameter suffix: Ends both filter texts: clients that share the session each alternate texts of their own,
+    ///   so every call changes the state whatever the others sent just before.
+    static func changingIntents(session: String, suffix: String = "") -> ([UInt8], [UInt8]) {
         (
-            VarlinkMessage.send(session: session, intent: "filterByName", arguments: #"{"text":"bench-a"}"#),
-            VarlinkMessage.send(session: session, intent: "filterByName", arguments: #"{"text":"bench-b"}"#)
+            VarlinkMessage.send(session: session, intent: "filterByName", arguments: #"{"text":"bench-a\#(suffix)"}"#),
+            VarlinkMessage.send(session: session, intent: "filterByName", arguments: #"{"text":"bench-b\#(suffix)"}"#)
         )
+    }
+    /// The steady intent for each of `clients` clients at once (see ``ConcurrentRoundTrips``).
+    static func concurrentSteadyIntents(clients: Int) -> [([UInt8], [UInt8])] {
+        Array(repeating: (steadyIntent, steadyIntent), count: clients)
+    }
+    /// Intents that change the state of `session`'s screen, for each of `clients` clients at once: texts of its own
+    /// for each client (`bench-a-3`, `bench-b-3`).
+    static func concurrentChangingIntents(session: String, clients: Int) -> [([UInt8], [UInt8])] {
+        (0..<clients).map { changingIntents(session: session, suffix: "-\($0)") }
     }
 
     init(
@@ -46,6 +61,8 @@ final class BenchRun {
         pluginDirectory: String,
         floorSource: String,
         wrapper: [String],
+        peerPython: String,
+        peerScript: String,
         keepWorkDirectory: Bool
     ) throws {
         self.plan = plan
@@ -70,6 +87,15 @@ final class BenchRun {
             wrapper: wrapper,
             readyTimeoutMilliseconds: wrapper.isEmpty ? 60_000 : 600_000
         )
+        // The catalog the daemon's Products plugin reads, when it is staged.
+        let catalog = "\(pluginDirectory)/Products/products.json"
+        peerLaunch = PeerProcess.Launch(
+            python: peerPython,
+            script: peerScript,
+            catalog: access(catalog, R_OK) == 0 ? catalog : nil,
+            sessions: ["rt=products.list"],
+            workDirectory: workDirectory
+        )
         machine = MachineInfo.current()
         startedAt = Self.utcNow()
     }
@@ -89,6 +115,7 @@ final class BenchRun {
         Console.line("\(machine.swiftVersion); load average \(machine.loadAtStart)")
         raiseDescriptorLimit()
         if phases.contains(.floor) { try measureFloor() }
+        if phases.contains(.peer) { try measurePeer() }
         if !phases.isDisjoint(with: [.roundTrip, .pipelined, .fanOut]) { try measureUnderLoad() }
         if phases.contains(.startup) { try measureStartUp() }
         if phases.contains(.reload) { try measureHotReload() }
@@ -97,7 +124,7 @@ final class BenchRun {
         Console.line("")
         Console.line(ResultTable.render(rows))
         let counts = ResultRow.Status.allCounted.map { status in
-            "\(rows.filter { $0.status == status }.count) \(status.rawValue)"
+            "\(rows.reduce(0) { $0 + $1.count(status) }) \(status.rawValue)"
         }
         Console.line("Targets: \(counts.joined(separator: ", ")). Load average now \(MachineInfo.currentLoad()).")
     }
@@ -119,13 +146,14 @@ final class BenchRun {
                 )
             ),
             ("floorCommand", .string("make -f \(floorSource)/Makefile floor; floor N P 64")),
+            ("peerCommand", .string("\(peerLaunch.python) \(peerLaunch.script) unix:SOCKET --state-dir DIR ...")),
             ("details", .object(details)),
             ("rows", .array(rows.map(\.report))),
             (
                 "targets",
                 .object(
                     ResultRow.Status.allCounted.map { status in
-                        (status.rawValue, .integer(rows.filter { $0.status == status }.count))
+                        (status.rawValue, .integer(rows.reduce(0) { $0 + $1.count(status) }))
                     }
                 )
             ),
@@ -150,6 +178,59 @@ final class BenchRun {
         Console.line(result.output)
         floor = result
         details.append(("floor", Self.report(result)))
+    }
+
+    /// The Python peer: the intents of the round-trip and pipelined rows, sent by the same client code (see ``Peer``).
+    private func measurePeer() throws {
+        let needed = [(peerLaunch.python, X_OK, "Python"), (peerLaunch.script, R_OK, "peer script")]
+        if let (path, _, what) = needed.first(where: { access($0.0, $0.1) != 0 }) {
+            Console.line(
+                "Peer skipped: no \(what) at \(path) (scripts/install-deps.sh makes .venv; see --peer-python, "
+                    + "--peer-script)"
+            )
+            details.append(("peer", .object([("skipped", .string("no \(what) at \(path)"))])))
+            return
+        }
+        let process = try PeerProcess(peerLaunch, name: "peer")
+        defer { process.stop() }
+        Console.line(
+            "Peer: \(process.banner), accepting after \((Double(process.startNanoseconds) / 1e6).fixed(0)) ms; "
+                + "\(plan.peerRoundTrips) round trips, \(plan.peerChangingRoundTrips) changing, "
+                + "\(plan.concurrentConnections) clients × \(plan.peerConcurrentRoundTrips) "
+                + "(\(plan.peerConcurrentChangingRoundTrips) changing), \(plan.peerPipelined) pipelined"
+        )
+        let figures = try Peer.measure(socketPath: process.socketPath, plan: plan)
+        let p50s = [figures.steady, figures.changing, figures.steadyConcurrent, figures.changingConcurrent].map {
+            $0.microseconds(at: 50).fixed(1)
+        }
+        Console.line(
+            "  p50 \(p50s[0]) µs, changing \(p50s[1]) µs; \(plan.concurrentConnections) clients p50 \(p50s[2]) µs, "
+                + "changing \(p50s[3]) µs; pipelined \(figures.pipelined.requestsPerSecond.fixed(0)) req/s"
+        )
+        peer = figures
+        details.append(
+            (
+                "peer",
+                .object([
+                    ("server", .string(process.banner)),
+                    ("command", .string(process.command.joined(separator: " "))),
+                    ("roundTrip", Self.report(figures.steady, unit: "µs")),
+                    ("roundTripChangingState", Self.report(figures.changing, unit: "µs")),
+                    ("concurrentConnections", .integer(plan.concurrentConnections)),
+                    ("concurrentRoundTrip", Self.report(figures.steadyConcurrent, unit: "µs")),
+                    ("concurrentRoundTripChangingState", Self.report(figures.changingConcurrent, unit: "µs")),
+                    (
+                        "pipelined1",
+                        .object([
+                            ("depth", .integer(plan.depth)),
+                            ("calls", .integer(figures.pipelined.calls)),
+                            ("seconds", .rounded(figures.pipelined.seconds, 4)),
+                            ("requestsPerSecond", .rounded(figures.pipelined.requestsPerSecond, 0)),
+                        ])
+                    ),
+                ])
+            )
+        )
     }
 
     /// Round trips, pipelining and fan-out, against one daemon.
@@ -185,7 +266,9 @@ final class BenchRun {
                 unit: "µs",
                 value: steady.microseconds(at: 50),
                 floor: floor?.median,
-                target: .ratioAtMost(2)
+                target: .ratioAtMost(2),
+                peer: peer?.steady.microseconds(at: 50),
+                peerTarget: peerTarget(.fasterBy(3))
             )
         )
         rows.append(
@@ -195,7 +278,8 @@ final class BenchRun {
                 unit: "µs",
                 value: steady.microseconds(at: 99),
                 floor: floor?.p99,
-                target: .ratioAtMost(4)
+                target: .ratioAtMost(4),
+                peer: peer?.steady.microseconds(at: 99)
             )
         )
         rows.append(
@@ -227,19 +311,14 @@ final class BenchRun {
         )
 
         Console.line("Round trips that change the screen's state: \(plan.changingRoundTrips)")
-        let (first, second) = Self.changingIntents(session: "rt")
-        var changing = LatencyRecorder()
-        let connection = try RawConnection(path: daemon.socketPath)
-        let replies = ReplyReader()
-        for index in -plan.warmUp..<plan.changingRoundTrips {
-            let start = MonotonicClock.now()
-            try connection.write(index & 1 == 0 ? first : second)
-            _ = try connection.nextMessage { try replies.integer("revision", in: $0) }
-            if index >= 0 { changing.record(nanoseconds: MonotonicClock.now() - start) }
-        }
+        let changing = try RoundTrip.measure(
+            socketPath: daemon.socketPath,
+            alternating: Self.changingIntents(session: "rt"),
+            calls: plan.changingRoundTrips,
+            warmUp: plan.warmUp
+        )
         // Leave the screen as the steady intent expects it.
-        try connection.write(Self.steadyIntent)
-        _ = try connection.nextMessage { try replies.integer("revision", in: $0) }
+        try RoundTrip.once(socketPath: daemon.socketPath, request: Self.steadyIntent)
         details.append(("roundTripChangingState", Self.report(changing, unit: "µs")))
         rows.append(
             ResultRow(
@@ -248,9 +327,82 @@ final class BenchRun {
                 unit: "µs",
                 value: changing.microseconds(at: 50),
                 floor: floor?.median,
-                note: "each call produces a stateChanged event (no watcher) and a background save check"
+                peer: peer?.changing.microseconds(at: 50),
+                peerTarget: peerTarget(.fasterBy(3)),
+                note: "each call produces a stateChanged event (no watcher) and a durable save of the filter"
             )
         )
+        rows.append(
+            ResultRow(
+                key: "roundTripChangingState.p99",
+                label: "round trip, state changes each call, p99",
+                unit: "µs",
+                value: changing.microseconds(at: 99),
+                floor: floor?.p99,
+                peer: peer?.changing.microseconds(at: 99)
+            )
+        )
+        try measureConcurrentRoundTrips(daemon)
+    }
+
+    /// Round trips from many clients at once, of the steady intent and of intents that change the state.
+    private func measureConcurrentRoundTrips(_ daemon: DaemonProcess) throws {
+        let clients = plan.concurrentConnections
+        Console.line(
+            "Round trips from \(clients) clients at once: \(plan.concurrentRoundTrips) each, then "
+                + "\(plan.concurrentChangingRoundTrips) state changes each (after \(plan.concurrentWarmUp) untimed "
+                + "each)"
+        )
+        let steady = try ConcurrentRoundTrips.measure(
+            socketPath: daemon.socketPath,
+            requests: Self.concurrentSteadyIntents(clients: clients),
+            callsPerConnection: plan.concurrentRoundTrips,
+            warmUp: plan.concurrentWarmUp
+        )
+        let changing = try ConcurrentRoundTrips.measure(
+            socketPath: daemon.socketPath,
+            requests: Self.concurrentChangingIntents(session: "rt", clients: clients),
+            callsPerConnection: plan.concurrentChangingRoundTrips,
+            warmUp: plan.concurrentWarmUp
+        )
+        try RoundTrip.once(socketPath: daemon.socketPath, request: Self.steadyIntent)
+        Console.line(
+            "  p50 \(steady.microseconds(at: 50).fixed(1)) µs, p99 \(steady.microseconds(at: 99).fixed(1)) µs; "
+                + "changing p50 \(changing.microseconds(at: 50).fixed(1)) µs, "
+                + "p99 \(changing.microseconds(at: 99).fixed(1)) µs"
+        )
+        details.append(("concurrentConnections", .integer(clients)))
+        details.append(("concurrentRoundTrip", Self.report(steady, unit: "µs")))
+        details.append(("concurrentRoundTripChangingState", Self.report(changing, unit: "µs")))
+        let kinds: [(key: String, label: String, latencies: LatencyRecorder, peer: LatencyRecorder?, note: String?)] = [
+            ("concurrentRoundTrip", "intent round trip", steady, peer?.steadyConcurrent, nil),
+            (
+                "concurrentRoundTripChangingState", "round trip, state changes each call", changing,
+                peer?.changingConcurrent, "all clients change the same session's screen, each to texts of its own"
+            ),
+        ]
+        for (key, label, latencies, peerLatencies, note) in kinds {
+            rows.append(
+                ResultRow(
+                    key: "\(key).p50",
+                    label: "\(label), \(clients) clients at once, p50",
+                    unit: "µs",
+                    value: latencies.microseconds(at: 50),
+                    peer: peerLatencies?.microseconds(at: 50),
+                    peerTarget: peerTarget(.fasterBy(3)),
+                    note: note
+                )
+            )
+            rows.append(
+                ResultRow(
+                    key: "\(key).p99",
+                    label: "\(label), \(clients) clients at once, p99",
+                    unit: "µs",
+                    value: latencies.microseconds(at: 99),
+                    peer: peerLatencies?.microseconds(at: 99)
+                )
+            )
+        }
     }
 
     private func measurePipelined(_ daemon: DaemonProcess) throws {
@@ -301,6 +453,8 @@ final class BenchRun {
                     value: result.requestsPerSecond,
                     floor: floor?.requestsPerSecond,
                     target: .ratioAtLeast(0.5),
+                    peer: connections == 1 ? peer?.pipelined.requestsPerSecond : nil,
+                    peerTarget: connections == 1 ? peerTarget(.throughputTimes(10)) : nil,
                     note: connections > 1 ? "compared with the floor's one connection" : nil
                 )
             )
@@ -577,6 +731,11 @@ final class BenchRun {
     }
 
     // MARK: - Helpers
+
+    /// `target` when the run measures the peer (pending if the peer gave no figure), else none.
+    private func peerTarget(_ target: ResultRow.PeerTarget) -> ResultRow.PeerTarget? {
+        phases.contains(.peer) ? target : nil
+    }
 
     private func raiseDescriptorLimit() {
         var limit = rlimit()

@@ -10,8 +10,14 @@ struct NavHostBench: ParsableCommand {
         discussion: """
             Builds ../shared/bench/floor.c with its own Makefile into a build folder and runs it; starts the navhostd
             built beside this program with the staged example plugins (NOTIFY_SOCKET set, timed to READY=1); then
-            measures intent round trips, pipelined throughput, fan-out to watchers, start-up and plugin loads, hot
-            reload and memory. Prints a table and writes the results as JSON. See BENCHMARKS.md.
+            measures intent round trips (one client, and 16 at once), pipelined throughput, fan-out to watchers,
+            start-up and plugin loads, hot reload and memory. Prints a table and writes the results as JSON. See
+            BENCHMARKS.md.
+
+            The peer phase runs a Python Varlink server on PyPI varlink (Benchmarks/Peer/navhost_peer.py, with the
+            project's .venv Python) that serves the same Send to the same catalog with the same reply, and measures
+            it with the same client: the round-trip and pipelined rows then also show NavHost's ratio to the peer.
+            Without the Python (scripts/install-deps.sh makes .venv) the peer figures are skipped, with a note.
 
             The client is a bare AF_UNIX socket that checks every reply with json-c, as the floor's client does.
             Nothing is pinned to a CPU except in the one-core pass, where the benchmark, the floor and a daemon of
@@ -42,6 +48,12 @@ struct NavHostBench: ParsableCommand {
     @Option(help: "The staged plugin folder the daemon loads. (default: BUILD_DIR/plugins)")
     var plugins: String?
 
+    @Option(help: "The Python that runs the peer, with the varlink package installed.")
+    var peerPython = ".venv/bin/python"
+
+    @Option(help: "The peer's script.")
+    var peerScript = "Benchmarks/Peer/navhost_peer.py"
+
     @Option(help: "Run only these phases (repeat): \(Phase.allCases.map(\.rawValue).joined(separator: ", ")).")
     var only: [Phase] = []
 
@@ -71,6 +83,8 @@ struct NavHostBench: ParsableCommand {
             pluginDirectory: plugins ?? "\(buildDirectory)/plugins",
             floorSource: floorSource,
             wrapper: daemonWrapper.map { $0.split(separator: " ").map(String.init) } ?? [],
+            peerPython: peerPython,
+            peerScript: peerScript,
             keepWorkDirectory: keepWorkDirectory
         )
         try run.execute()
@@ -96,6 +110,7 @@ struct NavHostBench: ParsableCommand {
 /// The parts of a run, for `--only`.
 enum Phase: String, CaseIterable, ExpressibleByArgument {
     case floor
+    case peer
     case roundTrip = "round-trip"
     case pipelined
     case fanOut = "fan-out"

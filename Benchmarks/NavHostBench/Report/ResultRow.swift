@@ -1,5 +1,6 @@
 /// One line of the results table: a NavHost figure, the floor's comparable figure when there is one, the ratio, and
-/// the target from issue 10 when it sets one.
+/// the target from issue 10 when it sets one; and, for the intents the Python peer also serves, the peer's figure,
+/// the ratio to it and the target against it.
 struct ResultRow {
     /// What a figure is compared with.
     enum Target {
@@ -15,6 +16,21 @@ struct ResultRow {
             case .ratioAtMost(let limit): return "≤ \(limit.compact)× floor"
             case .ratioAtLeast(let limit): return "≥ \(limit.compact)× floor"
             case .valueAtMost(let limit): return "≤ \(limit.compact)"
+            }
+        }
+    }
+
+    /// What NavHost is held to against the Python peer (`Benchmarks/Peer`).
+    enum PeerTarget {
+        /// The value must not exceed the peer's divided by this: a time this many times shorter.
+        case fasterBy(Double)
+        /// The value must reach at least this many times the peer's: a throughput this many times higher.
+        case throughputTimes(Double)
+
+        var text: String {
+            switch self {
+            case .fasterBy(let factor): return "≤ peer ÷ \(factor.compact)"
+            case .throughputTimes(let factor): return "≥ \(factor.compact)× peer"
             }
         }
     }
@@ -37,6 +53,10 @@ struct ResultRow {
     /// The floor's comparable figure, in the same unit.
     var floor: Double?
     var target: Target?
+    /// The Python peer's comparable figure, in the same unit; `nil` when the peer was not measured.
+    var peer: Double?
+    /// The target against the peer; its status is pending when the peer phase ran without a figure.
+    var peerTarget: PeerTarget?
     /// Why a figure is missing, or how to read it.
     var note: String?
 
@@ -44,6 +64,12 @@ struct ResultRow {
     var ratio: Double? {
         guard let value, let floor, floor > 0 else { return nil }
         return value / floor
+    }
+
+    /// `value / peer`.
+    var peerRatio: Double? {
+        guard let value, let peer, peer > 0 else { return nil }
+        return value / peer
     }
 
     var status: Status {
@@ -61,6 +87,21 @@ struct ResultRow {
         }
     }
 
+    /// Whether the target against the peer is met.
+    var peerStatus: Status {
+        guard let peerTarget else { return .none }
+        guard let peerRatio else { return .pending }
+        switch peerTarget {
+        case .fasterBy(let factor): return peerRatio * factor <= 1 ? .met : .missed
+        case .throughputTimes(let factor): return peerRatio >= factor ? .met : .missed
+        }
+    }
+
+    /// How many of the row's targets (against the floor or a value, and against the peer) have `status`.
+    func count(_ status: Status) -> Int {
+        (self.status == status ? 1 : 0) + (peerStatus == status ? 1 : 0)
+    }
+
     /// The row for the results file.
     var report: ReportValue {
         var members: [(String, ReportValue)] = [
@@ -73,6 +114,14 @@ struct ResultRow {
             ("target", target.map { .string($0.text) } ?? .null),
             ("status", .string(status.rawValue)),
         ]
+        if peer != nil || peerTarget != nil {
+            members += [
+                ("peer", .rounded(peer)),
+                ("peerRatio", .rounded(peerRatio)),
+                ("peerTarget", peerTarget.map { .string($0.text) } ?? .null),
+                ("peerStatus", .string(peerStatus.rawValue)),
+            ]
+        }
         if let note { members.append(("note", .string(note))) }
         return .object(members)
     }
@@ -85,46 +134,80 @@ extension Double {
     }
 }
 
-/// Prints the rows as an aligned table.
+/// Prints the rows as an aligned table. The peer's columns (its figure and NavHost's ratio to it) are there when a
+/// row has a figure or a target against the peer; a row with two targets lists both, and both statuses, in order.
 enum ResultTable {
     static func render(_ rows: [ResultRow]) -> String {
-        let header = ["measurement", "NavHost", "floor", "ratio", "target", "status"]
-        let cells: [[String]] = rows.map { row in
-            [
-                row.label,
-                row.value.map { "\(format($0, unit: row.unit)) \(row.unit)".trimmingSuffix() } ?? "pending",
-                row.floor.map { "\(format($0, unit: row.unit)) \(row.unit)".trimmingSuffix() } ?? "",
-                row.ratio.map { "\($0.fixed(2))×" } ?? "",
-                row.target?.text ?? "",
-                row.status == .none ? "" : row.status.rawValue,
-            ]
-        }
-        var widths = header.map(\.count)
+        let columns = self.columns(rows)
+        let cells = rows.map { row in columns.map { $0.cell(row) } }
+        var widths = columns.map(\.header.count)
         for line in cells {
             for (column, cell) in line.enumerated() { widths[column] = max(widths[column], cell.count) }
         }
         func line(_ values: [String]) -> String {
             values.enumerated().map { column, value in
                 let padding = String(repeating: " ", count: widths[column] - value.count)
-                return column == 0 || column >= 4 ? value + padding : padding + value
+                return columns[column].alignedRight ? padding + value : value + padding
             }.joined(separator: "  ")
         }
-        var text = line(header) + "\n" + line(widths.map { String(repeating: "-", count: $0) }) + "\n"
+        var text = line(columns.map(\.header)) + "\n" + line(widths.map { String(repeating: "-", count: $0) }) + "\n"
         for row in cells { text += line(row) + "\n" }
         return text
     }
 
     /// The rows as a Markdown table, for BENCHMARKS.md.
     static func markdown(_ rows: [ResultRow]) -> String {
-        var text = "| measurement | NavHost | floor | ratio | target | status |\n|---|---:|---:|---:|---|---|\n"
+        let columns = self.columns(rows)
+        var text = "| " + columns.map(\.header).joined(separator: " | ") + " |\n"
+        text += "|" + columns.map { $0.alignedRight ? "---:" : "---" }.joined(separator: "|") + "|\n"
         for row in rows {
-            let value = row.value.map { "\(format($0, unit: row.unit)) \(row.unit)".trimmingSuffix() } ?? "pending"
-            let floor = row.floor.map { "\(format($0, unit: row.unit)) \(row.unit)".trimmingSuffix() } ?? ""
-            let ratio = row.ratio.map { "\($0.fixed(2))×" } ?? ""
-            let status = row.status == .none ? "" : row.status.rawValue
-            text += "| \(row.label) | \(value) | \(floor) | \(ratio) | \(row.target?.text ?? "") | \(status) |\n"
+            text += "| " + columns.map { $0.cell(row) }.joined(separator: " | ") + " |\n"
         }
         return text
+    }
+
+    // MARK: - Columns
+
+    /// One column: its header, how it is aligned, and its text for a row.
+    private struct Column {
+        var header: String
+        var alignedRight: Bool
+        var cell: (ResultRow) -> String
+    }
+
+    /// The columns of `rows`: the peer's only when some row compares with the peer.
+    private static func columns(_ rows: [ResultRow]) -> [Column] {
+        let withPeer = rows.contains { $0.peer != nil || $0.peerTarget != nil }
+        var columns = [
+            Column(header: "measurement", alignedRight: false) { $0.label },
+            Column(header: "NavHost", alignedRight: true) { row in
+                row.value.map { quantity($0, unit: row.unit) } ?? "pending"
+            },
+            Column(header: "floor", alignedRight: true) { row in row.floor.map { quantity($0, unit: row.unit) } ?? "" },
+            Column(header: "ratio", alignedRight: true) { row in row.ratio.map { "\($0.fixed(2))×" } ?? "" },
+        ]
+        if withPeer {
+            columns += [
+                Column(header: "peer", alignedRight: true) { row in row.peer.map { quantity($0, unit: row.unit) } ?? ""
+                },
+                Column(header: "peer ratio", alignedRight: true) { row in row.peerRatio.map { "\($0.fixed(2))×" } ?? ""
+                },
+            ]
+        }
+        columns += [
+            Column(header: "target", alignedRight: false) { row in
+                [row.target?.text, row.peerTarget?.text].compactMap { $0 }.joined(separator: "; ")
+            },
+            Column(header: "status", alignedRight: false) { row in
+                [row.status, row.peerStatus].filter { $0 != .none }.map(\.rawValue).joined(separator: "; ")
+            },
+        ]
+        return columns
+    }
+
+    /// A figure with its unit, like `170.2 µs`.
+    private static func quantity(_ value: Double, unit: String) -> String {
+        "\(format(value, unit: unit)) \(unit)".trimmingSuffix()
     }
 
     private static func format(_ value: Double, unit: String) -> String {
