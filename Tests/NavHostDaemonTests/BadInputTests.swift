@@ -254,10 +254,20 @@ struct BadInputTests {
             "io.navhost.Navigation.Navigate",
             parameters: ["session": "bad-intent-arguments", "route": "products.list"]
         )
-        let before = try await client.call(
+        // The catalog loads after the push (onAppear): "before" is the screen once loaded, or a late load would
+        // look like a change made by the refused intents.
+        var before = try await client.call(
             "io.navhost.Navigation.Stack",
             parameters: ["session": "bad-intent-arguments"]
         )
+        for _ in 0..<1000 where !"\(before)".contains(#""loaded""#) {
+            try await Task.sleep(for: .milliseconds(10))
+            before = try await client.call(
+                "io.navhost.Navigation.Stack",
+                parameters: ["session": "bad-intent-arguments"]
+            )
+        }
+        #expect("\(before)".contains(#""loaded""#), "the catalog loaded")
         for arguments: JSONObject in [["text": 5], [:], ["text": .null]] {
             let refusal = await #expect(throws: VarlinkError.self) {
                 try await client.call(
