@@ -65,7 +65,13 @@ struct Connection: Sendable {
                             lastActivity = .now
                             actions = machine.receivedCall(call)
                         case .inputEnded:
-                            logger.trace("Varlink client ended its input")
+                            // The pipeline may have closed the channel (the send timeout) while no write was
+                            // waiting: the input then ends first, and this is where the reason is said.
+                            if let reason = closeReason.recorded {
+                                logClosing(because: reason)
+                            } else {
+                                logger.trace("Varlink client ended its input")
+                            }
                             actions = machine.inputEnded()
                         case .inputFailed(let error):
                             logClosing(because: error)
