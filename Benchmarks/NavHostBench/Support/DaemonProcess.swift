@@ -66,8 +66,7 @@ final class DaemonProcess {
             }
         }
         guard let ready else {
-            kill(pid, SIGKILL)
-            _ = Subprocess.wait(for: pid)
+            Subprocess.terminate(pid, graceMilliseconds: 0)
             stopped = true
             throw BenchError("navhostd did not say READY=1 in time; its log is \(logPath)")
         }
@@ -179,10 +178,6 @@ final class DaemonProcess {
     func stop() {
         guard !stopped else { return }
         stopped = true
-        kill(pid, SIGTERM)
-        if Subprocess.wait(for: pid, milliseconds: 10_000) == nil {
-            kill(pid, SIGKILL)
-            _ = Subprocess.wait(for: pid)
-        }
+        Subprocess.terminate(pid)
     }
 }

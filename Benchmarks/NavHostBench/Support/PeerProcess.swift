@@ -64,8 +64,7 @@ final class PeerProcess {
             }
         }
         guard let ready else {
-            kill(pid, SIGKILL)
-            _ = Subprocess.wait(for: pid)
+            Subprocess.terminate(pid, graceMilliseconds: 0)
             stopped = true
             throw BenchError("the peer's socket did not accept in time; its log is \(logPath)")
         }
@@ -85,10 +84,6 @@ final class PeerProcess {
     func stop() {
         guard !stopped else { return }
         stopped = true
-        kill(pid, SIGTERM)
-        if Subprocess.wait(for: pid, milliseconds: 10_000) == nil {
-            kill(pid, SIGKILL)
-            _ = Subprocess.wait(for: pid)
-        }
+        Subprocess.terminate(pid)
     }
 }

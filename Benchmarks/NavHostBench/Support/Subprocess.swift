@@ -129,6 +129,17 @@ enum Subprocess {
         }
     }
 
+    /// Stops `pid` with SIGTERM, or at once with SIGKILL when `grace` is 0, and waits for it; SIGKILL follows when
+    /// it has not ended `grace` milliseconds after SIGTERM.
+    static func terminate(_ pid: pid_t, graceMilliseconds grace: Int = 10_000) {
+        if grace > 0 {
+            kill(pid, SIGTERM)
+            if wait(for: pid, milliseconds: grace) != nil { return }
+        }
+        kill(pid, SIGKILL)
+        _ = wait(for: pid)
+    }
+
     private static func termination(from status: Int32) -> Termination {
         let signal = status & 0x7f
         if signal == 0 { return Termination(exitStatus: (status >> 8) & 0xff, signal: nil) }
