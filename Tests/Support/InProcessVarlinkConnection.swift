@@ -92,11 +92,17 @@ package final class InProcessVarlinkConnection: Sendable {
     /// The next message the server wrote, terminator included, in the order written; `nil` once the server has
     /// closed the connection and every message has been read.
     ///
+    /// Empty writes are skipped: they carry no bytes a socket's peer could read (the server writes one to wait until
+    /// its last replies are out before it closes).
+    ///
     /// Cancelling the task that waits here closes the connection.
     package func nextMessage() async -> ByteBuffer? {
         let channel = self.channel
         return await withTaskCancellationHandler {
-            try? await channel.waitForOutboundWrite(as: ByteBuffer.self)
+            while let write = try? await channel.waitForOutboundWrite(as: ByteBuffer.self) {
+                if write.readableBytes > 0 { return write }
+            }
+            return nil
         } onCancel: {
             channel.close(promise: nil)
         }

@@ -54,6 +54,7 @@ struct Connection: Sendable {
                         }
                     }
                     var lastActivity = ContinuousClock.now
+                    var closesInOrder = false
                     var machine = StateMachine(
                         maxPendingCalls: configuration.maxPendingCallsPerConnection,
                         maxConcurrentCalls: configuration.maxConcurrentCallsPerConnection
@@ -119,6 +120,7 @@ struct Connection: Sendable {
                             case .cancelStream:
                                 streamCancellation.fire()
                             case .close:
+                                closesInOrder = true
                                 break loop
                             }
                         }
@@ -128,11 +130,30 @@ struct Connection: Sendable {
                     events.finish()
                     permits.finish()
                     group.cancelAll()
+                    if closesInOrder { await flushReplies() }
                 }
             }
         } catch {
             logger.debug("A Varlink connection ended with an error", metadata: ["varlink.error": "\(error)"])
         }
+    }
+
+    /// Waits until every reply handed to the channel is on the socket, or the channel has closed.
+    ///
+    /// Closing the channel drops the writes it still holds, and a reply that returned from `outbound.write` (or a
+    /// stream reply written straight to the channel) may still be held while the client reads slowly. An empty write
+    /// completes after every write before it, so awaiting it keeps the last replies. A client that leaves them unread
+    /// for the send timeout is closed, as one that stops reading while calls run (a server shutdown's grace period
+    /// may close it sooner).
+    private func flushReplies() async {
+        let channel = self.channel.channel
+        let flushed = channel.eventLoop.makePromise(of: Void.self)
+        channel.writeAndFlush(ByteBuffer(), promise: flushed)
+        let deadline = channel.eventLoop.scheduleTask(in: VarlinkServer.timeAmount(configuration.sendTimeout)) {
+            channel.close(promise: nil)
+        }
+        try? await flushed.futureResult.get()
+        deadline.cancel()
     }
 
     /// Logs why the connection is being closed: a client that broke a rule (a ``VarlinkProtocolError``, including

@@ -1,4 +1,5 @@
 internal import Glibc
+internal import Synchronization
 public import Logging
 package import NIOCore
 public import NIOPosix
@@ -26,10 +27,31 @@ public import NIOPosix
 /// their handler returns a final reply), and closes each connection once it has nothing left to write, or when
 /// ``VarlinkServerConfiguration/shutdownGracePeriod`` has passed; then ``run()`` returns. Cancelling the task that runs ``run()`` instead closes everything at once.
 public final class VarlinkServer: Sendable {
-    private struct AcceptedConnection: Sendable {
-        var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-        var peer: VarlinkPeerCredentials?
-        var closeReason: CloseReason
+    /// A connection on its way from the child channel's initializer to ``serve(_:)``.
+    ///
+    /// NIO traps when the writer of an open `NIOAsyncChannel` is dropped without being finished. A connection accepted
+    /// while the listener closes can be dropped by the listener's stream before ``serve(_:)`` takes it; it is then
+    /// closed here, the way ``serve(_:)`` would have.
+    private final class AcceptedConnection: Sendable {
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        let peer: VarlinkPeerCredentials?
+        let closeReason: CloseReason
+        private let taken = Atomic<Bool>(false)
+
+        init(channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, peer: VarlinkPeerCredentials?, closeReason: CloseReason) {
+            self.channel = channel
+            self.peer = peer
+            self.closeReason = closeReason
+        }
+
+        /// Marks the connection as served; from then on closing it is the server's job.
+        func take() { taken.store(true, ordering: .relaxed) }
+
+        deinit {
+            guard !taken.load(ordering: .relaxed) else { return }
+            let channel = self.channel
+            Task { try? await channel.executeThenClose { _, _ in } }
+        }
     }
 
     private let listener: NIOAsyncChannel<AcceptedConnection, Never>
@@ -161,7 +183,7 @@ public final class VarlinkServer: Sendable {
         }
     }
 
-    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
         let (seconds, attoseconds) = duration.components
         return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
@@ -199,6 +221,7 @@ public final class VarlinkServer: Sendable {
     public var connectionCount: Int { registry.count }
 
     private func serve(_ accepted: AcceptedConnection) async {
+        accepted.take()
         guard let ticket = registry.admit(peer: accepted.peer) else {
             logger.info(
                 "Refused a Varlink connection: over the connection limits",

@@ -29,6 +29,8 @@ enum TestInterface {
 
         # Streams until cancelled; only with more.
         method Watch() -> (tick: int)
+        # Watch, one tick a millisecond: for a channel that never pushes back, like the in-process one.
+        method Pulse() -> (tick: int)
 
         # Records a note; the test reads the notes.
         method Note(text: string) -> ()
@@ -134,6 +136,14 @@ func makeTestService(gates: Gates, recorder: Recorder) throws -> VarlinkService 
         } catch {
             recorder.watchEndedSink.yield("\(type(of: error))")
             throw error
+        }
+    }
+    test.handleStreaming("Pulse", requiresMore: true) { _, replies in
+        var tick: Int64 = 0
+        while true {
+            tick += 1
+            try await replies.send(["tick": .int(tick)])
+            try await Task.sleep(for: .milliseconds(1))
         }
     }
     test.handle("Note") { request in
