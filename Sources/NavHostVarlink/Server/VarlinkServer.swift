@@ -1,8 +1,8 @@
 internal import Glibc
-internal import Synchronization
 public import Logging
 package import NIOCore
 public import NIOPosix
+internal import Synchronization
 
 /// A Varlink server on an `AF_UNIX` stream socket.
 ///
@@ -38,7 +38,8 @@ public final class VarlinkServer: Sendable {
         let closeReason: CloseReason
         private let taken = Atomic<Bool>(false)
 
-        init(channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, peer: VarlinkPeerCredentials?, closeReason: CloseReason) {
+        init(channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, peer: VarlinkPeerCredentials?, closeReason: CloseReason)
+        {
             self.channel = channel
             self.peer = peer
             self.closeReason = closeReason
