@@ -192,6 +192,8 @@ let package = Package(
                 "NavHostVarlink",
                 .product(name: "NavHostKit", package: "NavHostKit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings

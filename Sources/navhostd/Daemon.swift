@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import NIOCore
 import NavHostCore
 import NavHostService
 import NavHostSystemd
@@ -15,6 +16,8 @@ import UnixSignals
 /// replies finished, watchers ended.
 struct Daemon {
     let configuration: DaemonConfiguration
+    /// The loop that serves the sockets: the main thread's, which also runs the main actor.
+    let eventLoop: any EventLoop
 
     func run() async throws {
         // A SIGHUP before the reload handler is armed must not kill the daemon (its default action).
@@ -148,7 +151,8 @@ struct Daemon {
                 service: service,
                 configuration: serverConfiguration,
                 isPrivilegedPeer: isControlUser,
-                logger: logger
+                logger: logger,
+                eventLoopGroup: eventLoop
             )
         }
         try makeParentDirectory(of: configuration.socketPath)
@@ -159,7 +163,8 @@ struct Daemon {
             service: service,
             configuration: serverConfiguration,
             isPrivilegedPeer: isControlUser,
-            logger: logger
+            logger: logger,
+            eventLoopGroup: eventLoop
         )
     }
 

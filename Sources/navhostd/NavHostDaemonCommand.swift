@@ -1,5 +1,7 @@
 import ArgumentParser
 import Logging
+import NIOCore
+import NIOPosix
 import NavHostService
 
 /// `navhostd`'s command line.
@@ -98,6 +100,11 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await run(eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+    }
+
+    /// Runs the daemon with its sockets on `eventLoop` (navhostd's is its main thread, `MainThreadEventLoop`).
+    func run(eventLoop: any EventLoop) async throws {
         let configuration = DaemonConfiguration(
             socketPath: socket,
             pluginDirectory: plugins,
@@ -112,6 +119,6 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
             sessionOptions: limits.session,
             stallLimit: limits.stallLimit.duration
         )
-        try await Daemon(configuration: configuration).run()
+        try await Daemon(configuration: configuration, eventLoop: eventLoop).run()
     }
 }

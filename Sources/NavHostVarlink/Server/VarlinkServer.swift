@@ -1,6 +1,6 @@
 internal import Glibc
 public import Logging
-package import NIOCore
+public import NIOCore
 public import NIOPosix
 internal import Synchronization
 
@@ -99,7 +99,7 @@ public final class VarlinkServer: Sendable {
     ///   - isPrivilegedPeer: Whether a peer may take the connections ``VarlinkServerConfiguration/reservedConnections``
     ///     keeps free. By default nobody may.
     ///   - logger: Where the server and its connections log; library messages are at `info` level or below.
-    ///   - eventLoopGroup: The event loops for the sockets.
+    ///   - eventLoopGroup: The event loops for the sockets: a `MultiThreadedEventLoopGroup` or one of its loops.
     /// - Returns: A server that is listening; call ``run()`` to serve.
     public static func bind(
         unixSocketPath: String,
@@ -109,7 +109,7 @@ public final class VarlinkServer: Sendable {
         configuration: VarlinkServerConfiguration = VarlinkServerConfiguration(),
         isPrivilegedPeer: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool = { _ in false },
         logger: Logger,
-        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkServer {
         let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
             .bind(unixDomainSocketPath: unixSocketPath, cleanupExistingSocketFile: cleanupExistingSocketFile) {
@@ -139,7 +139,7 @@ public final class VarlinkServer: Sendable {
     ///   - configuration: Limits and error names.
     ///   - isPrivilegedPeer: Whether a peer may take the reserved connections.
     ///   - logger: Where the server and its connections log.
-    ///   - eventLoopGroup: The event loops for the sockets.
+    ///   - eventLoopGroup: The event loops for the sockets: a `MultiThreadedEventLoopGroup` or one of its loops.
     /// - Returns: A server that is listening; call ``run()`` to serve.
     public static func bind(
         listeningSocket: CInt,
@@ -147,7 +147,7 @@ public final class VarlinkServer: Sendable {
         configuration: VarlinkServerConfiguration = VarlinkServerConfiguration(),
         isPrivilegedPeer: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool = { _ in false },
         logger: Logger,
-        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkServer {
         let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
             .bind(listeningSocket) { channel in
@@ -164,7 +164,7 @@ public final class VarlinkServer: Sendable {
     }
 
     private static func bootstrap(
-        _ group: MultiThreadedEventLoopGroup,
+        _ group: any EventLoopGroup,
         configuration: VarlinkServerConfiguration
     ) -> ServerBootstrap {
         ServerBootstrap(group: group)

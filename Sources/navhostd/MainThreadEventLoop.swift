@@ -1,0 +1,68 @@
+import CMainQueue
+import Glibc
+import NIOCore
+import NIOPosix
+
+/// navhostd's main thread: one NIO event loop that serves the sockets and runs the main actor.
+///
+/// A call that reaches a session used to cross threads four times: NIO's thread read it, the main thread ran the
+/// session and the ViewModel, NIO's thread wrote the reply, each hand-off an eventfd write and a futex wake-up on the
+/// other side. Here the loop that reads the socket is the thread that runs the main actor, and a job for the main
+/// actor goes straight onto the loop's task queue (Swift's main-executor hook), so a hop to the main actor from the
+/// loop costs a queue append, not a system call. `DispatchQueue.main` is still served: its wake-up descriptor is one
+/// more descriptor the loop waits on. docs/architecture.md has the figures that decided it.
+enum MainThreadEventLoop {
+    /// Turns the calling thread, which must be the main thread, into the event loop; calls `body` on it once the
+    /// main actor and the main queue are served there. Never returns: the daemon ends with `exit`.
+    static func run(_ body: @escaping @Sendable (any EventLoop) -> Void) -> Never {
+        MultiThreadedEventLoopGroup.withCurrentThreadAsEventLoop { loop in
+            runMainActor(on: loop)
+            serveMainQueue(on: loop).whenComplete { result in
+                if case .failure(let error) = result {
+                    fatalError("navhostd: cannot serve the main queue on the event loop: \(error)")
+                }
+                body(loop)
+            }
+        }
+        exit(EXIT_FAILURE)
+    }
+
+    /// Makes `loop` the main actor's executor.
+    private static func runMainActor(on loop: any EventLoop) {
+        guard let executor = loop as? any SerialExecutor else {
+            fatalError("navhostd: the event loop \(loop) cannot run Swift jobs")
+        }
+        let reference = unsafeBitCast(executor.asUnownedSerialExecutor(), to: navhost_serial_executor.self)
+        navhost_main_executor_replace(reference)
+    }
+
+    /// Watches the main queue's wake-up descriptor (an eventfd of libdispatch's, watched through a duplicate so that
+    /// NIO can own and close its own) and drains the queue whenever it fires.
+    private static func serveMainQueue(on loop: any EventLoop) -> EventLoopFuture<Void> {
+        let descriptor = dup(navhost_main_queue_wakeup_descriptor())
+        guard descriptor >= 0 else {
+            return loop.makeFailedFuture(IOError(errnoCode: errno, reason: "dup(main queue descriptor)"))
+        }
+        // Whatever was queued before the loop ran.
+        navhost_main_queue_drain()
+        return NIOPipeBootstrap(group: loop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(MainQueueDrainHandler())
+                }
+            }
+            .takingOwnershipOfDescriptor(input: descriptor)
+            .map { _ in }
+    }
+}
+
+/// Drains the main queue once per burst of wake-ups (reading the eventfd resets it; what it held does not matter).
+private final class MainQueueDrainHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        navhost_main_queue_drain()
+    }
+}
