@@ -113,10 +113,10 @@ final class DaemonProcess {
         func perOperation(since earlier: Usage, count: Int) -> (cpuMicroseconds: Double, switches: Double) {
             let operations = Double(max(count, 1))
             let cpu = Double(cpuNanoseconds - earlier.cpuNanoseconds) / 1000 / operations
-            let switches =
-                Double(
-                    voluntarySwitches + involuntarySwitches - earlier.voluntarySwitches - earlier.involuntarySwitches
-                ) / operations
+            // A thread that exits (libdispatch lets idle workers go) takes its count with it, so the sum can shrink.
+            let now = Int64(voluntarySwitches + involuntarySwitches)
+            let before = Int64(earlier.voluntarySwitches + earlier.involuntarySwitches)
+            let switches = Double(max(now - before, 0)) / operations
             return (cpu, switches)
         }
     }
