@@ -42,6 +42,9 @@ final class AsyncQueue<Element: Sendable>: Sendable {
         return taken.accepted
     }
 
+    /// Whether an element is waiting: ``next()`` would return it without suspending.
+    var hasElements: Bool { state.withLock { !$0.elements.isEmpty } }
+
     /// Refuses later elements; the consumer still gets the ones already queued, then `nil`.
     func finish() {
         let waiter = state.withLock { state in

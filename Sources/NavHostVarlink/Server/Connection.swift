@@ -28,6 +28,8 @@ struct Connection: Sendable {
         case shutdown
         /// Time to see whether the connection has been idle for ``VarlinkServerConfiguration/idleTimeout``.
         case idleCheck
+        /// The replies held for a batch have waited ``ReplyBatch/maxDelay``.
+        case batchDue
     }
 
     /// Serves the connection until it closes; never throws, so one connection cannot stop the server.
@@ -53,12 +55,28 @@ struct Connection: Sendable {
                             while (try? await Task.sleep(for: idleTimeout / 4)) != nil { events.append(.idleCheck) }
                         }
                     }
-                    var lastActivity = ContinuousClock.now
-                    var closesInOrder = false
                     var machine = StateMachine(
                         maxPendingCalls: configuration.maxPendingCallsPerConnection,
                         maxConcurrentCalls: configuration.maxConcurrentCallsPerConnection
                     )
+                    var lastActivity = ContinuousClock.now
+                    var closesInOrder = false
+                    var batch = ReplyBatch()
+                    var batchDeadline: Scheduled<Void>?
+                    /// Writes the batch; `false` when the connection failed under the write.
+                    func writeBatch() async -> Bool {
+                        batchDeadline?.cancel()
+                        batchDeadline = nil
+                        guard !batch.isEmpty else { return true }
+                        do {
+                            try await outbound.write(contentsOf: batch.take())
+                            return true
+                        } catch {
+                            logClosing(because: error)
+                            _ = machine.connectionFailed()
+                            return false
+                        }
+                    }
                     loop: while let event = await events.next() {
                         let actions: [StateMachine.Action]
                         switch event {
@@ -92,12 +110,18 @@ struct Connection: Sendable {
                                 metadata: ["varlink.idle-timeout": "\(idleTimeout)"]
                             )
                             break loop
+                        case .batchDue:
+                            batchDeadline = nil
+                            guard await writeBatch() else { break loop }
+                            continue loop
                         }
                         // Before any action: a `more` call about to start may write as soon as its task runs.
                         streamOutput.accept(machine.runningStreamCall)
                         for action in actions {
                             switch action {
                             case .startCall(let callID, let call):
+                                // A `more` call writes its replies with `continues` straight to the channel.
+                                if call.more, !(await writeBatch()) { break loop }
                                 group.addTask {
                                     await runCall(
                                         callID,
@@ -108,24 +132,29 @@ struct Connection: Sendable {
                                     )
                                 }
                             case .write(let bytes):
-                                do {
-                                    try await outbound.write(bytes)
-                                } catch {
-                                    logClosing(because: error)
-                                    _ = machine.connectionFailed()
-                                    break loop
-                                }
+                                batch.append(bytes)
                             case .allowNextCall:
                                 permits.append(())
                             case .cancelStream:
                                 streamCancellation.fire()
                             case .close:
-                                closesInOrder = true
+                                closesInOrder = await writeBatch()
                                 break loop
+                            }
+                        }
+                        // Pipelined calls: hold the replies for one write while later calls are still to answer.
+                        if !batch.isEmpty {
+                            if machine.pendingCalls == 0 || batch.isFull {
+                                guard await writeBatch() else { break loop }
+                            } else if batchDeadline == nil, !events.hasElements {
+                                batchDeadline = channel.channel.eventLoop.scheduleTask(in: ReplyBatch.maxDelay) {
+                                    events.append(.batchDue)
+                                }
                             }
                         }
                     }
                     // Stop everything: no more stream replies, later events are refused.
+                    batchDeadline?.cancel()
                     streamOutput.accept(nil)
                     events.finish()
                     permits.finish()
