@@ -6,8 +6,9 @@ import Synchronization
 
 /// Notices when the main thread stops turning, and ends the daemon so that it comes back without the plugin at fault.
 ///
-/// The main actor runs on the main thread (navhostd drains the main queue there: `Sources/CMainQueue`): every session,
-/// every ViewModel and every plugin's code. A plugin that
+/// The main actor runs on the main thread (navhostd runs its event loop and the main actor there:
+/// `Sources/navhostd/MainThreadEventLoop.swift`): every session, every ViewModel and every plugin's code, and every
+/// socket. A plugin that
 /// blocks it (a synchronous wait, a lock, an endless loop) stops every call of every client; no time limit can
 /// interrupt code that never yields. A thread of the detector's own posts a heartbeat to the main queue several times
 /// per `limit`; when none has run for `limit`, it probes the main thread through the ``PluginFaultGuard``, which
