@@ -76,7 +76,9 @@ final class BenchRun {
         guard access(pluginDirectory, R_OK) == 0 else {
             throw BenchError("no staged plugins in \(pluginDirectory) (pass --plugins)")
         }
-        var template = Array("/tmp/navhost-bench.XXXXXX".utf8CString)
+        // The daemons' sockets and state folders live here: TMPDIR on a tmpfs takes the disk out of durable writes.
+        let temporary = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(temporary)/navhost-bench.XXXXXX".utf8CString)
         guard mkdtemp(&template) != nil else { throw BenchError.system("mkdtemp") }
         workDirectory = string(fromCString: template)
         launch = DaemonProcess.Launch(

@@ -66,7 +66,10 @@ struct NavHostBench: ParsableCommand {
     @Flag(help: "Skip the one-core pass.")
     var skipOneCore = false
 
-    @Flag(help: "Keep the temporary folder (sockets, daemon logs, state) instead of removing it.")
+    @Flag(
+        help:
+            "Keep the temporary folder (sockets, daemon logs, state; made in $TMPDIR, else /tmp) instead of removing it."
+    )
     var keepWorkDirectory = false
 
     func run() throws {
