@@ -299,6 +299,7 @@ final class BenchRun {
                 label: "daemon CPU time per round trip",
                 unit: "µs",
                 value: usage.cpuMicroseconds,
+                target: .valueAtMost(40),
                 note: "utime + stime of the daemon over the calls: hardly depends on the machine's load"
             )
         )
@@ -308,6 +309,7 @@ final class BenchRun {
                 label: "daemon context switches per round trip",
                 unit: "",
                 value: usage.switches,
+                target: .valueAtMost(1.2),
                 note: "summed over the daemon's threads; each is a thread going to sleep or being preempted"
             )
         )
@@ -329,6 +331,7 @@ final class BenchRun {
                 unit: "µs",
                 value: changing.microseconds(at: 50),
                 floor: floor?.median,
+                target: .ratioAtMost(2),
                 peer: peer?.changing.microseconds(at: 50),
                 peerTarget: peerTarget(.fasterBy(3)),
                 note: "each call produces a stateChanged event (no watcher) and a durable save of the filter"
@@ -341,6 +344,7 @@ final class BenchRun {
                 unit: "µs",
                 value: changing.microseconds(at: 99),
                 floor: floor?.p99,
+                target: .ratioAtMost(4),
                 peer: peer?.changing.microseconds(at: 99)
             )
         )
@@ -454,7 +458,8 @@ final class BenchRun {
                     unit: "req/s",
                     value: result.requestsPerSecond,
                     floor: floor?.requestsPerSecond,
-                    target: .ratioAtLeast(0.5),
+                    // Issue #17: at least half the floor's throughput on one connection, 60 % on many.
+                    target: .ratioAtLeast(connections == 1 ? 0.5 : 0.6),
                     peer: connections == 1 ? peer?.pipelined.requestsPerSecond : nil,
                     peerTarget: connections == 1 ? peerTarget(.throughputTimes(10)) : nil,
                     note: connections > 1 ? "compared with the floor's one connection" : nil

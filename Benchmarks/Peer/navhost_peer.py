@@ -232,12 +232,13 @@ def main():
     class RequestHandler(varlink.RequestHandler):
         service = make_service(options.interface_dir, sessions)
 
+    # Said before the socket listens: the benchmark reads this line as soon as the socket accepts.
+    versions = f"Python {sys.version.split()[0]}, varlink {importlib.metadata.version('varlink')}"
+    print(f"navhost-peer ({versions}): serving {options.address}", file=sys.stderr, flush=True)
     server = varlink.ThreadingServer(options.address, RequestHandler)
     # A stop must not wait for clients that are still connected.
     server.daemon_threads = True
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    versions = f"Python {sys.version.split()[0]}, varlink {importlib.metadata.version('varlink')}"
-    print(f"navhost-peer ({versions}): listening on {options.address}", file=sys.stderr, flush=True)
     with server:
         try:
             server.serve_forever()
