@@ -171,8 +171,10 @@ private final class NavigationHandlers: Sendable {
     }
 
     /// Follows a session: the watcher is made on the main actor, where the session lives, and its updates are sent
-    /// from the connection's own executor. A change then reaches a thousand watchers with a thousand wake-ups of
-    /// their connections, not a thousand hops to the main actor and back.
+    /// from the connection's own executor, not with a hop to the main actor and back each. While the handler waits
+    /// for the next update and the connection can take a reply at once, the session writes the event's reply itself
+    /// as it tells its watchers (``Watcher/deliverDirectly(through:)``): a change then reaches a thousand watchers with
+    /// a thousand writes, without waking a thousand tasks.
     nonisolated func watch(_ input: WatchParameters, replies: VarlinkReplyWriter) async throws -> JSONObject {
         guard replies.isStreaming else {
             // Without "more", Watch answers once with the current snapshot.
@@ -180,6 +182,11 @@ private final class NavigationHandlers: Sendable {
         }
         let (watcher, session) = try await startWatching(input)
         defer { watcher.cancel() }
+        let eventReplies = self.eventReplies
+        watcher.deliverDirectly { event in
+            guard let reply = try? eventReplies.reply(for: event, in: session) else { return false }
+            return replies.sendImmediately(reply)
+        }
         do {
             while let update = try await watcher.next() {
                 if case .event(let event) = update {

@@ -1,7 +1,9 @@
-import NavHostCore
 import NavHostKit
 import NavHostTesting
+import Synchronization
 import Testing
+
+@testable import NavHostCore
 
 @MainActor
 @Suite("Watching a session")
@@ -123,6 +125,48 @@ struct WatcherTests {
         }
         #expect(last == session.revision)
         #expect(snapshot.stack.count + 1 == session.snapshot.stack.count)
+    }
+
+    @Test(
+        "While its consumer waits with nothing queued, an event goes to the direct delivery; one it refuses wakes it"
+    )
+    func directDelivery() async throws {
+        let session = try makeSession()
+        let watcher = session.watch()
+        let taken = Mutex<[UInt64]>([])
+        let accepting = Atomic<Bool>(true)
+        watcher.deliverDirectly { event in
+            guard accepting.load(ordering: .relaxed) else { return false }
+            taken.withLock { $0.append(event.revision) }
+            return true
+        }
+        // The first snapshot is still queued, so the change queues behind it: the order stays the order of changes.
+        try push(session, 1)
+        #expect(taken.withLock { $0 }.isEmpty)
+        guard case .snapshot? = try await watcher.next(), case .event(let queued)? = try await watcher.next() else {
+            Issue.record("expected the snapshot, then the queued event")
+            return
+        }
+        #expect(queued.revision == 1)
+
+        // The consumer now waits with nothing queued: two changes go to the direct delivery, and it sleeps on.
+        let consumer = Task { try await watcher.next() }
+        while !watcher.hasWaitingConsumer { await Task.yield() }
+        try push(session, 2)
+        #expect(taken.withLock { $0 } == [2, 3])
+        #expect(watcher.hasWaitingConsumer)
+        #expect(watcher.pendingCount == 0)
+
+        // A change the direct delivery refuses wakes the consumer with it, as without one.
+        accepting.store(false, ordering: .relaxed)
+        try push(session, 1)
+        guard case .event(let woken)? = try await consumer.value else {
+            Issue.record("the consumer was not woken with the refused event")
+            return
+        }
+        #expect(woken.revision == 4)
+        #expect(taken.withLock { $0 } == [2, 3])
+        watcher.cancel()
     }
 
     @Test("A watcher that never reads is closed, and memory stays bounded")

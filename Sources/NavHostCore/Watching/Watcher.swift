@@ -7,6 +7,11 @@ import Synchronization
 /// consumer has taken that snapshot, the consumer is not reading at all: the watcher ends with
 /// ``Watcher/Ending/tooSlow``. Memory per watcher is therefore bounded whatever the client does.
 ///
+/// A consumer that can take an event without waiting (a socket it can write to at once) may say so with
+/// ``deliverDirectly(through:)``: while it waits in ``next()`` with nothing queued, an event goes straight to it, and the
+/// waiting consumer is not woken. A change to a thousand watchers is then a thousand writes, not a thousand task
+/// wake-ups each followed by a write.
+///
 /// Sessions hand out ``SessionWatcher``s, the plugin control ``PluginWatcher``s.
 public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hashable>: AsyncSequence, Sendable {
     public typealias Element = Update
@@ -28,10 +33,14 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
         case closed
     }
 
+    /// Takes one event at once, on the producer's thread; `false` when it cannot, and then it took nothing.
+    public typealias DirectDelivery = @Sendable (Event) -> Bool
+
     private struct State {
         var queue: [Update] = []
         var waiter: CheckedContinuation<Update?, any Error>?
         var finished: Ending??
+        var direct: DirectDelivery?
     }
 
     private let state = Mutex(State())
@@ -86,10 +95,30 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
     /// How many updates wait to be taken.
     public var pendingCount: Int { state.withLock { $0.queue.count } }
 
+    /// Whether the consumer waits in ``next()`` for an update.
+    var hasWaitingConsumer: Bool { state.withLock { $0.waiter != nil } }
+
+    /// Lets `delivery` take events while the consumer waits in ``next()`` with nothing queued.
+    ///
+    /// The order of updates stays the order of changes: an event goes to `delivery` only when every update before it
+    /// has been taken and the consumer is waiting for the next, so whatever the consumer does with the updates it takes
+    /// is done before. An event `delivery` refuses (it returns `false`) wakes the consumer as usual, and so do
+    /// snapshots and the end. `delivery` runs on the producer's thread (the session's, the main actor) and must not
+    /// block or call back into the watcher.
+    public func deliverDirectly(through delivery: @escaping DirectDelivery) {
+        state.withLock { $0.direct = delivery }
+    }
+
     // MARK: - Producing (the owner, on the main actor)
 
     /// Queues `event`, coalescing into `snapshot()` or ending the watcher when the consumer lags.
     func deliver(_ event: Event, snapshot: () -> Snapshot) {
+        let direct: DirectDelivery? = state.withLock { state in
+            state.finished == nil && state.waiter != nil ? state.direct : nil
+        }
+        // The consumer waits with nothing queued, and only this producer can change that (a cancellation ends the
+        // watcher, and then the direct delivery refuses or its reply is refused by the connection).
+        if let direct, direct(event) { return }
         let decision: DeliveryDecision = state.withLock { state in
             guard state.finished == nil else { return .ignored }
             if let waiter = state.waiter {

@@ -245,7 +245,8 @@ struct Connection: Sendable {
                 let reply = VarlinkReply(parameters: parameters, continues: true)
                 try await streamOutput.write(serialize(reply, logger: logger), of: callID)
             },
-            preparedSink: { prepared in try await streamOutput.write(prepared.message, of: callID) }
+            preparedSink: { prepared in try await streamOutput.write(prepared.message, of: callID) },
+            immediateSink: { prepared in streamOutput.writeImmediately(prepared.message, of: callID) }
         )
         let reply: VarlinkReply
         do {

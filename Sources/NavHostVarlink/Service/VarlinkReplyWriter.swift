@@ -18,6 +18,7 @@ public import NavHostJSON
 public struct VarlinkReplyWriter: Sendable {
     private let sink: @Sendable (JSONObject) async throws -> Void
     private let preparedSink: (@Sendable (VarlinkPreparedReply) async throws -> Void)?
+    private let immediateSink: (@Sendable (VarlinkPreparedReply) -> Bool)?
     private let call: VarlinkCall
 
     /// Creates a writer that hands each reply to `sink`; the server makes these, tests may too.
@@ -25,17 +26,21 @@ public struct VarlinkReplyWriter: Sendable {
         self.call = call
         self.sink = sink
         self.preparedSink = nil
+        self.immediateSink = nil
     }
 
-    /// Creates a writer whose prepared replies go to `preparedSink` as they are, already serialized.
+    /// Creates a writer whose prepared replies go to `preparedSink` as they are, already serialized, and to
+    /// `immediateSink` when they are sent with ``sendImmediately(_:)``.
     init(
         call: VarlinkCall,
         sink: @escaping @Sendable (JSONObject) async throws -> Void,
-        preparedSink: @escaping @Sendable (VarlinkPreparedReply) async throws -> Void
+        preparedSink: @escaping @Sendable (VarlinkPreparedReply) async throws -> Void,
+        immediateSink: @escaping @Sendable (VarlinkPreparedReply) -> Bool
     ) {
         self.call = call
         self.sink = sink
         self.preparedSink = preparedSink
+        self.immediateSink = immediateSink
     }
 
     /// Whether the call asked for several replies (`more`), so that ``send(_:)`` delivers them.
@@ -63,6 +68,19 @@ public struct VarlinkReplyWriter: Sendable {
         } else {
             try await sink(reply.parameters)
         }
+    }
+
+    /// Sends a reply serialized beforehand at once, if the connection can take it without waiting; returns `false`,
+    /// having sent nothing, when it cannot (another thread than the connection's, a client that is not reading, a
+    /// call that ended, a writer made by a test). The handler then sends it with ``send(_:)-(VarlinkPreparedReply)``.
+    ///
+    /// This is for code outside the handler's task that produces the handler's replies, like a watched session
+    /// telling its watchers: it may call it only while the handler's task waits for that code's next update, so the
+    /// order of the replies is the order they were produced in. A handler's own task uses
+    /// ``send(_:)-(VarlinkPreparedReply)``.
+    public func sendImmediately(_ reply: VarlinkPreparedReply) -> Bool {
+        guard call.more, let immediateSink else { return false }
+        return immediateSink(reply)
     }
 
     /// Encodes `value` as the output parameters and sends it as a reply with `continues`.
