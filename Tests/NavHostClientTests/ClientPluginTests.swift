@@ -97,8 +97,7 @@ struct ClientPluginTests {
                 received.append(update)
             }
 
-            #expect(received.count == 6)
-            guard received.count == 6 else { return }
+            try #require(received.count == 6)
             guard case .plugins(let first, coalesced: false) = received[0] else {
                 Issue.record("the first update is not the plain list: \(received[0])")
                 return

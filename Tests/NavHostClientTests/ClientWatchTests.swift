@@ -26,8 +26,7 @@ struct ClientWatchTests {
                 received.append(update)
             }
 
-            #expect(received.count == 5)
-            guard received.count == 5 else { return }
+            try #require(received.count == 5)
             guard case .snapshot(let first, coalesced: false) = received[0] else {
                 Issue.record("the first update is not a plain snapshot: \(received[0])")
                 return

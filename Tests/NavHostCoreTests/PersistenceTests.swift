@@ -50,11 +50,17 @@ struct PersistenceTests {
         #expect(restored.snapshot.stack.map(\.route) == before.stack.map(\.route))
         #expect(restored.revision > before.revision, "revisions only grow, across restarts too")
         let restoredDraft = try restored.screenSnapshot(ScreenID("s3"))
-        guard case .pushed(let pushed) = draft.event.change else { return }
+        guard case .pushed(let pushed) = draft.event.change else {
+            Issue.record("navigating recorded \(draft.event.change), not a push")
+            return
+        }
         #expect(restoredDraft.id == pushed.id)
         #expect(restoredDraft.state["text"] == "hello", "the draft was handed back before onAppear")
         let next = try restored.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u9"]))
-        guard case .pushed(let newScreen) = next.event.change else { return }
+        guard case .pushed(let newScreen) = next.event.change else {
+            Issue.record("navigating recorded \(next.event.change), not a push")
+            return
+        }
         #expect(newScreen.id == ScreenID("s4"), "screen IDs are not reused after a restart")
     }
 
@@ -219,7 +225,10 @@ struct PersistenceTests {
         }
         #expect(records.contains(last), "the file holds one whole record")
         try await persistence.save(records[199])
-        guard case .record(let final) = try persistence.file(for: "burst").load() else { return }
+        guard case .record(let final) = try persistence.file(for: "burst").load() else {
+            Issue.record("the file holds no record after the last save")
+            return
+        }
         #expect(final == records[199])
     }
 

@@ -111,14 +111,20 @@ struct UserProfileViewModelTests {
         #expect(viewModel.state.value?.initials == "AK")
     }
 
-    @Test("Leaving the stack stops following the profile")
+    @Test("Leaving the stack stops following the profile: later changes do not reach the state")
     func disappearingStopsFollowing() async {
         let changes = ObserveUserProfileUseCaseMock()
         let viewModel = makeViewModel(.returning(.ada), changes: changes)
         await viewModel.onAppear()
+        #expect(!changes.isDropped, "an appeared screen follows its profile")
 
         viewModel.onDisappear()
-        await changes.untilDropped()
+        #expect(await eventually { changes.isDropped }, "the stream of changes was not ended")
+        var renamed = UserProfile.ada
+        renamed.name = "Augusta Ada King"
+        changes.send(renamed)
+        #expect(!(await eventually { viewModel.state.value?.name == "Augusta Ada King" }))
+        #expect(viewModel.state.value?.name == UserProfile.ada.name)
     }
 
     @Test(

@@ -29,7 +29,7 @@ final class Screen {
     /// Whether the screen left the stack through its own ViewModel's navigation (a save that pops, a close button).
     private(set) var closedItself = false
     /// Called (on the main actor, after the mutating stretch) when the state may have changed.
-    var onStateMayHaveChange: (@MainActor (Screen) -> Void)?
+    var onStateMayHaveChanged: (@MainActor (Screen) -> Void)?
 
     // MARK: Initialization
 
@@ -123,7 +123,7 @@ final class Screen {
             throw .screenClosed(id.rawValue)
         case .timedOut(let limit):
             error = "\(message.name) did not finish within \(limit)"
-            onStateMayHaveChange?(self)
+            onStateMayHaveChanged?(self)
             throw NavigationError(
                 .intentTimedOut,
                 "\(message.name) did not finish within \(limit); its work was cancelled",
@@ -132,7 +132,7 @@ final class Screen {
         case .finished(nil):
             if error != nil {
                 error = nil
-                onStateMayHaveChange?(self)
+                onStateMayHaveChanged?(self)
             }
             return
         case .finished(let error as IntentError):
@@ -174,7 +174,7 @@ extension Screen {
     fileprivate func stateMayHaveChanged() {
         guard !isClosed else { return }
         trackState()
-        onStateMayHaveChange?(self)
+        onStateMayHaveChanged?(self)
     }
 
     /// Runs `work` as a task the screen owns and cancels when it closes.

@@ -455,7 +455,7 @@ extension NavigationSession {
             model: ScreenModel(viewModel),
             intentTimeLimit: options.intentTimeLimit.map { ($0, options.clock) }
         )
-        screen.onStateMayHaveChange = { [weak self] screen in self?.stateMayHaveChanged(screen) }
+        screen.onStateMayHaveChanged = { [weak self] screen in self?.stateMayHaveChanged(screen) }
         return screen
     }
 

@@ -45,23 +45,19 @@ final class GetUserProfileUseCaseMock: GetUserProfileUseCaseProtocol {
 final class ObserveUserProfileUseCaseMock: ObserveUserProfileUseCaseProtocol {
     private let changes: AsyncStream<UserProfile>
     private let continuation: AsyncStream<UserProfile>.Continuation
-    private let terminations: AsyncStream<Void>
-    private let terminationsContinuation: AsyncStream<Void>.Continuation
+    private let dropped = Atomic<Bool>(false)
 
     init() {
         (changes, continuation) = AsyncStream.makeStream()
-        (terminations, terminationsContinuation) = AsyncStream.makeStream()
-        continuation.onTermination = { [terminationsContinuation] _ in terminationsContinuation.yield() }
+        continuation.onTermination = { [weak self] _ in self?.dropped.store(true, ordering: .releasing) }
     }
+
+    /// Whether the follower has stopped following (its stream of changes ended).
+    var isDropped: Bool { dropped.load(ordering: .acquiring) }
 
     /// Sends a changed profile to the follower.
     func send(_ profile: UserProfile) {
         continuation.yield(profile)
-    }
-
-    /// Returns once the follower has stopped following.
-    func untilDropped() async {
-        for await _ in terminations { return }
     }
 
     func execute(userID: String) async -> AsyncStream<UserProfile> {
