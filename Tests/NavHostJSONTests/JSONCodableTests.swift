@@ -135,6 +135,24 @@ struct JSONCodableTests {
         #expect(try decoder.decode(JSONObject.self, from: ["k": nil]) == ["k": nil])
     }
 
+    @Test("Every primitive type, bare or optional, in arrays and dictionaries, encodes as its JSON value")
+    func primitivesEveryWay() throws {
+        #expect(try encoder.encode(true) == true)
+        #expect(try encoder.encode(Int8(-8)) == -8)
+        #expect(try encoder.encode(UInt16(16)) == 16)
+        #expect(try encoder.encode(Int32(-32)) == -32)
+        #expect(try encoder.encode(UInt64.max) == .double(Double(UInt64.max)))
+        #expect(try encoder.encode(Float(0.5)) == 0.5)
+        #expect(try encoder.encode(Optional("x")) == "x")
+        #expect(try encoder.encode(Optional<Bool>.none) == nil)
+        #expect(try encoder.encode([1, nil, 3] as [Int?]) == [1, nil, 3])
+        // One key each: a dictionary's order is not stable, and JSONObject keeps the order it was given.
+        #expect(try encoder.encode(["a": 1.5] as [String: Double?]) == ["a": 1.5])
+        #expect(try encoder.encode(["b": nil] as [String: Double?]) == ["b": nil])
+        #expect(try encoder.encode([JSONValue.bool(false), "y"]) == [false, "y"])
+        #expect(throws: JSONError.self) { try encoder.encode([Double?.some(.nan)]) }
+    }
+
     @Test("A JSONValue member passes through unchanged")
     func freeFormMember() throws {
         struct Envelope: Codable, Equatable {

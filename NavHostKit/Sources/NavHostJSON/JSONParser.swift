@@ -80,11 +80,24 @@ public struct JSONParser: Sendable {
     /// Where the first object key that holds the escape `\u0000` starts in `bytes`, a valid JSON text; `nil` when
     /// none does (the common case costs one scan for a backslash followed by `u0000`).
     static func offsetOfKeyHoldingNUL(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        let escape = Array(#"\u0000"#.utf8)
+        // Plain loops over the bytes: this runs on every message the daemon reads. With `contains(where:)` and
+        // `allSatisfy` callgrind counted about 200 dynamic casts per message here.
         func escapeStarts(at index: Int) -> Bool {
-            index + escape.count <= bytes.count && (0..<escape.count).allSatisfy { bytes[index + $0] == escape[$0] }
+            guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { return false }
+            for offset in 2..<6 where bytes[index + offset] != UInt8(ascii: "0") { return false }
+            return true
         }
-        guard bytes.indices.contains(where: escapeStarts) else { return nil }
+        var anyEscape = false
+        var scan = 0
+        while scan < bytes.count {
+            if bytes[scan] == UInt8(ascii: "\\"), escapeStarts(at: scan) {
+                anyEscape = true
+                break
+            }
+            scan += 1
+        }
+        guard anyEscape else { return nil }
         var index = 0
         var stringStart: Int?
         var holdsNUL = false

@@ -114,26 +114,35 @@ private struct SuperKey: CodingKey {
     init?(intValue: Int) { nil }
 }
 
-private func primitive(_ value: some Encodable, at codingPath: [any CodingKey]) throws -> JSONValue? {
-    switch value {
-    case let flag as Bool: return .bool(flag)
-    case let text as String: return .string(text)
-    case let number as Double: return try finite(number, at: codingPath)
-    case let number as Float: return try finite(Double(number), at: codingPath)
-    case let number as Int: return .int(Int64(number))
-    case let number as Int8: return .int(Int64(number))
-    case let number as Int16: return .int(Int64(number))
-    case let number as Int32: return .int(Int64(number))
-    case let number as Int64: return .int(number)
-    case let number as UInt8: return .int(Int64(number))
-    case let number as UInt16: return .int(Int64(number))
-    case let number as UInt32: return .int(Int64(number))
-    case let number as UInt: return unsigned(UInt64(number))
-    case let number as UInt64: return unsigned(number)
-    case let json as JSONValue: return json
-    case let object as JSONObject: return .object(object)
-    default: return nil
+/// The JSON value of `value` when it is one of JSON's primitives (or already JSON); `nil` for anything that encodes
+/// itself.
+///
+/// The type is compared, not cast: `Value` is only known at run time here (the SDK is a resilient library, the types
+/// are the features'), and a chain of `as?` casts cost up to 16 failed dynamic casts for every struct, array and
+/// dictionary a state holds. An `Optional` of a primitive is not matched; it encodes itself through a single-value
+/// container, which comes back here with the wrapped value.
+private func primitive<Value: Encodable>(_ value: Value, at codingPath: [any CodingKey]) throws -> JSONValue? {
+    func exactly<Wanted>(_ wanted: Wanted.Type) -> Wanted? {
+        // A cast between identical types is the runtime's quickest path; the failed ones were the cost.
+        Value.self == Wanted.self ? value as? Wanted : nil
     }
+    if let flag = exactly(Bool.self) { return .bool(flag) }
+    if let text = exactly(String.self) { return .string(text) }
+    if let number = exactly(Int.self) { return .int(Int64(number)) }
+    if let number = exactly(Double.self) { return try finite(number, at: codingPath) }
+    if let json = exactly(JSONValue.self) { return json }
+    if let object = exactly(JSONObject.self) { return .object(object) }
+    if let number = exactly(Int64.self) { return .int(number) }
+    if let number = exactly(Float.self) { return try finite(Double(number), at: codingPath) }
+    if let number = exactly(Int8.self) { return .int(Int64(number)) }
+    if let number = exactly(Int16.self) { return .int(Int64(number)) }
+    if let number = exactly(Int32.self) { return .int(Int64(number)) }
+    if let number = exactly(UInt8.self) { return .int(Int64(number)) }
+    if let number = exactly(UInt16.self) { return .int(Int64(number)) }
+    if let number = exactly(UInt32.self) { return .int(Int64(number)) }
+    if let number = exactly(UInt.self) { return unsigned(UInt64(number)) }
+    if let number = exactly(UInt64.self) { return unsigned(number) }
+    return nil
 }
 
 private func unsigned(_ number: UInt64) -> JSONValue {
