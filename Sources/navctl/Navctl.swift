@@ -49,4 +49,9 @@ struct Navctl: AsyncParsableCommand {
             CommandGroup(name: "Plugins", subcommands: [Plugins.self]),
         ]
     )
+
+    // The options every subcommand takes may also come before it (`navctl --socket PATH plugins list`): ArgumentParser
+    // hands an option group a command decoded to the subcommands that declare the same group.
+    @OptionGroup(title: "Global options") var connection: ConnectionOptions
+    @OptionGroup(title: "Global options") var output: OutputOptions
 }

@@ -59,6 +59,22 @@ struct NavctlDaemonTests {
         }
     }
 
+    @Test("The options every subcommand takes may come before the subcommand as well as after it")
+    func globalOptionsFirst() async throws {
+        try await Self.withDaemon { daemon in
+            let after = try await Navctl.run(["plugins", "--json", "--socket", daemon.socketPath])
+            let before = try await Navctl.run(["--socket", daemon.socketPath, "--json", "plugins"])
+            #expect(after.status == 0)
+            #expect(before.status == 0)
+            #expect(before.output == after.output)
+            #expect(before.output == #"{"plugins":[]}"# + "\n")
+            // --session before the subcommand reaches the subcommand: the daemon is asked for that session.
+            let stack = try await Navctl.run(["--session", "kiosk", "--socket", daemon.socketPath, "stack"])
+            #expect(stack.status == 2)
+            #expect(stack.errors.contains(#"{"session":"kiosk"}"#), "\(stack.errors)")
+        }
+    }
+
     @Test("A stopped daemon's socket is unreachable (exit 69)")
     func stoppedDaemon() async throws {
         let noPlugins = try TestPaths.temporaryDirectory()
