@@ -10,14 +10,15 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         commandName: "navhostd",
         abstract: "Runs an application's navigation and presentation logic as a daemon.",
         discussion: """
-            navhostd loads the feature plugins of a directory, opens the configured sessions, and serves
-            io.navhost.Navigation and io.navhost.Plugins over Varlink on a Unix socket. Under systemd it uses the
-            socket named "varlink" that the .socket unit passes, reports READY/STATUS/STOPPING, pings the watchdog
+            navhostd loads the feature plugins of a directory, opens the configured sessions, and serves \
+            io.navhost.Navigation and io.navhost.Plugins over Varlink on a Unix socket. Under systemd it uses the \
+            socket named "varlink" that the .socket unit passes, reports READY/STATUS/STOPPING, pings the watchdog \
             and reloads on SIGHUP.
 
             Examples:
               navhostd --plugins .build/debug/plugins
-              navhostd --socket /tmp/nav.sock --session main=home.main --session kiosk=products.list
+              navhostd --socket /tmp/nav.sock --session main=home.main
+              navhostd --session main=home.main --session kiosk=products.list
             """
     )
 

@@ -20,6 +20,20 @@ struct LimitOptionsTests {
         }
     }
 
+    @Test("--help's description is laid out by ArgumentParser: its lines are filled, not broken mid-sentence")
+    func helpDescriptionIsFilled() async throws {
+        let help = try await ChildProcess.run(TestPaths.builtExecutable("navhostd"), ["--help"])
+        #expect(help.status == 0)
+        let lines = help.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // The description is the paragraph after the overview's line and its blank line.
+        let paragraph = lines.dropFirst(2).prefix { !$0.isEmpty }
+        try #require(paragraph.count >= 2, "\(help.output)")
+        for line in paragraph.dropLast() {
+            #expect(line.count >= 60, "a line of the description ends early: \(line)")
+        }
+        #expect(paragraph.joined(separator: " ").contains("and serves io.navhost.Navigation and io.navhost.Plugins"))
+    }
+
     @Test("--max-message-size and --max-json-depth reach the daemon: a message past either closes its connection")
     func messageLimitsAreHonoured() async throws {
         let daemon = try await DaemonProcess.start(extraArguments: [
