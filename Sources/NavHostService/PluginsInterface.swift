@@ -16,7 +16,20 @@ public struct PluginReport: Sendable, Hashable, Encodable {
     }
 
     public enum State: String, Sendable, Hashable, Encodable {
-        case loaded, quarantined
+        case loaded, quarantined, removed
+    }
+
+    /// Why a loaded plugin whose folder went away keeps serving.
+    public struct RemovalRefused: Sendable, Hashable, Encodable {
+        public var neededBy: [String]
+        public var rootOf: [String]
+        public var message: String
+
+        public init(neededBy: [String], rootOf: [String], message: String) {
+            self.neededBy = neededBy
+            self.rootOf = rootOf
+            self.message = message
+        }
     }
 
     public var name: String
@@ -28,6 +41,8 @@ public struct PluginReport: Sendable, Hashable, Encodable {
     public var quarantine: Quarantine?
     /// Why the last reload of this loaded plugin was refused, if it was.
     public var lastReloadFailure: Quarantine?
+    /// Why this loaded plugin keeps serving though its folder is gone, if it does.
+    public var removalRefused: RemovalRefused?
 
     public init(
         name: String,
@@ -37,7 +52,8 @@ public struct PluginReport: Sendable, Hashable, Encodable {
         sdkVersion: String?,
         routes: [String],
         quarantine: Quarantine?,
-        lastReloadFailure: Quarantine? = nil
+        lastReloadFailure: Quarantine? = nil,
+        removalRefused: RemovalRefused? = nil
     ) {
         self.name = name
         self.version = version
@@ -47,6 +63,7 @@ public struct PluginReport: Sendable, Hashable, Encodable {
         self.routes = routes
         self.quarantine = quarantine
         self.lastReloadFailure = lastReloadFailure
+        self.removalRefused = removalRefused
     }
 }
 
@@ -76,15 +93,26 @@ extension PluginStatus {
         PluginReport(
             name: name,
             version: version.map { "\($0)" } ?? "",
-            state: isLoaded ? .loaded : .quarantined,
+            state: reportedState,
             path: libraryPath ?? directory,
             sdkVersion: manifest.map { "\($0.sdkVersion)" },
             routes: routes,
             quarantine: quarantineReason.map { PluginReport.Quarantine(code: $0.code.name, message: $0.message) },
             lastReloadFailure: lastReloadFailure.map {
                 PluginReport.Quarantine(code: $0.code.name, message: $0.message)
+            },
+            removalRefused: removalRefused.map {
+                PluginReport.RemovalRefused(neededBy: $0.neededBy, rootOf: $0.rootOf, message: $0.description)
             }
         )
+    }
+
+    private var reportedState: PluginReport.State {
+        switch state {
+        case .loaded: .loaded
+        case .removed: .removed
+        case .found, .quarantined: .quarantined
+        }
     }
 }
 

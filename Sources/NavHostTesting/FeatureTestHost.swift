@@ -30,6 +30,9 @@ public final class FeatureTestHost {
     public let store: InMemoryKeyValueStore
     /// The random numbers every feature's `HostServices` draws: seeded with 0, the same every run.
     public let random: SeededRandomSource
+    /// What every feature's `HostServices.optionalFeatures` says is loaded: the names of `features` unless the test
+    /// said otherwise. Take a feature away, or bring it back, with `host.optionalFeatures.update(present:)`.
+    public let optionalFeatures: OptionalFeatures
 
     /// The whole stack now, root first.
     public var stack: [TestScreen] { session.snapshot.stack.map(TestScreen.init) }
@@ -65,6 +68,7 @@ public final class FeatureTestHost {
     ///   - parameters: The root route's parameters.
     ///   - resourceDirectory: What `HostServices.resourceDirectory` says; point it at the plugin's shipped files.
     ///   - store: The key-value store to lend the features.
+    ///   - optionalFeatures: The optional dependencies to report as loaded; by default every feature's name.
     ///   - intentTimeLimit: The intent time limit, measured on ``clock``: it only runs out when the test advances
     ///     the clock past it.
     public init(
@@ -73,10 +77,12 @@ public final class FeatureTestHost {
         _ parameters: JSONObject = JSONObject(),
         resourceDirectory: String = ".",
         store: InMemoryKeyValueStore = InMemoryKeyValueStore(),
+        optionalFeatures: Set<String>? = nil,
         intentTimeLimit: Duration? = .seconds(30)
     ) throws {
         let clock = ManualClock()
         let random = SeededRandomSource(seed: 0)
+        let present = OptionalFeatures(present: optionalFeatures ?? Set(features.map(\.name)))
         let logger = Logger(label: "navhost.test") { _ in SwiftLogNoOpLogHandler() }
         let catalog = FeatureCatalog()
         for feature in features {
@@ -85,12 +91,14 @@ public final class FeatureTestHost {
                 clock: clock,
                 store: store,
                 resourceDirectory: resourceDirectory,
-                random: random
+                random: random,
+                optionalFeatures: present
             )
             try catalog.register(feature, services: services)
         }
         self.clock = clock
         self.random = random
+        self.optionalFeatures = present
         self.store = store
         self.catalog = catalog
         var options = SessionOptions()

@@ -145,9 +145,14 @@ struct ClientCallTests {
             #expect(routes.map(\.route) == ["home.main", "products.detail"])
             #expect(routes.last?.parameters == ["productID"])
             let plugins = try await client.plugins()
-            #expect(plugins.map(\.state) == [.loaded, .quarantined])
+            #expect(plugins.map(\.state) == [.loaded, .quarantined, .loaded, .removed])
             #expect(plugins.first?.sdkVersion == "1.0.0")
-            #expect(plugins.last?.quarantine?.code == "sdkMismatch")
+            #expect(plugins[1].quarantine?.code == "sdkMismatch")
+            #expect(
+                plugins[2].removalRefused
+                    == PluginInfo.RemovalRefused(neededBy: ["Home"], rootOf: [], message: "needed by Home")
+            )
+            #expect(plugins[3].removalRefused == nil)
         }
     }
 

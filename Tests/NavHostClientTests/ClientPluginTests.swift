@@ -102,8 +102,8 @@ struct ClientPluginTests {
                 Issue.record("the first update is not the plain list: \(received[0])")
                 return
             }
-            #expect(first.map(\.name) == ["Products", "Weather"])
-            #expect(first.last?.quarantine?.code == "sdkMismatch")
+            #expect(first.map(\.name) == ["Products", "Weather", "Settings", "Orders"])
+            #expect(first[1].quarantine?.code == "sdkMismatch")
             #expect(
                 received[1]
                     == .event(

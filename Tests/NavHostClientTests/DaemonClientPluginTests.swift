@@ -36,7 +36,7 @@ struct DaemonClientPluginTests {
             #expect(reloaded.path == "\(daemon.stateDirectory)/plugin-images/Products-2.so")
 
             try await client.unloadPlugin(named: "Home")
-            #expect(try await client.plugins().contains { $0.name == "Home" } == false)
+            #expect(try await client.plugins().first { $0.name == "Home" }?.state == .removed)
             #expect(try await client.routes().contains { $0.feature == "Home" } == false)
 
             let loaded = try await client.loadPlugin(at: "\(directory)/Home")
@@ -70,7 +70,7 @@ struct DaemonClientPluginTests {
                 path: "\(daemon.stateDirectory)/plugin-images/Products-2.so"
             )
             #expect(try await updates.next() == .event(reloaded))
-            #expect(try await updates.next() == .event(PluginEvent(kind: .removed, name: "Home", version: "1.0.0")))
+            #expect(try await updates.next() == .event(PluginEvent(kind: .removed, name: "Home", version: "1.1.0")))
             guard case .event(let failed)? = try await updates.next() else {
                 Issue.record("no event for the refused build")
                 return
@@ -101,11 +101,13 @@ struct DaemonClientPluginTests {
             #expect(products.state == .loaded, "the old build keeps serving")
             #expect(products.lastReloadFailure?.code == "checksumMismatch")
 
+            try TestPlugins.makeHardDependency(of: "Home", on: "Products", in: directory)
+            try await client.reloadPlugin(named: "Home")
             let needed = try await #require(throws: NavHostClientError.self) {
                 try await client.unloadPlugin(named: "Products")
             }
             #expect(needed.code == .pluginRefused)
-            #expect(needed.parameters["code"] == "dependencyMissing", "Home depends on Products")
+            #expect(needed.parameters["code"] == "dependencyMissing", "Home's new build cannot work without Products")
         }
     }
 }

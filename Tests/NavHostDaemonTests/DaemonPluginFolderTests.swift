@@ -169,14 +169,17 @@ struct DaemonPluginFolderTests {
         let removed = try await plugins.event { $0["name"] == "Home" }
 
         #expect(removed["kind"] == "removed")
-        #expect(removed["version"] == "1.0.0")
+        #expect(removed["version"] == "1.1.0")
         #expect(try await nav.routes() == ["settings.main"])
-        #expect(try await PluginsWatch.listed("Home", in: daemon) == nil)
+        #expect(try await PluginsWatch.listed("Home", in: daemon)?["state"] == "removed")
         try FileManager.default.removeItem(atPath: "\(directory)/Settings")
         let refused = try await plugins.event { $0["name"] == "Settings" }
         #expect(refused["kind"] == "failed", "a plugin serving a session's root stays")
         #expect(refused["reason"]?["code"] == "dependencyMissing")
         #expect(try await nav.routes() == ["settings.main"])
+        let settings = try await PluginsWatch.listed("Settings", in: daemon)
+        #expect(settings?["removalRefused"]?["rootOf"] == ["main"], "\(settings ?? .null)")
+        #expect(settings?["removalRefused"]?["message"] == "the root of session main")
         try await daemon.terminate()
     }
 }

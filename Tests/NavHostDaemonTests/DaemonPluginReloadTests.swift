@@ -107,7 +107,7 @@ struct DaemonPluginReloadTests {
 
         #expect(try await nav.routes() == ["settings.main"])
         #expect(try await nav.snapshot()["revision"]?.intValue == revision + 1)
-        #expect(try await Self.listed("Home", in: daemon) == nil)
+        #expect(try await Self.listed("Home", in: daemon)?["state"] == "removed")
         let refused = await #expect(throws: VarlinkError.self) {
             try await Self.plugins(daemon, "Unload", ["name": "Settings"])
         }
@@ -137,7 +137,7 @@ struct DaemonPluginReloadTests {
         daemon.send(signal: SIGHUP)
         _ = try await daemon.waitFor("READY=1", after: count)
 
-        #expect(try await Self.listed("Home", in: daemon) == nil)
+        #expect(try await Self.listed("Home", in: daemon)?["state"] == "removed")
         #expect(try await nav.routes() == ["settings.main"])
         let settings = try #require(try await Self.listed("Settings", in: daemon))
         #expect(settings["state"] == "loaded")

@@ -46,10 +46,10 @@ struct NavctlPluginDaemonTests {
             #expect(unload.status == 0, "\(unload.errors)")
             #expect(unload.output == "unloaded Home\n")
             let list = try await Navctl.run(["plugins", "--json"] + socket)
-            let names = try JSONParser().parse(list.output)["plugins"]?.arrayValue?.compactMap {
-                $0["name"]?.stringValue
-            }
-            #expect(names.map(Set.init) == ["Products", "Settings", "UserProfile"])
+            let loaded = try JSONParser().parse(list.output)["plugins"]?.arrayValue?.filter { $0["state"] == "loaded" }
+            #expect(loaded?.compactMap { $0["name"]?.stringValue }.sorted() == ["Products", "Settings", "UserProfile"])
+            let home = try JSONParser().parse(list.output)["plugins"]?.arrayValue?.first { $0["name"] == "Home" }
+            #expect(home?["state"] == "removed", "the list says what became of it")
 
             let load = try await Navctl.run(["plugins", "load", "./Home"] + socket, in: directory)
             #expect(load.status == 0, "\(load.errors)")
@@ -90,6 +90,9 @@ struct NavctlPluginDaemonTests {
             #expect(products?["state"] == "loaded", "the old build keeps serving")
             #expect(products?["lastReloadFailure"]?["code"] == "checksumMismatch")
 
+            // Home's new build cannot work without Products.
+            try TestPlugins.makeHardDependency(of: "Home", on: "Products", in: directory)
+            #expect(try await Navctl.run(["plugins", "reload", "Home"] + socket).status == 0)
             let needed = try await Navctl.run(["plugins", "unload", "Products"] + socket)
             #expect(needed.status == 2)
             #expect(

@@ -69,7 +69,8 @@ package enum NavigationSamples {
         ]
     ]
 
-    /// The `io.navhost.Plugins.List` reply: one plugin loaded, one quarantined.
+    /// The `io.navhost.Plugins.List` reply: one plugin loaded, one quarantined, one loaded whose folder is gone but
+    /// which Home needs, one removed.
     package static let pluginsReply: JSONObject = [
         "plugins": [
             [
@@ -81,6 +82,16 @@ package enum NavigationSamples {
                 "name": "Weather", "version": "0.3.0", "state": "quarantined",
                 "path": "/usr/lib/navhost/plugins/Weather/libWeatherFeature.so", "routes": ["weather.today"],
                 "quarantine": ["code": "sdkMismatch", "message": "built against NavHostKit 2.0.0; the host has 1.0.0"],
+            ],
+            [
+                "name": "Settings", "version": "1.0.0", "state": "loaded",
+                "path": "/var/lib/navhost/plugin-images/Settings-1.so", "sdkVersion": "2.2.0",
+                "routes": ["settings.main"],
+                "removalRefused": ["neededBy": ["Home"], "rootOf": [], "message": "needed by Home"],
+            ],
+            [
+                "name": "Orders", "version": "1.2.0", "state": "removed",
+                "path": "/usr/lib/navhost/plugins/Orders", "sdkVersion": "2.2.0", "routes": ["orders.list"],
             ],
         ]
     ]

@@ -53,6 +53,24 @@ package enum TestPlugins {
         }
     }
 
+    /// Makes `dependency` a hard dependency of the plugin `name` in `directory` by rewriting its manifest (its
+    /// library is unchanged, so it still loads): a plugin that cannot work without the other, which none of the
+    /// examples is. A linked example is first replaced by a copy (``copyExample(_:in:)``).
+    package static func makeHardDependency(of name: String, on dependency: String, in directory: String) throws {
+        let folder = "\(directory)/\(name)"
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: folder)) != nil {
+            try copyExample(name, in: directory)
+        }
+        let url = URL(fileURLWithPath: "\(folder)/manifest.json")
+        guard var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any],
+            let dependencies = manifest["dependencies"] as? [[String: Any]]
+        else { throw StagingFailed(description: "no dependencies in \(url.path)") }
+        manifest["dependencies"] = dependencies.map { entry in
+            entry["name"] as? String == dependency ? entry.filter { $0.key != "optional" } : entry
+        }
+        try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: url)
+    }
+
     /// Writes a wrong SHA-256 (64 times `digit`) into the manifest of the plugin `name` in `directory`, a copy
     /// (``copyExample(_:in:)``): the daemon then refuses its library with `checksumMismatch`.
     package static func breakChecksum(of name: String, in directory: String, digit: Character = "0") throws {

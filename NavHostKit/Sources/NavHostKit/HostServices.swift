@@ -15,8 +15,30 @@ public struct HostServices: Sendable {
     public var resourceDirectory: String
     /// Where random numbers come from, so tests and replays can make them repeatable. Since NavHostKit 2.1.0.
     public var random: any RandomSource
+    /// Which of the features the manifest lists as dependencies are loaded now: the hard ones always, the optional
+    /// ones as they come and go. Since NavHostKit 2.2.0.
+    public var optionalFeatures: OptionalFeatures
 
-    /// Creates the services, drawing random numbers from `random`.
+    /// Creates the services, with `optionalFeatures` telling which optional dependencies are loaded.
+    ///
+    /// - Since: NavHostKit 2.2.0.
+    public init(
+        logger: FeatureLogger,
+        clock: any Clock<Duration>,
+        store: any KeyValueStore,
+        resourceDirectory: String,
+        random: any RandomSource,
+        optionalFeatures: OptionalFeatures
+    ) {
+        self.logger = logger
+        self.clock = clock
+        self.store = store
+        self.resourceDirectory = resourceDirectory
+        self.random = random
+        self.optionalFeatures = optionalFeatures
+    }
+
+    /// Creates the services, drawing random numbers from `random`, with no optional dependency loaded.
     ///
     /// - Since: NavHostKit 2.1.0.
     public init(
@@ -26,11 +48,14 @@ public struct HostServices: Sendable {
         resourceDirectory: String,
         random: any RandomSource
     ) {
-        self.logger = logger
-        self.clock = clock
-        self.store = store
-        self.resourceDirectory = resourceDirectory
-        self.random = random
+        self.init(
+            logger: logger,
+            clock: clock,
+            store: store,
+            resourceDirectory: resourceDirectory,
+            random: random,
+            optionalFeatures: OptionalFeatures()
+        )
     }
 
     /// Creates the services, drawing random numbers from the system's generator.

@@ -21,7 +21,7 @@ public struct NavHostKitVersion: Sendable, Hashable, Codable, Comparable, Custom
     /// Its body is emitted into the caller's binary, so in a plugin it is the version of the SDK the plugin was
     /// built with, whatever SDK the daemon loads it into. (`scripts/sdk-version.sh` reads the version from this line.)
     @_alwaysEmitIntoClient
-    public static var compiled: NavHostKitVersion { NavHostKitVersion(major: 2, minor: 1, patch: 0) }
+    public static var compiled: NavHostKitVersion { NavHostKitVersion(major: 2, minor: 2, patch: 0) }
 
     /// The version of the SDK loaded in this process: the daemon's, when asked from a plugin.
     public static let current = compiled

@@ -2,7 +2,8 @@ package import NavHostKit
 
 /// The Home feature: the root screen, from which the catalog, the signed-in user's profile and the settings open.
 ///
-/// It depends on the Products, UserProfile and Settings features only through their route IDs (see `plugin.json`).
+/// It depends on the Products, UserProfile and Settings features only through their route IDs, and only optionally
+/// (see `plugin.json`): it loads without them and shows a tile for each that is loaded.
 final class HomeFeature: FeatureModule {
     let name = "Home"
     let screens = [

@@ -78,9 +78,9 @@ struct HomeFeatureTests {
                 as? HomeViewModel
         )
 
-        await home.handle(.onTappedProducts)
-        await home.handle(.onTappedProfile)
-        await home.handle(.onTappedSettings)
+        try await home.handle(.onTappedProducts)
+        try await home.handle(.onTappedProfile)
+        try await home.handle(.onTappedSettings)
 
         #expect(
             handler.performed.map(\.command) == [
@@ -92,13 +92,34 @@ struct HomeFeatureTests {
         #expect(handler.performed.allSatisfy { $0.screen == ScreenID("root") })
     }
 
-    @Test("plugin.json names this feature and depends on the features it opens")
+    @Test("Wired by the coordinator, the root screen shows the tiles of the features the host says are loaded")
+    func wiredTiles() async throws {
+        let services = makeTestServices(present: ["Settings"])
+        let coordinator = try HomeFeature().makeCoordinator(services: services)
+        let home = try #require(
+            try coordinator.makeViewModel(
+                for: RouteRequest(id: "home.main"),
+                navigation: RecordingNavigationHandler(),
+                screen: .init("root")
+            )
+                as? HomeViewModel
+        )
+        #expect(home.state.tiles == [.settings])
+
+        await home.onAppear()
+        services.optionalFeatures.update(present: ["Products", "Settings"])
+        #expect(await eventually { home.state.tiles == [.products, .settings] })
+        home.onDisappear()
+    }
+
+    @Test("plugin.json names this feature and depends on the features it opens, each optionally")
     func manifest() throws {
         let manifest = try JSONParser().parse(Data(contentsOf: PluginFiles.manifest))
         #expect(manifest["name"]?.stringValue == HomeFeature().name)
-        #expect(manifest["version"]?.stringValue == "1.0.0")
-        let dependencies = manifest["dependencies"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
-        #expect(dependencies == ["Products", "UserProfile", "Settings"])
+        #expect(manifest["version"]?.stringValue == "1.1.0")
+        let dependencies = manifest["dependencies"]?.arrayValue ?? []
+        #expect(dependencies.compactMap { $0["name"]?.stringValue } == HomeTile.allCases.map(\.feature))
+        #expect(dependencies.allSatisfy { $0["optional"] == true })
         #expect(manifest["resources"] == [])
     }
 }

@@ -3,7 +3,8 @@ package import NavHostKit
 /// The Products feature: the catalog and its product screens.
 ///
 /// The catalog comes from `products.json`, which the plugin ships as a resource (see `plugin.json`). A product's
-/// seller opens in the UserProfile feature, by route ID.
+/// seller opens in the UserProfile feature, by route ID; UserProfile is an optional dependency, so without it the
+/// catalog works and `onTappedSeller` stays put (the daemon logs the navigation it refused).
 final class ProductsFeature: FeatureModule {
     let name = "Products"
     let screens = [

@@ -13,6 +13,8 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         public static let loaded = State(rawValue: "loaded")
         /// The plugin was refused; ``PluginInfo/quarantine`` says why.
         public static let quarantined = State(rawValue: "quarantined")
+        /// The plugin served until it was unloaded or its folder went away; its routes are gone.
+        public static let removed = State(rawValue: "removed")
 
         /// The wire name.
         public var description: String { rawValue }
@@ -28,6 +30,23 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         /// Creates a reason, as a test double would.
         public init(code: String, message: String) {
             self.code = code
+            self.message = message
+        }
+    }
+
+    /// Why a loaded plugin whose folder went away keeps serving.
+    public struct RemovalRefused: Sendable, Hashable, Codable {
+        /// The loaded plugins that list it as a hard dependency.
+        public var neededBy: [String]
+        /// The sessions whose configured root route it serves.
+        public var rootOf: [String]
+        /// Who needs it, for a person: `needed by Home`.
+        public var message: String
+
+        /// Creates a refusal, as a test double would.
+        public init(neededBy: [String], rootOf: [String] = [], message: String) {
+            self.neededBy = neededBy
+            self.rootOf = rootOf
             self.message = message
         }
     }
@@ -48,6 +67,8 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     public var quarantine: Quarantine?
     /// Why the last reload of this loaded plugin was refused, if it was: the version shown keeps serving.
     public var lastReloadFailure: Quarantine?
+    /// Set while its folder is gone but loaded plugins (or a session's root) need it: it keeps serving.
+    public var removalRefused: RemovalRefused?
 
     /// Creates a plugin description, as a test double would.
     public init(
@@ -58,7 +79,8 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         sdkVersion: String? = nil,
         routes: [String],
         quarantine: Quarantine? = nil,
-        lastReloadFailure: Quarantine? = nil
+        lastReloadFailure: Quarantine? = nil,
+        removalRefused: RemovalRefused? = nil
     ) {
         self.name = name
         self.version = version
@@ -68,5 +90,6 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         self.routes = routes
         self.quarantine = quarantine
         self.lastReloadFailure = lastReloadFailure
+        self.removalRefused = removalRefused
     }
 }

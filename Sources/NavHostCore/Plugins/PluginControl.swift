@@ -1,3 +1,5 @@
+import Logging
+
 /// Loads, reloads and unloads plugins while sessions run, keeping every session's stack in step with the catalog,
 /// and tells watchers what changed.
 ///
@@ -11,8 +13,11 @@
 /// - A reload swaps the catalog entry, then each session rebuilds the screens of the old version's routes in place
 ///   (``NavigationSession/rebuildScreens(showing:)``): one `replaced` event per session that showed one.
 /// - An unload removes the routes, then each session pops the plugin's lowest screen and everything above it
-///   (``NavigationSession/removeScreens(showing:)``): one event per session. An unload that would take away a
-///   session's configured root route is refused, so a session always has a root to restart at.
+///   (``NavigationSession/removeScreens(showing:)``): one event per session. The features that list it as an
+///   optional dependency are told it is gone. An unload that would take away a session's configured root route, or
+///   a plugin that loaded plugins list as a hard dependency, is refused, so a session always has a root to restart
+///   at and no feature loses what it cannot work without. A plugin whose folder went away but which cannot go is
+///   kept serving with ``PluginStatus/removalRefused`` set, until its folder comes back or what needs it goes.
 /// - Each outcome, success or refusal, is one ``PluginEvent`` for the ``watch()``ers.
 @MainActor
 public final class PluginControl {
@@ -31,6 +36,7 @@ public final class PluginControl {
     // MARK: Private Properties
 
     private var watchers: [ObjectIdentifier: PluginWatcher] = [:]
+    private var logger: Logger { registry.logger }
     /// The manifest of the last build refused from each plugin folder, so that the same build is not tried (and
     /// reported) again each time something else in its folder changes.
     private var refusedBuilds: [String: PluginManifest] = [:]
@@ -84,22 +90,14 @@ public final class PluginControl {
 
     /// Unloads the plugin `name` and removes its screens, and those above them, from every session.
     ///
+    /// The features that list it as an optional dependency are told it is gone (``OptionalFeatures``). When that
+    /// frees a plugin whose removal was refused earlier because `name` needed it, that plugin is removed too.
+    ///
     /// - Throws: ``PluginRegistry/ChangeError/notLoaded(_:)``, or ``PluginRegistry/ChangeError/refused(_:)`` when a
-    ///   loaded plugin depends on it or it serves a session's configured root route (`dependencyMissing`).
+    ///   loaded plugin lists it as a hard dependency or it serves a session's configured root route
+    ///   (`dependencyMissing`).
     public func unload(_ name: String) throws(PluginRegistry.ChangeError) {
-        guard let routes = registry.catalog.entry(named: name)?.screens.map(\.route) else { throw .notLoaded(name) }
-        if let session = sessions.all.first(where: { routes.contains($0.configuredRoot.id) }) {
-            throw .refused(
-                QuarantineReason(
-                    .dependencyMissing,
-                    "session \(session.name) starts at \(session.configuredRoot.id), which \(name) serves"
-                )
-            )
-        }
-        let version = registry.status(named: name)?.version
-        let removed = try registry.unload(name)
-        for session in sessions.all { session.removeScreens(showing: removed) }
-        publish(PluginEvent(kind: .removed, name: name, version: version))
+        try unload(name, because: "unloaded by a control client")
     }
 
     // MARK: Following the plugins folder
@@ -204,6 +202,13 @@ extension PluginControl {
                 toLoad.insert(folder)
                 continue
             }
+            if loaded.removalRefused != nil {
+                setRemovalRefusal(nil, of: loaded.name)
+                logger.info(
+                    "The folder of a plugin whose removal was refused is back; it goes on serving",
+                    metadata: ["navhost.plugin": "\(loaded.name)", "navhost.plugin.directory": "\(path)"]
+                )
+            }
             guard let manifest else {
                 // Its manifest went bad: trying the reload reports why, and the loaded version keeps serving.
                 _ = try? reload(loaded.name)
@@ -254,15 +259,65 @@ extension PluginControl {
         Dictionary(registry.statuses.map { ($0.directory, $0.state) }, uniquingKeysWith: { _, last in last })
     }
 
-    /// Unloads a plugin whose folder went away; a refusal (it serves a session's root, or others depend on it) is
-    /// published, and it keeps serving from its private copy.
+    fileprivate func unload(_ name: String, because why: String) throws(PluginRegistry.ChangeError) {
+        guard let routes = registry.catalog.entry(named: name)?.screens.map(\.route) else { throw .notLoaded(name) }
+        if let session = sessions.all.first(where: { routes.contains($0.configuredRoot.id) }) {
+            throw .refused(
+                QuarantineReason(
+                    .dependencyMissing,
+                    "session \(session.name) starts at \(session.configuredRoot.id), which \(name) serves"
+                )
+            )
+        }
+        let version = registry.status(named: name)?.version
+        let removed = try registry.unload(name, because: why)
+        for session in sessions.all { session.removeScreens(showing: removed) }
+        publish(PluginEvent(kind: .removed, name: name, version: version))
+        removeFreedPlugins()
+    }
+
+    /// Unloads a plugin whose folder went away. When it cannot go (a session starts at one of its routes, or loaded
+    /// plugins list it as a hard dependency), it keeps serving from its private copy, and the refusal is said three
+    /// ways: a `warning` log line naming who needs it, its status's ``PluginStatus/removalRefused`` (what
+    /// `io.navhost.Plugins.List` shows), and a `failed` event.
     fileprivate func unloadVanished(_ loaded: PluginStatus) {
         do {
-            try unload(loaded.name)
+            try unload(loaded.name, because: "its folder was removed")
         } catch {
-            if case .refused(let reason) = error {
-                publish(PluginEvent(kind: .failed, name: loaded.name, version: loaded.version, reason: reason))
-            }
+            guard case .refused(let reason) = error else { return }
+            let refusal = PluginStatus.RemovalRefusal(
+                neededBy: registry.hardDependents(of: loaded.name),
+                rootOf: sessions.all.filter { loaded.routes.contains($0.configuredRoot.id) }.map(\.name).sorted()
+            )
+            let alreadySaid = registry.status(named: loaded.name)?.removalRefused == refusal
+            setRemovalRefusal(refusal, of: loaded.name)
+            guard !alreadySaid else { return }
+            logger.warning(
+                "Refused to remove a plugin whose folder is gone: others need it, so it keeps serving",
+                metadata: [
+                    "navhost.plugin": "\(loaded.name)",
+                    "navhost.plugin.directory": "\(loaded.directory)",
+                    "navhost.plugin.needed-by": "\(refusal.neededBy.joined(separator: " "))",
+                    "navhost.plugin.root-of": "\(refusal.rootOf.joined(separator: " "))",
+                    "error": "\(reason.message)",
+                ]
+            )
+            publish(PluginEvent(kind: .failed, name: loaded.name, version: loaded.version, reason: reason))
         }
+    }
+
+    /// Removes the plugins whose removal was refused and whose folder is still gone, now that what needed them may
+    /// have gone; one that is still needed keeps its refusal, updated to who needs it now.
+    fileprivate func removeFreedPlugins() {
+        for status in registry.loadedPlugins where status.removalRefused != nil {
+            guard FileIO.kind(of: status.directory) != .directory else { continue }
+            unloadVanished(status)
+        }
+    }
+
+    /// Sets or clears the removal refusal of the loaded plugin `name`.
+    fileprivate func setRemovalRefusal(_ refusal: PluginStatus.RemovalRefusal?, of name: String) {
+        guard let index = registry.statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else { return }
+        registry.statuses[index].removalRefused = refusal
     }
 }

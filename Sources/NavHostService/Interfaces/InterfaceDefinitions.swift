@@ -178,17 +178,27 @@ enum InterfaceDefinitions {
           message: string
         )
 
-        # One plugin as the daemon knows it.
+        # Why a loaded plugin whose folder went away keeps serving: the loaded plugins that list it as a hard dependency,
+        # and the sessions whose configured root it serves. message says it for people: "needed by Home".
+        type RemovalRefused (
+          neededBy: []string,
+          rootOf: []string,
+          message: string
+        )
+
+        # One plugin as the daemon knows it. "removed": it served until it was unloaded or its folder went away.
         type Plugin (
           name: string,
           version: string,
-          state: (loaded, quarantined),
+          state: (loaded, quarantined, removed),
           path: string,
           sdkVersion: ?string,
           routes: []string,
           quarantine: ?Quarantine,
           # Set when the last reload of this loaded plugin was refused: the version shown keeps serving.
-          lastReloadFailure: ?Quarantine
+          lastReloadFailure: ?Quarantine,
+          # Set while its folder is gone but others need it: it keeps serving until its folder comes back or they go.
+          removalRefused: ?RemovalRefused
         )
 
         # One change to the plugins. "loaded": a new plugin serves (version, path). "reloaded": a new build replaced
@@ -203,7 +213,7 @@ enum InterfaceDefinitions {
           reason: ?Quarantine
         )
 
-        # Every plugin found, loaded or quarantined.
+        # Every plugin found: loaded, quarantined, or removed since it loaded.
         method List() -> (plugins: []Plugin)
 
         # Follows the plugins: the first reply lists them all (as List), then one reply per change, with an event. A
@@ -220,7 +230,9 @@ enum InterfaceDefinitions {
         method Reload(name: string) -> (plugin: Plugin)
 
         # Takes the loaded plugin `name` out: its routes disappear, and every session pops its screens and those above
-        # them (a session whose root it showed restarts at its configured root). Its code stays in memory.
+        # them (a session whose root it showed restarts at its configured root), and the plugins that list it as an
+        # optional dependency are told it is gone. Refused (PluginRefused, dependencyMissing) while a loaded plugin lists it
+        # as a hard dependency or a session starts at one of its routes. Its code stays in memory.
         method Unload(name: string) -> ()
 
         # No loaded plugin has that name.

@@ -3,20 +3,33 @@ import NavHostClient
 /// The human-readable forms of plugins and their changes.
 ///
 /// ```
-/// NAME      VERSION  STATE   ROUTES                          QUARANTINE
-/// Products  1.0.0    loaded  products.list, products.detail
+/// NAME      VERSION  STATE    ROUTES                          NOTE
+/// Products  1.0.0    loaded   products.list, products.detail
+/// Settings  1.0.0    loaded   settings.main                   removal refused: needed by Home
+/// Orders    1.2.0    removed  orders.list
 ///
 /// reloaded Products 1.0.0 → 1.1.0 from /var/lib/navhost/plugin-images/Products-2.so
 /// failed Products 1.2.0 from /usr/lib/navhost/plugins/Products: checksumMismatch: …
 /// ```
 enum PluginView {
-    /// A table of plugins: name, version, state, routes, and why a quarantined one was refused.
+    /// A table of plugins: name, version, state, routes, and a note: why a quarantined one was refused, why a
+    /// loaded one whose folder is gone keeps serving, why its last new build was refused.
     static func lines(_ plugins: [PluginInfo]) -> [String] {
         let rows = plugins.map { plugin in
-            let why = plugin.quarantine.map { "\($0.code): \($0.message)" } ?? ""
-            return [plugin.name, plugin.version, plugin.state.rawValue, Table.list(plugin.routes), why]
+            [plugin.name, plugin.version, plugin.state.rawValue, Table.list(plugin.routes), note(on: plugin)]
         }
-        return Table.lines(header: ["NAME", "VERSION", "STATE", "ROUTES", "QUARANTINE"], rows: rows)
+        return Table.lines(header: ["NAME", "VERSION", "STATE", "ROUTES", "NOTE"], rows: rows)
+    }
+
+    /// What the table's last column says of `plugin`.
+    static func note(on plugin: PluginInfo) -> String {
+        var notes: [String] = []
+        if let quarantine = plugin.quarantine { notes.append("\(quarantine.code): \(quarantine.message)") }
+        if let refusal = plugin.removalRefused { notes.append("removal refused: \(refusal.message)") }
+        if let failure = plugin.lastReloadFailure {
+            notes.append("new build refused: \(failure.code): \(failure.message)")
+        }
+        return notes.joined(separator: "; ")
     }
 
     /// A change on one line: what happened, to which plugin, which version (`old → new` for a reload), from where,

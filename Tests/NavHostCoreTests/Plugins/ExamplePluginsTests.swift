@@ -24,7 +24,7 @@ struct ExamplePluginsTests {
         #expect(statuses.allSatisfy { $0.isLoaded }, "\(statuses)")
         #expect(statuses == registry.statuses)
         for status in statuses {
-            #expect(status.version == SemanticVersion(1, 0, 0))
+            #expect(status.version == (status.name == "Home" ? SemanticVersion(1, 1, 0) : SemanticVersion(1, 0, 0)))
             // Loaded from a private copy of the staged library, never from the file an operator may overwrite.
             #expect(status.libraryPath == "\(registry.stateDirectory)/plugin-images/\(status.name)-1.so")
         }
@@ -75,7 +75,7 @@ struct ExamplePluginsTests {
         defer { driver.close() }
         try await driver.settle()
         #expect(driver.revision == 0)
-        #expect(driver.state == [:], "Home is stateless")
+        #expect(driver.state == ["tiles": ["products", "profile", "settings"]], "a tile per loaded feature")
 
         // Home → the catalog.
         try await driver.send("onTappedProducts")

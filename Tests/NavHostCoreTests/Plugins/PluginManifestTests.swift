@@ -38,6 +38,22 @@ struct PluginManifestTests {
         #expect(String(decoding: written, as: UTF8.self).hasPrefix("{\n    \"name\": \"Orders\",\n"))
     }
 
+    @Test("A dependency is hard unless it says \"optional\": true, and only an optional one writes the field")
+    func optionalDependencies() throws {
+        let text = Self.valid.replacingOccurrences(
+            of: #"[{"name": "Payments", "versions": "^1.0.0"}]"#,
+            with:
+                #"[{"name": "Payments", "versions": "^1.0.0"}, {"name": "Coupons", "versions": "^2.0.0", "optional": true}]"#
+        )
+        let manifest = try PluginManifest(jsonBytes: Array(text.utf8))
+        #expect(manifest.dependencies.map(\.isOptional) == [false, true])
+        #expect(manifest.hardDependencies.map(\.name) == ["Payments"])
+        #expect(manifest.optionalDependencies.map(\.name) == ["Coupons"])
+        let written = String(decoding: try manifest.jsonBytes(), as: UTF8.self)
+        #expect(written.components(separatedBy: "\"optional\"").count == 2, "only Coupons says optional: \(written)")
+        #expect(try PluginManifest(jsonBytes: Array(written.utf8)) == manifest)
+    }
+
     @Test(
         "A broken manifest is refused with a typed error naming the field",
         arguments: [
@@ -66,6 +82,11 @@ struct PluginManifestTests {
             (#""name": "Payments""#, #""name": "Orders""#, "invalidField", "dependencies[0].name"),
             (#""versions": "^1.0.0""#, #""versions": "1.x""#, "invalidField", "dependencies[0].versions"),
             (#""versions": "^1.0.0""#, "", "missingField", "dependencies[0].versions"),
+            (
+                #""versions": "^1.0.0""#, #""versions": "^1.0.0", "optional": "yes""#, "invalidField",
+                "dependencies[0].optional"
+            ),
+            (#""versions": "^1.0.0""#, #""versions": "^1.0.0", "weak": true"#, "unknownField", "dependencies[0].weak"),
             (#""images/logo.png""#, #""../logo.png""#, "invalidField", "resources[0]"),
             (#""images/logo.png""#, #""/etc/passwd""#, "invalidField", "resources[0]"),
             (#""images/logo.png""#, #""manifest.json""#, "invalidField", "resources[0]"),

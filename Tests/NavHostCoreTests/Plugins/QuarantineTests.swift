@@ -211,9 +211,12 @@ struct QuarantineTests {
 
     @Test("A quarantined dependency takes its dependents with it, and the message says why")
     func cascade() async throws {
-        let workspace = try PluginWorkspace(linking: ["Home", "Settings", "UserProfile"])
+        let workspace = try PluginWorkspace(linking: ["Settings", "UserProfile"])
         defer { workspace.remove() }
         try workspace.addStaged("Products") { $0.sha256 = String(repeating: "a", count: 64) }
+        try workspace.addStaged("Home") { manifest in
+            for index in manifest.dependencies.indices { manifest.dependencies[index].isOptional = false }
+        }
         let registry = workspace.makeRegistry()
         registry.loadAll(from: workspace.plugins)
 

@@ -164,8 +164,13 @@ struct ReloadTests {
 
     @Test("Unloading a plugin pops its screens; one others depend on, or serving a configured root, stays")
     func unloadRealPlugin() throws {
-        let workspace = try PluginWorkspace()
+        let workspace = try PluginWorkspace(linking: ["Products", "Settings", "UserProfile"])
         defer { workspace.remove() }
+        try workspace.addStaged("Home") { manifest in
+            for index in manifest.dependencies.indices where manifest.dependencies[index].name == "Products" {
+                manifest.dependencies[index].isOptional = false
+            }
+        }
         let registry = workspace.makeRegistry()
         registry.loadAll(from: workspace.plugins)
         let sessions = SessionRegistry(catalog: registry.catalog, logger: .init(label: "test"))
@@ -174,7 +179,7 @@ struct ReloadTests {
         try session.navigate(to: RouteRequest(id: "home.main"))
         try session.navigate(to: RouteRequest(id: "settings.main"))
 
-        #expect(throws: PluginRegistry.ChangeError.self, "Home depends on Products") {
+        #expect(throws: PluginRegistry.ChangeError.self, "this Home cannot work without Products") {
             try control.unload("Products")
         }
         try control.unload("Home")

@@ -33,6 +33,27 @@ final class GetCurrentUserIDUseCaseMock: GetCurrentUserIDUseCaseProtocol {
     }
 }
 
+/// A feature availability repository whose features the test sets, as the host would while plugins come and go.
+@MainActor
+final class FeatureAvailabilityRepositoryFake: FeatureAvailabilityRepositoryProtocol {
+    private let features: OptionalFeatures
+
+    init(present: Set<String> = ["Products", "UserProfile", "Settings"]) {
+        features = OptionalFeatures(present: present)
+    }
+
+    var presentFeatures: Set<String> { features.present }
+
+    func presentFeatureChanges() -> AsyncStream<Set<String>> {
+        features.changes()
+    }
+
+    /// Changes what is loaded, as a plugin added or removed would.
+    func setPresent(_ present: Set<String>) {
+        features.update(present: present)
+    }
+}
+
 /// A failure a test double throws.
 enum TestError: Error, Equatable {
     case unavailable
@@ -87,9 +108,20 @@ final class RecordingNavigationHandler: NavigationHandler {
 
 // MARK: - Fixtures
 
-/// Host services for tests: silent logs, the continuous clock, the given store and no resources.
-func makeTestServices(store: any KeyValueStore = InMemoryKeyValueStore()) -> HostServices {
-    HostServices(logger: .silent, clock: ContinuousClock(), store: store, resourceDirectory: "/nonexistent")
+/// Host services for tests: silent logs, the continuous clock, the given store, no resources, and the given
+/// optional features loaded (all three by default).
+func makeTestServices(
+    store: any KeyValueStore = InMemoryKeyValueStore(),
+    present: Set<String> = ["Products", "UserProfile", "Settings"]
+) -> HostServices {
+    HostServices(
+        logger: .silent,
+        clock: ContinuousClock(),
+        store: store,
+        resourceDirectory: "/nonexistent",
+        random: SystemRandomSource(),
+        optionalFeatures: OptionalFeatures(present: present)
+    )
 }
 
 /// The files of the plugin, found from this source file's path.

@@ -160,18 +160,6 @@ final class Suspension<Value: Sendable>: Sendable {
     }
 }
 
-/// Lets other work on the main actor run until `condition` holds, a bounded number of times; no sleeping.
-///
-/// For effects that arrive through a stream a ViewModel follows: the test cannot await them directly.
-@MainActor
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<1000 {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
-}
-
 // MARK: - Navigation
 
 /// Stands in for the daemon's navigation stack: records what each screen asked for.

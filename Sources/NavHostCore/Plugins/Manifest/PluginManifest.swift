@@ -17,10 +17,12 @@ public import NavHostKit
 ///     "routes": [
 ///         {"route": "products.detail", "parameters": ["productID"], "intents": ["onTappedRetry"], "summary": "…"}
 ///     ],
-///     "dependencies": [{"name": "UserProfile", "versions": ">=1.0.0 <2.0.0"}],
+///     "dependencies": [{"name": "UserProfile", "versions": ">=1.0.0 <2.0.0", "optional": true}],
 ///     "resources": ["products.json"]
 /// }
 /// ```
+///
+/// docs/manifest.md describes every field of `plugin.json` and `manifest.json`, and each validation error.
 ///
 /// Reading is strict: every field is required, unknown fields are refused, and ``validate()`` checks each value.
 public struct PluginManifest: Sendable, Hashable {
@@ -54,17 +56,22 @@ public struct PluginManifest: Sendable, Hashable {
         }
     }
 
-    /// Another feature this one needs loaded first, in a range of versions.
+    /// Another feature this one needs, or can use when it is there, in a range of versions.
     public struct Dependency: Sendable, Hashable, Codable {
         /// The other feature's name.
         public var name: String
         /// The versions of it that this plugin works with, like `>=1.0.0 <2.0.0`.
         public var versions: VersionRange
+        /// Whether the plugin loads and keeps serving without it. A hard dependency (`false`, the default) must be
+        /// loaded first and cannot be removed while this plugin is; an optional one is used when it is loaded in a
+        /// version of ``versions``, and the feature learns that through `HostServices.optionalFeatures`.
+        public var isOptional: Bool
 
-        /// Asks for the feature `name` in a version of `versions`.
-        public init(name: String, versions: VersionRange) {
+        /// Asks for the feature `name` in a version of `versions`; `isOptional` when the plugin can do without it.
+        public init(name: String, versions: VersionRange, isOptional: Bool = false) {
             self.name = name
             self.versions = versions
+            self.isOptional = isOptional
         }
     }
 
@@ -87,8 +94,14 @@ public struct PluginManifest: Sendable, Hashable {
     public var sha256: String
     /// The routes the plugin offers; its module's screens must list the same.
     public var routes: [Route]
-    /// The features to load first.
+    /// The features to load first (hard dependencies) and those used when they are there (optional ones).
     public var dependencies: [Dependency]
+
+    /// The dependencies the plugin cannot load or serve without.
+    public var hardDependencies: [Dependency] { dependencies.filter { !$0.isOptional } }
+
+    /// The dependencies the plugin can do without.
+    public var optionalDependencies: [Dependency] { dependencies.filter(\.isOptional) }
     /// Files the plugin ships in its folder (relative paths), which it finds in `HostServices.resourceDirectory`.
     public var resources: [String]
 
@@ -188,13 +201,23 @@ extension PluginManifest.Route {
 
 extension PluginManifest.Dependency {
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, versions
+        case name, versions, optional
     }
 
+    /// Reads `{"name": …, "versions": …}`, with `"optional": true` for an optional dependency (`false` when absent).
     public init(from decoder: any Decoder) throws {
         try decoder.refuseUnknownFields(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
         versions = try container.decode(VersionRange.self, forKey: .versions)
+        isOptional = try container.decodeIfPresent(Bool.self, forKey: .optional) ?? false
+    }
+
+    /// Writes `"optional": true` only for an optional dependency, so a manifest without any reads as before.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(versions, forKey: .versions)
+        if isOptional { try container.encode(true, forKey: .optional) }
     }
 }

@@ -17,7 +17,7 @@ extension PluginRegistry {
             let library = try open(path, for: manifest)
             opened = true
             let module = try featureModule(of: library, describedBy: manifest)
-            try register(module, from: directory, replacing: nil)
+            try register(module, describedBy: manifest, from: directory, replacing: nil)
             let status = PluginStatus(
                 name: manifest.name,
                 directory: directory,
@@ -27,6 +27,7 @@ extension PluginRegistry {
                 loadDuration: ContinuousClock.now - started
             )
             record(status)
+            refreshOptionalFeatures()
             logger.info(
                 "Loaded a plugin",
                 metadata: [
@@ -126,7 +127,7 @@ extension PluginRegistry {
                     + "plugins built against \(sdkVersion.major).0.0 to \(sdkVersion.major).\(sdkVersion.minor).x"
             )
         }
-        for dependency in manifest.dependencies {
+        for dependency in manifest.hardDependencies {
             let wanted = "\(dependency.name) \(dependency.versions)"
             guard let status = status(named: dependency.name), status.isLoaded, let version = status.version else {
                 let why = status(named: dependency.name)?.quarantineReason.map { "was quarantined (\($0.code))" }
@@ -212,6 +213,7 @@ extension PluginRegistry {
     /// Adds `module` to the catalog, or swaps it for the feature `replaced` when given.
     func register(
         _ module: any FeatureModule,
+        describedBy manifest: PluginManifest,
         from directory: String,
         replacing replaced: String?
     ) throws(QuarantineReason) {
@@ -219,7 +221,9 @@ extension PluginRegistry {
             logger: FeatureLogger(swiftLog: logger, feature: module.name),
             clock: clock,
             store: makeStore(module.name),
-            resourceDirectory: directory
+            resourceDirectory: directory,
+            random: SystemRandomSource(),
+            optionalFeatures: optionalFeatures(for: manifest)
         )
         do {
             if let replaced {

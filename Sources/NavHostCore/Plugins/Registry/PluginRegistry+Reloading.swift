@@ -71,7 +71,7 @@ extension PluginRegistry {
             opened = true
             let module = try featureModule(of: library, describedBy: manifest)
             let oldRoutes = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)
-            try register(module, from: old.directory, replacing: name)
+            try register(module, describedBy: manifest, from: old.directory, replacing: name)
             let status = PluginStatus(
                 name: name,
                 directory: old.directory,
@@ -81,6 +81,7 @@ extension PluginRegistry {
                 loadDuration: ContinuousClock.now - started
             )
             statuses[index] = status
+            refreshOptionalFeatures()
             logger.info(
                 "Reloaded a plugin",
                 metadata: [
@@ -111,30 +112,39 @@ extension PluginRegistry {
         }
     }
 
-    /// Takes the loaded plugin `name` out of the catalog: its routes disappear. Its code stays mapped.
+    /// Takes the loaded plugin `name` out of the catalog: its routes disappear, its status becomes `removed`, and
+    /// the features that list it as an optional dependency are told it is gone. Its code stays mapped.
     ///
     /// - Returns: The routes it offered: the caller removes the sessions' screens of these.
     /// - Throws: ``ChangeError/notLoaded(_:)``; ``ChangeError/refused(_:)`` (`dependencyMissing`) when another
-    ///   loaded plugin depends on it.
-    public func unload(_ name: String) throws(ChangeError) -> Set<String> {
+    ///   loaded plugin lists it as a hard dependency.
+    public func unload(_ name: String, because why: String = "unloaded") throws(ChangeError) -> Set<String> {
         guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else {
             throw .notLoaded(name)
         }
-        let dependents = loadedPlugins.filter { status in
-            status.manifest?.dependencies.contains { $0.name == name } == true
-        }
+        let dependents = hardDependents(of: name)
         guard dependents.isEmpty else {
             throw .refused(
                 QuarantineReason(
                     .dependencyMissing,
-                    "\(name) is needed by \(dependents.map(\.name).joined(separator: ", ")): unload those first"
+                    "\(name) is needed by \(dependents.joined(separator: ", ")): unload those first"
                 )
             )
         }
-        let routes = Set(catalog.entry(named: name)?.screens.map(\.route) ?? statuses[index].routes)
+        let old = statuses[index]
+        let routes = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)
         catalog.unregister(name)
-        statuses.remove(at: index)
-        logger.info("Unloaded a plugin", metadata: ["navhost.plugin": "\(name)"])
+        statuses[index] = PluginStatus(name: name, directory: old.directory, manifest: old.manifest, state: .removed)
+        logger.info(
+            "Unloaded a plugin",
+            metadata: [
+                "navhost.plugin": "\(name)",
+                "navhost.plugin.version": "\(old.version.map { "\($0)" } ?? "")",
+                "navhost.plugin.reason": "\(why)",
+                "navhost.plugin.routes": "\(routes.sorted().joined(separator: " "))",
+            ]
+        )
+        refreshOptionalFeatures()
         return routes
     }
 }

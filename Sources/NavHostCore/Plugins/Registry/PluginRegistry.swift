@@ -20,8 +20,9 @@ public import NavHostKit
 /// 2. the library file is there (`fileMissing`) and its SHA-256 is the manifest's (`checksumMismatch`);
 /// 3. it is an ELF shared object for this machine (`notASharedObject`), checked before `dlopen` sees it;
 /// 4. it was built against a NavHostKit this daemon serves: same major version, minor no newer (`abiMismatch`);
-/// 5. its dependencies are loaded (`dependencyMissing`), in versions the manifest accepts
-///    (`dependencyVersionMismatch`), and none of its routes is taken (`routeConflict`);
+/// 5. its hard dependencies are loaded (`dependencyMissing`), in versions the manifest accepts
+///    (`dependencyVersionMismatch`), and none of its routes is taken (`routeConflict`); optional dependencies are
+///    never required (see ``OptionalFeatures``);
 /// 6. `dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)` (`libraryLoadFailed`), the entry symbol
 ///    (`missingEntrySymbol`), the module's name and routes against the manifest (`manifestMismatch`);
 /// 7. the catalog registers the module and builds its composition root (`routeConflict`, `initialisationFailed`).
@@ -66,7 +67,10 @@ public final class PluginRegistry {
     public var loadedPlugins: [PluginStatus] { statuses.filter(\.isLoaded) }
 
     /// The plugins that were refused.
-    public var quarantinedPlugins: [PluginStatus] { statuses.filter { !$0.isLoaded } }
+    public var quarantinedPlugins: [PluginStatus] { statuses.filter { $0.quarantineReason != nil } }
+
+    /// Each loaded feature's view of its optional dependencies, lent in its `HostServices` and kept across reloads.
+    var optionalFeatures: [String: OptionalFeatures] = [:]
 
     // MARK: Initialization
 
@@ -158,7 +162,7 @@ public final class PluginRegistry {
                 }
             }
         }
-        let graph = DependencyGraph(dependencies: ready.mapValues { $0.manifest.dependencies.map(\.name) })
+        let graph = DependencyGraph(dependencies: ready.mapValues { $0.manifest.hardDependencies.map(\.name) })
         for cycle in graph.cycles {
             for name in cycle {
                 let reason = QuarantineReason(
@@ -168,7 +172,7 @@ public final class PluginRegistry {
                 outcomes.append(quarantine(name, in: ready[name]!.directory, manifest: ready[name]!.manifest, reason))
             }
         }
-        for name in graph.order {
+        for name in loadingOrder(of: ready.mapValues(\.manifest), hardOrder: graph.order) {
             outcomes.append(load(ready[name]!.manifest, from: ready[name]!.directory, libraryPath: nil))
         }
         return outcomes
@@ -196,8 +200,8 @@ public final class PluginRegistry {
     /// - Returns: The statuses forgotten.
     @discardableResult
     public func forgetFailures(in directory: String) -> [PluginStatus] {
-        let failures = statuses.filter { $0.directory == directory && !$0.isLoaded }
-        statuses.removeAll { $0.directory == directory && !$0.isLoaded }
+        let failures = statuses.filter { $0.directory == directory && $0.quarantineReason != nil }
+        statuses.removeAll { $0.directory == directory && $0.quarantineReason != nil }
         return failures
     }
 
@@ -230,8 +234,10 @@ extension PluginRegistry {
     }
 
     /// Records `status`, replacing an earlier failed attempt at the same plugin in the same folder. A loaded
-    /// plugin's status is never replaced: its code stays loaded whatever later attempts say.
+    /// plugin's status is never replaced: its code stays loaded whatever later attempts say. A plugin that loads
+    /// replaces the record of its removal, wherever it was removed from.
     func record(_ status: PluginStatus) {
+        if status.isLoaded { statuses.removeAll { $0.name == status.name && $0.state == .removed } }
         let earlierFailure = statuses.firstIndex { earlier in
             earlier.name == status.name && earlier.directory == status.directory && !earlier.isLoaded
         }

@@ -8,6 +8,34 @@ public struct PluginStatus: Sendable, Hashable {
         case loaded
         /// The plugin was refused, for this reason.
         case quarantined(QuarantineReason)
+        /// The plugin served until it was unloaded or its folder went away; its routes are gone. Loading it again
+        /// replaces this status.
+        case removed
+    }
+
+    /// Why a loaded plugin whose removal was asked for (its folder went away) keeps serving.
+    public struct RemovalRefusal: Sendable, Hashable, CustomStringConvertible {
+        /// The loaded plugins that list it as a hard dependency.
+        public var neededBy: [String]
+        /// The sessions whose configured root route it serves.
+        public var rootOf: [String]
+
+        /// Says who needs the plugin.
+        public init(neededBy: [String] = [], rootOf: [String] = []) {
+            self.neededBy = neededBy
+            self.rootOf = rootOf
+        }
+
+        /// Like `needed by Home` or `the root of session main`.
+        public var description: String {
+            var parts: [String] = []
+            if !neededBy.isEmpty { parts.append("needed by \(neededBy.joined(separator: ", "))") }
+            if !rootOf.isEmpty {
+                let sessions = rootOf.count == 1 ? "session" : "sessions"
+                parts.append("the root of \(sessions) \(rootOf.joined(separator: ", "))")
+            }
+            return parts.joined(separator: "; ")
+        }
     }
 
     // MARK: Public Properties
@@ -27,6 +55,9 @@ public struct PluginStatus: Sendable, Hashable {
     /// Why the last reload of this loaded plugin was refused; `nil` when none was refused since it loaded. The
     /// version that loaded keeps serving.
     public var lastReloadFailure: QuarantineReason?
+    /// Set while this loaded plugin's folder is gone but others need it, so it keeps serving; cleared when its
+    /// folder comes back or what needed it goes (then it is removed).
+    public var removalRefused: RemovalRefusal?
 
     /// The plugin's version, when the manifest reads.
     public var version: SemanticVersion? { manifest?.version }
@@ -70,8 +101,11 @@ extension PluginStatus: CustomStringConvertible {
         let version = version.map { " \($0)" } ?? ""
         switch state {
         case .found: return "\(name)\(version): found in \(directory)"
-        case .loaded: return "\(name)\(version): loaded from \(libraryPath ?? directory), routes \(routes)"
+        case .loaded:
+            let refusal = removalRefused.map { ", removal refused: \($0)" } ?? ""
+            return "\(name)\(version): loaded from \(libraryPath ?? directory), routes \(routes)\(refusal)"
         case .quarantined(let reason): return "\(name)\(version): quarantined, \(reason)"
+        case .removed: return "\(name)\(version): removed from \(directory)"
         }
     }
 }

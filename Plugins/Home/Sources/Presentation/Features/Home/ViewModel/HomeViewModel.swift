@@ -1,12 +1,24 @@
 import NavHostKit
+import Observation
 
 /// The root screen, `home.main`: the way into the other features.
 ///
-/// A stateless ViewModel, as seed 002 teaches for a screen that only navigates: it has no `state` of its own (its
-/// state is ``NoState``, `{}` on the wire), so it needs no `@Observable`. It opens the other features by route ID,
-/// without importing them.
+/// It shows a tile for each feature it opens that is loaded — Products, UserProfile and Settings are optional
+/// dependencies of Home — and keeps the tiles current while it is on the stack, as features are added and removed.
+/// It opens the other features by route ID, without importing them. Its state on the wire:
+///
+/// ```json
+/// {"tiles":["products","profile","settings"]}
+/// ```
 @MainActor
+@Observable
 final class HomeViewModel: ViewModel {
+
+    /// What the root screen shows.
+    struct State: Encodable, Equatable, Sendable {
+        /// The features the user can open from here, in order.
+        var tiles: [HomeTile]
+    }
 
     /// What the user can do on the root screen.
     enum Intent: ViewModelIntent {
@@ -22,35 +34,77 @@ final class HomeViewModel: ViewModel {
 
     // MARK: Private Properties
 
+    @ObservationIgnored private var following: Task<Void, Never>?
+
     private let getCurrentUserIDUseCase: any GetCurrentUserIDUseCaseProtocol
+    private let observeHomeTilesUseCase: any ObserveHomeTilesUseCaseProtocol
     private let router: Router<HomeRoute>
     private let logger: FeatureLogger
 
+    // MARK: Public Properties
+
+    private(set) var state: State
+
     // MARK: Initialization
 
-    init(getCurrentUserIDUseCase: any GetCurrentUserIDUseCaseProtocol, router: Router<HomeRoute>, logger: FeatureLogger)
-    {
+    init(
+        getCurrentUserIDUseCase: any GetCurrentUserIDUseCaseProtocol,
+        observeHomeTilesUseCase: any ObserveHomeTilesUseCaseProtocol,
+        router: Router<HomeRoute>,
+        logger: FeatureLogger
+    ) {
         self.getCurrentUserIDUseCase = getCurrentUserIDUseCase
+        self.observeHomeTilesUseCase = observeHomeTilesUseCase
         self.router = router
         self.logger = logger
+        // The tiles are known at once, so the screen's first state already shows them.
+        self.state = State(tiles: observeHomeTilesUseCase.currentTiles())
+    }
+
+    isolated deinit {
+        following?.cancel()
+    }
+
+    // MARK: Lifecycle
+
+    func onAppear() async {
+        guard following == nil else { return }
+        let changes = observeHomeTilesUseCase.execute()
+        following = Task { [weak self] in
+            for await tiles in changes {
+                guard let self else { return }
+                if tiles != self.state.tiles { self.state.tiles = tiles }
+            }
+        }
+    }
+
+    func onDisappear() {
+        following?.cancel()
     }
 
     // MARK: Public Functions
 
-    func handle(_ intent: Intent) async {
+    func handle(_ intent: Intent) async throws {
         switch intent {
-        case .onTappedProducts: onTappedProducts()
-        case .onTappedProfile: await onTappedProfile()
-        case .onTappedSettings: onTappedSettings()
+        case .onTappedProducts: try onTappedProducts()
+        case .onTappedProfile: try await onTappedProfile()
+        case .onTappedSettings: try onTappedSettings()
         }
     }
 
-    func onTappedProducts() {
+    /// Opens the catalog.
+    ///
+    /// - Throws: ``HomeError/featureUnavailable(_:)`` when Products is not loaded (no tile shows it).
+    func onTappedProducts() throws {
+        try requireTile(.products)
         router.navigate(to: ExternalRoute.productList)
     }
 
     /// Opens the signed-in user's profile; stays put, and logs why, when the session cannot be read.
-    func onTappedProfile() async {
+    ///
+    /// - Throws: ``HomeError/featureUnavailable(_:)`` when UserProfile is not loaded (no tile shows it).
+    func onTappedProfile() async throws {
+        try requireTile(.profile)
         do {
             let userID = try await getCurrentUserIDUseCase.execute()
             router.navigate(to: ExternalRoute.userProfile(userID: userID))
@@ -59,7 +113,22 @@ final class HomeViewModel: ViewModel {
         }
     }
 
-    func onTappedSettings() {
+    /// Opens the preferences.
+    ///
+    /// - Throws: ``HomeError/featureUnavailable(_:)`` when Settings is not loaded (no tile shows it).
+    func onTappedSettings() throws {
+        try requireTile(.settings)
         router.navigate(to: ExternalRoute.settings)
+    }
+}
+
+// MARK: - Private Functions
+
+private extension HomeViewModel {
+    func requireTile(_ tile: HomeTile) throws {
+        guard state.tiles.contains(tile) else {
+            logger.info("home.tile.unavailable", metadata: ["feature": "\(tile.feature)"])
+            throw HomeError.featureUnavailable(tile.feature)
+        }
     }
 }
