@@ -37,10 +37,12 @@ extension Navctl {
 extension Navctl.Plugins {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the plugins the daemon found, loaded or quarantined, and why any was refused.",
+            abstract: "List the plugins the daemon found, loaded, quarantined or removed, and why any was refused.",
             discussion: """
-                --json prints the io.navhost.Plugins.List reply: {"plugins":[{"name":…,"version":…,"state":…,\
-                "path":…,"routes":[…],"quarantine":{"code":…,"message":…},"lastReloadFailure":{…}},…]}.
+                The NOTE column says why a plugin was quarantined, why a loaded one whose folder is gone keeps \
+                serving (removal refused: needed by Home), and why its last new build was refused. --json prints \
+                the io.navhost.Plugins.List reply: {"plugins":[{"name":…,"version":…,"state":…,"path":…,\
+                "routes":[…],"quarantine":{"code":…,"message":…},"lastReloadFailure":{…},"removalRefused":{…}},…]}.
 
                 Examples:
                   navctl plugins
@@ -183,10 +185,11 @@ extension Navctl.Plugins {
         static let configuration = CommandConfiguration(
             abstract: "Take a loaded plugin out of the running daemon.",
             discussion: """
-                Its routes disappear, and every session pops its screens and those above them. The daemon refuses \
-                (PluginRefused, code dependencyMissing, exit code 2) to unload a plugin another loaded plugin \
-                depends on, or one that serves a session's configured root route. Prints "unloaded NAME". --json \
-                prints the Unload reply: {}.
+                Its routes disappear, every session pops its screens and those above them, and the plugins that \
+                list it as an optional dependency are told it is gone; plugins list then shows it as removed. The \
+                daemon refuses (PluginRefused, code dependencyMissing, exit code 2) to unload a plugin another \
+                loaded plugin lists as a hard dependency, or one that serves a session's configured root route. \
+                Prints "unloaded NAME". --json prints the Unload reply: {}.
 
                 Examples:
                   navctl plugins unload Orders
