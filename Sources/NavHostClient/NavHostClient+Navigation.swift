@@ -28,6 +28,51 @@ extension NavHostClient {
     }
 }
 
+// MARK: - Opening and closing sessions
+
+extension NavHostClient {
+    /// Opens the session `name` rooted at `root` (`OpenSession`), and returns its first snapshot once it is durable:
+    /// a restart of the daemon, crash or not, opens it again with its stack.
+    ///
+    /// ```swift
+    /// let passenger = try await client.openSession(named: "passenger", root: "products.list")
+    /// try await client.navigate(to: "products.detail", parameters: ["productID": "p3"], session: "passenger")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - maxStackDepth: The most screens its stack may hold; the daemon's setting when `nil`.
+    ///   - intentTimeLimit: How long an intent may take; the daemon's setting when `nil`.
+    /// - Throws: `SessionExists`, `InvalidSessionName`, `RouteNotFound`, `InvalidRouteParameters`, `StorageFailed`,
+    ///   or `PermissionDenied` for a client that may not control.
+    @discardableResult
+    public func openSession(
+        named name: String,
+        root: String,
+        parameters: JSONObject = [:],
+        maxStackDepth: Int? = nil,
+        intentTimeLimit: Duration? = nil
+    ) async throws(NavHostClientError) -> SessionSnapshot {
+        var call: JSONObject = ["name": .string(name), "root": .string(root)]
+        if !parameters.isEmpty { call["parameters"] = .object(parameters) }
+        var options = JSONObject()
+        if let maxStackDepth { options["maxStackDepth"] = .int(Int64(maxStackDepth)) }
+        if let intentTimeLimit {
+            let (seconds, attoseconds) = intentTimeLimit.components
+            options["intentTimeoutMilliseconds"] = .int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        }
+        if !options.isEmpty { call["options"] = .object(options) }
+        return try await self.call(Self.method("OpenSession"), call, as: Stack.self).snapshot
+    }
+
+    /// Closes the session `name`, opened with ``openSession(named:root:parameters:maxStackDepth:intentTimeLimit:)``
+    /// (`CloseSession`); returns once it is durably gone.
+    ///
+    /// - Throws: `SessionNotFound`, `SessionConfigured` (the daemon's configuration declares it), `StorageFailed`.
+    public func closeSession(named name: String) async throws(NavHostClientError) {
+        _ = try await call(Self.method("CloseSession"), ["name": .string(name)], as: Empty.self)
+    }
+}
+
 // MARK: - Moving
 
 extension NavHostClient {
@@ -205,6 +250,7 @@ extension NavHostClient {
     }
 
     private struct Sessions: Decodable { var sessions: [String] }
+    private struct Empty: Decodable {}
     private struct Stack: Decodable { var snapshot: SessionSnapshot }
     private struct Routes: Decodable { var routes: [RouteInfo] }
 }

@@ -90,6 +90,12 @@ extension NavHostClientError {
         case .viewModelFailed: return "the feature could not build the screen for route \(text("route"))"
         case .watcherTooSlow: return "the watcher did not keep up and was closed"
         case .stackTooDeep: return "the stack already holds the most screens a session allows (\(text("limit")))"
+        case .sessionExists: return "a session named \(text("session")) is open already"
+        case .invalidSessionName:
+            return
+                "\(text("session")) cannot name a session: use 1 to 64 letters, digits, -, _ and ., not starting with ."
+        case .sessionConfigured:
+            return "session \(text("session")) is declared by the daemon's configuration: take it out there to close it"
         case .storageFailed: return "the change could not be saved and was taken back: \(text("reason"))"
         case .pluginNotFound: return "no loaded plugin is named \(text("name"))"
         case .pluginRefused:

@@ -43,6 +43,9 @@ public struct NavHostClientError: Error, Sendable {
             case watcherTooSlow = "WatcherTooSlow"
             case storageFailed = "StorageFailed"
             case stackTooDeep = "StackTooDeep"
+            case sessionExists = "SessionExists"
+            case invalidSessionName = "InvalidSessionName"
+            case sessionConfigured = "SessionConfigured"
             // io.navhost.Plugins
             case pluginNotFound = "PluginNotFound"
             case pluginRefused = "PluginRefused"
@@ -126,6 +129,12 @@ public struct NavHostClientError: Error, Sendable {
         public static let storageFailed = Code(.storageFailed)
         /// `StackTooDeep {limit}`: the stack already holds the most screens a session allows.
         public static let stackTooDeep = Code(.stackTooDeep)
+        /// `SessionExists {session}`: `OpenSession` named a session that is open already.
+        public static let sessionExists = Code(.sessionExists)
+        /// `InvalidSessionName {session}`: the name cannot name a session.
+        public static let invalidSessionName = Code(.invalidSessionName)
+        /// `SessionConfigured {session}`: the daemon's configuration declares the session, so `CloseSession` refused.
+        public static let sessionConfigured = Code(.sessionConfigured)
 
         // MARK: io.navhost.Plugins errors
 

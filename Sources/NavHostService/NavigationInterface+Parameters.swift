@@ -1,3 +1,4 @@
+import NavHostCore
 import NavHostKit
 import NavHostVarlink
 
@@ -74,5 +75,33 @@ struct WatchParameters: Sendable {
         case .int(let revision)?: resumeFrom = revision
         default: throw VarlinkError.invalidParameter("resumeFrom")
         }
+    }
+}
+
+struct OpenSessionParameters: Sendable {
+    var entry: OpenedSessionsFile.Entry
+
+    /// - Throws: `InvalidParameter` for a negative or zero option, or one beyond what the daemon can hold.
+    init(_ parameters: JSONObject) throws(VarlinkError) {
+        let options = parameters["options"]?.objectValue ?? JSONObject()
+        var maxStackDepth: Int?
+        switch options["maxStackDepth"] {
+        case nil, .null?: maxStackDepth = nil
+        case .int(let depth)? where depth > 0 && depth <= 1 << 20: maxStackDepth = Int(depth)
+        default: throw VarlinkError.invalidParameter("options.maxStackDepth")
+        }
+        var timeout: Int64?
+        switch options["intentTimeoutMilliseconds"] {
+        case nil, .null?: timeout = nil
+        case .int(let milliseconds)? where milliseconds > 0 && milliseconds <= 86_400_000: timeout = milliseconds
+        default: throw VarlinkError.invalidParameter("options.intentTimeoutMilliseconds")
+        }
+        entry = OpenedSessionsFile.Entry(
+            name: parameters["name"]?.stringValue ?? "",
+            root: parameters["root"]?.stringValue ?? "",
+            parameters: parameters["parameters"]?.objectValue ?? JSONObject(),
+            maxStackDepth: maxStackDepth,
+            intentTimeoutMilliseconds: timeout
+        )
     }
 }

@@ -15,12 +15,14 @@ public enum NavigationInterface {
     /// The interface's definition, as served by `GetInterfaceDescription`.
     public static let definition = InterfaceDefinitions.navigation
 
-    /// Builds the interface over `sessions`; `access` decides who may change them (everyone may read).
+    /// Builds the interface over `sessions`; `access` decides who may change them (everyone may read), and a session
+    /// opened with `OpenSession` takes `sessionOptions` where the client sets none.
     public static func implementation(
         sessions: SessionRegistry,
-        access: AccessPolicy
+        access: AccessPolicy,
+        sessionOptions: SessionOptions = SessionOptions()
     ) -> VarlinkInterfaceImplementation {
-        let handlers = NavigationHandlers(sessions: sessions)
+        let handlers = NavigationHandlers(sessions: sessions, sessionOptions: sessionOptions)
         var navigation: VarlinkInterfaceImplementation
         do {
             navigation = try VarlinkInterfaceImplementation(description: definition)
@@ -28,6 +30,17 @@ public enum NavigationInterface {
             preconditionFailure("io.navhost.Navigation.varlink does not parse: \(error)")
         }
         navigation.handle("Sessions") { _ in try await handlers.sessionNames() }
+        navigation.handle("OpenSession") { request in
+            try access.requireControl(request)
+            return try await handlers.openSession(try OpenSessionParameters(request.parameters))
+        }
+        navigation.handle("CloseSession") { request in
+            try access.requireControl(request)
+            return try await handlers.closeSession(named: request.parameters["name"]?.stringValue ?? "")
+        }
+        navigation.handleStreaming("WatchSessions") { _, replies in
+            try await handlers.watchSessions(replies: replies)
+        }
         navigation.handle("Stack") { request in
             try await handlers.stack(SessionParameters(request.parameters))
         }
@@ -78,15 +91,57 @@ public enum NavigationInterface {
 @MainActor
 private final class NavigationHandlers: Sendable {
     private let sessions: SessionRegistry
+    private let sessionOptions: SessionOptions
     /// Each session's latest event as a reply, serialized once for all its watchers.
     private nonisolated let eventReplies = EventReplies()
 
-    nonisolated init(sessions: SessionRegistry) {
+    nonisolated init(sessions: SessionRegistry, sessionOptions: SessionOptions) {
         self.sessions = sessions
+        self.sessionOptions = sessionOptions
     }
 
     func sessionNames() throws -> JSONObject {
         ["sessions": .array(sessions.names.map(JSONValue.string))]
+    }
+
+    // MARK: Opening and closing sessions
+
+    func openSession(_ input: OpenSessionParameters) async throws -> JSONObject {
+        let session = try await sessions.openDurably(input.entry, base: sessionOptions)
+        eventReplies.forget(session.name)
+        return ["snapshot": session.snapshot.jsonValue]
+    }
+
+    func closeSession(named name: String) async throws -> JSONObject {
+        try await sessions.closeDurably(name)
+        eventReplies.forget(name)
+        return [:]
+    }
+
+    /// Follows the session list until the client goes or the daemon stops.
+    nonisolated func watchSessions(replies: VarlinkReplyWriter) async throws -> JSONObject {
+        guard replies.isStreaming else { return try await sessionNames() }
+        let watcher = await sessions.watchNames()
+        defer { watcher.cancel() }
+        do {
+            while let update = try await watcher.next() {
+                switch update {
+                case .snapshot(let names, let coalesced):
+                    var reply: JSONObject = ["sessions": .array(names.map(JSONValue.string))]
+                    if coalesced { reply["coalesced"] = true }
+                    try await replies.send(reply)
+                case .event(let event):
+                    try await replies.send([
+                        "event": ["kind": .string(event.kind.rawValue), "name": .string(event.name)]
+                    ])
+                }
+            }
+        } catch SessionListWatcher.Ending.tooSlow {
+            throw VarlinkError(name: "\(NavigationInterface.name).WatcherTooSlow")
+        } catch SessionListWatcher.Ending.closed {
+            return [:]
+        }
+        return [:]
     }
 
     func stack(_ input: SessionParameters) throws -> JSONObject {
@@ -230,6 +285,11 @@ private final class NavigationHandlers: Sendable {
 /// send the same bytes. A change to a thousand watchers is serialized once, not a thousand times.
 private final class EventReplies: Sendable {
     private let latest = Mutex<[String: (revision: UInt64, reply: VarlinkPreparedReply)]>([:])
+
+    /// Drops what is kept of the session `name`: it was closed or opened afresh, and its revisions start again.
+    func forget(_ session: String) {
+        _ = latest.withLock { $0.removeValue(forKey: session) }
+    }
 
     func reply(for event: SessionEvent, in session: String) throws -> VarlinkPreparedReply {
         if let cached = latest.withLock({ $0[session] }), cached.revision == event.revision { return cached.reply }

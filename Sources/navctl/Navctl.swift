@@ -42,6 +42,10 @@ struct Navctl: AsyncParsableCommand {
                 subcommands: [Stack.self, Watch.self, Sessions.self, Routes.self]
             ),
             CommandGroup(
+                name: "Sessions",
+                subcommands: [Session.self]
+            ),
+            CommandGroup(
                 name: "Navigating",
                 subcommands: [Navigate.self, Present.self, Pop.self, Root.self, PopTo.self, Dismiss.self, Replace.self]
             ),

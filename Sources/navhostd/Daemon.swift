@@ -41,7 +41,13 @@ struct Daemon {
         )
         // GetInfo answers only when the main actor does: a daemon whose calls cannot run never looks healthy.
         service.readiness = { await MainActor.run {} }
-        service.add(NavigationInterface.implementation(sessions: core.sessions, access: configuration.access))
+        service.add(
+            NavigationInterface.implementation(
+                sessions: core.sessions,
+                access: configuration.access,
+                sessionOptions: configuration.sessionOptions
+            )
+        )
         service.add(
             PluginsInterface.implementation(
                 reports: { await core.pluginReports },

@@ -25,6 +25,7 @@ final class DaemonCore {
         self.sessions = SessionRegistry(
             catalog: catalog,
             persistence: SessionPersistence(directory: configuration.stateDirectory),
+            openedSessions: OpenedSessionsFile(directory: configuration.stateDirectory),
             logger: logger
         )
         self.plugins = PluginRegistry(
@@ -45,6 +46,7 @@ final class DaemonCore {
         }
         loadPlugins()
         openSessions()
+        sessions.reopenSessions(base: configuration.sessionOptions)
     }
 
     /// Rescans the plugin directory (SIGHUP): loads new plugins, reloads changed ones, unloads vanished ones.

@@ -71,6 +71,9 @@ final class WatchRecorder: Sendable {
     /// Every reply received so far.
     var all: [JSONObject] { received.replies.withLock { $0 } }
 
+    /// Whether the call ended: its last reply came, or it failed.
+    var ended: Bool { received.ended.withLock { $0 } }
+
     /// The next reply not yet taken that satisfies `condition` (earlier ones are skipped); fails after `limit`.
     @discardableResult
     func next(within limit: Duration = .seconds(30), where condition: (JSONObject) -> Bool = { _ in true })

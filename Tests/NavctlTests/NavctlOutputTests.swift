@@ -30,6 +30,14 @@ struct NavctlOutputTests {
             "revision": 12, "stack": [NavigationSamples.home, NavigationSamples.productDetail],
         ]),
         "io.navhost.Navigation.Send": .reply(["revision": 13, "screen": NavigationSamples.productList]),
+        "io.navhost.Navigation.OpenSession": .reply([
+            "snapshot": NavigationSamples.snapshot(
+                revision: 0,
+                stack: [NavigationSamples.productList],
+                session: "passenger"
+            )
+        ]),
+        "io.navhost.Navigation.CloseSession": .reply([:]),
     ]
 
     @Test(
@@ -63,6 +71,11 @@ struct NavctlOutputTests {
             ("replace-json", ["replace", "home.main", "products.detail", "productID=p3", "--json"]),
             ("send", ["send", "filterByName", "text=lamp"]),
             ("send-json", ["send", "filterByName", "text=lamp", "--json"]),
+            ("session-open", ["session", "open", "passenger", "products.list"]),
+            ("session-open-json", ["session", "open", "passenger", "products.list", "--json"]),
+            ("session-close", ["session", "close", "passenger"]),
+            ("session-close-json", ["session", "close", "passenger", "--json"]),
+            ("session-list", ["session", "list"]),
         ]
     )
     func output(name: String, arguments: [String]) async throws {

@@ -25,6 +25,9 @@ public struct NavigationError: Error, Sendable, Hashable {
             case viewModelFailed = "ViewModelFailed"
             case storageFailed = "StorageFailed"
             case stackTooDeep = "StackTooDeep"
+            case sessionExists = "SessionExists"
+            case invalidSessionName = "InvalidSessionName"
+            case sessionConfigured = "SessionConfigured"
         }
 
         private let base: Base
@@ -62,6 +65,12 @@ public struct NavigationError: Error, Sendable, Hashable {
         public static let storageFailed = Code(.storageFailed)
         /// The stack already holds the most screens the session allows (`SessionOptions.maxStackDepth`).
         public static let stackTooDeep = Code(.stackTooDeep)
+        /// A session of that name is open already.
+        public static let sessionExists = Code(.sessionExists)
+        /// The name cannot name a session: 1 to 64 letters, digits, `-`, `_` and `.`, not starting with `.`.
+        public static let invalidSessionName = Code(.invalidSessionName)
+        /// The configuration declares the session, so it cannot be closed over the wire.
+        public static let sessionConfigured = Code(.sessionConfigured)
 
         /// The code's name as Varlink errors spell it, like `RouteNotFound`.
         public var name: String { base.rawValue }
@@ -111,6 +120,26 @@ extension NavigationError {
             .storageFailed,
             "the change could not be saved, so it was taken back: \(reason)",
             parameters: ["reason": .string(reason)]
+        )
+    }
+
+    static func sessionExists(_ name: String) -> Self {
+        Self(.sessionExists, "a session \"\(name)\" is open already", parameters: ["session": .string(name)])
+    }
+
+    static func invalidSessionName(_ name: String) -> Self {
+        Self(
+            .invalidSessionName,
+            "\"\(name)\" cannot name a session: use 1 to 64 letters, digits, -, _ and ., not starting with .",
+            parameters: ["session": .string(name)]
+        )
+    }
+
+    static func sessionConfigured(_ name: String) -> Self {
+        Self(
+            .sessionConfigured,
+            "session \"\(name)\" is declared by the daemon's configuration: take it out there to close it",
+            parameters: ["session": .string(name)]
         )
     }
 

@@ -31,6 +31,14 @@ public final class SessionPersistence: Sendable {
         SessionStateFile(directory: directory, session: name)
     }
 
+    /// Forgets what was written for the session `name` (its file was deleted): the next save writes in full.
+    public func forget(_ name: String) {
+        states.withLock { states in
+            guard let state = states[name], !state.writing, state.pending == nil else { return }
+            states[name] = nil
+        }
+    }
+
     /// Records that `record` is what the file of its session holds (after a restore), so an equal save is free.
     public func assumeDurable(_ record: SessionRecord) {
         states.withLock { $0[record.session, default: SessionState()].durable = record.durableContent }

@@ -7,8 +7,11 @@ public final class SessionRegistry {
     // MARK: Private Properties
 
     private var sessions: [String: NavigationSession] = [:]
-    private let logger: Logger
-    private let persistence: SessionPersistence?
+    private var listWatchers: [ObjectIdentifier: SessionListWatcher] = [:]
+    let logger: Logger
+    let persistence: SessionPersistence?
+    /// Where the sessions opened over the wire are listed, so that they come back after a restart.
+    let openedFile: OpenedSessionsFile?
     /// Each session's last failed write, in the system's words, for a call whose change a take-back covered.
     private var lastWriteFailure: [String: String] = [:]
 
@@ -22,6 +25,10 @@ public final class SessionRegistry {
 
     /// Every session, sorted by name.
     public var all: [NavigationSession] { names.compactMap { sessions[$0] } }
+
+    /// The sessions opened over the wire (``openDurably(_:base:)``), by name; the others came from the
+    /// configuration.
+    public internal(set) var opened: [String: OpenedSessionsFile.Entry] = [:]
 
     // MARK: Initialization
 
@@ -39,10 +46,16 @@ public final class SessionRegistry {
     }
 
     /// Creates an empty registry over `catalog`; with `persistence`, sessions are restored when opened and every
-    /// change is saved.
-    public init(catalog: FeatureCatalog, persistence: SessionPersistence? = nil, logger: Logger) {
+    /// change is saved; with `openedSessions`, the sessions opened over the wire are listed there.
+    public init(
+        catalog: FeatureCatalog,
+        persistence: SessionPersistence? = nil,
+        openedSessions: OpenedSessionsFile? = nil,
+        logger: Logger
+    ) {
         self.catalog = catalog
         self.persistence = persistence
+        self.openedFile = openedSessions
         self.logger = logger
     }
 
@@ -86,7 +99,32 @@ public final class SessionRegistry {
             persist(session, through: session.revision)
         }
         sessions[configuration.name] = session
+        publish(SessionListEvent(.opened, configuration.name))
         return session
+    }
+
+    /// Starts a watcher of the session list: the names first, then one event per session opened or closed.
+    public func watchNames(limit: Int = 64) -> SessionListWatcher {
+        let watcher = SessionListWatcher(limit: limit, first: .snapshot(names, coalesced: false)) {
+            [weak self] watcher in
+            let id = ObjectIdentifier(watcher)
+            Task { @MainActor in self?.listWatchers[id] = nil }
+        }
+        listWatchers[ObjectIdentifier(watcher)] = watcher
+        return watcher
+    }
+
+    /// Takes the session `name` out of the registry and tells the list's watchers; the caller closes it.
+    func removeSession(named name: String) -> NavigationSession? {
+        guard let session = sessions.removeValue(forKey: name) else { return nil }
+        restoreNotes[name] = nil
+        lastWriteFailure[name] = nil
+        publish(SessionListEvent(.closed, name))
+        return session
+    }
+
+    private func publish(_ event: SessionListEvent) {
+        for watcher in listWatchers.values { watcher.deliver(event) { self.names } }
     }
 
     /// Returns once the session's current state is durable: call it before acknowledging a change.
@@ -193,9 +231,11 @@ public final class SessionRegistry {
         }
     }
 
-    /// Closes every session: screens get `onDisappear`, watchers end.
+    /// Closes every session: screens get `onDisappear`, watchers end, and so do the session list's.
     public func closeAll() {
         for session in sessions.values { session.close() }
         sessions.removeAll()
+        for watcher in listWatchers.values { watcher.finish(with: .closed) }
+        listWatchers.removeAll()
     }
 }

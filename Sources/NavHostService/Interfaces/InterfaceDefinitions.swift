@@ -63,8 +63,37 @@ enum InterfaceDefinitions {
           summary: string
         )
 
+        # How a session opened over the wire behaves; a member left out takes the daemon's setting.
+        type SessionOptions (
+          maxStackDepth: ?int,
+          intentTimeoutMilliseconds: ?int
+        )
+
+        # A session opened or closed.
+        type SessionListEvent (
+          kind: (opened, closed),
+          name: string
+        )
+
         # The names of the open sessions.
         method Sessions() -> (sessions: []string)
+
+        # Opens a session rooted at a route, for a front end that appears at run time (a second display). It answers
+        # once the session is durable: a restart, crash or not, opens it again with its stack. Control clients only.
+        method OpenSession(
+          name: string,
+          root: string,
+          parameters: ?object,
+          options: ?SessionOptions
+        ) -> (snapshot: Snapshot)
+
+        # Closes a session opened with OpenSession, durably: a restart does not bring it back. Its Watch calls end. A
+        # session the daemon's configuration declares cannot be closed this way (SessionConfigured). Control clients only.
+        method CloseSession(name: string) -> ()
+
+        # Follows the session list: the first reply has every name, then one reply per session opened or closed (by
+        # OpenSession and CloseSession, or by a configuration reload). Call with "more".
+        method WatchSessions() -> (sessions: ?[]string, coalesced: ?bool, event: ?SessionListEvent)
 
         # The whole stack of a session.
         method Stack(session: ?string) -> (snapshot: Snapshot)
@@ -161,6 +190,15 @@ enum InterfaceDefinitions {
 
         # The stack already holds the most screens a session allows (navhostd --max-stack-depth); nothing was pushed.
         error StackTooDeep (limit: int)
+
+        # A session of that name is open already.
+        error SessionExists (session: string)
+
+        # The name cannot name a session: 1 to 64 letters, digits, -, _ and ., not starting with a dot.
+        error InvalidSessionName (session: string)
+
+        # The daemon's configuration declares the session; take it out of the configuration to close it.
+        error SessionConfigured (session: string)
 
         """#
 

@@ -1,0 +1,24 @@
+/// A session opened or closed, as a watcher of the session list sees it.
+public struct SessionListEvent: Sendable, Hashable {
+    /// What happened.
+    public enum Kind: String, Sendable, Hashable {
+        /// The session exists now: configured at start or on reload, or opened over the wire.
+        case opened
+        /// The session is gone: closed over the wire, or taken out of the configuration.
+        case closed
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// The session's name.
+    public var name: String
+
+    /// Creates an event.
+    public init(_ kind: Kind, _ name: String) {
+        self.kind = kind
+        self.name = name
+    }
+}
+
+/// A live view of the session list: the names first, then one ``SessionListEvent`` per change (see ``Watcher``).
+public typealias SessionListWatcher = Watcher<[String], SessionListEvent>

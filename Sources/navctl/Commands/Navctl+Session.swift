@@ -1,0 +1,151 @@
+import ArgumentParser
+import NavHostClient
+
+// The session group: open, close, list. A session opened here exists until it is closed, across restarts.
+
+// MARK: - session
+
+extension Navctl {
+    struct Session: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Open, close and list sessions while the daemon runs.",
+            discussion: """
+                A session opened here is durable: navhostd opens it again after a restart, crash or not, with its \
+                stack, until it is closed. Sessions the daemon's configuration declares are opened by the daemon \
+                and cannot be closed here (SessionConfigured, exit code 2). open and close need a control user; \
+                anyone who can reach the socket may list.
+
+                Examples:
+                  navctl session open passenger products.list
+                  navctl session open kiosk-left profile.user userID=u2 --max-stack-depth 8
+                  navctl session list
+                  navctl session close passenger
+                """,
+            subcommands: [Open.self, Close.self, List.self],
+            defaultSubcommand: List.self
+        )
+    }
+}
+
+// MARK: - session open
+
+extension Navctl.Session {
+    struct Open: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Open a session rooted at a route.",
+            discussion: """
+                Prints the new session's stack, as navctl stack does. --json prints the OpenSession reply: \
+                {"snapshot":{…}}. A name is 1 to 64 letters, digits, -, _ and ., not starting with a dot.
+
+                \(KeyValueArguments.rule)
+
+                Examples:
+                  navctl session open passenger products.list
+                  navctl session open kiosk-left profile.user userID=u2 --intent-timeout 5
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: ArgumentHelp("The new session's name, like passenger.", valueName: "name"))
+        var name: String
+
+        @Argument(help: ArgumentHelp("The root route's ID, like products.list.", valueName: "route"))
+        var route: String
+
+        @Argument(help: ArgumentHelp("The root route's parameters.", valueName: "key=value"))
+        var parameters: [String] = []
+
+        @Option(help: "The most screens its stack may hold. (default: the daemon's --max-stack-depth)")
+        var maxStackDepth: Int?
+
+        @Option(help: "Seconds an intent may take. (default: the daemon's --intent-timeout)")
+        var intentTimeout: Double?
+
+        func validate() throws {
+            _ = try KeyValueArguments.parse(parameters)
+            if let maxStackDepth, maxStackDepth < 1 { throw ValidationError("--max-stack-depth takes 1 or more") }
+            if let intentTimeout, !(intentTimeout > 0) { throw ValidationError("--intent-timeout takes seconds > 0") }
+        }
+
+        func run() async throws {
+            let parameters = try KeyValueArguments.parse(self.parameters)
+            try await connection.withClient { client throws(NavHostClientError) in
+                let snapshot = try await client.openSession(
+                    named: name,
+                    root: route,
+                    parameters: parameters,
+                    maxStackDepth: maxStackDepth,
+                    intentTimeLimit: intentTimeout.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+                )
+                if output.json {
+                    try JSONOutput.print(["snapshot": snapshot])
+                } else {
+                    StackView.lines(snapshot).forEach(Console.print)
+                }
+            }
+        }
+    }
+}
+
+// MARK: - session close
+
+extension Navctl.Session {
+    struct Close: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Close a session opened with session open.",
+            discussion: """
+                Its screens disappear and its watchers' calls end; a restart does not bring it back. Prints \
+                "closed NAME". --json prints the CloseSession reply: {}.
+
+                Examples:
+                  navctl session close passenger
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: ArgumentHelp("The session's name.", valueName: "name"))
+        var name: String
+
+        func run() async throws {
+            try await connection.withClient { client throws(NavHostClientError) in
+                try await client.closeSession(named: name)
+                if output.json { return try JSONOutput.print([String: String]()) }
+                Console.print("closed \(name)")
+            }
+        }
+    }
+}
+
+// MARK: - session list
+
+extension Navctl.Session {
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the open sessions (as navctl sessions).",
+            discussion: """
+                One session name per line. --json prints the Sessions reply: {"sessions":["main",…]}.
+
+                Examples:
+                  navctl session list
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await connection.withClient { client throws(NavHostClientError) in
+                let sessions = try await client.sessions()
+                if output.json {
+                    try JSONOutput.print(["sessions": sessions])
+                } else {
+                    sessions.forEach(Console.print)
+                }
+            }
+        }
+    }
+}

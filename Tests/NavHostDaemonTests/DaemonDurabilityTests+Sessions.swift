@@ -1,0 +1,133 @@
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+// OpenSession and CloseSession are acknowledged calls like any other: a session whose opening was answered exists
+// after a kill -9, with the stack its client was answered for, and one whose closing was answered does not.
+
+extension DaemonDurabilityTests {
+    @Test("A session opened and navigated over the wire survives kill -9 with its stack; a closed one stays closed")
+    func openedSessionSurvivesKill() async throws {
+        let daemon = try await DaemonProcess.start()
+        let nav = try await NavigationClient.connect(to: daemon)
+        let opened = try await nav.call("OpenSession", ["name": "passenger", "root": "products.list"])
+        #expect(opened["snapshot"]?["session"] == "passenger")
+        try await nav.call(
+            "Navigate",
+            ["session": "passenger", "route": "products.detail", "parameters": ["productID": "p3"]]
+        )
+        try await nav.call("OpenSession", ["name": "kiosk", "root": "settings.main"])
+        try await nav.call("CloseSession", ["name": "kiosk"])
+
+        try await daemon.crash()
+        try await daemon.restart()
+
+        let reader = try await NavigationClient.connect(to: daemon)
+        let names = try await reader.call("Sessions")["sessions"]
+        #expect(names == ["main", "passenger"])
+        #expect(try await reader.routes(session: "passenger") == ["products.list", "products.detail"])
+        let detail = try await reader.snapshot(session: "passenger")["stack"]?.arrayValue?.last
+        #expect(detail?["parameters"] == ["productID": "p3"])
+        // Opened again under a closed one's name, a session starts at its root.
+        try await reader.call("OpenSession", ["name": "kiosk", "root": "home.main"])
+        #expect(try await reader.routes(session: "kiosk") == ["home.main"])
+        try await daemon.terminate()
+    }
+
+    @Test("30 kill -9s while a client opens, navigates and closes sessions: every answered open and close holds")
+    func openCloseKills() async throws {
+        let daemon = try await DaemonProcess.start()
+        var random = SeededRandom(seed: 20_261_126)
+        // What the client was answered: each open session's stack (route IDs).
+        var acknowledged: [String: [String]] = ["main": ["home.main"]]
+        var counter = 0
+        var kills = 0
+        var calls = 0
+        var lost: [String] = []
+        while kills < 30 {
+            let pause = Duration.milliseconds(Int64(random.next() % 300) + 30)
+            let seed = random.next()
+            let start = (acknowledged, counter)
+            async let outcome = Self.driveSessions(from: start.0, counter: start.1, seed: seed, daemon: daemon)
+            try await Task.sleep(for: pause)
+            try await daemon.crash()
+            let result = await outcome
+            kills += 1
+            calls += result.calls
+            counter = result.counter
+            try await daemon.restart()
+            let reader = try await NavigationClient.connect(to: daemon)
+            let names = Set(try await reader.call("Sessions")["sessions"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            var found: [String: [String]] = [:]
+            for name in names { found[name] = try await reader.routes(session: name) }
+            for (name, stack) in result.acknowledged where result.inFlight?.name != name {
+                if found[name] != stack {
+                    lost.append("kill \(kills): \(name) was answered as \(stack), found \(found[name] ?? [])")
+                }
+            }
+            for name in names where result.acknowledged[name] == nil && result.inFlight?.name != name {
+                lost.append("kill \(kills): \(name) was answered as closed, found \(found[name] ?? [])")
+            }
+            acknowledged = found
+            try await reader.close()
+        }
+        print(
+            "durability, sessions: \(calls) answered opens, navigations and closes, \(kills) kills, \(lost.count) lost"
+        )
+        #expect(lost.isEmpty, "\(lost)")
+        #expect(calls >= 60, "the client made \(calls) answered calls")
+        try await daemon.terminate()
+    }
+
+    /// What the sessions client had when the daemon died.
+    private struct SessionsOutcome: Sendable {
+        var acknowledged: [String: [String]]
+        /// The session the unanswered call was about, if one was under way.
+        var inFlight: (name: String, call: String)?
+        var calls: Int
+        var counter: Int
+    }
+
+    /// Opens a session, navigates in it, and closes the oldest opened one when more than three are open, until the
+    /// daemon dies.
+    private static func driveSessions(
+        from acknowledged: [String: [String]],
+        counter: Int,
+        seed: UInt64,
+        daemon: DaemonProcess
+    ) async -> SessionsOutcome {
+        var random = SeededRandom(seed: seed)
+        var outcome = SessionsOutcome(acknowledged: acknowledged, inFlight: nil, calls: 0, counter: counter)
+        guard let client = try? await NavigationClient.connect(to: daemon) else { return outcome }
+        do {
+            while true {
+                let opened = outcome.acknowledged.keys.filter { $0 != "main" }.sorted()
+                if opened.count > 3, let oldest = opened.first {
+                    outcome.inFlight = (oldest, "close")
+                    try await client.call("CloseSession", ["name": .string(oldest)])
+                    outcome.acknowledged[oldest] = nil
+                } else if let name = opened.last, random.next() % 2 == 0,
+                    outcome.acknowledged[name]?.count == 1
+                {
+                    outcome.inFlight = (name, "navigate")
+                    try await client.call(
+                        "Navigate",
+                        ["session": .string(name), "route": "products.detail", "parameters": ["productID": "p1"]]
+                    )
+                    outcome.acknowledged[name]?.append("products.detail")
+                } else {
+                    outcome.counter += 1
+                    let name = "s\(String(outcome.counter + 1000))"
+                    outcome.inFlight = (name, "open")
+                    try await client.call("OpenSession", ["name": .string(name), "root": "products.list"])
+                    outcome.acknowledged[name] = ["products.list"]
+                }
+                outcome.inFlight = nil
+                outcome.calls += 1
+            }
+        } catch {
+            return outcome
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+/// Sessions opened and closed over the wire: `OpenSession`, `CloseSession` and `WatchSessions` on the real daemon.
+/// That they survive kill -9 is in `DaemonDurabilityTests+Sessions.swift`.
+@Suite("Sessions opened and closed over the socket")
+struct DaemonSessionLifecycleTests {
+    @Test("WatchSessions lists the sessions, then reports each one opened and closed; the closed one's Watch ends")
+    func watchTheList() async throws {
+        let daemon = try await DaemonProcess.start(sessions: ["main=home.main", "kiosk=settings.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        let listClient = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
+        let list = WatchRecorder(listClient.callMore("io.navhost.Navigation.WatchSessions", parameters: [:]))
+        #expect(try await list.next()["sessions"] == ["kiosk", "main"])
+
+        let opened = try await nav.call(
+            "OpenSession",
+            ["name": "passenger", "root": "profile.user", "parameters": ["userID": "u2"]]
+        )
+        #expect(opened["snapshot"]?["stack"]?.arrayValue?.first?["parameters"] == ["userID": "u2"])
+        #expect(try await list.next()["event"] == ["kind": "opened", "name": "passenger"])
+        let follower = try await NavigationClient.connect(to: daemon)
+        let updates = WatchRecorder(follower.watch(session: "passenger"))
+        _ = try await updates.next { $0["snapshot"] != nil }
+
+        try await nav.call("CloseSession", ["name": "passenger"])
+
+        #expect(try await list.next()["event"] == ["kind": "closed", "name": "passenger"])
+        #expect(try await PluginsWatch.eventually { updates.all.count >= 1 && updates.ended })
+        #expect(try await nav.call("Sessions")["sessions"] == ["kiosk", "main"])
+        try await daemon.terminate()
+    }
+
+    @Test("Bad opens and closes are refused with typed errors and change nothing")
+    func refusals() async throws {
+        let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("OpenSession", ["name": "passenger", "root": "products.list"])
+
+        let cases: [(method: String, parameters: JSONObject, error: String)] = [
+            ("OpenSession", ["name": "passenger", "root": "home.main"], "SessionExists"),
+            ("OpenSession", ["name": "main", "root": "home.main"], "SessionExists"),
+            ("OpenSession", ["name": ".hidden", "root": "home.main"], "InvalidSessionName"),
+            ("OpenSession", ["name": "a/b", "root": "home.main"], "InvalidSessionName"),
+            (
+                "OpenSession", ["name": .string(String(repeating: "x", count: 65)), "root": "home.main"],
+                "InvalidSessionName"
+            ),
+            ("OpenSession", ["name": "nowhere", "root": "orders.list"], "RouteNotFound"),
+            ("OpenSession", ["name": "nobody", "root": "profile.user"], "InvalidRouteParameters"),
+            ("CloseSession", ["name": "main"], "SessionConfigured"),
+            ("CloseSession", ["name": "ghost"], "SessionNotFound"),
+        ]
+        for refusal in cases {
+            let error = await #expect(throws: VarlinkError.self, "\(refusal)") {
+                try await nav.call(refusal.method, refusal.parameters)
+            }
+            #expect(error?.name == "io.navhost.Navigation.\(refusal.error)", "\(refusal)")
+        }
+        let badOption = await #expect(throws: VarlinkError.self) {
+            try await nav.call("OpenSession", ["name": "tiny", "root": "home.main", "options": ["maxStackDepth": 0]])
+        }
+        #expect(badOption?.name == "org.varlink.service.InvalidParameter")
+        #expect(try await nav.call("Sessions")["sessions"] == ["main", "passenger"])
+        #expect(try await nav.routes(session: "passenger") == ["products.list"])
+        #expect(!FileManager.default.fileExists(atPath: "\(daemon.stateDirectory)/sessions/nowhere.json"))
+        try await daemon.terminate()
+    }
+
+    @Test("A session's options hold for it alone: its stack depth limit refuses a push the others take")
+    func options() async throws {
+        let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("OpenSession", ["name": "small", "root": "home.main", "options": ["maxStackDepth": 2]])
+        try await nav.call("Navigate", ["session": "small", "route": "settings.main"])
+
+        let refused = await #expect(throws: VarlinkError.self) {
+            try await nav.call("Navigate", ["session": "small", "route": "products.list"])
+        }
+        #expect(refused?.name == "io.navhost.Navigation.StackTooDeep")
+        #expect(refused?.parameters["limit"] == 2)
+        try await nav.call("Navigate", ["route": "settings.main"])
+        try await nav.call("Navigate", ["route": "products.list"])
+        #expect(try await nav.routes() == ["home.main", "settings.main", "products.list"])
+        try await daemon.terminate()
+    }
+}
