@@ -76,3 +76,32 @@ private final class GroupMembershipCache: Sendable {
         return Set(groups.prefix(Int(max(count, 0))))
     }
 }
+
+/// The ``AccessPolicy`` in force, which a configuration reload may replace while clients stay connected: the
+/// interfaces ask it on every call, so a new list of control users applies to the next call.
+public final class AccessControl: Sendable {
+    private let policy: Mutex<AccessPolicy>
+
+    /// Starts with `policy`.
+    public init(_ policy: AccessPolicy) {
+        self.policy = Mutex(policy)
+    }
+
+    /// The policy in force.
+    public var current: AccessPolicy { policy.withLock { $0 } }
+
+    /// Puts `policy` in force for every call from now on.
+    public func replace(with policy: AccessPolicy) {
+        self.policy.withLock { $0 = policy }
+    }
+
+    /// Whether `peer` may control under the policy in force.
+    public func mayControl(_ peer: VarlinkPeerCredentials?) -> Bool {
+        current.mayControl(peer)
+    }
+
+    /// Throws `org.varlink.service.PermissionDenied` unless the caller may control under the policy in force.
+    public func requireControl(_ request: VarlinkRequest) throws(VarlinkError) {
+        try current.requireControl(request)
+    }
+}

@@ -15,14 +15,13 @@ public enum NavigationInterface {
     /// The interface's definition, as served by `GetInterfaceDescription`.
     public static let definition = InterfaceDefinitions.navigation
 
-    /// Builds the interface over `sessions`; `access` decides who may change them (everyone may read), and a session
-    /// opened with `OpenSession` takes `sessionOptions` where the client sets none.
+    /// Builds the interface over `sessions`; `access` decides who may change them (everyone may read). A session
+    /// opened with `OpenSession` takes the registry's `defaultOptions` where the client sets none.
     public static func implementation(
         sessions: SessionRegistry,
-        access: AccessPolicy,
-        sessionOptions: SessionOptions = SessionOptions()
+        access: AccessControl
     ) -> VarlinkInterfaceImplementation {
-        let handlers = NavigationHandlers(sessions: sessions, sessionOptions: sessionOptions)
+        let handlers = NavigationHandlers(sessions: sessions)
         var navigation: VarlinkInterfaceImplementation
         do {
             navigation = try VarlinkInterfaceImplementation(description: definition)
@@ -91,13 +90,11 @@ public enum NavigationInterface {
 @MainActor
 private final class NavigationHandlers: Sendable {
     private let sessions: SessionRegistry
-    private let sessionOptions: SessionOptions
     /// Each session's latest event as a reply, serialized once for all its watchers.
     private nonisolated let eventReplies = EventReplies()
 
-    nonisolated init(sessions: SessionRegistry, sessionOptions: SessionOptions) {
+    nonisolated init(sessions: SessionRegistry) {
         self.sessions = sessions
-        self.sessionOptions = sessionOptions
     }
 
     func sessionNames() throws -> JSONObject {
@@ -107,7 +104,7 @@ private final class NavigationHandlers: Sendable {
     // MARK: Opening and closing sessions
 
     func openSession(_ input: OpenSessionParameters) async throws -> JSONObject {
-        let session = try await sessions.openDurably(input.entry, base: sessionOptions)
+        let session = try await sessions.openDurably(input.entry)
         eventReplies.forget(session.name)
         return ["snapshot": session.snapshot.jsonValue]
     }

@@ -130,7 +130,7 @@ public enum PluginsInterface {
     public static func implementation(
         reports: @escaping @Sendable () async -> [PluginReport],
         control: PluginControl? = nil,
-        access: AccessPolicy = AccessPolicy(controlUIDs: [], controlGIDs: [])
+        access: AccessControl = AccessControl(AccessPolicy(controlUIDs: [], controlGIDs: []))
     ) -> VarlinkInterfaceImplementation {
         let handlers = PluginsHandlers(control: control)
         var plugins: VarlinkInterfaceImplementation

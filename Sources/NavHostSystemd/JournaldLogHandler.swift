@@ -47,8 +47,14 @@ public struct JournaldLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     /// Metadata taken from the task at each event.
     public var metadataProvider: Logger.MetadataProvider?
-    /// The lowest level sent.
-    public var logLevel: Logger.Level = .info
+    /// The lowest level sent: the shared ``threshold``'s when there is one and this handler's level was not set.
+    public var logLevel: Logger.Level {
+        get { ownLevel ?? threshold?.level ?? .info }
+        set { ownLevel = newValue }
+    }
+    /// The process-wide level this handler follows until its own is set.
+    public var threshold: LogThreshold?
+    private var ownLevel: Logger.Level?
 
     // MARK: - Initialization
 

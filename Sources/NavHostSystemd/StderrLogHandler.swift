@@ -42,8 +42,14 @@ public struct StderrLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     /// Metadata taken from the task at each event.
     public var metadataProvider: Logger.MetadataProvider?
-    /// The lowest level written.
-    public var logLevel: Logger.Level = .info
+    /// The lowest level written: the shared ``threshold``'s when there is one and this handler's level was not set.
+    public var logLevel: Logger.Level {
+        get { ownLevel ?? threshold?.level ?? .info }
+        set { ownLevel = newValue }
+    }
+    /// The process-wide level this handler follows until its own is set.
+    public var threshold: LogThreshold?
+    private var ownLevel: Logger.Level?
     /// How lines are written.
     public let style: Style
 

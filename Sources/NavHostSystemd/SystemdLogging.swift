@@ -15,13 +15,13 @@ public enum SystemdLogging {
     ///   - destination: Where to log; decided by ``JournalDetection/destination(journalStream:standardError:journalSocketPath:)``
     ///     unless given.
     ///   - syslogIdentifier: The program name journald files entries under.
-    ///   - logLevel: The lowest level every handler writes.
+    ///   - threshold: The lowest level every handler writes, changeable while the process runs.
     ///   - journalSocketPath: journald's native-protocol socket.
     /// - Returns: The factory.
     public static func handlerFactory(
         destination: LogDestination = JournalDetection.destination(),
         syslogIdentifier: String = "navhostd",
-        logLevel: Logger.Level = .info,
+        threshold: LogThreshold = LogThreshold(.info),
         journalSocketPath: String = JournalSocket.defaultPath
     ) -> @Sendable (String, Logger.MetadataProvider?) -> any LogHandler {
         let socket = destination == .journal ? try? JournalSocket(path: journalSocketPath) : nil
@@ -33,11 +33,11 @@ public enum SystemdLogging {
                     syslogIdentifier: syslogIdentifier,
                     metadataProvider: metadataProvider
                 )
-                handler.logLevel = logLevel
+                handler.threshold = threshold
                 return handler
             }
             var handler = StderrLogHandler(label: label, metadataProvider: metadataProvider)
-            handler.logLevel = logLevel
+            handler.threshold = threshold
             return handler
         }
     }

@@ -16,15 +16,28 @@ import UnixSignals
 /// replies finished, watchers ended.
 struct Daemon {
     let configuration: DaemonConfiguration
+    /// The configuration files the configuration was read from, main file first.
+    let configurationFiles: [String]
+    /// Reads the configuration files again and layers the command line over them (SIGHUP).
+    let reloadConfiguration: @Sendable () throws(ConfigurationError) -> DaemonConfiguration.Loaded
     /// The loop that serves the sockets: the main thread's, which also runs the main actor.
     let eventLoop: any EventLoop
 
     func run() async throws {
         // A SIGHUP before the reload handler is armed must not kill the daemon (its default action).
         signal(SIGHUP, SIG_IGN)
-        LoggingSystem.bootstrap(SystemdLogging.handlerFactory(logLevel: configuration.logLevel), metadataProvider: nil)
+        let threshold = LogThreshold(configuration.logLevel)
+        LoggingSystem.bootstrap(SystemdLogging.handlerFactory(threshold: threshold), metadataProvider: nil)
         let logger = Logger(label: "navhostd")
         let notifier = SystemdNotifier()
+        logger.info(
+            "Read the configuration",
+            metadata: [
+                "navhost.config.files":
+                    "\(configurationFiles.isEmpty ? "none" : configurationFiles.joined(separator: " "))"
+            ]
+        )
+        let access = AccessControl(configuration.access)
 
         // Before any plugin code runs: a plugin that crashed or stalled the last run is kept out, and one that does
         // so now is named (docs/robustness.md, "Plugin faults").
@@ -41,22 +54,24 @@ struct Daemon {
         )
         // GetInfo answers only when the main actor does: a daemon whose calls cannot run never looks healthy.
         service.readiness = { await MainActor.run {} }
-        service.add(
-            NavigationInterface.implementation(
-                sessions: core.sessions,
-                access: configuration.access,
-                sessionOptions: configuration.sessionOptions
-            )
-        )
+        service.add(NavigationInterface.implementation(sessions: core.sessions, access: access))
         service.add(
             PluginsInterface.implementation(
                 reports: { await core.pluginReports },
                 control: core.pluginControl,
-                access: configuration.access
+                access: access
             )
         )
 
-        let server = try await bindServer(service: service, logger: logger)
+        let server = try await bindServer(service: service, access: access, logger: logger)
+        let reloader = ConfigurationReloader(
+            core: core,
+            server: server,
+            access: access,
+            threshold: threshold,
+            load: reloadConfiguration,
+            logger: logger
+        )
         let status = StatusReporter(core: core, server: server)
         let watchdog = try Watchdog.configuredTimeout().map { Watchdog(timeout: $0) }
         if let watchdog { logger.info("Watchdog on", metadata: ["navhost.watchdog.timeout": "\(watchdog.timeout)"]) }
@@ -89,6 +104,7 @@ struct Daemon {
                 for await _ in hangups {
                     try? notifier.notify(.reloading)
                     logger.info("Reloading")
+                    await reloader.reload()
                     await core.reload()
                     try? notifier.notify(.ready, .status(await status.line()))
                 }
@@ -140,16 +156,16 @@ struct Daemon {
     }
 
     /// Listens on the socket systemd passed (named `varlink`), or binds the configured path.
-    private func bindServer(service: VarlinkService, logger: Logger) async throws -> VarlinkServer {
+    private func bindServer(service: VarlinkService, access: AccessControl, logger: Logger) async throws
+        -> VarlinkServer
+    {
         var serverConfiguration = configuration.server
         serverConfiguration.maxConnections = FileDescriptorLimit.admit(
             connections: serverConfiguration.maxConnections,
             logger: logger
         )
         // Control users may take the connections other users cannot (--reserved-connections).
-        let isControlUser: @Sendable (VarlinkPeerCredentials?) -> Bool = { [access = configuration.access] in
-            access.mayControl($0)
-        }
+        let isControlUser: @Sendable (VarlinkPeerCredentials?) -> Bool = { access.mayControl($0) }
         if let inherited = try SocketActivation.listeningUnixSocket(named: "varlink") {
             logger.info("Serving the socket systemd passed", metadata: ["navhost.socket.fd": "\(inherited)"])
             return try await VarlinkServer.bind(

@@ -6,7 +6,10 @@ import NavHostService
 /// The daemon's state on the main actor: the features, the plugins' reports and the sessions.
 @MainActor
 final class DaemonCore {
-    let configuration: DaemonConfiguration
+    /// The configuration in force: the one the daemon started with, with what reloads changed since.
+    private(set) var configuration: DaemonConfiguration
+    /// Why the last configuration reload was refused, until one succeeds; `nil` when none was.
+    var configurationProblem: String?
     let catalog = FeatureCatalog()
     let sessions: SessionRegistry
     let plugins: PluginRegistry
@@ -44,9 +47,67 @@ final class DaemonCore {
                 ]
             )
         }
+        sessions.updateDefaultOptions(configuration.sessionOptions)
         loadPlugins()
         openSessions()
-        sessions.reopenSessions(base: configuration.sessionOptions)
+        sessions.reopenSessions()
+    }
+
+    /// Puts what a reloaded configuration changed in force, without dropping a client: configured sessions added
+    /// are opened and those taken out closed (their saved state stays, for when they come back), every session
+    /// takes the new limits. What only a restart can change (socket, folders, socket mode, watching the plugins
+    /// folder) stays as it is.
+    ///
+    /// - Returns: What changed, and what waits for a restart, for the log.
+    func apply(_ new: DaemonConfiguration) -> (changed: [String], needsRestart: [String]) {
+        let old = configuration
+        var changed: [String] = []
+        var needsRestart: [String] = []
+        if new.socketPath != old.socketPath { needsRestart.append("socket") }
+        if new.pluginDirectory != old.pluginDirectory { needsRestart.append("plugins") }
+        if new.stateDirectory != old.stateDirectory { needsRestart.append("state-dir") }
+        if new.socketMode != old.socketMode { needsRestart.append("socket-mode") }
+        if new.watchesPlugins != old.watchesPlugins { needsRestart.append("watch-plugins") }
+        var next = new
+        next.socketPath = old.socketPath
+        next.pluginDirectory = old.pluginDirectory
+        next.stateDirectory = old.stateDirectory
+        next.socketMode = old.socketMode
+        next.watchesPlugins = old.watchesPlugins
+        next.testHooks = old.testHooks
+        configuration = next
+
+        let kept = Set(new.sessions.map(\.name))
+        for session in old.sessions where !kept.contains(session.name) && sessions.opened[session.name] == nil {
+            sessions.close(session.name)
+            changed.append("session \(session.name) closed")
+        }
+        for session in new.sessions {
+            let previous = old.sessions.first { $0.name == session.name }
+            if let previous, previous.root != session.root {
+                needsRestart.append("sessions.\(session.name).root")
+            }
+        }
+        openSessions()
+        for session in new.sessions where !old.sessions.contains(where: { $0.name == session.name }) {
+            if (try? sessions.session(session.name)) != nil { changed.append("session \(session.name) opened") }
+        }
+        sessions.updateDefaultOptions(new.sessionOptions)
+        for session in new.sessions {
+            try? sessions.session(session.name).updateOptions(new.options(forSession: session.name))
+        }
+        let bounds = { (options: SessionOptions) in
+            "\(options.maxStackDepth) \(options.watcherLimit) \(String(describing: options.intentTimeLimit))"
+        }
+        if bounds(new.sessionOptions) != bounds(old.sessionOptions) || new.sessionSettings != old.sessionSettings {
+            changed.append("session limits")
+        }
+        if new.server != old.server { changed.append("connection limits") }
+        if new.access.controlUIDs != old.access.controlUIDs || new.access.controlGIDs != old.access.controlGIDs {
+            changed.append("control users and groups")
+        }
+        if new.logLevel != old.logLevel { changed.append("log level \(new.logLevel)") }
+        return (changed, needsRestart)
     }
 
     /// Rescans the plugin directory (SIGHUP): loads new plugins, reloads changed ones, unloads vanished ones.
@@ -86,6 +147,7 @@ final class DaemonCore {
             + "\(sessionCount) session\(sessionCount == 1 ? "" : "s"); "
             + "\(clients) client\(clients == 1 ? "" : "s")"
         if let stateFolderProblem { line += "; state folder not writable (\(stateFolderProblem))" }
+        if let configurationProblem { line += "; configuration not reloaded (\(configurationProblem))" }
         for (name, note) in sessions.restoreNotes.sorted(by: { $0.key < $1.key }) {
             if case .discarded(let reason, _) = note {
                 line +=
@@ -122,7 +184,7 @@ final class DaemonCore {
     private func openSessions() {
         for session in configuration.sessions where (try? sessions.session(session.name)) == nil {
             do {
-                try sessions.open(session, options: configuration.sessionOptions)
+                try sessions.open(session, options: configuration.options(forSession: session.name))
                 logger.info(
                     "Opened session",
                     metadata: ["navhost.session": "\(session.name)", "navhost.route": "\(session.root.id)"]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import Logging
 import NIOCore
 import NIOPosix
@@ -10,7 +11,9 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         commandName: "navhostd",
         abstract: "Runs an application's navigation and presentation logic as a daemon.",
         discussion: """
-            navhostd loads the feature plugins of a directory, opens the configured sessions, and serves \
+            navhostd reads /etc/navhost/navhostd.conf and its drop-ins (navhostd.conf(5)) when they exist, then the \
+            options given here, which override them. It loads the feature plugins of a directory, opens the \
+            configured sessions, and serves \
             io.navhost.Navigation and io.navhost.Plugins over Varlink on a Unix socket. Under systemd it uses the \
             socket named "varlink" that the .socket unit passes, reports READY/STATUS/STOPPING, pings the watchdog \
             and reloads on SIGHUP.
@@ -19,8 +22,20 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
               navhostd --plugins .build/debug/plugins
               navhostd --socket /tmp/nav.sock --session main=home.main
               navhostd --session main=home.main --session kiosk=products.list
+              navhostd --config /etc/navhost/navhostd.conf --check-config
             """
     )
+
+    @Option(
+        help: ArgumentHelp(
+            "The configuration file; then every *.conf of PATH.d/, in name order. Options given here override it. (default: /etc/navhost/navhostd.conf, when it exists)",
+            valueName: "path"
+        )
+    )
+    var config: String?
+
+    @Flag(help: "Check the configuration file, its drop-ins and the options, print what they amount to, and exit.")
+    var checkConfig = false
 
     @Option(
         help:
@@ -44,8 +59,10 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
     )
     var sessions: [String] = []
 
-    @Option(help: "The least severe level logged: trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+    @Option(
+        help: "The least severe level logged: trace, debug, info, notice, warning, error or critical. (default: info)"
+    )
+    var logLevel: String?
 
     @Option(
         name: .customLong("control-uid"),
@@ -61,15 +78,16 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "The mode of a socket the daemon binds itself, in octal. Control is decided by peer credentials, so a wider mode only lets more users read."
+            "The mode of a socket the daemon binds itself, in octal. Control is decided by peer credentials, so a wider mode only lets more users read. (default: 0660)"
     )
-    var socketMode: String = "0660"
+    var socketMode: String?
 
     @Flag(
         inversion: .prefixedNo,
-        help: "Load, reload and unload plugins as their folders change in the plugins directory (inotify)."
+        help:
+            "Load, reload and unload plugins as their folders change in the plugins directory (inotify). (default: --watch-plugins)"
     )
-    var watchPlugins = true
+    var watchPlugins: Bool?
 
     @OptionGroup(title: "Limits")
     var limits: LimitOptions
@@ -78,13 +96,13 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
     var enableTestHooks = false
 
     mutating func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else {
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("unknown log level \"\(logLevel)\"")
         }
         for session in sessions where DaemonConfiguration.parseSession(session) == nil {
             throw ValidationError("--session takes NAME=ROUTE, not \"\(session)\"")
         }
-        guard UInt32(socketMode, radix: 8).map({ $0 <= 0o777 }) == true else {
+        if let socketMode, UInt32(socketMode, radix: 8).map({ $0 <= 0o777 }) != true {
             throw ValidationError("--socket-mode takes an octal mode like 0660, not \"\(socketMode)\"")
         }
         for group in controlGroups where DaemonConfiguration.groupID(group) == nil {
@@ -92,12 +110,38 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         }
     }
 
-    /// The standard policy, widened by `--control-uid` and `--control-group`.
-    private var accessPolicy: AccessPolicy {
-        var policy = AccessPolicy.standard()
-        policy.controlUIDs.formUnion(controlUIDs)
-        policy.controlGIDs.formUnion(controlGroups.compactMap(DaemonConfiguration.groupID))
-        return policy
+    /// What the command line says; what it leaves out comes from the configuration file, then the defaults.
+    var commandLineSettings: DaemonSettings {
+        var settings = DaemonSettings()
+        settings.socket = socket
+        settings.plugins = plugins
+        settings.stateDirectory = stateDirectory
+        settings.logLevel = logLevel.flatMap(Logger.Level.init(rawValue:))
+        settings.socketMode = socketMode.flatMap { UInt32($0, radix: 8) }
+        settings.watchPlugins = watchPlugins
+        settings.sessions = sessions.compactMap(DaemonConfiguration.parseSession).map { session in
+            (session.name, DaemonSettings.Session(root: session.root))
+        }
+        settings.controlUIDs = controlUIDs.isEmpty ? nil : controlUIDs
+        settings.controlGroups = controlGroups.isEmpty ? nil : controlGroups
+        settings.limits = limits.settings
+        return settings
+    }
+
+    /// Reads the configuration file and its drop-ins, and layers the command line over them.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the file, line and key at fault.
+    func loadConfiguration() throws(ConfigurationError) -> DaemonConfiguration.Loaded {
+        let path = config ?? ConfigurationFile.defaultPath
+        let (fileSettings, files) = try ConfigurationFile.load(path, required: config != nil)
+        let settings = fileSettings.overridden(by: commandLineSettings)
+        if let problem = settings.limits.firstProblem() {
+            throw ConfigurationError(file: files.last ?? path, key: "limits.\(problem.key)", message: problem.message)
+        }
+        return DaemonConfiguration.Loaded(
+            configuration: DaemonConfiguration(settings: settings, testHooks: enableTestHooks),
+            files: files
+        )
     }
 
     func run() async throws {
@@ -105,21 +149,30 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
     }
 
     /// Runs the daemon with its sockets on `eventLoop` (navhostd's is its main thread, `MainThreadEventLoop`).
+    ///
+    /// - Throws: `ExitCode(78)` (`EX_CONFIG`) after printing why, when the configuration is not valid.
     func run(eventLoop: any EventLoop) async throws {
-        let configuration = DaemonConfiguration(
-            socketPath: socket,
-            pluginDirectory: plugins,
-            stateDirectory: stateDirectory,
-            sessions: sessions.compactMap(DaemonConfiguration.parseSession),
-            logLevel: Logger.Level(rawValue: logLevel) ?? .info,
-            testHooks: enableTestHooks,
-            watchesPlugins: watchPlugins,
-            access: accessPolicy,
-            socketMode: UInt32(socketMode, radix: 8) ?? 0o660,
-            server: limits.server,
-            sessionOptions: limits.session,
-            stallLimit: limits.stallLimit.duration
-        )
-        try await Daemon(configuration: configuration, eventLoop: eventLoop).run()
+        let loaded: DaemonConfiguration.Loaded
+        do {
+            loaded = try loadConfiguration()
+        } catch {
+            let message = Array("navhostd: \(error)\n".utf8)
+            _ = message.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            throw ExitCode(78)
+        }
+        if checkConfig {
+            print(loaded.summary)
+            return
+        }
+        let reload: @Sendable () throws(ConfigurationError) -> DaemonConfiguration.Loaded = {
+            [self] () throws(ConfigurationError) in
+            try loadConfiguration()
+        }
+        try await Daemon(
+            configuration: loaded.configuration,
+            configurationFiles: loaded.files,
+            reloadConfiguration: reload,
+            eventLoop: eventLoop
+        ).run()
     }
 }

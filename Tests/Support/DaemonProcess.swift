@@ -50,6 +50,8 @@ package final class DaemonProcess: Sendable {
             "--socket", socket, "--plugins", plugins, "--state-dir", stateDirectory ?? "\(directory)/state",
         ]
         for session in sessions { arguments += ["--session", session] }
+        // No configuration file unless the test gives one: /etc/navhost/navhostd.conf of the machine stays out.
+        if !extraArguments.contains("--config") { arguments += ["--config", "/dev/null"] }
         arguments += extraArguments
         let daemon = try DaemonProcess(
             socketPath: socket,

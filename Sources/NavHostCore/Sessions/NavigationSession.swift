@@ -40,7 +40,8 @@ public final class NavigationSession: NavigationHandler {
     /// How many times unsaved changes were taken back (`NavigationSession+Durability.swift`): a call that saw this
     /// number change while it waited cannot tell whether its own change survived.
     public internal(set) var takeBacks = 0
-    private let options: SessionOptions
+    /// How the session bounds its stack, its watchers and its intents; ``updateOptions(_:)`` changes them.
+    public private(set) var options: SessionOptions
     /// The screen whose Router is being served right now, if any.
     private var navigatingScreen: ScreenID?
 
@@ -387,6 +388,14 @@ public final class NavigationSession: NavigationHandler {
     public var watcherCount: Int { watchers.count }
 
     /// Closes every screen and ends every watcher; the session must not be used afterwards.
+    /// Puts new bounds in force (a configuration reload): the stack depth for the next push, the intent time limit
+    /// for the next intent, the watcher bound for the next watcher. The event history keeps its size.
+    public func updateOptions(_ options: SessionOptions) {
+        let eventHistory = self.options.eventHistory
+        self.options = options
+        self.options.eventHistory = eventHistory
+    }
+
     public func close() {
         for screen in screens.reversed() { screen.close() }
         for watcher in watchers.values { watcher.finish(with: .closed) }

@@ -3,7 +3,8 @@ import NavHostKit
 // Sessions opened and closed while the daemon runs: over the wire (durably, before the reply) and by configuration.
 
 extension SessionRegistry {
-    /// Opens a session a control client asked for, and returns once it exists durably: its name is in the list of
+    /// Opens a session a control client asked for, with ``SessionRegistry/defaultOptions`` under what it sets, and
+    /// returns once it exists durably: its name is in the list of
     /// opened sessions (``OpenedSessionsFile``) and its first record is written, so a restart, crash or not, opens it
     /// again with its stack.
     ///
@@ -14,11 +15,11 @@ extension SessionRegistry {
     ///   (`RouteNotFound`, `InvalidRouteParameters`, `ViewModelFailed`), or `StorageFailed` — then nothing was
     ///   opened.
     @discardableResult
-    public func openDurably(_ entry: OpenedSessionsFile.Entry, base: SessionOptions) async throws -> NavigationSession {
-        guard Self.isSessionName(entry.name) else { throw NavigationError.invalidSessionName(entry.name) }
+    public func openDurably(_ entry: OpenedSessionsFile.Entry) async throws -> NavigationSession {
+        guard SessionConfiguration.isValidName(entry.name) else { throw NavigationError.invalidSessionName(entry.name) }
         guard (try? session(entry.name)) == nil else { throw NavigationError.sessionExists(entry.name) }
         discardSavedState(of: entry.name)
-        let session = try open(entry.configuration, options: entry.options(over: base))
+        let session = try open(entry.configuration, options: entry.options(over: defaultOptions))
         opened[entry.name] = entry
         do {
             try await saveOpenedList()
@@ -52,9 +53,10 @@ extension SessionRegistry {
         discardSavedState(of: name)
     }
 
-    /// Opens the sessions the list of opened sessions holds, after the configured ones at start. A session the
-    /// configuration now declares under the same name is the configured one.
-    public func reopenSessions(base: SessionOptions) {
+    /// Opens the sessions the list of opened sessions holds, after the configured ones at start, with
+    /// ``SessionRegistry/defaultOptions``. A session the configuration now declares under the same name is the
+    /// configured one.
+    public func reopenSessions() {
         guard let openedFile else { return }
         let entries = openedFile.load { movedTo in
             logger.error(
@@ -64,7 +66,7 @@ extension SessionRegistry {
         }
         for entry in entries where (try? session(entry.name)) == nil {
             do {
-                try open(entry.configuration, options: entry.options(over: base))
+                try open(entry.configuration, options: entry.options(over: defaultOptions))
                 opened[entry.name] = entry
                 logger.info(
                     "Opened a session opened over the wire before the restart",
@@ -88,17 +90,6 @@ extension SessionRegistry {
         guard let session = removeSession(named: name) else { return }
         session.close()
         logger.info("Closed session", metadata: ["navhost.session": "\(name)"])
-    }
-
-    /// Whether `name` can name a session: 1 to 64 letters, digits, `-`, `_` and `.`, not starting with `.`.
-    public static func isSessionName(_ name: String) -> Bool {
-        guard let first = name.utf8.first, first != UInt8(ascii: "."), name.utf8.count <= 64 else { return false }
-        return name.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-        }
     }
 
     // MARK: Private

@@ -30,6 +30,17 @@ public final class SessionRegistry {
     /// configuration.
     public internal(set) var opened: [String: OpenedSessionsFile.Entry] = [:]
 
+    /// The options a session opened over the wire starts from (the daemon's limits); what it sets itself overrides
+    /// them. A configuration reload replaces them (``updateDefaultOptions(_:)``).
+    public private(set) var defaultOptions = SessionOptions()
+
+    /// Replaces ``defaultOptions``, and puts them in force in every session opened over the wire, with what each
+    /// set itself.
+    public func updateDefaultOptions(_ options: SessionOptions) {
+        defaultOptions = options
+        for (name, entry) in opened { sessions[name]?.updateOptions(entry.options(over: options)) }
+    }
+
     // MARK: Initialization
 
     /// What happened to each session's saved state when it was opened, for the operator.

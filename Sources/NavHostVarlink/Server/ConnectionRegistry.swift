@@ -17,13 +17,13 @@ final class ConnectionRegistry: Sendable {
         var perUID: [UInt32: Int] = [:]
         var shutdownHandlers: [Int: @Sendable () -> Void] = [:]
         var shuttingDown = false
+        var maxConnections: Int
+        var maxConnectionsPerUID: Int
+        var reservedConnections: Int
     }
 
-    private let maxConnections: Int
-    private let maxConnectionsPerUID: Int
-    private let reservedConnections: Int
     private let isPrivileged: @Sendable (VarlinkPeerCredentials?) -> Bool
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(
         maxConnections: Int,
@@ -31,10 +31,24 @@ final class ConnectionRegistry: Sendable {
         reservedConnections: Int = 0,
         isPrivileged: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool = { _ in false }
     ) {
-        self.maxConnections = maxConnections
-        self.maxConnectionsPerUID = maxConnectionsPerUID
-        self.reservedConnections = min(max(reservedConnections, 0), maxConnections)
+        self.state = Mutex(
+            State(
+                maxConnections: maxConnections,
+                maxConnectionsPerUID: maxConnectionsPerUID,
+                reservedConnections: min(max(reservedConnections, 0), maxConnections)
+            )
+        )
         self.isPrivileged = isPrivileged
+    }
+
+    /// Puts new limits in force for the connections admitted from now on; those served already stay, even past a
+    /// lowered limit.
+    func updateLimits(maxConnections: Int, maxConnectionsPerUID: Int, reservedConnections: Int) {
+        state.withLock { state in
+            state.maxConnections = maxConnections
+            state.maxConnectionsPerUID = maxConnectionsPerUID
+            state.reservedConnections = min(max(reservedConnections, 0), maxConnections)
+        }
     }
 
     /// Admits a connection, or returns `nil` when it would exceed a limit or the server is shutting down. A peer that
@@ -42,12 +56,12 @@ final class ConnectionRegistry: Sendable {
     func admit(peer: VarlinkPeerCredentials?) -> Ticket? {
         let privileged = isPrivileged(peer)
         return state.withLock { state in
-            guard !state.shuttingDown, state.total < maxConnections else { return nil }
+            guard !state.shuttingDown, state.total < state.maxConnections else { return nil }
             if !privileged {
-                guard state.unprivileged < maxConnections - reservedConnections else { return nil }
+                guard state.unprivileged < state.maxConnections - state.reservedConnections else { return nil }
             }
             if let uid = peer?.uid {
-                guard state.perUID[uid, default: 0] < maxConnectionsPerUID else { return nil }
+                guard state.perUID[uid, default: 0] < state.maxConnectionsPerUID else { return nil }
                 state.perUID[uid, default: 0] += 1
             }
             state.total += 1

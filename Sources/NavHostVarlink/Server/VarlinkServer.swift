@@ -57,7 +57,8 @@ public final class VarlinkServer: Sendable {
 
     private let listener: NIOAsyncChannel<AcceptedConnection, Never>
     private let service: VarlinkService
-    private let configuration: VarlinkServerConfiguration
+    private let settings: ConfigurationCell
+    private var configuration: VarlinkServerConfiguration { settings.value }
     private let logger: Logger
     private let registry: ConnectionRegistry
 
@@ -68,14 +69,15 @@ public final class VarlinkServer: Sendable {
         listener: NIOAsyncChannel<AcceptedConnection, Never>,
         socketPath: String?,
         service: VarlinkService,
-        configuration: VarlinkServerConfiguration,
+        settings: ConfigurationCell,
         isPrivilegedPeer: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool,
         logger: Logger
     ) {
         self.listener = listener
         self.socketPath = socketPath
         self.service = service
-        self.configuration = configuration
+        self.settings = settings
+        let configuration = settings.value
         self.logger = logger
         self.registry = ConnectionRegistry(
             maxConnections: configuration.maxConnections,
@@ -111,10 +113,11 @@ public final class VarlinkServer: Sendable {
         logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkServer {
+        let settings = ConfigurationCell(configuration)
         let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
             .bind(unixDomainSocketPath: unixSocketPath, cleanupExistingSocketFile: cleanupExistingSocketFile) {
                 channel in
-                Self.initialize(channel, configuration: configuration)
+                Self.initialize(channel, configuration: settings.value)
             }
         if let socketMode, chmod(unixSocketPath, mode_t(socketMode)) != 0 {
             let code = errno
@@ -125,7 +128,7 @@ public final class VarlinkServer: Sendable {
             listener: listener,
             socketPath: unixSocketPath,
             service: service,
-            configuration: configuration,
+            settings: settings,
             isPrivilegedPeer: isPrivilegedPeer,
             logger: logger
         )
@@ -149,15 +152,16 @@ public final class VarlinkServer: Sendable {
         logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkServer {
+        let settings = ConfigurationCell(configuration)
         let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
             .bind(listeningSocket) { channel in
-                Self.initialize(channel, configuration: configuration)
+                Self.initialize(channel, configuration: settings.value)
             }
         return VarlinkServer(
             listener: listener,
             socketPath: nil,
             service: service,
-            configuration: configuration,
+            settings: settings,
             isPrivilegedPeer: isPrivilegedPeer,
             logger: logger
         )
@@ -220,6 +224,17 @@ public final class VarlinkServer: Sendable {
 
     /// How many connections are being served.
     public var connectionCount: Int { registry.count }
+
+    /// Puts `configuration` in force for the connections accepted from now on: their limits, time-outs and message
+    /// bounds. The connections served already keep the ones they started with; none is closed by the change.
+    public func apply(_ configuration: VarlinkServerConfiguration) {
+        settings.value = configuration
+        registry.updateLimits(
+            maxConnections: configuration.maxConnections,
+            maxConnectionsPerUID: configuration.maxConnectionsPerUID,
+            reservedConnections: configuration.reservedConnections
+        )
+    }
 
     private func serve(_ accepted: AcceptedConnection) async {
         accepted.take()
@@ -324,5 +339,19 @@ extension VarlinkServer {
             logger: logger
         )
         await connection.run(onShutdown: onShutdown)
+    }
+}
+
+/// The server's configuration, which ``VarlinkServer/apply(_:)`` may replace while it runs.
+private final class ConfigurationCell: Sendable {
+    private let storage: Mutex<VarlinkServerConfiguration>
+
+    init(_ configuration: VarlinkServerConfiguration) {
+        storage = Mutex(configuration)
+    }
+
+    var value: VarlinkServerConfiguration {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
     }
 }

@@ -34,7 +34,7 @@ enum ServeProbe {
         }
         pluginDirectory = plugins
         stateDirectory = state
-        LoggingSystem.bootstrap(SystemdLogging.handlerFactory(logLevel: .debug), metadataProvider: nil)
+        LoggingSystem.bootstrap(SystemdLogging.handlerFactory(threshold: LogThreshold(.debug)), metadataProvider: nil)
         logger = Logger(label: "navhost.probe")
 
         let listening: Int32

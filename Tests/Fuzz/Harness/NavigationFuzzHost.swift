@@ -50,7 +50,7 @@ package final class NavigationFuzzHost {
         service.add(
             NavigationInterface.implementation(
                 sessions: registry,
-                access: AccessPolicy(controlUIDs: [Self.controllingPeer.uid], controlGIDs: [])
+                access: AccessControl(AccessPolicy(controlUIDs: [Self.controllingPeer.uid], controlGIDs: []))
             )
         )
         service.add(PluginsInterface.implementation { Self.pluginReports })

@@ -32,34 +32,72 @@ struct DaemonConfiguration: Sendable {
     /// How long plugin code may hold the main thread before the daemon exits naming it; `nil` for no limit.
     var stallLimit: Duration?
 
+    /// Each configured session's own options (`max-stack-depth`, `intent-timeout`), by name.
+    var sessionSettings: [String: DaemonSettings.Session]
+    /// The settings this configuration was made from, defaults not filled in: what a reload compares.
+    var settings: DaemonSettings
+
+    /// A configuration and the files it was read from.
+    struct Loaded: Sendable {
+        var configuration: DaemonConfiguration
+        /// The configuration files read, main file first; empty when there were none.
+        var files: [String]
+
+        /// What `--check-config` prints: the files, then the configuration in force.
+        var summary: String {
+            var lines = ["navhostd: the configuration is valid"]
+            lines.append(
+                files.isEmpty ? "files: none (defaults and options only)" : "files: \(files.joined(separator: ", "))"
+            )
+            let c = configuration
+            lines.append("socket: \(c.socketPath)")
+            lines.append("plugins: \(c.pluginDirectory)")
+            lines.append("state-dir: \(c.stateDirectory)")
+            lines.append("log-level: \(c.logLevel)")
+            lines.append("sessions: \(c.sessions.map { "\($0.name)=\($0.root.id)" }.joined(separator: " "))")
+            lines.append("control users: \(c.access.controlUIDs.sorted().map(String.init).joined(separator: " "))")
+            lines.append("control groups: \(c.access.controlGIDs.sorted().map(String.init).joined(separator: " "))")
+            lines.append(
+                "limits: max-connections \(c.server.maxConnections), max-connections-per-uid "
+                    + "\(c.server.maxConnectionsPerUID), max-stack-depth \(c.sessionOptions.maxStackDepth)"
+            )
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// The configuration `settings` describe, with the defaults for what they leave out.
     init(
-        socketPath: String?,
-        pluginDirectory: String?,
-        stateDirectory: String?,
-        sessions: [SessionConfiguration],
-        logLevel: Logger.Level,
+        settings: DaemonSettings,
         testHooks: Bool,
-        watchesPlugins: Bool = true,
-        access: AccessPolicy = .standard(),
-        socketMode: UInt32 = 0o660,
-        server: VarlinkServerConfiguration = VarlinkServerConfiguration(),
-        sessionOptions: SessionOptions = SessionOptions(),
-        stallLimit: Duration? = .seconds(10),
         environment: [String: String] = DaemonConfiguration.processEnvironment()
     ) {
         let isRoot = getuid() == 0
-        self.socketPath = socketPath ?? Self.defaultSocketPath(isRoot: isRoot, environment: environment)
-        self.pluginDirectory = pluginDirectory ?? "/usr/lib/navhost/plugins"
-        self.stateDirectory = stateDirectory ?? Self.defaultStateDirectory(isRoot: isRoot, environment: environment)
-        self.sessions = sessions.isEmpty ? [SessionConfiguration(root: RouteRequest(id: "home.main"))] : sessions
-        self.logLevel = logLevel
+        self.settings = settings
+        self.socketPath = settings.socket ?? Self.defaultSocketPath(isRoot: isRoot, environment: environment)
+        self.pluginDirectory = settings.plugins ?? "/usr/lib/navhost/plugins"
+        self.stateDirectory =
+            settings.stateDirectory ?? Self.defaultStateDirectory(isRoot: isRoot, environment: environment)
+        let declared = settings.declaredSessions
+        self.sessions = declared.isEmpty ? [SessionConfiguration(root: RouteRequest(id: "home.main"))] : declared
+        self.sessionSettings = Dictionary(
+            uniqueKeysWithValues: settings.sessions.compactMap { name, session in session.map { (name, $0) } }
+        )
+        self.logLevel = settings.logLevel ?? .info
         self.testHooks = testHooks
-        self.watchesPlugins = watchesPlugins
+        self.watchesPlugins = settings.watchPlugins ?? true
+        var access = AccessPolicy.standard()
+        access.controlUIDs.formUnion(settings.controlUIDs ?? [])
+        access.controlGIDs.formUnion((settings.controlGroups ?? []).compactMap(Self.groupID))
         self.access = access
-        self.socketMode = socketMode
-        self.server = server
-        self.sessionOptions = sessionOptions
-        self.stallLimit = stallLimit
+        self.socketMode = settings.socketMode ?? 0o660
+        self.server = settings.limits.server
+        self.sessionOptions = settings.limits.session
+        self.stallLimit = settings.limits.stallDuration
+    }
+
+    /// The options of the configured session `name`: the limits', with what the session sets itself.
+    func options(forSession name: String) -> SessionOptions {
+        sessionSettings[name]?.options(over: sessionOptions) ?? sessionOptions
     }
 
     /// A group given by name or number, as its ID.

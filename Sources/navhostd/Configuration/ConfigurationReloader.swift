@@ -1,0 +1,58 @@
+import Logging
+import NavHostService
+import NavHostSystemd
+import NavHostVarlink
+
+/// Reads the configuration again on SIGHUP (`systemctl reload navhostd`) and puts a valid one in force without
+/// dropping a client: new limits for the connections and calls that follow, new control users and groups for the
+/// next call, configured sessions opened and closed, the new log level. An invalid one is refused with the same
+/// message the daemon would give at start, logged at `error` level and kept in `STATUS=`; the running
+/// configuration stays.
+struct ConfigurationReloader: Sendable {
+    let core: DaemonCore
+    let server: VarlinkServer
+    let access: AccessControl
+    let threshold: LogThreshold
+    let load: @Sendable () throws(ConfigurationError) -> DaemonConfiguration.Loaded
+    let logger: Logger
+
+    func reload() async {
+        let loaded: DaemonConfiguration.Loaded
+        do {
+            loaded = try load()
+        } catch {
+            logger.error(
+                "Refused the new configuration; the running one stays",
+                metadata: ["error": "\(error)", "navhost.config.file": "\(error.file)"]
+            )
+            await MainActor.run { core.configurationProblem = "\(error)" }
+            return
+        }
+        let configuration = loaded.configuration
+        var serverConfiguration = configuration.server
+        serverConfiguration.maxConnections = FileDescriptorLimit.admit(
+            connections: serverConfiguration.maxConnections,
+            logger: logger
+        )
+        server.apply(serverConfiguration)
+        access.replace(with: configuration.access)
+        threshold.level = configuration.logLevel
+        let (changed, needsRestart) = await MainActor.run {
+            core.configurationProblem = nil
+            return core.apply(configuration)
+        }
+        logger.info(
+            "Reloaded the configuration",
+            metadata: [
+                "navhost.config.files": "\(loaded.files.joined(separator: " "))",
+                "navhost.config.changed": "\(changed.isEmpty ? "nothing" : changed.joined(separator: ", "))",
+            ]
+        )
+        if !needsRestart.isEmpty {
+            logger.warning(
+                "Some configuration changes take effect at the next start",
+                metadata: ["navhost.config.needs-restart": "\(needsRestart.joined(separator: ", "))"]
+            )
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import NavHostCore
+import NavHostVarlink
+
+/// The daemon's limits as one source gives them — the command line, a configuration file — each `nil` when that
+/// source says nothing of it. ``overridden(by:)`` layers sources; the defaults fill in what none gave.
+///
+/// The keys are the long options without their dashes, in the configuration file's `limits` too:
+/// `max-connections`, `intent-timeout`, ….
+struct LimitSettings: Sendable, Equatable {
+    var maxMessageSize: Int?
+    var maxJSONDepth: Int?
+    var maxConnections: Int?
+    var maxConnectionsPerUID: Int?
+    var reservedConnections: Int?
+    var maxPendingCalls: Int?
+    var watchQueueLimit: Int?
+    var partialMessageTimeout: TimeLimit?
+    var sendTimeout: TimeLimit?
+    var idleTimeout: TimeLimit?
+    var shutdownTimeout: TimeLimit?
+    var maxStackDepth: Int?
+    var intentTimeout: TimeLimit?
+    var stallLimit: TimeLimit?
+
+    /// A limit's key and what is wrong with its value.
+    struct Problem: Sendable, Equatable {
+        var key: String
+        var message: String
+    }
+
+    // MARK: Keys
+
+    /// The keys of the counts, each with the least value it takes.
+    static var counts: [(key: String, least: Int, path: WritableKeyPath<LimitSettings, Int?>)] {
+        [
+            ("max-json-depth", 1, \.maxJSONDepth),
+            ("max-connections", 1, \.maxConnections),
+            ("max-connections-per-uid", 1, \.maxConnectionsPerUID),
+            ("reserved-connections", 0, \.reservedConnections),
+            ("max-pending-calls", 1, \.maxPendingCalls),
+            // A Watch holds at least the snapshot it starts with and one event.
+            ("watch-queue-limit", 2, \.watchQueueLimit),
+            ("max-stack-depth", 1, \.maxStackDepth),
+        ]
+    }
+
+    /// The keys of the time limits, each with whether it may be `off`.
+    static var times: [(key: String, mayBeOff: Bool, path: WritableKeyPath<LimitSettings, TimeLimit?>)] {
+        [
+            ("partial-message-timeout", false, \.partialMessageTimeout),
+            ("send-timeout", false, \.sendTimeout),
+            ("idle-timeout", true, \.idleTimeout),
+            ("shutdown-timeout", false, \.shutdownTimeout),
+            ("intent-timeout", true, \.intentTimeout),
+            ("stall-limit", true, \.stallLimit),
+        ]
+    }
+
+    /// Every key, for the configuration file's error messages.
+    static var keys: [String] { ["max-message-size"] + counts.map(\.key) + times.map(\.key) }
+
+    // MARK: Layering
+
+    /// These settings with every limit `later` gives in place of this one's.
+    func overridden(by later: LimitSettings) -> LimitSettings {
+        var merged = self
+        merged.maxMessageSize = later.maxMessageSize ?? maxMessageSize
+        for count in Self.counts {
+            merged[keyPath: count.path] = later[keyPath: count.path] ?? self[keyPath: count.path]
+        }
+        for time in Self.times { merged[keyPath: time.path] = later[keyPath: time.path] ?? self[keyPath: time.path] }
+        return merged
+    }
+
+    // MARK: Checking
+
+    /// The first value that makes no sense, if any: a count below its least value, a message size under 1K, a time
+    /// limit that may not be off, or as many reserved connections as connections (with the defaults filled in).
+    func firstProblem() -> Problem? {
+        for count in Self.counts {
+            if let value = self[keyPath: count.path], value < count.least {
+                return Problem(key: count.key, message: "must be at least \(count.least), not \(value)")
+            }
+        }
+        if let size = maxMessageSize, size < 1024 {
+            return Problem(
+                key: "max-message-size",
+                message: "must be at least 1K: a smaller one refuses ordinary calls"
+            )
+        }
+        for time in Self.times where !time.mayBeOff {
+            if let limit = self[keyPath: time.path], limit.duration == nil {
+                return Problem(key: time.key, message: "cannot be off")
+            }
+        }
+        if reservedConnections != nil || maxConnections != nil, resolvedReserved >= resolvedMaxConnections {
+            return Problem(
+                key: "reserved-connections",
+                message: "must be less than max-connections (\(resolvedMaxConnections)), not \(resolvedReserved)"
+            )
+        }
+        return nil
+    }
+
+    // MARK: With the defaults
+
+    /// The Varlink server's limits, defaults filled in.
+    var server: VarlinkServerConfiguration {
+        var configuration = VarlinkServerConfiguration()
+        configuration.maxMessageSize = maxMessageSize ?? 1 << 20
+        configuration.maxJSONDepth = maxJSONDepth ?? 64
+        configuration.maxConnections = resolvedMaxConnections
+        configuration.maxConnectionsPerUID = maxConnectionsPerUID ?? 1024
+        configuration.reservedConnections = resolvedReserved
+        configuration.idleTimeout = (idleTimeout ?? TimeLimit(.seconds(300))).duration
+        configuration.shutdownGracePeriod = shutdownTimeout?.duration ?? .seconds(10)
+        configuration.maxPendingCallsPerConnection = maxPendingCalls ?? 64
+        configuration.partialMessageTimeout = partialMessageTimeout?.duration ?? .seconds(10)
+        configuration.sendTimeout = sendTimeout?.duration ?? .seconds(30)
+        return configuration
+    }
+
+    /// How sessions bound their watchers, stacks and intents, defaults filled in.
+    var session: SessionOptions {
+        var options = SessionOptions()
+        options.watcherLimit = watchQueueLimit ?? 256
+        options.intentTimeLimit = (intentTimeout ?? TimeLimit(.seconds(30))).duration
+        options.maxStackDepth = maxStackDepth ?? 64
+        return options
+    }
+
+    /// How long plugin code may hold the main thread; `nil` for no limit.
+    var stallDuration: Duration? { (stallLimit ?? TimeLimit(.seconds(10))).duration }
+
+    private var resolvedMaxConnections: Int { maxConnections ?? 4096 }
+    private var resolvedReserved: Int { reservedConnections ?? min(64, max(resolvedMaxConnections - 1, 0)) }
+}

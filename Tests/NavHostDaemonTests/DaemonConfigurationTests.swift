@@ -1,0 +1,211 @@
+import Foundation
+import Glibc
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+/// `navhostd.conf` with the real daemon: a file's sessions and access list are honoured, a drop-in overrides it, an
+/// invalid file is refused naming its line and key, and SIGHUP puts a valid change in force without dropping a
+/// client while an invalid one changes nothing.
+@Suite("The daemon's configuration file")
+struct DaemonConfigurationTests {
+    /// A configuration folder of the test's own: `navhostd.conf` and `navhostd.conf.d/`.
+    struct ConfigFolder {
+        let path: String
+        var file: String { "\(path)/navhostd.conf" }
+
+        init(_ text: String) throws {
+            path = try TestPaths.temporaryDirectory()
+            try FileManager.default.createDirectory(
+                atPath: "\(path)/navhostd.conf.d",
+                withIntermediateDirectories: true
+            )
+            try write(text)
+        }
+
+        func write(_ text: String) throws {
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+
+        func dropIn(_ name: String, _ text: String) throws {
+            try text.write(toFile: "\(path)/navhostd.conf.d/\(name)", atomically: true, encoding: .utf8)
+        }
+
+        func removeDropIn(_ name: String) throws {
+            try FileManager.default.removeItem(atPath: "\(path)/navhostd.conf.d/\(name)")
+        }
+    }
+
+    /// Calls `method` as `uid`/`gid` through the `varlink-call-as` fixture.
+    func call(_ daemon: DaemonProcess, as uid: UInt32, _ method: String, _ parameters: String = "{}") async throws
+        -> String
+    {
+        let result = try await ChildProcess.run(
+            TestPaths.builtExecutable("varlink-call-as"),
+            ["\(uid)", "\(uid)", daemon.socketPath, method, parameters]
+        )
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("A file's two sessions and its control users are honoured; a drop-in overrides a session of it")
+    func fileAndDropIn() async throws {
+        let config = try ConfigFolder(
+            """
+            # Two sessions and who may control.
+            log-level: info
+            sessions:
+              main: home.main
+              kiosk:
+                root: products.list
+                max-stack-depth: 2
+            control:
+              users: [4242]
+            """
+        )
+        try config.dropIn("50-kiosk.conf", "sessions:\n  kiosk:\n    root: settings.main\n")
+        let daemon = try await DaemonProcess.start(
+            extraArguments: ["--config", config.file, "--socket-mode", "0666"]
+        )
+        let nav = try await NavigationClient.connect(to: daemon)
+
+        #expect(try await nav.call("Sessions")["sessions"] == ["kiosk", "main"])
+        #expect(try await nav.routes(session: "kiosk") == ["settings.main"], "the drop-in's root")
+        let listed = try await call(daemon, as: 4242, "io.navhost.Navigation.Navigate", #"{"route":"settings.main"}"#)
+        #expect(!listed.hasPrefix("error"), "user 4242 is listed: \(listed)")
+        let other = try await call(daemon, as: 4343, "io.navhost.Navigation.Navigate", #"{"route":"settings.main"}"#)
+        #expect(other.hasPrefix("error org.varlink.service.PermissionDenied"), "\(other)")
+        #expect(
+            daemon.log.contains("navhost.config.files=\"\(config.file) \(config.path)/navhostd.conf.d/50-kiosk.conf\"")
+        )
+        try await daemon.terminate()
+    }
+
+    @Test(
+        "An invalid file stops the daemon before it starts, naming the file, line and key",
+        arguments: [
+            ("limits:\n  max-connections: lots\n", ":2:20: limits.max-connections: expected a whole number"),
+            ("sessions:\n  kiosk:\n    rooot: settings.main\n", ":3:5: sessions.kiosk.rooot: is not a setting"),
+            ("log-level: loud\n", ":1:12: log-level: \"loud\" is not a log level"),
+            ("control:\n  groups: [no-such-group-here]\n", ":2:12: control.groups: no group"),
+            ("sessions: [main\n", ":2:1: not YAML"),
+        ]
+    )
+    func invalidFileIsRefused(text: String, expected: String) async throws {
+        let config = try ConfigFolder("sessions:\n  main: home.main\n")
+        try config.dropIn("90-broken.conf", text)
+        let directory = try TestPaths.temporaryDirectory()
+        let started = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            ["--config", config.file, "--socket", "\(directory)/s.sock", "--state-dir", directory]
+        )
+        #expect(started.status == 78, "EX_CONFIG: \(started.errors)")
+        #expect(
+            started.errors.contains("\(config.path)/navhostd.conf.d/90-broken.conf\(expected)"),
+            "\(started.errors)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/s.sock"), "it never listened")
+
+        let checked = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            ["--config", config.file, "--check-config"]
+        )
+        #expect(checked.status == 78)
+        #expect(checked.errors == started.errors)
+    }
+
+    @Test(
+        "The example file installed as /etc/navhost/navhostd.conf is valid as shipped and with every setting uncommented"
+    )
+    func shippedExample() async throws {
+        let example = try String(contentsOfFile: "\(TestPaths.packageRoot)/systemd/navhostd.conf", encoding: .utf8)
+        let uncommented = example.split(separator: "\n", omittingEmptySubsequences: false).compactMap {
+            line -> String? in
+            if line.hasPrefix("#  ") { return "  " + line.dropFirst(3) }
+            if let second = line.dropFirst().first, line.hasPrefix("#"), second.isLetter {
+                return String(line.dropFirst())
+            }
+            return line.hasPrefix("#") ? nil : String(line)
+        }
+        #expect(uncommented.contains("    intent-timeout: 10s"), "the commented settings were found")
+        for text in [example, uncommented.joined(separator: "\n")] {
+            let config = try ConfigFolder(text)
+            let checked = try await ChildProcess.run(
+                TestPaths.builtExecutable("navhostd"),
+                ["--config", config.file, "--check-config"]
+            )
+            #expect(checked.status == 0, "\(checked.errors)\n\(text)")
+        }
+    }
+
+    @Test("--check-config says what the files and options amount to, options winning")
+    func checkConfig() async throws {
+        let config = try ConfigFolder("sessions:\n  main: home.main\nlimits:\n  max-connections: 100\n")
+        let checked = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            ["--config", config.file, "--check-config", "--max-connections", "50", "--session", "kiosk=settings.main"]
+        )
+        #expect(checked.status == 0, "\(checked.errors)")
+        #expect(checked.output.contains("navhostd: the configuration is valid"))
+        #expect(checked.output.contains("sessions: main=home.main kiosk=settings.main"), "\(checked.output)")
+        #expect(checked.output.contains("max-connections 50,"), "\(checked.output)")
+    }
+
+    @Test(
+        "SIGHUP with a new session and a lowered limit applies them while a Watch stays; an invalid one changes nothing"
+    )
+    func reload() async throws {
+        let config = try ConfigFolder("sessions:\n  main: home.main\ncontrol:\n  users: [4242]\n")
+        let daemon = try await DaemonProcess.start(extraArguments: ["--config", config.file, "--socket-mode", "0666"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        let watcher = try await NavigationClient.connect(to: daemon)
+        let updates = WatchRecorder(watcher.watch())
+        _ = try await updates.next { $0["snapshot"] != nil }
+        try await nav.call("Navigate", ["route": "settings.main"])
+
+        try config.dropIn(
+            "60-reload.conf",
+            "sessions:\n  lobby: products.list\nlimits:\n  max-stack-depth: 2\ncontrol:\n  users: [4343]\n"
+        )
+        var count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+
+        #expect(try await nav.call("Sessions")["sessions"] == ["lobby", "main"], "the new session is open")
+        let refused = await #expect(throws: VarlinkError.self, "the lowered limit holds") {
+            try await nav.call("Navigate", ["route": "products.list"])
+        }
+        #expect(refused?.name == "io.navhost.Navigation.StackTooDeep")
+        let now = try await call(daemon, as: 4343, "io.navhost.Navigation.Pop")
+        #expect(!now.hasPrefix("error"), "4343 is listed now: \(now)")
+        let before = try await call(daemon, as: 4242, "io.navhost.Navigation.Navigate", #"{"route":"settings.main"}"#)
+        #expect(before.hasPrefix("error org.varlink.service.PermissionDenied"), "4242 is not any more: \(before)")
+        try await nav.call("Navigate", ["route": "settings.main"])
+        let event = try await updates.next { $0["event"]?["kind"] == "pushed" && $0["event"]?["revision"] != nil }
+        #expect(event["event"]?["screen"]?["route"] == "settings.main", "the Watch from before the reload goes on")
+
+        // An invalid change: refused with the same message as at start, and nothing changes.
+        try config.dropIn("70-bad.conf", "sessions:\n  lobby: null\nlimits:\n  max-stack-depth: zero\n")
+        count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        let status = try await daemon.waitFor("STATUS=", after: count)
+        #expect(status.contains("configuration not reloaded ("), "\(status)")
+        #expect(status.contains("70-bad.conf:4:20: limits.max-stack-depth: expected a whole number"), "\(status)")
+        #expect(daemon.log.contains("Refused the new configuration; the running one stays"))
+        #expect(try await nav.call("Sessions")["sessions"] == ["lobby", "main"])
+        let stillRefused = await #expect(throws: VarlinkError.self) {
+            try await nav.call("Navigate", ["route": "products.list"])
+        }
+        #expect(stillRefused?.name == "io.navhost.Navigation.StackTooDeep")
+        #expect(!updates.ended, "the Watch client is still connected")
+
+        // Taken out again: the session it added closes.
+        try config.removeDropIn("70-bad.conf")
+        try config.removeDropIn("60-reload.conf")
+        count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+        #expect(try await nav.call("Sessions")["sessions"] == ["main"])
+        try await daemon.terminate()
+    }
+}
