@@ -2,6 +2,7 @@ import Glibc
 import Logging
 import NIOCore
 import NavHostCore
+import NavHostKit
 import NavHostService
 import NavHostSystemd
 import NavHostVarlink
@@ -50,7 +51,7 @@ struct Daemon {
             vendor: "NavHost",
             product: "navhostd",
             version: NavHostVersion.current,
-            url: "https://github.com/navhost/navhost"
+            url: NavHostVersion.documentation
         )
         // GetInfo answers only when the main actor does: a daemon whose calls cannot run never looks healthy.
         service.readiness = { await MainActor.run {} }
@@ -215,7 +216,11 @@ struct DaemonError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The daemon's version, for `GetInfo`.
+/// What `GetInfo` says of the daemon.
 enum NavHostVersion {
-    static let current = "0.1.0"
+    /// NavHost's version: the daemon, navctl and the SDK are released together, so it is the SDK's
+    /// (`NavHostKit/CHANGELOG.md`), as `navctl --version` and the Debian package say.
+    static let current = "\(NavHostKitVersion.current)"
+    /// The project's own documentation, where the package installs it (docs/packaging.md).
+    static let documentation = "file:///usr/share/doc/navhost/README.md"
 }

@@ -5,6 +5,20 @@ import Testing
 
 @Suite("The daemon's Varlink protocol over its real socket")
 struct DaemonProtocolTests {
+    @Test("GetInfo names the vendor, the product, the version navctl and the SDK give, and the installed documentation")
+    func getInfo() async throws {
+        let daemon = try await DaemonProcess.start()
+        let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
+        let info = try await client.call("org.varlink.service.GetInfo", parameters: [:])
+        let version = try await ChildProcess.run(TestPaths.builtExecutable("navctl"), ["--version"])
+        #expect(info["vendor"] == "NavHost")
+        #expect(info["product"] == "navhostd")
+        #expect(version.output == "navctl \(info["version"]?.stringValue ?? "?")\n", "\(info)")
+        #expect(info["url"] == "file:///usr/share/doc/navhost/README.md")
+        #expect(info["interfaces"]?.arrayValue?.contains("io.navhost.Navigation") == true)
+        try await daemon.terminate()
+    }
+
     @Test("A call split into single bytes, and several calls in one write, are each answered in order")
     func splitAndBatchedWrites() async throws {
         let daemon = try await DaemonProcess.start()
