@@ -22,8 +22,8 @@ work=${NSPAWN_DIR:-.build-nspawn}
 root=$work/root
 machine=navhost-e2e-$$
 # Debian packages the container needs beyond minbase: systemd itself, procps for ExecReload='s /bin/kill, and the
-# C libraries navhostd links (json-c, libcrypto); libsystemd comes with systemd.
-packages=(systemd systemd-sysv dbus procps libjson-c5 libssl3)
+# C libraries navhostd links (json-c, libcrypto, libyaml); libsystemd comes with systemd.
+packages=(systemd systemd-sysv dbus procps libjson-c5 libssl3 libyaml-0-2)
 passed=0
 failed=0
 started=$SECONDS

@@ -8,11 +8,7 @@ struct DaemonAccessTests {
     func call(_ daemon: DaemonProcess, as uid: UInt32, _ gid: UInt32, _ method: String, _ parameters: String = "{}")
         async throws -> String
     {
-        let result = try await ChildProcess.run(
-            TestPaths.builtExecutable("varlink-call-as"),
-            ["\(uid)", "\(gid)", daemon.socketPath, method, parameters]
-        )
-        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await daemon.call(as: uid, gid, method, parameters)
     }
 
     @Test("Anyone who can reach the socket may read; only configured users and groups may control")
@@ -86,5 +82,17 @@ enum FileManagerAttributes {
     static func mode(of path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+}
+
+extension DaemonProcess {
+    /// Calls `method` as the user `uid` and group `gid` through the `varlink-call-as` fixture, and returns what it
+    /// printed: the reply's parameters, or `error NAME …`.
+    func call(as uid: UInt32, _ gid: UInt32, _ method: String, _ parameters: String = "{}") async throws -> String {
+        let result = try await ChildProcess.run(
+            TestPaths.builtExecutable("varlink-call-as"),
+            ["\(uid)", "\(gid)", socketPath, method, parameters]
+        )
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

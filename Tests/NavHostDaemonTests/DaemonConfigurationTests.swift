@@ -37,15 +37,11 @@ struct DaemonConfigurationTests {
         }
     }
 
-    /// Calls `method` as `uid`/`gid` through the `varlink-call-as` fixture.
+    /// Calls `method` as the user and group `uid`.
     func call(_ daemon: DaemonProcess, as uid: UInt32, _ method: String, _ parameters: String = "{}") async throws
         -> String
     {
-        let result = try await ChildProcess.run(
-            TestPaths.builtExecutable("varlink-call-as"),
-            ["\(uid)", "\(uid)", daemon.socketPath, method, parameters]
-        )
-        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await daemon.call(as: uid, uid, method, parameters)
     }
 
     @Test("A file's two sessions and its control users are honoured; a drop-in overrides a session of it")

@@ -54,6 +54,11 @@ extension Navctl {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
+            try await Self.list(connection: connection, output: output)
+        }
+
+        /// Prints the open sessions, one per line, or the `Sessions` reply with `--json` (also `session list`).
+        static func list(connection: ConnectionOptions, output: OutputOptions) async throws {
             try await connection.withClient { client throws(NavHostClientError) in
                 let sessions = try await client.sessions()
                 if output.json {

@@ -138,14 +138,7 @@ extension Navctl.Session {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            try await connection.withClient { client throws(NavHostClientError) in
-                let sessions = try await client.sessions()
-                if output.json {
-                    try JSONOutput.print(["sessions": sessions])
-                } else {
-                    sessions.forEach(Console.print)
-                }
-            }
+            try await Navctl.Sessions.list(connection: connection, output: output)
         }
     }
 }
