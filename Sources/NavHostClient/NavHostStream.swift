@@ -97,6 +97,12 @@ extension NavHostStream {
         let method: String
         let update: @Sendable (JSONObject) throws(NavHostClientError) -> Update
 
+        /// Decodes each reply with `update`.
+        init(method: String, update: @escaping @Sendable (JSONObject) throws(NavHostClientError) -> Update) {
+            self.method = method
+            self.update = update
+        }
+
         init<Whole: Decodable, Event: Decodable>(
             method: String,
             wholeKey: String,

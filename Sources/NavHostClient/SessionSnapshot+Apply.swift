@@ -17,26 +17,4 @@ extension SessionSnapshot {
         case .event(let event): apply(event)
         }
     }
-
-    /// Applies one event, as the daemon applied it, and takes its revision.
-    ///
-    /// An event at or below the current revision is already part of this snapshot and changes nothing. Screens an
-    /// event names but the stack does not hold are skipped.
-    public mutating func apply(_ event: SessionEvent) {
-        guard event.revision > revision else { return }
-        revision = event.revision
-        switch event.change {
-        case .pushed(let screen):
-            stack.append(screen)
-        case .popped(let removed):
-            let removedIDs = Set(removed)
-            stack.removeAll { removedIDs.contains($0.id) }
-        case .replaced(let screens):
-            stack = screens
-        case .stateChanged(let id, let state):
-            if let index = stack.lastIndex(where: { $0.id == id }) { stack[index].state = state }
-        case .errorChanged(let id, let error):
-            if let index = stack.lastIndex(where: { $0.id == id }) { stack[index].error = error }
-        }
-    }
 }

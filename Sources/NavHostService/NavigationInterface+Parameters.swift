@@ -64,12 +64,29 @@ struct SendParameters: Sendable {
 }
 
 struct WatchParameters: Sendable {
+    /// What follows the first reply.
+    enum Changes: String, Sendable {
+        /// One event per revision (the default).
+        case events
+        /// One RFC 7386 merge patch of the session's document per revision.
+        case mergePatch = "merge-patch"
+    }
+
     var session: String?
     var resumeFrom: Int64?
+    var changes: Changes
 
-    /// - Throws: `InvalidParameter` for a `resumeFrom` beyond `Int64` (the definition's `int` admits up to `2^64-1`).
+    /// - Throws: `InvalidParameter` for a `resumeFrom` beyond `Int64` (the definition's `int` admits up to `2^64-1`),
+    ///   or `changes` other than `events` and `merge-patch`.
     init(_ parameters: JSONObject) throws(VarlinkError) {
         session = parameters["session"]?.stringValue
+        switch parameters["changes"] {
+        case nil, .null?: changes = .events
+        case .string(let text)?:
+            guard let changes = Changes(rawValue: text) else { throw VarlinkError.invalidParameter("changes") }
+            self.changes = changes
+        default: throw VarlinkError.invalidParameter("changes")
+        }
         switch parameters["resumeFrom"] {
         case nil, .null?: resumeFrom = nil
         case .int(let revision)?: resumeFrom = revision

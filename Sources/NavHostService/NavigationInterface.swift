@@ -230,8 +230,11 @@ private final class NavigationHandlers: Sendable {
     nonisolated func watch(_ input: WatchParameters, replies: VarlinkReplyWriter) async throws -> JSONObject {
         guard replies.isStreaming else {
             // Without "more", Watch answers once with the current snapshot.
-            return Self.reply(for: .snapshot(try await snapshot(of: input.session), coalesced: false))
+            let snapshot = try await snapshot(of: input.session)
+            if input.changes == .mergePatch { return ["document": snapshot.document] }
+            return Self.reply(for: .snapshot(snapshot, coalesced: false))
         }
+        if input.changes == .mergePatch { return try await watchPatches(input, replies: replies) }
         let (watcher, session) = try await startWatching(input)
         defer { watcher.cancel() }
         let eventReplies = self.eventReplies
@@ -245,6 +248,45 @@ private final class NavigationHandlers: Sendable {
                     try await replies.send(try eventReplies.reply(for: event, in: session))
                 } else {
                     try await replies.send(Self.reply(for: update))
+                }
+            }
+        } catch SessionWatcher.Ending.tooSlow {
+            throw VarlinkError(name: "\(NavigationInterface.name).WatcherTooSlow")
+        } catch SessionWatcher.Ending.closed {
+            return [:]
+        }
+        return [:]
+    }
+
+    /// Follows a session as merge patches: the session's document first (``SessionSnapshot/document``), then, for
+    /// each revision, the RFC 7386 merge patch that turns the document before it into the one after. A client that
+    /// applies them holds the document a new `Watch` would start with. `resumeFrom` is not used: the first reply is
+    /// always the whole document.
+    nonisolated func watchPatches(_ input: WatchParameters, replies: VarlinkReplyWriter) async throws -> JSONObject {
+        var fresh = input
+        fresh.resumeFrom = nil
+        let (watcher, _) = try await startWatching(fresh)
+        defer { watcher.cancel() }
+        var current: SessionSnapshot?
+        var document = JSONValue.null
+        do {
+            while let update = try await watcher.next() {
+                switch update {
+                case .snapshot(let snapshot, let coalesced):
+                    current = snapshot
+                    document = snapshot.document
+                    var reply: JSONObject = ["document": document]
+                    if coalesced { reply["coalesced"] = true }
+                    try await replies.send(reply)
+                case .event(let event):
+                    guard var snapshot = current else { continue }
+                    snapshot.apply(event)
+                    current = snapshot
+                    let next = snapshot.document
+                    if let patch = JSONMergePatch.difference(from: document, to: next) {
+                        try await replies.send(["patch": patch])
+                    }
+                    document = next
                 }
             }
         } catch SessionWatcher.Ending.tooSlow {

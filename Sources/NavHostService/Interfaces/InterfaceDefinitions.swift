@@ -137,7 +137,19 @@ enum InterfaceDefinitions {
         # revision with an event. With resumeFrom, the events after that revision come
         # first if they are still held, else a snapshot. A snapshot with coalesced set
         # stands in for events the client was too slow to take. Call with "more".
-        method Watch(session: ?string, resumeFrom: ?int) -> (snapshot: ?Snapshot, coalesced: ?bool, event: ?Event)
+        #
+        # With changes "merge-patch" (the default is "events"), the first reply is the
+        # session's document instead, and each revision is an RFC 7386 merge patch of it:
+        # a client that applies them holds the document a new Watch would start with.
+        # The document is canonical (members ordered by key, no null members) and keyed
+        # by screen: {"revision", "screens": {ID: {"error"?, "parameters",
+        # "presentation", "route", "state"}}, "session", "stack": [ID, ...]}. A document
+        # with coalesced set replaces the one held. resumeFrom is not used then.
+        method Watch(
+          session: ?string,
+          resumeFrom: ?int,
+          changes: ?string
+        ) -> (snapshot: ?Snapshot, coalesced: ?bool, event: ?Event, document: ?object, patch: ?object)
 
         # No session has that name.
         error SessionNotFound (session: string)

@@ -13,6 +13,11 @@ extension Navctl {
                 as one line, as the Watch replies carry them: {"snapshot":{…}} first, then {"event":{…}} per \
                 revision, or {"snapshot":{…},"coalesced":true} when navctl fell behind.
 
+                --diff prints the session as a document keyed by screen, then, for every revision, the RFC 7386 \
+                merge patch that changes it, one JSON line each: {"document":{…}}, then {"patch":{…}}. A patch \
+                names only what changed: {"revision":8,"screens":{"s2":{"state":{"filter":"lamp"}}}}. Applied in \
+                order, the patches give the document a new watch starts with.
+
                 The watch runs until Ctrl-C (SIGINT) or SIGTERM, or until the daemon ends it (its session closes, \
                 or it shuts down); each of these exits with code 0. A lost connection exits with 69.
 
@@ -21,6 +26,7 @@ extension Navctl {
                   navctl watch --session kiosk
                   navctl watch --json | jq -c 'select(.event) | .event.kind'
                   navctl watch --json --resume-from 41
+                  navctl watch --diff
                 """
         )
 
@@ -39,7 +45,23 @@ extension Navctl {
         )
         var resumeFrom: UInt64?
 
+        @Flag(help: "Print the session's document, then one merge patch (RFC 7386) per revision, as JSON lines.")
+        var diff = false
+
+        func validate() throws {
+            if diff, resumeFrom != nil {
+                throw ValidationError("--diff starts with the whole document: drop --resume-from")
+            }
+        }
+
         func run() async throws {
+            if diff {
+                let session = connection.session
+                return try await Following.run(connection, rendering: DocumentRenderer()) {
+                    client throws(NavHostClientError) in
+                    try await client.watchDocument(session: session)
+                }
+            }
             let mode: WatchRenderer.Mode =
                 output.json ? .json : (Console.outputIsTerminal && !plain ? .redraw : .lines)
             let session = connection.session
@@ -49,6 +71,17 @@ extension Navctl {
             ) { client throws(NavHostClientError) in
                 try await client.watch(session: session, resumeFrom: resumeFrom)
             }
+        }
+    }
+}
+
+/// Prints a document watch's updates as JSON lines, as the `Watch` replies carry them.
+struct DocumentRenderer: UpdateRenderer {
+    func render(_ update: SessionDocumentUpdate) throws(NavHostClientError) {
+        switch update {
+        case .document(let document, coalesced: false): try JSONOutput.print(["document": document])
+        case .document(let document, coalesced: true): try JSONOutput.print(["document": document, "coalesced": true])
+        case .patch(let patch): try JSONOutput.print(["patch": patch])
         }
     }
 }
