@@ -25,6 +25,8 @@ UNITDIR      ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
+MANDIR       ?= $(PREFIX)/share/man
+SYSCONFDIR   ?= /etc
 # The SDK for plugins built outside this repository (docs/sdk.md): the libraries and navhost-plugin-tool live in
 # PKGLIBDIR, the module interfaces in SDK_MODULEDIR, one <Module>.swiftmodule/<triple>.* folder per module.
 SDK_MODULEDIR ?= $(PKGLIBDIR)/swift
@@ -47,7 +49,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
-	install-sdk install-sdk-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
+	install-sdk install-sdk-files man test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -127,6 +129,10 @@ bench-smoke: build
 
 install: build install-files
 
+# navhostd(8), navctl(1) and navhost-plugin-tool(1) for $(BUILD_DIR), into $(BUILD_DIR)/man/.
+man: build
+	scripts/generate-man.sh $(BUILD_DIR)
+
 # The SDK alone, for plugin authors: libNavHostKit.so, the test kit libNavHostTesting.so, navhost-plugin-tool and the
 # module interfaces. Copies what the build produced; builds nothing.
 install-sdk: build install-sdk-files
@@ -145,6 +151,10 @@ install-sdk-files:
 		done; \
 	done
 	install -m 0644 NavHostKit/CHANGELOG.md $(DESTDIR)$(DOCDIR)/CHANGELOG-NavHostKit.md
+	if [ -f $(BUILD_DIR)/man/navhost-plugin-tool.1 ]; then \
+		install -d $(DESTDIR)$(MANDIR)/man1 && \
+		gzip -9nc $(BUILD_DIR)/man/navhost-plugin-tool.1 >$(DESTDIR)$(MANDIR)/man1/navhost-plugin-tool.1.gz; \
+	fi
 	install -m 0644 docs/sdk.md docs/authoring-features.md $(DESTDIR)$(DOCDIR)/
 
 # An out-of-tree plugin from scratch: the SDK installed into a temporary DESTDIR, a plugin package scaffolded outside
@@ -161,7 +171,9 @@ test-sdk-compat: build
 	BUILD_DIR=$(BUILD_DIR) scripts/test-sdk-compat.sh
 
 # Copies what the build produced; builds nothing. The units name /usr/bin and /usr/lib/navhost: other prefixes are
-# written into the installed copies.
+# written into the installed copies. The man pages are installed when $(BUILD_DIR)/man/ holds them (`make man`), and
+# the example configuration systemd/navhostd.conf (with its page docs/man/navhostd.conf.5) when the tree has it, into
+# $(SYSCONFDIR)/navhost/ unless a copy is already there: an edited configuration is never overwritten.
 install-files: install-sdk-files
 	@test -x $(BUILD_DIR)/navhostd || { echo "install: $(BUILD_DIR)/navhostd is missing; run make build" >&2; exit 1; }
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(UNITDIR) \
@@ -181,6 +193,20 @@ install-files: install-sdk-files
 	install -m 0644 systemd/sysusers.d/navhost.conf $(DESTDIR)$(SYSUSERSDIR)/navhost.conf
 	install -m 0644 systemd/tmpfiles.d/navhost.conf $(DESTDIR)$(TMPFILESDIR)/navhost.conf
 	install -m 0644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md
+	for page in navhostd.8 navctl.1; do \
+		if [ -f $(BUILD_DIR)/man/$$page ]; then \
+			install -d $(DESTDIR)$(MANDIR)/man$${page##*.} && \
+			gzip -9nc $(BUILD_DIR)/man/$$page >$(DESTDIR)$(MANDIR)/man$${page##*.}/$$page.gz || exit 1; \
+		fi; \
+	done
+	if [ -f docs/man/navhostd.conf.5 ]; then \
+		install -d $(DESTDIR)$(MANDIR)/man5 && \
+		gzip -9nc docs/man/navhostd.conf.5 >$(DESTDIR)$(MANDIR)/man5/navhostd.conf.5.gz; \
+	fi
+	if [ -f systemd/navhostd.conf ] && [ ! -e $(DESTDIR)$(SYSCONFDIR)/navhost/navhostd.conf ]; then \
+		install -d $(DESTDIR)$(SYSCONFDIR)/navhost && \
+		install -m 0644 systemd/navhostd.conf $(DESTDIR)$(SYSCONFDIR)/navhost/navhostd.conf; \
+	fi
 
 # The units under a real systemd in a systemd-nspawn container (root; Debian's mirror on first run). See the script.
 systemd-e2e: build
