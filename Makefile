@@ -33,6 +33,14 @@ SDK_MODULEDIR ?= $(PKGLIBDIR)/swift
 SDK_MODULES  := NavHostKit NavHostJSON NavHostTesting
 SDK_TRIPLE   := $(shell uname -m)-unknown-linux-gnu
 
+# What `make install` and `make deb` ship, built in release product by product (as `make bench` does: a plain
+# `swift build -c release` would build the tests' fixtures and the benchmark too), into RELEASE_DIR. The man pages
+# are generated into <build dir>/man/ from the programs' help texts (scripts/generate-man.sh). `make deb` packages
+# DEB_BUILD_DIR, the release build; `make deb-files DEB_BUILD_DIR=.build/debug` packages the debug build `make build`
+# made, building nothing else (`make systemd-e2e` does that). docs/packaging.md has the packages and their layout.
+RELEASE_DIR      := .build/release
+RELEASE_PRODUCTS := navhostd navctl navhost-plugin-tool NavHostTesting $(patsubst Plugins/%,%Feature,$(PLUGIN_DIRS))
+
 # Fuzzing (docs/fuzzing.md): libFuzzer over the daemon's Varlink front door, built with AddressSanitizer, which
 # brings LeakSanitizer (libFuzzer alone detects no leaks). LeakSanitizer checks the whole process when the run ends
 # and fails it on a leak; libFuzzer's own check after every input is off (-detect_leaks=0), because an input's
@@ -49,7 +57,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
-	install-sdk install-sdk-files man test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
+	install-sdk install-sdk-files release man test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -127,7 +135,18 @@ bench-smoke: build
 	$(SWIFT) format lint --strict --recursive --parallel Benchmarks
 	$(BUILD_DIR)/navhost-bench --quick --output $(BUILD_DIR)/bench-smoke.json $(BENCH_FLAGS)
 
-install: build install-files
+# `make install` installs the release build, with the man pages; `make install-files BUILD_DIR=…` installs what a
+# given build holds and builds nothing.
+install: release
+	scripts/generate-man.sh $(RELEASE_DIR)
+	$(MAKE) --no-print-directory install-files BUILD_DIR=$(RELEASE_DIR)
+
+release: deps
+	@python3 scripts/embed-interfaces.py
+	for product in $(RELEASE_PRODUCTS); do \
+		$(SWIFT) build -c release --manifest-cache none --product $$product || exit 1; \
+	done
+	$(RELEASE_DIR)/navhost-plugin-tool stage --build-dir $(RELEASE_DIR) $(PLUGIN_DIRS)
 
 # navhostd(8), navctl(1) and navhost-plugin-tool(1) for $(BUILD_DIR), into $(BUILD_DIR)/man/.
 man: build
