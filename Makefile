@@ -40,6 +40,8 @@ SDK_TRIPLE   := $(shell uname -m)-unknown-linux-gnu
 # made, building nothing else (`make systemd-e2e` does that). docs/packaging.md has the packages and their layout.
 RELEASE_DIR      := .build/release
 RELEASE_PRODUCTS := navhostd navctl navhost-plugin-tool NavHostTesting $(patsubst Plugins/%,%Feature,$(PLUGIN_DIRS))
+DEB_BUILD_DIR    ?= $(RELEASE_DIR)
+DEB_DIR          ?= $(DEB_BUILD_DIR)/deb
 
 # Fuzzing (docs/fuzzing.md): libFuzzer over the daemon's Varlink front door, built with AddressSanitizer, which
 # brings LeakSanitizer (libFuzzer alone detects no leaks). LeakSanitizer checks the whole process when the run ends
@@ -57,7 +59,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
-	install-sdk install-sdk-files release man test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
+	install-sdk install-sdk-files release man deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -151,6 +153,14 @@ release: deps
 # navhostd(8), navctl(1) and navhost-plugin-tool(1) for $(BUILD_DIR), into $(BUILD_DIR)/man/.
 man: build
 	scripts/generate-man.sh $(BUILD_DIR)
+
+# navhost_<version>_<arch>.deb and navhost-sdk_<version>_<arch>.deb in $(DEB_DIR), with dpkg-deb (scripts/build-deb.sh).
+deb: release
+	$(MAKE) --no-print-directory deb-files DEB_BUILD_DIR=$(RELEASE_DIR)
+
+deb-files:
+	scripts/generate-man.sh $(DEB_BUILD_DIR)
+	scripts/build-deb.sh $(DEB_BUILD_DIR) $(DEB_DIR)
 
 # The SDK alone, for plugin authors: libNavHostKit.so, the test kit libNavHostTesting.so, navhost-plugin-tool and the
 # module interfaces. Copies what the build produced; builds nothing.
