@@ -237,9 +237,11 @@ install-files: install-sdk-files
 		install -m 0644 systemd/navhostd.conf $(DESTDIR)$(SYSCONFDIR)/navhost/navhostd.conf; \
 	fi
 
-# The units under a real systemd in a systemd-nspawn container (root; Debian's mirror on first run). See the script.
+# The units under a real systemd in a systemd-nspawn container (root; Debian's mirror on first run), installed from
+# the Debian packages of $(BUILD_DIR) (the debug build in CI: no release build) with dpkg -i, purged at the end.
 systemd-e2e: build
-	BUILD_DIR=$(BUILD_DIR) scripts/systemd-e2e.sh
+	$(MAKE) --no-print-directory deb-files DEB_BUILD_DIR=$(BUILD_DIR)
+	BUILD_DIR=$(BUILD_DIR) DEB_DIR=$(BUILD_DIR)/deb scripts/systemd-e2e.sh
 
 # The journald handler against a real systemd-journald in a private mount namespace (root). See the script.
 journald-check: build
