@@ -75,15 +75,19 @@ for elf in "${elfs[@]}"; do ldd "$elf"; done | awk -v dir="$toolchain_lib/" 'ind
     | sort -u | while read -r library; do install -m 0644 "$library" "$main/$runtime/"; done
 [[ -f $main/$runtime/libswiftCore.so ]] || { echo "build-deb: no Swift runtime was copied" >&2; exit 1; }
 
-# 4. Run paths, stripping, modes. A run path keeps its $ORIGIN; the toolchain's folder becomes the private copy,
-# named by its absolute path: plugins are loaded from copies in /var/lib/navhost/plugin-images, where $ORIGIN
-# would not lead back.
+# 4. Run paths, stripping, modes. A run path keeps its $ORIGIN; the toolchain's folder becomes the private copy:
+# $ORIGIN/swift-runtime for the files in /usr/lib/navhost, /usr/lib/navhost/swift-runtime for the plugins, which are
+# loaded from copies in /var/lib/navhost/plugin-images, where $ORIGIN would not lead back.
 mapfile -t elfs < <(elf_files "$main" "$sdk")
 for elf in "${elfs[@]}"; do
     strip --strip-unneeded --remove-section=.comment "$elf"
     run_path=$(patchelf --print-rpath "$elf")
     if [[ $run_path == *"$toolchain_lib"* ]]; then
-        patchelf --set-rpath "${run_path//$toolchain_lib//$runtime}" "$elf"
+        case $elf in
+            */usr/lib/navhost/plugins/*) private=/$runtime ;;
+            *) private='$ORIGIN/swift-runtime' ;;
+        esac
+        patchelf --set-rpath "${run_path//$toolchain_lib/$private}" "$elf"
     fi
     case $elf in
         *.so | *.so.*) chmod 0644 "$elf" ;;
@@ -112,12 +116,13 @@ done
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 date_rfc=$(date -R -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)")
 shlibs_depends() {  # shlibs_depends ELF...: the Debian packages holding the libraries these files name, with versions
-    local elf soname path package
+    local elf soname path package resolved
     for elf; do
-        # DT_NEEDED names, each resolved to a path through the same file's ldd (the toolchain's run path still works
-        # for the build's own copies, and the runtime libraries are in the package: they are left out).
+        # DT_NEEDED names, each resolved to a path through the same file's ldd (the Swift runtime and
+        # libNavHostKit.so are in the packages, and not found here: they are left out).
+        resolved=$(ldd "$elf" || true)
         readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | while read -r soname; do
-            path=$(ldd "$elf" | awk -v name="$soname" '$1 == name && $3 ~ /^\// { print $3 }')
+            path=$(awk -v name="$soname" '$1 == name && $3 ~ /^\// { print $3 }' <<<"$resolved")
             [[ -n $path && $path != */navhost/* && $path != "$toolchain_lib"/* && -z $(find "$main/$runtime" \
                 -name "$soname") ]] || continue
             echo "$soname $path"
