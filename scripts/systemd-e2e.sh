@@ -200,7 +200,8 @@ dpkg_installs() {
     inside dpkg-query -W -f='${Package} ${Version} ${Status}\n' navhost navhost-sdk | tee /dev/stderr \
         | grep -c ' install ok installed$' | grep -qx 2 || return 1
     shipped_exec_start=$(inside grep -m1 '^ExecStart=' /usr/lib/systemd/system/$unit)
-    [[ -n $shipped_exec_start ]]
+    [[ -n $shipped_exec_start ]] && inside test -f /usr/share/man/man8/navhostd.8.gz \
+        && inside test -f /usr/share/man/man1/navctl.1.gz
 }
 sysusers() {
     inside getent passwd navhost && inside getent group navhost \
@@ -456,13 +457,29 @@ absent() {  # absent PATH...: none of the paths exists in the container (a dangl
     done
     return $status
 }
+in_container_debs=()
+for deb in "${debs[@]}"; do in_container_debs+=("/mnt/packages/$(basename "$deb")"); done
+reinstall_keeps_choices() {
+    # An administrator disables the daemon (Also= takes the socket along); an upgrade (here the same version again)
+    # keeps that, and restarts nothing it would start. Enabled again, the next upgrade keeps them enabled.
+    local enabled
+    inside systemctl disable $unit 2>&1 && inside dpkg -i "${in_container_debs[@]}" || return 1
+    enabled=$(inside systemctl is-enabled navhostd.socket $unit | tr '\n' ' ' || true)
+    echo "after disable and upgrade: $enabled"
+    [[ $enabled == "disabled disabled " ]] || return 1
+    inside systemctl enable $unit 2>&1 && inside dpkg -i "${in_container_debs[@]}" || return 1
+    enabled=$(inside systemctl is-enabled navhostd.socket $unit | tr '\n' ' ')
+    echo "after enable and upgrade: $enabled"
+    [[ $enabled == "enabled enabled " && $(inside systemctl is-active navhostd.socket) == active ]] \
+        && navctl_as alice stack | contains 'home.main' && wait_until_active
+}
 package_files=(/usr/lib/navhost /usr/bin/navhostd /usr/bin/navctl /usr/bin/navhost-plugin-tool
     /usr/lib/systemd/system/navhostd.socket /usr/lib/systemd/system/$unit /usr/lib/sysusers.d/navhost.conf
     /usr/lib/tmpfiles.d/navhost.conf /usr/share/doc/navhost /usr/share/doc/navhost-sdk
     /usr/share/man/man8/navhostd.8.gz /usr/share/man/man1/navctl.1.gz)
 dpkg_removes() {
     local conffile
-    inside systemctl start $unit && wait_until_active || return 1
+    inside systemctl start $unit && wait_until_active && is_active || return 1
     inside dpkg --remove navhost-sdk navhost || return 1
     # navhost keeps its configuration (and a postrm to purge it): "rc"; navhost-sdk has none and is gone.
     [[ $(package_states | tee /dev/stderr | grep -v ' [pu]n ') == "navhost rc " ]] || return 1
@@ -489,6 +506,8 @@ dpkg_purges() {
     # What stays, by design (docs/packaging.md): the system user and group.
     inside getent passwd navhost && inside getent group navhost
 }
+check "dpkg -i again (an upgrade) keeps an administrator's disable, and an enable; the socket still starts the daemon" \
+    reinstall_keeps_choices
 check "dpkg --remove: prerm stops the running daemon and its socket; programs and units go, state and conffiles stay" \
     dpkg_removes
 check "dpkg --purge: conffiles, /var/lib/navhost, the enablement links go; only the user and group navhost stay" \
