@@ -42,6 +42,7 @@ RELEASE_DIR      := .build/release
 RELEASE_PRODUCTS := navhostd navctl navhost-plugin-tool NavHostTesting $(patsubst Plugins/%,%Feature,$(PLUGIN_DIRS))
 DEB_BUILD_DIR    ?= $(RELEASE_DIR)
 DEB_DIR          ?= $(DEB_BUILD_DIR)/deb
+DEB_COMPRESSION  ?= xz
 
 # Fuzzing (docs/fuzzing.md): libFuzzer over the daemon's Varlink front door, built with AddressSanitizer, which
 # brings LeakSanitizer (libFuzzer alone detects no leaks). LeakSanitizer checks the whole process when the run ends
@@ -160,7 +161,7 @@ deb: release
 
 deb-files:
 	scripts/generate-man.sh $(DEB_BUILD_DIR)
-	scripts/build-deb.sh $(DEB_BUILD_DIR) $(DEB_DIR)
+	DEB_COMPRESSION=$(DEB_COMPRESSION) scripts/build-deb.sh $(DEB_BUILD_DIR) $(DEB_DIR)
 
 # The SDK alone, for plugin authors: libNavHostKit.so, the test kit libNavHostTesting.so, navhost-plugin-tool and the
 # module interfaces. Copies what the build produced; builds nothing.
@@ -238,9 +239,10 @@ install-files: install-sdk-files
 	fi
 
 # The units under a real systemd in a systemd-nspawn container (root; Debian's mirror on first run), installed from
-# the Debian packages of $(BUILD_DIR) (the debug build in CI: no release build) with dpkg -i, purged at the end.
+# the Debian packages of $(BUILD_DIR) (the debug build in CI: no release build; zstd, not xz, which takes most of a
+# minute over a debug build) with dpkg -i, purged at the end.
 systemd-e2e: build
-	$(MAKE) --no-print-directory deb-files DEB_BUILD_DIR=$(BUILD_DIR)
+	$(MAKE) --no-print-directory deb-files DEB_BUILD_DIR=$(BUILD_DIR) DEB_COMPRESSION=zstd
 	BUILD_DIR=$(BUILD_DIR) DEB_DIR=$(BUILD_DIR)/deb scripts/systemd-e2e.sh
 
 # The journald handler against a real systemd-journald in a private mount namespace (root). See the script.
