@@ -201,9 +201,10 @@ test-sdk-compat: build
 	BUILD_DIR=$(BUILD_DIR) scripts/test-sdk-compat.sh
 
 # Copies what the build produced; builds nothing. The units name /usr/bin and /usr/lib/navhost: other prefixes are
-# written into the installed copies. The man pages are installed when $(BUILD_DIR)/man/ holds them (`make man`), and
-# the example configuration systemd/navhostd.conf (with its page docs/man/navhostd.conf.5) when the tree has it, into
-# $(SYSCONFDIR)/navhost/ unless a copy is already there: an edited configuration is never overwritten.
+# written into the installed copies. The man pages are installed when $(BUILD_DIR)/man/ holds them (`make man`);
+# the example configuration systemd/navhostd.conf, its page docs/man/navhostd.conf.5 and docs/configuration.md when
+# the tree has them, the configuration into $(SYSCONFDIR)/navhost/ unless a copy is already there: an edited
+# configuration is never overwritten.
 install-files: install-sdk-files
 	@test -x $(BUILD_DIR)/navhostd || { echo "install: $(BUILD_DIR)/navhostd is missing; run make build" >&2; exit 1; }
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(UNITDIR) \
@@ -223,6 +224,7 @@ install-files: install-sdk-files
 	install -m 0644 systemd/sysusers.d/navhost.conf $(DESTDIR)$(SYSUSERSDIR)/navhost.conf
 	install -m 0644 systemd/tmpfiles.d/navhost.conf $(DESTDIR)$(TMPFILESDIR)/navhost.conf
 	install -m 0644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md
+	if [ -f docs/configuration.md ]; then install -m 0644 docs/configuration.md $(DESTDIR)$(DOCDIR)/; fi
 	for page in navhostd.8 navctl.1; do \
 		if [ -f $(BUILD_DIR)/man/$$page ]; then \
 			install -d $(DESTDIR)$(MANDIR)/man$${page##*.} && \

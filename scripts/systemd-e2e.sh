@@ -24,10 +24,16 @@ deb_dir=$(realpath "${DEB_DIR:-$build_dir/deb}")
 work=${NSPAWN_DIR:-.build-nspawn}
 root=$work/root
 machine=navhost-e2e-$$
-# Debian packages the container needs beyond minbase: systemd itself, and what the navhost package depends on, which
-# `dpkg -i` does not fetch: procps for ExecReload='s /bin/kill, deb-systemd-helper (init-system-helpers), and the C
-# libraries navhostd links (json-c, libcrypto, libyaml); libsystemd comes with systemd.
-packages=(systemd systemd-sysv dbus procps init-system-helpers libjson-c5 libssl3 libyaml-0-2)
+debs=("$deb_dir"/navhost_*.deb "$deb_dir"/navhost-sdk_*.deb)
+for deb in "${debs[@]}"; do
+    [[ -f $deb ]] || { echo "systemd-e2e: $deb is missing; run make deb-files DEB_BUILD_DIR=…" >&2; exit 1; }
+done
+# Debian packages the container needs beyond minbase: systemd itself, and what the packages depend on, which
+# `dpkg -i` does not fetch (the first of each set of alternatives): procps for ExecReload='s /bin/kill,
+# init-system-helpers for deb-systemd-helper, the C libraries the programs link (json-c, libcrypto, …).
+mapfile -t depends < <(for deb in "${debs[@]}"; do dpkg-deb -f "$deb" Depends; done | tr ',' '\n' \
+    | sed -E 's/\|.*//; s/\(.*\)//; s/ //g' | grep -v '^navhost' | sort -u)
+packages=(systemd systemd-sysv dbus "${depends[@]}")
 passed=0
 failed=0
 started=$SECONDS
@@ -54,10 +60,6 @@ for tool in debootstrap:debootstrap systemd-nspawn:systemd-container; do
         apt-get install -y -qq --no-install-recommends "${tool##*:}" >/dev/null \
             || { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${tool##*:}" >/dev/null; }
     fi
-done
-debs=("$deb_dir"/navhost_*.deb "$deb_dir"/navhost-sdk_*.deb)
-for deb in "${debs[@]}"; do
-    [[ -f $deb ]] || { echo "systemd-e2e: $deb is missing; run make deb-files DEB_BUILD_DIR=…" >&2; exit 1; }
 done
 mkdir -p "$work"
 : >"$work/checks.log"
