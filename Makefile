@@ -224,6 +224,7 @@ install-files: install-sdk-files
 	install -m 0644 systemd/sysusers.d/navhost.conf $(DESTDIR)$(SYSUSERSDIR)/navhost.conf
 	install -m 0644 systemd/tmpfiles.d/navhost.conf $(DESTDIR)$(TMPFILESDIR)/navhost.conf
 	install -m 0644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	if [ -f docs/configuration.md ]; then install -m 0644 docs/configuration.md $(DESTDIR)$(DOCDIR)/; fi
 	for page in navhostd.8 navctl.1; do \
 		if [ -f $(BUILD_DIR)/man/$$page ]; then \

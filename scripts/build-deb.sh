@@ -3,7 +3,7 @@
 #
 #   navhost      navhostd, navctl, libNavHostKit.so and the Swift runtime libraries they link, in /usr/lib/navhost
 #                (links in /usr/bin); the example plugins; the units, sysusers.d, tmpfiles.d; the configuration
-#                /etc/navhost/navhostd.conf (a conffile) when systemd/navhostd.conf exists; man pages; docs
+#                /etc/navhost/navhostd.conf (a conffile) when systemd/navhostd.conf exists; man pages; all the docs
 #   navhost-sdk  what `make install-sdk-files` adds for feature authors: libNavHostTesting.so, navhost-plugin-tool and
 #                the module interfaces in /usr/lib/navhost/swift; depends on navhost of the same version
 #
@@ -53,7 +53,8 @@ sdk=$work/navhost-sdk
 # 1. Everything `make install` installs, from BUILD_DIR.
 make --no-print-directory install-files DESTDIR="$stage" BUILD_DIR="$build_dir" PREFIX=/usr SYSCONFDIR=/etc >/dev/null
 
-# 2. The SDK's part goes to navhost-sdk, with its documents in its own doc folder; the rest is navhost.
+# 2. The SDK's programs, libraries and interfaces go to navhost-sdk; the rest is navhost, the SDK's documents too:
+# docs/sdk.md names them in /usr/share/doc/navhost, where `make install-sdk` puts them.
 move() {  # move PATH FROM TO: FROM/PATH becomes TO/PATH
     mkdir -p "$3/$(dirname "$1")"
     mv "$2/$1" "$3/$1"
@@ -61,10 +62,6 @@ move() {  # move PATH FROM TO: FROM/PATH becomes TO/PATH
 for path in usr/lib/navhost/libNavHostTesting.so usr/lib/navhost/navhost-plugin-tool usr/bin/navhost-plugin-tool \
     usr/lib/navhost/swift usr/share/man/man1/navhost-plugin-tool.1.gz; do
     if [[ -e $stage/$path || -L $stage/$path ]]; then move "$path" "$stage" "$sdk"; fi
-done
-for doc in CHANGELOG-NavHostKit.md sdk.md authoring-features.md; do
-    mkdir -p "$sdk/usr/share/doc/navhost-sdk"
-    mv "$stage/usr/share/doc/navhost/$doc" "$sdk/usr/share/doc/navhost-sdk/$doc"
 done
 mv "$stage" "$main"
 
