@@ -25,11 +25,24 @@ UNITDIR      ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
+MANDIR       ?= $(PREFIX)/share/man
+SYSCONFDIR   ?= /etc
 # The SDK for plugins built outside this repository (docs/sdk.md): the libraries and navhost-plugin-tool live in
 # PKGLIBDIR, the module interfaces in SDK_MODULEDIR, one <Module>.swiftmodule/<triple>.* folder per module.
 SDK_MODULEDIR ?= $(PKGLIBDIR)/swift
 SDK_MODULES  := NavHostKit NavHostJSON NavHostTesting
 SDK_TRIPLE   := $(shell uname -m)-unknown-linux-gnu
+
+# What `make install` and `make deb` ship, built in release product by product (as `make bench` does: a plain
+# `swift build -c release` would build the tests' fixtures and the benchmark too), into RELEASE_DIR. The man pages
+# are generated into <build dir>/man/ from the programs' help texts (scripts/generate-man.sh). `make deb` packages
+# DEB_BUILD_DIR, the release build; `make deb-files DEB_BUILD_DIR=.build/debug` packages the debug build `make build`
+# made, building nothing else (`make systemd-e2e` does that). docs/packaging.md has the packages and their layout.
+RELEASE_DIR      := .build/release
+RELEASE_PRODUCTS := navhostd navctl navhost-plugin-tool NavHostTesting $(patsubst Plugins/%,%Feature,$(PLUGIN_DIRS))
+DEB_BUILD_DIR    ?= $(RELEASE_DIR)
+DEB_DIR          ?= $(DEB_BUILD_DIR)/deb
+DEB_COMPRESSION  ?= xz
 
 # Fuzzing (docs/fuzzing.md): libFuzzer over the daemon's Varlink front door, built with AddressSanitizer, which
 # brings LeakSanitizer (libFuzzer alone detects no leaks). LeakSanitizer checks the whole process when the run ends
@@ -47,7 +60,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
-	install-sdk install-sdk-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
+	install-sdk install-sdk-files release man deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -125,7 +138,30 @@ bench-smoke: build
 	$(SWIFT) format lint --strict --recursive --parallel Benchmarks
 	$(BUILD_DIR)/navhost-bench --quick --output $(BUILD_DIR)/bench-smoke.json $(BENCH_FLAGS)
 
-install: build install-files
+# `make install` installs the release build, with the man pages; `make install-files BUILD_DIR=…` installs what a
+# given build holds and builds nothing.
+install: release
+	scripts/generate-man.sh $(RELEASE_DIR)
+	$(MAKE) --no-print-directory install-files BUILD_DIR=$(RELEASE_DIR)
+
+release: deps
+	@python3 scripts/embed-interfaces.py
+	for product in $(RELEASE_PRODUCTS); do \
+		$(SWIFT) build -c release --manifest-cache none --product $$product || exit 1; \
+	done
+	$(RELEASE_DIR)/navhost-plugin-tool stage --build-dir $(RELEASE_DIR) $(PLUGIN_DIRS)
+
+# navhostd(8), navctl(1) and navhost-plugin-tool(1) for $(BUILD_DIR), into $(BUILD_DIR)/man/.
+man: build
+	scripts/generate-man.sh $(BUILD_DIR)
+
+# navhost_<version>_<arch>.deb and navhost-sdk_<version>_<arch>.deb in $(DEB_DIR), with dpkg-deb (scripts/build-deb.sh).
+deb: release
+	$(MAKE) --no-print-directory deb-files DEB_BUILD_DIR=$(RELEASE_DIR)
+
+deb-files:
+	scripts/generate-man.sh $(DEB_BUILD_DIR)
+	DEB_COMPRESSION=$(DEB_COMPRESSION) scripts/build-deb.sh $(DEB_BUILD_DIR) $(DEB_DIR)
 
 # The SDK alone, for plugin authors: libNavHostKit.so, the test kit libNavHostTesting.so, navhost-plugin-tool and the
 # module interfaces. Copies what the build produced; builds nothing.
@@ -145,6 +181,10 @@ install-sdk-files:
 		done; \
 	done
 	install -m 0644 NavHostKit/CHANGELOG.md $(DESTDIR)$(DOCDIR)/CHANGELOG-NavHostKit.md
+	if [ -f $(BUILD_DIR)/man/navhost-plugin-tool.1 ]; then \
+		install -d $(DESTDIR)$(MANDIR)/man1 && \
+		gzip -9nc $(BUILD_DIR)/man/navhost-plugin-tool.1 >$(DESTDIR)$(MANDIR)/man1/navhost-plugin-tool.1.gz; \
+	fi
 	install -m 0644 docs/sdk.md docs/authoring-features.md $(DESTDIR)$(DOCDIR)/
 
 # An out-of-tree plugin from scratch: the SDK installed into a temporary DESTDIR, a plugin package scaffolded outside
@@ -161,7 +201,10 @@ test-sdk-compat: build
 	BUILD_DIR=$(BUILD_DIR) scripts/test-sdk-compat.sh
 
 # Copies what the build produced; builds nothing. The units name /usr/bin and /usr/lib/navhost: other prefixes are
-# written into the installed copies.
+# written into the installed copies. The man pages are installed when $(BUILD_DIR)/man/ holds them (`make man`);
+# the example configuration systemd/navhostd.conf, its page docs/man/navhostd.conf.5 and docs/configuration.md when
+# the tree has them, the configuration into $(SYSCONFDIR)/navhost/ unless a copy is already there: an edited
+# configuration is never overwritten.
 install-files: install-sdk-files
 	@test -x $(BUILD_DIR)/navhostd || { echo "install: $(BUILD_DIR)/navhostd is missing; run make build" >&2; exit 1; }
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(UNITDIR) \
@@ -181,10 +224,29 @@ install-files: install-sdk-files
 	install -m 0644 systemd/sysusers.d/navhost.conf $(DESTDIR)$(SYSUSERSDIR)/navhost.conf
 	install -m 0644 systemd/tmpfiles.d/navhost.conf $(DESTDIR)$(TMPFILESDIR)/navhost.conf
 	install -m 0644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	if [ -f docs/configuration.md ]; then install -m 0644 docs/configuration.md $(DESTDIR)$(DOCDIR)/; fi
+	for page in navhostd.8 navctl.1; do \
+		if [ -f $(BUILD_DIR)/man/$$page ]; then \
+			install -d $(DESTDIR)$(MANDIR)/man$${page##*.} && \
+			gzip -9nc $(BUILD_DIR)/man/$$page >$(DESTDIR)$(MANDIR)/man$${page##*.}/$$page.gz || exit 1; \
+		fi; \
+	done
+	if [ -f docs/man/navhostd.conf.5 ]; then \
+		install -d $(DESTDIR)$(MANDIR)/man5 && \
+		gzip -9nc docs/man/navhostd.conf.5 >$(DESTDIR)$(MANDIR)/man5/navhostd.conf.5.gz; \
+	fi
+	if [ -f systemd/navhostd.conf ] && [ ! -e $(DESTDIR)$(SYSCONFDIR)/navhost/navhostd.conf ]; then \
+		install -d $(DESTDIR)$(SYSCONFDIR)/navhost && \
+		install -m 0644 systemd/navhostd.conf $(DESTDIR)$(SYSCONFDIR)/navhost/navhostd.conf; \
+	fi
 
-# The units under a real systemd in a systemd-nspawn container (root; Debian's mirror on first run). See the script.
+# The units under a real systemd in a systemd-nspawn container (root; Debian's mirror on first run), installed from
+# the Debian packages of $(BUILD_DIR) (the debug build in CI: no release build; zstd, not xz, which takes most of a
+# minute over a debug build) with dpkg -i, purged at the end.
 systemd-e2e: build
-	BUILD_DIR=$(BUILD_DIR) scripts/systemd-e2e.sh
+	$(MAKE) --no-print-directory deb-files DEB_BUILD_DIR=$(BUILD_DIR) DEB_COMPRESSION=zstd
+	BUILD_DIR=$(BUILD_DIR) DEB_DIR=$(BUILD_DIR)/deb scripts/systemd-e2e.sh
 
 # The journald handler against a real systemd-journald in a private mount namespace (root). See the script.
 journald-check: build

@@ -1,29 +1,39 @@
 #!/usr/bin/env bash
 # End-to-end check of NavHost under a REAL systemd: a Debian 12 container booted with systemd-nspawn, into which
-# `make install-files` puts the real navhostd, navctl, the example plugins, the units, sysusers.d and tmpfiles.d,
-# exactly as on a device. The service runs with the hardening it ships with; only the watchdog part adds a drop-in
+# `dpkg -i` installs the Debian packages `make deb-files` made of the build (navhost and navhost-sdk: the real
+# navhostd, navctl, the example plugins, the units, sysusers.d and tmpfiles.d, the Swift runtime they need), exactly
+# as on a device. The service runs with the hardening it ships with; only the watchdog part adds a drop-in
 # (the shipped ExecStart= plus --enable-test-hooks, and WatchdogSec=3s). It checks what the unit tests cannot:
-# sysusers at boot, socket activation by the first client, Type=notify READY and STATUS, who may control and who
-# may only read (navctl as two non-root users), dlopen of the plugins inside the sandbox, `systemctl reload`
-# (RELOADING, then READY), journald's structured fields, a watchdog restart after which the navigation stack is
-# restored from StateDirectory=, and a clean `systemctl stop`.
+# the maintainer scripts (the user from sysusers.d, the units enabled and started), socket activation by the first
+# client, Type=notify READY and STATUS, who may control and who may only read (navctl as two non-root users), dlopen
+# of the plugins inside the sandbox, `systemctl reload` (RELOADING, then READY), journald's structured fields, a
+# watchdog restart after which the navigation stack is restored from StateDirectory=, a clean `systemctl stop`; then
+# `dpkg --remove` and `dpkg --purge`, after which nothing of NavHost is left but its user and group.
 #
 # Each check prints PASS or FAIL (with what it saw); the script exits non-zero when any check failed. Needs root,
 # debootstrap and systemd-container (installed when missing), and Debian's mirror on the first run: the container
 # root is kept in $NSPAWN_DIR (.build-nspawn/ by default), and whatever a run changes inside the container lives in
-# an overlay in memory and vanishes. The Swift runtime is the toolchain's: the toolchain that holds the runtime on the
-# binaries' run path (/opt/swift here) is bound read-only at the same path, crash backtracer included, as on a machine
-# with Swift installed. Run it with `make systemd-e2e`; docs/systemd.md has what it checks and how long it takes.
+# an overlay in memory and vanishes. There is no Swift toolchain in the container: the package brings the runtime
+# libraries its programs link. Run it with `make systemd-e2e` (which makes the packages of BUILD_DIR into DEB_DIR);
+# docs/systemd.md has what it checks and how long it takes, docs/packaging.md the packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=$(realpath "${BUILD_DIR:-.build/debug}")
+deb_dir=$(realpath "${DEB_DIR:-$build_dir/deb}")
 work=${NSPAWN_DIR:-.build-nspawn}
 root=$work/root
 machine=navhost-e2e-$$
-# Debian packages the container needs beyond minbase: systemd itself, procps for ExecReload='s /bin/kill, and the
-# C libraries navhostd links (json-c, libcrypto, libyaml); libsystemd comes with systemd.
-packages=(systemd systemd-sysv dbus procps libjson-c5 libssl3 libyaml-0-2)
+debs=("$deb_dir"/navhost_*.deb "$deb_dir"/navhost-sdk_*.deb)
+for deb in "${debs[@]}"; do
+    [[ -f $deb ]] || { echo "systemd-e2e: $deb is missing; run make deb-files DEB_BUILD_DIR=…" >&2; exit 1; }
+done
+# Debian packages the container needs beyond minbase: systemd itself, and what the packages depend on, which
+# `dpkg -i` does not fetch (the first of each set of alternatives): procps for ExecReload='s /bin/kill,
+# init-system-helpers for deb-systemd-helper, the C libraries the programs link (json-c, libcrypto, …).
+mapfile -t depends < <(for deb in "${debs[@]}"; do dpkg-deb -f "$deb" Depends; done | tr ',' '\n' \
+    | sed -E 's/\|.*//; s/\(.*\)//; s/ //g' | grep -v '^navhost' | sort -u)
+packages=(systemd systemd-sysv dbus "${depends[@]}")
 passed=0
 failed=0
 started=$SECONDS
@@ -51,13 +61,6 @@ for tool in debootstrap:debootstrap systemd-nspawn:systemd-container; do
             || { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${tool##*:}" >/dev/null; }
     fi
 done
-for program in navhostd navctl libNavHostKit.so plugins/Home/manifest.json; do
-    [[ -e $build_dir/$program ]] || { echo "systemd-e2e: $build_dir/$program is missing; run make build" >&2; exit 1; }
-done
-# The folder the dynamic loader finds the Swift runtime in (/opt/swift/usr/lib/swift/linux), and its toolchain.
-swift_runtime=$(ldd "$build_dir/navhostd" | sed -n 's|^\s*libswiftCore.so => \(/.*\)/libswiftCore.so .*|\1|p')
-[[ -d $swift_runtime ]] || { echo "systemd-e2e: cannot find the Swift runtime navhostd uses" >&2; exit 1; }
-swift_toolchain=${swift_runtime%/usr/lib/swift/linux}
 mkdir -p "$work"
 : >"$work/checks.log"
 if [[ ! -x $root/lib/systemd/systemd ]]; then
@@ -77,17 +80,18 @@ if ((${#missing[@]})); then
     chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# The user must come from sysusers.d at boot, not from an earlier run.
+# The user must come from the package's sysusers.d, not from an earlier run; the root must hold no NavHost (what
+# the script installed into it before it used the packages).
 chroot "$root" userdel navhost >/dev/null 2>&1 || true
 chroot "$root" groupdel navhost >/dev/null 2>&1 || true
+rm -rf "$root/usr/lib/navhost" "$root/etc/systemd/system/navhostd.service.d" "$root/var/lib/navhost" \
+    "$root"/usr/lib/systemd/system/navhostd.* "$root"/usr/lib/{sysusers,tmpfiles}.d/navhost.conf \
+    "$root"/usr/bin/{navhostd,navctl,navhost-plugin-tool} "$root/usr/share/doc/navhost"
+[[ ! -e $root/opt/swift ]] || { echo "systemd-e2e: $root/opt/swift exists: the container must have no toolchain" >&2; exit 1; }
 
-# A fresh install, as `make install` does it.
-rm -rf "$root/usr/lib/navhost" "$root/etc/systemd/system/navhostd.service.d" "$root/var/lib/navhost"
-make --no-print-directory install-files DESTDIR="$(realpath "$root")" BUILD_DIR="$build_dir" >/dev/null
-shipped_exec_start=$(grep -m1 '^ExecStart=' "$root/usr/lib/systemd/system/navhostd.service")
-
-# --volatile=overlay: whatever the container changes lives in memory, so every run starts from the same root.
-systemd-nspawn -q -D "$root" --boot --register=no --keep-unit -M "$machine" --bind-ro="$swift_toolchain" \
+# --volatile=overlay: whatever the container changes lives in memory, so every run starts from the same root. The
+# packages are bound read-only at /mnt/packages.
+systemd-nspawn -q -D "$root" --boot --register=no --keep-unit -M "$machine" --bind-ro="$deb_dir:/mnt/packages" \
     --volatile=overlay --console=passive </dev/null >"$work/console.log" 2>&1 &
 nspawn=$!
 trap 'kill -TERM $nspawn 2>/dev/null; wait $nspawn 2>/dev/null || true' EXIT
@@ -189,9 +193,44 @@ wait_until_active() {
     return 1
 }
 
-sysusers() { inside getent passwd navhost && inside getent group navhost; }
+shipped_exec_start=""
+dpkg_installs() {
+    ! inside getent passwd navhost || { echo "user navhost exists before the installation"; return 1; }
+    local deb in_container=()
+    for deb in "${debs[@]}"; do in_container+=("/mnt/packages/$(basename "$deb")"); done
+    inside dpkg -i "${in_container[@]}" || return 1
+    inside dpkg-query -W -f='${Package} ${Version} ${Status}\n' navhost navhost-sdk | tee /dev/stderr \
+        | grep -c ' install ok installed$' | grep -qx 2 || return 1
+    shipped_exec_start=$(inside grep -m1 '^ExecStart=' /usr/lib/systemd/system/$unit)
+    [[ -n $shipped_exec_start ]] && inside test -f /usr/share/man/man8/navhostd.8.gz \
+        && inside test -f /usr/share/man/man1/navctl.1.gz
+}
+sysusers() {
+    inside getent passwd navhost && inside getent group navhost \
+        && [[ $(inside stat -c '%a %U %G' /var/lib/navhost) == "700 navhost navhost" ]]
+}
+enabled_and_started() {
+    local state
+    for state in is-enabled is-active; do
+        inside systemctl $state navhostd.socket $unit | tr '\n' ' ' | tee /dev/stderr \
+            | contains -x "$([[ $state == is-enabled ]] && echo 'enabled enabled ' || echo 'active active ')" || return 1
+    done
+    echo >&2
+    inside ls -l /etc/systemd/system/sockets.target.wants/navhostd.socket \
+        /etc/systemd/system/multi-user.target.wants/$unit
+}
+no_toolchain() {
+    # The runtime comes from the package: no /opt/swift, navhostd's libraries all found, libswiftCore in the package.
+    [[ ! -e $root/opt/swift ]] && ! inside test -e /opt/swift || { echo "/opt/swift in the container"; return 1; }
+    # ldd takes $ORIGIN from the path it is given (the kernel, from the real one): the files, not /usr/bin's links.
+    inside ldd /usr/lib/navhost/navhostd /usr/lib/navhost/navctl /usr/lib/navhost/navhost-plugin-tool \
+        | tee /dev/stderr | { ! grep 'not found'; } && inside ldd /usr/lib/navhost/navhostd \
+        | contains -E '^\s*libswiftCore.so => /usr/lib/navhost/swift-runtime/libswiftCore.so ' \
+        && inside navhost-plugin-tool list /usr/lib/navhost/plugins | tee /dev/stderr | contains UserProfile
+}
 socket_listens() {
-    inside systemctl enable --now navhostd.socket \
+    # postinst started both units: the service is stopped so that a client starts it through the socket.
+    inside systemctl stop $unit \
         && [[ $(inside systemctl is-active navhostd.socket) == active ]] \
         && [[ $(inside systemctl is-active $unit || true) == inactive ]]
 }
@@ -309,7 +348,11 @@ journal_fields() {
         | NAVHOST_UID=$navhost_uid ALICE_UID=$alice_uid ALICE_PID=$alice_pid python3 -c "$journal_fields_program"
 }
 
-check "sysusers.d created user and group navhost at boot" sysusers
+check "dpkg -i installs navhost and navhost-sdk into a system without NavHost" dpkg_installs
+check "postinst: systemd-sysusers created user and group navhost, systemd-tmpfiles /var/lib/navhost (0700)" sysusers
+check "postinst: deb-systemd-helper enabled navhostd.socket and navhostd.service, deb-systemd-invoke started them" \
+    enabled_and_started
+check "no Swift toolchain in the container: the programs link the package's runtime in /usr/lib/navhost" no_toolchain
 inside useradd -M alice
 inside useradd -M -G navhost bob
 check "navhostd.socket is active and listening; navhostd.service is not started yet" socket_listens
@@ -401,6 +444,76 @@ check "a wedged MainActor stops the pings: systemd's watchdog kills navhostd and
     watchdog_restarts
 check "after the restart the stack is the same, restored from StateDirectory" stack_restored
 check "systemctl stop: STOPPING=1, exit status 0, no SIGKILL, within TimeoutStopSec" stops_cleanly
+
+# The packages go: removed first (with the daemon running), then purged. The watchdog drop-in is the test's, an
+# administrator's file that no package owns: it goes before.
+inside rm -rf "/etc/systemd/system/$unit.d"
+inside systemctl daemon-reload
+# The conffiles the package declares (none when systemd/navhostd.conf was not in the tree it was built from).
+conffiles=$(dpkg-deb -I "${debs[0]}" conffiles 2>/dev/null || true)
+package_states() { inside dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' navhost navhost-sdk 2>/dev/null || true; }
+absent() {  # absent PATH...: none of the paths exists in the container (a dangling link counts as existing)
+    local path status=0
+    for path; do
+        if inside test -e "$path" -o -L "$path"; then echo "still there: $path"; status=1; fi
+    done
+    return $status
+}
+in_container_debs=()
+for deb in "${debs[@]}"; do in_container_debs+=("/mnt/packages/$(basename "$deb")"); done
+reinstall_keeps_choices() {
+    # An administrator disables the daemon (Also= takes the socket along); an upgrade (here the same version again)
+    # keeps that, and restarts nothing it would start. Enabled again, the next upgrade keeps them enabled.
+    local enabled
+    inside systemctl disable $unit 2>&1 && inside dpkg -i "${in_container_debs[@]}" || return 1
+    enabled=$(inside systemctl is-enabled navhostd.socket $unit | tr '\n' ' ' || true)
+    echo "after disable and upgrade: $enabled"
+    [[ $enabled == "disabled disabled " ]] || return 1
+    inside systemctl enable $unit 2>&1 && inside dpkg -i "${in_container_debs[@]}" || return 1
+    enabled=$(inside systemctl is-enabled navhostd.socket $unit | tr '\n' ' ')
+    echo "after enable and upgrade: $enabled"
+    [[ $enabled == "enabled enabled " && $(inside systemctl is-active navhostd.socket) == active ]] \
+        && navctl_as alice stack | contains 'home.main' && wait_until_active
+}
+package_files=(/usr/lib/navhost /usr/bin/navhostd /usr/bin/navctl /usr/bin/navhost-plugin-tool
+    /usr/lib/systemd/system/navhostd.socket /usr/lib/systemd/system/$unit /usr/lib/sysusers.d/navhost.conf
+    /usr/lib/tmpfiles.d/navhost.conf /usr/share/doc/navhost /usr/share/doc/navhost-sdk
+    /usr/share/man/man8/navhostd.8.gz /usr/share/man/man1/navctl.1.gz)
+dpkg_removes() {
+    local conffile
+    inside systemctl start $unit && wait_until_active && is_active || return 1
+    inside dpkg --remove navhost-sdk navhost || return 1
+    # navhost keeps its configuration (and a postrm to purge it): "rc"; navhost-sdk has none and is gone.
+    [[ $(package_states | tee /dev/stderr | grep -v ' [pu]n ') == "navhost rc " ]] || return 1
+    # prerm stopped both units; postrm masked them (the enablement links stay until purge, inert).
+    [[ $(inside systemctl is-active navhostd.socket $unit | tr '\n' ' ') == "inactive inactive " ]] || return 1
+    absent "${package_files[@]}" || return 1
+    # What remove keeps: the configuration and the state.
+    for conffile in $conffiles; do inside test -f "$conffile" || { echo "$conffile is gone"; return 1; }; done
+    inside ls -la /var/lib/navhost /etc/systemd/system/sockets.target.wants
+    inside test -f /var/lib/navhost/sessions/main.json
+}
+dpkg_purges() {
+    local leftovers
+    inside dpkg --purge navhost-sdk navhost || return 1
+    [[ -z $(package_states | grep -v ' [pu]n ') ]] || { package_states; return 1; }
+    absent "${package_files[@]}" $conffiles /etc/navhost /var/lib/navhost /run/navhost /run/navhostd \
+        /etc/systemd/system/sockets.target.wants/navhostd.socket /etc/systemd/system/multi-user.target.wants/$unit \
+        || return 1
+    # Anything named after NavHost or owned by its user, anywhere but /proc and /sys: nothing.
+    leftovers=$(inside find / /run /tmp -xdev \( -path /proc -o -path /sys \) -prune -o \
+        \( -name '*navhost*' -o -user navhost -o -group navhost \) -print)
+    echo "left behind: ${leftovers:-nothing}"
+    [[ -z $leftovers ]] || return 1
+    # What stays, by design (docs/packaging.md): the system user and group.
+    inside getent passwd navhost && inside getent group navhost
+}
+check "dpkg -i again (an upgrade) keeps an administrator's disable, and an enable; the socket still starts the daemon" \
+    reinstall_keeps_choices
+check "dpkg --remove: prerm stops the running daemon and its socket; programs and units go, state and conffiles stay" \
+    dpkg_removes
+check "dpkg --purge: conffiles, /var/lib/navhost, the enablement links go; only the user and group navhost stay" \
+    dpkg_purges
 
 echo "systemd-e2e: $passed passed, $failed failed in $((SECONDS - started)) s" \
     "(container up after $((boot_done - started)) s)"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Man pages from the programs' own help texts: navhostd(8), navctl(1) and navhost-plugin-tool(1), written to
+# BUILD_DIR/man/ by swift-argument-parser's `generate-manual`, which runs each program with --experimental-dump-help
+# and turns what its ArgumentParser declarations say into mdoc. Nothing is committed: the pages follow the code.
+#
+# The tool is the one behind the package plugin `swift package plugin generate-manual`, run directly: the plugin
+# first builds every product of the package (release by default: the benchmark and the fuzz target too) and gives
+# every program the same --section, where navhostd belongs in section 8. The tool is built once, from the
+# swift-argument-parser version Package.resolved pins (SwiftPM's checkout, exported so that nothing is written into
+# it), in its own scratch folder, .build/generate-manual/.
+#
+# Usage: scripts/generate-man.sh BUILD_DIR     (BUILD_DIR holds navhostd, navctl and navhost-plugin-tool)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=${1:?usage: scripts/generate-man.sh BUILD_DIR}
+out=$build_dir/man
+checkout=.build/checkouts/swift-argument-parser
+work=.build/generate-manual
+tool=$work/scratch/debug/generate-manual
+
+[[ -d $checkout/.git ]] || { echo "generate-man: $checkout is missing; run make build" >&2; exit 1; }
+# The export is redone when SwiftPM has moved the checkout to another version.
+revision=$(git -C "$checkout" rev-parse HEAD)
+if [[ ! -x $tool || $(cat "$work/revision" 2>/dev/null) != "$revision" ]]; then
+    rm -rf "$work/source"
+    mkdir -p "$work/source"
+    git -C "$checkout" archive HEAD | tar -x -C "$work/source"
+    ${SWIFT:-swift} build --package-path "$work/source" --scratch-path "$work/scratch" -c debug \
+        --product generate-manual >"$work/build.log" 2>&1 || { tail -20 "$work/build.log" >&2; exit 1; }
+    echo "$revision" >"$work/revision"
+fi
+
+mkdir -p "$out"
+rm -f "$out"/*.[0-9]
+# The date of the last commit, not today's: the same tree gives the same pages.
+date=$(git log -1 --format=%cs 2>/dev/null || date -u +%F)
+for page in navhostd:8 navctl:1 navhost-plugin-tool:1; do
+    program=${page%%:*}
+    if [[ -x $build_dir/$program ]]; then
+        "$tool" "$build_dir/$program" --section "${page##*:}" --date "$date" --authors "NavHost maintainers" \
+            --output-directory "$out"
+    fi
+done
+# Two touches to the generated mdoc. A blank line (between the paragraphs of a discussion) is a paragraph break,
+# .Pp: groff warns about blank lines in mdoc. navhostd has no subcommands: the generator still gives it a
+# "subcommand" in the synopsis and ArgumentParser's implicit `help` subcommand among the options; both go.
+sed -i 's/^$/.Pp/' "$out"/*.[0-9]
+if [[ -f $out/navhostd.8 ]]; then
+    sed -i -e '/^\.Ar subcommand$/d' -e '/^\.It Em help$/,/^\.El$/d' "$out/navhostd.8"
+fi
+ls "$out"/*.[0-9] >/dev/null
