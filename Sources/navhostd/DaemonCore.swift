@@ -49,8 +49,10 @@ final class DaemonCore {
         }
         sessions.updateDefaultOptions(configuration.sessionOptions)
         loadPlugins()
+        sessions.loadOpenedList()
+        sessions.declareConfiguredSessions(Set(configuration.sessions.map(\.name)))
         openSessions()
-        sessions.reopenSessions()
+        sessions.openListedSessions()
     }
 
     /// Puts what a reloaded configuration changed in force, without dropping a client: configured sessions added
@@ -77,6 +79,7 @@ final class DaemonCore {
         next.testHooks = old.testHooks
         configuration = next
 
+        sessions.declareConfiguredSessions(Set(new.sessions.map(\.name)))
         let kept = Set(new.sessions.map(\.name))
         for session in old.sessions where !kept.contains(session.name) && sessions.opened[session.name] == nil {
             sessions.close(session.name)
@@ -85,9 +88,10 @@ final class DaemonCore {
         for session in new.sessions {
             let previous = old.sessions.first { $0.name == session.name }
             if let previous, previous.root != session.root {
-                needsRestart.append("sessions.\(session.name).root")
+                needsRestart.append("sessions.\(session.name).root (for a session with no saved stack)")
             }
         }
+        if new.stallLimit != old.stallLimit { needsRestart.append("limits.stall-limit") }
         openSessions()
         for session in new.sessions where !old.sessions.contains(where: { $0.name == session.name }) {
             if (try? sessions.session(session.name)) != nil { changed.append("session \(session.name) opened") }
@@ -110,10 +114,13 @@ final class DaemonCore {
         return (changed, needsRestart)
     }
 
-    /// Rescans the plugin directory (SIGHUP): loads new plugins, reloads changed ones, unloads vanished ones.
+    /// Rescans the plugin directory (SIGHUP): loads new plugins, reloads changed ones, unloads vanished ones; then
+    /// opens the sessions whose root route was missing, and tries again the removals refused earlier.
     func reload() {
         pluginControl.rescan(configuration.pluginDirectory)
         openSessions()
+        sessions.openListedSessions()
+        pluginControl.retryRefusedRemovals()
     }
 
     /// Follows the plugins folder until cancelled: plugins load, reload and unload as their folders change. Returns

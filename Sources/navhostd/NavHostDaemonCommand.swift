@@ -136,7 +136,12 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         let (fileSettings, files) = try ConfigurationFile.load(path, required: config != nil)
         let settings = fileSettings.overridden(by: commandLineSettings)
         if let problem = settings.limits.firstProblem() {
-            throw ConfigurationError(file: files.last ?? path, key: "limits.\(problem.key)", message: problem.message)
+            // Only the cross-check is left: name where each of the two limits comes from.
+            let fromCommandLine = commandLineSettings.limits
+            let source =
+                fromCommandLine.reservedConnections != nil || fromCommandLine.maxConnections != nil
+                ? "the command line" : (files.isEmpty ? "the defaults" : files.joined(separator: ", "))
+            throw ConfigurationError(file: source, key: "limits.\(problem.key)", message: problem.message)
         }
         return DaemonConfiguration.Loaded(
             configuration: DaemonConfiguration(settings: settings, testHooks: enableTestHooks),

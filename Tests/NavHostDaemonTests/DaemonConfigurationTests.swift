@@ -85,6 +85,10 @@ struct DaemonConfigurationTests {
             ("log-level: loud\n", ":1:12: log-level: \"loud\" is not a log level"),
             ("control:\n  groups: [no-such-group-here]\n", ":2:12: control.groups: no group"),
             ("sessions: [main\n", ":2:1: not YAML"),
+            (
+                (0..<24).map { "a\($0 + 1): &a\($0 + 1) [*a\($0), *a\($0)]" }.reduce("a0: &a0 x\n") { $0 + $1 + "\n" },
+                ":2:5: not YAML: expands to more than 100000 values"
+            ),
         ]
     )
     func invalidFileIsRefused(text: String, expected: String) async throws {
@@ -132,6 +136,28 @@ struct DaemonConfigurationTests {
             )
             #expect(checked.status == 0, "\(checked.errors)\n\(text)")
         }
+    }
+
+    @Test("Limits that depend on each other are checked once the sources are layered, not one source at a time")
+    func crossCheckedLimits() async throws {
+        let config = try ConfigFolder("limits:\n  max-connections: 10000\n")
+        try config.dropIn("10-reserve.conf", "limits:\n  reserved-connections: 5000\n")
+        let valid = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            ["--config", config.file, "--check-config"]
+        )
+        #expect(valid.status == 0, "\(valid.errors)")
+        let invalid = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            ["--config", config.file, "--check-config", "--reserved-connections", "10000"]
+        )
+        #expect(invalid.status == 78)
+        #expect(
+            invalid.errors.contains(
+                "the command line: limits.reserved-connections: must be less than max-connections (10000)"
+            ),
+            "\(invalid.errors)"
+        )
     }
 
     @Test("--check-config says what the files and options amount to, options winning")

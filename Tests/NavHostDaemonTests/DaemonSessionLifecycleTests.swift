@@ -42,7 +42,7 @@ struct DaemonSessionLifecycleTests {
 
         let cases: [(method: String, parameters: JSONObject, error: String)] = [
             ("OpenSession", ["name": "passenger", "root": "home.main"], "SessionExists"),
-            ("OpenSession", ["name": "main", "root": "home.main"], "SessionExists"),
+            ("OpenSession", ["name": "main", "root": "home.main"], "SessionConfigured"),
             ("OpenSession", ["name": ".hidden", "root": "home.main"], "InvalidSessionName"),
             ("OpenSession", ["name": "a/b", "root": "home.main"], "InvalidSessionName"),
             (
@@ -67,6 +67,72 @@ struct DaemonSessionLifecycleTests {
         #expect(try await nav.call("Sessions")["sessions"] == ["main", "passenger"])
         #expect(try await nav.routes(session: "passenger") == ["products.list"])
         #expect(!FileManager.default.fileExists(atPath: "\(daemon.stateDirectory)/sessions/nowhere.json"))
+        try await daemon.terminate()
+    }
+
+    @Test("Opened again after a close, a session starts at its root and its revisions continue above the old ones")
+    func reopenedSessionContinuesRevisions() async throws {
+        let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("OpenSession", ["name": "tv", "root": "products.list"])
+        try await nav.call("Navigate", ["session": "tv", "route": "settings.main"])
+        let before = try #require(try await nav.snapshot(session: "tv")["revision"]?.intValue)
+        try await nav.call("CloseSession", ["name": "tv"])
+
+        let reopened = try await nav.call("OpenSession", ["name": "tv", "root": "home.main"])
+
+        #expect(reopened["snapshot"]?["stack"]?.arrayValue?.compactMap { $0["route"]?.stringValue } == ["home.main"])
+        let revision = try #require(reopened["snapshot"]?["revision"]?.intValue)
+        #expect(revision > before, "revisions only grow: \(before) then \(revision)")
+        // A client resuming its watch of the old session from its last revision gets a snapshot of the new one.
+        let watcher = try await NavigationClient.connect(to: daemon)
+        let updates = WatchRecorder(watcher.watch(session: "tv", resumeFrom: before))
+        let first = try await updates.next()
+        #expect(first["snapshot"]?["stack"]?.arrayValue?.count == 1, "\(first)")
+        try await daemon.terminate()
+    }
+
+    @Test("OpenSession and CloseSession calls for one name, sent at once, run one after the other")
+    func callsForOneNameAreSerialized() async throws {
+        let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])
+        let clients = try await withThrowingTaskGroup(of: NavigationClient.self) { group in
+            for _ in 0..<6 { group.addTask { try await NavigationClient.connect(to: daemon) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let outcomes = await withTaskGroup(of: String.self) { group in
+            for (index, client) in clients.enumerated() {
+                group.addTask {
+                    let method = index % 2 == 0 ? "OpenSession" : "CloseSession"
+                    let parameters: JSONObject =
+                        index % 2 == 0 ? ["name": "shared", "root": "settings.main"] : ["name": "shared"]
+                    do {
+                        try await client.call(method, parameters)
+                        return "\(method) ok"
+                    } catch let error as VarlinkError {
+                        return "\(method) \(error.name)"
+                    } catch {
+                        return "\(method) \(error)"
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        // Whatever the order, every call got a clear answer, and the list and the sessions agree.
+        for outcome in outcomes {
+            #expect(
+                outcome.hasSuffix(" ok") || outcome.hasSuffix("SessionExists") || outcome.hasSuffix("SessionNotFound"),
+                "\(outcomes)"
+            )
+        }
+        let opens = outcomes.filter { $0 == "OpenSession ok" }.count
+        let closes = outcomes.filter { $0 == "CloseSession ok" }.count
+        #expect(opens - closes == 0 || opens - closes == 1, "\(outcomes)")
+        let open = try await clients[0].call("Sessions")["sessions"]?.arrayValue?.contains("shared") == true
+        #expect(open == (opens - closes == 1), "\(outcomes)")
+        try await daemon.crash()
+        try await daemon.restart()
+        let reader = try await NavigationClient.connect(to: daemon)
+        #expect(try await reader.call("Sessions")["sessions"]?.arrayValue?.contains("shared") == open)
         try await daemon.terminate()
     }
 

@@ -74,25 +74,48 @@ public final class OpenedSessionsFile: Sendable {
         self.path = "\(directory)/opened-sessions.json"
     }
 
-    /// The sessions the file lists; none when there is no file. A file that cannot be trusted is moved aside (as
-    /// `opened-sessions.json.corrupt-<time>`) and reported through `onDiscard`, and none are listed.
-    public func load(onDiscard: (String) -> Void = { _ in }) -> [Entry] {
-        guard let bytes = try? AtomicFile.read(path) else { return [] }
+    /// Why the list could not be read.
+    public struct LoadFailure: Error, Sendable {
+        /// What went wrong, in words.
+        public var detail: String
+    }
+
+    /// The sessions the file lists; none when there is no file.
+    ///
+    /// A file that cannot be trusted (not JSON, another format) is moved aside as
+    /// `opened-sessions.json.corrupt-<time>`, and none are listed.
+    ///
+    /// - Returns: ``LoadFailure`` when the file is there but cannot be read (permissions, I/O): the caller must not
+    ///   overwrite it then.
+    public func load() -> Result<[Entry], LoadFailure> {
+        let bytes: [UInt8]?
+        do {
+            bytes = try AtomicFile.read(path)
+        } catch {
+            return .failure(LoadFailure(detail: "\(error)"))
+        }
+        guard let bytes else { return .success([]) }
         guard let json = try? JSONParser().parse(bytes),
             let envelope = try? JSONValueDecoder().decode(Envelope.self, from: json),
             envelope.format == Self.format, envelope.version == Self.version
         else {
-            let movedTo = try? AtomicFile.moveAside(path, suffix: "corrupt-\(time(nil))")
-            onDiscard(movedTo ?? path)
-            return []
+            do {
+                _ = try AtomicFile.moveAside(path, suffix: "corrupt-\(time(nil))")
+                return .success([])
+            } catch {
+                return .failure(LoadFailure(detail: "it is corrupt and cannot be moved aside: \(error)"))
+            }
         }
-        return envelope.sessions
+        return .success(envelope.sessions)
     }
 
     /// Writes `sessions` as the whole list, and returns once it is durable.
     ///
+    /// It runs on the caller's executor until the write is queued, so lists saved one after the other on the main
+    /// actor are written in that order: the last write holds the newest list.
+    ///
     /// - Throws: The write's failure, in the system's words.
-    public func save(_ sessions: [Entry]) async throws {
+    nonisolated(nonsending) public func save(_ sessions: [Entry]) async throws {
         let envelope = Envelope(format: Self.format, version: Self.version, sessions: sessions)
         let bytes = try JSONValueEncoder().encode(envelope).serializedBytes()
         let path = self.path

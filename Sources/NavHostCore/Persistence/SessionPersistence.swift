@@ -31,6 +31,11 @@ public final class SessionPersistence: Sendable {
         SessionStateFile(directory: directory, session: name)
     }
 
+    /// Returns once every write queued so far has finished, the writes of a session just closed among them.
+    public func waitForQueuedWrites() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
+    }
+
     /// Forgets what was written for the session `name` (its file was deleted): the next save writes in full.
     public func forget(_ name: String) {
         states.withLock { states in

@@ -306,6 +306,14 @@ extension PluginControl {
         }
     }
 
+    /// Tries again the removals refused earlier (SIGHUP): a session that pinned a plugin may have closed, or a
+    /// dependant's new build may no longer need it.
+    public func retryRefusedRemovals() {
+        removeFreedPlugins()
+    }
+}
+
+extension PluginControl {
     /// Removes the plugins whose removal was refused and whose folder is still gone, now that what needed them may
     /// have gone; one that is still needed keeps its refusal, updated to who needs it now.
     fileprivate func removeFreedPlugins() {

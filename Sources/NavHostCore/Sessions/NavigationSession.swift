@@ -71,11 +71,14 @@ public final class NavigationSession: NavigationHandler {
     ///   - configuration: The session's name and root route.
     ///   - catalog: The features that build screens.
     ///   - options: Event history, watcher bound, intent time limit.
+    ///   - firstRevision: The revision it starts at: above every revision an earlier session of the same name gave
+    ///     out, so that a client resuming a watch never takes the new session for the old one.
     ///   - logger: Where refusals and dropped commands are logged.
     public convenience init(
         configuration: SessionConfiguration,
         catalog: FeatureCatalog,
         options: SessionOptions = SessionOptions(),
+        firstRevision: UInt64 = 0,
         logger: Logger
     ) throws(NavigationError) {
         try self.init(
@@ -84,6 +87,7 @@ public final class NavigationSession: NavigationHandler {
             options: options,
             logger: logger
         )
+        revision = firstRevision
         let root = try makeScreen(for: configuration.root, presentation: .push)
         screens = [root]
         root.appear()

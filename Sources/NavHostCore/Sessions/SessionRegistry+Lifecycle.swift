@@ -4,78 +4,109 @@ import NavHostKit
 
 extension SessionRegistry {
     /// Opens a session a control client asked for, with ``SessionRegistry/defaultOptions`` under what it sets, and
-    /// returns once it exists durably: its name is in the list of
-    /// opened sessions (``OpenedSessionsFile``) and its first record is written, so a restart, crash or not, opens it
-    /// again with its stack.
+    /// returns once it exists durably: its name is in the list of opened sessions (``OpenedSessionsFile``) and its
+    /// first record is written, so a restart, crash or not, opens it again with its stack.
     ///
-    /// Any state left on disk under the name (by a session closed before) is discarded: an opened session starts
-    /// at its root.
+    /// It starts at its root, whatever record an earlier session of the same name left, and its revisions start
+    /// above that session's, so that a client resuming a watch of the old one gets a snapshot, not stale events.
+    /// Calls for one name run one after the other.
     ///
-    /// - Throws: ``NavigationError``: `InvalidSessionName`, `SessionExists`, what opening the root screen throws
-    ///   (`RouteNotFound`, `InvalidRouteParameters`, `ViewModelFailed`), or `StorageFailed` — then nothing was
-    ///   opened.
+    /// - Throws: ``NavigationError``: `InvalidSessionName`, `SessionConfigured` (the configuration declares the
+    ///   name), `SessionExists`, what opening the root screen throws (`RouteNotFound`, `InvalidRouteParameters`,
+    ///   `ViewModelFailed`), or `StorageFailed` — then nothing was opened.
     @discardableResult
     public func openDurably(_ entry: OpenedSessionsFile.Entry) async throws -> NavigationSession {
         guard SessionConfiguration.isValidName(entry.name) else { throw NavigationError.invalidSessionName(entry.name) }
-        guard (try? session(entry.name)) == nil else { throw NavigationError.sessionExists(entry.name) }
-        discardSavedState(of: entry.name)
-        let session = try open(entry.configuration, options: entry.options(over: defaultOptions))
-        opened[entry.name] = entry
-        do {
-            try await saveOpenedList()
-            try await commit(session)
-        } catch {
-            close(entry.name)
-            opened[entry.name] = nil
-            try? await saveOpenedList()
-            throw error as? NavigationError ?? NavigationError.storageFailed("\(error)")
+        guard !configuredNames.contains(entry.name) else { throw NavigationError.sessionConfigured(entry.name) }
+        return try await oneAtATime(for: entry.name) { () async throws -> NavigationSession in
+            guard (try? session(entry.name)) == nil else { throw NavigationError.sessionExists(entry.name) }
+            if let openedListProblem { throw NavigationError.storageFailed(openedListProblem) }
+            // The writes of an earlier session of this name finish first: none of them may land after this one's.
+            await persistence?.waitForQueuedWrites()
+            persistence?.forget(entry.name)
+            let session = try open(
+                entry.configuration,
+                options: entry.options(over: defaultOptions),
+                fresh: revisionFloor(of: entry.name)
+            )
+            opened[entry.name] = entry
+            do {
+                try await saveOpenedList()
+                try await commit(session)
+            } catch {
+                close(entry.name)
+                opened[entry.name] = nil
+                do {
+                    try await saveOpenedList()
+                } catch {
+                    logger.error(
+                        "Cannot take a session that failed to open out of the list of opened sessions",
+                        metadata: ["navhost.session": "\(entry.name)", "error": "\(error)"]
+                    )
+                }
+                throw error as? NavigationError ?? NavigationError.storageFailed("\(error)")
+            }
+            return session
         }
-        return session
     }
 
     /// Closes a session opened over the wire, and returns once it is durably gone: it is out of the list of opened
-    /// sessions, so a restart does not bring it back. Its screens disappear, its watchers' calls end, its saved state
-    /// is deleted.
+    /// sessions, so a restart does not bring it back. Its screens disappear and its watchers' calls end. Its saved
+    /// record stays, so that a session opened later under the name continues its revisions. An entry of the list
+    /// whose session could not be opened (its route is gone) is taken out the same way.
     ///
     /// - Throws: ``NavigationError``: `SessionNotFound`, `SessionConfigured` (the configuration declares it: take it
     ///   out there), or `StorageFailed` — then it stays open.
     public func closeDurably(_ name: String) async throws {
-        _ = try session(name)
-        guard let entry = opened[name] else { throw NavigationError.sessionConfigured(name) }
-        opened[name] = nil
-        do {
-            try await saveOpenedList()
-        } catch {
-            opened[name] = entry
-            throw NavigationError.storageFailed("\(error)")
+        try await oneAtATime(for: name) { () async throws in
+            guard let entry = opened[name] else {
+                if configuredNames.contains(name) || (try? session(name)) != nil {
+                    throw NavigationError.sessionConfigured(name)
+                }
+                throw NavigationError.sessionNotFound(name)
+            }
+            if let openedListProblem { throw NavigationError.storageFailed(openedListProblem) }
+            opened[name] = nil
+            do {
+                try await saveOpenedList()
+            } catch {
+                opened[name] = entry
+                throw NavigationError.storageFailed("\(error)")
+            }
+            close(name)
         }
-        close(name)
-        discardSavedState(of: name)
     }
 
-    /// Opens the sessions the list of opened sessions holds, after the configured ones at start, with
-    /// ``SessionRegistry/defaultOptions``. A session the configuration now declares under the same name is the
-    /// configured one.
-    public func reopenSessions() {
+    /// Reads the list of opened sessions (at start). A list that cannot be read is left alone, and opening and
+    /// closing sessions over the wire is refused until a restart can read it.
+    public func loadOpenedList() {
         guard let openedFile else { return }
-        let entries = openedFile.load { movedTo in
+        switch openedFile.load() {
+        case .success(let entries):
+            for entry in entries { opened[entry.name] = entry }
+        case .failure(let problem):
+            openedListProblem = "the list of opened sessions cannot be read (\(problem.detail))"
             logger.error(
-                "The list of opened sessions could not be trusted; moved it aside",
-                metadata: ["navhost.file": "\(movedTo)"]
+                "Cannot read the list of opened sessions; opening and closing sessions over the wire is refused",
+                metadata: ["navhost.file": "\(openedFile.path)", "error": "\(problem.detail)"]
             )
         }
-        for entry in entries where (try? session(entry.name)) == nil {
+    }
+
+    /// Opens the listed sessions that are not open, with ``SessionRegistry/defaultOptions``: at start after the
+    /// configured ones, and again on a reload (a plugin may have come back). A listed name the configuration now
+    /// declares becomes the configuration's (``declareConfiguredSessions(_:)``).
+    public func openListedSessions() {
+        for entry in opened.values.sorted(by: { $0.name < $1.name }) where (try? session(entry.name)) == nil {
             do {
                 try open(entry.configuration, options: entry.options(over: defaultOptions))
-                opened[entry.name] = entry
                 logger.info(
-                    "Opened a session opened over the wire before the restart",
+                    "Opened a session opened over the wire before",
                     metadata: ["navhost.session": "\(entry.name)", "navhost.route": "\(entry.root)"]
                 )
             } catch {
-                opened[entry.name] = entry
                 logger.error(
-                    "Cannot open a session opened over the wire: its root route is not available",
+                    "Cannot open a session opened over the wire: its root route is not available (CloseSession forgets it)",
                     metadata: [
                         "navhost.session": "\(entry.name)", "navhost.route": "\(entry.root)", "error": "\(error)",
                     ]
@@ -84,8 +115,29 @@ extension SessionRegistry {
         }
     }
 
+    /// Records which sessions the configuration declares. A name opened over the wire that the configuration now
+    /// declares is the configuration's from now on: it leaves the list of opened sessions (written in the
+    /// background; a failure is logged, and the configuration wins at the next start anyway).
+    public func declareConfiguredSessions(_ names: Set<String>) {
+        configuredNames = names
+        let adopted = Set(opened.keys).intersection(names)
+        guard !adopted.isEmpty else { return }
+        for name in adopted { opened[name] = nil }
+        logger.notice(
+            "Sessions opened over the wire are now declared by the configuration",
+            metadata: ["navhost.sessions": "\(adopted.sorted().joined(separator: " "))"]
+        )
+        Task {
+            do {
+                try await saveOpenedList()
+            } catch {
+                logger.error("Cannot write the list of opened sessions", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
     /// Closes the session `name` now, whatever opened it: screens get `onDisappear`, watchers end, and the session
-    /// list's watchers hear of it. Its saved state stays unless the caller removes it.
+    /// list's watchers hear of it. Its saved state stays.
     public func close(_ name: String) {
         guard let session = removeSession(named: name) else { return }
         session.close()
@@ -98,9 +150,36 @@ extension SessionRegistry {
         try await openedFile?.save(opened.values.sorted { $0.name < $1.name })
     }
 
-    private func discardSavedState(of name: String) {
-        guard let persistence else { return }
-        FileIO.remove(persistence.file(for: name).path)
-        persistence.forget(name)
+    /// The revision a new session of `name` starts at: past the reservation of the record an earlier one left.
+    private func revisionFloor(of name: String) -> UInt64 {
+        guard let persistence, case .record(let record)? = try? persistence.file(for: name).load() else { return 0 }
+        return max(record.reservedRevision, record.revision) + 1
+    }
+
+    /// Runs `body` once no other OpenSession or CloseSession of `name` is under way, and keeps the others waiting
+    /// until it is done; each waiting call is handed the turn in the order it came.
+    private func oneAtATime<T>(for name: String, _ body: () async throws -> T) async throws -> T {
+        if busyNames[name] == nil {
+            busyNames[name] = []
+        } else {
+            await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
+                if busyNames[name] == nil {
+                    busyNames[name] = []
+                    turn.resume()
+                } else {
+                    busyNames[name]?.append(turn)
+                }
+            }
+        }
+        defer {
+            if var waiting = busyNames[name], !waiting.isEmpty {
+                let next = waiting.removeFirst()
+                busyNames[name] = waiting
+                next.resume()
+            } else {
+                busyNames[name] = nil
+            }
+        }
+        return try await body()
     }
 }

@@ -8,6 +8,11 @@ public final class SessionRegistry {
 
     private var sessions: [String: NavigationSession] = [:]
     private var listWatchers: [ObjectIdentifier: SessionListWatcher] = [:]
+    /// The names an OpenSession or CloseSession is under way for, each with the calls waiting for it to finish.
+    var busyNames: [String: [CheckedContinuation<Void, Never>]] = [:]
+    /// Why the list of opened sessions could not be read at start, if it could not: opening and closing sessions
+    /// over the wire is refused then, rather than overwrite a list that may hold sessions.
+    var openedListProblem: String?
     let logger: Logger
     let persistence: SessionPersistence?
     /// Where the sessions opened over the wire are listed, so that they come back after a restart.
@@ -29,6 +34,11 @@ public final class SessionRegistry {
     /// The sessions opened over the wire (``openDurably(_:base:)``), by name; the others came from the
     /// configuration.
     public internal(set) var opened: [String: OpenedSessionsFile.Entry] = [:]
+
+    /// The sessions the daemon's configuration declares: they are opened and closed by the configuration, so
+    /// OpenSession and CloseSession refuse them (`SessionConfigured`). Set at start and on every reload
+    /// (``declareConfiguredSessions(_:)``).
+    public internal(set) var configuredNames: Set<String> = []
 
     /// The options a session opened over the wire starts from (the daemon's limits); what it sets itself overrides
     /// them. A configuration reload replaces them (``updateDefaultOptions(_:)``).
@@ -72,15 +82,27 @@ public final class SessionRegistry {
 
     // MARK: Public Functions
 
-    /// Opens a session rooted at `configuration.root`, replacing none: a name can be opened once.
+    /// Opens a session rooted at `configuration.root`, replacing none: a name can be opened once. Its saved record,
+    /// if there is one, brings back its stack.
     @discardableResult
     public func open(
         _ configuration: SessionConfiguration,
         options: SessionOptions = SessionOptions()
     ) throws(NavigationError) -> NavigationSession {
+        try open(configuration, options: options, fresh: nil)
+    }
+
+    /// Opens a session; with `fresh`, at its root, ignoring any saved record, its revisions starting at
+    /// `fresh` (above those an earlier session of the name gave out).
+    func open(
+        _ configuration: SessionConfiguration,
+        options: SessionOptions,
+        fresh firstRevision: UInt64?
+    ) throws(NavigationError) -> NavigationSession {
         if let existing = sessions[configuration.name] { return existing }
         let session: NavigationSession
-        switch loadRecord(of: configuration.name) {
+        let loaded: SessionStateFile.Loaded = firstRevision == nil ? loadRecord(of: configuration.name) : .none
+        switch loaded {
         case .record(let record):
             session = try NavigationSession(
                 restoring: record,
@@ -96,6 +118,7 @@ public final class SessionRegistry {
                 configuration: configuration,
                 catalog: catalog,
                 options: options,
+                firstRevision: firstRevision ?? 0,
                 logger: logger
             )
             if case .discarded(let reason, let movedTo) = loaded {

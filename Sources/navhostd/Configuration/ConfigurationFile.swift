@@ -49,7 +49,7 @@ enum ConfigurationFile {
                 throw ConfigurationError(file: path, message: "cannot be read: \(error.text)")
             }
         }
-        for dropIn in dropIns(in: dropInDirectory(of: path)) {
+        for dropIn in try dropIns(in: dropInDirectory(of: path)) {
             switch readText(dropIn) {
             case .success(let text):
                 settings = settings.overridden(by: try parse(text, file: dropIn))
@@ -105,10 +105,20 @@ enum ConfigurationFile {
         return .success(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// The `*.conf` files of `directory`, by name; none when it is missing.
-    private static func dropIns(in directory: String) -> [String] {
-        guard let entries = try? FileIO.directoryEntries(directory) else { return [] }
+    /// The `*.conf` files of `directory`, by name (folders and other non-files are left out); none when it is
+    /// missing.
+    ///
+    /// - Throws: ``ConfigurationError`` when the folder is there but cannot be read.
+    private static func dropIns(in directory: String) throws(ConfigurationError) -> [String] {
+        guard FileIO.kind(of: directory) != nil else { return [] }
+        let entries: [String]
+        do {
+            entries = try FileIO.directoryEntries(directory)
+        } catch {
+            throw ConfigurationError(file: directory, message: "cannot be read: \(error)")
+        }
         return entries.filter { $0.hasSuffix(".conf") && !$0.hasPrefix(".") }.sorted().map { "\(directory)/\($0)" }
+            .filter { FileIO.kind(of: $0) == .regularFile }
     }
 }
 
@@ -242,7 +252,7 @@ private struct Reader {
                 throw unknown(field, at: keyNode, in: "limits", allowed: LimitSettings.keys)
             }
         }
-        if let problem = limits.firstProblem() {
+        if let problem = limits.firstProblem(crossChecking: false) {
             throw error(node, "limits.\(problem.key)", problem.message)
         }
         return limits

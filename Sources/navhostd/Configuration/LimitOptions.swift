@@ -121,7 +121,9 @@ struct LimitOptions: ParsableArguments {
     var stallLimit: TimeLimit?
 
     func validate() throws {
-        if let problem = settings.firstProblem() { throw ValidationError("--\(problem.key) \(problem.message)") }
+        if let problem = settings.firstProblem(crossChecking: false) {
+            throw ValidationError("--\(problem.key) \(problem.message)")
+        }
     }
 
     /// The limits given on the command line; the others are left to the configuration file or the defaults.

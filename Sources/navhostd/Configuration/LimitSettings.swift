@@ -75,8 +75,9 @@ struct LimitSettings: Sendable, Equatable {
     // MARK: Checking
 
     /// The first value that makes no sense, if any: a count below its least value, a message size under 1K, a time
-    /// limit that may not be off, or as many reserved connections as connections (with the defaults filled in).
-    func firstProblem() -> Problem? {
+    /// limit that may not be off; and with `crossChecking`, as many reserved connections as connections (with the
+    /// defaults filled in: check that on the layered settings, not on one source).
+    func firstProblem(crossChecking: Bool = true) -> Problem? {
         for count in Self.counts {
             if let value = self[keyPath: count.path], value < count.least {
                 return Problem(key: count.key, message: "must be at least \(count.least), not \(value)")
@@ -93,7 +94,9 @@ struct LimitSettings: Sendable, Equatable {
                 return Problem(key: time.key, message: "cannot be off")
             }
         }
-        if reservedConnections != nil || maxConnections != nil, resolvedReserved >= resolvedMaxConnections {
+        if crossChecking, reservedConnections != nil || maxConnections != nil,
+            resolvedReserved >= resolvedMaxConnections
+        {
             return Problem(
                 key: "reserved-connections",
                 message: "must be less than max-connections (\(resolvedMaxConnections)), not \(resolvedReserved)"

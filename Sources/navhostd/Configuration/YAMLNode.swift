@@ -33,14 +33,16 @@ indirect enum YAMLNode: Sendable {
             throw SyntaxError(problem: "libyaml could not start", mark: Mark(line: 1, column: 1))
         }
         defer { yaml_parser_delete(&parser) }
-        let bytes = Array(text.utf8)
-        return try bytes.withUnsafeBufferPointer { buffer throws(SyntaxError) -> YAMLNode? in
+        // libyaml asserts a non-NULL input, which an empty array's buffer need not have.
+        let bytes = Array(text.utf8) + [0]
+        return try bytes.dropLast().withUnsafeBufferPointer { buffer throws(SyntaxError) -> YAMLNode? in
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
             var document = yaml_document_t()
             guard yaml_parser_load(&parser, &document) == 1 else { throw SyntaxError(parser) }
             defer { yaml_document_delete(&document) }
             guard let root = yaml_document_get_root_node(&document) else { return nil }
-            let node = try convert(root, in: &document, depth: 0)
+            var budget = maxNodes
+            let node = try convert(root, in: &document, depth: 0, budget: &budget)
             var next = yaml_document_t()
             guard yaml_parser_load(&parser, &next) == 1 else { throw SyntaxError(parser) }
             defer { yaml_document_delete(&next) }
@@ -119,13 +121,24 @@ indirect enum YAMLNode: Sendable {
 
     // MARK: Private
 
+    /// The most nodes a document may expand to. Aliases share nodes in libyaml's document but are copied here, so a
+    /// few hundred bytes of anchors that each refer to the one before twice would otherwise expand to billions.
+    private static let maxNodes = 100_000
+
     private static func convert(
         _ node: UnsafeMutablePointer<yaml_node_t>,
         in document: inout yaml_document_t,
-        depth: Int
+        depth: Int,
+        budget: inout Int
     ) throws(SyntaxError) -> YAMLNode {
         let mark = Mark(node.pointee.start_mark)
-        guard depth < 64 else { throw SyntaxError(problem: "nests deeper than 64 levels", mark: mark) }
+        guard depth < 64 else {
+            throw SyntaxError(problem: "nests deeper than 64 levels (or an alias refers to itself)", mark: mark)
+        }
+        budget -= 1
+        guard budget >= 0 else {
+            throw SyntaxError(problem: "expands to more than \(maxNodes) values (aliases of aliases?)", mark: mark)
+        }
         switch node.pointee.type {
         case YAML_SCALAR_NODE:
             let scalar = node.pointee.data.scalar
@@ -139,7 +152,7 @@ indirect enum YAMLNode: Sendable {
             var item = node.pointee.data.sequence.items.start
             while let current = item, current != node.pointee.data.sequence.items.top {
                 if let child = yaml_document_get_node(&document, current.pointee) {
-                    items.append(try convert(child, in: &document, depth: depth + 1))
+                    items.append(try convert(child, in: &document, depth: depth + 1, budget: &budget))
                 }
                 item = current + 1
             }
@@ -153,8 +166,8 @@ indirect enum YAMLNode: Sendable {
                 {
                     pairs.append(
                         (
-                            try convert(key, in: &document, depth: depth + 1),
-                            try convert(value, in: &document, depth: depth + 1)
+                            try convert(key, in: &document, depth: depth + 1, budget: &budget),
+                            try convert(value, in: &document, depth: depth + 1, budget: &budget)
                         )
                     )
                 }
@@ -179,6 +192,14 @@ extension YAMLNode.SyntaxError {
     fileprivate init(_ parser: yaml_parser_t) {
         let problem = parser.problem.map { String(cString: $0) } ?? "not YAML"
         let context = parser.context.map { " \(String(cString: $0))" } ?? ""
-        self.init(problem: problem + context, mark: YAMLNode.Mark(parser.problem_mark))
+        if parser.error == YAML_READER_ERROR {
+            // The reader (bad UTF-8, control characters) reports a byte offset, not a line.
+            self.init(
+                problem: "\(problem) at byte \(parser.problem_offset)",
+                mark: YAMLNode.Mark(line: 1, column: 1)
+            )
+        } else {
+            self.init(problem: problem + context, mark: YAMLNode.Mark(parser.problem_mark))
+        }
     }
 }

@@ -23,15 +23,12 @@ extension PluginRegistry {
         )
     }
 
-    /// The ``OptionalFeatures`` the feature of `manifest` gets in its `HostServices`, set to what is loaded now. A
-    /// reloaded feature gets the same object, so a ViewModel that follows it across the swap keeps following.
+    /// The ``OptionalFeatures`` the feature of `manifest` gets in its `HostServices`. A reloaded feature gets the
+    /// same object, so a ViewModel that follows it across the swap keeps following; it changes only once the new
+    /// build serves (``refreshOptionalFeatures()``), not for a build that is then refused.
     func optionalFeatures(for manifest: PluginManifest) -> OptionalFeatures {
-        let present = presentDependencies(of: manifest)
-        if let existing = optionalFeatures[manifest.name] {
-            existing.update(present: present)
-            return existing
-        }
-        let features = OptionalFeatures(present: present)
+        if let existing = optionalFeatures[manifest.name] { return existing }
+        let features = OptionalFeatures(present: presentDependencies(of: manifest))
         optionalFeatures[manifest.name] = features
         return features
     }
