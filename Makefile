@@ -201,10 +201,10 @@ test-sdk-compat: build
 	BUILD_DIR=$(BUILD_DIR) scripts/test-sdk-compat.sh
 
 # Copies what the build produced; builds nothing. The units name /usr/bin and /usr/lib/navhost: other prefixes are
-# written into the installed copies. The man pages are installed when $(BUILD_DIR)/man/ holds them (`make man`);
-# the example configuration systemd/navhostd.conf, its page docs/man/navhostd.conf.5 and docs/configuration.md when
-# the tree has them, the configuration into $(SYSCONFDIR)/navhost/ unless a copy is already there: an edited
-# configuration is never overwritten.
+# written into the installed copies. The man pages, navhostd.conf(5) among them, are installed when $(BUILD_DIR)/man/
+# holds them (`make man`); the example configuration systemd/navhostd.conf and docs/configuration.md when the tree has
+# them, the configuration into $(SYSCONFDIR)/navhost/ unless a copy is already there: an edited configuration is
+# never overwritten.
 install-files: install-sdk-files
 	@test -x $(BUILD_DIR)/navhostd || { echo "install: $(BUILD_DIR)/navhostd is missing; run make build" >&2; exit 1; }
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(UNITDIR) \
@@ -226,16 +226,12 @@ install-files: install-sdk-files
 	install -m 0644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	if [ -f docs/configuration.md ]; then install -m 0644 docs/configuration.md $(DESTDIR)$(DOCDIR)/; fi
-	for page in navhostd.8 navctl.1; do \
+	for page in navhostd.8 navctl.1 navhostd.conf.5; do \
 		if [ -f $(BUILD_DIR)/man/$$page ]; then \
 			install -d $(DESTDIR)$(MANDIR)/man$${page##*.} && \
 			gzip -9nc $(BUILD_DIR)/man/$$page >$(DESTDIR)$(MANDIR)/man$${page##*.}/$$page.gz || exit 1; \
 		fi; \
 	done
-	if [ -f docs/man/navhostd.conf.5 ]; then \
-		install -d $(DESTDIR)$(MANDIR)/man5 && \
-		gzip -9nc docs/man/navhostd.conf.5 >$(DESTDIR)$(MANDIR)/man5/navhostd.conf.5.gz; \
-	fi
 	if [ -f systemd/navhostd.conf ] && [ ! -e $(DESTDIR)$(SYSCONFDIR)/navhost/navhostd.conf ]; then \
 		install -d $(DESTDIR)$(SYSCONFDIR)/navhost && \
 		install -m 0644 systemd/navhostd.conf $(DESTDIR)$(SYSCONFDIR)/navhost/navhostd.conf; \

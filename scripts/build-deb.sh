@@ -32,13 +32,11 @@ compression=${DEB_COMPRESSION:-xz}
 
 command -v patchelf >/dev/null || { echo "build-deb: patchelf is missing; run make deps" >&2; exit 1; }
 for file in navhostd navctl navhost-plugin-tool libNavHostKit.so libNavHostTesting.so plugins/Home/manifest.json \
-    man/navhostd.8 man/navctl.1; do
+    man/navhostd.8 man/navctl.1 man/navhostd.conf.5; do
     [[ -e $build_dir/$file ]] || { echo "build-deb: $build_dir/$file is missing; run make build and make man" >&2; exit 1; }
 done
 [[ -f systemd/navhostd.conf ]] \
     || echo "build-deb: no systemd/navhostd.conf in the tree; the package has no /etc/navhost/navhostd.conf" >&2
-[[ -f docs/man/navhostd.conf.5 ]] \
-    || echo "build-deb: no docs/man/navhostd.conf.5 in the tree; the package has no navhostd.conf(5)" >&2
 # The folder the programs find the Swift runtime in through their run path: the toolchain's.
 toolchain_lib=$(ldd "$build_dir/navhostd" | sed -n 's|^\s*libswiftCore.so => \(/.*\)/libswiftCore.so .*|\1|p')
 [[ -d $toolchain_lib ]] || { echo "build-deb: cannot find the Swift runtime navhostd uses" >&2; exit 1; }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Man pages from the programs' own help texts: navhostd(8), navctl(1) and navhost-plugin-tool(1), written to
 # BUILD_DIR/man/ by swift-argument-parser's `generate-manual`, which runs each program with --experimental-dump-help
-# and turns what its ArgumentParser declarations say into mdoc. Nothing is committed: the pages follow the code.
+# and turns what its ArgumentParser declarations say into mdoc; and navhostd.conf(5), whose keys are navhostd's
+# options: docs/man/navhostd.conf.5.in with its KEYS section made from the same dump (scripts/conf-man-keys.py).
+# Nothing generated is committed: the pages follow the code.
 #
 # The tool is the one behind the package plugin `swift package plugin generate-manual`, run directly: the plugin
 # first builds every product of the package (release by default: the benchmark and the fuzz target too) and gives
@@ -48,5 +50,9 @@ done
 sed -i 's/^$/.Pp/' "$out"/*.[0-9]
 if [[ -f $out/navhostd.8 ]]; then
     sed -i -e '/^\.Ar subcommand$/d' -e '/^\.It Em help$/,/^\.El$/d' "$out/navhostd.8"
+fi
+if [[ -x $build_dir/navhostd ]]; then
+    "$build_dir/navhostd" --experimental-dump-help |
+        python3 scripts/conf-man-keys.py --template docs/man/navhostd.conf.5.in --date "$date" >"$out/navhostd.conf.5"
 fi
 ls "$out"/*.[0-9] >/dev/null

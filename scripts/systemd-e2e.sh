@@ -203,7 +203,7 @@ dpkg_installs() {
         | grep -c ' install ok installed$' | grep -qx 2 || return 1
     shipped_exec_start=$(inside grep -m1 '^ExecStart=' /usr/lib/systemd/system/$unit)
     [[ -n $shipped_exec_start ]] && inside test -f /usr/share/man/man8/navhostd.8.gz \
-        && inside test -f /usr/share/man/man1/navctl.1.gz
+        && inside test -f /usr/share/man/man1/navctl.1.gz && inside test -f /usr/share/man/man5/navhostd.conf.5.gz
 }
 sysusers() {
     inside getent passwd navhost && inside getent group navhost \
@@ -478,7 +478,7 @@ reinstall_keeps_choices() {
 package_files=(/usr/lib/navhost /usr/bin/navhostd /usr/bin/navctl /usr/bin/navhost-plugin-tool
     /usr/lib/systemd/system/navhostd.socket /usr/lib/systemd/system/$unit /usr/lib/sysusers.d/navhost.conf
     /usr/lib/tmpfiles.d/navhost.conf /usr/share/doc/navhost /usr/share/doc/navhost-sdk
-    /usr/share/man/man8/navhostd.8.gz /usr/share/man/man1/navctl.1.gz)
+    /usr/share/man/man8/navhostd.8.gz /usr/share/man/man1/navctl.1.gz /usr/share/man/man5/navhostd.conf.5.gz)
 dpkg_removes() {
     local conffile
     inside systemctl start $unit && wait_until_active && is_active || return 1
