@@ -72,7 +72,8 @@ final class HomeViewModel: ViewModel {
         let changes = observeHomeTilesUseCase.execute()
         following = Task { [weak self] in
             for await tiles in changes {
-                guard let self else { return }
+                // A set that arrived before onDisappear cancelled the task, but is taken after, is not shown.
+                guard let self, !Task.isCancelled else { return }
                 if tiles != self.state.tiles { self.state.tiles = tiles }
             }
         }

@@ -79,7 +79,8 @@ final class UserProfileViewModel: ViewModel {
         let changes = await observeUserProfileUseCase.execute(userID: userID)
         following = Task { [weak self] in
             for await profile in changes {
-                guard let self else { return }
+                // A profile that arrived before onDisappear cancelled the task, but is taken after, is not shown.
+                guard let self, !Task.isCancelled else { return }
                 self.state = .loaded(self.formatProfile(profile))
             }
         }
