@@ -170,11 +170,7 @@ struct Daemon {
     private func bindServer(service: VarlinkService, access: AccessControl, logger: Logger) async throws
         -> VarlinkServer
     {
-        var serverConfiguration = configuration.server
-        serverConfiguration.maxConnections = FileDescriptorLimit.admit(
-            connections: serverConfiguration.maxConnections,
-            logger: logger
-        )
+        let serverConfiguration = configuration.admittedServerConfiguration(logger: logger)
         // Control users may take the connections other users cannot (--reserved-connections).
         let isControlUser: @Sendable (VarlinkPeerCredentials?) -> Bool = { access.mayControl($0) }
         if let inherited = try SocketActivation.listeningUnixSocket(named: "varlink") {

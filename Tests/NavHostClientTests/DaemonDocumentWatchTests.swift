@@ -56,7 +56,7 @@ struct DaemonDocumentWatchTests {
                 if now == revision { break }
                 revision = now
             }
-            #expect(try await PluginsWatchEventually { held.revision == Int64(revision) }, "patches up to \(revision)")
+            #expect(try await pollUntil { held.revision == Int64(revision) }, "patches up to \(revision)")
             patches = held.patchCount
             await watch.close()
 
@@ -78,14 +78,14 @@ struct DaemonDocumentWatchTests {
             try await client.navigate(to: "products.list")
             let watch = try await client.watchDocument()
             let held = DocumentHolder(watch)
-            #expect(try await PluginsWatchEventually { held.document["stack"]?.arrayValue?.count == 2 })
+            #expect(try await pollUntil { held.document["stack"]?.arrayValue?.count == 2 })
             let loaded = try await client.stack()
-            #expect(try await PluginsWatchEventually { held.revision == Int64(loaded.revision) })
+            #expect(try await pollUntil { held.revision == Int64(loaded.revision) })
             let screen = try #require(loaded.top?.id.rawValue)
 
             let sent = try await client.send("filterByName", arguments: ["text": "card"])
 
-            #expect(try await PluginsWatchEventually { held.revision == Int64(sent.revision) })
+            #expect(try await pollUntil { held.revision == Int64(sent.revision) })
             let patch = try #require(held.lastPatch)
             #expect(patch["revision"] == .int(Int64(sent.revision)))
             #expect(patch.objectValue?.keys.sorted() == ["revision", "screens"], "\(patch)")
@@ -137,13 +137,4 @@ private final class DocumentHolder: Sendable {
     var revision: Int64? { box.held.withLock { $0.document.revision } }
     var patchCount: Int { box.held.withLock { $0.patches } }
     var lastPatch: JSONValue? { box.held.withLock { $0.lastPatch } }
-}
-
-/// Polls `condition` for up to ten seconds.
-private func PluginsWatchEventually(_ condition: () async throws -> Bool) async throws -> Bool {
-    for _ in 0..<400 {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(25))
-    }
-    return false
 }

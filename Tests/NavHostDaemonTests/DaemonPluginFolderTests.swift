@@ -257,11 +257,7 @@ struct PluginsWatch {
 
     /// Polls `condition` for up to ten seconds.
     static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        for _ in 0..<400 {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        return false
+        try await pollUntil(condition)
     }
 }
 

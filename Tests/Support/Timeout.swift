@@ -22,3 +22,12 @@ package func withTimeout<Value: Sendable>(
         return value
     }
 }
+
+/// Polls `condition` every 25 ms until it holds, for up to ten seconds; whether it did.
+package func pollUntil(_ condition: () async throws -> Bool) async throws -> Bool {
+    for _ in 0..<400 {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(25))
+    }
+    return false
+}

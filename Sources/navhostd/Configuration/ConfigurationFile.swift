@@ -45,8 +45,8 @@ enum ConfigurationFile {
             settings = try parse(text, file: path)
             files.append(path)
         case .failure(let error):
-            if required || error.code != ENOENT {
-                throw ConfigurationError(file: path, message: "cannot be read: \(error.text)")
+            if required || error.code != .notFound {
+                throw ConfigurationError(file: path, message: "cannot be read: \(error.message)")
             }
         }
         for dropIn in try dropIns(in: dropInDirectory(of: path)) {
@@ -55,7 +55,7 @@ enum ConfigurationFile {
                 settings = settings.overridden(by: try parse(text, file: dropIn))
                 files.append(dropIn)
             case .failure(let error):
-                throw ConfigurationError(file: dropIn, message: "cannot be read: \(error.text)")
+                throw ConfigurationError(file: dropIn, message: "cannot be read: \(error.message)")
             }
         }
         return (settings, files)
@@ -80,29 +80,11 @@ enum ConfigurationFile {
 
     // MARK: Private
 
-    private struct ReadFailure: Error {
-        var code: Int32
-        var text: String
-    }
-
-    private static func readText(_ path: String) -> Result<String, ReadFailure> {
-        guard let stream = fopen(path, "r") else {
-            let code = errno
-            return .failure(ReadFailure(code: code, text: String(cString: strerror(code))))
+    /// The text of `path`, at most 1 MiB of it.
+    private static func readText(_ path: String) -> Result<String, FileAccessError> {
+        Result { () throws(FileAccessError) in
+            String(decoding: try FileIO.readFile(path, limit: 1 << 20), as: UTF8.self)
         }
-        defer { fclose(stream) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, stream)
-            bytes += buffer.prefix(count)
-            if count < buffer.count { break }
-            if bytes.count > 1 << 20 { return .failure(ReadFailure(code: EFBIG, text: "larger than 1 MiB")) }
-        }
-        if ferror(stream) != 0 {
-            return .failure(ReadFailure(code: EIO, text: String(cString: strerror(EIO))))
-        }
-        return .success(String(decoding: bytes, as: UTF8.self))
     }
 
     /// The `*.conf` files of `directory`, by name (folders and other non-files are left out); none when it is

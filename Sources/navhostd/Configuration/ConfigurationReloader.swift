@@ -29,12 +29,7 @@ struct ConfigurationReloader: Sendable {
             return
         }
         let configuration = loaded.configuration
-        var serverConfiguration = configuration.server
-        serverConfiguration.maxConnections = FileDescriptorLimit.admit(
-            connections: serverConfiguration.maxConnections,
-            logger: logger
-        )
-        server.apply(serverConfiguration)
+        server.apply(configuration.admittedServerConfiguration(logger: logger))
         access.replace(with: configuration.access)
         threshold.level = configuration.logLevel
         let (changed, needsRestart) = await MainActor.run {

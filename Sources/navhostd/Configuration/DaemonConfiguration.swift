@@ -34,8 +34,6 @@ struct DaemonConfiguration: Sendable {
 
     /// Each configured session's own options (`max-stack-depth`, `intent-timeout`), by name.
     var sessionSettings: [String: DaemonSettings.Session]
-    /// The settings this configuration was made from, defaults not filled in: what a reload compares.
-    var settings: DaemonSettings
 
     /// A configuration and the files it was read from.
     struct Loaded: Sendable {
@@ -72,7 +70,6 @@ struct DaemonConfiguration: Sendable {
         environment: [String: String] = DaemonConfiguration.processEnvironment()
     ) {
         let isRoot = getuid() == 0
-        self.settings = settings
         self.socketPath = settings.socket ?? Self.defaultSocketPath(isRoot: isRoot, environment: environment)
         self.pluginDirectory = settings.plugins ?? "/usr/lib/navhost/plugins"
         self.stateDirectory =
@@ -93,6 +90,17 @@ struct DaemonConfiguration: Sendable {
         self.server = settings.limits.server
         self.sessionOptions = settings.limits.session
         self.stallLimit = settings.limits.stallDuration
+    }
+
+    /// The server's limits, with `max-connections` lowered (and said, in a warning) where the file descriptor limit
+    /// cannot be raised to cover it.
+    func admittedServerConfiguration(logger: Logger) -> VarlinkServerConfiguration {
+        var configuration = server
+        configuration.maxConnections = FileDescriptorLimit.admit(
+            connections: configuration.maxConnections,
+            logger: logger
+        )
+        return configuration
     }
 
     /// The options of the configured session `name`: the limits', with what the session sets itself.

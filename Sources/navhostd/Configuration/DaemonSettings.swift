@@ -7,7 +7,7 @@ import NavHostKit
 ///
 /// Sources are layered with ``overridden(by:)``: the main file, its drop-ins in name order, then the command line.
 /// ``DaemonConfiguration/init(settings:environment:)`` fills in the defaults.
-struct DaemonSettings: Sendable, Equatable {
+struct DaemonSettings: Sendable {
     /// One session as the configuration declares it.
     struct Session: Sendable, Equatable {
         var root: RouteRequest
@@ -68,17 +68,5 @@ struct DaemonSettings: Sendable, Equatable {
         sessions.compactMap { name, session in
             session.map { SessionConfiguration(name: name, root: $0.root) }
         }
-    }
-
-    /// The session `name` as declared, if it is.
-    func session(named name: String) -> Session? {
-        sessions.first { $0.name == name }?.session ?? nil
-    }
-
-    static func == (lhs: DaemonSettings, rhs: DaemonSettings) -> Bool {
-        lhs.socket == rhs.socket && lhs.plugins == rhs.plugins && lhs.stateDirectory == rhs.stateDirectory
-            && lhs.logLevel == rhs.logLevel && lhs.socketMode == rhs.socketMode && lhs.watchPlugins == rhs.watchPlugins
-            && lhs.sessions.elementsEqual(rhs.sessions) { $0.name == $1.name && $0.session == $1.session }
-            && lhs.controlUIDs == rhs.controlUIDs && lhs.controlGroups == rhs.controlGroups && lhs.limits == rhs.limits
     }
 }
