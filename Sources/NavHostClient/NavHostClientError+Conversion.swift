@@ -97,6 +97,7 @@ extension NavHostClientError {
         case .sessionConfigured:
             return "session \(text("session")) is declared by the daemon's configuration: take it out there to close it"
         case .storageFailed: return "the change could not be saved and was taken back: \(text("reason"))"
+        case .invalidRecording: return "the recording cannot be replayed: \(parameters["message"]?.stringValue ?? "?")"
         case .pluginNotFound: return "no loaded plugin is named \(text("name"))"
         case .pluginRefused:
             let code = parameters["code"]?.stringValue ?? "?"

@@ -46,6 +46,7 @@ public struct NavHostClientError: Error, Sendable {
             case sessionExists = "SessionExists"
             case invalidSessionName = "InvalidSessionName"
             case sessionConfigured = "SessionConfigured"
+            case invalidRecording = "InvalidRecording"
             // io.navhost.Plugins
             case pluginNotFound = "PluginNotFound"
             case pluginRefused = "PluginRefused"
@@ -135,6 +136,8 @@ public struct NavHostClientError: Error, Sendable {
         public static let invalidSessionName = Code(.invalidSessionName)
         /// `SessionConfigured {session}`: the daemon's configuration declares the session, so `CloseSession` refused.
         public static let sessionConfigured = Code(.sessionConfigured)
+        /// `InvalidRecording {message}`: the recording given to `Replay` cannot be read.
+        public static let invalidRecording = Code(.invalidRecording)
 
         // MARK: io.navhost.Plugins errors
 

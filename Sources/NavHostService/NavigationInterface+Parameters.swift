@@ -122,3 +122,20 @@ struct OpenSessionParameters: Sendable {
         )
     }
 }
+
+struct ReplayParameters: Sendable {
+    var recording: JSONValue
+    var session: String?
+    var to: UInt64?
+
+    /// - Throws: `InvalidParameter` for a negative `to`.
+    init(_ parameters: JSONObject) throws(VarlinkError) {
+        recording = parameters["recording"] ?? .null
+        session = parameters["session"]?.stringValue
+        switch parameters["to"] {
+        case nil, .null?: to = nil
+        case .int(let revision)? where revision >= 0: to = UInt64(revision)
+        default: throw VarlinkError.invalidParameter("to")
+        }
+    }
+}

@@ -16,12 +16,14 @@ public enum NavigationInterface {
     public static let definition = InterfaceDefinitions.navigation
 
     /// Builds the interface over `sessions`; `access` decides who may change them (everyone may read). A session
-    /// opened with `OpenSession` takes the registry's `defaultOptions` where the client sets none.
+    /// opened with `OpenSession` takes the registry's `defaultOptions` where the client sets none. `plugins` tells
+    /// which plugins are loaded, in which versions, for a recording's header and a replay's check.
     public static func implementation(
         sessions: SessionRegistry,
-        access: AccessControl
+        access: AccessControl,
+        plugins: @escaping @MainActor @Sendable () -> [SessionRecording.Plugin] = { [] }
     ) -> VarlinkInterfaceImplementation {
-        let handlers = NavigationHandlers(sessions: sessions)
+        let handlers = NavigationHandlers(sessions: sessions, plugins: plugins)
         var navigation: VarlinkInterfaceImplementation
         do {
             navigation = try VarlinkInterfaceImplementation(description: definition)
@@ -77,6 +79,14 @@ public enum NavigationInterface {
             try access.requireControl(request)
             return try await handlers.send(SendParameters(request.parameters))
         }
+        navigation.handle("Recording") { request in
+            try access.requireControl(request)
+            return try await handlers.recording(of: SessionParameters(request.parameters).session)
+        }
+        navigation.handle("Replay") { request in
+            try access.requireControl(request)
+            return try await handlers.replay(try ReplayParameters(request.parameters))
+        }
         navigation.handleStreaming("Watch") { request, replies in
             try await handlers.watch(try WatchParameters(request.parameters), replies: replies)
         }
@@ -90,11 +100,14 @@ public enum NavigationInterface {
 @MainActor
 private final class NavigationHandlers: Sendable {
     private let sessions: SessionRegistry
+    private let plugins: @MainActor @Sendable () -> [SessionRecording.Plugin]
     /// Each session's latest event as a reply, serialized once for all its watchers.
     private nonisolated let eventReplies = EventReplies()
 
-    nonisolated init(sessions: SessionRegistry) {
+    nonisolated init(sessions: SessionRegistry, plugins: @escaping @MainActor @Sendable () -> [SessionRecording.Plugin])
+    {
         self.sessions = sessions
+        self.plugins = plugins
     }
 
     func sessionNames() throws -> JSONObject {
@@ -161,28 +174,19 @@ private final class NavigationHandlers: Sendable {
     func push(_ input: RouteParameters, modal: Bool) async throws -> JSONObject {
         let session = try sessions.session(input.session)
         let takeBacks = session.takeBacks
-        let change = modal ? try session.present(input.request) : try session.navigate(to: input.request)
+        let change = try await session.handle(modal ? .present(input.request) : .navigate(input.request))
         try await sessions.commit(session, takeBacks: takeBacks)
-        guard case .pushed(let screen) = change.event.change else { preconditionFailure("a push records .pushed") }
+        guard let change, case .pushed(let screen) = change.event.change else {
+            preconditionFailure("a push records .pushed")
+        }
         return ["revision": .int(Int64(change.revision)), "screen": screen.jsonValue]
     }
 
-    /// The operations that take screens off a stack.
-    enum Removal: Sendable {
-        case pop, popToRoot, dismiss
-        case popTo(RouteRequest)
-    }
-
-    func remove(_ removal: Removal, in sessionName: String?) async throws -> JSONObject {
+    /// Pop, PopToRoot, PopTo or Dismiss.
+    func remove(_ removal: SessionCall, in sessionName: String?) async throws -> JSONObject {
         let session = try sessions.session(sessionName)
         let takeBacks = session.takeBacks
-        let change: NavigationSession.Change?
-        switch removal {
-        case .pop: change = try session.pop()
-        case .popToRoot: change = session.popToRoot()
-        case .dismiss: change = try session.dismiss()
-        case .popTo(let request): change = try session.popTo(request)
-        }
+        let change = try await session.handle(removal)
         try await sessions.commit(session, takeBacks: takeBacks)
         guard let change else {
             return ["revision": .int(Int64(session.revision)), "removed": []]
@@ -197,19 +201,22 @@ private final class NavigationHandlers: Sendable {
     func replace(_ input: ReplaceParameters) async throws -> JSONObject {
         let session = try sessions.session(input.session)
         let takeBacks = session.takeBacks
-        let change = try session.replace(with: input.requests)
+        let change = try await session.handle(.replace(input.requests))
         try await sessions.commit(session, takeBacks: takeBacks)
-        guard case .replaced(let stack) = change.event.change else { preconditionFailure("records .replaced") }
+        guard let change, case .replaced(let stack) = change.event.change else {
+            preconditionFailure("records .replaced")
+        }
         return ["revision": .int(Int64(change.revision)), "stack": .array(stack.map(\.jsonValue))]
     }
 
     func send(_ input: SendParameters) async throws -> JSONObject {
         let session = try sessions.session(input.session)
         let target = try session.screenSnapshot(input.screen.map(ScreenID.init)).id
+        // A named screen is recorded by its place on the stack, which a replay can find again.
+        let position = input.screen == nil ? nil : try session.position(of: target)
         let takeBacks = session.takeBacks
-        try await session.send(
-            IntentMessage(name: input.intent, arguments: input.arguments ?? JSONObject()),
-            to: target
+        try await session.handle(
+            .send(IntentMessage(name: input.intent, arguments: input.arguments ?? JSONObject()), position: position)
         )
         // The intent may have navigated (through the ViewModel's Router) or changed restorable state: the reply
         // says it is done, so whatever durable changed is on disk first. An intent that changed nothing durable
@@ -220,6 +227,34 @@ private final class NavigationHandlers: Sendable {
             reply["screen"] = screen.jsonValue
         }
         return reply
+    }
+
+    // MARK: Recording and replay
+
+    func recording(of sessionName: String?) throws -> JSONObject {
+        let session = try sessions.session(sessionName)
+        return ["recording": try session.recording(plugins: plugins()).jsonValue]
+    }
+
+    func replay(_ input: ReplayParameters) async throws -> JSONObject {
+        let name = input.session ?? freeReplayName()
+        let report: ReplayReport
+        do {
+            let recording = try SessionRecording(jsonValue: input.recording)
+            report = try await sessions.replay(recording, as: name, to: input.to, plugins: plugins())
+        } catch let error as RecordingError {
+            throw NavigationError(.invalidRecording, error.message, parameters: ["message": .string(error.message)])
+        }
+        eventReplies.forget(name)
+        return try JSONValueEncoder().encode(report).objectValue ?? [:]
+    }
+
+    /// The first of `replay-1`, `replay-2`, … that names no session.
+    private func freeReplayName() -> String {
+        let taken = Set(sessions.names)
+        var number = 1
+        while taken.contains("replay-\(number)") { number += 1 }
+        return "replay-\(number)"
     }
 
     /// Follows a session: the watcher is made on the main actor, where the session lives, and its updates are sent

@@ -28,6 +28,7 @@ public struct NavigationError: Error, Sendable, Hashable {
             case sessionExists = "SessionExists"
             case invalidSessionName = "InvalidSessionName"
             case sessionConfigured = "SessionConfigured"
+            case invalidRecording = "InvalidRecording"
         }
 
         private let base: Base
@@ -71,6 +72,8 @@ public struct NavigationError: Error, Sendable, Hashable {
         public static let invalidSessionName = Code(.invalidSessionName)
         /// The configuration declares the session, so it cannot be closed over the wire.
         public static let sessionConfigured = Code(.sessionConfigured)
+        /// A recording given to `Replay` cannot be read.
+        public static let invalidRecording = Code(.invalidRecording)
 
         /// The code's name as Varlink errors spell it, like `RouteNotFound`.
         public var name: String { base.rawValue }

@@ -16,6 +16,8 @@ final class Screen {
     /// Wakes callers waiting on a task, by task number, when the screen closes.
     private var closeWatchers: [Int: () -> Void] = [:]
     private var nextTaskNumber = 0
+    /// The session's context, bound for every task the screen runs for its ViewModel.
+    private let context: SessionContext?
 
     // MARK: Public Properties
 
@@ -45,8 +47,10 @@ final class Screen {
         route: RouteRequest,
         presentation: Presentation,
         model: ScreenModel,
+        context: SessionContext? = nil,
         intentTimeLimit: (Duration, any Clock<Duration>)? = nil
     ) {
+        self.context = context
         self.id = id
         self.route = route
         self.presentation = presentation
@@ -228,9 +232,13 @@ extension Screen {
         let number = nextTaskNumber
         nextTaskNumber += 1
         let model = self.model
-        let task = Task { @MainActor [weak self] in
-            defer { self?.inFlight[number] = nil }
-            return await work(model)
+        // A task inherits the task-local values bound where it is made: the ViewModel's work draws random numbers and
+        // reads time through its session (`SessionContext`).
+        let task = SessionContext.$current.withValue(context) {
+            Task { @MainActor [weak self] in
+                defer { self?.inFlight[number] = nil }
+                return await work(model)
+            }
         }
         return (number, task)
     }

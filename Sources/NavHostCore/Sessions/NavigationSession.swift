@@ -44,11 +44,17 @@ public final class NavigationSession: NavigationHandler {
     public private(set) var options: SessionOptions
     /// The screen whose Router is being served right now, if any.
     private var navigatingScreen: ScreenID?
+    /// The session's last calls (`NavigationSession+Calls.swift`).
+    var recorder: FlightRecorder
+    /// The stack right after the last call ``handle(_:)`` made, as a recording keeps it.
+    var stackAfterLastCall: [RecordedScreen] = []
 
     // MARK: Public Properties
 
     /// The session's name.
     public let name: String
+    /// What the session lends its features' work: random numbers, recorded or replayed, and time.
+    public let context: SessionContext
     /// The route the session was configured to start at; a session whose root is unloaded restarts there.
     public let configuredRoot: RouteRequest
     /// The revision of the last change; 0 for a session that has only its root.
@@ -90,6 +96,7 @@ public final class NavigationSession: NavigationHandler {
         revision = firstRevision
         let root = try makeScreen(for: configuration.root, presentation: .push)
         screens = [root]
+        recorder = FlightRecorder(capacity: options.flightRecorderCalls, base: recordingBase)
         root.appear()
     }
 
@@ -160,6 +167,7 @@ public final class NavigationSession: NavigationHandler {
             }
         }
         screens = restored
+        recorder = FlightRecorder(capacity: options.flightRecorderCalls, base: recordingBase)
         for screen in restored { screen.appear() }
     }
 
@@ -175,6 +183,8 @@ public final class NavigationSession: NavigationHandler {
         self.catalog = catalog
         self.options = options
         self.log = SessionEventLog(capacity: options.eventHistory)
+        self.context = options.replaying.map(SessionContext.init(replaying:)) ?? SessionContext()
+        self.recorder = FlightRecorder(capacity: 0, base: SessionRecording.Base(revision: 0, stack: []))
         var logger = logger
         logger[metadataKey: "navhost.session"] = .string(configuration.name)
         self.logger = logger
@@ -395,9 +405,11 @@ public final class NavigationSession: NavigationHandler {
     /// Puts new bounds in force (a configuration reload): the stack depth for the next push, the intent time limit
     /// for the next intent, the watcher bound for the next watcher. The event history keeps its size.
     public func updateOptions(_ options: SessionOptions) {
-        let eventHistory = self.options.eventHistory
+        let kept = self.options
         self.options = options
-        self.options.eventHistory = eventHistory
+        self.options.eventHistory = kept.eventHistory
+        self.options.flightRecorderCalls = kept.flightRecorderCalls
+        self.options.replaying = kept.replaying
     }
 
     public func close() {
@@ -459,13 +471,22 @@ extension NavigationSession {
         id restoredID: ScreenID? = nil
     ) throws(NavigationError) -> Screen {
         let id = restoredID ?? ScreenID("s\(nextScreenNumber)")
-        let viewModel = try catalog.makeViewModel(for: request, navigation: self, screen: id)
+        // A composition root may draw random numbers or read the clock while it builds the ViewModel.
+        let made = SessionContext.$current.withValue(context) { () -> Result<any ViewModel, NavigationError> in
+            do throws(NavigationError) {
+                return .success(try catalog.makeViewModel(for: request, navigation: self, screen: id))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let viewModel = try made.get()
         if restoredID == nil { nextScreenNumber += 1 }
         let screen = Screen(
             id: id,
             route: request,
             presentation: presentation,
             model: ScreenModel(viewModel),
+            context: context,
             intentTimeLimit: options.intentTimeLimit.map { ($0, options.clock) }
         )
         screen.onStateMayHaveChanged = { [weak self] screen in self?.stateMayHaveChanged(screen) }

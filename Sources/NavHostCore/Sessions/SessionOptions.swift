@@ -11,6 +11,11 @@ public struct SessionOptions: Sendable {
     /// with `StackTooDeep`. It bounds what a runaway client or a ViewModel that navigates in a loop can make the
     /// daemon hold and save.
     public var maxStackDepth: Int = 64
+    /// How many calls the session's flight recorder holds (``NavigationSession/recording``); 0 records nothing.
+    public var flightRecorderCalls: Int = 256
+    /// The random numbers a session that replays a recording hands its features, in order; `nil` for a live session
+    /// (``SessionContext``).
+    public var replaying: [UInt64]?
     /// The clock the time limit is measured with.
     public var clock: any Clock<Duration> = ContinuousClock()
 

@@ -14,8 +14,14 @@ extension SessionRegistry {
     /// - Throws: ``NavigationError``: `InvalidSessionName`, `SessionConfigured` (the configuration declares the
     ///   name), `SessionExists`, what opening the root screen throws (`RouteNotFound`, `InvalidRouteParameters`,
     ///   `ViewModelFailed`), or `StorageFailed` — then nothing was opened.
+    ///
+    /// - Parameter replaying: For a session that replays a recording, the random numbers its features get
+    ///   (``SessionOptions/replaying``).
     @discardableResult
-    public func openDurably(_ entry: OpenedSessionsFile.Entry) async throws -> NavigationSession {
+    public func openDurably(
+        _ entry: OpenedSessionsFile.Entry,
+        replaying: [UInt64]? = nil
+    ) async throws -> NavigationSession {
         guard SessionConfiguration.isValidName(entry.name) else { throw NavigationError.invalidSessionName(entry.name) }
         guard !configuredNames.contains(entry.name) else { throw NavigationError.sessionConfigured(entry.name) }
         return try await oneAtATime(for: entry.name) { () async throws -> NavigationSession in
@@ -24,11 +30,9 @@ extension SessionRegistry {
             // The writes of an earlier session of this name finish first: none of them may land after this one's.
             await persistence?.waitForQueuedWrites()
             persistence?.forget(entry.name)
-            let session = try open(
-                entry.configuration,
-                options: entry.options(over: defaultOptions),
-                fresh: revisionFloor(of: entry.name)
-            )
+            var options = entry.options(over: defaultOptions)
+            options.replaying = replaying
+            let session = try open(entry.configuration, options: options, fresh: revisionFloor(of: entry.name))
             opened[entry.name] = entry
             do {
                 try await saveOpenedList()

@@ -151,6 +151,46 @@ enum InterfaceDefinitions {
           changes: ?string
         ) -> (snapshot: ?Snapshot, coalesced: ?bool, event: ?Event, document: ?object, patch: ?object)
 
+        # What a replay found: identical, or the first call whose result differs.
+        type ReplayDifference (
+          call: int,
+          method: ?string,
+          revision: int,
+          replayedRevision: int,
+          recordedError: ?string,
+          replayedError: ?string,
+          recorded: object,
+          replayed: object,
+          patch: ?object
+        )
+
+        # A session's flight recording: its base stack, then its last calls, each with
+        # its outcome and the stack it left ({"header": {...}, "calls": [...]}; the
+        # format is docs/recording.md's). Control clients only: it holds what clients
+        # sent.
+        method Recording(session: ?string) -> (recording: object)
+
+        # Replays a recording in a fresh session (named session, by default the first
+        # free "replay-N"), opened durably like OpenSession's: the same calls, the
+        # recorded random numbers, a virtual clock. Every call's outcome and stack are
+        # compared with the recorded ones; difference is the first that differs, none
+        # when identical. With to, the calls past that recorded revision are not made
+        # and the session stays open for inspection; without, it is closed at the end.
+        # Control clients only.
+        method Replay(
+          recording: object,
+          session: ?string,
+          to: ?int
+        ) -> (
+          session: string,
+          identical: bool,
+          calls: int,
+          revision: int,
+          warnings: []string,
+          leftOpen: bool,
+          difference: ?ReplayDifference
+        )
+
         # No session has that name.
         error SessionNotFound (session: string)
 
@@ -211,6 +251,9 @@ enum InterfaceDefinitions {
 
         # The daemon's configuration declares the session; take it out of the configuration to close it.
         error SessionConfigured (session: string)
+
+        # A recording given to Replay cannot be read.
+        error InvalidRecording (message: string)
 
         """#
 

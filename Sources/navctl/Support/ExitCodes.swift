@@ -11,6 +11,7 @@ import NavHostClient
 /// | 1 | any other failure |
 /// | 2 | the daemon refused the request: an error reply (not found, invalid parameters, cannot pop root, …) |
 /// | 3 | the intent was taken but did not complete: `IntentFailed`, `IntentTimedOut`, `ScreenClosed` |
+/// | 4 | `navctl replay`: the replay differs from the recording |
 /// | 64 | usage: unknown subcommand or option, missing argument, malformed `key=value` (ArgumentParser's) |
 /// | 69 | the daemon is unreachable: no socket, connection refused, permission denied, or lost mid-call |
 /// | 76 | protocol error: the daemon's reply does not match the interface navctl was built for |
@@ -19,6 +20,8 @@ extension ExitCode {
     static let requestRefused = ExitCode(2)
     /// 3: the intent was taken but did not complete.
     static let intentFailed = ExitCode(3)
+    /// 4: a replay differs from its recording.
+    static let replayDiffers = ExitCode(4)
     /// 69 (`EX_UNAVAILABLE`): the daemon could not be reached, or the connection was lost before the reply.
     static let daemonUnreachable = ExitCode(69)
     /// 76 (`EX_PROTOCOL`): the daemon and navctl do not speak the same interface.

@@ -222,7 +222,7 @@ extension PluginRegistry {
             clock: clock,
             store: makeStore(module.name),
             resourceDirectory: directory,
-            random: SystemRandomSource(),
+            random: SessionRandomSource(),
             optionalFeatures: optionalFeatures(for: manifest)
         )
         do {

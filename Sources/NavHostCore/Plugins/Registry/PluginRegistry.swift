@@ -79,7 +79,7 @@ public final class PluginRegistry {
     /// - Parameters:
     ///   - catalog: The catalog plugins join.
     ///   - stateDirectory: The daemon's state folder; each feature's store is `<stateDirectory>/store/<Name>.json`.
-    ///   - clock: The clock each feature's `HostServices` holds.
+    ///   - clock: The clock each feature's `HostServices` holds; by default ``SessionClock``, which a replay controls.
     ///   - sdkVersion: The NavHostKit version plugins must be compatible with.
     ///   - logger: Where outcomes are logged; each feature's logger derives from it.
     ///   - makeStore: Makes a feature's store; by default a ``FileKeyValueStore`` in the state folder.
@@ -87,7 +87,7 @@ public final class PluginRegistry {
     public init(
         catalog: FeatureCatalog,
         stateDirectory: String,
-        clock: any Clock<Duration> = ContinuousClock(),
+        clock: any Clock<Duration> = SessionClock(),
         sdkVersion: NavHostKitVersion = .current,
         logger: Logger,
         makeStore: StoreFactory? = nil,

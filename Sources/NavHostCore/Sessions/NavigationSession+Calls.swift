@@ -1,0 +1,92 @@
+public import NavHostKit
+
+// A client's calls, made the one way every front end's call and every replayed call is made, and filed with the
+// session's flight recorder.
+
+extension NavigationSession {
+    /// Makes a client's call and files it with the flight recorder, done or refused.
+    ///
+    /// The recorder keeps the call, its outcome, and the stack right after it (before it is made durable: a replay
+    /// compares at the same point). What the features draw and read while the call builds their screens and runs
+    /// their intents is the session's (``SessionContext``, which `makeScreen` and `Screen` bind).
+    ///
+    /// - Returns: The change the call made, or `nil` for one that changed nothing (`PopToRoot` on the root, `PopTo`
+    ///   the top screen, an intent that changed no state).
+    @discardableResult
+    public func handle(_ call: SessionCall) async throws(NavigationError) -> Change? {
+        let drawnBefore = context.takeDrawn()
+        do throws(NavigationError) {
+            let change = try await perform(call)
+            file(call, refusedWith: nil, drawnBefore: drawnBefore)
+            return change
+        } catch {
+            file(call, refusedWith: error, drawnBefore: drawnBefore)
+            throw error
+        }
+    }
+
+    /// The session's flight recording: its base stack and its last calls, for `Recording` and `navctl record`.
+    ///
+    /// - Parameter plugins: The plugins loaded now, to name in the header.
+    public func recording(plugins: [SessionRecording.Plugin]) -> SessionRecording {
+        recorder.addDrawn(context.takeDrawn())
+        return SessionRecording(
+            header: SessionRecording.Header(
+                session: name,
+                root: configuredRoot,
+                plugins: plugins,
+                base: recorder.base,
+                dropped: recorder.dropped
+            ),
+            calls: recorder.heldCalls
+        )
+    }
+
+    /// The stack as a recording keeps it.
+    var stackAsRecorded: [RecordedScreen] { screens.map { RecordedScreen($0.snapshot) } }
+
+    /// The stack and revision as a recording starts from them.
+    var recordingBase: SessionRecording.Base {
+        SessionRecording.Base(revision: revision, stack: stackAsRecorded)
+    }
+
+    /// The screen ID at `position` on the stack, the top one for `nil`.
+    public func screenID(at position: Int?) throws(NavigationError) -> ScreenID {
+        guard let position else { return screens[screens.count - 1].id }
+        guard screens.indices.contains(position) else { throw .screenNotFound("#\(position)") }
+        return screens[position].id
+    }
+
+    /// Where the screen `id` is on the stack, root first.
+    public func position(of id: ScreenID) throws(NavigationError) -> Int {
+        guard let position = screens.firstIndex(where: { $0.id == id }) else { throw .screenNotFound(id.rawValue) }
+        return position
+    }
+}
+
+// MARK: - Private Functions
+
+extension NavigationSession {
+    fileprivate func file(_ call: SessionCall, refusedWith error: NavigationError?, drawnBefore: [UInt64]) {
+        stackAfterLastCall = stackAsRecorded
+        recorder.append(
+            RecordedCall(call: call, error: error?.code.name, revision: revision, stack: stackAfterLastCall),
+            drawnBefore: drawnBefore
+        )
+    }
+
+    fileprivate func perform(_ call: SessionCall) async throws(NavigationError) -> Change? {
+        switch call {
+        case .navigate(let request): return try navigate(to: request)
+        case .present(let request): return try present(request)
+        case .pop: return try pop()
+        case .popToRoot: return popToRoot()
+        case .popTo(let request): return try popTo(request)
+        case .dismiss: return try dismiss()
+        case .replace(let requests): return try replace(with: requests)
+        case .send(let intent, let position):
+            try await send(intent, to: try screenID(at: position))
+            return nil
+        }
+    }
+}

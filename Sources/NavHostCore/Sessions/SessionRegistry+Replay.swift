@@ -1,0 +1,151 @@
+public import NavHostJSON
+public import NavHostKit
+
+// Replaying a flight recording in a fresh session: the same calls, the recorded random numbers, a virtual clock,
+// and every result compared with the recorded one.
+
+extension SessionRegistry {
+    /// Replays `recording` in a new session called `name`, opened durably like an `OpenSession` one, and compares
+    /// each call's outcome and the stack it leaves with what was recorded.
+    ///
+    /// The session starts with the recording's base stack: its root is the base's root, the screens above it are
+    /// pushed or presented again. Its features draw the recorded random numbers and run on a virtual clock
+    /// (``SessionContext``). Before each call the replay lets the session settle — every screen idle, or no new
+    /// revision for 50 ms — as a person's next tap comes after the screen has loaded. Each call is made durable
+    /// before the next, as it would be for a client. The replay stops at the first difference.
+    ///
+    /// - Parameters:
+    ///   - to: The recorded revision to stop at: the calls that reached past it are not made, and the session stays
+    ///     open for inspection (time travel). `nil` replays every call and closes the session.
+    ///   - plugins: The plugins loaded now, which the recording's list is checked against (a difference is a
+    ///     warning: the replay goes on and says what it finds).
+    /// - Throws: What ``openDurably(_:replaying:)`` throws when the session cannot be opened.
+    public func replay(
+        _ recording: SessionRecording,
+        as name: String,
+        to: UInt64? = nil,
+        plugins: [SessionRecording.Plugin]
+    ) async throws -> ReplayReport {
+        var warnings = Self.pluginWarnings(recorded: recording.header.plugins, loaded: plugins)
+        let base = recording.header.base
+        guard let root = base.stack.first else { throw RecordingError("the recording's base stack is empty") }
+        let session = try await openDurably(
+            OpenedSessionsFile.Entry(name: name, root: root.route, parameters: root.parameters),
+            replaying: recording.randomNumbers
+        )
+        var report = ReplayReport(
+            session: name,
+            calls: 0,
+            revision: base.revision,
+            difference: nil,
+            warnings: [],
+            leftOpen: to != nil
+        )
+        for screen in base.stack.dropFirst() {
+            let request = RouteRequest(id: screen.route, parameters: screen.parameters)
+            await settle(session)
+            _ = try? await session.handle(screen.presentation == .modal ? .present(request) : .navigate(request))
+        }
+        try await commit(session)
+        report.difference = Self.difference(
+            call: 0,
+            method: nil,
+            recorded: (base.revision, nil, base.stack),
+            replayed: (session.revision, nil, session.stackAsRecorded)
+        )
+        if report.difference == nil {
+            for (index, recorded) in recording.calls.enumerated() {
+                if let to, recorded.revision > to { break }
+                await settle(session)
+                var replayedError: String?
+                do throws(NavigationError) {
+                    try await session.handle(recorded.call)
+                } catch {
+                    replayedError = error.code.name
+                }
+                try await commit(session)
+                report.calls = index + 1
+                report.revision = recorded.revision
+                report.difference = Self.difference(
+                    call: index + 1,
+                    method: recorded.call.method,
+                    recorded: (recorded.revision, recorded.error, recorded.stack),
+                    replayed: (session.revision, replayedError, session.stackAfterLastCall)
+                )
+                if report.difference != nil { break }
+            }
+        }
+        if report.difference == nil, session.context.unusedScript > 0 {
+            warnings.append("the features drew \(session.context.unusedScript) fewer random numbers than recorded")
+        }
+        report.warnings = warnings
+        if to == nil { try await closeDurably(name) }
+        return report
+    }
+
+    // MARK: Private
+
+    /// Waits until every screen of `session` is idle, or until no new revision came for 50 ms (a screen that
+    /// follows something forever is never idle), and at most 5 seconds.
+    private func settle(_ session: NavigationSession) async {
+        let clock = ContinuousClock()
+        let giveUp = clock.now.advanced(by: .seconds(5))
+        var lastRevision = session.revision
+        var quietSince = clock.now
+        while !session.isIdle, clock.now < giveUp {
+            try? await Task.sleep(for: .milliseconds(2))
+            if session.revision != lastRevision {
+                lastRevision = session.revision
+                quietSince = clock.now
+            } else if quietSince.duration(to: clock.now) >= .milliseconds(50) {
+                return
+            }
+        }
+    }
+
+    /// A stack as an object keyed by position (`{"0": {…}, "1": {…}}`), so that its merge patch names the screens
+    /// that differ and only what differs in them.
+    private static func comparable(_ stack: [RecordedScreen]) -> JSONValue {
+        var screens = JSONObject()
+        for (position, screen) in stack.enumerated() { screens[String(position)] = screen.jsonValue }
+        return JSONMergePatch.canonical(.object(screens))
+    }
+
+    private static func pluginWarnings(
+        recorded: [SessionRecording.Plugin],
+        loaded: [SessionRecording.Plugin]
+    ) -> [String] {
+        let loadedVersions = Dictionary(loaded.map { ($0.name, $0.version) }, uniquingKeysWith: { first, _ in first })
+        return recorded.compactMap { plugin in
+            guard let version = loadedVersions[plugin.name] else {
+                return "plugin \(plugin.name) \(plugin.version) was loaded when recording, and is not now"
+            }
+            guard version == plugin.version else {
+                return "plugin \(plugin.name) was \(plugin.version) when recording, and is \(version) now"
+            }
+            return nil
+        }
+    }
+
+    private static func difference(
+        call: Int,
+        method: String?,
+        recorded: (revision: UInt64, error: String?, stack: [RecordedScreen]),
+        replayed: (revision: UInt64, error: String?, stack: [RecordedScreen])
+    ) -> ReplayReport.Difference? {
+        guard recorded.error != replayed.error || recorded.stack != replayed.stack else { return nil }
+        let recordedValue = comparable(recorded.stack)
+        let replayedValue = comparable(replayed.stack)
+        return ReplayReport.Difference(
+            call: call,
+            method: method,
+            revision: recorded.revision,
+            replayedRevision: replayed.revision,
+            recordedError: recorded.error,
+            replayedError: replayed.error,
+            recorded: recordedValue,
+            replayed: replayedValue,
+            patch: JSONMergePatch.difference(from: recordedValue, to: replayedValue)
+        )
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import NavHostClient
+import NavHostCore
+import NavHostJSON
+
+// The flight recorder: record saves a session's last calls as a .navrec file, replay makes them again in a fresh
+// session and says whether every result is the recorded one (docs/recording.md).
+
+// MARK: - record
+
+extension Navctl {
+    struct Record: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Save a session's flight recording: its last calls and the stack each left.",
+            discussion: """
+                Every session keeps its last calls (Navigate, Present, Pop, PopToRoot, PopTo, Dismiss, Replace, Send) \
+                with their outcome, the stack each left, and the random numbers its features drew: 256 by default, \
+                navhostd's --flight-recorder-calls. record saves them as JSON lines, a header first \
+                (docs/recording.md), to the file -o names or to standard output. Needs a control user: a \
+                recording holds what clients sent.
+
+                Examples:
+                  navctl record -o bug.navrec
+                  navctl record --session passenger -o passenger.navrec
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Option(
+            name: .shortAndLong,
+            help: ArgumentHelp("The file to write; standard output when left out.", valueName: "file")
+        )
+        var output: String?
+
+        func run() async throws {
+            let recording = try await connection.withClient { client throws(NavHostClientError) in
+                try await client.recording(session: connection.session)
+            }
+            let text: String
+            do {
+                text = try recording.jsonLines()
+                guard let output else { return Console.write(text) }
+                try FileIO.writeAtomically(Array(text.utf8), to: output)
+            } catch {
+                Console.printError("navctl: cannot write \(output ?? "the recording"): \(error)")
+                throw ExitCode.failure
+            }
+            Console.printError(
+                "recorded \(recording.calls.count) calls of session \(recording.header.session) to \(output ?? "-")"
+            )
+        }
+    }
+}
+
+// MARK: - replay
+
+extension Navctl {
+    struct Replay: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replay a recording in a fresh session and compare every result with the recorded one.",
+            discussion: """
+                navhostd opens a new session (replay-N, or --as NAME) at the recording's first stack and makes its \
+                calls again, one by one, with the random numbers the features drew then and a virtual clock whose \
+                sleeps end at once. It compares each call's outcome and the stack it left with the recorded ones. \
+                Prints "identical", or the first call that differs: its recorded revision, both outcomes, and the \
+                merge patch that turns the recorded stack into the replayed one (screens keyed by their position, \
+                0 the root). Exit status 0 when identical, 4 when it differs. Plugins missing or in another \
+                version than recorded are warned about on standard error.
+
+                With --to REVISION the calls past that recorded revision are not made and the session stays open: \
+                look at it with navctl stack --session replay-N, go on with navigate or send, close it with navctl \
+                session close. Without, it is closed at the end. --json prints the Replay reply.
+
+                Examples:
+                  navctl replay bug.navrec
+                  navctl replay bug.navrec --to 12
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: ArgumentHelp("The recording, as navctl record wrote it.", valueName: "file"))
+        var file: String
+
+        @Option(
+            help: ArgumentHelp(
+                "Stop after the calls up to this recorded revision, and keep the session.",
+                valueName: "revision"
+            )
+        )
+        var to: UInt64?
+
+        @Option(
+            name: .customLong("as"),
+            help: ArgumentHelp("The replaying session's name. (default: replay-N)", valueName: "name")
+        )
+        var name: String?
+
+        func run() async throws {
+            let recording: SessionRecording
+            do {
+                recording = try SessionRecording(jsonLines: String(decoding: try FileIO.readFile(file), as: UTF8.self))
+            } catch {
+                Console.printError("navctl: \(file): \(error)")
+                throw ExitCode.failure
+            }
+            let report = try await connection.withClient { client throws(NavHostClientError) in
+                try await client.replay(recording, session: name, to: to)
+            }
+            for warning in report.warnings { Console.printError("warning: \(warning)") }
+            if output.json {
+                try JSONOutput.print(report)
+            } else {
+                ReplayView.lines(report, of: recording).forEach(Console.print)
+            }
+            if !report.isIdentical { throw ExitCode.replayDiffers }
+        }
+    }
+}
