@@ -86,6 +86,7 @@ let package = Package(
         .library(name: "ConflictingPlugin", type: .dynamic, targets: ["ConflictingPlugin"]),
         .library(name: "StallFeature", type: .dynamic, targets: ["StallFeature"]),
         .library(name: "FaultyFeature", type: .dynamic, targets: ["FaultyFeature"]),
+        .library(name: "DiceFeature", type: .dynamic, targets: ["DiceFeature"]),
     ] + pluginNames.map(pluginProduct),
     dependencies: [
         .package(path: "NavHostKit"),
@@ -244,6 +245,14 @@ let package = Package(
             name: "StallFeature",
             dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
             path: "Tests/Fixtures/StallPlugin/Sources",
+            swiftSettings: swiftSettings
+        ),
+        // A plugin whose results depend on the host's random numbers and clock, for the flight recorder's replay
+        // (docs/recording.md). Staged like StallFeature.
+        .target(
+            name: "DiceFeature",
+            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            path: "Tests/Fixtures/DicePlugin/Sources",
             swiftSettings: swiftSettings
         ),
         // A plugin whose code blocks, spins or traps on the main thread, for the fault guard (docs/robustness.md).

@@ -92,6 +92,9 @@ final class DaemonCore {
             }
         }
         if new.stallLimit != old.stallLimit { needsRestart.append("limits.stall-limit") }
+        if new.sessionOptions.flightRecorderCalls != old.sessionOptions.flightRecorderCalls {
+            needsRestart.append("limits.flight-recorder-calls (for the sessions open now)")
+        }
         openSessions()
         for session in new.sessions where !old.sessions.contains(where: { $0.name == session.name }) {
             if (try? sessions.session(session.name)) != nil { changed.append("session \(session.name) opened") }

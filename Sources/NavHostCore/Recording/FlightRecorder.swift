@@ -1,7 +1,10 @@
 /// A session's flight recorder: its last calls, each with its outcome and the stack it left, bounded in memory.
 ///
-/// It starts with the session's stack (the *base*); when it is full, the oldest call goes and the stack it left
-/// becomes the base, so what it holds always replays from a known stack. ``SessionRecording`` is what it hands out.
+/// The stack a call left is the one the next call finds: by then the work the call started (a screen's `onAppear`
+/// load, a navigation its intent made) has usually finished, as a person's next tap comes after the screen loaded.
+/// A replay compares at the same point, once the session has settled. The recorder starts with the session's stack
+/// (the *base*); when it is full, the oldest call goes and the stack it left becomes the base, so what it holds
+/// always replays from a known stack. ``SessionRecording`` is what it hands out.
 struct FlightRecorder {
     /// The stack the first held call started from, and the random numbers drawn before that call.
     private(set) var base: SessionRecording.Base
@@ -19,10 +22,10 @@ struct FlightRecorder {
 
     var isEnabled: Bool { capacity > 0 }
 
-    /// Files a call; the random numbers drawn since the previous one go to that one (or to the base).
-    mutating func append(_ call: RecordedCall, drawnBefore: [UInt64]) {
+    /// Files a call, with the stack right after it; ``settleLatest(revision:stack:drawn:)`` replaces that stack
+    /// with the one the next call finds.
+    mutating func append(_ call: RecordedCall) {
         guard isEnabled else { return }
-        addDrawn(drawnBefore)
         if calls.count < capacity {
             calls.append(call)
             return
@@ -34,14 +37,19 @@ struct FlightRecorder {
         dropped += 1
     }
 
-    /// Files random numbers drawn after the latest call (work it started that is still running).
-    mutating func addDrawn(_ drawn: [UInt64]) {
-        guard isEnabled, !drawn.isEmpty else { return }
+    /// Records what the latest call (or, before any, the base) left once its work went on: the session's `stack` at
+    /// `revision` as the next call finds it (or as a recording is taken), and the random numbers `drawn` since.
+    mutating func settleLatest(revision: UInt64, stack: [RecordedScreen], drawn: [UInt64]) {
+        guard isEnabled else { return }
         let hex = drawn.map(\.recordedHex)
         if calls.isEmpty {
+            base.revision = revision
+            base.stack = stack
             base.random += hex
         } else {
             let latest = (start + calls.count - 1) % calls.count
+            calls[latest].revision = revision
+            calls[latest].stack = stack
             calls[latest].random += hex
         }
     }

@@ -39,7 +39,8 @@ public struct RecordedCall: Sendable, Hashable, Codable {
     public var revision: UInt64
     /// The stack once the call was answered, root first.
     public var stack: [RecordedScreen]
-    /// The random numbers the session's features drew from this call until the next one, as 16 hex digits each.
+    /// The random numbers the session's features drew from this call until the next one, as 16 hex digits each;
+    /// left out of the JSON form when there are none.
     public var random: [String]
 
     public init(
@@ -54,6 +55,32 @@ public struct RecordedCall: Sendable, Hashable, Codable {
         self.revision = revision
         self.stack = stack
         self.random = random
+    }
+}
+
+// MARK: - Codable
+
+extension RecordedCall {
+    private enum CodingKeys: String, CodingKey {
+        case call, error, revision, stack, random
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        call = try container.decode(SessionCall.self, forKey: .call)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+        revision = try container.decode(UInt64.self, forKey: .revision)
+        stack = try container.decode([RecordedScreen].self, forKey: .stack)
+        random = try container.decodeIfPresent([String].self, forKey: .random) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(call, forKey: .call)
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encode(revision, forKey: .revision)
+        try container.encode(stack, forKey: .stack)
+        if !random.isEmpty { try container.encode(random, forKey: .random) }
     }
 }
 

@@ -28,6 +28,25 @@ public struct SessionRecording: Sendable, Hashable {
             self.stack = stack
             self.random = random
         }
+
+        private enum CodingKeys: String, CodingKey {
+            case revision, stack, random
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            revision = try container.decode(UInt64.self, forKey: .revision)
+            stack = try container.decode([RecordedScreen].self, forKey: .stack)
+            random = try container.decodeIfPresent([String].self, forKey: .random) ?? []
+        }
+
+        /// `random` is left out when there are none.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(revision, forKey: .revision)
+            try container.encode(stack, forKey: .stack)
+            if !random.isEmpty { try container.encode(random, forKey: .random) }
+        }
     }
 
     /// A plugin that was loaded when the recording was made.

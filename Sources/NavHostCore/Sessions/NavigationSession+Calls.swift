@@ -6,21 +6,21 @@ public import NavHostKit
 extension NavigationSession {
     /// Makes a client's call and files it with the flight recorder, done or refused.
     ///
-    /// The recorder keeps the call, its outcome, and the stack right after it (before it is made durable: a replay
-    /// compares at the same point). What the features draw and read while the call builds their screens and runs
-    /// their intents is the session's (``SessionContext``, which `makeScreen` and `Screen` bind).
+    /// The recorder keeps the call, its outcome, and the stack it left: the one the next call finds (``FlightRecorder``).
+    /// What the features draw and read while the call builds their screens and runs their intents is the session's
+    /// (``SessionContext``, which `makeScreen` and `Screen` bind).
     ///
     /// - Returns: The change the call made, or `nil` for one that changed nothing (`PopToRoot` on the root, `PopTo`
     ///   the top screen, an intent that changed no state).
     @discardableResult
     public func handle(_ call: SessionCall) async throws(NavigationError) -> Change? {
-        let drawnBefore = context.takeDrawn()
+        recorder.settleLatest(revision: revision, stack: stackAsRecorded, drawn: context.takeDrawn())
         do throws(NavigationError) {
             let change = try await perform(call)
-            file(call, refusedWith: nil, drawnBefore: drawnBefore)
+            file(call, refusedWith: nil)
             return change
         } catch {
-            file(call, refusedWith: error, drawnBefore: drawnBefore)
+            file(call, refusedWith: error)
             throw error
         }
     }
@@ -29,7 +29,7 @@ extension NavigationSession {
     ///
     /// - Parameter plugins: The plugins loaded now, to name in the header.
     public func recording(plugins: [SessionRecording.Plugin]) -> SessionRecording {
-        recorder.addDrawn(context.takeDrawn())
+        recorder.settleLatest(revision: revision, stack: stackAsRecorded, drawn: context.takeDrawn())
         return SessionRecording(
             header: SessionRecording.Header(
                 session: name,
@@ -67,12 +67,8 @@ extension NavigationSession {
 // MARK: - Private Functions
 
 extension NavigationSession {
-    fileprivate func file(_ call: SessionCall, refusedWith error: NavigationError?, drawnBefore: [UInt64]) {
-        stackAfterLastCall = stackAsRecorded
-        recorder.append(
-            RecordedCall(call: call, error: error?.code.name, revision: revision, stack: stackAfterLastCall),
-            drawnBefore: drawnBefore
-        )
+    fileprivate func file(_ call: SessionCall, refusedWith error: NavigationError?) {
+        recorder.append(RecordedCall(call: call, error: error?.code.name, revision: revision, stack: stackAsRecorded))
     }
 
     fileprivate func perform(_ call: SessionCall) async throws(NavigationError) -> Change? {

@@ -46,8 +46,6 @@ public final class NavigationSession: NavigationHandler {
     private var navigatingScreen: ScreenID?
     /// The session's last calls (`NavigationSession+Calls.swift`).
     var recorder: FlightRecorder
-    /// The stack right after the last call ``handle(_:)`` made, as a recording keeps it.
-    var stackAfterLastCall: [RecordedScreen] = []
 
     // MARK: Public Properties
 

@@ -10,9 +10,10 @@ extension SessionRegistry {
     ///
     /// The session starts with the recording's base stack: its root is the base's root, the screens above it are
     /// pushed or presented again. Its features draw the recorded random numbers and run on a virtual clock
-    /// (``SessionContext``). Before each call the replay lets the session settle — every screen idle, or no new
-    /// revision for 50 ms — as a person's next tap comes after the screen has loaded. Each call is made durable
-    /// before the next, as it would be for a client. The replay stops at the first difference.
+    /// (``SessionContext``). After each call the replay lets the session settle — every screen idle, or no new
+    /// revision for 50 ms — and compares the stack then with the one the recorded call left (the one the next call
+    /// found, ``FlightRecorder``). Each call is made durable before the next, as it would be for a client. The replay
+    /// stops at the first difference.
     ///
     /// - Parameters:
     ///   - to: The recorded revision to stop at: the calls that reached past it are not made, and the session stays
@@ -47,6 +48,7 @@ extension SessionRegistry {
             _ = try? await session.handle(screen.presentation == .modal ? .present(request) : .navigate(request))
         }
         try await commit(session)
+        await settle(session)
         report.difference = Self.difference(
             call: 0,
             method: nil,
@@ -56,7 +58,6 @@ extension SessionRegistry {
         if report.difference == nil {
             for (index, recorded) in recording.calls.enumerated() {
                 if let to, recorded.revision > to { break }
-                await settle(session)
                 var replayedError: String?
                 do throws(NavigationError) {
                     try await session.handle(recorded.call)
@@ -64,13 +65,14 @@ extension SessionRegistry {
                     replayedError = error.code.name
                 }
                 try await commit(session)
+                await settle(session)
                 report.calls = index + 1
                 report.revision = recorded.revision
                 report.difference = Self.difference(
                     call: index + 1,
                     method: recorded.call.method,
                     recorded: (recorded.revision, recorded.error, recorded.stack),
-                    replayed: (session.revision, replayedError, session.stackAfterLastCall)
+                    replayed: (session.revision, replayedError, session.stackAsRecorded)
                 )
                 if report.difference != nil { break }
             }

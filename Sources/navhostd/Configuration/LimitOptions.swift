@@ -120,6 +120,14 @@ struct LimitOptions: ParsableArguments {
     )
     var stallLimit: TimeLimit?
 
+    @Option(
+        help: ArgumentHelp(
+            "How many of its last calls each session's flight recorder keeps, with their outcome and the stack each left, for navctl record and navctl replay; 0 keeps none. A session opened before a change keeps its size until a restart. (default: 256)",
+            valueName: "count"
+        )
+    )
+    var flightRecorderCalls: Int?
+
     func validate() throws {
         if let problem = settings.firstProblem(crossChecking: false) {
             throw ValidationError("--\(problem.key) \(problem.message)")
@@ -142,7 +150,8 @@ struct LimitOptions: ParsableArguments {
             shutdownTimeout: shutdownTimeout,
             maxStackDepth: maxStackDepth,
             intentTimeout: intentTimeout,
-            stallLimit: stallLimit
+            stallLimit: stallLimit,
+            flightRecorderCalls: flightRecorderCalls
         )
     }
 }

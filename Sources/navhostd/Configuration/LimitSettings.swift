@@ -21,6 +21,7 @@ struct LimitSettings: Sendable, Equatable {
     var maxStackDepth: Int?
     var intentTimeout: TimeLimit?
     var stallLimit: TimeLimit?
+    var flightRecorderCalls: Int?
 
     /// A limit's key and what is wrong with its value.
     struct Problem: Sendable, Equatable {
@@ -41,6 +42,7 @@ struct LimitSettings: Sendable, Equatable {
             // A Watch holds at least the snapshot it starts with and one event.
             ("watch-queue-limit", 2, \.watchQueueLimit),
             ("max-stack-depth", 1, \.maxStackDepth),
+            ("flight-recorder-calls", 0, \.flightRecorderCalls),
         ]
     }
 
@@ -129,6 +131,7 @@ struct LimitSettings: Sendable, Equatable {
         options.watcherLimit = watchQueueLimit ?? 256
         options.intentTimeLimit = (intentTimeout ?? TimeLimit(.seconds(30))).duration
         options.maxStackDepth = maxStackDepth ?? 64
+        options.flightRecorderCalls = flightRecorderCalls ?? 256
         return options
     }
 

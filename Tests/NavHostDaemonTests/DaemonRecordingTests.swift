@@ -1,0 +1,134 @@
+import Foundation
+import NavHostJSON
+import NavHostTestSupport
+import NavHostVarlink
+import Testing
+
+/// The flight recorder through the real parts: the daemon with the example plugins and the Dice fixture (random
+/// numbers and time from the host services), driven over the socket, recorded and replayed with the real navctl.
+@Suite("Flight recorder: navctl record and navctl replay")
+struct DaemonRecordingTests {
+    @Test(
+        "A recorded session of the example plugins replays identically; with a plugin that answers differently, the first differing revision and its diff are reported"
+    )
+    func recordAndReplay() async throws {
+        let plugins = try await TestPlugins.directory(fixtures: ["DicePlugin"])
+        let daemon = try await DaemonProcess.start(plugins: plugins)
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await Self.drive(nav)
+        let file = try TestPaths.temporaryDirectory() + "/bug.navrec"
+
+        let record = try await Self.navctl(daemon, ["record", "-o", file])
+        #expect(record.status == 0, "\(record.errors)")
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        let header = try JSONParser().parse(String(lines[0]))
+        let calls = try lines.dropFirst().map { try JSONParser().parse(String($0)) }
+        #expect(header["format"] == "navhost-recording" && header["version"] == 1)
+        #expect(header["plugins"]?.arrayValue?.contains(["name": "Dice", "version": "1.0.0"]) == true)
+        #expect(calls.count == 16)
+        #expect(calls.compactMap { $0["error"]?.stringValue } == ["IntentNotFound"])
+        #expect(
+            calls.filter { $0["call"]?["intent"] == "onTappedRoll" }.allSatisfy { $0["random"]?.arrayValue?.count == 1 }
+        )
+
+        // The same plugins: every call's outcome and stack are the recorded ones.
+        let same = try await Self.navctl(daemon, ["replay", file])
+        #expect(same.status == 0, "\(same.output)\(same.errors)")
+        #expect(same.output.hasPrefix("identical (16 of 16 calls, to revision "), "\(same.output)")
+        #expect(try await nav.call("Sessions")["sessions"] == ["main"], "a replay without --to closes its session")
+
+        // Time travel: stop after the call that opened the product's detail, and look at the session.
+        let detailCall = try #require(calls.firstIndex { $0["call"]?["intent"] == "onTappedProduct" })
+        let revision = try #require(calls[detailCall]["revision"]?.intValue)
+        let partial = try await Self.navctl(daemon, ["replay", file, "--to", "\(revision)", "--as", "looking"])
+        #expect(partial.status == 0, "\(partial.output)\(partial.errors)")
+        #expect(partial.output.contains("session looking is kept"), "\(partial.output)")
+        #expect(try await nav.routes(session: "looking") == ["home.main", "products.list", "products.detail"])
+
+        // Without the recorded random numbers the dice roll otherwise (six rolls: 1 in 46,656 to roll the same).
+        let unseeded = file + ".unseeded"
+        try lines.map { line in
+            line.replacing(/,"random":\["[0-9a-f",]*"\]/, with: "")
+        }.joined(separator: "\n").write(toFile: unseeded, atomically: true, encoding: .utf8)
+        let rerolled = try await Self.navctl(daemon, ["replay", unseeded])
+        #expect(rerolled.status == 4, "\(rerolled.output)\(rerolled.errors)")
+        #expect(rerolled.output.contains("(Navigate)") || rerolled.output.contains("(Send)"), "\(rerolled.output)")
+        try await daemon.terminate()
+
+        // A Products whose catalog names p1 otherwise: the list it loaded after the first call is the first result that
+        // differs.
+        let changed = try await TestPlugins.directory(fixtures: ["DicePlugin"])
+        try TestPlugins.copyExample("Products", in: changed)
+        let catalog = "\(changed)/Products/products.json"
+        try String(contentsOfFile: catalog, encoding: .utf8)
+            .replacingOccurrences(of: "Difference Engine Kit", with: "Difference Engine Mk II")
+            .write(toFile: catalog, atomically: true, encoding: .utf8)
+        let other = try await DaemonProcess.start(plugins: changed)
+        let differs = try await Self.navctl(other, ["replay", file])
+        let listed = try #require(calls[0]["revision"]?.intValue)
+        #expect(differs.status == 4, "\(differs.output)\(differs.errors)")
+        #expect(differs.output.hasPrefix("differs at revision \(listed): call 1 (Navigate)"), "\(differs.output)")
+        #expect(differs.output.contains(#""name": "Difference Engine Mk II""#), "\(differs.output)")
+        try await other.terminate()
+    }
+
+    @Test("Recording and Replay refuse what they cannot do with typed errors, and change nothing")
+    func refusals() async throws {
+        let daemon = try await DaemonProcess.start()
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "settings.main"])
+        let recording = try #require(try await nav.call("Recording")["recording"])
+
+        try await nav.call("OpenSession", ["name": "passenger", "root": "products.list"])
+        var unknownCall = try #require(recording.objectValue)
+        unknownCall["calls"] = [["call": ["method": "Reboot"], "revision": 9, "stack": []]]
+
+        let cases: [(parameters: JSONObject, error: String)] = [
+            (["recording": ["header": ["format": "something-else"], "calls": []]], "InvalidRecording"),
+            (["recording": .object(unknownCall)], "InvalidRecording"),
+            (["recording": recording, "session": "passenger"], "SessionExists"),
+            (["recording": recording, "session": "main"], "SessionConfigured"),
+            (["recording": recording, "session": "a/b"], "InvalidSessionName"),
+        ]
+        for refusal in cases {
+            let error = await #expect(throws: VarlinkError.self, "\(refusal)") {
+                try await nav.call("Replay", refusal.parameters)
+            }
+            #expect(error?.name == "io.navhost.Navigation.\(refusal.error)", "\(refusal)")
+        }
+        let notAnObject = await #expect(throws: VarlinkError.self) {
+            try await nav.call("Replay", ["recording": "not an object"])
+        }
+        #expect(notAnObject?.name == "org.varlink.service.InvalidParameter")
+        let missing = await #expect(throws: VarlinkError.self) { try await nav.call("Recording", ["session": "nope"]) }
+        #expect(missing?.name == "io.navhost.Navigation.SessionNotFound")
+        #expect(try await nav.call("Sessions")["sessions"] == ["main", "passenger"])
+        #expect(try await nav.routes() == ["home.main", "settings.main"])
+        try await daemon.terminate()
+    }
+
+    // MARK: Helpers
+
+    /// Sixteen calls over three features: navigations, intents (one refused), a navigation a ViewModel makes, and six
+    /// dice rolls; each waits, as a person would, until the screen it opened has loaded.
+    private static func drive(_ nav: NavigationClient) async throws {
+        try await nav.call("Navigate", ["route": "products.list"])
+        #expect(try await pollUntil { try await nav.topState()["status"] == "loaded" })
+        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        await #expect(throws: VarlinkError.self) { try await nav.call("Send", ["intent": "onTappedNothing"]) }
+        try await nav.call("Send", ["intent": "onTappedProduct", "arguments": ["productID": "p3"]])
+        #expect(try await pollUntil { try await nav.topState()["status"] == "loaded" })
+        try await nav.call("Pop")
+        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": ""]])
+        try await nav.call("Navigate", ["route": "dice.main"])
+        #expect(try await pollUntil { try await nav.topState()["rolls"]?.arrayValue?.count == 1 })
+        for _ in 0..<6 { try await nav.call("Send", ["intent": "onTappedRoll"]) }
+        try await nav.call("Present", ["route": "settings.main"])
+        try await nav.call("Dismiss")
+        try await nav.call("PopToRoot")
+    }
+
+    private static func navctl(_ daemon: DaemonProcess, _ arguments: [String]) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(TestPaths.builtExecutable("navctl"), ["--socket", daemon.socketPath] + arguments)
+    }
+}
