@@ -35,6 +35,36 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test(
+        "A replay answered as kept survives kill -9 with the stack it reached; a replay answered as done leaves nothing"
+    )
+    func replayedSessionSurvivesKill() async throws {
+        let daemon = try await DaemonProcess.start()
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "products.list"])
+        #expect(try await pollUntil { try await nav.topState()["status"] == "loaded" })
+        try await nav.call("Navigate", ["route": "products.detail", "parameters": ["productID": "p2"]])
+        #expect(try await pollUntil { try await nav.topState()["status"] == "loaded" })
+        try await nav.call("Navigate", ["route": "settings.main"])
+        let recording = try #require(try await nav.call("Recording")["recording"])
+        let second = try #require(recording["calls"]?.arrayValue?[1]["revision"])
+
+        let kept = try await nav.call("Replay", ["recording": recording, "session": "looking", "to": second])
+        #expect(kept["identical"] == true && kept["leftOpen"] == true && kept["calls"] == 2)
+        let done = try await nav.call("Replay", ["recording": recording, "session": "finished"])
+        #expect(done["identical"] == true && done["leftOpen"] == false && done["calls"] == 3)
+
+        try await daemon.crash()
+        try await daemon.restart()
+
+        let reader = try await NavigationClient.connect(to: daemon)
+        #expect(try await reader.call("Sessions")["sessions"] == ["looking", "main"])
+        #expect(try await reader.routes(session: "looking") == ["home.main", "products.list", "products.detail"])
+        let detail = try await reader.snapshot(session: "looking")["stack"]?.arrayValue?.last
+        #expect(detail?["parameters"] == ["productID": "p2"])
+        try await daemon.terminate()
+    }
+
     @Test("30 kill -9s while a client opens, navigates and closes sessions: every answered open and close holds")
     func openCloseKills() async throws {
         let daemon = try await DaemonProcess.start()

@@ -1,0 +1,89 @@
+import NavHostJSON
+import NavHostKit
+import NavHostTesting
+import Testing
+
+@testable import NavHostCore
+
+@Suite("Flight recorder: a bounded ring of calls over a base stack")
+struct FlightRecorderTests {
+    private static func stack(_ routes: String...) -> [RecordedScreen] {
+        routes.map {
+            RecordedScreen(
+                ScreenSnapshot(id: ScreenID("s1"), route: RouteRequest(id: $0), presentation: .push, state: [:])
+            )
+        }
+    }
+
+    private static func call(_ route: String, revision: UInt64) -> RecordedCall {
+        RecordedCall(
+            call: .navigate(RouteRequest(id: route)),
+            error: nil,
+            revision: revision,
+            stack: stack("home.main", route)
+        )
+    }
+
+    @Test("Past its capacity it drops the oldest call, whose stack becomes the base it replays from")
+    func boundedRing() {
+        var recorder = FlightRecorder(capacity: 3, base: SessionRecording.Base(revision: 0, stack: Self.stack("a")))
+        for number in 1...5 { recorder.append(Self.call("r\(number)", revision: UInt64(number))) }
+        #expect(recorder.heldCalls.map(\.revision) == [3, 4, 5])
+        #expect(recorder.dropped == 2)
+        #expect(recorder.base.revision == 2)
+        #expect(recorder.base.stack == Self.stack("home.main", "r2"))
+    }
+
+    @Test(
+        "What the latest call left is replaced by what the next call finds, random numbers added; before any call, the base's"
+    )
+    func settleLatest() {
+        var recorder = FlightRecorder(capacity: 2, base: SessionRecording.Base(revision: 0, stack: Self.stack("a")))
+        recorder.settleLatest(revision: 1, stack: Self.stack("a"), drawn: [1])
+        #expect(recorder.base.revision == 1 && recorder.base.random == ["0000000000000001"])
+        for number in 1...3 { recorder.append(Self.call("r\(number)", revision: UInt64(number))) }
+        recorder.settleLatest(revision: 9, stack: Self.stack("loaded"), drawn: [0xff, 0x10])
+        #expect(recorder.heldCalls.last?.revision == 9)
+        #expect(recorder.heldCalls.last?.stack == Self.stack("loaded"))
+        #expect(recorder.heldCalls.last?.random == ["00000000000000ff", "0000000000000010"])
+        #expect(recorder.heldCalls.first?.random == [])
+    }
+
+    @Test("With capacity 0 it records nothing")
+    func disabled() {
+        var recorder = FlightRecorder(capacity: 0, base: SessionRecording.Base(revision: 0, stack: Self.stack("a")))
+        recorder.append(Self.call("r1", revision: 1))
+        recorder.settleLatest(revision: 2, stack: Self.stack("b"), drawn: [3])
+        #expect(recorder.heldCalls.isEmpty && recorder.base.revision == 0 && recorder.dropped == 0)
+    }
+
+    @Test("A session records each call with its outcome, refused ones too, and hands them out as a recording")
+    @MainActor
+    func sessionRecordsCalls() async throws {
+        let catalog = FeatureCatalog()
+        let services = HostServices(
+            logger: .silent,
+            clock: ContinuousClock(),
+            store: InMemoryKeyValueStore(),
+            resourceDirectory: "."
+        )
+        try catalog.register(HomeFeature(), services: services)
+        try catalog.register(CatalogFeature(), services: services)
+        let driver = try SessionDriver(catalog: catalog, root: "home.main")
+        try await driver.session.handle(.navigate(RouteRequest(id: "catalog.list")))
+        try await driver.settle()
+        await #expect(throws: NavigationError.self) {
+            try await driver.session.handle(.send(IntentMessage(name: "noSuchIntent"), position: nil))
+        }
+        try await driver.session.handle(.pop)
+        let recording = driver.session.recording(plugins: [SessionRecording.Plugin(name: "Home", version: "1.0.0")])
+        #expect(recording.header.session == "main")
+        #expect(recording.header.base.stack.map(\.route) == ["home.main"])
+        #expect(recording.calls.map(\.call.method) == ["Navigate", "Send", "Pop"])
+        #expect(recording.calls.map(\.error) == [nil, "IntentNotFound", nil])
+        #expect(recording.calls[1].stack.map(\.route) == ["home.main", "catalog.list"])
+        #expect(recording.calls[2].stack.map(\.route) == ["home.main"])
+        #expect(recording.calls[2].revision == driver.revision)
+        driver.close()
+    }
+}
