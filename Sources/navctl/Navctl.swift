@@ -31,6 +31,7 @@ struct Navctl: AsyncParsableCommand {
               1   any other failure
               2   the daemon refused the request (an error reply)
               3   the intent was taken but did not complete
+              4   navctl replay: the replay differs from the recording
               64  usage error: a bad subcommand, option or key=value
               69  the daemon is unreachable, or the connection was lost
               76  protocol error: a reply navctl does not understand
