@@ -16,14 +16,12 @@ public enum NavigationInterface {
     public static let definition = InterfaceDefinitions.navigation
 
     /// Builds the interface over `sessions`; `access` decides who may change them (everyone may read). A session
-    /// opened with `OpenSession` takes the registry's `defaultOptions` where the client sets none. `plugins` tells
-    /// which plugins are loaded, in which versions, for a recording's header and a replay's check.
+    /// opened with `OpenSession` takes the registry's `defaultOptions` where the client sets none.
     public static func implementation(
         sessions: SessionRegistry,
-        access: AccessControl,
-        plugins: @escaping @MainActor @Sendable () -> [SessionRecording.Plugin] = { [] }
+        access: AccessControl
     ) -> VarlinkInterfaceImplementation {
-        let handlers = NavigationHandlers(sessions: sessions, plugins: plugins)
+        let handlers = NavigationHandlers(sessions: sessions)
         var navigation: VarlinkInterfaceImplementation
         do {
             navigation = try VarlinkInterfaceImplementation(description: definition)
@@ -100,14 +98,11 @@ public enum NavigationInterface {
 @MainActor
 private final class NavigationHandlers: Sendable {
     private let sessions: SessionRegistry
-    private let plugins: @MainActor @Sendable () -> [SessionRecording.Plugin]
     /// Each session's latest event as a reply, serialized once for all its watchers.
     private nonisolated let eventReplies = EventReplies()
 
-    nonisolated init(sessions: SessionRegistry, plugins: @escaping @MainActor @Sendable () -> [SessionRecording.Plugin])
-    {
+    nonisolated init(sessions: SessionRegistry) {
         self.sessions = sessions
-        self.plugins = plugins
     }
 
     func sessionNames() throws -> JSONObject {
@@ -233,7 +228,7 @@ private final class NavigationHandlers: Sendable {
 
     func recording(of sessionName: String?) throws -> JSONObject {
         let session = try sessions.session(sessionName)
-        return ["recording": try session.recording(plugins: plugins()).jsonValue]
+        return ["recording": try session.recording(plugins: sessions.loadedPlugins()).jsonValue]
     }
 
     func replay(_ input: ReplayParameters) async throws -> JSONObject {
@@ -241,7 +236,7 @@ private final class NavigationHandlers: Sendable {
         let report: ReplayReport
         do {
             let recording = try SessionRecording(jsonValue: input.recording)
-            report = try await sessions.replay(recording, as: name, to: input.to, plugins: plugins())
+            report = try await sessions.replay(recording, as: name, to: input.to, plugins: sessions.loadedPlugins())
         } catch let error as RecordingError {
             throw NavigationError(.invalidRecording, error.message, parameters: ["message": .string(error.message)])
         }

@@ -56,13 +56,7 @@ struct Daemon {
         )
         // GetInfo answers only when the main actor does: a daemon whose calls cannot run never looks healthy.
         service.readiness = { await MainActor.run {} }
-        service.add(
-            NavigationInterface.implementation(sessions: core.sessions, access: access) {
-                core.plugins.loadedPlugins.map { status in
-                    SessionRecording.Plugin(name: status.name, version: status.version?.description ?? "unknown")
-                }
-            }
-        )
+        service.add(NavigationInterface.implementation(sessions: core.sessions, access: access))
         service.add(
             PluginsInterface.implementation(
                 reports: { await core.pluginReports },

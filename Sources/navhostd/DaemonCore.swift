@@ -38,6 +38,18 @@ final class DaemonCore {
             faultGuard: faultGuard
         )
         self.pluginControl = PluginControl(registry: plugins, sessions: sessions)
+        sessions.loadedPlugins = { [plugins] in
+            plugins.loadedPlugins.map { status in
+                SessionRecording.Plugin(name: status.name, version: status.version?.description ?? "unknown")
+            }
+        }
+        if let recordings = configuration.sessionOptions.flightRecorderDirectory {
+            do {
+                try FileIO.makeDirectories(recordings, mode: 0o700)
+            } catch {
+                logger.warning("Cannot make the flight recordings' folder", metadata: ["error": "\(error)"])
+            }
+        }
         stateFolderProblem = Self.writeProblem(in: configuration.stateDirectory)
         if let stateFolderProblem {
             logger.error(
@@ -92,6 +104,9 @@ final class DaemonCore {
             }
         }
         if new.stallLimit != old.stallLimit { needsRestart.append("limits.stall-limit") }
+        if new.sessionOptions.flightRecorderDirectory != old.sessionOptions.flightRecorderDirectory {
+            needsRestart.append("flight-recorder-on-disk")
+        }
         if new.sessionOptions.flightRecorderCalls != old.sessionOptions.flightRecorderCalls {
             needsRestart.append("limits.flight-recorder-calls (for the sessions open now)")
         }

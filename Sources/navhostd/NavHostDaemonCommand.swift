@@ -89,6 +89,13 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
     )
     var watchPlugins: Bool?
 
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "Write each session's flight recording to <state-dir>/recordings/<session>.navrec as it is made, as well as keeping it in memory, so it outlives a crash (docs/recording.md). (default: --no-flight-recorder-on-disk)"
+    )
+    var flightRecorderOnDisk: Bool?
+
     @OptionGroup(title: "Limits")
     var limits: LimitOptions
 
@@ -119,6 +126,7 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         settings.logLevel = logLevel.flatMap(Logger.Level.init(rawValue:))
         settings.socketMode = socketMode.flatMap { UInt32($0, radix: 8) }
         settings.watchPlugins = watchPlugins
+        settings.flightRecorderOnDisk = flightRecorderOnDisk
         settings.sessions = sessions.compactMap(DaemonConfiguration.parseSession).map { session in
             (session.name, DaemonSettings.Session(root: session.root))
         }

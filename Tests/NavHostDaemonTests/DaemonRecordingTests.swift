@@ -72,6 +72,53 @@ struct DaemonRecordingTests {
         try await other.terminate()
     }
 
+    @Test(
+        "Kept on disk, a recording outlives kill -9 but for the call the crash cut short; the file from the session's start replays identically, one that starts midway says its first stack differs; a restart starts a new file"
+    )
+    func recordingOnDiskOutlivesCrash() async throws {
+        let plugins = try await TestPlugins.directory(fixtures: ["DicePlugin"])
+        let daemon = try await DaemonProcess.start(
+            plugins: plugins,
+            extraArguments: ["--flight-recorder-on-disk", "--flight-recorder-calls", "4"]
+        )
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "dice.main"])
+        #expect(try await pollUntil { try await nav.topState()["rolls"]?.arrayValue?.count == 1 })
+        for _ in 0..<6 { try await nav.call("Send", ["intent": "onTappedRoll"]) }
+        try await daemon.crash()
+
+        // 7 calls, 4 to a file: the first 4 in the older file, 2 in the newer; the last roll was never settled.
+        let folder = "\(daemon.stateDirectory)/recordings"
+        let older = try String(contentsOfFile: "\(folder)/main.1.navrec", encoding: .utf8)
+        let newer = try String(contentsOfFile: "\(folder)/main.navrec", encoding: .utf8)
+        #expect(older.split(separator: "\n").count == 5 && newer.split(separator: "\n").count == 3)
+        let newerHeader = try JSONParser().parse(String(newer.split(separator: "\n")[0]))
+        #expect(newerHeader["base"]?["stack"]?.arrayValue?.last?["state"]?["rolls"]?.arrayValue?.count == 4)
+        #expect(newerHeader["plugins"]?.arrayValue?.contains(["name": "Dice", "version": "1.0.0"]) == true)
+        let saved = try TestPaths.temporaryDirectory()
+        try older.write(toFile: "\(saved)/older.navrec", atomically: true, encoding: .utf8)
+        try newer.write(toFile: "\(saved)/newer.navrec", atomically: true, encoding: .utf8)
+
+        try await daemon.restart()
+        let fromStart = try await Self.navctl(daemon, ["replay", "\(saved)/older.navrec"])
+        #expect(fromStart.status == 0, "\(fromStart.output)\(fromStart.errors)")
+        #expect(fromStart.output.hasPrefix("identical (4 of 4 calls"), "\(fromStart.output)")
+        // The newer file starts mid-session: its base holds four rolls that only earlier calls made, which a replay
+        // that pushes dice.main again cannot have. It says so at the first stack rather than blame a later call.
+        let midway = try await Self.navctl(daemon, ["replay", "\(saved)/newer.navrec"])
+        let baseRevision = try #require(newerHeader["base"]?["revision"]?.intValue)
+        #expect(midway.status == 4, "\(midway.output)\(midway.errors)")
+        #expect(midway.output.hasPrefix("differs at revision \(baseRevision): the first stack"), "\(midway.output)")
+        // The restarted session starts a file of its own; the one before the crash is the older one now.
+        let restarted = try await NavigationClient.connect(to: daemon)
+        try await restarted.call("Pop")
+        try await restarted.call("Navigate", ["route": "settings.main"])
+        let afterRestart = try String(contentsOfFile: "\(folder)/main.navrec", encoding: .utf8)
+        #expect(afterRestart.split(separator: "\n").count == 2, "a header and the settled Pop")
+        #expect(try String(contentsOfFile: "\(folder)/main.1.navrec", encoding: .utf8) == newer)
+        try await daemon.terminate()
+    }
+
     @Test("Recording and Replay refuse what they cannot do with typed errors, and change nothing")
     func refusals() async throws {
         let daemon = try await DaemonProcess.start()

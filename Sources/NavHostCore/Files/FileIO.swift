@@ -108,6 +108,15 @@ package enum FileIO {
         }
     }
 
+    /// Appends `bytes` to the file at `path`, creating it (with `mode`) when it is not there. Not flushed to disk: for
+    /// diagnostic files a crash may cut short, like a flight recording.
+    package static func append(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600) throws(FileAccessError) {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        try writeAll(bytes, to: descriptor, path: path)
+    }
+
     /// Copies `source` to `destination`, which appears whole or not at all (written beside it, then renamed). Not
     /// flushed to disk: for files that a crash may lose, like the private copies of plugin libraries.
     ///

@@ -5,11 +5,18 @@
 /// A replay compares at the same point, once the session has settled. The recorder starts with the session's stack
 /// (the *base*); when it is full, the oldest call goes and the stack it left becomes the base, so what it holds
 /// always replays from a known stack. ``SessionRecording`` is what it hands out.
+@MainActor
 struct FlightRecorder {
     /// The stack the first held call started from, and the random numbers drawn before that call.
     private(set) var base: SessionRecording.Base
     private var calls: [RecordedCall] = []
     private var start = 0
+    /// Where settled calls are written too, when the recording is kept on disk.
+    var file: FlightRecorderFile?
+    /// Whether the latest call's stack is still the one right after it (not yet written to ``file``).
+    private var latestUnsettled = false
+    /// The stack the latest call started from, for a file that starts with it.
+    private var beforeLatest: SessionRecording.Base
     /// How many calls were dropped to stay within ``capacity``.
     private(set) var dropped = 0
     /// The most calls it holds; 0 records nothing.
@@ -18,6 +25,7 @@ struct FlightRecorder {
     init(capacity: Int, base: SessionRecording.Base) {
         self.capacity = max(capacity, 0)
         self.base = base
+        self.beforeLatest = base
     }
 
     var isEnabled: Bool { capacity > 0 }
@@ -26,6 +34,8 @@ struct FlightRecorder {
     /// with the one the next call finds.
     mutating func append(_ call: RecordedCall) {
         guard isEnabled else { return }
+        beforeLatest = calls.isEmpty ? base : latestAsBase
+        latestUnsettled = true
         if calls.count < capacity {
             calls.append(call)
             return
@@ -51,7 +61,17 @@ struct FlightRecorder {
             calls[latest].revision = revision
             calls[latest].stack = stack
             calls[latest].random += hex
+            if latestUnsettled {
+                latestUnsettled = false
+                file?.write(calls[latest], after: beforeLatest)
+            }
         }
+    }
+
+    /// The latest call's outcome as the base a file starting after it begins with.
+    private var latestAsBase: SessionRecording.Base {
+        let latest = calls[(start + calls.count - 1) % calls.count]
+        return SessionRecording.Base(revision: latest.revision, stack: latest.stack)
     }
 
     /// The held calls, oldest first.

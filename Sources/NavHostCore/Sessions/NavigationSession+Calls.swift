@@ -42,6 +42,30 @@ extension NavigationSession {
         )
     }
 
+    /// Writes the flight recording to `directory` too, as it is made (``FlightRecorderFile``); `plugins` names the
+    /// plugins loaded, for each file's header. A session replaying a recording keeps it in memory only.
+    public func keepRecording(in directory: String, plugins: @escaping @MainActor () -> [SessionRecording.Plugin]) {
+        guard recorder.isEnabled, !context.isReplaying else { return }
+        recorder.file = FlightRecorderFile(
+            directory: directory,
+            header: SessionRecording.Header(
+                session: name,
+                root: configuredRoot,
+                plugins: [],
+                base: recorder.base,
+                dropped: 0
+            ),
+            capacity: recorder.capacity,
+            plugins: plugins,
+            logger: { [logger] message in logger.warning("\(message)") }
+        )
+    }
+
+    /// Writes down what the latest call left, as the next call would find it (the session is closing).
+    func settleRecording() {
+        recorder.settleLatest(revision: revision, stack: stackAsRecorded, drawn: context.takeDrawn())
+    }
+
     /// The stack as a recording keeps it.
     var stackAsRecorded: [RecordedScreen] { screens.map { RecordedScreen($0.snapshot) } }
 

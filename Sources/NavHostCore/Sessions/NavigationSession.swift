@@ -26,7 +26,7 @@ public final class NavigationSession: NavigationHandler {
     // MARK: Private Properties
 
     private let catalog: FeatureCatalog
-    private let logger: Logger
+    let logger: Logger
     var screens: [Screen] = []
     private var nextScreenNumber = 1
     private var log: SessionEventLog
@@ -411,6 +411,7 @@ public final class NavigationSession: NavigationHandler {
     }
 
     public func close() {
+        settleRecording()
         for screen in screens.reversed() { screen.close() }
         for watcher in watchers.values { watcher.finish(with: .closed) }
         watchers.removeAll()

@@ -13,6 +13,9 @@ public struct SessionOptions: Sendable {
     public var maxStackDepth: Int = 64
     /// How many calls the session's flight recorder holds (``NavigationSession/recording``); 0 records nothing.
     public var flightRecorderCalls: Int = 256
+    /// The folder a session's flight recording is also written to as it is made (``FlightRecorderFile``); `nil` keeps
+    /// it in memory only.
+    public var flightRecorderDirectory: String?
     /// The random numbers a session that replays a recording hands its features, in order; `nil` for a live session
     /// (``SessionContext``).
     public var replaying: [UInt64]?

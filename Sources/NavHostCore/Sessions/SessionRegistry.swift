@@ -25,6 +25,9 @@ public final class SessionRegistry {
     /// The features every session builds screens from.
     public let catalog: FeatureCatalog
 
+    /// The plugins loaded now, with their versions, for a flight recording's header (the daemon sets it).
+    public var loadedPlugins: @MainActor () -> [SessionRecording.Plugin] = { [] }
+
     /// The sessions' names, sorted.
     public var names: [String] { sessions.keys.sorted() }
 
@@ -126,6 +129,9 @@ public final class SessionRegistry {
             } else {
                 restoreNotes[configuration.name] = .fresh
             }
+        }
+        if let directory = options.flightRecorderDirectory {
+            session.keepRecording(in: directory) { [weak self] in self?.loadedPlugins() ?? [] }
         }
         if persistence != nil {
             session.holdsEventsUntilDurable = true

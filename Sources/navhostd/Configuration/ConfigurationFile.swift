@@ -111,7 +111,8 @@ private struct Reader {
     let file: String
 
     static let topKeys = [
-        "socket", "plugins", "state-dir", "log-level", "socket-mode", "watch-plugins", "sessions", "control", "limits",
+        "socket", "plugins", "state-dir", "log-level", "socket-mode", "watch-plugins", "flight-recorder-on-disk",
+        "sessions", "control", "limits",
     ]
 
     func settings(from root: YAMLNode) throws(ConfigurationError) -> DaemonSettings {
@@ -138,6 +139,7 @@ private struct Reader {
                 }
                 settings.socketMode = mode
             case "watch-plugins": settings.watchPlugins = try bool(value, key: key)
+            case "flight-recorder-on-disk": settings.flightRecorderOnDisk = try bool(value, key: key)
             case "sessions": settings.sessions = try sessions(value)
             case "control": try control(value, into: &settings)
             case "limits": settings.limits = try limits(value)

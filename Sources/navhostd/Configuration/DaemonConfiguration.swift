@@ -89,6 +89,9 @@ struct DaemonConfiguration: Sendable {
         self.socketMode = settings.socketMode ?? 0o660
         self.server = settings.limits.server
         self.sessionOptions = settings.limits.session
+        if settings.flightRecorderOnDisk == true {
+            sessionOptions.flightRecorderDirectory = "\(stateDirectory)/recordings"
+        }
         self.stallLimit = settings.limits.stallDuration
     }
 

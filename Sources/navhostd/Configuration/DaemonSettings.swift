@@ -31,6 +31,7 @@ struct DaemonSettings: Sendable {
     var logLevel: Logger.Level?
     var socketMode: UInt32?
     var watchPlugins: Bool?
+    var flightRecorderOnDisk: Bool?
     /// The sessions by name, in the order they were first declared; a `nil` session is one a later source took
     /// out (`kiosk: null` in a drop-in).
     var sessions: [(name: String, session: Session?)] = []
@@ -50,6 +51,7 @@ struct DaemonSettings: Sendable {
         merged.logLevel = later.logLevel ?? logLevel
         merged.socketMode = later.socketMode ?? socketMode
         merged.watchPlugins = later.watchPlugins ?? watchPlugins
+        merged.flightRecorderOnDisk = later.flightRecorderOnDisk ?? flightRecorderOnDisk
         for (name, session) in later.sessions {
             if let index = merged.sessions.firstIndex(where: { $0.name == name }) {
                 merged.sessions[index].session = session

@@ -5,6 +5,7 @@ import Testing
 
 @testable import NavHostCore
 
+@MainActor
 @Suite("Flight recorder: a bounded ring of calls over a base stack")
 struct FlightRecorderTests {
     private static func stack(_ routes: String...) -> [RecordedScreen] {
