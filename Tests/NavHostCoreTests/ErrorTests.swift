@@ -113,12 +113,7 @@ struct ErrorTests {
 @MainActor
 @Suite("The feature catalog")
 struct FeatureCatalogTests {
-    let services = HostServices(
-        logger: .silent,
-        clock: ContinuousClock(),
-        store: InMemoryKeyValueStore(),
-        resourceDirectory: "."
-    )
+    let services = HostServices.forTests
 
     @Test("A feature offering a route another feature owns is refused whole")
     func routeConflict() throws {

@@ -14,16 +14,7 @@ struct PersistenceTests {
     }
 
     func makeRegistry(features: [any FeatureModule]? = nil) throws -> SessionRegistry {
-        let catalog = FeatureCatalog()
-        let services = HostServices(
-            logger: .silent,
-            clock: ContinuousClock(),
-            store: InMemoryKeyValueStore(),
-            resourceDirectory: "."
-        )
-        for feature in features ?? [ProfileFeature(), DraftFeature()] {
-            try catalog.register(feature, services: services)
-        }
+        let catalog = try FeatureCatalog.holding(features ?? [ProfileFeature(), DraftFeature()])
         return SessionRegistry(
             catalog: catalog,
             persistence: SessionPersistence(directory: directory),

@@ -9,15 +9,7 @@ import Testing
 @Suite("Watching a session")
 struct WatcherTests {
     func makeSession(watcherLimit: Int = 256, history: Int = 1024) throws -> NavigationSession {
-        let catalog = FeatureCatalog()
-        let services = HostServices(
-            logger: .silent,
-            clock: ContinuousClock(),
-            store: InMemoryKeyValueStore(),
-            resourceDirectory: "."
-        )
-        try catalog.register(CatalogFeature(), services: services)
-        try catalog.register(ProfileFeature(), services: services)
+        let catalog = try FeatureCatalog.holding([CatalogFeature(), ProfileFeature()])
         return try NavigationSession(
             configuration: SessionConfiguration(root: RouteRequest(id: "profile.user", parameters: ["userID": "u0"])),
             catalog: catalog,

@@ -1,6 +1,5 @@
 import NavHostJSON
 import NavHostKit
-import NavHostTesting
 import Testing
 
 @testable import NavHostCore
@@ -61,16 +60,7 @@ struct FlightRecorderTests {
     @Test("A session records each call with its outcome, refused ones too, and hands them out as a recording")
     @MainActor
     func sessionRecordsCalls() async throws {
-        let catalog = FeatureCatalog()
-        let services = HostServices(
-            logger: .silent,
-            clock: ContinuousClock(),
-            store: InMemoryKeyValueStore(),
-            resourceDirectory: "."
-        )
-        try catalog.register(HomeFeature(), services: services)
-        try catalog.register(CatalogFeature(), services: services)
-        let driver = try SessionDriver(catalog: catalog, root: "home.main")
+        let driver = try SessionDriver(catalog: .holding([HomeFeature(), CatalogFeature()]), root: "home.main")
         try await driver.session.handle(.navigate(RouteRequest(id: "catalog.list")))
         try await driver.settle()
         await #expect(throws: NavigationError.self) {
