@@ -1,6 +1,7 @@
 import Foundation
 import NavHostJSON
 import NavHostKit
+import NavHostTesting
 import Testing
 
 @testable import ProductsFeature

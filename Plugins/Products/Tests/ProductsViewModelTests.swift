@@ -1,5 +1,6 @@
 import NavHostJSON
 import NavHostKit
+import NavHostTesting
 import Testing
 
 @testable import ProductsFeature

@@ -1,3 +1,4 @@
+import NavHostTesting
 import Testing
 
 @testable import ProductsFeature

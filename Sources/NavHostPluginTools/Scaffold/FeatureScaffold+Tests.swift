@@ -51,6 +51,7 @@ extension FeatureScaffold {
     var viewModelTestsFile: String {
         #"""
         import NavHostKit
+        import NavHostTesting
         import Testing
 
         @testable import \#(name)Feature
@@ -111,6 +112,7 @@ extension FeatureScaffold {
     var testDoublesFile: String {
         #"""
         import NavHostKit
+        import NavHostTesting
         import Synchronization
 
         @testable import \#(name)Feature
@@ -147,11 +149,6 @@ extension FeatureScaffold {
             func execute(title: String) async throws -> \#(entity) {
                 try result.get()
             }
-        }
-
-        /// A failure a test double throws.
-        enum TestError: Error, Equatable {
-            case unavailable
         }
 
         """#

@@ -54,58 +54,6 @@ final class FeatureAvailabilityRepositoryFake: FeatureAvailabilityRepositoryProt
     }
 }
 
-/// A failure a test double throws.
-enum TestError: Error, Equatable {
-    case unavailable
-}
-
-// MARK: - Suspension
-
-/// The answer to a suspended use case, given by the test when it chooses, so the test can look in between.
-final class Suspension<Value: Sendable>: Sendable {
-    private let calls: AsyncStream<Void>
-    private let callsContinuation: AsyncStream<Void>.Continuation
-    private let answers: AsyncStream<Result<Value, any Error>>
-    private let answersContinuation: AsyncStream<Result<Value, any Error>>.Continuation
-
-    init() {
-        (calls, callsContinuation) = AsyncStream.makeStream()
-        (answers, answersContinuation) = AsyncStream.makeStream()
-    }
-
-    /// For the stub: signals the call, then waits for the test's answer.
-    func value() async throws -> Value {
-        callsContinuation.yield()
-        for await answer in answers {
-            return try answer.get()
-        }
-        throw CancellationError()
-    }
-
-    /// For the test: returns once the stub has been called (at once if it already was).
-    func untilCalled() async {
-        for await _ in calls { return }
-    }
-
-    /// Lets the suspended call return `value`.
-    func resume(returning value: Value) {
-        answersContinuation.yield(.success(value))
-    }
-}
-
-// MARK: - Navigation
-
-/// Stands in for the daemon's navigation stack: records what each screen asked for.
-@MainActor
-final class RecordingNavigationHandler: NavigationHandler {
-    private(set) var performed: [(command: NavigationCommand, screen: ScreenID)] = []
-
-    func perform(_ command: NavigationCommand, from screen: ScreenID) -> Bool {
-        performed.append((command, screen))
-        return true
-    }
-}
-
 // MARK: - Fixtures
 
 /// Host services for tests: silent logs, the continuous clock, the given store, no resources, and the given
