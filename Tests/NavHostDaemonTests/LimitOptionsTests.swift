@@ -3,19 +3,19 @@ import Testing
 
 @Suite("The daemon's limit options")
 struct LimitOptionsTests {
-    @Test("--help lists every limit with its default")
+    @Test("--help lists every limit of docs/robustness.md's table with the default the table gives")
     func helpListsTheLimits() async throws {
         let help = try await ChildProcess.run(TestPaths.builtExecutable("navhostd"), ["--help"])
         #expect(help.status == 0)
         let text = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        for (option, defaultValue) in [
-            ("--max-message-size", "1M"), ("--max-json-depth", "64"), ("--max-connections", "4096"),
-            ("--max-connections-per-uid", "1024"), ("--max-pending-calls", "64"), ("--watch-queue-limit", "256"),
-            ("--partial-message-timeout", "10s"), ("--send-timeout", "30s"), ("--intent-timeout", "30s"),
-        ] {
+        let table = try String(contentsOfFile: "\(TestPaths.packageRoot)/docs/robustness.md", encoding: .utf8)
+        let rows = table.matches(of: /\n\| `(--[a-z-]+)` \| `([^`]+)`/).map { (String($0.1), String($0.2)) }
+        #expect(rows.count >= 15, "the limits table of docs/robustness.md")
+        for (option, defaultValue) in rows {
             let entry = try #require(text.range(of: "\(option) <"), "\(option) is listed")
             let rest = text[entry.upperBound...]
-            let next = rest.range(of: " --")?.lowerBound ?? rest.endIndex
+            // The entry ends where the next option's begins: ` --name <value>` (a description may name options).
+            let next = rest.firstMatch(of: /\s--[a-z-]+ </)?.range.lowerBound ?? rest.endIndex
             #expect(rest[..<next].contains("(default: \(defaultValue))"), "\(option): \(rest[..<next])")
         }
     }

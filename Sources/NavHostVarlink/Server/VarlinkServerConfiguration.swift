@@ -1,6 +1,6 @@
 /// The limits and names a ``VarlinkServer`` works with.
 ///
-/// The defaults suit a daemon on a small device with a handful of local clients. Every limit protects the server
+/// The defaults are navhostd's (docs/robustness.md lists them with what each refuses). Every limit protects the server
 /// from one client: when a client exceeds one, its connection is closed (or, for pending calls, its reading is
 /// paused) and the other clients are still served.
 public struct VarlinkServerConfiguration: Sendable, Hashable {
@@ -9,14 +9,14 @@ public struct VarlinkServerConfiguration: Sendable, Hashable {
     public var maxMessageSize: Int = 1 << 20
     /// The deepest nesting of arrays and objects in a message. Deeper closes the connection. Default: 64.
     public var maxJSONDepth: Int = 64
-    /// The most connections served at once; more are closed as soon as they are accepted. Default: 128.
-    public var maxConnections: Int = 128
-    /// The most connections served at once for one user ID (from `SO_PEERCRED`). Default: 32.
-    public var maxConnectionsPerUID: Int = 32
+    /// The most connections served at once; more are closed as soon as they are accepted. Default: 4096.
+    public var maxConnections: Int = 4096
+    /// The most connections served at once for one user ID (from `SO_PEERCRED`). Default: 1024.
+    public var maxConnectionsPerUID: Int = 1024
     /// How many of ``maxConnections`` only privileged peers may take (the server's `isPrivilegedPeer`, like the
     /// daemon's control users): however many connections other users open, these stay free for an operator.
-    /// Default: 0.
-    public var reservedConnections: Int = 0
+    /// Default: 64.
+    public var reservedConnections: Int = 64
     /// The most calls of one connection that are received but not yet answered. When a client pipelines more, the
     /// server stops reading from it until replies have gone out (back pressure, not an error). Default: 64.
     public var maxPendingCallsPerConnection: Int = 64
@@ -32,12 +32,12 @@ public struct VarlinkServerConfiguration: Sendable, Hashable {
     public var sendTimeout: Duration = .seconds(30)
     /// How long a connection may stay idle — no call received, running or unanswered; a running `more` call such as
     /// a Watch is not idle — before the server closes it, so that clients that connect and walk away cannot hold
-    /// connections for ever. `nil` for no limit. Default: `nil`.
-    public var idleTimeout: Duration? = nil
+    /// connections for ever. `nil` for no limit. Default: 5 minutes.
+    public var idleTimeout: Duration? = .seconds(300)
     /// How long a graceful shutdown waits for a connection to answer what it received and write out its replies;
     /// then the connection is closed whatever is left unsent (a client that stopped reading cannot hold the shutdown
-    /// up to ``sendTimeout``). Default: 5 seconds.
-    public var shutdownGracePeriod: Duration = .seconds(5)
+    /// up to ``sendTimeout``). Default: 10 seconds.
+    public var shutdownGracePeriod: Duration = .seconds(10)
     /// The error name that answers a call whose handler threw an error that is not ``VarlinkErrorConvertible``.
     /// It carries no parameters, so that no internals reach the client.
     public var internalErrorName: String = "io.navhost.varlink.InternalError"

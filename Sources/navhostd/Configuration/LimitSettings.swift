@@ -109,19 +109,20 @@ struct LimitSettings: Sendable, Equatable {
 
     // MARK: With the defaults
 
-    /// The Varlink server's limits, defaults filled in.
+    /// The Varlink server's limits: what these settings give, `VarlinkServerConfiguration`'s defaults for the rest
+    /// (they are the daemon's, one place for both).
     var server: VarlinkServerConfiguration {
         var configuration = VarlinkServerConfiguration()
-        configuration.maxMessageSize = maxMessageSize ?? 1 << 20
-        configuration.maxJSONDepth = maxJSONDepth ?? 64
+        configuration.maxMessageSize = maxMessageSize ?? configuration.maxMessageSize
+        configuration.maxJSONDepth = maxJSONDepth ?? configuration.maxJSONDepth
         configuration.maxConnections = resolvedMaxConnections
-        configuration.maxConnectionsPerUID = maxConnectionsPerUID ?? 1024
+        configuration.maxConnectionsPerUID = maxConnectionsPerUID ?? configuration.maxConnectionsPerUID
         configuration.reservedConnections = resolvedReserved
-        configuration.idleTimeout = (idleTimeout ?? TimeLimit(.seconds(300))).duration
-        configuration.shutdownGracePeriod = shutdownTimeout?.duration ?? .seconds(10)
-        configuration.maxPendingCallsPerConnection = maxPendingCalls ?? 64
-        configuration.partialMessageTimeout = partialMessageTimeout?.duration ?? .seconds(10)
-        configuration.sendTimeout = sendTimeout?.duration ?? .seconds(30)
+        if let idleTimeout { configuration.idleTimeout = idleTimeout.duration }
+        configuration.shutdownGracePeriod = shutdownTimeout?.duration ?? configuration.shutdownGracePeriod
+        configuration.maxPendingCallsPerConnection = maxPendingCalls ?? configuration.maxPendingCallsPerConnection
+        configuration.partialMessageTimeout = partialMessageTimeout?.duration ?? configuration.partialMessageTimeout
+        configuration.sendTimeout = sendTimeout?.duration ?? configuration.sendTimeout
         return configuration
     }
 
@@ -138,6 +139,9 @@ struct LimitSettings: Sendable, Equatable {
     /// How long plugin code may hold the main thread; `nil` for no limit.
     var stallDuration: Duration? { (stallLimit ?? TimeLimit(.seconds(10))).duration }
 
-    private var resolvedMaxConnections: Int { maxConnections ?? 4096 }
-    private var resolvedReserved: Int { reservedConnections ?? min(64, max(resolvedMaxConnections - 1, 0)) }
+    private var resolvedMaxConnections: Int { maxConnections ?? VarlinkServerConfiguration().maxConnections }
+    /// The reserve asked for, else the default, lowered below a `max-connections` smaller than it.
+    private var resolvedReserved: Int {
+        reservedConnections ?? min(VarlinkServerConfiguration().reservedConnections, max(resolvedMaxConnections - 1, 0))
+    }
 }
