@@ -16,7 +16,7 @@ enum ReplayView {
         }
         if let patch = difference.patch {
             lines.append("  stack patch, recorded → replayed (screens by position, 0 the root):")
-            lines += JSONPrettyPrinter.lines(patch, indent: "    ")
+            lines += patch.prettyPrintedLines(margin: "    ")
         }
         return lines
     }

@@ -38,7 +38,7 @@ enum StackView {
         }
         lines += errorLines(top)
         lines.append("state of \(top.id):")
-        lines += JSONPrettyPrinter.lines(top.state)
+        lines += top.state.prettyPrintedLines()
         return lines
     }
 
@@ -52,7 +52,7 @@ enum StackView {
     /// A screen and its state: the screen's line, its error if it has one, then `state:` and the state,
     /// pretty-printed.
     static func lines(screen: ScreenSnapshot, prefix: String) -> [String] {
-        ["\(prefix)\(describe(screen))"] + errorLines(screen) + ["state:"] + JSONPrettyPrinter.lines(screen.state)
+        ["\(prefix)\(describe(screen))"] + errorLines(screen) + ["state:"] + screen.state.prettyPrintedLines()
     }
 
     /// `error of s2: …` when the screen's last intent ran out of time, otherwise nothing.
