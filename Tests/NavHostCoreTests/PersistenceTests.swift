@@ -265,7 +265,7 @@ struct MoveAsideTests {
         var moved: [String] = []
         for round in 0..<3 {
             try "round \(round)".write(toFile: path, atomically: false, encoding: .utf8)
-            moved.append(try AtomicFile.moveAside(path, suffix: "corrupt-1764000000"))
+            moved.append(try FileIO.moveAside(path, suffix: "corrupt-1764000000"))
         }
         #expect(
             moved == ["\(path).corrupt-1764000000", "\(path).corrupt-1764000000-1", "\(path).corrupt-1764000000-2"]

@@ -52,6 +52,15 @@ package enum FileIO {
         return bytes
     }
 
+    /// Reads the whole file at `path`, or `nil` when there is none (nor a folder holding it).
+    package static func readFileIfPresent(_ path: String, limit: Int = 16 << 20) throws(FileAccessError) -> [UInt8]? {
+        do {
+            return try readFile(path, limit: limit)
+        } catch  where error.code == .notFound {
+            return nil
+        }
+    }
+
     /// Reads at most `count` bytes from the start of the file at `path`.
     package static func readPrefix(_ path: String, count: Int) throws(FileAccessError) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -115,6 +124,31 @@ package enum FileIO {
         guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
         defer { close(descriptor) }
         try writeAll(bytes, to: descriptor, path: path)
+    }
+
+    /// ``writeAtomically(_:to:mode:)`` for a file of the daemon's state: readable by its owner only (0600), in a folder
+    /// made (0700, with its missing parents) when it is not there.
+    package static func writePrivately(_ bytes: some Collection<UInt8>, to path: String) throws(FileAccessError) {
+        try makeDirectories(parentDirectory(of: path), mode: 0o700)
+        try writeAtomically(bytes, to: path, mode: 0o600)
+    }
+
+    /// Moves `path` aside to `path.<suffix>` (or `path.<suffix>-1`, `-2`, … when that is taken), keeping it for a
+    /// person to look at, and returns the new name. It never replaces a file moved aside earlier, even one moved in
+    /// the same second: the new name is made with `link`, which fails on an existing name, and only then is `path`
+    /// removed; the folder is flushed to disk after.
+    package static func moveAside(_ path: String, suffix: String) throws(FileAccessError) -> String {
+        var attempt = 0
+        while true {
+            let destination = attempt == 0 ? "\(path).\(suffix)" : "\(path).\(suffix)-\(attempt)"
+            if link(path, destination) == 0 {
+                guard unlink(path) == 0 else { throw .system("unlink", path: path, errno: errno) }
+                try syncDirectory(parentDirectory(of: path))
+                return destination
+            }
+            guard errno == EEXIST else { throw .system("link", path: destination, errno: errno) }
+            attempt += 1
+        }
     }
 
     /// Copies `source` to `destination`, which appears whole or not at all (written beside it, then renamed). Not

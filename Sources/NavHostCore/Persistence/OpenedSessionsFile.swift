@@ -90,7 +90,7 @@ public final class OpenedSessionsFile: Sendable {
     public func load() -> Result<[Entry], LoadFailure> {
         let bytes: [UInt8]?
         do {
-            bytes = try AtomicFile.read(path)
+            bytes = try FileIO.readFileIfPresent(path)
         } catch {
             return .failure(LoadFailure(detail: "\(error)"))
         }
@@ -100,7 +100,7 @@ public final class OpenedSessionsFile: Sendable {
             envelope.format == Self.format, envelope.version == Self.version
         else {
             do {
-                _ = try AtomicFile.moveAside(path, suffix: "corrupt-\(time(nil))")
+                _ = try FileIO.moveAside(path, suffix: "corrupt-\(time(nil))")
                 return .success([])
             } catch {
                 return .failure(LoadFailure(detail: "it is corrupt and cannot be moved aside: \(error)"))
@@ -122,7 +122,7 @@ public final class OpenedSessionsFile: Sendable {
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
             queue.async {
                 do {
-                    try AtomicFile.write(bytes, to: path)
+                    try FileIO.writePrivately(bytes, to: path)
                     done.resume()
                 } catch {
                     done.resume(throwing: error)

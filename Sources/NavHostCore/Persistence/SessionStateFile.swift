@@ -51,19 +51,19 @@ public struct SessionStateFile: Sendable {
             "sha256": .string(SHA256Digest.hex(of: recordBytes)),
             "record": recordJSON,
         ]
-        try AtomicFile.write(envelope.serializedBytes(), to: path)
+        try FileIO.writePrivately(envelope.serializedBytes(), to: path)
     }
 
     /// Reads the record; a file that cannot be trusted is moved aside, named with `now` (seconds since 1970; the
     /// current time when `nil`).
     public func load(now: Int? = nil) throws -> Loaded {
-        guard let bytes = try AtomicFile.read(path) else { return .none }
+        guard let bytes = try FileIO.readFileIfPresent(path) else { return .none }
         switch Self.decode(bytes) {
         case .success(let record):
             return .record(record)
         case .failure(let error):
             let stamp = now ?? time(nil)
-            let movedTo = try AtomicFile.moveAside(path, suffix: "\(error.reason.rawValue)-\(stamp)")
+            let movedTo = try FileIO.moveAside(path, suffix: "\(error.reason.rawValue)-\(stamp)")
             return .discarded(reason: error.reason, movedTo: movedTo)
         }
     }

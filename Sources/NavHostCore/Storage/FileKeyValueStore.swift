@@ -80,7 +80,7 @@ extension FileKeyValueStore {
         guard FileIO.kind(of: path) != nil else { return [:] }
         let bytes = try FileIO.readFile(path)
         if let members = (try? JSONParser().parse(bytes))?.objectValue { return members }
-        let aside = try AtomicFile.moveAside(path, suffix: "corrupt-\(time(nil))")
+        let aside = try FileIO.moveAside(path, suffix: "corrupt-\(time(nil))")
         logger.warning(
             "Moved aside a store file that is not a JSON object; starting empty",
             metadata: ["navhost.store.path": "\(path)", "navhost.store.movedTo": "\(aside)"]

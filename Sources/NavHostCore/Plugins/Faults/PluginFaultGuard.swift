@@ -45,7 +45,7 @@ public final class PluginFaultGuard: Sendable {
     /// - Returns: The fault the marker recorded, if any.
     @discardableResult
     public func recordFaultOfLastRun() -> PluginFault? {
-        guard let bytes = try? AtomicFile.read(markerPath), !bytes.isEmpty else { return nil }
+        guard let bytes = try? FileIO.readFileIfPresent(markerPath), !bytes.isEmpty else { return nil }
         defer { FileIO.remove(markerPath) }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count >= 3, let cause = PluginFault.Cause(rawValue: String(lines[1])) else {
@@ -105,7 +105,7 @@ public final class PluginFaultGuard: Sendable {
 
     private static func readLedger(at path: String, logger: Logger) -> [PluginFault] {
         do {
-            guard let bytes = try AtomicFile.read(path) else { return [] }
+            guard let bytes = try FileIO.readFileIfPresent(path) else { return [] }
             return try JSONValueDecoder().decode([PluginFault].self, fromBytes: bytes)
         } catch {
             logger.error(
@@ -119,7 +119,7 @@ public final class PluginFaultGuard: Sendable {
     private func saveLedger() {
         do {
             let faults = ledger.withLock { $0 }
-            try AtomicFile.write(try JSONValueEncoder().encode(faults).serializedBytes(), to: ledgerPath)
+            try FileIO.writePrivately(try JSONValueEncoder().encode(faults).serializedBytes(), to: ledgerPath)
         } catch {
             logger.error(
                 "Cannot write the plugin fault ledger",
