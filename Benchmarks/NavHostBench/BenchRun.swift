@@ -30,7 +30,7 @@ final class BenchRun {
     /// state is the same after every call (no event, nothing to save) and the reply stays small.
     static let steadyIntent = VarlinkMessage.send(
         session: "rt",
-        intent: "filterByName",
+        intent: "onChangedFilter",
         arguments: #"{"text":"bench"}"#
     )
     /// Two intents that change the screen's state back and forth: each call produces a `stateChanged` event.
@@ -39,8 +39,8 @@ final class BenchRun {
     ///   so every call changes the state whatever the others sent just before.
     static func changingIntents(session: String, suffix: String = "") -> ([UInt8], [UInt8]) {
         (
-            VarlinkMessage.send(session: session, intent: "filterByName", arguments: #"{"text":"bench-a\#(suffix)"}"#),
-            VarlinkMessage.send(session: session, intent: "filterByName", arguments: #"{"text":"bench-b\#(suffix)"}"#)
+            VarlinkMessage.send(session: session, intent: "onChangedFilter", arguments: #"{"text":"bench-a\#(suffix)"}"#),
+            VarlinkMessage.send(session: session, intent: "onChangedFilter", arguments: #"{"text":"bench-b\#(suffix)"}"#)
         )
     }
     /// The steady intent for each of `clients` clients at once (see ``ConcurrentRoundTrips``).

@@ -9,11 +9,11 @@ It is a `varlink.Service` that implements `io.navhost.Navigation.Send` of the re
     .venv/bin/python Benchmarks/Peer/navhost_peer.py unix:/tmp/peer.sock --state-dir /tmp/peer-state \
         --session rt=products.list
 
-What it does is what the Products plugin's catalog screen (`products.list`) does for the intent `filterByName`:
+What it does is what the Products plugin's catalog screen (`products.list`) does for the intent `onChangedFilter`:
 
 - The catalog is read once at start from `--catalog` (by default Plugins/Products/Resources/products.json; the
   benchmark passes the staged copy navhostd loads). Products withdrawn from sale (`listed: false`) are never shown.
-- `filterByName(text)` keeps the products whose name contains `text`, ignoring case and the white space around `text`;
+- `onChangedFilter(text)` keeps the products whose name contains `text`, ignoring case and the white space around `text`;
   an empty (or blank) text keeps them all (FilterProductsByNameUseCase). The screen's state is then
   `{"status": "loaded", "value": {"filter", "products": [{"id", "name", "category", "price", "isInStock"}],
   "matchCount", "totalCount"}}`, the price written as the customer reads it (`€1,299.00`; Money+Display.swift).
@@ -21,7 +21,7 @@ What it does is what the Products plugin's catalog screen (`products.list`) does
   revision: 2 once its catalog is shown (push, then loaded), as navhostd numbers it, and one more for every Send that
   changes the screen's state. A Send that leaves the state as it was changes nothing and writes nothing.
 - The reply is navhostd's: `{"revision": int, "screen": {"id", "route", "parameters", "presentation", "state"}}`.
-- Errors: SessionNotFound, ScreenNotFound (a screen other than s1), IntentNotFound (any intent but filterByName:
+- Errors: SessionNotFound, ScreenNotFound (a screen other than s1), IntentNotFound (any intent but onChangedFilter:
   the peer implements only that one), InvalidIntentArguments (no string `text`).
 
 --state-dir DIR: a Send that changes a session's state writes the session (its revision, stack and the filter the
@@ -181,7 +181,7 @@ def make_service(interface_dir, sessions):
                 raise navigation_error("SessionNotFound", session=session or "main")
             if screen is not None and screen != SCREEN_ID:
                 raise navigation_error("ScreenNotFound", screen=screen)
-            if intent != "filterByName":
+            if intent != "onChangedFilter":
                 raise navigation_error("IntentNotFound", intent=intent)
             text = (arguments or {}).get("text")
             if not isinstance(text, str):

@@ -194,12 +194,12 @@ extension NavHostClient {
     /// Sends an intent to a screen and returns once its ViewModel has handled it (`Send`).
     ///
     /// ```swift
-    /// let sent = try await client.send("filterByName", arguments: ["text": "lamp"])
+    /// let sent = try await client.send("onChangedFilter", arguments: ["text": "lamp"])
     /// print(sent.screen?.state["value"]?["matchCount"] ?? "closed")
     /// ```
     ///
     /// - Parameters:
-    ///   - intent: The intent's name, like `filterByName`.
+    ///   - intent: The intent's name, like `onChangedFilter`.
     ///   - arguments: The intent's arguments by label.
     ///   - screen: The screen to send it to; the top screen when `nil`.
     ///   - session: The session; `main` when `nil`.

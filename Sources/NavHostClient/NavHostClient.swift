@@ -7,7 +7,7 @@ internal import NavHostVarlink
 /// ```swift
 /// let client = try await NavHostClient.connect()                   // the default socket, see defaultSocketPath
 /// let pushed = try await client.navigate(to: "products.list")
-/// let sent = try await client.send("filterByName", arguments: ["text": "lamp"])
+/// let sent = try await client.send("onChangedFilter", arguments: ["text": "lamp"])
 /// print(sent.revision, sent.screen?.state ?? "closed")
 ///
 /// for try await update in try await client.watch() {

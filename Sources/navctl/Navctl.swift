@@ -20,7 +20,7 @@ struct Navctl: AsyncParsableCommand {
             Examples:
               navctl stack
               navctl navigate products.list
-              navctl send filterByName text=lamp
+              navctl send onChangedFilter text=lamp
               navctl navigate products.detail productID=p3
               navctl pop
               navctl watch --json

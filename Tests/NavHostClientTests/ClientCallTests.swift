@@ -113,7 +113,7 @@ struct ClientCallTests {
         try await withScriptedService([
             "io.navhost.Navigation.Send": .reply(["revision": 11, "screen": NavigationSamples.productList])
         ]) { service, client in
-            let sent = try await client.send("filterByName", arguments: ["text": "lamp"])
+            let sent = try await client.send("onChangedFilter", arguments: ["text": "lamp"])
             service.answer("io.navhost.Navigation.Send", with: .reply(["revision": 12]))
             let closing = try await client.send(
                 IntentMessage(name: "onTappedClose"),
@@ -126,7 +126,7 @@ struct ClientCallTests {
             #expect(closing == SendResult(revision: 12, screen: nil))
             #expect(
                 service.calls.map(\.parameters) == [
-                    ["intent": "filterByName", "arguments": ["text": "lamp"]],
+                    ["intent": "onChangedFilter", "arguments": ["text": "lamp"]],
                     ["session": "kiosk", "screen": "s2", "intent": "onTappedClose"],
                 ]
             )

@@ -12,7 +12,7 @@ struct ClientErrorTests {
         "An error reply keeps its Varlink name and parameters and gets the code its interface declares",
         arguments: [
             ("io.navhost.Navigation.RouteNotFound", ["route": "products.lst"], NavHostClientError.Code.routeNotFound),
-            ("io.navhost.Navigation.IntentFailed", ["screen": "s2", "intent": "filterByName"], .intentFailed),
+            ("io.navhost.Navigation.IntentFailed", ["screen": "s2", "intent": "onChangedFilter"], .intentFailed),
             ("io.navhost.Navigation.CannotPopRoot", [:], .cannotPopRoot),
             ("io.navhost.Navigation.WatcherTooSlow", [:], .watcherTooSlow),
             ("org.varlink.service.PermissionDenied", [:], .permissionDenied),

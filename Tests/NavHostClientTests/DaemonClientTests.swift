@@ -64,7 +64,7 @@ struct DaemonClientTests {
             }
             #expect(navigate.code == .sessionNotFound || navigate.code == .routeNotFound, "\(navigate)")
             let send = try await #require(throws: NavHostClientError.self) {
-                try await client.send("filterByName", arguments: ["text": "engine"])
+                try await client.send("onChangedFilter", arguments: ["text": "engine"])
             }
             #expect(send.code == .sessionNotFound, "\(send)")
         }
@@ -110,7 +110,7 @@ struct DaemonClientTests {
                     return id == pushed.screen.id && state["status"] == "loaded"
                 }
 
-                let sent = try await client.send("filterByName", arguments: ["text": "engine"])
+                let sent = try await client.send("onChangedFilter", arguments: ["text": "engine"])
                 let catalog = try #require(sent.screen?.state["value"])
                 #expect(catalog["filter"] == "engine")
                 #expect(catalog["matchCount"] == 2)
@@ -181,7 +181,7 @@ struct DaemonClientTests {
                 let routes = try await client.routes()
                 let list = try #require(routes.first { $0.route == "products.list" })
                 #expect(list.feature == "Products")
-                #expect(list.intents == ["onTappedRetry", "filterByName", "onTappedProduct"])
+                #expect(list.intents == ["onTappedRetry", "onChangedFilter", "onTappedProduct"])
                 let plugins = try await client.plugins()
                 #expect(Set(plugins.map(\.name)) == ["Home", "Products", "Settings", "UserProfile"])
                 #expect(plugins.allSatisfy { $0.state == .loaded })

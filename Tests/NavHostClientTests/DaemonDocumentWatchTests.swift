@@ -28,7 +28,7 @@ struct DaemonDocumentWatchTests {
                 switch (top, Int.random(in: 0..<8, using: &random)) {
                 case ("products.list", 0...2):
                     let text = ["", "card", "engine", "moth", "zzz"].randomElement(using: &random)!
-                    try await client.send("filterByName", arguments: ["text": .string(text)])
+                    try await client.send("onChangedFilter", arguments: ["text": .string(text)])
                 case ("products.list", 3):
                     let product = "p\(Int.random(in: 1...6, using: &random))"
                     try await client.send("onTappedProduct", arguments: ["productID": .string(product)])
@@ -83,7 +83,7 @@ struct DaemonDocumentWatchTests {
             #expect(try await pollUntil { held.revision == Int64(loaded.revision) })
             let screen = try #require(loaded.top?.id.rawValue)
 
-            let sent = try await client.send("filterByName", arguments: ["text": "card"])
+            let sent = try await client.send("onChangedFilter", arguments: ["text": "card"])
 
             #expect(try await pollUntil { held.revision == Int64(sent.revision) })
             let patch = try #require(held.lastPatch)

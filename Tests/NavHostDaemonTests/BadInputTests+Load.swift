@@ -43,7 +43,7 @@ struct BadInputLoadTests {
                 let text = index.isMultiple(of: 2) ? "engine" : "card"
                 calls += try callMessage(
                     "io.navhost.Navigation.Send",
-                    ["intent": "filterByName", "arguments": ["text": .string(text)]]
+                    ["intent": "onChangedFilter", "arguments": ["text": .string(text)]]
                 )
             }
             try await driver.write(bytes: calls)

@@ -237,7 +237,7 @@ struct BadInputTests {
         let reply = try await client.call(
             "io.navhost.Navigation.Send",
             parameters: [
-                "session": "huge-string", "intent": "filterByName", "arguments": ["text": .string(text)],
+                "session": "huge-string", "intent": "onChangedFilter", "arguments": ["text": .string(text)],
             ]
         )
         #expect(reply["screen"]?["route"] == "products.list")
@@ -273,12 +273,12 @@ struct BadInputTests {
                 try await client.call(
                     "io.navhost.Navigation.Send",
                     parameters: [
-                        "session": "bad-intent-arguments", "intent": "filterByName", "arguments": .object(arguments),
+                        "session": "bad-intent-arguments", "intent": "onChangedFilter", "arguments": .object(arguments),
                     ]
                 )
             }
             #expect(refusal?.name == "io.navhost.Navigation.InvalidIntentArguments", "\(arguments)")
-            #expect(refusal?.parameters["intent"] == "filterByName")
+            #expect(refusal?.parameters["intent"] == "onChangedFilter")
         }
         let after = try await client.call(
             "io.navhost.Navigation.Stack",
@@ -304,7 +304,7 @@ struct BadInputTests {
             try await client.call(
                 "io.navhost.Navigation.Send",
                 parameters: [
-                    "session": "popped-screen", "screen": screen, "intent": "filterByName",
+                    "session": "popped-screen", "screen": screen, "intent": "onChangedFilter",
                     "arguments": ["text": "a"],
                 ]
             )

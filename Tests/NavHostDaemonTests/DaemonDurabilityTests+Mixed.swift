@@ -184,7 +184,7 @@ extension DaemonDurabilityTests {
                 case .sendFilter(let text):
                     try await client.call(
                         "Send",
-                        sessionParameter.merging(["intent": "filterByName", "arguments": ["text": .string(text)]])
+                        sessionParameter.merging(["intent": "onChangedFilter", "arguments": ["text": .string(text)]])
                     )
                 case .sendProduct(let product):
                     try await client.call(

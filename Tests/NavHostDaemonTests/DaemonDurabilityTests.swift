@@ -106,7 +106,7 @@ struct DaemonDurabilityTests {
                     ["intent": "onTappedProduct", "arguments": ["productID": .string(product)]]
                 )
             } else {
-                _ = try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": .string(filter)]])
+                _ = try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": .string(filter)]])
             }
             try await daemon.crash()
             try await daemon.restart()

@@ -6,16 +6,16 @@ import Testing
 @Suite("Every intent the daemon receives is answered")
 struct DaemonIntentAnswerTests {
     /// `onTappedRetry` reloads the catalog through a nonisolated data source: its work leaves the main actor and
-    /// comes back while the connection's task waits on the main actor for it. Alternating it with `filterByName`,
+    /// comes back while the connection's task waits on the main actor for it. Alternating it with `onChangedFilter`,
     /// which finishes on the spot, once lost an answer every few hundred to few thousand calls.
-    @Test("Thousands of alternating filterByName and onTappedRetry Sends on one connection are all answered")
+    @Test("Thousands of alternating onChangedFilter and onTappedRetry Sends on one connection are all answered")
     func alternatingSendsAreAllAnswered() async throws {
         let daemon = try await DaemonProcess.start(sessions: ["main=products.list"])
         let nav = try await NavigationClient.connect(to: daemon)
         for call in 0..<Self.calls {
             let parameters: JSONObject =
                 call.isMultiple(of: 2)
-                ? ["intent": "filterByName", "arguments": ["text": .string("q\(call)")]]
+                ? ["intent": "onChangedFilter", "arguments": ["text": .string("q\(call)")]]
                 : ["intent": "onTappedRetry"]
             let reply: JSONObject
             do {

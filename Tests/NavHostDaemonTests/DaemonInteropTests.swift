@@ -55,7 +55,7 @@ struct DaemonInteropTests {
         }
         try await waitUntil { text.withLock { $0.contains("snapshot") } }
         try await nav.call("Navigate", ["route": "products.list"])
-        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "card"]])
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "card"]])
         try await waitUntil { text.withLock { $0.contains(#""filter": "card""#) } }
         output.fileHandleForReading.readabilityHandler = nil
         watch.terminate()

@@ -23,7 +23,7 @@ struct DaemonNavigationTests {
         #expect(products.count >= 5)
 
         // Filtering is a use case rule; the state says how many match.
-        reply = try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        reply = try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "engine"]])
         let engines = products.filter { $0["name"]?.stringValue?.lowercased().contains("engine") == true }.count
         #expect(engines > 0 && engines < products.count)
         #expect(reply["screen"]?["state"]?["value"]?["matchCount"] == .int(Int64(engines)))
@@ -123,7 +123,7 @@ struct DaemonNavigationTests {
                 "home.main", "products.list", "products.detail", "profile.user", "profile.edit", "settings.main",
             ])
         )
-        #expect(byID["products.list"]?["intents"]?.arrayValue?.contains("filterByName") == true)
+        #expect(byID["products.list"]?["intents"]?.arrayValue?.contains("onChangedFilter") == true)
         #expect(byID["products.detail"]?["feature"] == "Products")
         try await daemon.terminate()
     }

@@ -58,7 +58,7 @@ struct DaemonPluginChurnTests {
                 "the answer at revision \(String(answer.revision)) shows the screen as watchers saw it then"
             )
         }
-        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "engine"]])
         _ = try await session.next { $0["event"]?["kind"] == "stateChanged" }
         try PluginFolder.deploy("Home", into: directory)
         #expect(
@@ -71,7 +71,7 @@ struct DaemonPluginChurnTests {
 
 // MARK: - Support
 
-/// Sends `filterByName` (each with a new text) and `onTappedRetry` to one screen in turn, and keeps every answer.
+/// Sends `onChangedFilter` (each with a new text) and `onTappedRetry` to one screen in turn, and keeps every answer.
 private final class IntentLoop: Sendable {
     struct Answer: Sendable {
         var text: String
@@ -100,7 +100,7 @@ private final class IntentLoop: Sendable {
             let reply = try await client.call(
                 "Send",
                 answers.count.isMultiple(of: 2)
-                    ? ["screen": .string(screen), "intent": "filterByName", "arguments": ["text": .string(text)]]
+                    ? ["screen": .string(screen), "intent": "onChangedFilter", "arguments": ["text": .string(text)]]
                     : ["screen": .string(screen), "intent": "onTappedRetry"]
             )
             answers.append(

@@ -75,7 +75,7 @@ struct DaemonPluginFolderTests {
         let daemon = try await DaemonProcess.start(plugins: directory)
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "products.list"])
-        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "card"]])
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "card"]])
         let before = try await nav.snapshot()
         let revision = try #require(before["revision"]?.intValue)
         let session = try await NavigationClient.connect(to: daemon)
@@ -99,7 +99,7 @@ struct DaemonPluginFolderTests {
         let loaded = try await PluginsWatch.eventually { try await nav.topState()["value"]?["totalCount"] != nil }
         #expect(loaded)
         #expect(try await nav.topState()["value"]?["filter"] == "card", "the restorable state crossed builds")
-        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "engine"]])
         #expect(try await nav.topState()["value"]?["filter"] == "ENGINE", "the new code answers the next intent")
         #expect(try await PluginsWatch.listed("Products", in: daemon)?["version"] == "1.1.0")
         try await daemon.terminate()
@@ -126,7 +126,7 @@ struct DaemonPluginFolderTests {
         let listed = try #require(try await PluginsWatch.listed("Products", in: daemon))
         #expect(listed["version"] == "1.0.0")
         #expect(listed["lastReloadFailure"]?["code"] == "notASharedObject")
-        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "engine"]])
         #expect(try await nav.topState()["value"]?["filter"] == "engine", "the old build still answers")
         try await daemon.terminate()
     }

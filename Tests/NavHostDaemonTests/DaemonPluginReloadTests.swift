@@ -56,7 +56,7 @@ struct DaemonPluginReloadTests {
         #expect(swap["event"]?["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == beforeIDs)
         #expect(try await nav.routes() == ["home.main", "products.list"])
         try await Self.waitForProducts(nav)
-        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "engine"]])
         #expect(try await nav.topState()["value"]?["filter"] == "engine", "the new build answers the next intent")
         try await daemon.terminate()
     }
@@ -81,7 +81,7 @@ struct DaemonPluginReloadTests {
         #expect(listed["state"] == "loaded")
         #expect(listed["lastReloadFailure"]?["code"] == "checksumMismatch")
         try await Self.waitForProducts(nav)
-        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "engine"]])
         #expect(try await nav.topState()["value"]?["filter"] == "engine", "the old build still answers")
         let missing = await #expect(throws: VarlinkError.self) {
             try await Self.plugins(daemon, "Reload", ["name": "Nope"])

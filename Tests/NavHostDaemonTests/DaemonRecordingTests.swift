@@ -161,12 +161,12 @@ struct DaemonRecordingTests {
     private static func drive(_ nav: NavigationClient) async throws {
         try await nav.call("Navigate", ["route": "products.list"])
         #expect(try await pollUntil { try await nav.topState()["status"] == "loaded" })
-        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "engine"]])
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "engine"]])
         await #expect(throws: VarlinkError.self) { try await nav.call("Send", ["intent": "onTappedNothing"]) }
         try await nav.call("Send", ["intent": "onTappedProduct", "arguments": ["productID": "p3"]])
         #expect(try await pollUntil { try await nav.topState()["status"] == "loaded" })
         try await nav.call("Pop")
-        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": ""]])
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": ""]])
         try await nav.call("Navigate", ["route": "dice.main"])
         #expect(try await pollUntil { try await nav.topState()["rolls"]?.arrayValue?.count == 1 })
         for _ in 0..<6 { try await nav.call("Send", ["intent": "onTappedRoll"]) }

@@ -50,7 +50,7 @@ struct DaemonStorageFailureTests {
         let (daemon, disk, nav) = try await Self.daemonOnTinyDisk()
         defer { disk.unmount() }
         try await Self.waitUntilLoaded(nav)
-        try await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "lamp"]])
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "lamp"]])
         let before = try await DaemonDurabilityTests.durable(of: "main", through: nav)
         let watch = WatchRecorder(try await NavigationClient.connect(to: daemon).watch())
         _ = try await watch.next()
@@ -63,7 +63,7 @@ struct DaemonStorageFailureTests {
         try await Self.waitUntilLoaded(nav)
         failures.append(
             try await Self.failure(
-                of: await nav.call("Send", ["intent": "filterByName", "arguments": ["text": "desk"]])
+                of: await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "desk"]])
             )
         )
         try await Self.waitUntilLoaded(nav)

@@ -20,7 +20,7 @@ struct JSONCodableTests {
 
     enum Intent: Codable, Equatable {
         case onTappedRetry
-        case filterByName(text: String)
+        case onChangedFilter(text: String)
         case select(index: Int, animated: Bool)
     }
 
@@ -52,7 +52,7 @@ struct JSONCodableTests {
 
     @Test("Enums with associated values use the synthesized form")
     func enumForm() throws {
-        #expect(try encoder.encode(Intent.filterByName(text: "ab")) == ["filterByName": ["text": "ab"]])
+        #expect(try encoder.encode(Intent.onChangedFilter(text: "ab")) == ["onChangedFilter": ["text": "ab"]])
         #expect(try encoder.encode(Intent.onTappedRetry) == ["onTappedRetry": [:]])
         let decoded = try decoder.decode(Intent.self, from: ["select": ["index": 2, "animated": false]])
         #expect(decoded == .select(index: 2, animated: false))

@@ -112,7 +112,7 @@ struct NavctlDaemonTests {
                 #expect(pushed["revision"]?.intValue == start + 1)
                 let screenID = try #require(pushed["screen"]?["id"]?.stringValue)
 
-                let send = try await Navctl.run(["send", "filterByName", "text=engine", "--json"] + socket)
+                let send = try await Navctl.run(["send", "onChangedFilter", "text=engine", "--json"] + socket)
                 #expect(send.status == 0, "\(send.errors)")
                 let sent = try JSONParser().parse(send.output)
                 #expect(

@@ -38,9 +38,9 @@ struct NavctlErrorTests {
                 ["screen": "s2", "intent": "onTappedRetry"], 3
             ),
             (
-                "error-intent-timed-out", ["send", "filterByName", "text=lamp"],
+                "error-intent-timed-out", ["send", "onChangedFilter", "text=lamp"],
                 "io.navhost.Navigation.Send", "io.navhost.Navigation.IntentTimedOut",
-                ["screen": "s2", "intent": "filterByName"], 3
+                ["screen": "s2", "intent": "onChangedFilter"], 3
             ),
             (
                 "error-method-not-found", ["stack"],

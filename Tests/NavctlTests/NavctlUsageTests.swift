@@ -9,8 +9,8 @@ struct NavctlUsageTests {
         arguments: [
             ("usage-missing-route", ["navigate", "--socket", "/nonexistent/io.navhost"]),
             ("usage-not-key-value", ["navigate", "products.detail", "p3"]),
-            ("usage-empty-key", ["send", "filterByName", "=lamp"]),
-            ("usage-repeated-key", ["send", "filterByName", "text=a", "text=b"]),
+            ("usage-empty-key", ["send", "onChangedFilter", "=lamp"]),
+            ("usage-repeated-key", ["send", "onChangedFilter", "text=a", "text=b"]),
             ("usage-replace-parameters-first", ["replace", "productID=p3", "products.detail"]),
             ("usage-unknown-subcommand", ["teleport", "home.main"]),
             ("usage-unknown-option", ["stack", "--sesion", "main"]),

@@ -17,7 +17,7 @@ struct NavctlWatchTests {
                 ],
             ]
         ],
-        ["event": ["revision": 7, "kind": "errorChanged", "screenID": "s2", "error": "filterByName timed out"]],
+        ["event": ["revision": 7, "kind": "errorChanged", "screenID": "s2", "error": "onChangedFilter timed out"]],
         ["event": ["revision": 8, "kind": "pushed", "screen": NavigationSamples.settings]],
         ["snapshot": NavigationSamples.snapshot(revision: 12, stack: [NavigationSamples.home]), "coalesced": true],
         [

@@ -7,15 +7,15 @@ public import NavHostJSON
 ///
 /// ```json
 /// {"name":"onTappedRetry"}
-/// {"name":"filterByName","arguments":{"text":"ab"}}
+/// {"name":"onChangedFilter","arguments":{"text":"ab"}}
 /// ```
 ///
 /// ```swift
 /// enum Intent: ViewModelIntent {
 ///     case onTappedRetry
-///     case filterByName(text: String)
+///     case onChangedFilter(text: String)
 ///
-///     static let names = ["onTappedRetry", "filterByName"]
+///     static let names = ["onTappedRetry", "onChangedFilter"]
 /// }
 /// ```
 ///
@@ -39,7 +39,7 @@ public enum NoIntent: ViewModelIntent {
 
 /// An intent as it arrives on the wire, before it is decoded for a particular ViewModel.
 public struct IntentMessage: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The intent's name, an enum case name like `filterByName`.
+    /// The intent's name, an enum case name like `onChangedFilter`.
     public var name: String
     /// The intent's arguments by label; empty for an intent without any.
     public var arguments: JSONObject

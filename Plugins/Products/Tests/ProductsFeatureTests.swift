@@ -40,7 +40,7 @@ struct ProductsFeatureTests {
     func catalogIntentsDecode() throws {
         let messages = [
             IntentMessage(name: "onTappedRetry"),
-            IntentMessage(name: "filterByName", arguments: ["text": "engine"]),
+            IntentMessage(name: "onChangedFilter", arguments: ["text": "engine"]),
             IntentMessage(name: "onTappedProduct", arguments: ["productID": "p1"]),
         ]
         #expect(messages.map(\.name) == ProductsViewModel.Intent.names)
@@ -61,7 +61,7 @@ struct ProductsFeatureTests {
     @Test("An intent with a missing argument is refused with the reason")
     func missingArgument() {
         #expect(throws: IntentError.self) {
-            try IntentMessage(name: "filterByName").decode(as: ProductsViewModel.Intent.self)
+            try IntentMessage(name: "onChangedFilter").decode(as: ProductsViewModel.Intent.self)
         }
     }
 

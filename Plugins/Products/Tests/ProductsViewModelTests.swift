@@ -97,7 +97,7 @@ struct ProductsViewModelTests {
         let viewModel = makeViewModel(.returning([engineKit, notebook]))
         await viewModel.onAppear()
 
-        let intent = try IntentMessage(name: "filterByName", arguments: ["text": " NOTE "])
+        let intent = try IntentMessage(name: "onChangedFilter", arguments: ["text": " NOTE "])
             .decode(as: ProductsViewModel.Intent.self)
         await viewModel.handle(intent)
 

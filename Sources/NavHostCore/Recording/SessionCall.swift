@@ -9,7 +9,7 @@ public import NavHostKit
 ///
 /// ```json
 /// {"method":"Navigate","route":"products.detail","parameters":{"productID":"p3"}}
-/// {"method":"Send","intent":"filterByName","arguments":{"text":"engine"},"position":1}
+/// {"method":"Send","intent":"onChangedFilter","arguments":{"text":"engine"},"position":1}
 /// ```
 public enum SessionCall: Sendable, Hashable {
     case navigate(RouteRequest)

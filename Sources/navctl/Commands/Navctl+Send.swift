@@ -21,7 +21,7 @@ extension Navctl {
                 \(KeyValueArguments.rule)
 
                 Examples:
-                  navctl send filterByName text=lamp
+                  navctl send onChangedFilter text=lamp
                   navctl send onTappedProduct productID=p3
                   navctl send onTappedRetry --screen s2
                 """
@@ -33,7 +33,7 @@ extension Navctl {
         @Option(help: ArgumentHelp("The screen's ID, like s2. (default: the top screen)", valueName: "id"))
         var screen: String?
 
-        @Argument(help: ArgumentHelp("The intent's name, like filterByName.", valueName: "intent"))
+        @Argument(help: ArgumentHelp("The intent's name, like onChangedFilter.", valueName: "intent"))
         var intent: String
 
         @Argument(help: ArgumentHelp("The intent's arguments.", valueName: "key=value"))

@@ -55,7 +55,7 @@ struct SessionRecordingTests {
             .popTo(RouteRequest(id: "home.main")),
             .replace([RouteRequest(id: "home.main"), RouteRequest(id: "catalog.list")]),
             .send(IntentMessage(name: "onTappedCatalog"), position: nil),
-            .send(IntentMessage(name: "filterByName", arguments: ["text": "lamp"]), position: 2),
+            .send(IntentMessage(name: "onChangedFilter", arguments: ["text": "lamp"]), position: 2),
         ]
         for call in calls {
             let value = try JSONValueEncoder().encode(call)

@@ -19,11 +19,11 @@ final class ProductsViewModel: ViewModel {
         /// Loads the catalog again after a failure.
         case onTappedRetry
         /// Shows only the products whose name contains `text`; an empty text shows them all.
-        case filterByName(text: String)
+        case onChangedFilter(text: String)
         /// Opens the product's detail screen.
         case onTappedProduct(productID: String)
 
-        static let names = ["onTappedRetry", "filterByName", "onTappedProduct"]
+        static let names = ["onTappedRetry", "onChangedFilter", "onTappedProduct"]
     }
 
     /// The catalog as front ends show it.
@@ -87,7 +87,7 @@ final class ProductsViewModel: ViewModel {
     func handle(_ intent: Intent) async {
         switch intent {
         case .onTappedRetry: await onTappedRetry()
-        case .filterByName(let text): onChangedFilter(text)
+        case .onChangedFilter(let text): onChangedFilter(text)
         case .onTappedProduct(let productID): onTappedProduct(productID: productID)
         }
     }
