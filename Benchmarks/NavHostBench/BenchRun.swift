@@ -39,8 +39,16 @@ final class BenchRun {
     ///   so every call changes the state whatever the others sent just before.
     static func changingIntents(session: String, suffix: String = "") -> ([UInt8], [UInt8]) {
         (
-            VarlinkMessage.send(session: session, intent: "onChangedFilter", arguments: #"{"text":"bench-a\#(suffix)"}"#),
-            VarlinkMessage.send(session: session, intent: "onChangedFilter", arguments: #"{"text":"bench-b\#(suffix)"}"#)
+            VarlinkMessage.send(
+                session: session,
+                intent: "onChangedFilter",
+                arguments: #"{"text":"bench-a\#(suffix)"}"#
+            ),
+            VarlinkMessage.send(
+                session: session,
+                intent: "onChangedFilter",
+                arguments: #"{"text":"bench-b\#(suffix)"}"#
+            )
         )
     }
     /// The steady intent for each of `clients` clients at once (see ``ConcurrentRoundTrips``).
