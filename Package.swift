@@ -203,6 +203,7 @@ let package = Package(
             name: "navctl",
             dependencies: [
                 "NavHostClient",
+                "NavHostInspector",
                 .product(name: "NavHostKit", package: "NavHostKit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -51,6 +51,7 @@ struct Navctl: AsyncParsableCommand {
             ),
             CommandGroup(name: "Intents", subcommands: [Send.self]),
             CommandGroup(name: "Plugins", subcommands: [Plugins.self]),
+            CommandGroup(name: "Inspecting", subcommands: [Inspect.self]),
         ]
     )
 
