@@ -25,6 +25,7 @@ actor InspectorHub {
     private var connected = false
     private var subscribers: [Int: AsyncStream<String>.Continuation] = [:]
     private var nextSubscriberID = 0
+    private var finished = false
 
     // MARK: - Initialization
 
@@ -45,6 +46,11 @@ actor InspectorHub {
         )
         let id = nextSubscriberID
         nextSubscriberID += 1
+        // A page that connects while the inspector stops gets nothing but the end.
+        guard !finished else {
+            continuation.finish()
+            return (id, messages)
+        }
         subscribers[id] = continuation
         deliver(InspectorMessage.text(snapshot()), to: id)
         return (id, messages)
@@ -110,6 +116,7 @@ actor InspectorHub {
 
     /// Ends every page's messages, when the inspector stops.
     func finish() {
+        finished = true
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
     }

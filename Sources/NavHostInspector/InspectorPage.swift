@@ -45,8 +45,8 @@ enum InspectorPage {
           #stack li.top { background: color-mix(in srgb, var(--accent) 15%, transparent); font-weight: bold; }
           .muted { color: var(--muted); }
           .error { color: var(--bad); }
-          .tree, .tree ul { list-style: none; margin: 0; padding-left: 1.1em; font-family: ui-monospace, monospace; font-size: .92em; }
-          .tree { padding-left: 0; }
+          .tree, .tree ul { list-style: none; margin: 0; padding-left: 1.1em; }
+          .tree { padding-left: 0; font-family: ui-monospace, monospace; font-size: .92em; }
           .tree summary { cursor: pointer; }
           .key { color: var(--accent); }
           label { display: block; margin: .5em 0 .2em; }

@@ -4,6 +4,7 @@ internal import HummingbirdWebSocket
 internal import Logging
 internal import NIOCore
 internal import NavHostClient
+internal import ServiceLifecycle
 
 // MARK: - InspectorServer
 
@@ -70,13 +71,20 @@ public struct InspectorServer: Sendable {
 
     // MARK: - Lifecycle
 
-    /// Connects to the daemon, starts listening, calls `onListening` with the address, and serves until the task
-    /// is cancelled.
+    /// Connects to the daemon, starts listening, calls `onListening` with the address, and serves until `stop`
+    /// returns, then shuts down gracefully: the listener closes, each open page's websocket gets a close frame, and
+    /// the watches end. What is still open after ``shutdownLimit`` is cancelled.
     ///
+    /// - Parameters:
+    ///   - stop: Returns when the server should stop (navctl: on SIGINT or SIGTERM).
+    ///   - onListening: Called once the server listens, with its address.
     /// - Throws: ``NavHostClientError`` (`daemonUnreachable`) when the daemon cannot be reached at the start; the
     ///   server's error when it cannot listen (the port is taken, say). Once serving, a daemon that goes away is
     ///   shown on the page and reconnected to, not thrown.
-    public func run(onListening: @escaping @Sendable (Address) async -> Void) async throws {
+    public func run(
+        until stop: @escaping @Sendable () async -> Void,
+        onListening: @escaping @Sendable (Address) async -> Void
+    ) async throws {
         let hub = InspectorHub(timelineCapacity: timelineCapacity)
         let feed = InspectorDaemonFeed(socketPath: socketPath, hub: hub)
         let client = try await feed.connect()
@@ -92,14 +100,48 @@ public struct InspectorServer: Sendable {
             },
             logger: Self.logger
         )
-        try await withThrowingDiscardingTaskGroup { group in
+        var configuration = ServiceGroupConfiguration(
+            services: [application, FeedService(feed: feed, client: client, hub: hub)],
+            logger: Self.logger
+        )
+        configuration.maximumGracefulShutdownDuration = Self.shutdownLimit
+        let services = ServiceGroup(configuration: configuration)
+        // Each task says whether it was the services that ended: they end on their own (an error), or after the
+        // graceful shutdown `stop` triggers; waiting for `stop` ends when they do.
+        try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
-                await feed.run(startingWith: client)
-                await hub.finish()
+                try await services.run()
+                return true
             }
             group.addTask {
-                try await application.run()
+                await stop()
+                await services.triggerGracefulShutdown()
+                return false
             }
+            defer { group.cancelAll() }
+            while let servicesEnded = try await group.next(), !servicesEnded {}
+        }
+    }
+
+    /// How long a graceful shutdown may take before what is left is cancelled.
+    public static let shutdownLimit: Duration = .seconds(5)
+}
+
+// MARK: - FeedService
+
+extension InspectorServer {
+    /// The daemon feed as a service of the server's group: it stops following when the group shuts down, then
+    /// ends every page's messages.
+    private struct FeedService: Service {
+        let feed: InspectorDaemonFeed
+        let client: NavHostClient
+        let hub: InspectorHub
+
+        func run() async throws {
+            let feed = self.feed
+            let client = self.client
+            await cancelWhenGracefulShutdown { await feed.run(startingWith: client) }
+            await hub.finish()
         }
     }
 }
@@ -107,10 +149,12 @@ public struct InspectorServer: Sendable {
 // MARK: - Private Functions
 
 private extension InspectorServer {
-    /// Hummingbird's own messages: only warnings and worse, since navctl prints what a user needs.
+    /// Hummingbird's own messages: only critical ones. navctl prints what a user needs, failures to listen are
+    /// thrown, and the rest is noise here: closing a connection that sent no request when the server stops (see
+    /// ``InspectorUpgradeGate``) is logged as an error.
     static var logger: Logger {
         var logger = Logger(label: "navctl.inspect")
-        logger.logLevel = .warning
+        logger.logLevel = .critical
         return logger
     }
 
@@ -149,11 +193,16 @@ private extension InspectorServer {
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, _ in
             let (id, messages) = await hub.subscribe()
-            await withTaskGroup(of: Void.self) { group in
+            // Each task says whether it was the writer: when the page leaves first, writing stops; when the writer
+            // ends first, its close frame ends the reading once the page answers it.
+            await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     for await text in messages {
-                        do { try await outbound.writeTextMessage(text) } catch { return }
+                        do { try await outbound.writeTextMessage(text) } catch { return true }
                     }
+                    // The inspector stops, or the page fell too far behind: start the close handshake.
+                    try? await outbound.close(.goingAway, reason: "the inspector stops or the page fell behind")
+                    return true
                 }
                 group.addTask {
                     do {
@@ -164,9 +213,9 @@ private extension InspectorServer {
                     } catch {
                         // The page went away mid-message.
                     }
+                    return false
                 }
-                await group.next()
-                group.cancelAll()
+                if await group.next() == false { group.cancelAll() }
             }
             await hub.unsubscribe(id)
         }

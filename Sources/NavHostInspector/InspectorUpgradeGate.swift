@@ -16,6 +16,8 @@ internal import NIOHTTP1
 /// can upgrade only there): when it asks for an upgrade without the right token, the `Upgrade` header is taken away
 /// before the upgrade handler sees it. The websocket router checks the token again, so without this handler a
 /// refused upgrade is still refused, only with 400.
+///
+/// It also closes a connection that is still waiting for its first request when the server stops.
 final class InspectorUpgradeGate: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -48,6 +50,17 @@ final class InspectorUpgradeGate: ChannelInboundHandler, RemovableChannelHandler
         context.fireChannelRead(wrapInboundOut(.head(head)))
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
+
+    /// Closes a connection that has sent no request yet when the server stops: Hummingbird's handlers that close
+    /// idle connections on quiescing are only added after the first request, so a connection a browser opened
+    /// ahead of need (Chromium does) would otherwise hold the server open until the browser drops it.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
 }
 
 // MARK: - InspectorUpgradeGate.Channel
@@ -69,8 +82,14 @@ extension InspectorUpgradeGate {
             }
         }
 
+        /// Handles the connection; cancelling it closes the connection, since the wait for its first request
+        /// does not end on cancellation by itself.
         func handle(value: Value, logger: Logger) async {
-            await upgrading.handle(value: value, logger: logger)
+            await withTaskCancellationHandler {
+                await upgrading.handle(value: value, logger: logger)
+            } onCancel: {
+                value.channel.close(promise: nil)
+            }
         }
     }
 

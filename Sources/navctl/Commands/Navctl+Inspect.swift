@@ -55,19 +55,12 @@ extension Navctl {
             let signals = SignalStream(SIGINT, SIGTERM)
             let interruptions = signals.stream
             do {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        try await server.run { address in
-                            Console.print("navctl inspect: the inspector for \(server.socketPath) is at")
-                            Console.print("    \(Self.pageAddress(address, session: session))")
-                            Console.print("Open it in a browser on this machine; Ctrl-C stops it.")
-                        }
-                    }
-                    group.addTask {
-                        for await _ in interruptions { return }
-                    }
-                    defer { group.cancelAll() }
-                    try await group.next()
+                try await server.run {
+                    for await _ in interruptions { return }
+                } onListening: { address in
+                    Console.print("navctl inspect: the inspector for \(server.socketPath) is at")
+                    Console.print("    \(Self.pageAddress(address, session: session))")
+                    Console.print("Open it in a browser on this machine; Ctrl-C stops it.")
                 }
             } catch let error as NavHostClientError {
                 throw ConnectionOptions.report(error)
