@@ -277,12 +277,15 @@ enum InspectorPage {
 
           function renderIntents(top, depth) {
             const select = byId("intent");
-            const chosen = select.value;
-            select.replaceChildren();
             const route = top && view.routes.find((candidate) => candidate.route === top.route);
             const intents = route ? route.intents : [];
-            for (const intent of intents) select.append(element("option", intent));
-            if (intents.includes(chosen)) select.value = chosen;
+            // Rebuilt only when the intents change, so a list the user has open stays open.
+            if (select.dataset.intents !== intents.join(" ")) {
+              const chosen = select.value;
+              select.replaceChildren(...intents.map((intent) => element("option", intent)));
+              if (intents.includes(chosen)) select.value = chosen;
+              select.dataset.intents = intents.join(" ");
+            }
             byId("send").disabled = !intents.length;
             byId("pop").disabled = depth < 2;
           }
@@ -316,6 +319,7 @@ enum InspectorPage {
                 for (const [key, child] of Object.entries(value)) if (key !== "revision") walk(child, path ? path + "." + key : key);
               } else paths.push(path);
             })(entry.change, "");
+            if (!paths.length) return "revision only";
             return paths.slice(0, 3).join(", ") + (paths.length > 3 ? ", …" : "");
           }
 

@@ -152,6 +152,17 @@ extension InspectorBrowserTests {
             try await inspect.stackRoutes() == ["home.main"]
         }
 
+        // The daemon restarts: the page says it is gone, then follows it again.
+        try await daemon.terminate()
+        try await inspect.waitUntil("the page says navhostd is not reachable") {
+            try await inspect.text("connection").contains("not reachable")
+        }
+        try await daemon.restart()
+        try await inspect.waitUntil("the page follows the restarted daemon") {
+            guard try await inspect.text("connection").hasPrefix("Live") else { return false }
+            return try await inspect.stackRoutes() == ["home.main"]
+        }
+
     }
 
     /// Reads `navctl inspect`'s output until the line with the page's address.
