@@ -95,6 +95,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // The inspector page's HTTP and websocket server (navctl inspect); navhostd links neither.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // MARK: - Targets
@@ -183,10 +186,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `navctl inspect`: a web page on loopback that follows the daemon through NavHostClient's watches.
+        .target(
+            name: "NavHostInspector",
+            dependencies: [
+                "NavHostClient",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "navctl",
             dependencies: [
                 "NavHostClient",
+                "NavHostInspector",
                 .product(name: "NavHostKit", package: "NavHostKit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -465,6 +484,17 @@ let package = Package(
                 .product(name: "NavHostKit", package: "NavHostKit"),
             ],
             exclude: ["Snapshots"],
+            swiftSettings: swiftSettings
+        ),
+        // The inspector's parts alone, and the page in headless Chromium against the real daemon and navctl.
+        .testTarget(
+            name: "NavHostInspectorTests",
+            dependencies: [
+                "NavHostInspector",
+                "NavHostClient",
+                "NavHostTestSupport",
+                .product(name: "NavHostKit", package: "NavHostKit"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -15,6 +15,7 @@ apt_packages=(
     python3-venv    # the Varlink reference implementation used by the interop tests
     varlink-go      # varlink-go-certification, a second Varlink certification client for the interop tests
     patchelf        # make deb: the packaged programs' run paths name the Swift runtime the package ships
+    chromium        # headless, for the inspector page's browser test (Tests/NavHostInspectorTests)
 )
 
 missing=()

@@ -53,6 +53,7 @@ struct Navctl: AsyncParsableCommand {
             CommandGroup(name: "Intents", subcommands: [Send.self]),
             CommandGroup(name: "Plugins", subcommands: [Plugins.self]),
             CommandGroup(name: "Recording", subcommands: [Record.self, Replay.self]),
+            CommandGroup(name: "Inspecting", subcommands: [Inspect.self]),
         ]
     )
 
