@@ -5,16 +5,14 @@ internal import NavHostJSON
 
 /// Follows the daemon for the inspector: its plugins, and every open session, each with a feed of its own.
 ///
-/// The daemon has no call that streams sessions as they open and close, so the list (`Sessions`) is read again
-/// every ``sessionPollInterval``: a new session is followed from then on, and a closed one ends its own watch. When
-/// the daemon goes away, the pages are told, and the feed connects again every second until it is back.
+/// The session list is followed with `WatchSessions`: a session opened is followed from then on, and a closed one
+/// ends its own watch. When the daemon goes away, the pages are told, and the feed connects again every second until
+/// it is back.
 struct InspectorDaemonFeed: Sendable {
     /// The daemon's socket.
     let socketPath: String
     /// Where what it sees goes.
     let hub: InspectorHub
-    /// How often the session list is read.
-    var sessionPollInterval: Duration = .milliseconds(500)
 
     // MARK: - Lifecycle
 
@@ -51,17 +49,20 @@ private extension InspectorDaemonFeed {
     func follow(_ client: NavHostClient) async {
         await withDiscardingTaskGroup { group in
             group.addTask { await InspectorPluginFeed(client: client, hub: hub).run() }
-            while !Task.isCancelled {
-                guard let names = try? await client.sessions() else { break }
-                for name in names {
-                    guard await hub.startFollowing(name) else { continue }
-                    group.addTask { await InspectorSessionFeed(session: name, client: client, hub: hub).run() }
+            do {
+                for try await update in try await client.watchSessions() {
+                    let opened: [String]
+                    switch update {
+                    case .sessions(let names, _): opened = names
+                    case .event(let event) where event.kind == .opened: opened = [event.name]
+                    case .event: opened = []  // a closed session's own watch ends by itself
+                    }
+                    for name in opened where await hub.startFollowing(name) {
+                        group.addTask { await InspectorSessionFeed(session: name, client: client, hub: hub).run() }
+                    }
                 }
-                do {
-                    try await Task.sleep(for: sessionPollInterval)
-                } catch {
-                    break
-                }
+            } catch {
+                // The daemon went away or ended the watch: the caller connects again.
             }
             group.cancelAll()
         }

@@ -188,6 +188,18 @@ struct DaemonClientTests {
             }
         }
 
+        @Test("watchSessions lists the open sessions, then each one opened and closed, in order")
+        func watchSessions() async throws {
+            try await DaemonClientTests.withDaemon(plugins: DaemonProcess.examplePlugins) { _, client in
+                var updates = try await client.watchSessions().makeAsyncIterator()
+                #expect(try await updates.next() == .sessions(["main"], coalesced: false))
+                try await client.openSession(named: "passenger", root: "products.list")
+                try await client.closeSession(named: "passenger")
+                #expect(try await updates.next() == .event(SessionListEvent(.opened, "passenger")))
+                #expect(try await updates.next() == .event(SessionListEvent(.closed, "passenger")))
+            }
+        }
+
         @Test("A daemon that stops ends its watches")
         func daemonStopEndsWatch() async throws {
             let daemon = try await DaemonProcess.start(plugins: DaemonProcess.examplePlugins)

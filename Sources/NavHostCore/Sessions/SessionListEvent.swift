@@ -1,7 +1,7 @@
 /// A session opened or closed, as a watcher of the session list sees it.
 public struct SessionListEvent: Sendable, Hashable {
     /// What happened.
-    public enum Kind: String, Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
         /// The session exists now: configured at start or on reload, or opened over the wire.
         case opened
         /// The session is gone: closed over the wire, or taken out of the configuration.
