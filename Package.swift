@@ -10,6 +10,17 @@ import PackageDescription
 // The SDK depends on no Swift package (docs/sdk.md): its public API holds only its own types and the standard
 // library's, so no other package's layout is baked into a plugin.
 
+// MARK: - Dependencies by name
+//
+// The products the targets below depend on, named once: `.product(name:package:)` spelled out at every use made this
+// file a wall of repetition rather than a table of modules.
+
+let sdk: Target.Dependency = .product(name: "NavHostKit", package: "NavHostKit")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
@@ -37,8 +48,7 @@ let pluginNames: [String] = {
 }()
 
 func pluginTargets(_ name: String) -> [Target] {
-    let sdk: Target.Dependency = .product(name: "NavHostKit", package: "NavHostKit")
-    return [
+    [
         .target(
             name: "\(name)Feature",
             dependencies: [sdk],
@@ -64,6 +74,37 @@ func pluginProduct(_ name: String) -> Product {
     .library(name: "\(name)Feature", type: .dynamic, targets: ["\(name)Feature", "\(name)FeatureEntry"])
 }
 
+// MARK: - Test fixtures
+//
+// Plugins built only for tests, each a `.dynamic` library over NavHostKit. Those laid out like the example plugins
+// (plugin.json beside Sources/) are staged by the daemon tests with navhost-plugin-tool.
+
+let fixturePlugins: [(name: String, path: String)] = [
+    // The smallest plugin: proves the daemon and a plugin share one NavHostKit.
+    ("ProbePlugin", "Tests/Fixtures/ProbePlugin"),
+    // A composition root that throws: quarantined as `initialisationFailed`.
+    ("FailingPlugin", "Tests/Fixtures/FailingPlugin"),
+    // A feature built without its entry target: quarantined as `missingEntrySymbol`.
+    ("EntrylessPlugin", "Tests/Fixtures/EntrylessPlugin"),
+    // Offers `products.list`, which Products already offers: quarantined as `routeConflict`.
+    ("ConflictingPlugin", "Tests/Fixtures/ConflictingPlugin"),
+    // A use case that never returns, for the intent time limit (docs/robustness.md).
+    ("StallFeature", "Tests/Fixtures/StallPlugin/Sources"),
+    // Code that blocks, spins or traps on the main thread, for the fault guard (docs/robustness.md).
+    ("FaultyFeature", "Tests/Fixtures/FaultPlugin/Sources"),
+    // Results that depend on the host's random numbers and clock, for the flight recorder's replay
+    // (docs/recording.md).
+    ("DiceFeature", "Tests/Fixtures/DicePlugin/Sources"),
+]
+
+func fixturePluginTarget(_ fixture: (name: String, path: String)) -> Target {
+    .target(name: fixture.name, dependencies: [sdk], path: fixture.path, swiftSettings: swiftSettings)
+}
+
+func fixturePluginProduct(_ fixture: (name: String, path: String)) -> Product {
+    .library(name: fixture.name, type: .dynamic, targets: [fixture.name])
+}
+
 // MARK: - Package
 
 let package = Package(
@@ -79,15 +120,7 @@ let package = Package(
         .library(name: "NavHostVarlink", targets: ["NavHostVarlink"]),
         // The libFuzzer target over framing, JSON and dispatch: `make fuzz`, docs/fuzzing.md.
         .executable(name: "navhost-fuzz", targets: ["navhost-fuzz"]),
-        // MARK: - Test fixtures (plugins built only for tests)
-        .library(name: "ProbePlugin", type: .dynamic, targets: ["ProbePlugin"]),
-        .library(name: "FailingPlugin", type: .dynamic, targets: ["FailingPlugin"]),
-        .library(name: "EntrylessPlugin", type: .dynamic, targets: ["EntrylessPlugin"]),
-        .library(name: "ConflictingPlugin", type: .dynamic, targets: ["ConflictingPlugin"]),
-        .library(name: "StallFeature", type: .dynamic, targets: ["StallFeature"]),
-        .library(name: "FaultyFeature", type: .dynamic, targets: ["FaultyFeature"]),
-        .library(name: "DiceFeature", type: .dynamic, targets: ["DiceFeature"]),
-    ] + pluginNames.map(pluginProduct),
+    ] + pluginNames.map(pluginProduct) + fixturePlugins.map(fixturePluginProduct),
     dependencies: [
         .package(path: "NavHostKit"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -131,8 +164,8 @@ let package = Package(
             dependencies: [
                 "CFaultGuard",
                 "COpenSSL",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
+                sdk,
+                logging,
             ],
             swiftSettings: swiftSettings
         ),
@@ -142,18 +175,18 @@ let package = Package(
             name: "NavHostTesting",
             dependencies: [
                 "NavHostCore",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
+                sdk,
+                logging,
             ],
             swiftSettings: swiftSettings + [.unsafeFlags(["-enable-library-evolution", "-emit-module-interface"])]
         ),
         .target(
             name: "NavHostVarlink",
             dependencies: [
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                sdk,
+                logging,
+                nioCore,
+                nioPosix,
             ],
             swiftSettings: swiftSettings
         ),
@@ -161,7 +194,7 @@ let package = Package(
             name: "NavHostSystemd",
             dependencies: [
                 "CSystemd",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             swiftSettings: swiftSettings
         ),
@@ -170,8 +203,8 @@ let package = Package(
             dependencies: [
                 "NavHostCore",
                 "NavHostVarlink",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
+                sdk,
+                logging,
             ],
             exclude: ["Interfaces/io.navhost.Navigation.varlink", "Interfaces/io.navhost.Plugins.varlink"],
             swiftSettings: swiftSettings
@@ -181,8 +214,8 @@ let package = Package(
             dependencies: [
                 "NavHostCore",
                 "NavHostVarlink",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                sdk,
+                nioCore,
             ],
             swiftSettings: swiftSettings
         ),
@@ -191,11 +224,11 @@ let package = Package(
             name: "NavHostInspector",
             dependencies: [
                 "NavHostClient",
-                .product(name: "NavHostKit", package: "NavHostKit"),
+                sdk,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                logging,
+                nioCore,
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -206,8 +239,8 @@ let package = Package(
             dependencies: [
                 "NavHostClient",
                 "NavHostInspector",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                sdk,
+                argumentParser,
             ],
             swiftSettings: swiftSettings
         ),
@@ -220,10 +253,10 @@ let package = Package(
                 "NavHostService",
                 "NavHostSystemd",
                 "NavHostVarlink",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                sdk,
+                argumentParser,
+                nioCore,
+                nioPosix,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "CYAML",
             ],
@@ -233,8 +266,8 @@ let package = Package(
             name: "NavHostPluginTools",
             dependencies: [
                 "NavHostCore",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
+                sdk,
+                logging,
             ],
             swiftSettings: swiftSettings
         ),
@@ -243,72 +276,20 @@ let package = Package(
             dependencies: [
                 "NavHostCore",
                 "NavHostPluginTools",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                sdk,
+                logging,
+                argumentParser,
             ],
             swiftSettings: swiftSettings
         ),
-
-        // MARK: - Test fixtures
-
-        .target(
-            name: "ProbePlugin",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Tests/Fixtures/ProbePlugin",
-            swiftSettings: swiftSettings
-        ),
-        // A plugin whose use case never returns, for the intent time limit (docs/robustness.md). Laid out like the
-        // example plugins (plugin.json beside Sources/), so the daemon tests stage it with navhost-plugin-tool.
-        .target(
-            name: "StallFeature",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Tests/Fixtures/StallPlugin/Sources",
-            swiftSettings: swiftSettings
-        ),
-        // A plugin whose results depend on the host's random numbers and clock, for the flight recorder's replay
-        // (docs/recording.md). Staged like StallFeature.
-        .target(
-            name: "DiceFeature",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Tests/Fixtures/DicePlugin/Sources",
-            swiftSettings: swiftSettings
-        ),
-        // A plugin whose code blocks, spins or traps on the main thread, for the fault guard (docs/robustness.md).
-        .target(
-            name: "FaultyFeature",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Tests/Fixtures/FaultPlugin/Sources",
-            swiftSettings: swiftSettings
-        ),
-        // A plugin whose composition root throws: the registry quarantines it as `initialisationFailed`.
-        .target(
-            name: "FailingPlugin",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Tests/Fixtures/FailingPlugin",
-            swiftSettings: swiftSettings
-        ),
-        // A feature built without its entry target: the registry quarantines it as `missingEntrySymbol`.
-        .target(
-            name: "EntrylessPlugin",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Tests/Fixtures/EntrylessPlugin",
-            swiftSettings: swiftSettings
-        ),
-        // A plugin offering `products.list`, which Products already offers: quarantined as `routeConflict`.
-        .target(
-            name: "ConflictingPlugin",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
-            path: "Tests/Fixtures/ConflictingPlugin",
-            swiftSettings: swiftSettings
-        ),
-
+    ] + fixturePlugins.map(fixturePluginTarget) + [
+        // MARK: - Test fixtures beside the plugins
         .executableTarget(
             name: "NotifyProbe",
             dependencies: [
                 "NavHostSystemd",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
+                sdk,
+                logging,
             ],
             path: "Tests/Fixtures/NotifyProbe",
             swiftSettings: swiftSettings
@@ -317,7 +298,7 @@ let package = Package(
             name: "varlink-call-as",
             dependencies: [
                 "NavHostVarlink",
-                .product(name: "NavHostKit", package: "NavHostKit"),
+                sdk,
             ],
             path: "Tests/Fixtures/VarlinkCallAs",
             swiftSettings: swiftSettings
@@ -326,8 +307,8 @@ let package = Package(
             name: "varlink-certification-service",
             dependencies: [
                 "NavHostVarlink",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
+                sdk,
+                logging,
             ],
             path: "Tests/Fixtures/VarlinkCertificationService",
             swiftSettings: swiftSettings
@@ -335,7 +316,7 @@ let package = Package(
 
         .target(
             name: "FixtureFeatures",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            dependencies: [sdk],
             path: "Tests/Fixtures/FixtureFeatures",
             swiftSettings: swiftSettings
         ),
@@ -354,9 +335,9 @@ let package = Package(
                 "NavHostTestSupport",
                 "NavHostTesting",
                 "NavHostVarlink",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                sdk,
+                logging,
+                nioCore,
             ],
             path: "Tests/Fuzz/Harness",
             swiftSettings: swiftSettings
@@ -384,7 +365,7 @@ let package = Package(
             name: "navhost-bench",
             dependencies: [
                 "CNavHostBench",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                argumentParser,
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks/NavHostBench",
@@ -397,11 +378,11 @@ let package = Package(
             name: "NavHostTestSupport",
             dependencies: [
                 "NavHostVarlink",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                sdk,
+                logging,
+                nioCore,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                nioPosix,
             ],
             path: "Tests/Support",
             swiftSettings: swiftSettings
@@ -412,13 +393,13 @@ let package = Package(
                 "NavHostFuzzing",
                 "NavHostTestSupport",
                 "NavHostVarlink",
-                .product(name: "NavHostKit", package: "NavHostKit"),
+                sdk,
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "NavHostJSONTests",
-            dependencies: [.product(name: "NavHostKit", package: "NavHostKit")],
+            dependencies: [sdk],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -427,8 +408,8 @@ let package = Package(
                 "NavHostCore",
                 "NavHostTesting",
                 "NavHostTestSupport",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
+                sdk,
+                logging,
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -439,7 +420,7 @@ let package = Package(
                 "NavHostCore",
                 "NavHostTestSupport",
                 "NavHostPluginTools",
-                .product(name: "NavHostKit", package: "NavHostKit"),
+                sdk,
             ],
             swiftSettings: swiftSettings
         ),
@@ -448,10 +429,10 @@ let package = Package(
             dependencies: [
                 "NavHostVarlink",
                 "NavHostTestSupport",
-                .product(name: "NavHostKit", package: "NavHostKit"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                sdk,
+                logging,
+                nioCore,
+                nioPosix,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ],
@@ -462,7 +443,7 @@ let package = Package(
             dependencies: [
                 "NavHostTestSupport",
                 "NavHostVarlink",
-                .product(name: "NavHostKit", package: "NavHostKit"),
+                sdk,
             ],
             swiftSettings: swiftSettings
         ),
@@ -472,7 +453,7 @@ let package = Package(
                 "NavHostClient",
                 "NavHostCore",
                 "NavHostTestSupport",
-                .product(name: "NavHostKit", package: "NavHostKit"),
+                sdk,
             ],
             swiftSettings: swiftSettings
         ),
@@ -481,7 +462,7 @@ let package = Package(
             dependencies: [
                 "NavHostClient",
                 "NavHostTestSupport",
-                .product(name: "NavHostKit", package: "NavHostKit"),
+                sdk,
             ],
             exclude: ["Snapshots"],
             swiftSettings: swiftSettings
@@ -493,7 +474,7 @@ let package = Package(
                 "NavHostInspector",
                 "NavHostClient",
                 "NavHostTestSupport",
-                .product(name: "NavHostKit", package: "NavHostKit"),
+                sdk,
             ],
             swiftSettings: swiftSettings
         ),
@@ -503,7 +484,7 @@ let package = Package(
                 "NavHostSystemd",
                 "NavHostTestSupport",
                 "CSystemd",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             swiftSettings: swiftSettings
         ),
