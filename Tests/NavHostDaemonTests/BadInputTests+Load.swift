@@ -20,10 +20,11 @@ struct BadInputLoadTests {
     func watcherThatNeverReads() async throws {
         let total = Self.changes
         // The send timeout is long, so the stalled watcher stays connected for the whole run: only the Watch queue
-        // limit bounds what the daemon holds for it.
+        // limit bounds what the daemon holds for it. No idle time-out either: the witness waits, idle, for the whole
+        // run, which takes more than the default 5 minutes on a loaded machine (`make test-soak` in CI once did).
         let daemon = try await DaemonProcess.start(
             sessions: ["main=products.list", "witness=home.main"],
-            extraArguments: ["--send-timeout", "10m", "--watch-queue-limit", "256"]
+            extraArguments: ["--send-timeout", "10m", "--watch-queue-limit", "256", "--idle-timeout", "off"]
         )
         let witness = try await Witness.connect(to: daemon, session: "witness")
         let slow = try await UnixStreamSocket.connect(to: daemon.socketPath, receiveBuffer: 4096)

@@ -49,17 +49,22 @@ struct FlightRecorder {
 
     /// Records what the latest call (or, before any, the base) left once its work went on: the session's `stack` at
     /// `revision` as the next call finds it (or as a recording is taken), and the random numbers `drawn` since.
-    mutating func settleLatest(revision: UInt64, stack: [RecordedScreen], drawn: [UInt64]) {
+    /// `stack` is read only when `revision` moved on since it was last taken: every change has a revision of its own.
+    mutating func settleLatest(revision: UInt64, stack: @autoclosure () -> [RecordedScreen], drawn: [UInt64]) {
         guard isEnabled else { return }
         let hex = drawn.map(\.recordedHex)
         if calls.isEmpty {
-            base.revision = revision
-            base.stack = stack
+            if base.revision != revision {
+                base.revision = revision
+                base.stack = stack()
+            }
             base.random += hex
         } else {
             let latest = (start + calls.count - 1) % calls.count
-            calls[latest].revision = revision
-            calls[latest].stack = stack
+            if calls[latest].revision != revision {
+                calls[latest].revision = revision
+                calls[latest].stack = stack()
+            }
             calls[latest].random += hex
             if latestUnsettled {
                 latestUnsettled = false

@@ -92,6 +92,7 @@ extension NavigationSession {
 
 extension NavigationSession {
     fileprivate func file(_ call: SessionCall, refusedWith error: NavigationError?) {
+        guard recorder.isEnabled else { return }
         recorder.append(RecordedCall(call: call, error: error?.code.name, revision: revision, stack: stackAsRecorded))
     }
 
