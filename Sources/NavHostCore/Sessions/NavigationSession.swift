@@ -399,17 +399,20 @@ public final class NavigationSession: NavigationHandler {
     /// How many watchers are attached.
     public var watcherCount: Int { watchers.count }
 
-    /// Closes every screen and ends every watcher; the session must not be used afterwards.
     /// Puts new bounds in force (a configuration reload): the stack depth for the next push, the intent time limit
-    /// for the next intent, the watcher bound for the next watcher. The event history keeps its size.
+    /// for the next intent, the watcher bound for the next watcher. The event history, the flight recorder and a
+    /// replay's random numbers keep what the session opened with.
     public func updateOptions(_ options: SessionOptions) {
         let kept = self.options
         self.options = options
         self.options.eventHistory = kept.eventHistory
         self.options.flightRecorderCalls = kept.flightRecorderCalls
+        self.options.flightRecorderDirectory = kept.flightRecorderDirectory
         self.options.replaying = kept.replaying
     }
 
+    /// Closes every screen and ends every watcher; the session must not be used afterwards. The flight recording
+    /// on disk gets its latest call first.
     public func close() {
         settleRecording()
         for screen in screens.reversed() { screen.close() }
