@@ -236,7 +236,7 @@ private final class NavigationHandlers: Sendable {
         let report: ReplayReport
         do {
             let recording = try SessionRecording(jsonValue: input.recording)
-            report = try await sessions.replay(recording, as: name, to: input.to, plugins: sessions.loadedPlugins())
+            report = try await sessions.replay(recording, as: name, to: input.to)
         } catch let error as RecordingError {
             throw NavigationError(.invalidRecording, error.message, parameters: ["message": .string(error.message)])
         }

@@ -15,8 +15,6 @@ struct FlightRecorder {
     var file: FlightRecorderFile?
     /// Whether the latest call's stack is still the one right after it (not yet written to ``file``).
     private var latestUnsettled = false
-    /// The stack the latest call started from, for a file that starts with it.
-    private var beforeLatest: SessionRecording.Base
     /// How many calls were dropped to stay within ``capacity``.
     private(set) var dropped = 0
     /// The most calls it holds; 0 records nothing.
@@ -25,7 +23,6 @@ struct FlightRecorder {
     init(capacity: Int, base: SessionRecording.Base) {
         self.capacity = max(capacity, 0)
         self.base = base
-        self.beforeLatest = base
     }
 
     var isEnabled: Bool { capacity > 0 }
@@ -34,14 +31,12 @@ struct FlightRecorder {
     /// with the one the next call finds.
     mutating func append(_ call: RecordedCall) {
         guard isEnabled else { return }
-        beforeLatest = calls.isEmpty ? base : latestAsBase
         latestUnsettled = true
         if calls.count < capacity {
             calls.append(call)
             return
         }
-        let oldest = calls[start]
-        base = SessionRecording.Base(revision: oldest.revision, stack: oldest.stack, random: oldest.random)
+        base = SessionRecording.Base(after: calls[start])
         calls[start] = call
         start = (start + 1) % capacity
         dropped += 1
@@ -68,15 +63,16 @@ struct FlightRecorder {
             calls[latest].random += hex
             if latestUnsettled {
                 latestUnsettled = false
-                file?.write(calls[latest], after: beforeLatest)
+                file?.write(calls[latest], after: stackBefore(latest))
             }
         }
     }
 
-    /// The latest call's outcome as the base a file starting after it begins with.
-    private var latestAsBase: SessionRecording.Base {
-        let latest = calls[(start + calls.count - 1) % calls.count]
-        return SessionRecording.Base(revision: latest.revision, stack: latest.stack)
+    /// What the call at `index` started from: the call held before it, or the base (which, once the ring is full, is
+    /// the call dropped last).
+    private func stackBefore(_ index: Int) -> SessionRecording.Base {
+        guard calls.count > 1 else { return base }
+        return SessionRecording.Base(after: calls[(index + calls.count - 1) % calls.count])
     }
 
     /// The held calls, oldest first.

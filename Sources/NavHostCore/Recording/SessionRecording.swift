@@ -29,6 +29,12 @@ public struct SessionRecording: Sendable, Hashable {
             self.random = random
         }
 
+        /// The stack `call` left, and the random numbers drawn from it on: where a recording that starts after it
+        /// begins.
+        public init(after call: RecordedCall) {
+            self.init(revision: call.revision, stack: call.stack, random: call.random)
+        }
+
         private enum CodingKeys: String, CodingKey {
             case revision, stack, random
         }

@@ -14,7 +14,7 @@ extension NavigationSession {
     ///   the top screen, an intent that changed no state).
     @discardableResult
     public func handle(_ call: SessionCall) async throws(NavigationError) -> Change? {
-        recorder.settleLatest(revision: revision, stack: stackAsRecorded, drawn: context.takeDrawn())
+        settleRecording()
         do throws(NavigationError) {
             let change = try await perform(call)
             file(call, refusedWith: nil)
@@ -29,7 +29,7 @@ extension NavigationSession {
     ///
     /// - Parameter plugins: The plugins loaded now, to name in the header.
     public func recording(plugins: [SessionRecording.Plugin]) -> SessionRecording {
-        recorder.settleLatest(revision: revision, stack: stackAsRecorded, drawn: context.takeDrawn())
+        settleRecording()
         return SessionRecording(
             header: SessionRecording.Header(
                 session: name,
@@ -61,7 +61,8 @@ extension NavigationSession {
         )
     }
 
-    /// Writes down what the latest call left, as the next call would find it (the session is closing).
+    /// Writes down what the latest call left, as the next call finds it: when a call comes, a recording is taken, or
+    /// the session closes.
     func settleRecording() {
         recorder.settleLatest(revision: revision, stack: stackAsRecorded, drawn: context.takeDrawn())
     }

@@ -18,16 +18,15 @@ extension SessionRegistry {
     /// - Parameters:
     ///   - to: The recorded revision to stop at: the calls that reached past it are not made, and the session stays
     ///     open for inspection (time travel). `nil` replays every call and closes the session.
-    ///   - plugins: The plugins loaded now, which the recording's list is checked against (a difference is a
-    ///     warning: the replay goes on and says what it finds).
     /// - Throws: What ``openDurably(_:replaying:)`` throws when the session cannot be opened.
     public func replay(
         _ recording: SessionRecording,
         as name: String,
-        to: UInt64? = nil,
-        plugins: [SessionRecording.Plugin]
+        to: UInt64? = nil
     ) async throws -> ReplayReport {
-        var warnings = Self.pluginWarnings(recorded: recording.header.plugins, loaded: plugins)
+        // A plugin missing, or loaded in another version than recorded, is a warning: the replay goes on and says what
+        // it finds.
+        var warnings = Self.pluginWarnings(recorded: recording.header.plugins, loaded: loadedPlugins())
         let base = recording.header.base
         guard let root = base.stack.first else { throw RecordingError("the recording's base stack is empty") }
         let session = try await openDurably(
