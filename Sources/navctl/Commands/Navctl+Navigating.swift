@@ -34,11 +34,11 @@ extension Navctl {
         var parameters: [String] = []
 
         func validate() throws {
-            _ = try KeyValueArguments.parse(parameters)
+            _ = try KeyValueArguments.validated(parameters)
         }
 
         func run() async throws {
-            let parameters = try KeyValueArguments.parse(self.parameters)
+            let parameters = try KeyValueArguments.validated(self.parameters)
             try await connection.withClient { client throws(NavHostClientError) in
                 let pushed = try await client.navigate(to: route, parameters: parameters, session: connection.session)
                 try Navctl.printReply(pushed, verb: "pushed", json: output.json)
@@ -75,11 +75,11 @@ extension Navctl {
         var parameters: [String] = []
 
         func validate() throws {
-            _ = try KeyValueArguments.parse(parameters)
+            _ = try KeyValueArguments.validated(parameters)
         }
 
         func run() async throws {
-            let parameters = try KeyValueArguments.parse(self.parameters)
+            let parameters = try KeyValueArguments.validated(self.parameters)
             try await connection.withClient { client throws(NavHostClientError) in
                 let presented = try await client.present(route, parameters: parameters, session: connection.session)
                 try Navctl.printReply(presented, verb: "presented", json: output.json)
@@ -170,11 +170,11 @@ extension Navctl {
         var parameters: [String] = []
 
         func validate() throws {
-            _ = try KeyValueArguments.parse(parameters)
+            _ = try KeyValueArguments.validated(parameters)
         }
 
         func run() async throws {
-            let parameters = self.parameters.isEmpty ? nil : try KeyValueArguments.parse(self.parameters)
+            let parameters = self.parameters.isEmpty ? nil : try KeyValueArguments.validated(self.parameters)
             try await connection.withClient { client throws(NavHostClientError) in
                 let popped = try await client.popTo(route, parameters: parameters, session: connection.session)
                 try Navctl.printReply(popped, json: output.json)
@@ -272,7 +272,9 @@ extension Navctl {
             guard !groups.isEmpty else { throw ValidationError("name at least the root route") }
             var routes: [RouteRequest] = []
             for group in groups {
-                routes.append(RouteRequest(id: group.route, parameters: try KeyValueArguments.parse(group.parameters)))
+                routes.append(
+                    RouteRequest(id: group.route, parameters: try KeyValueArguments.validated(group.parameters))
+                )
             }
             return routes
         }

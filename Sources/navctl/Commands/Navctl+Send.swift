@@ -40,11 +40,11 @@ extension Navctl {
         var arguments: [String] = []
 
         func validate() throws {
-            _ = try KeyValueArguments.parse(arguments)
+            _ = try KeyValueArguments.validated(arguments)
         }
 
         func run() async throws {
-            let arguments = try KeyValueArguments.parse(self.arguments)
+            let arguments = try KeyValueArguments.validated(self.arguments)
             try await connection.withClient { client throws(NavHostClientError) in
                 let sent = try await client.send(
                     intent,

@@ -64,13 +64,13 @@ extension Navctl.Session {
         var intentTimeout: Double?
 
         func validate() throws {
-            _ = try KeyValueArguments.parse(parameters)
+            _ = try KeyValueArguments.validated(parameters)
             if let maxStackDepth, maxStackDepth < 1 { throw ValidationError("--max-stack-depth takes 1 or more") }
             if let intentTimeout, !(intentTimeout > 0) { throw ValidationError("--intent-timeout takes seconds > 0") }
         }
 
         func run() async throws {
-            let parameters = try KeyValueArguments.parse(self.parameters)
+            let parameters = try KeyValueArguments.validated(self.parameters)
             try await connection.withClient { client throws(NavHostClientError) in
                 let snapshot = try await client.openSession(
                     named: name,
