@@ -159,11 +159,45 @@ let package = Package(
         .target(name: "CFaultGuard"),
         // The main thread's loop over the main dispatch queue: navhostd's main actor runs on the main thread.
         .target(name: "CMainQueue"),
+        // The wire model: the types of io.navhost.Navigation and io.navhost.Plugins (parameters, replies, errors,
+        // snapshots, events, recordings) and the interface definitions, shared by the daemon and the client.
+        .target(
+            name: "NavHostWire",
+            dependencies: [sdk],
+            exclude: ["Interfaces/io.navhost.Navigation.varlink", "Interfaces/io.navhost.Plugins.varlink"],
+            swiftSettings: swiftSettings
+        ),
+        // Storage: the one atomic-write routine, checksums, and the files the daemon keeps in its state folder.
+        .target(
+            name: "NavHostStorage",
+            dependencies: [
+                "COpenSSL",
+                "NavHostWire",
+                sdk,
+                logging,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The navigation engine: sessions, their stacks, screens, revisions, watchers, the flight recorder.
         .target(
             name: "NavHostCore",
             dependencies: [
+                "NavHostStorage",
+                "NavHostWire",
+                sdk,
+                logging,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The plugin host: manifests, the ELF check, dlopen, the registry, the folder monitor, the fault guard, and
+        // PluginControl, the one way to change the plugins of a running daemon.
+        .target(
+            name: "NavHostPluginHost",
+            dependencies: [
                 "CFaultGuard",
-                "COpenSSL",
+                "NavHostCore",
+                "NavHostStorage",
+                "NavHostWire",
                 sdk,
                 logging,
             ],
@@ -175,6 +209,7 @@ let package = Package(
             name: "NavHostTesting",
             dependencies: [
                 "NavHostCore",
+                "NavHostWire",
                 sdk,
                 logging,
             ],
@@ -202,18 +237,20 @@ let package = Package(
             name: "NavHostService",
             dependencies: [
                 "NavHostCore",
+                "NavHostPluginHost",
+                "NavHostStorage",
                 "NavHostVarlink",
+                "NavHostWire",
                 sdk,
                 logging,
             ],
-            exclude: ["Interfaces/io.navhost.Navigation.varlink", "Interfaces/io.navhost.Plugins.varlink"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "NavHostClient",
             dependencies: [
-                "NavHostCore",
                 "NavHostVarlink",
+                "NavHostWire",
                 sdk,
                 nioCore,
             ],
@@ -239,6 +276,8 @@ let package = Package(
             dependencies: [
                 "NavHostClient",
                 "NavHostInspector",
+                "NavHostStorage",
+                "NavHostWire",
                 sdk,
                 argumentParser,
             ],
@@ -249,16 +288,19 @@ let package = Package(
             dependencies: [
                 "CMainQueue",
                 "CMalloc",
+                "CYAML",
                 "NavHostCore",
+                "NavHostPluginHost",
                 "NavHostService",
+                "NavHostStorage",
                 "NavHostSystemd",
                 "NavHostVarlink",
+                "NavHostWire",
                 sdk,
                 argumentParser,
                 nioCore,
                 nioPosix,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                "CYAML",
             ],
             swiftSettings: swiftSettings
         ),
@@ -266,6 +308,8 @@ let package = Package(
             name: "NavHostPluginTools",
             dependencies: [
                 "NavHostCore",
+                "NavHostPluginHost",
+                "NavHostStorage",
                 sdk,
                 logging,
             ],
@@ -275,6 +319,7 @@ let package = Package(
             name: "navhost-plugin-tool",
             dependencies: [
                 "NavHostCore",
+                "NavHostPluginHost",
                 "NavHostPluginTools",
                 sdk,
                 logging,
@@ -331,10 +376,12 @@ let package = Package(
             dependencies: [
                 "FixtureFeatures",
                 "NavHostCore",
+                "NavHostPluginHost",
                 "NavHostService",
                 "NavHostTestSupport",
                 "NavHostTesting",
                 "NavHostVarlink",
+                "NavHostWire",
                 sdk,
                 logging,
                 nioCore,
@@ -397,6 +444,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The wire types against the interface definitions, so the two cannot drift.
+        .testTarget(
+            name: "NavHostWireTests",
+            dependencies: [
+                "NavHostVarlink",
+                "NavHostWire",
+                sdk,
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "NavHostJSONTests",
             dependencies: [sdk],
@@ -406,8 +463,11 @@ let package = Package(
             name: "NavHostCoreTests",
             dependencies: [
                 "NavHostCore",
-                "NavHostTesting",
+                "NavHostPluginHost",
+                "NavHostStorage",
                 "NavHostTestSupport",
+                "NavHostTesting",
+                "NavHostWire",
                 sdk,
                 logging,
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -418,8 +478,10 @@ let package = Package(
             name: "NavHostPluginToolsTests",
             dependencies: [
                 "NavHostCore",
-                "NavHostTestSupport",
+                "NavHostPluginHost",
                 "NavHostPluginTools",
+                "NavHostStorage",
+                "NavHostTestSupport",
                 sdk,
             ],
             swiftSettings: swiftSettings
@@ -451,8 +513,8 @@ let package = Package(
             name: "NavHostClientTests",
             dependencies: [
                 "NavHostClient",
-                "NavHostCore",
                 "NavHostTestSupport",
+                "NavHostWire",
                 sdk,
             ],
             swiftSettings: swiftSettings

@@ -3,7 +3,7 @@
 package, as a peer to compare navhostd with (`navhost-bench`, phase `peer`; see BENCHMARKS.md).
 
 It is a `varlink.Service` that implements `io.navhost.Navigation.Send` of the real interface definition
-(Sources/NavHostService/Interfaces/io.navhost.Navigation.varlink, loaded as it is), served by
+(Sources/NavHostWire/Interfaces/io.navhost.Navigation.varlink, loaded as it is), served by
 `varlink.ThreadingServer` (one thread per connection) on a Unix socket:
 
     .venv/bin/python Benchmarks/Peer/navhost_peer.py unix:/tmp/peer.sock --state-dir /tmp/peer-state \
@@ -212,7 +212,7 @@ def main():
     )
     parser.add_argument(
         "--interface-dir",
-        default=str(REPOSITORY / "Sources/NavHostService/Interfaces"),
+        default=str(REPOSITORY / "Sources/NavHostWire/Interfaces"),
         help="the folder of io.navhost.Navigation.varlink (default: %(default)s)",
     )
     options = parser.parse_args()

@@ -1,6 +1,6 @@
-public import NavHostCore
 public import NavHostJSON
 public import NavHostKit
+public import NavHostWire
 
 // One method per io.navhost.Navigation method (Watch is in NavHostClient+Watch.swift).
 
@@ -9,7 +9,7 @@ public import NavHostKit
 extension NavHostClient {
     /// The names of the open sessions (`Sessions`).
     public func sessions() async throws(NavHostClientError) -> [String] {
-        try await call(Self.method("Sessions"), [:], as: Sessions.self).sessions
+        try await call(Self.method("Sessions"), [:], as: SessionsReply.self).sessions
     }
 
     /// The whole stack of a session, root first (`Stack`).
@@ -19,12 +19,13 @@ extension NavHostClient {
     /// print(snapshot.revision, snapshot.top?.route.id ?? "empty")
     /// ```
     public func stack(session: String? = nil) async throws(NavHostClientError) -> SessionSnapshot {
-        try await call(Self.method("Stack"), Self.parameters(session: session), as: Stack.self).snapshot
+        let parameters = SessionParameters(session: session).jsonObject
+        return try await call(Self.method("Stack"), parameters, as: StackReply.self).snapshot
     }
 
     /// Every route the loaded features offer (`Routes`).
     public func routes() async throws(NavHostClientError) -> [RouteInfo] {
-        try await call(Self.method("Routes"), [:], as: Routes.self).routes
+        try await call(Self.method("Routes"), [:], as: RoutesReply.self).routes
     }
 }
 
@@ -52,16 +53,17 @@ extension NavHostClient {
         maxStackDepth: Int? = nil,
         intentTimeLimit: Duration? = nil
     ) async throws(NavHostClientError) -> SessionSnapshot {
-        var call: JSONObject = ["name": .string(name), "root": .string(root)]
-        if !parameters.isEmpty { call["parameters"] = .object(parameters) }
-        var options = JSONObject()
-        if let maxStackDepth { options["maxStackDepth"] = .int(Int64(maxStackDepth)) }
-        if let intentTimeLimit {
-            let (seconds, attoseconds) = intentTimeLimit.components
-            options["intentTimeoutMilliseconds"] = .int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        }
-        if !options.isEmpty { call["options"] = .object(options) }
-        return try await self.call(Self.method("OpenSession"), call, as: Stack.self).snapshot
+        let call = OpenSessionParameters(
+            name: name,
+            root: root,
+            parameters: parameters,
+            maxStackDepth: maxStackDepth,
+            intentTimeoutMilliseconds: intentTimeLimit.map { limit in
+                let (seconds, attoseconds) = limit.components
+                return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+            }
+        )
+        return try await self.call(Self.method("OpenSession"), call.jsonObject, as: StackReply.self).snapshot
     }
 
     /// Closes the session `name`, opened with ``openSession(named:root:parameters:maxStackDepth:intentTimeLimit:)``
@@ -69,7 +71,7 @@ extension NavHostClient {
     ///
     /// - Throws: `SessionNotFound`, `SessionConfigured` (the daemon's configuration declares it), `StorageFailed`.
     public func closeSession(named name: String) async throws(NavHostClientError) {
-        _ = try await call(Self.method("CloseSession"), ["name": .string(name)], as: Empty.self)
+        _ = try await call(Self.method("CloseSession"), NameParameters(name: name).jsonObject, as: EmptyReply.self)
     }
 }
 
@@ -93,7 +95,8 @@ extension NavHostClient {
     ) async throws(NavHostClientError) -> PushResult {
         try await call(
             Self.method("Navigate"),
-            Self.parameters(session: session, route: route, routeParameters: parameters),
+            RouteParameters(session: session, route: route, parameters: parameters.isEmpty ? nil : parameters)
+                .jsonObject,
             as: PushResult.self
         )
     }
@@ -115,7 +118,8 @@ extension NavHostClient {
     ) async throws(NavHostClientError) -> PushResult {
         try await call(
             Self.method("Present"),
-            Self.parameters(session: session, route: route, routeParameters: parameters),
+            RouteParameters(session: session, route: route, parameters: parameters.isEmpty ? nil : parameters)
+                .jsonObject,
             as: PushResult.self
         )
     }
@@ -125,13 +129,13 @@ extension NavHostClient {
     /// - Throws: `CannotPopRoot` as ``NavHostClientError`` when only the root is on the stack.
     @discardableResult
     public func pop(session: String? = nil) async throws(NavHostClientError) -> PopResult {
-        try await call(Self.method("Pop"), Self.parameters(session: session), as: PopResult.self)
+        try await call(Self.method("Pop"), SessionParameters(session: session).jsonObject, as: PopResult.self)
     }
 
     /// Pops every screen above the root (`PopToRoot`). Nothing to pop is not an error: `removed` is then empty.
     @discardableResult
     public func popToRoot(session: String? = nil) async throws(NavHostClientError) -> PopResult {
-        try await call(Self.method("PopToRoot"), Self.parameters(session: session), as: PopResult.self)
+        try await call(Self.method("PopToRoot"), SessionParameters(session: session).jsonObject, as: PopResult.self)
     }
 
     /// Pops the screens above the topmost one showing `route` (`PopTo`).
@@ -147,10 +151,8 @@ extension NavHostClient {
         parameters: JSONObject? = nil,
         session: String? = nil
     ) async throws(NavHostClientError) -> PopResult {
-        var arguments = Self.parameters(session: session)
-        arguments["route"] = .string(route)
-        if let parameters { arguments["parameters"] = .object(parameters) }
-        return try await call(Self.method("PopTo"), arguments, as: PopResult.self)
+        let arguments = RouteParameters(session: session, route: route, parameters: parameters)
+        return try await call(Self.method("PopTo"), arguments.jsonObject, as: PopResult.self)
     }
 
     /// Closes the topmost modal screen and every screen above it (`Dismiss`).
@@ -158,7 +160,7 @@ extension NavHostClient {
     /// - Throws: `NoModalPresented` as ``NavHostClientError`` when no modal screen is shown.
     @discardableResult
     public func dismiss(session: String? = nil) async throws(NavHostClientError) -> PopResult {
-        try await call(Self.method("Dismiss"), Self.parameters(session: session), as: PopResult.self)
+        try await call(Self.method("Dismiss"), SessionParameters(session: session).jsonObject, as: PopResult.self)
     }
 
     /// Replaces the whole stack, root included, as one change (`Replace`): a deep link.
@@ -176,15 +178,8 @@ extension NavHostClient {
         with routes: [RouteRequest],
         session: String? = nil
     ) async throws(NavHostClientError) -> ReplaceResult {
-        var arguments = Self.parameters(session: session)
-        arguments["routes"] = .array(
-            routes.map { request in
-                var spec: JSONObject = ["route": .string(request.id)]
-                if !request.parameters.isEmpty { spec["parameters"] = .object(request.parameters) }
-                return .object(spec)
-            }
-        )
-        return try await call(Self.method("Replace"), arguments, as: ReplaceResult.self)
+        let arguments = ReplaceParameters(session: session, routes: routes)
+        return try await call(Self.method("Replace"), arguments.jsonObject, as: ReplaceResult.self)
     }
 }
 
@@ -214,11 +209,8 @@ extension NavHostClient {
         to screen: ScreenID? = nil,
         session: String? = nil
     ) async throws(NavHostClientError) -> SendResult {
-        var parameters = Self.parameters(session: session)
-        if let screen { parameters["screen"] = .string(screen.rawValue) }
-        parameters["intent"] = .string(intent)
-        if !arguments.isEmpty { parameters["arguments"] = .object(arguments) }
-        return try await call(Self.method("Send"), parameters, as: SendResult.self)
+        let parameters = SendParameters(session: session, screen: screen, intent: intent, arguments: arguments)
+        return try await call(Self.method("Send"), parameters.jsonObject, as: SendResult.self)
     }
 
     /// Sends an intent message to a screen (`Send`); see ``send(_:arguments:to:session:)``.
@@ -236,21 +228,4 @@ extension NavHostClient {
 
 extension NavHostClient {
     static func method(_ name: String) -> String { "\(navigationInterface).\(name)" }
-
-    static func parameters(
-        session: String?,
-        route: String? = nil,
-        routeParameters: JSONObject = [:]
-    ) -> JSONObject {
-        var parameters = JSONObject()
-        if let session { parameters["session"] = .string(session) }
-        if let route { parameters["route"] = .string(route) }
-        if !routeParameters.isEmpty { parameters["parameters"] = .object(routeParameters) }
-        return parameters
-    }
-
-    private struct Sessions: Decodable { var sessions: [String] }
-    private struct Empty: Decodable {}
-    private struct Stack: Decodable { var snapshot: SessionSnapshot }
-    private struct Routes: Decodable { var routes: [RouteInfo] }
 }

@@ -1,4 +1,5 @@
 internal import NavHostJSON
+public import NavHostWire
 
 // One method per io.navhost.Plugins method (Watch is in NavHostPluginWatch.swift).
 
@@ -13,7 +14,7 @@ extension NavHostClient {
     /// }
     /// ```
     public func plugins() async throws(NavHostClientError) -> [PluginInfo] {
-        try await call(Self.pluginsMethod("List"), [:], as: PluginList.self).plugins
+        try await call(Self.pluginsMethod("List"), [:], as: PluginListReply.self).plugins
     }
 }
 
@@ -35,7 +36,7 @@ extension NavHostClient {
     ///   `org.varlink.service.PermissionDenied` as ``NavHostClientError``.
     @discardableResult
     public func loadPlugin(at path: String) async throws(NavHostClientError) -> PluginInfo {
-        try await call(Self.pluginsMethod("Load"), ["path": .string(path)], as: PluginReply.self).plugin
+        try await call(Self.pluginsMethod("Load"), PathParameters(path: path).jsonObject, as: PluginReply.self).plugin
     }
 
     /// Replaces the loaded plugin `name` with the build now in its folder (`Reload`). Every session showing its
@@ -51,7 +52,7 @@ extension NavHostClient {
     ///   ``NavHostClientError``.
     @discardableResult
     public func reloadPlugin(named name: String) async throws(NavHostClientError) -> PluginInfo {
-        try await call(Self.pluginsMethod("Reload"), ["name": .string(name)], as: PluginReply.self).plugin
+        try await call(Self.pluginsMethod("Reload"), NameParameters(name: name).jsonObject, as: PluginReply.self).plugin
     }
 
     /// Takes the loaded plugin `name` out (`Unload`): its routes disappear, and every session pops its screens and
@@ -61,7 +62,7 @@ extension NavHostClient {
     ///   or it serves a session's configured root route) and `org.varlink.service.PermissionDenied` as
     ///   ``NavHostClientError``.
     public func unloadPlugin(named name: String) async throws(NavHostClientError) {
-        _ = try await call(Self.pluginsMethod("Unload"), ["name": .string(name)], as: NoOutput.self)
+        _ = try await call(Self.pluginsMethod("Unload"), NameParameters(name: name).jsonObject, as: EmptyReply.self)
     }
 }
 
@@ -69,8 +70,4 @@ extension NavHostClient {
 
 extension NavHostClient {
     static func pluginsMethod(_ name: String) -> String { "\(pluginsInterface).\(name)" }
-
-    private struct PluginList: Decodable { var plugins: [PluginInfo] }
-    private struct PluginReply: Decodable { var plugin: PluginInfo }
-    private struct NoOutput: Decodable {}
 }

@@ -1,5 +1,5 @@
-public import NavHostCore
-public import NavHostJSON
+import NavHostJSON
+public import NavHostWire
 
 // The flight recorder: a session's last calls saved as a recording, and a recording replayed (docs/recording.md).
 
@@ -10,7 +10,7 @@ extension NavHostClient {
     /// - Throws: `SessionNotFound`, or `PermissionDenied` for a client that may not control.
     public func recording(session: String? = nil) async throws(NavHostClientError) -> SessionRecording {
         let method = Self.method("Recording")
-        let reply = try await call(method, Self.parameters(session: session), as: RecordingReply.self)
+        let reply = try await call(method, SessionParameters(session: session).jsonObject, as: RecordingReply.self)
         do {
             return try SessionRecording(jsonValue: reply.recording)
         } catch {
@@ -44,15 +44,7 @@ extension NavHostClient {
         } catch {
             throw NavHostClientError(code: .protocolViolation, message: "the recording does not encode: \(error)")
         }
-        var parameters: JSONObject = ["recording": value]
-        if let session { parameters["session"] = .string(session) }
-        if let to { parameters["to"] = .int(Int64(clamping: to)) }
-        return try await call(Self.method("Replay"), parameters, as: ReplayReport.self)
+        let parameters = ReplayParameters(recording: value, session: session, to: to)
+        return try await call(Self.method("Replay"), parameters.jsonObject, as: ReplayReport.self)
     }
-}
-
-// MARK: - Replies
-
-private struct RecordingReply: Decodable {
-    var recording: JSONValue
 }

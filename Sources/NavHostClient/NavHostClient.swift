@@ -1,5 +1,8 @@
 internal import NavHostJSON
 internal import NavHostVarlink
+// The wire model (snapshots, events, results, recordings) is part of this library's API: `import NavHostClient` brings
+// it along, as NIO's umbrella modules bring theirs.
+@_exported public import NavHostWire
 
 /// A connection to `navhostd`, with a typed `async` method for every method of `io.navhost.Navigation` and
 /// `io.navhost.Plugins`.
@@ -103,7 +106,7 @@ public final class NavHostClient: Sendable {
 
 extension NavHostClient {
     /// `io.navhost.Navigation`: sessions, their stacks, and the intents screens handle.
-    public static let navigationInterface = "io.navhost.Navigation"
+    public static let navigationInterface = NavHostInterfaceName.navigation
     /// `io.navhost.Plugins`: what is loaded, and what was refused and why.
-    public static let pluginsInterface = "io.navhost.Plugins"
+    public static let pluginsInterface = NavHostInterfaceName.plugins
 }

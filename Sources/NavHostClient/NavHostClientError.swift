@@ -1,4 +1,5 @@
 public import NavHostJSON
+internal import NavHostVarlink
 
 /// Why a call to `navhostd` failed: the daemon could not be reached, it answered with an error, or the conversation
 /// broke down.
@@ -20,69 +21,30 @@ public import NavHostJSON
 public struct NavHostClientError: Error, Sendable {
     /// The kind of failure.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Hashable, Sendable {
+        private enum Base: Hashable, Sendable {
             // Before or beside the conversation.
             case daemonUnreachable
             case connectionClosed
             case protocolViolation
-            // io.navhost.Navigation
-            case sessionNotFound = "SessionNotFound"
-            case screenNotFound = "ScreenNotFound"
-            case routeNotFound = "RouteNotFound"
-            case invalidRouteParameters = "InvalidRouteParameters"
-            case intentNotFound = "IntentNotFound"
-            case invalidIntentArguments = "InvalidIntentArguments"
-            case intentFailed = "IntentFailed"
-            case intentTimedOut = "IntentTimedOut"
-            case cannotPopRoot = "CannotPopRoot"
-            case noModalPresented = "NoModalPresented"
-            case routeNotOnStack = "RouteNotOnStack"
-            case emptyStack = "EmptyStack"
-            case screenClosed = "ScreenClosed"
-            case viewModelFailed = "ViewModelFailed"
-            case watcherTooSlow = "WatcherTooSlow"
-            case storageFailed = "StorageFailed"
-            case stackTooDeep = "StackTooDeep"
-            case sessionExists = "SessionExists"
-            case invalidSessionName = "InvalidSessionName"
-            case sessionConfigured = "SessionConfigured"
-            case invalidRecording = "InvalidRecording"
-            // io.navhost.Plugins
-            case pluginNotFound = "PluginNotFound"
-            case pluginRefused = "PluginRefused"
-            // org.varlink.service
-            case interfaceNotFound = "InterfaceNotFound"
-            case methodNotFound = "MethodNotFound"
-            case methodNotImplemented = "MethodNotImplemented"
-            case invalidParameter = "InvalidParameter"
-            case permissionDenied = "PermissionDenied"
-            case expectedMore = "ExpectedMore"
-            // io.navhost.varlink
-            case internalError = "InternalError"
-            case serviceShuttingDown = "ServiceShuttingDown"
+            /// An error reply one of the interfaces declares: its short name, like `RouteNotFound`.
+            case reply(String)
             // Anything else
             case otherErrorReply
-
-            /// The interface that declares the error; `nil` for failures that are not error replies.
-            var interface: String? {
-                switch self {
-                case .daemonUnreachable, .connectionClosed, .protocolViolation, .otherErrorReply:
-                    return nil
-                case .pluginNotFound, .pluginRefused:
-                    return NavHostClient.pluginsInterface
-                case .interfaceNotFound, .methodNotFound, .methodNotImplemented, .invalidParameter, .permissionDenied,
-                    .expectedMore:
-                    return "org.varlink.service"
-                case .internalError, .serviceShuttingDown:
-                    return "io.navhost.varlink"
-                default:
-                    return NavHostClient.navigationInterface
-                }
-            }
         }
+
+        /// The errors of the Varlink layer this library knows, by interface.
+        private static let varlinkErrors: [String: Set<String>] = [
+            VarlinkError.serviceInterface: [
+                "InterfaceNotFound", "MethodNotFound", "MethodNotImplemented", "InvalidParameter", "PermissionDenied",
+                "ExpectedMore",
+            ],
+            "io.navhost.varlink": ["InternalError", "ServiceShuttingDown"],
+        ]
 
         private let base: Base
         private init(_ base: Base) { self.base = base }
+        private init(_ name: NavigationErrorName) { self.base = .reply(name.rawValue) }
+        private init(_ name: PluginsErrorName) { self.base = .reply(name.rawValue) }
 
         // MARK: Reaching the daemon
 
@@ -125,7 +87,7 @@ public struct NavHostClientError: Error, Sendable {
         /// `ViewModelFailed {route}`: the feature could not build the screen for that route.
         public static let viewModelFailed = Code(.viewModelFailed)
         /// `WatcherTooSlow`: the watcher did not keep up even with coalesced updates and was closed.
-        public static let watcherTooSlow = Code(.watcherTooSlow)
+        public static let watcherTooSlow = Code(NavigationErrorName.watcherTooSlow)
         /// `StorageFailed {reason}`: the change could not be saved and was taken back.
         public static let storageFailed = Code(.storageFailed)
         /// `StackTooDeep {limit}`: the stack already holds the most screens a session allows.
@@ -150,24 +112,24 @@ public struct NavHostClientError: Error, Sendable {
         // MARK: org.varlink.service errors
 
         /// `org.varlink.service.InterfaceNotFound {interface}`: the daemon does not serve the interface.
-        public static let interfaceNotFound = Code(.interfaceNotFound)
+        public static let interfaceNotFound = Code(.reply("InterfaceNotFound"))
         /// `org.varlink.service.MethodNotFound {method}`: the interface has no such method (an older daemon?).
-        public static let methodNotFound = Code(.methodNotFound)
+        public static let methodNotFound = Code(.reply("MethodNotFound"))
         /// `org.varlink.service.MethodNotImplemented {method}`: declared, but the daemon does not implement it.
-        public static let methodNotImplemented = Code(.methodNotImplemented)
+        public static let methodNotImplemented = Code(.reply("MethodNotImplemented"))
         /// `org.varlink.service.InvalidParameter {parameter}`: a parameter does not match the interface.
-        public static let invalidParameter = Code(.invalidParameter)
+        public static let invalidParameter = Code(.reply("InvalidParameter"))
         /// `org.varlink.service.PermissionDenied`: the daemon does not let this user make the call.
-        public static let permissionDenied = Code(.permissionDenied)
+        public static let permissionDenied = Code(.reply("PermissionDenied"))
         /// `org.varlink.service.ExpectedMore`: the method has to be called with `more`.
-        public static let expectedMore = Code(.expectedMore)
+        public static let expectedMore = Code(.reply("ExpectedMore"))
 
         // MARK: NavHost's Varlink layer
 
         /// `io.navhost.varlink.InternalError`: the daemon failed in a way it does not describe to clients.
-        public static let internalError = Code(.internalError)
+        public static let internalError = Code(.reply("InternalError"))
         /// `io.navhost.varlink.ServiceShuttingDown`: the daemon is stopping; it ended the call (a watch, typically).
-        public static let serviceShuttingDown = Code(.serviceShuttingDown)
+        public static let serviceShuttingDown = Code(.reply("ServiceShuttingDown"))
 
         /// An error reply whose name this library does not know; ``NavHostClientError/errorName`` has it.
         public static let otherErrorReply = Code(.otherErrorReply)
@@ -176,8 +138,14 @@ public struct NavHostClientError: Error, Sendable {
         /// declares it: `io.navhost.Plugins.RouteNotFound` is not `routeNotFound`.
         static func forErrorName(_ name: String) -> Code {
             let (interface, error) = Self.split(name)
-            guard let base = Base(rawValue: error), base.interface == String(interface) else { return .otherErrorReply }
-            return Code(base)
+            switch String(interface) {
+            case NavHostInterfaceName.navigation:
+                return NavigationErrorName(rawValue: error).map(Code.init) ?? .otherErrorReply
+            case NavHostInterfaceName.plugins:
+                return PluginsErrorName(rawValue: error).map(Code.init) ?? .otherErrorReply
+            case let other where varlinkErrors[other]?.contains(error) == true: return Code(.reply(error))
+            default: return .otherErrorReply
+            }
         }
 
         private static func split(_ name: String) -> (interface: Substring, error: String) {
@@ -189,10 +157,8 @@ public struct NavHostClientError: Error, Sendable {
         /// constant's name (`daemonUnreachable`).
         public var description: String {
             switch base {
-            case .daemonUnreachable, .connectionClosed, .protocolViolation, .otherErrorReply:
-                return String(describing: base)
-            default:
-                return base.rawValue
+            case .reply(let name): return name
+            default: return String(describing: base)
             }
         }
     }

@@ -1,5 +1,5 @@
-public import NavHostCore
 public import NavHostJSON
+import NavHostWire
 
 // MARK: - Starting a document watch
 
@@ -22,11 +22,9 @@ extension NavHostClient {
     /// - Throws: ``NavHostClientError/Code/daemonUnreachable`` when the connection cannot be opened; error replies
     ///   (`SessionNotFound`, `WatcherTooSlow`) while iterating.
     public func watchDocument(session: String? = nil) async throws(NavHostClientError) -> NavHostDocumentWatch {
-        var parameters = Self.parameters(session: session)
-        parameters["changes"] = "merge-patch"
         let method = Self.method("Watch")
         return try await stream(
-            parameters,
+            WatchParameters(session: session, changes: .mergePatch).jsonObject,
             decoder: NavHostDocumentWatch.ReplyDecoder(method: method) { reply throws(NavHostClientError) in
                 if let patch = reply["patch"], case .object = patch { return .patch(patch) }
                 if let document = reply["document"], case .object = document {

@@ -1,3 +1,5 @@
+public import NavHostWire
+
 // MARK: - Starting a plugin watch
 
 extension NavHostClient {

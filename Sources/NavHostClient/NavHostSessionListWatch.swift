@@ -1,5 +1,5 @@
-public import NavHostCore
 internal import NavHostJSON
+public import NavHostWire
 
 // MARK: - Starting a session-list watch
 
@@ -27,7 +27,7 @@ extension NavHostClient {
                 method: Self.method("WatchSessions"),
                 wholeKey: "sessions",
                 whole: { (names: [String], coalesced) in .sessions(names, coalesced: coalesced) },
-                event: { (event: SessionListEventReply) in .event(SessionListEvent(event.kind, event.name)) }
+                event: { (event: SessionListEvent) in .event(event) }
             )
         )
     }
@@ -47,9 +47,3 @@ public enum SessionListUpdate: Sendable, Hashable {
 /// The session list as it changes: an AsyncSequence of ``SessionListUpdate``s, which ends and throws as
 /// ``NavHostPluginWatch`` does. Iterate it once.
 public typealias NavHostSessionListWatch = NavHostStream<SessionListUpdate>
-
-/// The wire form of `WatchSessions`'s `event`.
-private struct SessionListEventReply: Decodable {
-    var kind: SessionListEvent.Kind
-    var name: String
-}

@@ -1,5 +1,5 @@
-public import NavHostCore
 internal import NavHostJSON
+public import NavHostWire
 
 // MARK: - Starting a watch
 
@@ -27,10 +27,8 @@ extension NavHostClient {
         session: String? = nil,
         resumeFrom: UInt64? = nil
     ) async throws(NavHostClientError) -> NavHostWatch {
-        var parameters = Self.parameters(session: session)
-        if let resumeFrom { parameters["resumeFrom"] = .int(Int64(clamping: resumeFrom)) }
-        return try await stream(
-            parameters,
+        try await stream(
+            WatchParameters(session: session, resumeFrom: resumeFrom).jsonObject,
             decoder: NavHostWatch.ReplyDecoder(
                 method: Self.method("Watch"),
                 wholeKey: "snapshot",
@@ -43,7 +41,15 @@ extension NavHostClient {
 
 // MARK: - NavHostWatch
 
-/// The updates of a watched session, in revision order: an AsyncSequence of `SessionWatcher.Update`s.
+/// One update of a session watch.
+public enum SessionUpdate: Sendable, Hashable {
+    /// The whole session; `coalesced` is `true` when it stands in for events this client was too slow to take.
+    case snapshot(SessionSnapshot, coalesced: Bool)
+    /// One change, in revision order.
+    case event(SessionEvent)
+}
+
+/// The updates of a watched session, in revision order: an AsyncSequence of ``SessionUpdate``s.
 ///
 /// The first update is a snapshot. Then comes one event per revision, or, when this client was too slow to take
 /// events one by one, a snapshot with `coalesced` set that stands in for them. Apply each to a local
@@ -53,4 +59,4 @@ extension NavHostClient {
 /// cancelled. It throws a ``NavHostClientError`` when the daemon answers with an error (`SessionNotFound`,
 /// `WatcherTooSlow`, `io.navhost.varlink.ServiceShuttingDown` when it stops) or the connection closes. Iterate it
 /// once.
-public typealias NavHostWatch = NavHostStream<SessionWatcher.Update>
+public typealias NavHostWatch = NavHostStream<SessionUpdate>

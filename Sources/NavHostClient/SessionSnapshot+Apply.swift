@@ -1,4 +1,4 @@
-public import NavHostCore
+public import NavHostWire
 
 // MARK: - Following a session locally
 

@@ -1,5 +1,6 @@
 internal import NavHostClient
 internal import NavHostJSON
+import NavHostWire
 
 // MARK: - InspectorPluginFeed
 

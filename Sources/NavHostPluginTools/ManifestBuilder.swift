@@ -1,5 +1,7 @@
 public import NavHostCore
 import NavHostKit
+public import NavHostPluginHost
+public import NavHostStorage
 
 /// Writes a plugin's `manifest.json` from its `plugin.json` and its built library.
 ///

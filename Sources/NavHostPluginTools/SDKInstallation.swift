@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import NavHostCore
+import NavHostStorage
 
 /// An installed NavHostKit SDK: the folder holding `libNavHostKit.so`, the test kit `libNavHostTesting.so`,
 /// `navhost-plugin-tool` and `swift/`, the module interfaces plugins compile against (docs/sdk.md).

@@ -1,6 +1,8 @@
 public import NavHostCore
 import NavHostKit
+import NavHostStorage
 public import NavHostVarlink
+import NavHostWire
 import Synchronization
 
 /// `io.navhost.Navigation`: the front door to the sessions, for every front end.
@@ -10,7 +12,7 @@ import Synchronization
 /// once it is durable (see `SessionRegistry.commit(_:takeBacks:)`).
 public enum NavigationInterface {
     /// The interface's name.
-    public static let name = "io.navhost.Navigation"
+    public static let name = NavHostInterfaceName.navigation
 
     /// The interface's definition, as served by `GetInterfaceDescription`.
     public static let definition = InterfaceDefinitions.navigation
@@ -35,7 +37,7 @@ public enum NavigationInterface {
         }
         navigation.handle("CloseSession") { request in
             try access.requireControl(request)
-            return try await handlers.closeSession(named: request.parameters["name"]?.stringValue ?? "")
+            return try await handlers.closeSession(named: NameParameters(request.parameters).name)
         }
         navigation.handleStreaming("WatchSessions") { _, replies in
             try await handlers.watchSessions(replies: replies)
@@ -106,15 +108,22 @@ private final class NavigationHandlers: Sendable {
     }
 
     func sessionNames() throws -> JSONObject {
-        ["sessions": .array(sessions.names.map(JSONValue.string))]
+        SessionsReply(sessions: sessions.names).jsonObject
     }
 
     // MARK: Opening and closing sessions
 
     func openSession(_ input: OpenSessionParameters) async throws -> JSONObject {
-        let session = try await sessions.openDurably(input.entry)
+        let entry = OpenedSessionsFile.Entry(
+            name: input.name,
+            root: input.root,
+            parameters: input.parameters,
+            maxStackDepth: input.maxStackDepth,
+            intentTimeoutMilliseconds: input.intentTimeoutMilliseconds
+        )
+        let session = try await sessions.openDurably(entry)
         eventReplies.forget(session.name)
-        return ["snapshot": session.snapshot.jsonValue]
+        return StackReply(snapshot: session.snapshot).jsonObject
     }
 
     func closeSession(named name: String) async throws -> JSONObject {
@@ -132,17 +141,15 @@ private final class NavigationHandlers: Sendable {
             while let update = try await watcher.next() {
                 switch update {
                 case .snapshot(let names, let coalesced):
-                    var reply: JSONObject = ["sessions": .array(names.map(JSONValue.string))]
+                    var reply = SessionsReply(sessions: names).jsonObject
                     if coalesced { reply["coalesced"] = true }
                     try await replies.send(reply)
                 case .event(let event):
-                    try await replies.send([
-                        "event": ["kind": .string(event.kind.rawValue), "name": .string(event.name)]
-                    ])
+                    try await replies.send(["event": try JSONValueEncoder().encode(event)])
                 }
             }
         } catch SessionListWatcher.Ending.tooSlow {
-            throw VarlinkError(name: "\(NavigationInterface.name).WatcherTooSlow")
+            throw VarlinkError(name: NavigationErrorName.watcherTooSlow.qualifiedName)
         } catch SessionListWatcher.Ending.closed {
             return [:]
         }
@@ -150,20 +157,20 @@ private final class NavigationHandlers: Sendable {
     }
 
     func stack(_ input: SessionParameters) throws -> JSONObject {
-        ["snapshot": try sessions.session(input.session).snapshot.jsonValue]
+        StackReply(snapshot: try sessions.session(input.session).snapshot).jsonObject
     }
 
     func routes() throws -> JSONObject {
-        let routes: [JSONValue] = sessions.catalog.routes.map { feature, screen in
-            [
-                "route": .string(screen.route),
-                "feature": .string(feature),
-                "parameters": .array(screen.parameters.map(JSONValue.string)),
-                "intents": .array(screen.intents.map(JSONValue.string)),
-                "summary": .string(screen.summary),
-            ]
+        let routes = sessions.catalog.routes.map { feature, screen in
+            RouteInfo(
+                route: screen.route,
+                feature: feature,
+                parameters: screen.parameters,
+                intents: screen.intents,
+                summary: screen.summary
+            )
         }
-        return ["routes": .array(routes)]
+        return try JSONValueEncoder().encode(RoutesReply(routes: routes)).objectValue ?? [:]
     }
 
     func push(_ input: RouteParameters, modal: Bool) async throws -> JSONObject {
@@ -174,7 +181,7 @@ private final class NavigationHandlers: Sendable {
         guard let change, case .pushed(let screen) = change.event.change else {
             preconditionFailure("a push records .pushed")
         }
-        return ["revision": .int(Int64(change.revision)), "screen": screen.jsonValue]
+        return PushResult(revision: change.revision, screen: screen).jsonObject
     }
 
     /// Pop, PopToRoot, PopTo or Dismiss.
@@ -184,51 +191,43 @@ private final class NavigationHandlers: Sendable {
         let change = try await session.handle(removal)
         try await sessions.commit(session, takeBacks: takeBacks)
         guard let change else {
-            return ["revision": .int(Int64(session.revision)), "removed": []]
+            return PopResult(revision: session.revision, removed: []).jsonObject
         }
         guard case .popped(let removed) = change.event.change else { preconditionFailure("a pop records .popped") }
-        return [
-            "revision": .int(Int64(change.revision)),
-            "removed": .array(removed.map { .string($0.rawValue) }),
-        ]
+        return PopResult(revision: change.revision, removed: removed).jsonObject
     }
 
     func replace(_ input: ReplaceParameters) async throws -> JSONObject {
         let session = try sessions.session(input.session)
         let takeBacks = session.takeBacks
-        let change = try await session.handle(.replace(input.requests))
+        let change = try await session.handle(.replace(input.routes))
         try await sessions.commit(session, takeBacks: takeBacks)
         guard let change, case .replaced(let stack) = change.event.change else {
             preconditionFailure("records .replaced")
         }
-        return ["revision": .int(Int64(change.revision)), "stack": .array(stack.map(\.jsonValue))]
+        return ReplaceResult(revision: change.revision, stack: stack).jsonObject
     }
 
     func send(_ input: SendParameters) async throws -> JSONObject {
         let session = try sessions.session(input.session)
-        let target = try session.screenSnapshot(input.screen.map(ScreenID.init)).id
+        let target = try session.screenSnapshot(input.screen).id
         // A named screen is recorded by its place on the stack, which a replay can find again.
         let position = input.screen == nil ? nil : try session.position(of: target)
         let takeBacks = session.takeBacks
-        try await session.handle(
-            .send(IntentMessage(name: input.intent, arguments: input.arguments ?? JSONObject()), position: position)
-        )
+        try await session.handle(.send(input.message, position: position))
         // The intent may have navigated (through the ViewModel's Router) or changed restorable state: the reply
         // says it is done, so whatever durable changed is on disk first. An intent that changed nothing durable
         // costs nothing here (the writer answers at once).
         try await sessions.commit(session, takeBacks: takeBacks)
-        var reply: JSONObject = ["revision": .int(Int64(session.revision))]
-        if let screen = try? session.screenSnapshot(target) {
-            reply["screen"] = screen.jsonValue
-        }
-        return reply
+        return SendResult(revision: session.revision, screen: try? session.screenSnapshot(target)).jsonObject
     }
 
     // MARK: Recording and replay
 
     func recording(of sessionName: String?) throws -> JSONObject {
         let session = try sessions.session(sessionName)
-        return ["recording": try session.recording(plugins: sessions.loadedPlugins()).jsonValue]
+        let recording = session.recording(plugins: sessions.loadedPlugins())
+        return RecordingReply(recording: try recording.jsonValue).jsonObject
     }
 
     func replay(_ input: ReplayParameters) async throws -> JSONObject {
@@ -262,7 +261,7 @@ private final class NavigationHandlers: Sendable {
             // Without "more", Watch answers once with the current snapshot.
             let snapshot = try await snapshot(of: input.session)
             if input.changes == .mergePatch { return ["document": snapshot.document] }
-            return Self.reply(for: .snapshot(snapshot, coalesced: false))
+            return StackReply(snapshot: snapshot).jsonObject
         }
         if input.changes == .mergePatch { return try await watchPatches(input, replies: replies) }
         let (watcher, session) = try await startWatching(input)
@@ -281,7 +280,7 @@ private final class NavigationHandlers: Sendable {
                 }
             }
         } catch SessionWatcher.Ending.tooSlow {
-            throw VarlinkError(name: "\(NavigationInterface.name).WatcherTooSlow")
+            throw VarlinkError(name: NavigationErrorName.watcherTooSlow.qualifiedName)
         } catch SessionWatcher.Ending.closed {
             return [:]
         }
@@ -320,7 +319,7 @@ private final class NavigationHandlers: Sendable {
                 }
             }
         } catch SessionWatcher.Ending.tooSlow {
-            throw VarlinkError(name: "\(NavigationInterface.name).WatcherTooSlow")
+            throw VarlinkError(name: NavigationErrorName.watcherTooSlow.qualifiedName)
         } catch SessionWatcher.Ending.closed {
             return [:]
         }
@@ -329,7 +328,7 @@ private final class NavigationHandlers: Sendable {
 
     private func startWatching(_ input: WatchParameters) throws -> (SessionWatcher, String) {
         let session = try sessions.session(input.session)
-        return (session.watch(from: input.resumeFrom.map { UInt64(clamping: $0) }), session.name)
+        return (session.watch(from: input.resumeFrom), session.name)
     }
 
     private func snapshot(of session: String?) throws -> SessionSnapshot {

@@ -1,6 +1,7 @@
 internal import Logging
 package import NavHostCore
 public import NavHostKit
+package import NavHostWire
 
 /// Runs features headlessly on the real navigation core, for tests: start a route, send intents, and assert the
 /// states and navigation events that follow — the way the seeds use a mock Router, but with every screen real.

@@ -1,5 +1,6 @@
 package import NavHostCore
 public import NavHostKit
+package import NavHostWire
 
 /// One screen of a ``FeatureTestHost``'s stack, as a front end sees it.
 public struct TestScreen: Sendable, Hashable {

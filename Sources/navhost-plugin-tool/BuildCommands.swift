@@ -2,6 +2,7 @@ import ArgumentParser
 import NavHostCore
 import NavHostKit
 import NavHostPluginTools
+import NavHostStorage
 
 // MARK: - manifest
 

@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import NavHostCore
 import NavHostKit
+import NavHostPluginHost
 
 // MARK: - list
 

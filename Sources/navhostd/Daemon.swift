@@ -4,7 +4,9 @@ import Logging
 import NIOCore
 import NavHostCore
 import NavHostKit
+import NavHostPluginHost
 import NavHostService
+import NavHostStorage
 import NavHostSystemd
 import NavHostVarlink
 import UnixSignals

@@ -1,7 +1,10 @@
 import Logging
 import NavHostCore
 import NavHostKit
+import NavHostPluginHost
 import NavHostService
+import NavHostStorage
+import NavHostWire
 
 /// The daemon's state on the main actor: the features, the plugins' reports and the sessions.
 @MainActor
@@ -20,7 +23,7 @@ final class DaemonCore {
     private(set) var stateFolderProblem: String?
 
     /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
-    var pluginReports: [PluginReport] { plugins.statuses.map(\.report) }
+    var pluginReports: [PluginInfo] { plugins.statuses.map(\.info) }
 
     init(configuration: DaemonConfiguration, faultGuard: PluginFaultGuard?, logger: Logger) async throws {
         self.configuration = configuration

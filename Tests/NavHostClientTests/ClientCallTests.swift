@@ -1,8 +1,8 @@
 import NavHostClient
-import NavHostCore
 import NavHostJSON
 import NavHostKit
 import NavHostTestSupport
+import NavHostWire
 import Testing
 
 /// Each typed method against a scripted service that serves the real interface definitions: what goes on the wire,

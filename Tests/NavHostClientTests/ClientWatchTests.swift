@@ -1,8 +1,8 @@
 import NavHostClient
-import NavHostCore
 import NavHostJSON
 import NavHostKit
 import NavHostTestSupport
+import NavHostWire
 import Testing
 
 /// `watch(session:resumeFrom:)` against a scripted stream of Watch replies.

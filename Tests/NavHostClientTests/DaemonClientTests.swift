@@ -1,9 +1,9 @@
 import Foundation
 import NavHostClient
-import NavHostCore
 import NavHostJSON
 import NavHostKit
 import NavHostTestSupport
+import NavHostWire
 import Testing
 
 /// NavHostClient against the real `navhostd` process.

@@ -1,10 +1,10 @@
 import Foundation
 import NavHostClient
-import NavHostCore
 import NavHostJSON
 import NavHostKit
 import NavHostTestSupport
 import NavHostVarlink
+import NavHostWire
 import Synchronization
 import Testing
 

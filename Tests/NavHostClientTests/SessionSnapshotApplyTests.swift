@@ -1,7 +1,7 @@
 import NavHostClient
-import NavHostCore
 import NavHostJSON
 import NavHostKit
+import NavHostWire
 import Testing
 
 /// Keeping a local copy of a session current from watch updates.

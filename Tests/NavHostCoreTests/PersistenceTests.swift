@@ -1,6 +1,7 @@
 import Foundation
 import NavHostCore
 import NavHostKit
+import NavHostStorage
 import NavHostTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import NavHostCore
 import NavHostKit
 import NavHostTesting
+import NavHostWire
 import Testing
 
 @MainActor

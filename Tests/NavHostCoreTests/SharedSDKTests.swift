@@ -4,6 +4,7 @@ import NavHostTestSupport
 import Testing
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
 
 /// Proves that a plugin built by this package and the host share ONE loaded copy of NavHostKit.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import NavHostCore
+import NavHostPluginHost
 import NavHostPluginTools
 import NavHostTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import NavHostCore
 import NavHostKit
+import NavHostPluginHost
 import NavHostPluginTools
 import NavHostTestSupport
 import Testing

@@ -1,7 +1,9 @@
 import Foundation
 import NavHostCore
 import NavHostKit
+import NavHostPluginHost
 import NavHostPluginTools
+import NavHostStorage
 import NavHostTestSupport
 import Testing
 

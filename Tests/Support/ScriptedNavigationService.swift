@@ -106,7 +106,7 @@ package final class ScriptedNavigationService: Sendable {
     // MARK: - Handlers
 
     private func implementation(definitionFile: String) throws -> VarlinkInterfaceImplementation {
-        let path = "\(TestPaths.packageRoot)/Sources/NavHostService/Interfaces/\(definitionFile)"
+        let path = "\(TestPaths.packageRoot)/Sources/NavHostWire/Interfaces/\(definitionFile)"
         var implementation = try VarlinkInterfaceImplementation(
             description: try String(contentsOfFile: path, encoding: .utf8)
         )

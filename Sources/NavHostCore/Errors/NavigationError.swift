@@ -1,4 +1,5 @@
 public import NavHostJSON
+import NavHostWire
 
 /// A request the navigation core refused, with the reason in words and as data.
 ///
@@ -8,31 +9,8 @@ public import NavHostJSON
 public struct NavigationError: Error, Sendable, Hashable {
     /// The kind of refusal.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Hashable, Sendable {
-            case sessionNotFound = "SessionNotFound"
-            case screenNotFound = "ScreenNotFound"
-            case routeNotFound = "RouteNotFound"
-            case invalidRouteParameters = "InvalidRouteParameters"
-            case intentNotFound = "IntentNotFound"
-            case invalidIntentArguments = "InvalidIntentArguments"
-            case intentFailed = "IntentFailed"
-            case intentTimedOut = "IntentTimedOut"
-            case cannotPopRoot = "CannotPopRoot"
-            case noModalPresented = "NoModalPresented"
-            case routeNotOnStack = "RouteNotOnStack"
-            case emptyStack = "EmptyStack"
-            case screenClosed = "ScreenClosed"
-            case viewModelFailed = "ViewModelFailed"
-            case storageFailed = "StorageFailed"
-            case stackTooDeep = "StackTooDeep"
-            case sessionExists = "SessionExists"
-            case invalidSessionName = "InvalidSessionName"
-            case sessionConfigured = "SessionConfigured"
-            case invalidRecording = "InvalidRecording"
-        }
-
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+        private let base: NavigationErrorName
+        private init(_ base: NavigationErrorName) { self.base = base }
 
         /// No session has that name.
         public static let sessionNotFound = Code(.sessionNotFound)

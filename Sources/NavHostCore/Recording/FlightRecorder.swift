@@ -1,3 +1,5 @@
+import NavHostWire
+
 /// A session's flight recorder: its last calls, each with its outcome and the stack it left, bounded in memory.
 ///
 /// The stack a call left is the one the next call finds: by then the work the call started (a screen's `onAppear`

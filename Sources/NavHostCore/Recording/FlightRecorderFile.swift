@@ -1,4 +1,6 @@
 public import NavHostJSON
+public import NavHostStorage
+import NavHostWire
 
 /// A session's flight recording written to disk as it is made, so that it outlives the daemon (a crash included):
 /// `<directory>/<session>.navrec`, and the one before it, `<session>.1.navrec`.

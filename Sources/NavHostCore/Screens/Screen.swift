@@ -1,5 +1,6 @@
 public import NavHostJSON
 public import NavHostKit
+import NavHostWire
 
 /// One entry of a session's stack: a screen ID, a route, and the ViewModel behind it.
 ///

@@ -1,4 +1,5 @@
 public import NavHostKit
+public import NavHostWire
 
 // A client's calls, made the one way every front end's call and every replayed call is made, and filed with the
 // session's flight recorder.

@@ -1,4 +1,5 @@
 import NavHostKit
+public import NavHostStorage
 
 // What a session's watchers are told, and when: with persistence, a change reaches them only once it is durable, and
 // a change whose write failed is taken back before any of them hears of it (docs/durability.md, "When the disk

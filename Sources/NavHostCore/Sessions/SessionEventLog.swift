@@ -1,3 +1,5 @@
+import NavHostWire
+
 /// The most recent events of a session, so a watcher that reconnects can catch up without a full snapshot.
 struct SessionEventLog {
     private var events: [SessionEvent] = []

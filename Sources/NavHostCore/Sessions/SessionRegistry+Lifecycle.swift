@@ -1,4 +1,5 @@
 import NavHostKit
+public import NavHostStorage
 
 // Sessions opened and closed while the daemon runs: over the wire (durably, before the reply) and by configuration.
 

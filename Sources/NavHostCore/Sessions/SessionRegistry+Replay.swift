@@ -1,5 +1,7 @@
-public import NavHostJSON
-public import NavHostKit
+import NavHostJSON
+import NavHostKit
+import NavHostStorage
+public import NavHostWire
 
 // Replaying a flight recording in a fresh session: the same calls, the recorded random numbers, a virtual clock,
 // and every result compared with the recorded one.

@@ -1,5 +1,7 @@
 public import Logging
-public import NavHostKit
+import NavHostKit
+public import NavHostStorage
+public import NavHostWire
 
 /// The daemon's sessions by name, each an independent stack over the same features.
 @MainActor

@@ -49,7 +49,7 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
     /// How many undelivered updates the watcher holds before it coalesces.
     public let limit: Int
 
-    init(limit: Int, first: Update, onCancel: @escaping @Sendable (Watcher) -> Void) {
+    package init(limit: Int, first: Update, onCancel: @escaping @Sendable (Watcher) -> Void) {
         precondition(limit >= 2, "a watcher must hold at least a snapshot and one event")
         self.limit = limit
         self.onCancel = onCancel
@@ -112,7 +112,7 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
     // MARK: - Producing (the owner, on the main actor)
 
     /// Queues `event`, coalescing into `snapshot()` or ending the watcher when the consumer lags.
-    func deliver(_ event: Event, snapshot: () -> Snapshot) {
+    package func deliver(_ event: Event, snapshot: () -> Snapshot) {
         let direct: DirectDelivery? = state.withLock { state in
             state.finished == nil && state.waiter != nil ? state.direct : nil
         }
@@ -146,7 +146,7 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
     }
 
     /// Ends the watcher: a waiting consumer gets `failure`, or `nil` for a plain stop.
-    func finish(with failure: Ending?) {
+    package func finish(with failure: Ending?) {
         let waiter: CheckedContinuation<Update?, any Error>? = state.withLock { state in
             guard state.finished == nil else { return nil }
             state.finished = .some(failure)

@@ -3,6 +3,7 @@
 // SDK, a Makefile (build and stage, test, install), a README, a .gitignore and swift-format's settings.
 import FoundationEssentials
 import NavHostCore
+import NavHostStorage
 
 extension FeatureScaffold {
     /// Every file of an out-of-tree plugin package built against the SDK installed in `sdkDirectory` (the folder

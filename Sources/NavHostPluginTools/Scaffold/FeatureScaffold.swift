@@ -1,5 +1,7 @@
 import FoundationEssentials
 import NavHostCore
+import NavHostPluginHost
+import NavHostStorage
 
 /// A new feature plugin that builds, passes its tests and loads as it is: `make new-feature NAME=Orders`.
 ///

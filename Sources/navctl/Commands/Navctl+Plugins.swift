@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import NavHostClient
+import NavHostWire
 
 // The plugins group: list (the default), load, reload, unload, watch.
 

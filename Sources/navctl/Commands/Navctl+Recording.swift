@@ -1,7 +1,8 @@
 import ArgumentParser
 import NavHostClient
-import NavHostCore
 import NavHostJSON
+import NavHostStorage
+import NavHostWire
 
 // The flight recorder: record saves a session's last calls as a .navrec file, replay makes them again in a fresh
 // session and says whether every result is the recorded one (docs/recording.md).

@@ -1,4 +1,5 @@
 import NavHostClient
+import NavHostWire
 
 /// The human-readable forms of plugins and their changes.
 ///

@@ -1,4 +1,4 @@
-import NavHostCore
+import NavHostWire
 
 /// What `navctl replay` prints: "identical", or the first call that differs and how.
 enum ReplayView {

@@ -1,7 +1,7 @@
 import NavHostClient
-import NavHostCore
 import NavHostJSON
 import NavHostKit
+import NavHostWire
 
 /// The human-readable forms of stacks, screens and changes.
 ///

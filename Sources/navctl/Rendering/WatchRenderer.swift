@@ -1,5 +1,5 @@
 import NavHostClient
-import NavHostCore
+import NavHostWire
 
 /// Prints a watch's updates as they arrive, keeping a local copy of the session to show its top screen.
 struct WatchRenderer: UpdateRenderer {

@@ -2,6 +2,7 @@ import Glibc
 import Logging
 import NavHostCore
 import NavHostKit
+import NavHostStorage
 
 /// `navhostd.conf` and its drop-ins: YAML, read with libyaml (``YAMLNode``), checked key by key.
 ///

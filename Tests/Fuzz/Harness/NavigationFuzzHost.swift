@@ -5,6 +5,7 @@ import NavHostKit
 import NavHostService
 import NavHostTesting
 package import NavHostVarlink
+import NavHostWire
 
 /// What one fuzz input talks to: NavHost's real `io.navhost.Navigation` and `io.navhost.Plugins` handlers over a
 /// real `SessionRegistry`, whose catalog holds two in-process fixture features (`Shop`, `Account`), with two
@@ -77,7 +78,7 @@ package final class NavigationFuzzHost {
 
     /// What `io.navhost.Plugins.List` reports: the fixture features as loaded, and one quarantined plugin.
     private nonisolated static let pluginReports = [
-        PluginReport(
+        PluginInfo(
             name: "Shop",
             version: "1.0.0",
             state: .loaded,
@@ -86,7 +87,7 @@ package final class NavigationFuzzHost {
             routes: ["shop.list", "shop.detail", "shop.cart"],
             quarantine: nil
         ),
-        PluginReport(
+        PluginInfo(
             name: "Account",
             version: "1.0.0",
             state: .loaded,
@@ -95,14 +96,14 @@ package final class NavigationFuzzHost {
             routes: ["account.profile", "account.settings"],
             quarantine: nil
         ),
-        PluginReport(
+        PluginInfo(
             name: "Broken",
             version: "0.1.0",
             state: .quarantined,
             path: "/usr/lib/navhost/plugins/Broken",
             sdkVersion: nil,
             routes: [],
-            quarantine: PluginReport.Quarantine(code: "SDKMismatch", message: "built against another SDK")
+            quarantine: PluginInfo.Quarantine(code: "SDKMismatch", message: "built against another SDK")
         ),
     ]
 }

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
 
 @Suite("The order plugins load in")
 struct DependencyGraphTests {

@@ -2,9 +2,12 @@ import Foundation
 import NavHostKit
 import NavHostTestSupport
 import NavHostTesting
+import NavHostWire
 import Testing
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
+@testable import NavHostStorage
 
 /// The four example plugins as the daemon gets them: the `.so` files the package builds, staged by `make build`
 /// into `<build>/plugins`, loaded through the registry's real path (manifest, checksum, ELF check, SDK gate,

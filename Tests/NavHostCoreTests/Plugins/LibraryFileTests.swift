@@ -3,6 +3,8 @@ import NavHostTestSupport
 import Testing
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
+@testable import NavHostStorage
 
 @Suite("Library files: SHA-256 and the ELF check")
 struct LibraryFileTests {

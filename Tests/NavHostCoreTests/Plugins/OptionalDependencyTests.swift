@@ -5,6 +5,7 @@ import NavHostTestSupport
 import Testing
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
 
 /// Optional dependencies through the real registry and the staged example plugins: a plugin loads without them, is
 /// told which are loaded as they come and go, and only hard dependencies hold a plugin in place.

@@ -3,6 +3,7 @@ import NavHostKit
 import Testing
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
 
 @Suite("Plugin manifests")
 struct PluginManifestTests {

@@ -5,6 +5,8 @@ import NavHostTestSupport
 import Testing
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
+@testable import NavHostStorage
 
 /// One deliberately broken plugin per quarantine reason, loaded through the real registry beside the four staged
 /// example plugins: the broken one is quarantined with its typed reason, and the examples still load and serve.

@@ -5,6 +5,7 @@ import NavHostTesting
 import Testing
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
 
 /// Replacing and removing a feature while sessions show its screens: in-process features for the session rules,
 /// the staged example plugins for the registry's reload from a private copy.

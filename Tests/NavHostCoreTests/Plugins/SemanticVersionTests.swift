@@ -2,6 +2,7 @@ import NavHostKit
 import Testing
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
 
 @Suite("Semantic versions")
 struct SemanticVersionTests {

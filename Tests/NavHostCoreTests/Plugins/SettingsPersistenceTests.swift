@@ -4,6 +4,7 @@ import NavHostTestSupport
 import Testing
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
 
 /// A preference changed through one registry is still there for a registry built afresh over the same state
 /// folder: what a daemon restart looks like at this level (one `FileKeyValueStore` file per feature).

@@ -1,5 +1,6 @@
 import NavHostJSON
 import NavHostKit
+import NavHostWire
 import Testing
 
 @testable import NavHostCore

@@ -5,6 +5,7 @@ import NavHostKit
 import Testing
 
 @testable import NavHostCore
+@testable import NavHostStorage
 
 @Suite("The durable file store")
 struct FileKeyValueStoreTests {

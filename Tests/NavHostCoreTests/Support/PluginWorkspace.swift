@@ -5,6 +5,8 @@ import NavHostKit
 import NavHostTestSupport
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
+@testable import NavHostStorage
 
 /// A plugins folder and a state folder for one test, filled from the plugins `make build` staged and from the
 /// fixture libraries the package builds; ``remove()`` deletes both.

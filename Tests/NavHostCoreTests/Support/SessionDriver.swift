@@ -1,7 +1,9 @@
 import Logging
 import NavHostKit
+import NavHostWire
 
 @testable import NavHostCore
+@testable import NavHostPluginHost
 
 /// Drives a session over a catalog the test did not build itself (one a ``PluginRegistry`` filled), recording its
 /// events, the way `FeatureTestHost` drives features it registers.

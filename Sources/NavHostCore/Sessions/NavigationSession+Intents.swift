@@ -1,0 +1,34 @@
+public import NavHostKit
+public import NavHostWire
+
+// Intents: delivered to a screen, answered once its ViewModel has handled them.
+
+extension NavigationSession {
+    /// Delivers an intent to a screen (the top one when `screen` is `nil`) and waits until it is handled.
+    ///
+    /// Other intents, to this screen or others, go on while this one's use cases are suspended.
+    ///
+    /// When a plugin reload rebuilds the screen while the intent is in flight, the old ViewModel's work is cancelled
+    /// and the intent is delivered again to the rebuilt screen (same ID), whose answer is the one returned: an
+    /// intent is never answered by code that no longer serves, nor lost to a reload.
+    public func send(_ intent: IntentMessage, to screen: ScreenID? = nil) async throws(NavigationError) {
+        var target = try self.screen(screen)
+        while true {
+            do {
+                return try await target.send(intent)
+            } catch let error where error.code == .screenClosed {
+                guard let rebuilt = screens.first(where: { $0.id == target.id && $0 !== target }) else { throw error }
+                logger.debug(
+                    "Delivering an intent again to its rebuilt screen",
+                    metadata: ["navhost.screen": "\(target.id)", "navhost.intent": "\(intent.name)"]
+                )
+                target = rebuilt
+            }
+        }
+    }
+
+    /// The snapshot of one screen (the top one when `screen` is `nil`).
+    public func screenSnapshot(_ screen: ScreenID? = nil) throws(NavigationError) -> ScreenSnapshot {
+        try self.screen(screen).snapshot
+    }
+}

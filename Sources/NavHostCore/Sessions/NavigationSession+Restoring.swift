@@ -1,0 +1,97 @@
+public import Logging
+public import NavHostKit
+public import NavHostStorage
+import NavHostWire
+
+// A session as the state folder keeps it (`SessionRecord`), and a session brought back from one after a restart.
+
+extension NavigationSession {
+    /// A screen that could not come back when a session was restored, and why.
+    public struct DroppedScreen: Sendable, Hashable {
+        public var id: ScreenID
+        public var route: String
+        public var reason: String
+    }
+
+    /// Restores a session from its record: the same screens with the same IDs, each ViewModel given back its
+    /// restorable state before `onAppear`.
+    ///
+    /// One rule covers every screen that cannot come back — its feature is not loaded, its route or parameters no
+    /// longer fit, or its restorable state no longer decodes: that screen and every screen above it are dropped,
+    /// and ``droppedOnRestore`` says which and why. If even the root cannot come back, the session starts fresh at
+    /// `configuration.root`. The revision continues above the record's reservation, so it is higher than any
+    /// revision a client saw before the restart; a restore that dropped anything counts as one more change.
+    public convenience init(
+        restoring record: SessionRecord,
+        configuration: SessionConfiguration,
+        catalog: FeatureCatalog,
+        options: SessionOptions = SessionOptions(),
+        logger: Logger
+    ) throws(NavigationError) {
+        try self.init(
+            withoutScreens: configuration,
+            catalog: catalog,
+            options: options,
+            logger: logger
+        )
+        nextScreenNumber = max(record.nextScreenNumber, 1)
+        // Above anything given out before the crash, even changes that were never written.
+        revision = max(record.reservedRevision, record.revision)
+        var restored: [Screen] = []
+        for (index, entry) in record.stack.enumerated() {
+            let request = RouteRequest(id: entry.route, parameters: entry.parameters)
+            do throws(NavigationError) {
+                let screen = try makeScreen(for: request, presentation: entry.presentation, id: entry.id)
+                if let saved = entry.restorable, !screen.restore(saved) {
+                    throw NavigationError(.viewModelFailed, "its restorable state no longer decodes")
+                }
+                restored.append(screen)
+            } catch {
+                droppedOnRestore = record.stack[index...].map {
+                    DroppedScreen(
+                        id: $0.id,
+                        route: $0.route,
+                        reason: $0 == entry ? error.message : "a screen below it was dropped"
+                    )
+                }
+                break
+            }
+        }
+        if restored.isEmpty {
+            restored = [try makeScreen(for: configuration.root, presentation: .push)]
+        }
+        if !droppedOnRestore.isEmpty {
+            revision += 1
+            for dropped in droppedOnRestore {
+                self.logger.warning(
+                    "Dropped a screen on restore",
+                    metadata: [
+                        "navhost.screen": "\(dropped.id)", "navhost.route": "\(dropped.route)",
+                        "reason": "\(dropped.reason)",
+                    ]
+                )
+            }
+        }
+        screens = restored
+        recorder = FlightRecorder(capacity: options.flightRecorderCalls, base: recordingBase)
+        for screen in restored { screen.appear() }
+    }
+
+    /// What survives a crash: the stack, the next screen number, and each screen's restorable state.
+    public var record: SessionRecord {
+        SessionRecord(
+            session: name,
+            revision: revision,
+            nextScreenNumber: nextScreenNumber,
+            stack: screens.map { screen in
+                SessionRecord.Screen(
+                    id: screen.id,
+                    route: screen.route.id,
+                    parameters: screen.route.parameters,
+                    presentation: screen.presentation,
+                    restorable: screen.restorableState
+                )
+            }
+        )
+    }
+}

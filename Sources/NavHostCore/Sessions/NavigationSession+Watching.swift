@@ -1,0 +1,47 @@
+public import NavHostWire
+
+// Watchers: a snapshot, then one event per revision; and the observers that hear of a change first.
+
+extension NavigationSession {
+    /// Starts a watcher: a snapshot first, or, when resuming from `revision`, the events after it if they are
+    /// still held (else a snapshot); then one event per revision.
+    public func watch(from resumeRevision: UInt64? = nil) -> SessionWatcher {
+        let first: SessionWatcher.Update
+        var missed: [SessionEvent] = []
+        // Resuming needs every event after `resumeRevision`; while changes wait for the disk, some are not in the
+        // log yet, so the watcher starts from a snapshot instead (which shows them).
+        if let resumeRevision, unreleased.isEmpty, let held = log.events(after: resumeRevision, current: revision) {
+            missed = held
+            first = missed.isEmpty ? .snapshot(snapshot, coalesced: false) : .event(missed.removeFirst())
+        } else {
+            first = .snapshot(snapshot, coalesced: false)
+        }
+        let watcher = SessionWatcher(limit: options.watcherLimit, first: first) { [weak self] watcher in
+            let id = ObjectIdentifier(watcher)
+            Task { @MainActor in
+                self?.watchers[id] = nil
+                self?.watcherStarts[id] = nil
+            }
+        }
+        for event in missed { watcher.deliver(event) { snapshot } }
+        watchers[ObjectIdentifier(watcher)] = watcher
+        watcherStarts[ObjectIdentifier(watcher)] = revision
+        return watcher
+    }
+
+    /// Calls `observer` after every change, before watchers hear of it (persistence, tests).
+    public func observeChanges(_ observer: @escaping @MainActor (NavigationSession, SessionEvent) -> Void) {
+        changeObservers.append(observer)
+    }
+
+    /// How many watchers are attached.
+    public var watcherCount: Int { watchers.count }
+
+    /// Sends `event` to every watcher that started before it, and keeps it for watchers that resume.
+    func tellWatchers(_ event: SessionEvent) {
+        log.append(event)
+        for (id, watcher) in watchers where event.revision > watcherStarts[id] ?? 0 {
+            watcher.deliver(event) { snapshot }
+        }
+    }
+}

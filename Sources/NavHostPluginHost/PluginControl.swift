@@ -1,0 +1,326 @@
+import Logging
+public import NavHostCore
+import NavHostStorage
+import NavHostWire
+
+/// Loads, reloads and unloads plugins while sessions run, keeping every session's stack in step with the catalog,
+/// and tells watchers what changed.
+///
+/// ```swift
+/// let control = PluginControl(registry: plugins, sessions: sessions)
+/// let replacement = try control.reload("Products")   // every products.* screen rebuilt in place
+/// try control.unload("Products")                     // every products.* screen, and what is above it, popped
+/// await control.follow("/usr/lib/navhost/plugins", changes: monitor.changes)   // the same, as files change
+/// ```
+///
+/// - A reload swaps the catalog entry, then each session rebuilds the screens of the old version's routes in place
+///   (``NavigationSession/rebuildScreens(showing:)``): one `replaced` event per session that showed one.
+/// - An unload removes the routes, then each session pops the plugin's lowest screen and everything above it
+///   (``NavigationSession/removeScreens(showing:)``): one event per session. The features that list it as an
+///   optional dependency are told it is gone. An unload that would take away a session's configured root route, or
+///   a plugin that loaded plugins list as a hard dependency, is refused, so a session always has a root to restart
+///   at and no feature loses what it cannot work without. A plugin whose folder went away but which cannot go is
+///   kept serving with ``PluginStatus/removalRefused`` set, until its folder comes back or what needs it goes.
+/// - Each outcome, success or refusal, is one ``PluginEvent`` for the ``watch()``ers.
+@MainActor
+public final class PluginControl {
+    // MARK: Public Properties
+
+    /// The plugins.
+    public let registry: PluginRegistry
+    /// The sessions kept in step.
+    public let sessions: SessionRegistry
+    /// How many undelivered events a plugin watcher holds before it coalesces them into a fresh list.
+    public let watcherLimit: Int
+
+    /// How many plugin watchers are attached.
+    public var watcherCount: Int { watchers.count }
+
+    // MARK: Private Properties
+
+    private var watchers: [ObjectIdentifier: PluginWatcher] = [:]
+    private var logger: Logger { registry.logger }
+    /// The manifest of the last build refused from each plugin folder, so that the same build is not tried (and
+    /// reported) again each time something else in its folder changes.
+    private var refusedBuilds: [String: PluginManifest] = [:]
+
+    // MARK: Initialization
+
+    /// Creates a control over `registry` and `sessions`, which must share one catalog.
+    public init(registry: PluginRegistry, sessions: SessionRegistry, watcherLimit: Int = 64) {
+        self.registry = registry
+        self.sessions = sessions
+        self.watcherLimit = watcherLimit
+    }
+
+    // MARK: Changing the plugins
+
+    /// Loads the plugin in the folder `directory` (see ``PluginRegistry/load(pluginAt:libraryPath:)``).
+    ///
+    /// - Throws: ``PluginRegistry/ChangeError/refused(_:)`` with the reason it was quarantined.
+    @discardableResult
+    public func load(pluginAt directory: String) throws(PluginRegistry.ChangeError) -> PluginStatus {
+        let status = registry.load(pluginAt: directory)
+        publish(.outcome(of: status))
+        if let reason = status.quarantineReason { throw .refused(reason) }
+        return status
+    }
+
+    /// Replaces the plugin `name` with the build now in its folder, then rebuilds its screens in every session.
+    ///
+    /// - Throws: As ``PluginRegistry/reload(_:)``; the old version then keeps serving and no session changes.
+    @discardableResult
+    public func reload(_ name: String) throws(PluginRegistry.ChangeError) -> PluginRegistry.Replacement {
+        let replacement: PluginRegistry.Replacement
+        do {
+            replacement = try registry.reload(name)
+        } catch {
+            if case .refused(let reason) = error { publish(.failed(name, reason: reason)) }
+            throw error
+        }
+        for session in sessions.all { session.rebuildScreens(showing: replacement.oldRoutes) }
+        publish(.reloaded(name, replacement))
+        return replacement
+    }
+
+    /// Unloads the plugin `name` and removes its screens, and those above them, from every session.
+    ///
+    /// The features that list it as an optional dependency are told it is gone (``OptionalFeatures``). When that
+    /// frees a plugin whose removal was refused earlier because `name` needed it, that plugin is removed too.
+    ///
+    /// - Throws: ``PluginRegistry/ChangeError/notLoaded(_:)``, or ``PluginRegistry/ChangeError/refused(_:)`` when a
+    ///   loaded plugin lists it as a hard dependency or it serves a session's configured root route
+    ///   (`dependencyMissing`).
+    public func unload(_ name: String) throws(PluginRegistry.ChangeError) {
+        try unload(name, because: "unloaded by a control client")
+    }
+
+    // MARK: Following the plugins folder
+
+    /// Brings the loaded plugins in step with `directory`, as SIGHUP does: loads new plugins, reloads those whose
+    /// manifest changed, unloads those whose folder is gone. Failures are logged, kept in the registry's statuses
+    /// and published; nothing throws.
+    public func rescan(_ directory: String) {
+        synchronize(with: directory, folders: nil, waitingForCompleteFiles: false)
+    }
+
+    /// Follows `directory` as `changes` reports it, until `changes` ends: the plugins folder watched.
+    ///
+    /// A plugin folder that changed is acted on once it is complete: its manifest reads and the library it names
+    /// has the manifest's SHA-256. A folder still being written (a slow copy, a library replaced before its
+    /// manifest) is left alone until it is complete, or until `changes` reports `.settled` — then it is tried as it
+    /// is, and what is wrong with it is reported as a `failed` event.
+    public func follow(_ directory: String, changes: AsyncStream<PluginFolderMonitor.Change>) async {
+        var incomplete: Set<String> = []
+        for await change in changes {
+            switch change {
+            case .changed(let folders?):
+                incomplete = synchronize(
+                    with: directory,
+                    folders: folders.union(incomplete),
+                    waitingForCompleteFiles: true
+                )
+            case .changed(nil):
+                incomplete = synchronize(with: directory, folders: nil, waitingForCompleteFiles: true)
+            case .settled:
+                guard !incomplete.isEmpty else { continue }
+                synchronize(with: directory, folders: incomplete, waitingForCompleteFiles: false)
+                incomplete = []
+            }
+        }
+    }
+
+    // MARK: Watching
+
+    /// Starts a watcher: every plugin's status first, then one event per change.
+    public func watch() -> PluginWatcher {
+        let watcher = PluginWatcher(limit: watcherLimit, first: .snapshot(registry.statuses, coalesced: false)) {
+            [weak self] watcher in
+            let id = ObjectIdentifier(watcher)
+            Task { @MainActor in self?.watchers[id] = nil }
+        }
+        watchers[ObjectIdentifier(watcher)] = watcher
+        return watcher
+    }
+
+    /// Ends every watcher (the daemon is stopping).
+    public func closeWatchers() {
+        for watcher in watchers.values { watcher.finish(with: .closed) }
+        watchers.removeAll()
+    }
+}
+
+// MARK: - Private Functions
+
+extension PluginControl {
+    fileprivate func publish(_ event: PluginEvent) {
+        for watcher in watchers.values { watcher.deliver(event) { registry.statuses } }
+    }
+
+    /// Acts on the plugin folders `folders` of `directory` (every folder there, and every plugin loaded from one,
+    /// when `nil`).
+    ///
+    /// - Returns: The folders left alone because they are not complete yet (only with `waitingForCompleteFiles`).
+    @discardableResult
+    fileprivate func synchronize(
+        with directory: String,
+        folders: Set<String>?,
+        waitingForCompleteFiles: Bool
+    ) -> Set<String> {
+        let base = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        let loadedHere = registry.loadedPlugins.filter { FileIO.parentDirectory(of: $0.directory) == base }
+        let onDisk = Set(
+            ((try? FileIO.directoryEntries(base)) ?? []).filter { name in
+                !name.hasPrefix(".") && FileIO.kind(of: "\(base)/\(name)") == .directory
+            }
+        )
+        let considered = folders ?? onDisk.union(loadedHere.map { FileIO.fileName(of: $0.directory) })
+        var incomplete: Set<String> = []
+        var toLoad: Set<String> = []
+        for folder in considered.sorted() where !folder.hasPrefix(".") {
+            let path = "\(base)/\(folder)"
+            let loaded = loadedHere.first { $0.directory == path }
+            guard onDisk.contains(folder) else {
+                if let loaded { unloadVanished(loaded) }
+                for refused in registry.forgetFailures(in: path) {
+                    publish(.removed(refused.name, version: refused.version))
+                }
+                refusedBuilds[path] = nil
+                continue
+            }
+            let manifest = try? PluginDirectory.readManifest(in: path).get()
+            if waitingForCompleteFiles, manifest.map({ PluginDirectory.hasLibrary(of: $0, in: path) }) != true {
+                incomplete.insert(folder)
+                continue
+            }
+            guard let loaded else {
+                toLoad.insert(folder)
+                continue
+            }
+            if loaded.removalRefused != nil {
+                setRemovalRefusal(nil, of: loaded.name)
+                logger.info(
+                    "The folder of a plugin whose removal was refused is back; it goes on serving",
+                    metadata: ["navhost.plugin": "\(loaded.name)", "navhost.plugin.directory": "\(path)"]
+                )
+            }
+            guard let manifest else {
+                // Its manifest went bad: trying the reload reports why, and the loaded version keeps serving.
+                _ = try? reload(loaded.name)
+                continue
+            }
+            guard manifest != loaded.manifest, manifest != refusedBuilds[path] else { continue }
+            if manifest.name == loaded.name {
+                do {
+                    try reload(loaded.name)
+                    refusedBuilds[path] = nil
+                } catch {
+                    refusedBuilds[path] = manifest
+                }
+            } else {
+                unloadVanished(loaded)
+                toLoad.insert(folder)
+            }
+        }
+        load(toLoad, from: base)
+        return incomplete
+    }
+
+    /// Loads the plugin folders `folders` of `directory`, dependencies first; then retries the plugins there that
+    /// waited for a dependency, if any plugin loaded. Publishes each outcome that differs from the folder's last.
+    fileprivate func load(_ folders: Set<String>, from directory: String) {
+        guard !folders.isEmpty else { return }
+        var before = outcomesByFolder()
+        var anyLoaded = false
+        for status in registry.loadAll(from: directory, only: folders) where before[status.directory] != status.state {
+            anyLoaded = anyLoaded || status.isLoaded
+            publish(.outcome(of: status))
+        }
+        guard anyLoaded else { return }
+        let waiting = registry.quarantinedPlugins.filter { status in
+            status.quarantineReason?.code == .dependencyMissing
+                && FileIO.parentDirectory(of: status.directory) == directory
+        }
+        guard !waiting.isEmpty else { return }
+        before = outcomesByFolder()
+        let names = Set(waiting.map { FileIO.fileName(of: $0.directory) })
+        for status in registry.loadAll(from: directory, only: names) where before[status.directory] != status.state {
+            publish(.outcome(of: status))
+        }
+    }
+
+    /// The state of the last attempt at each plugin folder.
+    fileprivate func outcomesByFolder() -> [String: PluginStatus.State] {
+        Dictionary(registry.statuses.map { ($0.directory, $0.state) }, uniquingKeysWith: { _, last in last })
+    }
+
+    fileprivate func unload(_ name: String, because why: String) throws(PluginRegistry.ChangeError) {
+        guard let routes = registry.catalog.entry(named: name)?.screens.map(\.route) else { throw .notLoaded(name) }
+        if let session = sessions.all.first(where: { routes.contains($0.configuredRoot.id) }) {
+            throw .refused(
+                QuarantineReason(
+                    .dependencyMissing,
+                    "session \(session.name) starts at \(session.configuredRoot.id), which \(name) serves"
+                )
+            )
+        }
+        let version = registry.status(named: name)?.version
+        let removed = try registry.unload(name, because: why)
+        for session in sessions.all { session.removeScreens(showing: removed) }
+        publish(.removed(name, version: version))
+        removeFreedPlugins()
+    }
+
+    /// Unloads a plugin whose folder went away. When it cannot go (a session starts at one of its routes, or loaded
+    /// plugins list it as a hard dependency), it keeps serving from its private copy, and the refusal is said three
+    /// ways: a `warning` log line naming who needs it, its status's ``PluginStatus/removalRefused`` (what
+    /// `io.navhost.Plugins.List` shows), and a `failed` event.
+    fileprivate func unloadVanished(_ loaded: PluginStatus) {
+        do {
+            try unload(loaded.name, because: "its folder was removed")
+        } catch {
+            guard case .refused(let reason) = error else { return }
+            let refusal = PluginStatus.RemovalRefusal(
+                neededBy: registry.hardDependents(of: loaded.name),
+                rootOf: sessions.all.filter { loaded.routes.contains($0.configuredRoot.id) }.map(\.name).sorted()
+            )
+            let alreadySaid = registry.status(named: loaded.name)?.removalRefused == refusal
+            setRemovalRefusal(refusal, of: loaded.name)
+            guard !alreadySaid else { return }
+            logger.warning(
+                "Refused to remove a plugin whose folder is gone: others need it, so it keeps serving",
+                metadata: [
+                    "navhost.plugin": "\(loaded.name)",
+                    "navhost.plugin.directory": "\(loaded.directory)",
+                    "navhost.plugin.needed-by": "\(refusal.neededBy.joined(separator: " "))",
+                    "navhost.plugin.root-of": "\(refusal.rootOf.joined(separator: " "))",
+                    "error": "\(reason.message)",
+                ]
+            )
+            publish(.failed(loaded.name, version: loaded.version, reason: reason))
+        }
+    }
+
+    /// Tries again the removals refused earlier (SIGHUP): a session that pinned a plugin may have closed, or a
+    /// dependant's new build may no longer need it.
+    public func retryRefusedRemovals() {
+        removeFreedPlugins()
+    }
+}
+
+extension PluginControl {
+    /// Removes the plugins whose removal was refused and whose folder is still gone, now that what needed them may
+    /// have gone; one that is still needed keeps its refusal, updated to who needs it now.
+    fileprivate func removeFreedPlugins() {
+        for status in registry.loadedPlugins where status.removalRefused != nil {
+            guard FileIO.kind(of: status.directory) != .directory else { continue }
+            unloadVanished(status)
+        }
+    }
+
+    /// Sets or clears the removal refusal of the loaded plugin `name`.
+    fileprivate func setRemovalRefusal(_ refusal: PluginStatus.RemovalRefusal?, of name: String) {
+        guard let index = registry.statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else { return }
+        registry.statuses[index].removalRefused = refusal
+    }
+}

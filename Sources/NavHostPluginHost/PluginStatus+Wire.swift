@@ -1,0 +1,74 @@
+public import NavHostWire
+
+// The plugin host's statuses and changes in the form io.navhost.Plugins reports them (NavHostWire's `PluginInfo` and
+// `PluginEvent`).
+
+// MARK: - PluginInfo
+
+extension PluginStatus {
+    /// The plugin as `io.navhost.Plugins.List` reports it.
+    public var info: PluginInfo {
+        PluginInfo(
+            name: name,
+            version: version.map { "\($0)" } ?? "",
+            state: reportedState,
+            path: libraryPath ?? directory,
+            sdkVersion: manifest.map { "\($0.sdkVersion)" },
+            routes: routes,
+            quarantine: quarantineReason?.info,
+            lastReloadFailure: lastReloadFailure?.info,
+            removalRefused: removalRefused.map {
+                PluginInfo.RemovalRefused(neededBy: $0.neededBy, rootOf: $0.rootOf, message: $0.description)
+            }
+        )
+    }
+
+    private var reportedState: PluginInfo.State {
+        switch state {
+        case .loaded: .loaded
+        case .removed: .removed
+        case .found, .quarantined: .quarantined
+        }
+    }
+}
+
+extension QuarantineReason {
+    /// The reason as `io.navhost.Plugins` reports it: its code's name and its message.
+    public var info: PluginInfo.Quarantine { PluginInfo.Quarantine(code: code.name, message: message) }
+}
+
+// MARK: - PluginEvent
+
+extension PluginEvent {
+    /// `loaded` or `failed`, from the status a load recorded.
+    static func outcome(of status: PluginStatus) -> PluginEvent {
+        PluginEvent(
+            kind: status.isLoaded ? .loaded : .failed,
+            name: status.name,
+            version: status.version?.description,
+            path: status.isLoaded ? status.libraryPath : nil,
+            reason: status.quarantineReason?.info
+        )
+    }
+
+    /// A new build of `name` replaced a loaded one.
+    static func reloaded(_ name: String, _ replacement: PluginRegistry.Replacement) -> PluginEvent {
+        PluginEvent(
+            kind: .reloaded,
+            name: name,
+            version: replacement.newVersion.description,
+            previousVersion: replacement.oldVersion?.description,
+            path: replacement.status.libraryPath
+        )
+    }
+
+    /// `name` was unloaded, or its folder went away.
+    static func removed(_ name: String, version: SemanticVersion?) -> PluginEvent {
+        PluginEvent(kind: .removed, name: name, version: version?.description)
+    }
+
+    /// `name`, or a new build of it, was refused; a loaded one keeps serving.
+    static func failed(_ name: String, version: SemanticVersion? = nil, reason: QuarantineReason) -> PluginEvent {
+        PluginEvent(kind: .failed, name: name, version: version?.description, reason: reason.info)
+    }
+}

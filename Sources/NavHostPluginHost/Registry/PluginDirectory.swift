@@ -1,0 +1,63 @@
+package import NavHostStorage
+
+/// A plugins folder as the registry reads it, from manifests alone: one subfolder per plugin.
+///
+/// ```
+/// <plugins>/
+/// ├── Products/
+/// │   ├── manifest.json
+/// │   ├── libProductsFeature.so
+/// │   └── products.json          resources, as the manifest lists them
+/// └── Settings/
+///     ├── manifest.json
+///     └── libSettingsFeature.so
+/// ```
+///
+/// Hidden entries (`.Products.staging-…`) and plain files are skipped; subfolders are read in name order.
+package enum PluginDirectory {
+    /// One plugin folder and what its manifest says, or why it cannot be read.
+    package struct Candidate: Sendable {
+        /// The plugin's folder.
+        package var directory: String
+        /// The folder's last path component.
+        package var folderName: String
+        /// The manifest, or the reason it cannot be used (`fileMissing` or `badManifest`).
+        package var manifest: Result<PluginManifest, QuarantineReason>
+    }
+
+    /// The plugin folders in `directory`, each with its manifest read and validated; no code is loaded.
+    package static func candidates(in directory: String) throws(FileAccessError) -> [Candidate] {
+        var candidates: [Candidate] = []
+        for name in try FileIO.directoryEntries(directory) where !name.hasPrefix(".") {
+            let folder = "\(directory)/\(name)"
+            guard FileIO.kind(of: folder) == .directory else { continue }
+            candidates.append(Candidate(directory: folder, folderName: name, manifest: readManifest(in: folder)))
+        }
+        return candidates
+    }
+
+    /// Whether the library `manifest` names is in `folder` with the manifest's SHA-256: the plugin's files are
+    /// complete (a copy still being written, or a library and a manifest of two different builds, are not).
+    package static func hasLibrary(of manifest: PluginManifest, in folder: String) -> Bool {
+        (try? SHA256.hexDigest(ofFileAt: "\(folder)/\(manifest.library)")) == manifest.sha256
+    }
+
+    /// Reads and validates `<folder>/manifest.json`.
+    package static func readManifest(in folder: String) -> Result<PluginManifest, QuarantineReason> {
+        let path = "\(folder)/\(PluginManifest.fileName)"
+        guard FileIO.kind(of: path) == .regularFile else {
+            return .failure(QuarantineReason(.fileMissing, "there is no \(PluginManifest.fileName) in \(folder)"))
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileIO.readFile(path, limit: 1 << 20)
+        } catch {
+            return .failure(QuarantineReason(.fileMissing, "\(PluginManifest.fileName) cannot be read: \(error)"))
+        }
+        do {
+            return .success(try PluginManifest(jsonBytes: bytes))
+        } catch {
+            return .failure(QuarantineReason(.badManifest, "\(path): \(error)"))
+        }
+    }
+}

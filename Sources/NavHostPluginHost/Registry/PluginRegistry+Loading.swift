@@ -1,0 +1,260 @@
+import NavHostCore
+import NavHostKit
+import NavHostStorage
+
+// The checks one plugin goes through, in order; the first that fails quarantines it (see `PluginRegistry`).
+
+extension PluginRegistry {
+    /// Loads the plugin `manifest` describes from `directory` (its library from `libraryPath` when given, else from
+    /// a private copy of the manifest's `library`), records and logs the outcome.
+    func load(_ manifest: PluginManifest, from directory: String, libraryPath: String?) -> PluginStatus {
+        let started = ContinuousClock.now
+        var path = libraryPath ?? "\(directory)/\(manifest.library)"
+        var opened = false
+        do throws(QuarantineReason) {
+            if libraryPath == nil { path = try privateCopy(of: path, for: manifest.name) }
+            defer { if !opened, libraryPath == nil, path.hasPrefix(imageDirectory) { FileIO.remove(path) } }
+            try checkLibraryFile(at: path, for: manifest)
+            try checkCompatibility(of: manifest, replacing: nil)
+            let library = try open(path, for: manifest)
+            opened = true
+            let module = try featureModule(of: library, describedBy: manifest)
+            try register(module, describedBy: manifest, from: directory, replacing: nil)
+            let status = PluginStatus(
+                name: manifest.name,
+                directory: directory,
+                manifest: manifest,
+                state: .loaded,
+                libraryPath: path,
+                loadDuration: ContinuousClock.now - started
+            )
+            record(status)
+            refreshOptionalFeatures()
+            logger.info(
+                "Loaded a plugin",
+                metadata: [
+                    "navhost.plugin": "\(manifest.name)",
+                    "navhost.plugin.version": "\(manifest.version)",
+                    "navhost.plugin.path": "\(path)",
+                    "navhost.plugin.routes": "\(manifest.routeIDs.joined(separator: " "))",
+                    "navhost.plugin.duration": "\(status.loadDuration!)",
+                ]
+            )
+            return status
+        } catch {
+            return quarantine(
+                manifest.name,
+                in: directory,
+                manifest: manifest,
+                error,
+                libraryPath: opened ? path : nil,
+                duration: ContinuousClock.now - started
+            )
+        }
+    }
+}
+
+// MARK: - Checks, shared with reloading
+
+extension PluginRegistry {
+    /// The folder of private copies: `<state-dir>/plugin-images`.
+    var imageDirectory: String { "\(stateDirectory)/plugin-images" }
+
+    /// Copies `library` to a path never used before in this state folder: `<state>/plugin-images/<name>-<n>.so`.
+    ///
+    /// Every library is loaded from such a copy. `dlopen` of a path already loaded returns the old image, so a new
+    /// build needs a fresh path; and the daemon never maps a file an operator may later overwrite in place, which
+    /// would change code under a running process. When the state folder cannot take the copy (full, read-only), the
+    /// library itself is returned, with a warning: the plugin is served, and only a reload in place is weakened.
+    func privateCopy(of library: String, for name: String) throws(QuarantineReason) -> String {
+        guard FileIO.kind(of: library) == .regularFile else {
+            throw QuarantineReason(.fileMissing, "the library \(library) named by the manifest is not there")
+        }
+        do {
+            try FileIO.makeDirectories(imageDirectory)
+            var number = 1
+            while FileIO.kind(of: "\(imageDirectory)/\(name)-\(number).so") != nil { number += 1 }
+            let image = "\(imageDirectory)/\(name)-\(number).so"
+            try FileIO.copy(library, to: image)
+            return image
+        } catch {
+            // The plugin is fine; the state folder is not (full, read-only). Loading from the plugin's own folder
+            // serves it now; only a later reload of a new build in place needs the copy.
+            logger.warning(
+                "Cannot copy a plugin's library into the state folder; loading it from its own folder",
+                metadata: ["navhost.plugin": "\(name)", "navhost.file": "\(library)", "error": "\(error)"]
+            )
+            return library
+        }
+    }
+
+    /// The file is there, is the one the manifest was written for, and is a shared object for this machine.
+    func checkLibraryFile(at path: String, for manifest: PluginManifest) throws(QuarantineReason) {
+        guard FileIO.kind(of: path) == .regularFile else {
+            throw QuarantineReason(.fileMissing, "the library \(path) named by the manifest is not there")
+        }
+        // Read once: the checksum, the header and the layout all look at the same bytes.
+        let contents: [UInt8]
+        do {
+            contents = try FileIO.readFile(path, limit: 1 << 30)
+        } catch {
+            throw QuarantineReason(.fileMissing, "the library cannot be read: \(error)")
+        }
+        let digest = SHA256.hexDigest(of: contents)
+        guard digest == manifest.sha256 else {
+            throw QuarantineReason(
+                .checksumMismatch,
+                "\(path) has SHA-256 \(digest), the manifest says \(manifest.sha256): stage the plugin again"
+            )
+        }
+        guard let header = ELFHeader(bytes: contents) else {
+            throw QuarantineReason(.notASharedObject, "\(path) is not an ELF file")
+        }
+        if let problem = header.problem {
+            throw QuarantineReason(.notASharedObject, "\(path) cannot be loaded here: \(problem)")
+        }
+        // A truncated library whose manifest was written after the cut passes the checksum; dlopen would map pages
+        // past the file's end, and the first touch of one kills the daemon with SIGBUS.
+        if let truncation = ELFLayout(bytes: contents)?.truncation {
+            throw QuarantineReason(.notASharedObject, "\(path) cannot be loaded: \(truncation)")
+        }
+    }
+
+    /// The SDK version, the dependencies and the routes, from the manifest alone.
+    func checkCompatibility(of manifest: PluginManifest, replacing replaced: String?) throws(QuarantineReason) {
+        guard manifest.sdkVersion.isCompatible(withHost: sdkVersion) else {
+            throw QuarantineReason(
+                .abiMismatch,
+                "built against NavHostKit \(manifest.sdkVersion); this daemon has \(sdkVersion), which serves "
+                    + "plugins built against \(sdkVersion.major).0.0 to \(sdkVersion.major).\(sdkVersion.minor).x"
+            )
+        }
+        for dependency in manifest.hardDependencies {
+            let wanted = "\(dependency.name) \(dependency.versions)"
+            guard let status = status(named: dependency.name), status.isLoaded, let version = status.version else {
+                let why = status(named: dependency.name)?.quarantineReason.map { "was quarantined (\($0.code))" }
+                throw QuarantineReason(.dependencyMissing, "needs \(wanted), which \(why ?? "is not installed")")
+            }
+            guard dependency.versions.contains(version) else {
+                throw QuarantineReason(.dependencyVersionMismatch, "needs \(wanted), and \(version) is loaded")
+            }
+        }
+        if catalog.entry(named: manifest.name) != nil, manifest.name != replaced {
+            throw QuarantineReason(.duplicateName, "a feature named \(manifest.name) is already loaded")
+        }
+        for route in manifest.routeIDs {
+            if let owner = catalog.owner(ofRoute: route), owner != replaced {
+                throw QuarantineReason(.routeConflict, "route \(route) is already offered by \(owner)")
+            }
+        }
+    }
+
+    /// Opens the library, unless this very build took the daemon down before (``PluginFaultGuard``); the fault guard
+    /// follows it from before its first instruction runs.
+    func open(_ path: String, for manifest: PluginManifest) throws(QuarantineReason) -> PluginLibrary {
+        if let fault = faultGuard?.fault(of: manifest) { throw fault.quarantineReason }
+        let library: PluginLibrary
+        do {
+            library = try PluginLibrary(path: path)
+        } catch {
+            throw QuarantineReason(.libraryLoadFailed, "dlopen refused \(path): \(error.detail)")
+        }
+        faultGuard?.watch(libraryAt: path, of: manifest)
+        return library
+    }
+
+    /// Calls the entry point and checks the module against the manifest.
+    func featureModule(
+        of library: PluginLibrary,
+        describedBy manifest: PluginManifest
+    ) throws(QuarantineReason) -> any FeatureModule {
+        let module: any FeatureModule
+        do {
+            module = try library.featureModule()
+        } catch {
+            switch error {
+            case .missingSymbol(let symbol):
+                throw QuarantineReason(.missingEntrySymbol, "\(library.path) does not export \(symbol)")
+            case .notAFeatureModule:
+                throw QuarantineReason(
+                    .abiMismatch,
+                    "the entry point returned an object that is not a FeatureModule of this daemon's NavHostKit "
+                        + "(was the plugin linked with its own copy of the SDK?)"
+                )
+            case .notLoadable(let detail):
+                throw QuarantineReason(.libraryLoadFailed, detail)
+            }
+        }
+        guard module.name == manifest.name else {
+            throw QuarantineReason(
+                .manifestMismatch,
+                "the module is named \(module.name), the manifest \(manifest.name)"
+            )
+        }
+        // What the library itself was compiled against (FeatureModule.sdkVersion is emitted into it), in case the
+        // manifest says otherwise.
+        guard module.sdkVersion.isCompatible(withHost: sdkVersion) else {
+            throw QuarantineReason(
+                .abiMismatch,
+                "the library reports it was built against NavHostKit \(module.sdkVersion) (the manifest says "
+                    + "\(manifest.sdkVersion)); this daemon has \(sdkVersion): stage the plugin again"
+            )
+        }
+        let routes = module.screens.map(PluginManifest.Route.init)
+        guard routes == manifest.routes else {
+            let offered = routes.map(\.route)
+            let detail =
+                offered == manifest.routeIDs
+                ? "the parameters, intents or summaries differ"
+                : "the module offers \(offered), the manifest lists \(manifest.routeIDs)"
+            throw QuarantineReason(.manifestMismatch, "\(detail): stage the plugin again")
+        }
+        return module
+    }
+
+    /// Adds `module` to the catalog, or swaps it for the feature `replaced` when given.
+    func register(
+        _ module: any FeatureModule,
+        describedBy manifest: PluginManifest,
+        from directory: String,
+        replacing replaced: String?
+    ) throws(QuarantineReason) {
+        let services = HostServices(
+            logger: FeatureLogger(swiftLog: logger, feature: module.name),
+            clock: clock,
+            store: makeStore(module.name),
+            resourceDirectory: directory,
+            random: SessionRandomSource(),
+            optionalFeatures: optionalFeatures(for: manifest)
+        )
+        do {
+            if let replaced {
+                try catalog.replace(replaced, with: module, services: services)
+            } else {
+                try catalog.register(module, services: services)
+            }
+        } catch {
+            switch error {
+            case .routeConflict(let route, let owner):
+                throw QuarantineReason(.routeConflict, "route \(route) is already offered by \(owner)")
+            case .duplicateFeature(let name):
+                throw QuarantineReason(.duplicateName, "a feature named \(name) is already loaded")
+            case .malformedRoute(let route):
+                throw QuarantineReason(.manifestMismatch, "route ID \"\(route)\" is not namespace.name")
+            case .coordinatorFailed(let detail):
+                throw QuarantineReason(.initialisationFailed, "makeCoordinator(services:) threw: \(detail)")
+            }
+        }
+    }
+}
+
+extension PluginLibrary.OpenError {
+    /// The error's text without its case name.
+    fileprivate var detail: String {
+        switch self {
+        case .notLoadable(let text): text
+        case .missingSymbol(let symbol): "no symbol \(symbol)"
+        case .notAFeatureModule: "the entry point did not return a FeatureModule"
+        }
+    }
+}

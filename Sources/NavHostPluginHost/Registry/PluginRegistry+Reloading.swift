@@ -1,0 +1,156 @@
+import NavHostKit
+import NavHostStorage
+
+// Replacing a loaded plugin with the build now in its folder, and removing one.
+
+extension PluginRegistry {
+    /// What a successful reload swapped.
+    public struct Replacement: Sendable, Hashable {
+        /// The plugin's name.
+        public var name: String
+        /// The version that served before.
+        public var oldVersion: SemanticVersion?
+        /// The version that serves now.
+        public var newVersion: SemanticVersion
+        /// The routes the old version offered: the screens sessions must rebuild.
+        public var oldRoutes: Set<String>
+        /// The new version's status, also in ``PluginRegistry/statuses``.
+        public var status: PluginStatus
+    }
+
+    /// Why a reload or an unload did nothing.
+    public enum ChangeError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// No loaded plugin has this name.
+        case notLoaded(String)
+        /// The new build was refused; the old version keeps serving.
+        case refused(QuarantineReason)
+
+        public var description: String {
+            switch self {
+            case .notLoaded(let name): "no plugin named \(name) is loaded"
+            case .refused(let reason): "\(reason)"
+            }
+        }
+    }
+
+    /// Loads the build now in the loaded plugin `name`'s folder in place of the one serving.
+    ///
+    /// The library is copied to a fresh file, `<state-dir>/plugin-images/<Name>-<n>.so`, and loaded from there,
+    /// as every library is (`dlopen` of a path already loaded returns the old image). The copy goes through every
+    /// check of a first load (manifest, SHA-256 of the copy, ELF, SDK, dependencies, entry point, routes against the
+    /// manifest); routes are judged as if the old version were gone. Then the catalog swaps the two as one step.
+    ///
+    /// The old code stays mapped (nothing is ever unloaded), so each reload costs the memory of one more image.
+    ///
+    /// - Returns: What was swapped; the caller rebuilds the sessions' screens of ``Replacement/oldRoutes``.
+    /// - Throws: ``ChangeError/notLoaded(_:)``, or ``ChangeError/refused(_:)`` when the new build fails a check: the
+    ///   old version keeps serving and its status's ``PluginStatus/lastReloadFailure`` says why.
+    ///
+    /// Internal: only ``PluginControl`` reloads, since a reload without rebuilding the sessions' screens and telling
+    /// the watchers leaves screens built by the old code.
+    func reload(_ name: String) throws(ChangeError) -> Replacement {
+        guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else {
+            throw .notLoaded(name)
+        }
+        let old = statuses[index]
+        let started = ContinuousClock.now
+        do throws(QuarantineReason) {
+            let manifest: PluginManifest
+            switch PluginDirectory.readManifest(in: old.directory) {
+            case .success(let read): manifest = read
+            case .failure(let reason): throw reason
+            }
+            guard manifest.name == name else {
+                throw QuarantineReason(
+                    .manifestMismatch,
+                    "the manifest in \(old.directory) now names \(manifest.name), not \(name)"
+                )
+            }
+            let image = try privateCopy(of: "\(old.directory)/\(manifest.library)", for: name)
+            var opened = false
+            defer { if !opened, image.hasPrefix(imageDirectory) { FileIO.remove(image) } }
+            try checkLibraryFile(at: image, for: manifest)
+            try checkCompatibility(of: manifest, replacing: name)
+            let library = try open(image, for: manifest)
+            opened = true
+            let module = try featureModule(of: library, describedBy: manifest)
+            let oldRoutes = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)
+            try register(module, describedBy: manifest, from: old.directory, replacing: name)
+            let status = PluginStatus(
+                name: name,
+                directory: old.directory,
+                manifest: manifest,
+                state: .loaded,
+                libraryPath: image,
+                loadDuration: ContinuousClock.now - started
+            )
+            statuses[index] = status
+            refreshOptionalFeatures()
+            logger.info(
+                "Reloaded a plugin",
+                metadata: [
+                    "navhost.plugin": "\(name)",
+                    "navhost.plugin.version": "\(manifest.version)",
+                    "navhost.plugin.previous-version": "\(old.version.map { "\($0)" } ?? "")",
+                    "navhost.plugin.path": "\(image)",
+                ]
+            )
+            return Replacement(
+                name: name,
+                oldVersion: old.version,
+                newVersion: manifest.version,
+                oldRoutes: oldRoutes,
+                status: status
+            )
+        } catch {
+            statuses[index].lastReloadFailure = error
+            logger.warning(
+                "Refused a plugin's new build; the old version keeps serving",
+                metadata: [
+                    "navhost.plugin": "\(name)",
+                    "navhost.plugin.reason": "\(error.code)",
+                    "error": "\(error.message)",
+                ]
+            )
+            throw .refused(error)
+        }
+    }
+
+    /// Takes the loaded plugin `name` out of the catalog: its routes disappear, its status becomes `removed`, and
+    /// the features that list it as an optional dependency are told it is gone. Its code stays mapped.
+    ///
+    /// - Returns: The routes it offered: the caller removes the sessions' screens of these.
+    /// - Throws: ``ChangeError/notLoaded(_:)``; ``ChangeError/refused(_:)`` (`dependencyMissing`) when another
+    ///   loaded plugin lists it as a hard dependency.
+    ///
+    /// Internal: only ``PluginControl`` unloads, since the sessions' screens of the routes have to go with them.
+    func unload(_ name: String, because why: String = "unloaded") throws(ChangeError) -> Set<String> {
+        guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else {
+            throw .notLoaded(name)
+        }
+        let dependents = hardDependents(of: name)
+        guard dependents.isEmpty else {
+            throw .refused(
+                QuarantineReason(
+                    .dependencyMissing,
+                    "\(name) is needed by \(dependents.joined(separator: ", ")): unload those first"
+                )
+            )
+        }
+        let old = statuses[index]
+        let routes = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)
+        catalog.unregister(name)
+        statuses[index] = PluginStatus(name: name, directory: old.directory, manifest: old.manifest, state: .removed)
+        logger.info(
+            "Unloaded a plugin",
+            metadata: [
+                "navhost.plugin": "\(name)",
+                "navhost.plugin.version": "\(old.version.map { "\($0)" } ?? "")",
+                "navhost.plugin.reason": "\(why)",
+                "navhost.plugin.routes": "\(routes.sorted().joined(separator: " "))",
+            ]
+        )
+        refreshOptionalFeatures()
+        return routes
+    }
+}

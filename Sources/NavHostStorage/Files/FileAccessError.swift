@@ -1,0 +1,74 @@
+import Glibc
+
+/// A file operation that failed: what was tried, on which path, and the system's reason.
+///
+/// `code` says what kind of failure it was; new codes may be added, so switch over it with a `default`.
+public struct FileAccessError: Error, Sendable, Hashable {
+    /// The kind of failure.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case notFound
+            case permissionDenied
+            case notADirectory
+            case io
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The path, or a folder on it, does not exist.
+        public static let notFound = Code(.notFound)
+        /// The process may not read or write the path.
+        public static let permissionDenied = Code(.permissionDenied)
+        /// A folder was expected and something else is there.
+        public static let notADirectory = Code(.notADirectory)
+        /// Any other failure of the system call; `errno` tells which.
+        public static let io = Code(.io)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What failed, for a person.
+    public var message: String
+    /// The path the operation was about.
+    public var path: String
+    /// The system's error number, when a system call failed.
+    public var errno: Int32?
+
+    /// Creates an error of kind `code` about `path`.
+    public init(code: Code, message: String, path: String, errno: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.errno = errno
+    }
+}
+
+// MARK: - Factories
+
+extension FileAccessError {
+    /// The error for system call `operation` on `path` that failed with `number`.
+    package static func system(_ operation: String, path: String, errno number: Int32) -> Self {
+        let code: Code
+        switch number {
+        case ENOENT: code = .notFound
+        case EACCES, EPERM: code = .permissionDenied
+        case ENOTDIR: code = .notADirectory
+        default: code = .io
+        }
+        return Self(
+            code: code,
+            message: "\(operation) failed: \(String(cString: strerror(number)))",
+            path: path,
+            errno: number
+        )
+    }
+}
+
+// MARK: - CustomStringConvertible
+
+extension FileAccessError: CustomStringConvertible {
+    public var description: String { "\(path): \(message)" }
+}

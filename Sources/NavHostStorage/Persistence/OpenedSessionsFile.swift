@@ -1,0 +1,120 @@
+import Dispatch
+import Glibc
+public import NavHostKit
+
+/// The sessions opened over the wire (`io.navhost.Navigation.OpenSession`), on disk, so that they exist again after
+/// a restart, crash or not: `<state>/opened-sessions.json`.
+///
+/// ```json
+/// {"format":"navhost.opened-sessions","version":1,"sessions":[{"name":"passenger","root":"products.list",
+///  "parameters":{},"maxStackDepth":16}]}
+/// ```
+///
+/// Each session's stack is in its own file (``SessionStateFile``); this file only says which sessions to open and at
+/// which root. It is written whole, atomically and durably, on a serial queue off the main actor, in the order the
+/// changes were made: the last write holds the newest list.
+public final class OpenedSessionsFile: Sendable {
+    /// One session opened over the wire: how to open it again.
+    public struct Entry: Sendable, Hashable, Codable {
+        /// The session's name.
+        public var name: String
+        /// Its root route.
+        public var root: String
+        /// The root route's parameters.
+        public var parameters: JSONObject
+        /// The most screens its stack may hold, when the client set it.
+        public var maxStackDepth: Int?
+        /// Its intent time limit in milliseconds, when the client set it.
+        public var intentTimeoutMilliseconds: Int64?
+
+        /// Describes a session by its parts.
+        public init(
+            name: String,
+            root: String,
+            parameters: JSONObject = JSONObject(),
+            maxStackDepth: Int? = nil,
+            intentTimeoutMilliseconds: Int64? = nil
+        ) {
+            self.name = name
+            self.root = root
+            self.parameters = parameters
+            self.maxStackDepth = maxStackDepth
+            self.intentTimeoutMilliseconds = intentTimeoutMilliseconds
+        }
+    }
+
+    private struct Envelope: Codable {
+        var format: String
+        var version: Int
+        var sessions: [Entry]
+    }
+
+    private static let format = "navhost.opened-sessions"
+    private static let version = 1
+    private let queue = DispatchQueue(label: "navhost.opened-sessions")
+
+    /// The file's path.
+    public let path: String
+
+    /// The file under the state folder `directory`.
+    public init(directory: String) {
+        self.path = "\(directory)/opened-sessions.json"
+    }
+
+    /// Why the list could not be read.
+    public struct LoadFailure: Error, Sendable {
+        /// What went wrong, in words.
+        public var detail: String
+    }
+
+    /// The sessions the file lists; none when there is no file.
+    ///
+    /// A file that cannot be trusted (not JSON, another format) is moved aside as
+    /// `opened-sessions.json.corrupt-<time>`, and none are listed.
+    ///
+    /// - Returns: ``LoadFailure`` when the file is there but cannot be read (permissions, I/O): the caller must not
+    ///   overwrite it then.
+    public func load() -> Result<[Entry], LoadFailure> {
+        let bytes: [UInt8]?
+        do {
+            bytes = try FileIO.readFileIfPresent(path)
+        } catch {
+            return .failure(LoadFailure(detail: "\(error)"))
+        }
+        guard let bytes else { return .success([]) }
+        guard let json = try? JSONParser().parse(bytes),
+            let envelope = try? JSONValueDecoder().decode(Envelope.self, from: json),
+            envelope.format == Self.format, envelope.version == Self.version
+        else {
+            do {
+                _ = try FileIO.moveAside(path, suffix: "corrupt-\(time(nil))")
+                return .success([])
+            } catch {
+                return .failure(LoadFailure(detail: "it is corrupt and cannot be moved aside: \(error)"))
+            }
+        }
+        return .success(envelope.sessions)
+    }
+
+    /// Writes `sessions` as the whole list, and returns once it is durable.
+    ///
+    /// It runs on the caller's executor until the write is queued, so lists saved one after the other on the main
+    /// actor are written in that order: the last write holds the newest list.
+    ///
+    /// - Throws: The write's failure, in the system's words.
+    nonisolated(nonsending) public func save(_ sessions: [Entry]) async throws {
+        let envelope = Envelope(format: Self.format, version: Self.version, sessions: sessions)
+        let bytes = try JSONValueEncoder().encode(envelope).serializedBytes()
+        let path = self.path
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            queue.async {
+                do {
+                    try FileIO.writePrivately(bytes, to: path)
+                    done.resume()
+                } catch {
+                    done.resume(throwing: error)
+                }
+            }
+        }
+    }
+}

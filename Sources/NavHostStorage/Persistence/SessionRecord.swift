@@ -1,0 +1,66 @@
+public import NavHostKit
+public import NavHostWire
+
+/// What survives a crash of one session: its stack and each screen's restorable state.
+///
+/// A ViewModel's full state is not kept: it is rebuilt by the screen's `onAppear`. Only what a ViewModel opts into
+/// through `RestorableViewModel` is kept, and handed back before `onAppear` on restart.
+public struct SessionRecord: Sendable, Hashable, Codable {
+    /// One screen of the stack.
+    public struct Screen: Sendable, Hashable, Codable {
+        public var id: ScreenID
+        public var route: String
+        public var parameters: JSONObject
+        public var presentation: Presentation
+        /// The ViewModel's restorable state, when it keeps one.
+        public var restorable: JSONValue?
+
+        public init(
+            id: ScreenID,
+            route: String,
+            parameters: JSONObject,
+            presentation: Presentation,
+            restorable: JSONValue?
+        ) {
+            self.id = id
+            self.route = route
+            self.parameters = parameters
+            self.presentation = presentation
+            self.restorable = restorable
+        }
+    }
+
+    /// The session's name.
+    public var session: String
+    /// The revision the record was taken at.
+    public var revision: UInt64
+    /// A revision above every revision the session may have given out before the next record is written.
+    ///
+    /// Changes that keep nothing durable (most ViewModel state changes) are not written, so after a crash the
+    /// file's `revision` may be behind what clients saw. Revisions are reserved in blocks: the record names the end
+    /// of the block after the current one, which changes (and so gets written) once per block. A restored session
+    /// continues from here, so revisions only ever grow.
+    public var reservedRevision: UInt64
+    /// The number the next screen ID gets, so IDs are never reused across restarts.
+    public var nextScreenNumber: Int
+    /// The stack, root first.
+    public var stack: [Screen]
+
+    /// How many revisions one reservation covers.
+    public static let revisionBlock: UInt64 = 1024
+
+    public init(session: String, revision: UInt64, nextScreenNumber: Int, stack: [Screen]) {
+        self.session = session
+        self.revision = revision
+        self.reservedRevision = (revision / Self.revisionBlock + 2) * Self.revisionBlock
+        self.nextScreenNumber = nextScreenNumber
+        self.stack = stack
+    }
+
+    /// The same record without the revision (the reservation stays): what decides whether anything durable changed.
+    var durableContent: SessionRecord {
+        var copy = self
+        copy.revision = 0
+        return copy
+    }
+}

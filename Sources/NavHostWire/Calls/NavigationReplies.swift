@@ -1,0 +1,140 @@
+public import NavHostJSON
+public import NavHostKit
+
+// The outputs of io.navhost.Navigation's methods. Each is `Codable` in the method's wire form, which the client
+// decodes; the daemon writes the ones every navigation answers with `jsonObject`, the same form built without the
+// `Codable` machinery (they are on the hot path).
+
+// MARK: - PushResult
+
+/// What `Navigate` and `Present` answer: the new screen and the revision its push made.
+public struct PushResult: Sendable, Hashable, Codable {
+    /// The session's revision after the push.
+    public var revision: UInt64
+    /// The new top screen, its ViewModel's state as it was right after the push.
+    public var screen: ScreenSnapshot
+
+    /// Creates a result, as a test double would.
+    public init(revision: UInt64, screen: ScreenSnapshot) {
+        self.revision = revision
+        self.screen = screen
+    }
+
+    /// The reply's parameters.
+    public var jsonObject: JSONObject { ["revision": jsonInteger(revision), "screen": screen.jsonValue] }
+}
+
+// MARK: - PopResult
+
+/// What `Pop`, `PopToRoot`, `PopTo` and `Dismiss` answer: the screens removed, topmost first.
+public struct PopResult: Sendable, Hashable, Codable {
+    /// The session's revision after the change; unchanged when nothing was removed.
+    public var revision: UInt64
+    /// The IDs of the screens removed, topmost first; empty when nothing was (a `popToRoot` at the root).
+    public var removed: [ScreenID]
+
+    /// Creates a result, as a test double would.
+    public init(revision: UInt64, removed: [ScreenID]) {
+        self.revision = revision
+        self.removed = removed
+    }
+
+    /// The reply's parameters.
+    public var jsonObject: JSONObject {
+        ["revision": jsonInteger(revision), "removed": .array(removed.map { .string($0.rawValue) })]
+    }
+}
+
+// MARK: - ReplaceResult
+
+/// What `Replace` answers: the new stack.
+public struct ReplaceResult: Sendable, Hashable, Codable {
+    /// The session's revision after the replacement.
+    public var revision: UInt64
+    /// The new stack, root first.
+    public var stack: [ScreenSnapshot]
+
+    /// Creates a result, as a test double would.
+    public init(revision: UInt64, stack: [ScreenSnapshot]) {
+        self.revision = revision
+        self.stack = stack
+    }
+
+    /// The reply's parameters.
+    public var jsonObject: JSONObject { ["revision": jsonInteger(revision), "stack": .array(stack.map(\.jsonValue))] }
+}
+
+// MARK: - SendResult
+
+/// What `Send` answers once the screen's ViewModel has handled the intent.
+public struct SendResult: Sendable, Hashable, Codable {
+    /// The session's revision once the intent was handled.
+    public var revision: UInt64
+    /// The screen as it is then, or `nil` when handling the intent closed it.
+    public var screen: ScreenSnapshot?
+
+    /// Creates a result, as a test double would.
+    public init(revision: UInt64, screen: ScreenSnapshot?) {
+        self.revision = revision
+        self.screen = screen
+    }
+
+    /// The reply's parameters.
+    public var jsonObject: JSONObject {
+        var members: JSONObject = ["revision": jsonInteger(revision)]
+        if let screen { members["screen"] = screen.jsonValue }
+        return members
+    }
+}
+
+// MARK: - The other replies
+
+/// What `Stack` and `OpenSession` answer: the session at one revision.
+public struct StackReply: Sendable, Hashable, Codable {
+    public var snapshot: SessionSnapshot
+
+    public init(snapshot: SessionSnapshot) {
+        self.snapshot = snapshot
+    }
+
+    /// The reply's parameters.
+    public var jsonObject: JSONObject { ["snapshot": snapshot.jsonValue] }
+}
+
+/// What `Sessions` answers: the open sessions' names.
+public struct SessionsReply: Sendable, Hashable, Codable {
+    public var sessions: [String]
+
+    public init(sessions: [String]) {
+        self.sessions = sessions
+    }
+
+    /// The reply's parameters.
+    public var jsonObject: JSONObject { ["sessions": .array(sessions.map(JSONValue.string))] }
+}
+
+/// What `Routes` answers: every route the loaded features offer.
+public struct RoutesReply: Sendable, Hashable, Codable {
+    public var routes: [RouteInfo]
+
+    public init(routes: [RouteInfo]) {
+        self.routes = routes
+    }
+}
+
+/// What `Recording` answers: the session's last calls, in ``SessionRecording``'s JSON form.
+public struct RecordingReply: Sendable, Hashable, Codable {
+    public var recording: JSONValue
+
+    public init(recording: JSONValue) {
+        self.recording = recording
+    }
+
+    /// The reply's parameters.
+    public var jsonObject: JSONObject { ["recording": recording] }
+}
+
+/// What a method that answers with nothing answers (`CloseSession`, `io.navhost.Plugins.Unload`).
+public struct EmptyReply: Sendable, Hashable, Codable {
+    public init() {}
+}

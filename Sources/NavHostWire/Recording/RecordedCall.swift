@@ -1,0 +1,100 @@
+public import NavHostJSON
+
+/// One screen as a recording keeps it: everything a client sees of it but its ID, which a replay gives out afresh.
+public struct RecordedScreen: Sendable, Hashable, Codable {
+    public var route: String
+    public var parameters: JSONObject
+    public var presentation: Presentation
+    public var state: JSONValue
+    public var error: String?
+
+    public init(_ screen: ScreenSnapshot) {
+        route = screen.route.id
+        parameters = screen.route.parameters
+        presentation = screen.presentation
+        state = screen.state
+        error = screen.error
+    }
+
+    /// The screen as one JSON object, what a replay compares and diffs.
+    public var jsonValue: JSONValue {
+        var members: JSONObject = [
+            "route": .string(route),
+            "parameters": .object(parameters),
+            "presentation": .string(presentation.rawValue),
+            "state": state,
+        ]
+        if let error { members["error"] = .string(error) }
+        return .object(members)
+    }
+}
+
+/// One call of a flight recording: what a client asked, how the session answered, and the stack it left.
+public struct RecordedCall: Sendable, Hashable, Codable {
+    /// The call.
+    public var call: SessionCall
+    /// The error the call was refused with (`NavigationError.Code`'s name), or `nil` when it was done.
+    public var error: String?
+    /// The session's revision once the call was answered.
+    public var revision: UInt64
+    /// The stack once the call was answered, root first.
+    public var stack: [RecordedScreen]
+    /// The random numbers the session's features drew from this call until the next one, as 16 hex digits each;
+    /// left out of the JSON form when there are none.
+    public var random: [String]
+
+    public init(
+        call: SessionCall,
+        error: String?,
+        revision: UInt64,
+        stack: [RecordedScreen],
+        random: [String] = []
+    ) {
+        self.call = call
+        self.error = error
+        self.revision = revision
+        self.stack = stack
+        self.random = random
+    }
+}
+
+// MARK: - Codable
+
+extension RecordedCall {
+    private enum CodingKeys: String, CodingKey {
+        case call, error, revision, stack, random
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        call = try container.decode(SessionCall.self, forKey: .call)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+        revision = try container.decode(UInt64.self, forKey: .revision)
+        stack = try container.decode([RecordedScreen].self, forKey: .stack)
+        random = try container.decodeIfPresent([String].self, forKey: .random) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(call, forKey: .call)
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encode(revision, forKey: .revision)
+        try container.encode(stack, forKey: .stack)
+        if !random.isEmpty { try container.encode(random, forKey: .random) }
+    }
+}
+
+// MARK: - Random numbers as text
+
+extension UInt64 {
+    /// Sixteen hex digits: JSON numbers cannot hold every 64-bit value exactly.
+    package var recordedHex: String {
+        let digits = String(self, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    init?(recordedHex text: String) {
+        guard text.utf8.count == 16 else { return nil }
+        self.init(text, radix: 16)
+    }
+}

@@ -1,0 +1,35 @@
+import NavHostKit
+import NavHostWire
+import Testing
+
+/// The `Screen` type of io.navhost.Navigation, as ScreenSnapshot encodes and decodes it.
+@Suite("Screen wire form")
+struct ScreenSnapshotWireFormTests {
+    @Test("Route parameters are a JSON object on the wire, not an array of keys and values")
+    func parametersAreAnObject() throws {
+        let screen = ScreenSnapshot(
+            id: ScreenID("s3"),
+            route: RouteRequest(id: "products.detail", parameters: ["productID": "p3", "count": 2]),
+            presentation: .push,
+            state: ["status": "loading"]
+        )
+
+        let json = try JSONValueEncoder().encode(screen)
+
+        #expect(
+            try json.serializedString()
+                == #"{"id":"s3","route":"products.detail","parameters":{"productID":"p3","count":2},"#
+                + #""presentation":"push","state":{"status":"loading"}}"#
+        )
+        #expect(try JSONValueDecoder().decode(ScreenSnapshot.self, from: json) == screen)
+    }
+
+    @Test("Parameters that are missing or null decode as none; any other non-object is refused")
+    func parametersAbsentOrWrong() throws {
+        let bare: JSONValue = ["id": "s1", "route": "home.main", "presentation": "push", "state": [:]]
+        #expect(try JSONValueDecoder().decode(ScreenSnapshot.self, from: bare).route.parameters.isEmpty)
+        var wrong = bare.objectValue ?? [:]
+        wrong["parameters"] = ["productID", "p3"]
+        #expect(throws: (any Error).self) { try JSONValueDecoder().decode(ScreenSnapshot.self, from: .object(wrong)) }
+    }
+}
