@@ -114,14 +114,7 @@ private final class NavigationHandlers: Sendable {
     // MARK: Opening and closing sessions
 
     func openSession(_ input: OpenSessionParameters) async throws -> JSONObject {
-        let entry = OpenedSessionsFile.Entry(
-            name: input.name,
-            root: input.root,
-            parameters: input.parameters,
-            maxStackDepth: input.maxStackDepth,
-            intentTimeoutMilliseconds: input.intentTimeoutMilliseconds
-        )
-        let session = try await sessions.openDurably(entry)
+        let session = try await sessions.openDurably(input)
         eventReplies.forget(session.name)
         return StackReply(snapshot: session.snapshot).jsonObject
     }

@@ -43,7 +43,7 @@ struct HomeViewModelTests {
     func tappingProfileWaitsForTheSession() async throws {
         let suspension = Suspension<String>()
         let router = Router<HomeRoute>()
-        let viewModel = makeViewModel(GetCurrentUserIDUseCaseMock { try await suspension.value() }, router: router)
+        let viewModel = makeViewModel(GetCurrentUserIDUseCaseMock.suspended(suspension), router: router)
 
         let tapping = Task { try await viewModel.onTappedProfile() }
         await suspension.untilCalled()

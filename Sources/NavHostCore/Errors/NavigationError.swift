@@ -1,5 +1,5 @@
 public import NavHostJSON
-import NavHostWire
+public import NavHostWire
 
 /// A request the navigation core refused, with the reason in words and as data.
 ///
@@ -7,57 +7,8 @@ import NavHostWire
 /// `code` says what kind of refusal it was; new codes may be added. `parameters` carries the facts a client can act
 /// on (the unknown route ID, the session name), and is what the Varlink layer sends as the error's parameters.
 public struct NavigationError: Error, Sendable, Hashable {
-    /// The kind of refusal.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private let base: NavigationErrorName
-        private init(_ base: NavigationErrorName) { self.base = base }
-
-        /// No session has that name.
-        public static let sessionNotFound = Code(.sessionNotFound)
-        /// No screen of the session has that ID.
-        public static let screenNotFound = Code(.screenNotFound)
-        /// No loaded feature offers that route.
-        public static let routeNotFound = Code(.routeNotFound)
-        /// The route exists but its parameters do not fit it.
-        public static let invalidRouteParameters = Code(.invalidRouteParameters)
-        /// The screen's ViewModel has no intent by that name.
-        public static let intentNotFound = Code(.intentNotFound)
-        /// The intent exists but its arguments do not fit it.
-        public static let invalidIntentArguments = Code(.invalidIntentArguments)
-        /// The ViewModel threw while handling the intent.
-        public static let intentFailed = Code(.intentFailed)
-        /// The intent did not finish within the time limit; the screen shows an error.
-        public static let intentTimedOut = Code(.intentTimedOut)
-        /// Only the root is on the stack; there is nothing to pop.
-        public static let cannotPopRoot = Code(.cannotPopRoot)
-        /// `dismiss` with no modal screen shown.
-        public static let noModalPresented = Code(.noModalPresented)
-        /// `popTo` a route that no screen on the stack shows.
-        public static let routeNotOnStack = Code(.routeNotOnStack)
-        /// `replace` with no routes: a stack needs a root.
-        public static let emptyStack = Code(.emptyStack)
-        /// The screen left the stack while the request was under way; its answer is dropped.
-        public static let screenClosed = Code(.screenClosed)
-        /// The feature could not build the ViewModel for a route.
-        public static let viewModelFailed = Code(.viewModelFailed)
-        /// The change could not be written to the state folder (full, read-only, failing); it was taken back.
-        public static let storageFailed = Code(.storageFailed)
-        /// The stack already holds the most screens the session allows (`SessionOptions.maxStackDepth`).
-        public static let stackTooDeep = Code(.stackTooDeep)
-        /// A session of that name is open already.
-        public static let sessionExists = Code(.sessionExists)
-        /// The name cannot name a session: 1 to 64 letters, digits, `-`, `_` and `.`, not starting with `.`.
-        public static let invalidSessionName = Code(.invalidSessionName)
-        /// The configuration declares the session, so it cannot be closed over the wire.
-        public static let sessionConfigured = Code(.sessionConfigured)
-        /// A recording given to `Replay` cannot be read.
-        public static let invalidRecording = Code(.invalidRecording)
-
-        /// The code's name as Varlink errors spell it, like `RouteNotFound`.
-        public var name: String { base.rawValue }
-
-        public var description: String { name }
-    }
+    /// The kind of refusal: the error's name in `io.navhost.Navigation`.
+    public typealias Code = NavigationErrorName
 
     /// The kind of refusal.
     public var code: Code

@@ -50,7 +50,7 @@ extension SessionRegistry {
         }
         try await commit(session)
         await settle(session)
-        report.difference = Self.difference(
+        report.difference = ReplayReport.Difference(
             call: 0,
             method: nil,
             recorded: (base.revision, nil, base.stack),
@@ -69,7 +69,7 @@ extension SessionRegistry {
                 await settle(session)
                 report.calls = index + 1
                 report.revision = recorded.revision
-                report.difference = Self.difference(
+                report.difference = ReplayReport.Difference(
                     call: index + 1,
                     method: recorded.call.method,
                     recorded: (recorded.revision, recorded.error, recorded.stack),
@@ -106,14 +106,6 @@ extension SessionRegistry {
         }
     }
 
-    /// A stack as an object keyed by position (`{"0": {…}, "1": {…}}`), so that its merge patch names the screens
-    /// that differ and only what differs in them.
-    private static func comparable(_ stack: [RecordedScreen]) -> JSONValue {
-        var screens = JSONObject()
-        for (position, screen) in stack.enumerated() { screens[String(position)] = screen.jsonValue }
-        return JSONMergePatch.canonical(.object(screens))
-    }
-
     private static func pluginWarnings(
         recorded: [SessionRecording.Plugin],
         loaded: [SessionRecording.Plugin]
@@ -128,27 +120,5 @@ extension SessionRegistry {
             }
             return nil
         }
-    }
-
-    private static func difference(
-        call: Int,
-        method: String?,
-        recorded: (revision: UInt64, error: String?, stack: [RecordedScreen]),
-        replayed: (revision: UInt64, error: String?, stack: [RecordedScreen])
-    ) -> ReplayReport.Difference? {
-        guard recorded.error != replayed.error || recorded.stack != replayed.stack else { return nil }
-        let recordedValue = comparable(recorded.stack)
-        let replayedValue = comparable(replayed.stack)
-        return ReplayReport.Difference(
-            call: call,
-            method: method,
-            revision: recorded.revision,
-            replayedRevision: replayed.revision,
-            recordedError: recorded.error,
-            replayedError: replayed.error,
-            recorded: recordedValue,
-            replayed: replayedValue,
-            patch: JSONMergePatch.difference(from: recordedValue, to: replayedValue)
-        )
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
-public import NavHostKit
+import NavHostJSON
+public import NavHostWire
 
 /// The sessions opened over the wire (`io.navhost.Navigation.OpenSession`), on disk, so that they exist again after
 /// a restart, crash or not: `<state>/opened-sessions.json`.
@@ -14,34 +15,10 @@ public import NavHostKit
 /// which root. It is written whole, atomically and durably, on a serial queue off the main actor, in the order the
 /// changes were made: the last write holds the newest list.
 public final class OpenedSessionsFile: Sendable {
-    /// One session opened over the wire: how to open it again.
-    public struct Entry: Sendable, Hashable, Codable {
-        /// The session's name.
-        public var name: String
-        /// Its root route.
-        public var root: String
-        /// The root route's parameters.
-        public var parameters: JSONObject
-        /// The most screens its stack may hold, when the client set it.
-        public var maxStackDepth: Int?
-        /// Its intent time limit in milliseconds, when the client set it.
-        public var intentTimeoutMilliseconds: Int64?
-
-        /// Describes a session by its parts.
-        public init(
-            name: String,
-            root: String,
-            parameters: JSONObject = JSONObject(),
-            maxStackDepth: Int? = nil,
-            intentTimeoutMilliseconds: Int64? = nil
-        ) {
-            self.name = name
-            self.root = root
-            self.parameters = parameters
-            self.maxStackDepth = maxStackDepth
-            self.intentTimeoutMilliseconds = intentTimeoutMilliseconds
-        }
-    }
+    /// One session opened over the wire: the `OpenSession` call that opened it, made again at start. On disk it
+    /// is that call's parameters with the options flattened: `{"name", "root", "parameters", "maxStackDepth"?,
+    /// "intentTimeoutMilliseconds"?}`.
+    public typealias Entry = OpenSessionParameters
 
     private struct Envelope: Codable {
         var format: String

@@ -200,7 +200,10 @@ public struct WatchParameters: Sendable, Hashable {
 // MARK: - OpenSessionParameters
 
 /// The input of `OpenSession`: a new session's name, its root, and the options it sets itself.
-public struct OpenSessionParameters: Sendable, Hashable {
+///
+/// Its `Codable` form, with the options beside the other members, is how the daemon keeps the sessions opened over
+/// the wire (`OpenedSessionsFile`).
+public struct OpenSessionParameters: Sendable, Hashable, Codable {
     public var name: String
     public var root: String
     public var parameters: JSONObject

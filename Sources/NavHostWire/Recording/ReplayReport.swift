@@ -22,28 +22,6 @@ public struct ReplayReport: Sendable, Hashable {
         /// The RFC 7386 merge patch that turns the recorded stack into the replayed one; `nil` when only the outcome
         /// differs.
         public var patch: JSONValue?
-
-        public init(
-            call: Int,
-            method: String?,
-            revision: UInt64,
-            replayedRevision: UInt64,
-            recordedError: String?,
-            replayedError: String?,
-            recorded: JSONValue,
-            replayed: JSONValue,
-            patch: JSONValue?
-        ) {
-            self.call = call
-            self.method = method
-            self.revision = revision
-            self.replayedRevision = replayedRevision
-            self.recordedError = recordedError
-            self.replayedError = replayedError
-            self.recorded = recorded
-            self.replayed = replayed
-            self.patch = patch
-        }
     }
 
     /// The session the replay ran in.
@@ -76,6 +54,42 @@ public struct ReplayReport: Sendable, Hashable {
         self.difference = difference
         self.warnings = warnings
         self.leftOpen = leftOpen
+    }
+}
+
+// MARK: - Comparing
+
+extension ReplayReport.Difference {
+    /// The difference between a call's recorded result and its replayed one; `nil` when they are the same outcome
+    /// and the same stack (revisions may differ: a replay numbers its own).
+    ///
+    /// - Parameters:
+    ///   - call: The call's place in the recording, counting from 1; 0 for the base stack.
+    ///   - method: The call's method; `nil` for the base stack.
+    public init?(
+        call: Int,
+        method: String?,
+        recorded: (revision: UInt64, error: String?, stack: [RecordedScreen]),
+        replayed: (revision: UInt64, error: String?, stack: [RecordedScreen])
+    ) {
+        guard recorded.error != replayed.error || recorded.stack != replayed.stack else { return nil }
+        self.call = call
+        self.method = method
+        revision = recorded.revision
+        replayedRevision = replayed.revision
+        recordedError = recorded.error
+        replayedError = replayed.error
+        self.recorded = Self.comparable(recorded.stack)
+        self.replayed = Self.comparable(replayed.stack)
+        patch = JSONMergePatch.difference(from: self.recorded, to: self.replayed)
+    }
+
+    /// A stack as an object keyed by position (`{"0": {…}, "1": {…}}`), so that its merge patch names the screens
+    /// that differ and only what differs in them.
+    private static func comparable(_ stack: [RecordedScreen]) -> JSONValue {
+        var screens = JSONObject()
+        for (position, screen) in stack.enumerated() { screens[String(position)] = screen.jsonValue }
+        return JSONMergePatch.canonical(.object(screens))
     }
 }
 

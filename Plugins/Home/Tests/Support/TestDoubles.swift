@@ -1,35 +1,24 @@
 import Foundation
 import NavHostKit
 import NavHostTesting
-import Synchronization
 
 @testable import HomeFeature
 
 // MARK: - Mock
 
-/// A `GetCurrentUserIDUseCase` whose answer the test writes; it counts its calls.
-final class GetCurrentUserIDUseCaseMock: GetCurrentUserIDUseCaseProtocol {
-    private let answer: @Sendable () async throws -> String
-    private let calls = Mutex(0)
+/// A `GetCurrentUserIDUseCase` whose answers the test writes (``ScriptedAnswers``); it counts its calls.
+final class GetCurrentUserIDUseCaseMock: GetCurrentUserIDUseCaseProtocol, ScriptedUseCase {
+    let answers: ScriptedAnswers<Void, String>
+
+    init(_ answers: ScriptedAnswers<Void, String>) {
+        self.answers = answers
+    }
 
     /// How many times `execute()` was called.
-    var callCount: Int { calls.withLock { $0 } }
-
-    init(_ answer: @escaping @Sendable () async throws -> String) {
-        self.answer = answer
-    }
-
-    static func returning(_ userID: String) -> GetCurrentUserIDUseCaseMock {
-        GetCurrentUserIDUseCaseMock { userID }
-    }
-
-    static func failing(_ error: any Error = TestError.unavailable) -> GetCurrentUserIDUseCaseMock {
-        GetCurrentUserIDUseCaseMock { throw error }
-    }
+    var callCount: Int { answers.callCount }
 
     func execute() async throws -> String {
-        calls.withLock { $0 += 1 }
-        return try await answer()
+        try await answers.answer(())
     }
 }
 

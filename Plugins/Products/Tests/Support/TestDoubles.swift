@@ -2,77 +2,40 @@ import Foundation
 import NavHostJSON
 import NavHostKit
 import NavHostTesting
-import Synchronization
 
 @testable import ProductsFeature
 
 // MARK: - Mock
 
-/// A `GetProductsUseCase` whose answers the test writes, one call at a time.
-final class GetProductsUseCaseMock: GetProductsUseCaseProtocol {
-    private let answer: @Sendable (Int) async throws -> [Product]
-    private let calls = Mutex(0)
+/// A `GetProductsUseCase` whose answers the test writes, one call at a time (``ScriptedAnswers``).
+final class GetProductsUseCaseMock: GetProductsUseCaseProtocol, ScriptedUseCase {
+    let answers: ScriptedAnswers<Void, [Product]>
+
+    init(_ answers: ScriptedAnswers<Void, [Product]>) {
+        self.answers = answers
+    }
 
     /// How many times `execute()` was called.
-    var callCount: Int { calls.withLock { $0 } }
-
-    /// Answers call `n` (from 0) with `answer(n)`.
-    init(_ answer: @escaping @Sendable (Int) async throws -> [Product]) {
-        self.answer = answer
-    }
-
-    static func returning(_ products: [Product]) -> GetProductsUseCaseMock {
-        GetProductsUseCaseMock { _ in products }
-    }
-
-    static func failing(_ error: any Error = TestError.unavailable) -> GetProductsUseCaseMock {
-        GetProductsUseCaseMock { _ in throw error }
-    }
-
-    /// Every call waits for the test's answer through `suspension`.
-    static func suspended(_ suspension: Suspension<[Product]>) -> GetProductsUseCaseMock {
-        GetProductsUseCaseMock { _ in try await suspension.value() }
-    }
+    var callCount: Int { answers.callCount }
 
     func execute() async throws -> [Product] {
-        let call = calls.withLock { count in
-            defer { count += 1 }
-            return count
-        }
-        return try await answer(call)
+        try await answers.answer(())
     }
 }
 
-/// A `GetProductUseCase` whose answer the test writes; it records the IDs it was asked for.
-final class GetProductUseCaseMock: GetProductUseCaseProtocol {
-    private let answer: @Sendable (Int) async throws -> Product
-    private let requests = Mutex<[String]>([])
+/// A `GetProductUseCase` whose answers the test writes (``ScriptedAnswers``); it records the IDs it was asked for.
+final class GetProductUseCaseMock: GetProductUseCaseProtocol, ScriptedUseCase {
+    let answers: ScriptedAnswers<String, Product>
+
+    init(_ answers: ScriptedAnswers<String, Product>) {
+        self.answers = answers
+    }
 
     /// The product IDs asked for, oldest first.
-    var requestedIDs: [String] { requests.withLock { $0 } }
-
-    init(_ answer: @escaping @Sendable (Int) async throws -> Product) {
-        self.answer = answer
-    }
-
-    static func returning(_ product: Product) -> GetProductUseCaseMock {
-        GetProductUseCaseMock { _ in product }
-    }
-
-    static func failing(_ error: any Error = TestError.unavailable) -> GetProductUseCaseMock {
-        GetProductUseCaseMock { _ in throw error }
-    }
-
-    static func suspended(_ suspension: Suspension<Product>) -> GetProductUseCaseMock {
-        GetProductUseCaseMock { _ in try await suspension.value() }
-    }
+    var requestedIDs: [String] { answers.inputs }
 
     func execute(productID: String) async throws -> Product {
-        let call = requests.withLock { ids in
-            ids.append(productID)
-            return ids.count - 1
-        }
-        return try await answer(call)
+        try await answers.answer(productID)
     }
 }
 

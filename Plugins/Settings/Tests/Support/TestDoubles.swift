@@ -7,34 +7,16 @@ import Synchronization
 
 // MARK: - Mock
 
-/// A `GetPreferencesUseCase` whose answers the test writes, one call at a time.
-final class GetPreferencesUseCaseMock: GetPreferencesUseCaseProtocol {
-    private let answer: @Sendable (Int) async throws -> Preferences
-    private let calls = Mutex(0)
+/// A `GetPreferencesUseCase` whose answers the test writes, one call at a time (``ScriptedAnswers``).
+final class GetPreferencesUseCaseMock: GetPreferencesUseCaseProtocol, ScriptedUseCase {
+    let answers: ScriptedAnswers<Void, Preferences>
 
-    /// Answers call `n` (from 0) with `answer(n)`.
-    init(_ answer: @escaping @Sendable (Int) async throws -> Preferences) {
-        self.answer = answer
-    }
-
-    static func returning(_ preferences: Preferences) -> GetPreferencesUseCaseMock {
-        GetPreferencesUseCaseMock { _ in preferences }
-    }
-
-    static func failing(_ error: any Error = TestError.unavailable) -> GetPreferencesUseCaseMock {
-        GetPreferencesUseCaseMock { _ in throw error }
-    }
-
-    static func suspended(_ suspension: Suspension<Preferences>) -> GetPreferencesUseCaseMock {
-        GetPreferencesUseCaseMock { _ in try await suspension.value() }
+    init(_ answers: ScriptedAnswers<Void, Preferences>) {
+        self.answers = answers
     }
 
     func execute() async throws -> Preferences {
-        let call = calls.withLock { count in
-            defer { count += 1 }
-            return count
-        }
-        return try await answer(call)
+        try await answers.answer(())
     }
 }
 

@@ -7,37 +7,20 @@ import Synchronization
 
 // MARK: - Mock
 
-/// A `GetUserProfileUseCase` whose answers the test writes, one call at a time; it records whom it was asked for.
-final class GetUserProfileUseCaseMock: GetUserProfileUseCaseProtocol {
-    private let answer: @Sendable (Int) async throws -> UserProfile
-    private let requests = Mutex<[String]>([])
+/// A `GetUserProfileUseCase` whose answers the test writes, one call at a time (``ScriptedAnswers``); it records
+/// whom it was asked for.
+final class GetUserProfileUseCaseMock: GetUserProfileUseCaseProtocol, ScriptedUseCase {
+    let answers: ScriptedAnswers<String, UserProfile>
+
+    init(_ answers: ScriptedAnswers<String, UserProfile>) {
+        self.answers = answers
+    }
 
     /// The user IDs asked for, oldest first.
-    var requestedIDs: [String] { requests.withLock { $0 } }
-
-    /// Answers call `n` (from 0) with `answer(n)`.
-    init(_ answer: @escaping @Sendable (Int) async throws -> UserProfile) {
-        self.answer = answer
-    }
-
-    static func returning(_ profile: UserProfile) -> GetUserProfileUseCaseMock {
-        GetUserProfileUseCaseMock { _ in profile }
-    }
-
-    static func failing(_ error: any Error = TestError.unavailable) -> GetUserProfileUseCaseMock {
-        GetUserProfileUseCaseMock { _ in throw error }
-    }
-
-    static func suspended(_ suspension: Suspension<UserProfile>) -> GetUserProfileUseCaseMock {
-        GetUserProfileUseCaseMock { _ in try await suspension.value() }
-    }
+    var requestedIDs: [String] { answers.inputs }
 
     func execute(userID: String) async throws -> UserProfile {
-        let call = requests.withLock { ids in
-            ids.append(userID)
-            return ids.count - 1
-        }
-        return try await answer(call)
+        try await answers.answer(userID)
     }
 }
 
