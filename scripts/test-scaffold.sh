@@ -6,7 +6,10 @@
 # Usage: scripts/test-scaffold.sh [BUILD_DIR]   (BUILD_DIR holds this tree's navhost-plugin-tool; default .build/debug)
 #
 # The copy needs a build of its own: SwiftPM's build records name absolute paths, so a copied .build/ is rebuilt
-# from scratch anyway. That is why this runs as `make test-scaffold`, apart from `make test`.
+# from scratch anyway. That is why this runs as `make test-scaffold`, apart from `make test`. The copy is built as the
+# package for plugin work alone (NAVHOST_PACKAGE=plugins, Package.swift's last section): the SDK, the test kit, the
+# plugin host, navhost-plugin-tool and the plugins, without the daemon, the client and the inspector, whose build the
+# new plugin does not need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -27,6 +30,7 @@ tar -C "$root" --exclude=./.build --exclude='./.build-*' --exclude='./.build_*' 
 step "scaffolding Plugins/Orders"
 "$build_dir/navhost-plugin-tool" new Orders --package-dir "$copy"
 cd "$copy"
+export NAVHOST_PACKAGE=plugins
 
 step "linting the new plugin"
 "$swift" format lint --strict --recursive Plugins/Orders
