@@ -87,7 +87,7 @@ format:
 	$(SWIFT) format format --in-place --recursive --parallel Package.swift NavHostKit Sources Tests Plugins Benchmarks
 
 # Tests run in parallel, TEST_WIDTH at a time. The stall that once kept them serial was a deadlock in the tests
-# (Tests/Support/SpawnedProcess.swift says which). Unbounded, every parameterized case starts at once (70 in-process
+# (Tests/IntegrationHarness/SpawnedProcess.swift says which). Unbounded, every parameterized case starts at once (70 in-process
 # hosts for the fuzz corpus alone) and two cores cannot meet the time limits that catch a hang; three at a time
 # finishes the suite in about 55 s, against 65 to 110 s one at a time.
 TEST_WIDTH ?= 3

@@ -378,7 +378,7 @@ let package = Package(
                 "NavHostCore",
                 "NavHostPluginHost",
                 "NavHostService",
-                "NavHostTestSupport",
+                "IntegrationHarness",
                 "NavHostTesting",
                 "NavHostVarlink",
                 "NavHostWire",
@@ -422,7 +422,7 @@ let package = Package(
         // MARK: - Tests
 
         .target(
-            name: "NavHostTestSupport",
+            name: "IntegrationHarness",
             dependencies: [
                 "NavHostVarlink",
                 sdk,
@@ -431,14 +431,14 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 nioPosix,
             ],
-            path: "Tests/Support",
+            path: "Tests/IntegrationHarness",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "NavHostFuzzTests",
             dependencies: [
                 "NavHostFuzzing",
-                "NavHostTestSupport",
+                "IntegrationHarness",
                 "NavHostVarlink",
                 sdk,
             ],
@@ -465,7 +465,7 @@ let package = Package(
                 "NavHostCore",
                 "NavHostPluginHost",
                 "NavHostStorage",
-                "NavHostTestSupport",
+                "IntegrationHarness",
                 "NavHostTesting",
                 "NavHostWire",
                 sdk,
@@ -481,7 +481,7 @@ let package = Package(
                 "NavHostPluginHost",
                 "NavHostPluginTools",
                 "NavHostStorage",
-                "NavHostTestSupport",
+                "IntegrationHarness",
                 sdk,
             ],
             swiftSettings: swiftSettings
@@ -490,7 +490,7 @@ let package = Package(
             name: "NavHostVarlinkTests",
             dependencies: [
                 "NavHostVarlink",
-                "NavHostTestSupport",
+                "IntegrationHarness",
                 sdk,
                 logging,
                 nioCore,
@@ -503,7 +503,7 @@ let package = Package(
         .testTarget(
             name: "NavHostDaemonTests",
             dependencies: [
-                "NavHostTestSupport",
+                "IntegrationHarness",
                 "NavHostVarlink",
                 sdk,
             ],
@@ -513,7 +513,7 @@ let package = Package(
             name: "NavHostClientTests",
             dependencies: [
                 "NavHostClient",
-                "NavHostTestSupport",
+                "IntegrationHarness",
                 "NavHostWire",
                 sdk,
             ],
@@ -523,7 +523,7 @@ let package = Package(
             name: "NavctlTests",
             dependencies: [
                 "NavHostClient",
-                "NavHostTestSupport",
+                "IntegrationHarness",
                 sdk,
             ],
             exclude: ["Snapshots"],
@@ -535,7 +535,7 @@ let package = Package(
             dependencies: [
                 "NavHostInspector",
                 "NavHostClient",
-                "NavHostTestSupport",
+                "IntegrationHarness",
                 sdk,
             ],
             swiftSettings: swiftSettings
@@ -544,7 +544,7 @@ let package = Package(
             name: "NavHostSystemdTests",
             dependencies: [
                 "NavHostSystemd",
-                "NavHostTestSupport",
+                "IntegrationHarness",
                 "CSystemd",
                 logging,
             ],
@@ -564,8 +564,8 @@ let package = Package(
 
 if Context.environment["NAVHOST_PACKAGE"] == "plugins" {
     let pluginWork: Set<String> = [
-        "CFaultGuard", "COpenSSL", "NavHostWire", "NavHostStorage", "NavHostCore", "NavHostPluginHost", "NavHostTesting",
-        "NavHostPluginTools", "navhost-plugin-tool",
+        "CFaultGuard", "COpenSSL", "NavHostWire", "NavHostStorage", "NavHostCore", "NavHostPluginHost",
+        "NavHostTesting", "NavHostPluginTools", "navhost-plugin-tool",
     ]
     let plugins = Set(pluginNames.flatMap(pluginTargets).map(\.name))
     package.targets.removeAll { !pluginWork.contains($0.name) && !plugins.contains($0.name) }

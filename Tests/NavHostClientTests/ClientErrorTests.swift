@@ -1,7 +1,7 @@
 import Foundation
+import IntegrationHarness
 import NavHostClient
 import NavHostJSON
-import NavHostTestSupport
 import Testing
 
 /// How failures reach the caller: error replies keep their Varlink name and parameters, and everything else gets a

@@ -1,6 +1,6 @@
+import IntegrationHarness
 import NavHostClient
 import NavHostJSON
-import NavHostTestSupport
 import Testing
 
 /// The `io.navhost.Plugins` methods against a scripted service that serves the real interface definition: what goes

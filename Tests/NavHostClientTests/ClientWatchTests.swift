@@ -1,7 +1,7 @@
+import IntegrationHarness
 import NavHostClient
 import NavHostJSON
 import NavHostKit
-import NavHostTestSupport
 import NavHostWire
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostClient
-import NavHostTestSupport
 import Testing
 
 /// Loading, reloading and unloading plugins through NavHostClient in the real `navhostd`, with a plugin directory of

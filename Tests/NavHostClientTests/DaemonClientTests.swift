@@ -1,8 +1,8 @@
 import Foundation
+import IntegrationHarness
 import NavHostClient
 import NavHostJSON
 import NavHostKit
-import NavHostTestSupport
 import NavHostWire
 import Testing
 

@@ -1,6 +1,6 @@
 import Glibc
+import IntegrationHarness
 import NavHostJSON
-import NavHostTestSupport
 import NavHostVarlink
 import Testing
 

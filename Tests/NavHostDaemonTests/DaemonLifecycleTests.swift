@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
+import IntegrationHarness
 import NavHostJSON
-import NavHostTestSupport
 import NavHostVarlink
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostJSON
-import NavHostTestSupport
 import NavHostVarlink
 import Testing
 

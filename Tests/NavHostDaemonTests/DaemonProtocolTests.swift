@@ -1,5 +1,5 @@
+import IntegrationHarness
 import NavHostJSON
-import NavHostTestSupport
 import NavHostVarlink
 import Testing
 

@@ -1,4 +1,4 @@
-import NavHostTestSupport
+import IntegrationHarness
 import Testing
 
 @Suite("The daemon's limit options")

@@ -1,5 +1,5 @@
 import Foundation
-import NavHostTestSupport
+import IntegrationHarness
 import Testing
 
 /// docs/architecture.md's table of modules against the sources: every module of `Sources/` has a row, and the modules
@@ -70,12 +70,12 @@ struct ModuleImportsTests {
         let cModules = names.filter { $0.hasPrefix("C") && $0.dropFirst().first?.isUppercase == true }
         let sdk = Set(try FileManager.default.contentsOfDirectory(atPath: sdkSources.path))
         let swift = names.subtracting(cModules)
-        return (swift, names.union(sdk).union(["NavHostTestSupport"]))
+        return (swift, names.union(sdk).union(["IntegrationHarness"]))
     }
 
     private static func folder(of module: String) -> URL? {
-        if module == "NavHostTestSupport" {
-            return URL(fileURLWithPath: TestPaths.packageRoot).appendingPathComponent("Tests/Support")
+        if module == "IntegrationHarness" {
+            return URL(fileURLWithPath: TestPaths.packageRoot).appendingPathComponent("Tests/IntegrationHarness")
         }
         let folder = sources.appendingPathComponent(module)
         return FileManager.default.fileExists(atPath: folder.path) ? folder : nil

@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostFuzzing
-import NavHostTestSupport
 import Testing
 
 /// The fuzzer's seed corpus, and every crash it found (kept in the corpus), replayed through the same driver on

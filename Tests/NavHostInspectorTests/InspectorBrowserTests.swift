@@ -1,7 +1,7 @@
 import Foundation
+import IntegrationHarness
 import NavHostClient
 import NavHostJSON
-import NavHostTestSupport
 import Testing
 
 /// The inspector as a user meets it: the real `navhostd` with the example plugins, the real `navctl inspect`, and

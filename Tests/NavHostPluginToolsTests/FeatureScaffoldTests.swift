@@ -1,8 +1,8 @@
 import Foundation
+import IntegrationHarness
 import NavHostCore
 import NavHostPluginHost
 import NavHostPluginTools
-import NavHostTestSupport
 import Testing
 
 /// The scaffold's names and files. That the scaffolded feature builds, passes its tests and loads is checked by

@@ -1,8 +1,8 @@
+import IntegrationHarness
 import NavHostCore
 import NavHostKit
 import NavHostPluginHost
 import NavHostPluginTools
-import NavHostTestSupport
 import Testing
 
 @Suite("plugin.json, the hand-written part of a manifest")

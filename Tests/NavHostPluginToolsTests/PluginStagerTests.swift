@@ -1,10 +1,10 @@
 import Foundation
+import IntegrationHarness
 import NavHostCore
 import NavHostKit
 import NavHostPluginHost
 import NavHostPluginTools
 import NavHostStorage
-import NavHostTestSupport
 import Testing
 
 @Suite("Manifests and staging, from the libraries the package built")

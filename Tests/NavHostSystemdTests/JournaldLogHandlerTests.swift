@@ -1,7 +1,7 @@
 import Foundation
+import IntegrationHarness
 import Logging
 import NavHostSystemd
-import NavHostTestSupport
 import Testing
 
 /// The journald handler against a datagram socket the test owns, read back with an independent protocol parser.

@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostSystemd
-import NavHostTestSupport
 import Testing
 
 /// The notification sequence, sent by a real process to a socket the test owns, as systemd would receive it.

@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostSystemd
-import NavHostTestSupport
 import Testing
 
 /// Socket activation through `systemd-socket-activate`, which passes `LISTEN_FDS`, `LISTEN_FDNAMES` and

@@ -1,5 +1,5 @@
 import Foundation
-import NavHostTestSupport
+import IntegrationHarness
 import Testing
 
 /// The files in `systemd/`, installed by `make install-files` into a scratch root and checked by systemd's own tools.

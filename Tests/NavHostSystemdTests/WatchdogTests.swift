@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostSystemd
-import NavHostTestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,6 @@
+import IntegrationHarness
 import NIOCore
 import NavHostJSON
-import NavHostTestSupport
 import NavHostVarlink
 import Testing
 

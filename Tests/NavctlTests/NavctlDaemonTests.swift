@@ -1,7 +1,7 @@
 import Foundation
+import IntegrationHarness
 import NavHostClient
 import NavHostJSON
-import NavHostTestSupport
 import Testing
 
 /// The built `navctl` against the real `navhostd` process.

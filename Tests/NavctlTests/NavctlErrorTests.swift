@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostJSON
-import NavHostTestSupport
 import Testing
 
 /// Failures: one line on standard error naming the Varlink error and its parameters, and an exit code per kind.

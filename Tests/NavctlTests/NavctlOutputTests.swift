@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostJSON
-import NavHostTestSupport
 import Testing
 
 /// What each subcommand sends and prints, human-readable and `--json`, against a scripted service whose replies are

@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostJSON
-import NavHostTestSupport
 import Testing
 
 /// `navctl plugins load|reload|unload` against the real `navhostd`, loading a copy of the example plugins of the

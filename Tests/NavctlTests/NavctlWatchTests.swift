@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostJSON
-import NavHostTestSupport
 import Testing
 
 /// `navctl watch` against scripted streams: what it prints per update, and how it ends.

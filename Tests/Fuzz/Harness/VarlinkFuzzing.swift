@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import Glibc
+import IntegrationHarness
 import Logging
-import NavHostTestSupport
 package import NavHostVarlink
 import Synchronization
 

@@ -1,5 +1,5 @@
+import IntegrationHarness
 import NavHostClient
-import NavHostTestSupport
 
 /// Starts a scripted service, connects a client to it, runs `body`, then closes the client and stops the service
 /// however `body` ends.

@@ -1,5 +1,5 @@
+import IntegrationHarness
 import NavHostClient
-import NavHostTestSupport
 import Synchronization
 
 /// Iterates a watch in a task of its own and keeps every update, so that a test can wait for the one it expects

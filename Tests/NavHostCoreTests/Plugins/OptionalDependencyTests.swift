@@ -1,7 +1,7 @@
 import Foundation
 import InMemoryLogging
+import IntegrationHarness
 import NavHostKit
-import NavHostTestSupport
 import Testing
 
 @testable import NavHostCore

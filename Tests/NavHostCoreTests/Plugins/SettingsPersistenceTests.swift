@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostKit
-import NavHostTestSupport
 import Testing
 
 @testable import NavHostCore

@@ -1,8 +1,8 @@
 import Foundation
 import InMemoryLogging
+import IntegrationHarness
 import Logging
 import NavHostKit
-import NavHostTestSupport
 
 @testable import NavHostCore
 @testable import NavHostPluginHost

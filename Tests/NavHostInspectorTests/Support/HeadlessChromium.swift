@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostJSON
-import NavHostTestSupport
 import Synchronization
 
 /// Debian's Chromium, headless, driven through its DevTools protocol over a pipe (`--remote-debugging-pipe`).

@@ -1,6 +1,6 @@
 import Foundation
+import IntegrationHarness
 import NavHostJSON
-import NavHostTestSupport
 
 /// The inspector page open in ``HeadlessChromium``: what it shows, read through `Runtime.evaluate`.
 struct InspectorPageDriver {

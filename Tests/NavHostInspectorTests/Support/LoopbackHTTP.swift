@@ -1,5 +1,5 @@
 import Foundation
-import NavHostTestSupport
+import IntegrationHarness
 
 /// One HTTP/1.1 request to 127.0.0.1 over a plain socket, for the requests a browser would not make: no token, a
 /// wrong one, a websocket upgrade from another origin.

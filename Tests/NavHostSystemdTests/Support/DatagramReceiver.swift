@@ -1,6 +1,6 @@
 import CSystemd
 import Foundation
-import NavHostTestSupport
+import IntegrationHarness
 
 /// A bound `AF_UNIX` datagram socket that a test reads, playing the service manager (`NOTIFY_SOCKET`) or journald.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import NavHostTestSupport
+import IntegrationHarness
 import Synchronization
 
 /// The certification fixture, `varlink-certification-service`, running as a child process.

@@ -1,7 +1,7 @@
+import IntegrationHarness
 import Logging
 import NIOCore
 import NavHostJSON
-import NavHostTestSupport
 import NavHostVarlink
 import Synchronization
 

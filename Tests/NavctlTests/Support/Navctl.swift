@@ -1,5 +1,5 @@
 import Foundation
-import NavHostTestSupport
+import IntegrationHarness
 import Synchronization
 
 /// The built `navctl`, run as a child process the way a shell or a script runs it.

@@ -1,5 +1,5 @@
 import Foundation
-import NavHostTestSupport
+import IntegrationHarness
 import Testing
 
 /// Snapshot files of navctl runs, in `Tests/NavctlTests/Snapshots/NAME.txt`: the command line, the exit status,
