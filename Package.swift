@@ -321,6 +321,7 @@ let package = Package(
                 "NavHostCore",
                 "NavHostPluginHost",
                 "NavHostPluginTools",
+                "NavHostStorage",
                 sdk,
                 logging,
                 argumentParser,

@@ -30,8 +30,6 @@ for path in sorted(folder.glob("*.varlink")):
     lines.extend(("        " + line) if line else "" for line in text.split("\n"))
     lines.append('        """#')
     lines.append("")
-    lines.append(f"    public static let {identifier}FileName = \"{path.name}\"")
-    lines.append("")
 lines[-1:] = ["}"]
 content = "\n".join(lines) + "\n"
 if not output.exists() or output.read_text(encoding="utf-8") != content:

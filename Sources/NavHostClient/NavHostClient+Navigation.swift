@@ -2,7 +2,7 @@ public import NavHostJSON
 public import NavHostKit
 public import NavHostWire
 
-// One method per io.navhost.Navigation method (Watch is in NavHostClient+Watch.swift).
+// One method per io.navhost.Navigation method (Watch is in NavHostWatch.swift and NavHostDocumentWatch.swift).
 
 // MARK: - Reading
 

@@ -68,7 +68,9 @@ public final class PluginControl {
 
     /// Replaces the plugin `name` with the build now in its folder, then rebuilds its screens in every session.
     ///
-    /// - Throws: As ``PluginRegistry/reload(_:)``; the old version then keeps serving and no session changes.
+    /// - Throws: ``PluginRegistry/ChangeError/notLoaded(_:)`` when no loaded plugin has that name, or
+    ///   ``PluginRegistry/ChangeError/refused(_:)`` when the new build fails a check; the old version then keeps
+    ///   serving and no session changes.
     @discardableResult
     public func reload(_ name: String) throws(PluginRegistry.ChangeError) -> PluginRegistry.Replacement {
         let replacement: PluginRegistry.Replacement

@@ -34,7 +34,7 @@ extension PluginStatus {
 
 extension QuarantineReason {
     /// The reason as `io.navhost.Plugins` reports it: its code's name and its message.
-    public var info: PluginInfo.Quarantine { PluginInfo.Quarantine(code: code.name, message: message) }
+    var info: PluginInfo.Quarantine { PluginInfo.Quarantine(code: code.name, message: message) }
 }
 
 // MARK: - PluginEvent

@@ -1,7 +1,7 @@
-public import NavHostCore
+import NavHostCore
 import NavHostKit
 public import NavHostPluginHost
-public import NavHostStorage
+import NavHostStorage
 
 /// Writes a plugin's `manifest.json` from its `plugin.json` and its built library.
 ///

@@ -1,7 +1,7 @@
-public import NavHostCore
+import NavHostCore
 import NavHostKit
 public import NavHostPluginHost
-public import NavHostStorage
+import NavHostStorage
 
 /// A plugin's hand-written `plugin.json`: the part of its manifest that the build cannot find out by itself.
 ///

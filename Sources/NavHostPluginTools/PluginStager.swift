@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Glibc
-public import NavHostCore
+import NavHostCore
 public import NavHostPluginHost
-public import NavHostStorage
+import NavHostStorage
 
 /// Puts a built plugin where the daemon loads it from: `<output>/<Name>/` with `manifest.json`, a copy of the
 /// library, and the resources.

@@ -134,11 +134,9 @@ private final class NavigationHandlers: Sendable {
             while let update = try await watcher.next() {
                 switch update {
                 case .snapshot(let names, let coalesced):
-                    var reply = SessionsReply(sessions: names).jsonObject
-                    if coalesced { reply["coalesced"] = true }
-                    try await replies.send(reply)
+                    try await replies.send(SessionListReply.sessions(names, coalesced: coalesced).jsonObject)
                 case .event(let event):
-                    try await replies.send(["event": try JSONValueEncoder().encode(event)])
+                    try await replies.send(SessionListReply.event(event).jsonObject)
                 }
             }
         } catch SessionListWatcher.Ending.tooSlow {
@@ -253,8 +251,10 @@ private final class NavigationHandlers: Sendable {
         guard replies.isStreaming else {
             // Without "more", Watch answers once with the current snapshot.
             let snapshot = try await snapshot(of: input.session)
-            if input.changes == .mergePatch { return ["document": snapshot.document] }
-            return StackReply(snapshot: snapshot).jsonObject
+            if input.changes == .mergePatch {
+                return WatchReply.document(snapshot.document, coalesced: false).jsonObject
+            }
+            return WatchReply.snapshot(snapshot, coalesced: false).jsonObject
         }
         if input.changes == .mergePatch { return try await watchPatches(input, replies: replies) }
         let (watcher, session) = try await startWatching(input)
@@ -297,16 +297,14 @@ private final class NavigationHandlers: Sendable {
                 case .snapshot(let snapshot, let coalesced):
                     current = snapshot
                     document = snapshot.document
-                    var reply: JSONObject = ["document": document]
-                    if coalesced { reply["coalesced"] = true }
-                    try await replies.send(reply)
+                    try await replies.send(WatchReply.document(document, coalesced: coalesced).jsonObject)
                 case .event(let event):
                     guard var snapshot = current else { continue }
                     snapshot.apply(event)
                     current = snapshot
                     let next = snapshot.document
                     if let patch = JSONMergePatch.difference(from: document, to: next) {
-                        try await replies.send(["patch": patch])
+                        try await replies.send(WatchReply.patch(patch).jsonObject)
                     }
                     document = next
                 }
@@ -330,12 +328,8 @@ private final class NavigationHandlers: Sendable {
 
     private nonisolated static func reply(for update: SessionWatcher.Update) -> JSONObject {
         switch update {
-        case .snapshot(let snapshot, let coalesced):
-            var reply: JSONObject = ["snapshot": snapshot.jsonValue]
-            if coalesced { reply["coalesced"] = true }
-            return reply
-        case .event(let event):
-            return ["event": event.jsonValue]
+        case .snapshot(let snapshot, let coalesced): WatchReply.snapshot(snapshot, coalesced: coalesced).jsonObject
+        case .event(let event): WatchReply.event(event).jsonObject
         }
     }
 }
@@ -354,7 +348,7 @@ private final class EventReplies: Sendable {
 
     func reply(for event: SessionEvent, in session: String) throws -> VarlinkPreparedReply {
         if let cached = latest.withLock({ $0[session] }), cached.revision == event.revision { return cached.reply }
-        let reply = try VarlinkPreparedReply(parameters: ["event": event.jsonValue])
+        let reply = try VarlinkPreparedReply(parameters: WatchReply.event(event).jsonObject)
         latest.withLock { latest in
             // A watcher that lags behind does not replace a later event the others are sending.
             if latest[session].map({ $0.revision < event.revision }) ?? true {

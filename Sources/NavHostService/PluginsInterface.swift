@@ -72,12 +72,10 @@ private final class PluginsHandlers: Sendable {
             while let update = try await watcher.next() {
                 switch update {
                 case .snapshot(let statuses, let coalesced):
-                    var reply =
-                        try JSONValueEncoder().encode(PluginListReply(plugins: statuses.map(\.info))).objectValue ?? [:]
-                    if coalesced { reply["coalesced"] = true }
-                    try await replies.send(reply)
+                    let reply = PluginWatchReply.plugins(statuses.map(\.info), coalesced: coalesced)
+                    try await replies.send(try reply.jsonObject())
                 case .event(let event):
-                    try await replies.send(["event": try JSONValueEncoder().encode(event)])
+                    try await replies.send(try PluginWatchReply.event(event).jsonObject())
                 }
             }
         } catch PluginWatcher.Ending.closed {

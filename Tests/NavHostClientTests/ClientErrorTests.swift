@@ -21,6 +21,7 @@ struct ClientErrorTests {
             ("io.navhost.Navigation.SomethingNew", ["detail": 1], .otherErrorReply),
             ("org.example.RouteNotFound", ["route": "x"], .otherErrorReply),
             ("io.navhost.Plugins.PluginNotFound", ["name": "Nope"], .pluginNotFound),
+            ("io.navhost.Plugins.WatcherTooSlow", [:], .watcherTooSlow),
             ("io.navhost.Plugins.RouteNotFound", ["route": "x"], .otherErrorReply),
             ("io.navhost.Navigation.PluginRefused", ["code": "x", "message": "y"], .otherErrorReply),
             ("org.varlink.service.RouteNotFound", ["route": "x"], .otherErrorReply),

@@ -83,7 +83,9 @@ struct ModuleImportsTests {
 
     /// Every module a Swift file under `folder` imports.
     private static func imports(under folder: URL) throws -> Set<String> {
-        let pattern = try Regex(#"^(?:@\w+ )*(?:public |package |internal )?import (\w+)"#).anchorsMatchLineEndings()
+        let pattern = try Regex(
+            #"^(?:@\w+ )*(?:public |package |internal |fileprivate |private )?import (?:(?:struct|class|enum|protocol|func|var|let|typealias) )?(\w+)"#
+        ).anchorsMatchLineEndings()
         var found = Set<String>()
         let files = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
         for file in files where file.hasSuffix(".swift") {

@@ -249,9 +249,9 @@ extension InterfaceDefinitionTests {
             "WatchSessions": MethodSamples(
                 inputs: [[:]],
                 outputs: [
-                    (SessionsReply(sessions: ["main"]).jsonObject.adding("coalesced", true), nil),
-                    (["event": .object(encoded(SessionListEvent(.opened, "passenger")))], nil),
-                    (["event": .object(encoded(SessionListEvent(.closed, "passenger")))], nil),
+                    (SessionListReply.sessions(["main"], coalesced: true).jsonObject, nil),
+                    (SessionListReply.event(SessionListEvent(.opened, "passenger")).jsonObject, nil),
+                    (SessionListReply.event(SessionListEvent(.closed, "passenger")).jsonObject, nil),
                 ]
             ),
             "Stack": MethodSamples(inputs: [sessionParameters.jsonObject], outputs: [stack]),
@@ -297,10 +297,10 @@ extension InterfaceDefinitionTests {
             "Watch": MethodSamples(
                 inputs: [watchParameters.jsonObject],
                 outputs: [
-                    (["snapshot": snapshot.jsonValue, "coalesced": true], nil),
-                    (["document": snapshot.document, "coalesced": true], nil),
-                    (["patch": ["revision": 8]], nil),
-                ] + events.map { (["event": $0.jsonValue], nil) }
+                    (WatchReply.snapshot(snapshot, coalesced: true).jsonObject, nil),
+                    (WatchReply.document(snapshot.document, coalesced: true).jsonObject, nil),
+                    (WatchReply.patch(["revision": 8]).jsonObject, nil),
+                ] + events.map { (WatchReply.event($0).jsonObject, nil) }
             ),
             "Recording": MethodSamples(
                 inputs: [sessionParameters.jsonObject],
@@ -387,14 +387,17 @@ extension InterfaceDefinitionTests {
             "Watch": MethodSamples(
                 inputs: [[:]],
                 outputs: [
-                    (encoded(PluginListReply(plugins: [loaded, refused, removed])).adding("coalesced", true), nil)
+                    (
+                        (try? PluginWatchReply.plugins([loaded, refused, removed], coalesced: true).jsonObject())
+                            ?? [:], nil
+                    )
                 ]
                     + [
                         PluginEvent(kind: .loaded, name: "Products", version: "1.0.0", path: "/p/Products.so"),
                         PluginEvent(kind: .reloaded, name: "Products", version: "1.1.0", previousVersion: "1.0.0"),
                         PluginEvent(kind: .removed, name: "Orders", version: "1.0.0"),
                         PluginEvent(kind: .failed, name: "Broken", reason: quarantine),
-                    ].map { (["event": .object(encoded($0))], nil) }
+                    ].map { ((try? PluginWatchReply.event($0).jsonObject()) ?? [:], nil) }
             ),
             "Load": MethodSamples(
                 inputs: [PathParameters(path: "/srv/plugins/Orders").jsonObject],
@@ -406,14 +409,5 @@ extension InterfaceDefinitionTests {
                 outputs: [(encoded(EmptyReply()), roundTrip(EmptyReply.self))]
             ),
         ]
-    }
-}
-
-extension JSONObject {
-    /// This object with one more member.
-    fileprivate func adding(_ key: String, _ value: JSONValue) -> JSONObject {
-        var copy = self
-        copy[key] = value
-        return copy
     }
 }

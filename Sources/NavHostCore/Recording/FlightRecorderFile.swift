@@ -1,5 +1,5 @@
-public import NavHostJSON
-public import NavHostStorage
+import NavHostJSON
+import NavHostStorage
 import NavHostWire
 
 /// A session's flight recording written to disk as it is made, so that it outlives the daemon (a crash included):

@@ -1,5 +1,5 @@
-public import NavHostJSON
-public import NavHostKit
+import NavHostJSON
+import NavHostKit
 import NavHostWire
 
 /// One entry of a session's stack: a screen ID, a route, and the ViewModel behind it.

@@ -1,5 +1,5 @@
 import NavHostJSON
-public import NavHostKit
+import NavHostKit
 import Observation
 
 /// A ViewModel of any type, behind the few operations the core needs.

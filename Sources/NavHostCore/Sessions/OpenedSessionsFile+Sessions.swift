@@ -1,16 +1,16 @@
 import NavHostKit
-public import NavHostStorage
+import NavHostStorage
 
 // A session opened over the wire, as the state folder keeps it, turned back into what opens it.
 
 extension OpenedSessionsFile.Entry {
     /// How the session is opened.
-    public var configuration: SessionConfiguration {
+    var configuration: SessionConfiguration {
         SessionConfiguration(name: name, root: RouteRequest(id: root, parameters: parameters))
     }
 
     /// `base` with what this session overrides.
-    public func options(over base: SessionOptions) -> SessionOptions {
+    func options(over base: SessionOptions) -> SessionOptions {
         var options = base
         if let maxStackDepth { options.maxStackDepth = maxStackDepth }
         if let intentTimeoutMilliseconds { options.intentTimeLimit = .milliseconds(intentTimeoutMilliseconds) }

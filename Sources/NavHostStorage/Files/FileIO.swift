@@ -2,7 +2,7 @@ import Glibc
 
 /// The few file operations the plugin registry and the durable store need, on plain system calls.
 ///
-/// NavHostCore does not link Foundation; these helpers read and write whole small files, stream large ones, list
+/// NavHostStorage does not link Foundation; these helpers read and write whole small files, stream large ones, list
 /// folders, and replace a file atomically.
 package enum FileIO {
     /// What is at a path.

@@ -138,3 +138,51 @@ public struct RecordingReply: Sendable, Hashable, Codable {
 public struct EmptyReply: Sendable, Hashable, Codable {
     public init() {}
 }
+
+// MARK: - Streamed replies
+
+/// One reply of `Watch`: the session whole or one event; with `"changes": "merge-patch"`, the session's document
+/// whole or one merge patch of it. `coalesced` marks a whole that stands in for changes the client was too slow to
+/// take.
+public enum WatchReply: Sendable, Hashable {
+    case snapshot(SessionSnapshot, coalesced: Bool)
+    case event(SessionEvent)
+    /// ``SessionSnapshot/document``.
+    case document(JSONValue, coalesced: Bool)
+    /// An RFC 7386 merge patch of the document (``JSONMergePatch``).
+    case patch(JSONValue)
+
+    /// The reply's parameters.
+    public var jsonObject: JSONObject {
+        switch self {
+        case .snapshot(let snapshot, let coalesced): Self.whole("snapshot", snapshot.jsonValue, coalesced: coalesced)
+        case .event(let event): ["event": event.jsonValue]
+        case .document(let document, let coalesced): Self.whole("document", document, coalesced: coalesced)
+        case .patch(let patch): ["patch": patch]
+        }
+    }
+
+    private static func whole(_ key: String, _ value: JSONValue, coalesced: Bool) -> JSONObject {
+        var members: JSONObject = [key: value]
+        if coalesced { members["coalesced"] = true }
+        return members
+    }
+}
+
+/// One reply of `WatchSessions`: every open session's name, or one session opened or closed.
+public enum SessionListReply: Sendable, Hashable {
+    case sessions([String], coalesced: Bool)
+    case event(SessionListEvent)
+
+    /// The reply's parameters.
+    public var jsonObject: JSONObject {
+        switch self {
+        case .sessions(let names, let coalesced):
+            var members = SessionsReply(sessions: names).jsonObject
+            if coalesced { members["coalesced"] = true }
+            return members
+        case .event(let event):
+            return ["event": ["kind": .string(event.kind.rawValue), "name": .string(event.name)]]
+        }
+    }
+}

@@ -257,8 +257,6 @@ public enum InterfaceDefinitions {
 
         """#
 
-    public static let navigationFileName = "io.navhost.Navigation.varlink"
-
     /// `io.navhost.Plugins.varlink`.
     public static let plugins = #"""
         # NavHost feature plugins: what is loaded, and what was refused and why; loading, reloading and unloading them
@@ -338,6 +336,4 @@ public enum InterfaceDefinitions {
         error WatcherTooSlow ()
 
         """#
-
-    public static let pluginsFileName = "io.navhost.Plugins.varlink"
 }

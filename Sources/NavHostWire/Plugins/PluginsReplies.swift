@@ -1,3 +1,5 @@
+public import NavHostJSON
+
 // The outputs of io.navhost.Plugins' methods, `Codable` in their wire form.
 
 /// What `List` answers: every plugin found, loaded or not.
@@ -15,5 +17,24 @@ public struct PluginReply: Sendable, Hashable, Codable {
 
     public init(plugin: PluginInfo) {
         self.plugin = plugin
+    }
+}
+
+/// One reply of `Watch`: every plugin, or one change. `coalesced` marks a list that stands in for changes the client
+/// was too slow to take.
+public enum PluginWatchReply: Sendable, Hashable {
+    case plugins([PluginInfo], coalesced: Bool)
+    case event(PluginEvent)
+
+    /// The reply's parameters.
+    public func jsonObject() throws -> JSONObject {
+        switch self {
+        case .plugins(let plugins, let coalesced):
+            var members = try JSONValueEncoder().encode(PluginListReply(plugins: plugins)).objectValue ?? [:]
+            if coalesced { members["coalesced"] = true }
+            return members
+        case .event(let event):
+            return ["event": try JSONValueEncoder().encode(event)]
+        }
     }
 }

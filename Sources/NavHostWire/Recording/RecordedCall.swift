@@ -33,7 +33,7 @@ public struct RecordedScreen: Sendable, Hashable, Codable {
 public struct RecordedCall: Sendable, Hashable, Codable {
     /// The call.
     public var call: SessionCall
-    /// The error the call was refused with (`NavigationError.Code`'s name), or `nil` when it was done.
+    /// The error the call was refused with (a ``NavigationErrorName``'s raw value, like `IntentNotFound`), or `nil` when it was done.
     public var error: String?
     /// The session's revision once the call was answered.
     public var revision: UInt64
