@@ -12,16 +12,20 @@ public import NavHostKit
 
 /// The input of `Stack`, `Pop`, `PopToRoot`, `Dismiss` and `Recording`: the session, `main` when `nil`.
 public struct SessionParameters: Sendable, Hashable {
+    /// The session; `main` when `nil`.
     public var session: String?
 
+    /// Creates the parameters of a call.
     public init(session: String? = nil) {
         self.session = session
     }
 
+    /// Reads the parameters of a call the daemon's validator has checked against the definition.
     public init(_ parameters: JSONObject) {
         session = parameters["session"]?.stringValue
     }
 
+    /// The parameters as a call sends them; members left at their defaults are left out.
     public var jsonObject: JSONObject {
         var parameters = JSONObject()
         if let session { parameters["session"] = .string(session) }
@@ -33,16 +37,20 @@ public struct SessionParameters: Sendable, Hashable {
 
 /// The input of `CloseSession`, and of `io.navhost.Plugins`' `Reload` and `Unload`: a session's or a plugin's name.
 public struct NameParameters: Sendable, Hashable {
+    /// The name: a session's, or a plugin's.
     public var name: String
 
+    /// Creates the parameters of a call.
     public init(name: String) {
         self.name = name
     }
 
+    /// Reads the parameters of a call the daemon's validator has checked against the definition.
     public init(_ parameters: JSONObject) {
         name = parameters["name"]?.stringValue ?? ""
     }
 
+    /// The parameters as a call sends them; members left at their defaults are left out.
     public var jsonObject: JSONObject { ["name": .string(name)] }
 }
 
@@ -50,17 +58,21 @@ public struct NameParameters: Sendable, Hashable {
 
 /// The input of `Navigate`, `Present` and `PopTo`: a route and its parameters.
 public struct RouteParameters: Sendable, Hashable {
+    /// The session; `main` when `nil`.
     public var session: String?
+    /// The route's ID, like `products.detail`.
     public var route: String
     /// `nil` sends none: for `PopTo`, any screen of the route matches.
     public var parameters: JSONObject?
 
+    /// Creates the parameters of a call.
     public init(session: String? = nil, route: String, parameters: JSONObject? = nil) {
         self.session = session
         self.route = route
         self.parameters = parameters
     }
 
+    /// Reads the parameters of a call the daemon's validator has checked against the definition.
     public init(_ parameters: JSONObject) {
         session = parameters["session"]?.stringValue
         route = parameters["route"]?.stringValue ?? ""
@@ -70,6 +82,7 @@ public struct RouteParameters: Sendable, Hashable {
     /// The route as the navigation core takes it.
     public var request: RouteRequest { RouteRequest(id: route, parameters: parameters ?? JSONObject()) }
 
+    /// The parameters as a call sends them; members left at their defaults are left out.
     public var jsonObject: JSONObject {
         var members = SessionParameters(session: session).jsonObject
         members["route"] = .string(route)
@@ -82,14 +95,18 @@ public struct RouteParameters: Sendable, Hashable {
 
 /// The input of `Replace`: the new stack, root first.
 public struct ReplaceParameters: Sendable, Hashable {
+    /// The session; `main` when `nil`.
     public var session: String?
+    /// The new stack's routes, root first.
     public var routes: [RouteRequest]
 
+    /// Creates the parameters of a call.
     public init(session: String? = nil, routes: [RouteRequest]) {
         self.session = session
         self.routes = routes
     }
 
+    /// Reads the parameters of a call the daemon's validator has checked against the definition.
     public init(_ parameters: JSONObject) {
         session = parameters["session"]?.stringValue
         routes = (parameters["routes"]?.arrayValue ?? []).map { spec in
@@ -97,6 +114,7 @@ public struct ReplaceParameters: Sendable, Hashable {
         }
     }
 
+    /// The parameters as a call sends them; members left at their defaults are left out.
     public var jsonObject: JSONObject {
         var members = SessionParameters(session: session).jsonObject
         members["routes"] = .array(
@@ -114,12 +132,16 @@ public struct ReplaceParameters: Sendable, Hashable {
 
 /// The input of `Send`: an intent, to the top screen or the one named.
 public struct SendParameters: Sendable, Hashable {
+    /// The session; `main` when `nil`.
     public var session: String?
     /// The screen's ID; the top screen when `nil`.
     public var screen: ScreenID?
+    /// The intent's name, like `onChangedFilter`.
     public var intent: String
+    /// The intent's arguments by label.
     public var arguments: JSONObject
 
+    /// Creates the parameters of a call.
     public init(session: String? = nil, screen: ScreenID? = nil, intent: String, arguments: JSONObject = [:]) {
         self.session = session
         self.screen = screen
@@ -127,6 +149,7 @@ public struct SendParameters: Sendable, Hashable {
         self.arguments = arguments
     }
 
+    /// Reads the parameters of a call the daemon's validator has checked against the definition.
     public init(_ parameters: JSONObject) {
         session = parameters["session"]?.stringValue
         screen = parameters["screen"]?.stringValue.map(ScreenID.init)
@@ -137,6 +160,7 @@ public struct SendParameters: Sendable, Hashable {
     /// The intent as a screen takes it.
     public var message: IntentMessage { IntentMessage(name: intent, arguments: arguments) }
 
+    /// The parameters as a call sends them; members left at their defaults are left out.
     public var jsonObject: JSONObject {
         var members = SessionParameters(session: session).jsonObject
         if let screen { members["screen"] = .string(screen.rawValue) }
@@ -158,11 +182,14 @@ public struct WatchParameters: Sendable, Hashable {
         case mergePatch = "merge-patch"
     }
 
+    /// The session; `main` when `nil`.
     public var session: String?
     /// The revision the client holds: the events after it come first, if they are still held.
     public var resumeFrom: UInt64?
+    /// What follows the first reply.
     public var changes: Changes
 
+    /// Creates the parameters of a call.
     public init(session: String? = nil, resumeFrom: UInt64? = nil, changes: Changes = .events) {
         self.session = session
         self.resumeFrom = resumeFrom
@@ -189,6 +216,7 @@ public struct WatchParameters: Sendable, Hashable {
         }
     }
 
+    /// The parameters as a call sends them; members left at their defaults are left out.
     public var jsonObject: JSONObject {
         var members = SessionParameters(session: session).jsonObject
         if let resumeFrom { members["resumeFrom"] = .int(Int64(clamping: resumeFrom)) }
@@ -204,14 +232,18 @@ public struct WatchParameters: Sendable, Hashable {
 /// Its `Codable` form, with the options beside the other members, is how the daemon keeps the sessions opened over
 /// the wire (`OpenedSessionsFile`).
 public struct OpenSessionParameters: Sendable, Hashable, Codable {
+    /// The new session's name.
     public var name: String
+    /// The route of the session's root screen.
     public var root: String
+    /// The root route's parameters.
     public var parameters: JSONObject
     /// The most screens its stack may hold; the daemon's setting when `nil`.
     public var maxStackDepth: Int?
     /// How long an intent may take, in milliseconds; the daemon's setting when `nil`.
     public var intentTimeoutMilliseconds: Int64?
 
+    /// Creates the parameters of a call.
     public init(
         name: String,
         root: String,
@@ -245,6 +277,7 @@ public struct OpenSessionParameters: Sendable, Hashable, Codable {
         self.parameters = parameters["parameters"]?.objectValue ?? JSONObject()
     }
 
+    /// The parameters as a call sends them; members left at their defaults are left out.
     public var jsonObject: JSONObject {
         var members: JSONObject = ["name": .string(name), "root": .string(root)]
         if !parameters.isEmpty { members["parameters"] = .object(parameters) }
@@ -260,12 +293,14 @@ public struct OpenSessionParameters: Sendable, Hashable, Codable {
 
 /// The input of `Replay`: a recording (``SessionRecording/jsonValue``), the session to replay it as, and where to stop.
 public struct ReplayParameters: Sendable, Hashable {
+    /// The recording, in ``SessionRecording``'s JSON form.
     public var recording: JSONValue
     /// The new session's name; the first free `replay-N` when `nil`.
     public var session: String?
     /// Stop after the call that made this recorded revision, and leave the session open.
     public var to: UInt64?
 
+    /// Creates the parameters of a call.
     public init(recording: JSONValue, session: String? = nil, to: UInt64? = nil) {
         self.recording = recording
         self.session = session
@@ -283,6 +318,7 @@ public struct ReplayParameters: Sendable, Hashable {
         }
     }
 
+    /// The parameters as a call sends them; members left at their defaults are left out.
     public var jsonObject: JSONObject {
         var members: JSONObject = ["recording": recording]
         if let session { members["session"] = .string(session) }
@@ -295,15 +331,19 @@ public struct ReplayParameters: Sendable, Hashable {
 
 /// The input of `io.navhost.Plugins.Load`: the plugin's folder or library.
 public struct PathParameters: Sendable, Hashable {
+    /// The plugin's folder, or its library.
     public var path: String
 
+    /// Creates the parameters of a call.
     public init(path: String) {
         self.path = path
     }
 
+    /// Reads the parameters of a call the daemon's validator has checked against the definition.
     public init(_ parameters: JSONObject) {
         path = parameters["path"]?.stringValue ?? ""
     }
 
+    /// The parameters as a call sends them; members left at their defaults are left out.
     public var jsonObject: JSONObject { ["path": .string(path)] }
 }

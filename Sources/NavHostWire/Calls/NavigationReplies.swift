@@ -91,8 +91,10 @@ public struct SendResult: Sendable, Hashable, Codable {
 
 /// What `Stack` and `OpenSession` answer: the session at one revision.
 public struct StackReply: Sendable, Hashable, Codable {
+    /// The session at the revision of the reply.
     public var snapshot: SessionSnapshot
 
+    /// Creates a reply, as a test double would.
     public init(snapshot: SessionSnapshot) {
         self.snapshot = snapshot
     }
@@ -103,8 +105,10 @@ public struct StackReply: Sendable, Hashable, Codable {
 
 /// What `Sessions` answers: the open sessions' names.
 public struct SessionsReply: Sendable, Hashable, Codable {
+    /// The open sessions' names, sorted.
     public var sessions: [String]
 
+    /// Creates a reply, as a test double would.
     public init(sessions: [String]) {
         self.sessions = sessions
     }
@@ -115,8 +119,10 @@ public struct SessionsReply: Sendable, Hashable, Codable {
 
 /// What `Routes` answers: every route the loaded features offer.
 public struct RoutesReply: Sendable, Hashable, Codable {
+    /// Every route, feature by feature.
     public var routes: [RouteInfo]
 
+    /// Creates a reply, as a test double would.
     public init(routes: [RouteInfo]) {
         self.routes = routes
     }
@@ -124,8 +130,10 @@ public struct RoutesReply: Sendable, Hashable, Codable {
 
 /// What `Recording` answers: the session's last calls, in ``SessionRecording``'s JSON form.
 public struct RecordingReply: Sendable, Hashable, Codable {
+    /// The recording, in ``SessionRecording``'s JSON form.
     public var recording: JSONValue
 
+    /// Creates a reply, as a test double would.
     public init(recording: JSONValue) {
         self.recording = recording
     }
@@ -136,6 +144,7 @@ public struct RecordingReply: Sendable, Hashable, Codable {
 
 /// What a method that answers with nothing answers (`CloseSession`, `io.navhost.Plugins.Unload`).
 public struct EmptyReply: Sendable, Hashable, Codable {
+    /// Creates a reply, as a test double would.
     public init() {}
 }
 

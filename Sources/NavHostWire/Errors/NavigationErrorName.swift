@@ -54,6 +54,7 @@ public enum NavigationErrorName: String, Sendable, Hashable, CaseIterable {
 }
 
 extension NavigationErrorName: CustomStringConvertible {
+    /// The short name, like `RouteNotFound`.
     public var description: String { rawValue }
 }
 

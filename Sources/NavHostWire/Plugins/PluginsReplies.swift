@@ -4,8 +4,10 @@ public import NavHostJSON
 
 /// What `List` answers: every plugin found, loaded or not.
 public struct PluginListReply: Sendable, Hashable, Codable {
+    /// Every plugin found, loaded or not.
     public var plugins: [PluginInfo]
 
+    /// Creates a reply, as a test double would.
     public init(plugins: [PluginInfo]) {
         self.plugins = plugins
     }
@@ -13,8 +15,10 @@ public struct PluginListReply: Sendable, Hashable, Codable {
 
 /// What `Load` and `Reload` answer: the plugin as it now is.
 public struct PluginReply: Sendable, Hashable, Codable {
+    /// The plugin as it now is.
     public var plugin: PluginInfo
 
+    /// Creates a reply, as a test double would.
     public init(plugin: PluginInfo) {
         self.plugin = plugin
     }
