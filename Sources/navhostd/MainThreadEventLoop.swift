@@ -29,11 +29,11 @@ enum MainThreadEventLoop {
 
     /// Makes `loop` the main actor's executor.
     private static func runMainActor(on loop: any EventLoop) {
-        guard let executor = loop as? any SerialExecutor else {
-            fatalError("navhostd: the event loop \(loop) cannot run Swift jobs")
-        }
+        let executor = MainLoopExecutor(loop)
         let reference = unsafeBitCast(executor.asUnownedSerialExecutor(), to: navhost_serial_executor.self)
         navhost_main_executor_replace(reference)
+        // The runtime holds the executor unowned: it lives as long as the process.
+        _ = Unmanaged.passRetained(executor)
     }
 
     /// Watches the main queue's wake-up descriptor (an eventfd of libdispatch's, watched through a duplicate so that
@@ -53,6 +53,33 @@ enum MainThreadEventLoop {
             }
             .takingOwnershipOfDescriptor(input: descriptor)
             .map { _ in }
+    }
+}
+
+/// The main actor's executor: runs its jobs on the loop, and tells the runtime that code the loop runs outside a job
+/// (a channel handler's callback) is on the main actor too.
+///
+/// The last part is what lets a Varlink connection start a call's task as the main actor's, synchronously, in the
+/// read that brought the call (`Task.immediate`): the runtime asks the target executor whether it isolates the
+/// current context, and NIO's own executor cannot answer (it only checks, fatally).
+private final class MainLoopExecutor: SerialExecutor {
+    private let loop: any EventLoop
+
+    init(_ loop: any EventLoop) {
+        self.loop = loop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+    }
+
+    func isIsolatingCurrentContext() -> Bool? {
+        loop.inEventLoop
+    }
+
+    func checkIsolated() {
+        precondition(loop.inEventLoop, "expected to run on navhostd's main event loop")
     }
 }
 

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// The bytes written here go through exactly what an accepted socket goes through — the partial-message timeout,
 /// the NUL framing with its size limit, json-c, call parsing, the connection's state machine, parameter validation
-/// and dispatch — because the connection is set up by `VarlinkServer.makeConnectionChannel` and served by
+/// and dispatch — because the connection is set up by `VarlinkServer.makeConnection` and served by
 /// `VarlinkServer.serveConnection`, the two functions the server runs for every socket it admits. What it leaves
 /// out belongs to the listening socket: `SO_PEERCRED` (the caller says who the peer is) and the connection limits.
 ///
@@ -52,19 +52,20 @@ package final class InProcessVarlinkConnection: Sendable {
     ) async throws -> InProcessVarlinkConnection {
         let channel = NIOAsyncTestingChannel()
         try await channel.connect(to: SocketAddress(unixDomainSocketPath: "/navhost/in-process"))
-        let wrapped = try await channel.testingEventLoop.executeInContext {
-            try VarlinkServer.makeConnectionChannel(channel, configuration: configuration)
+        let connection = try await channel.testingEventLoop.executeInContext {
+            try VarlinkServer.makeConnection(
+                channel,
+                service: service,
+                peer: peer,
+                configuration: configuration,
+                logger: logger
+            )
         }
         let shutdownHandler = ShutdownHandler()
         let served = Task {
-            await VarlinkServer.serveConnection(
-                wrapped,
-                id: 0,
-                peer: peer,
-                service: service,
-                configuration: configuration,
-                logger: logger
-            ) { handler in shutdownHandler.handler.withLock { $0 = handler } }
+            await VarlinkServer.serveConnection(connection, logger: logger) { handler in
+                shutdownHandler.handler.withLock { $0 = handler }
+            }
         }
         return InProcessVarlinkConnection(channel: channel, served: served, shutdownHandler: shutdownHandler)
     }

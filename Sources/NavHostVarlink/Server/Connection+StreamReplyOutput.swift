@@ -4,23 +4,21 @@ internal import Synchronization
 extension Connection {
     /// Writes the replies with `continues` of the connection's running `more` call, from the call's own task.
     ///
-    /// A stream reply does not pass through the connection's loop: its handler's task hands it to the channel
-    /// itself. When one change goes to a thousand watchers, that saves two task switches per watcher (the hop to the
-    /// loop and the acknowledgement back).
+    /// A stream reply does not pass through the connection's state machine: its handler's task hands it to the
+    /// channel itself.
     ///
-    /// The connection's order of writes is unchanged, because of the state machine's rules: a `more` call runs alone,
-    /// so while it runs the loop writes nothing; every earlier reply was handed to the channel before the call
-    /// started; and its final reply is written by the loop once its handler has returned. The loop lets through the
+    /// The connection's order of writes holds because of the state machine's rules: a `more` call runs alone, so
+    /// while it runs the connection writes nothing; every earlier reply was written before the call started; and its
+    /// final reply is written by the connection once its handler has returned. The connection lets through the
     /// replies of the call the state machine runs as a stream (``accept(_:)``), and of no other: a reply after the
-    /// call finished or the connection closed is refused with `CancellationError`, as before.
+    /// call finished or the connection closed is refused with `CancellationError`.
     ///
-    /// Back pressure is the outbound writer's: on the channel's event loop a reply goes straight to the channel while
-    /// it is writable; otherwise, and from any other thread, it goes through the `NIOAsyncChannel` writer, which
-    /// suspends the handler until the client reads. A handler never has more than one reply queued here, and it
-    /// gives the event loop back at least every ``writesPerYield`` replies.
+    /// Back pressure: on the channel's event loop a reply goes straight to the channel while it is writable;
+    /// otherwise, and from any other thread, the handler waits until the reply is on the socket, so it suspends
+    /// while the client does not read. A handler never has more than one reply queued here, and it gives the event
+    /// loop back at least every ``writesPerYield`` replies.
     final class StreamReplyOutput: Sendable {
         private let channel: any Channel
-        private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
         /// The value of the call whose replies are let through, or `-1`.
         private let acceptedCall = Atomic<Int>(-1)
         /// Replies written straight to the channel since the writer last gave the event loop back.
@@ -28,9 +26,8 @@ extension Connection {
         /// How many replies a handler may write straight to the channel before it gives the event loop back.
         static let writesPerYield = 16
 
-        init(channel: any Channel, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+        init(channel: any Channel) {
             self.channel = channel
-            self.outbound = outbound
         }
 
         /// Lets the replies of `call` through, and no other's; `nil` refuses every reply.
@@ -62,10 +59,9 @@ extension Connection {
                 guard channel.isActive else { throw CancellationError() }
                 if channel.isWritable {
                     channel.writeAndFlush(bytes, promise: nil)
-                    // Give the event loop back now and then, as waiting for the loop used to after every reply: a
-                    // handler that sends in a tight loop would otherwise hold the loop's thread for as long as its
-                    // client keeps up, and neither this connection's shutdown nor the loop's other connections
-                    // would run. (A handler that waits for what it sends, like a watcher, gives it back anyway.)
+                    // Give the event loop back now and then: a handler that sends in a tight loop would otherwise hold
+                    // the loop's thread for as long as its client keeps up, and neither this connection's shutdown
+                    // nor the loop's other connections would run. (A handler that waits for what it sends, like a watcher, gives it back anyway.)
                     if writesSinceYield.add(1, ordering: .relaxed).newValue >= Self.writesPerYield {
                         writesSinceYield.store(0, ordering: .relaxed)
                         await Task.yield()
@@ -74,7 +70,7 @@ extension Connection {
                 }
             }
             do {
-                try await outbound.write(bytes)
+                try await channel.writeAndFlush(bytes).get()
             } catch {
                 throw CancellationError()
             }

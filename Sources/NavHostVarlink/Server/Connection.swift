@@ -2,187 +2,371 @@ internal import Logging
 internal import NIOCore
 internal import NavHostJSON
 
-/// Serves one accepted client connection: reads calls, runs their handlers, writes replies in order.
+/// Serves one accepted client connection, as a channel handler on the connection's event loop: reads calls, runs
+/// their handlers, writes replies in order.
 ///
-/// The rules live in ``StateMachine``; this type only moves events into it and carries out its actions. One loop
-/// owns the state machine and the outbound writer, so replies are written in exactly the order it decides. A reader
-/// task parses calls, and each call's handler runs in a child task; both report back to the loop through an
-/// ``AsyncQueue`` of ``Event``s. The one exception are the replies with `continues` of a running `more` call, which its handler
-/// writes itself through ``StreamReplyOutput``, in the window the state machine gives it.
-struct Connection: Sendable {
-    let id: Int
-    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-    let peer: VarlinkPeerCredentials?
-    /// Why the pipeline closed the channel under a write, when it did (the send timeout).
-    let closeReason: CloseReason
-    let service: VarlinkService
-    let configuration: VarlinkServerConfiguration
-    let logger: Logger
+/// The rules live in ``StateMachine``; this type moves events into it and carries out its actions. Everything
+/// happens on the event loop, in the pipeline's own callbacks: a call is parsed where its frame arrives, and its
+/// handler starts there as an immediate task (`Task.immediate`), so a handler that does not suspend runs to its end,
+/// reply included, before the read that brought the call returns. On navhostd's event loop, which runs the main actor
+/// (``VarlinkServerConfiguration/runsHandlersOnMainActor``), that task is the main actor's, and a call that touches a
+/// session never leaves the thread or waits in a queue. A handler that does suspend finishes later; its reply comes
+/// back to the loop and takes its place in the order.
+///
+/// Replies go out in batches: those released while one read is being handled are written together when it is over,
+/// so pipelined calls cost one write; a reply released outside a read goes out at once when nothing else is pending,
+/// otherwise as ``ReplyBatch`` says. The replies with `continues` of a running `more` call are the exception: its
+/// handler writes them itself through ``StreamReplyOutput``, in the window the state machine gives it.
+///
+/// Back pressure: no more is read from the socket while ``VarlinkServerConfiguration/maxPendingCallsPerConnection``
+/// calls are unanswered, nor while the channel is not writable (the client is not reading its replies).
+final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
-    /// What the loop reacts to.
-    enum Event: Sendable {
-        case received(VarlinkCall)
-        case inputEnded
-        case inputFailed(any Error)
-        case callFinished(StateMachine.CallID, ByteBuffer?)
-        case shutdown
-        /// Time to see whether the connection has been idle for ``VarlinkServerConfiguration/idleTimeout``.
-        case idleCheck
-        /// The replies held for a batch have waited ``ReplyBatch/maxDelay``.
-        case batchDue
+    private let configuration: VarlinkServerConfiguration
+    private let closeReason: CloseReason
+    private let service: VarlinkService
+    private let peer: VarlinkPeerCredentials?
+    private let parser: JSONParser
+    private let eventLoop: any EventLoop
+    private let executor: EventLoopTaskExecutor
+    private let streamCancellation = CancellationSignal()
+    private var logger: Logger
+    private var context: ChannelHandlerContext?
+    private var streamOutput: StreamReplyOutput?
+
+    private var machine: StateMachine
+    private var batch = ReplyBatch()
+    private var batchDeadline: Scheduled<Void>?
+    private var idleCheck: RepeatedTask?
+    private var lastActivity = NIODeadline.now()
+
+    /// Frames received and not yet taken as calls (the state machine's limit on pending calls was reached).
+    private var frames = CircularBuffer<ByteBuffer>()
+    private var started = false
+    private var inputEnded = false
+    private var inputEndTaken = false
+    /// A `read` the pipeline asked for while reading was paused.
+    private var readHeld = false
+    /// Inside `channelRead`: replies wait for `channelReadComplete`, so that one read's replies go out in one write.
+    private var inRead = false
+    private var pumping = false
+    private var callsToStart = CircularBuffer<(StateMachine.CallID, VarlinkCall)>()
+    /// The tasks of the calls that are running, to cancel them when the connection closes.
+    private var runningTasks: [Int: Task<Void, Never>] = [:]
+    private var startingCall: Int?
+    private var startingCallFinished = false
+    private var stopped = false
+    private var channelClosed = false
+    private let finishedPromise: EventLoopPromise<Void>
+
+    /// Completes once the connection is closed and no handler of it runs any more.
+    var finished: EventLoopFuture<Void> { finishedPromise.futureResult }
+
+    init(
+        eventLoop: any EventLoop,
+        service: VarlinkService,
+        peer: VarlinkPeerCredentials?,
+        configuration: VarlinkServerConfiguration,
+        closeReason: CloseReason,
+        logger: Logger
+    ) {
+        self.eventLoop = eventLoop
+        self.executor = EventLoopTaskExecutor(eventLoop)
+        self.service = service
+        self.peer = peer
+        self.configuration = configuration
+        self.closeReason = closeReason
+        self.logger = logger
+        self.parser = JSONParser(maxDepth: configuration.maxJSONDepth)
+        self.machine = StateMachine(
+            maxPendingCalls: configuration.maxPendingCallsPerConnection,
+            maxConcurrentCalls: configuration.maxConcurrentCallsPerConnection
+        )
+        self.finishedPromise = eventLoop.makePromise()
     }
 
-    /// Serves the connection until it closes; never throws, so one connection cannot stop the server.
-    ///
-    /// - Parameter onShutdown: Registers the connection's reaction to a graceful server shutdown.
-    func run(onShutdown: (@escaping @Sendable () -> Void) -> Void) async {
-        do {
-            try await channel.executeThenClose { inbound, outbound in
-                let events = AsyncQueue<Event>()
-                let permits = AsyncQueue<Void>()
-                for _ in 0..<configuration.maxPendingCallsPerConnection { permits.append(()) }
-                onShutdown { events.append(.shutdown) }
-                let streamCancellation = CancellationSignal()
-                let parser = JSONParser(maxDepth: configuration.maxJSONDepth)
-                let streamOutput = StreamReplyOutput(channel: channel.channel, outbound: outbound)
+    // MARK: - Starting and stopping
 
-                await withDiscardingTaskGroup { group in
-                    group.addTask {
-                        await Self.readCalls(from: inbound, permits: permits, parser: parser, events: events)
-                    }
-                    if let idleTimeout = configuration.idleTimeout {
-                        group.addTask {
-                            while (try? await Task.sleep(for: idleTimeout / 4)) != nil { events.append(.idleCheck) }
-                        }
-                    }
-                    var machine = StateMachine(
-                        maxPendingCalls: configuration.maxPendingCallsPerConnection,
-                        maxConcurrentCalls: configuration.maxConcurrentCallsPerConnection
-                    )
-                    var lastActivity = ContinuousClock.now
-                    var closesInOrder = false
-                    var batch = ReplyBatch()
-                    var batchDeadline: Scheduled<Void>?
-                    /// Writes the batch; `false` when the connection failed under the write.
-                    func writeBatch() async -> Bool {
-                        batchDeadline?.cancel()
-                        batchDeadline = nil
-                        guard !batch.isEmpty else { return true }
-                        do {
-                            try await outbound.write(contentsOf: batch.take())
-                            return true
-                        } catch {
-                            logClosing(because: error)
-                            _ = machine.connectionFailed()
-                            return false
-                        }
-                    }
-                    loop: while let event = await events.next() {
-                        let actions: [StateMachine.Action]
-                        switch event {
-                        case .received(let call):
-                            lastActivity = .now
-                            actions = machine.receivedCall(call)
-                        case .inputEnded:
-                            // The pipeline may have closed the channel (the send timeout) while no write was
-                            // waiting: the input then ends first, and this is where the reason is said.
-                            if let reason = closeReason.recorded {
-                                logClosing(because: reason)
-                            } else {
-                                logger.trace("Varlink client ended its input")
-                            }
-                            actions = machine.inputEnded()
-                        case .inputFailed(let error):
-                            logClosing(because: error)
-                            actions = machine.connectionFailed()
-                        case .callFinished(let id, let reply):
-                            lastActivity = .now
-                            actions = machine.callFinished(id, reply: reply)
-                        case .shutdown:
-                            actions = machine.shutdownRequested()
-                        case .idleCheck:
-                            // Idle: no call received, running or unanswered (a Watch is a call that runs).
-                            guard machine.pendingCalls == 0, let idleTimeout = configuration.idleTimeout,
-                                ContinuousClock.now - lastActivity >= idleTimeout
-                            else { continue loop }
-                            logger.info(
-                                "Closed an idle Varlink connection",
-                                metadata: ["varlink.idle-timeout": "\(idleTimeout)"]
-                            )
-                            break loop
-                        case .batchDue:
-                            batchDeadline = nil
-                            guard await writeBatch() else { break loop }
-                            continue loop
-                        }
-                        // Before any action: a `more` call about to start may write as soon as its task runs.
-                        streamOutput.accept(machine.runningStreamCall)
-                        for action in actions {
-                            switch action {
-                            case .startCall(let callID, let call):
-                                // A `more` call writes its replies with `continues` straight to the channel.
-                                if call.more, !(await writeBatch()) { break loop }
-                                group.addTask {
-                                    await runCall(
-                                        callID,
-                                        call,
-                                        events: events,
-                                        streamOutput: streamOutput,
-                                        streamCancellation: streamCancellation
-                                    )
-                                }
-                            case .write(let bytes):
-                                batch.append(bytes)
-                            case .allowNextCall:
-                                permits.append(())
-                            case .cancelStream:
-                                streamCancellation.fire()
-                            case .close:
-                                closesInOrder = await writeBatch()
-                                break loop
-                            }
-                        }
-                        // Pipelined calls: hold the replies for one write while later calls are still to answer.
-                        if !batch.isEmpty {
-                            if machine.pendingCalls == 0 || batch.isFull {
-                                guard await writeBatch() else { break loop }
-                            } else if batchDeadline == nil, !events.hasElements {
-                                batchDeadline = channel.channel.eventLoop.scheduleTask(in: ReplyBatch.maxDelay) {
-                                    events.append(.batchDue)
-                                }
-                            }
-                        }
-                    }
-                    // Stop everything: no more stream replies, later events are refused.
-                    batchDeadline?.cancel()
-                    streamOutput.accept(nil)
-                    events.finish()
-                    permits.finish()
-                    group.cancelAll()
-                    if closesInOrder { await flushReplies() }
-                }
+    /// Starts serving: takes the calls received so far and reads on. Until then frames are kept and nothing is read.
+    func start(logger: Logger) {
+        guard !started, !stopped else { return }
+        started = true
+        self.logger = logger
+        if let idleTimeout = configuration.idleTimeout {
+            let connection = NIOLoopBound(self, eventLoop: eventLoop)
+            let period = VarlinkServer.timeAmount(idleTimeout / 4)
+            idleCheck = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { _ in
+                connection.value.checkIdle()
             }
-        } catch {
-            logger.debug("A Varlink connection ended with an error", metadata: ["varlink.error": "\(error)"])
+        }
+        pump()
+        releaseBatch()
+        resumeReadingIfAllowed()
+    }
+
+    /// The server shuts down gracefully: answer what was received, end a running `more` call, then close.
+    func shutDown() {
+        perform(machine.shutdownRequested())
+        pump()
+        releaseBatch()
+    }
+
+    // MARK: - Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        streamOutput = StreamReplyOutput(channel: context.channel)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        frames.append(unwrapInboundIn(data))
+        inRead = true
+        if started { pump() }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        inRead = false
+        releaseBatch()
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            inputEnded = true
+            if started {
+                pump()
+                releaseBatch()
+            }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { resumeReadingIfAllowed() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logClosing(because: error)
+        perform(machine.connectionFailed())
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        channelClosed = true
+        if !machine.isClosed {
+            // The client went away (or the pipeline closed the channel under a write: the send timeout).
+            if let reason = closeReason.recorded { logClosing(because: reason) }
+            _ = machine.connectionFailed()
+        }
+        stop()
+        completeIfFinished()
+        context.fireChannelInactive()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if mayRead {
+            context.read()
+        } else {
+            readHeld = true
         }
     }
 
-    /// Waits until every reply handed to the channel is on the socket, or the channel has closed.
-    ///
-    /// Closing the channel drops the writes it still holds, and a reply that returned from `outbound.write` (or a
-    /// stream reply written straight to the channel) may still be held while the client reads slowly. An empty write
-    /// completes after every write before it, so awaiting it keeps the last replies. A client that leaves them unread
-    /// for the send timeout is closed, as one that stops reading while calls run (a server shutdown's grace period
-    /// may close it sooner).
-    private func flushReplies() async {
-        let channel = self.channel.channel
-        let flushed = channel.eventLoop.makePromise(of: Void.self)
-        channel.writeAndFlush(ByteBuffer(), promise: flushed)
-        let deadline = channel.eventLoop.scheduleTask(in: VarlinkServer.timeAmount(configuration.sendTimeout)) {
+    // MARK: - Calls
+
+    /// Starts the handler of a call; one that does not suspend has finished when this returns.
+    private func start(_ id: StateMachine.CallID, _ call: VarlinkCall) {
+        // A `more` call writes its replies with `continues` straight to the channel: the earlier replies go first.
+        if call.more { writeBatch() }
+        guard let streamOutput else { return }
+        let runner = CallRunner(
+            service: service,
+            peer: peer,
+            configuration: configuration,
+            logger: logger,
+            streamOutput: streamOutput,
+            streamCancellation: streamCancellation
+        )
+        let connection = NIOLoopBound(self, eventLoop: eventLoop)
+        let eventLoop = self.eventLoop
+        let body: nonisolated(nonsending) @Sendable () async -> Void = {
+            let reply = await runner.run(id, call)
+            if eventLoop.inEventLoop {
+                connection.value.callFinished(id, reply: reply)
+            } else {
+                eventLoop.execute { connection.value.callFinished(id, reply: reply) }
+            }
+        }
+        startingCall = id.value
+        startingCallFinished = false
+        let task: Task<Void, Never>
+        if configuration.runsHandlersOnMainActor {
+            // The configuration says this event loop is the main thread (it traps when it is not).
+            task = MainActor.assumeIsolated { Task.immediate { @MainActor in await body() } }
+        } else {
+            task = Task.immediate(executorPreference: executor) { await body() }
+        }
+        if !startingCallFinished { runningTasks[id.value] = task }
+        startingCall = nil
+    }
+
+    private func callFinished(_ id: StateMachine.CallID, reply: ByteBuffer?) {
+        if startingCall == id.value { startingCallFinished = true }
+        runningTasks[id.value] = nil
+        lastActivity = .now()
+        perform(machine.callFinished(id, reply: reply))
+        pump()
+        if !inRead { releaseBatch() }
+        completeIfFinished()
+    }
+
+    // MARK: - The state machine's actions
+
+    private func perform(_ actions: [StateMachine.Action]) {
+        // Before any action: a `more` call about to start may write as soon as its task runs.
+        streamOutput?.accept(machine.runningStreamCall)
+        for action in actions {
+            switch action {
+            case .startCall(let id, let call):
+                callsToStart.append((id, call))
+            case .write(let bytes):
+                batch.append(bytes)
+            case .allowNextCall:
+                break  // `pump` takes the next frame; reading resumes once frames run out
+            case .cancelStream:
+                streamCancellation.fire()
+            case .close:
+                close()
+            }
+        }
+    }
+
+    /// Starts the calls the state machine started and takes received frames as calls, until neither is left to do.
+    /// Re-entered from a call that finished inside it, it returns at once: the outer one goes on.
+    private func pump() {
+        guard !pumping else { return }
+        pumping = true
+        defer { pumping = false }
+        while !machine.isClosed {
+            if let (id, call) = callsToStart.popFirst() {
+                start(id, call)
+            } else if machine.pendingCalls < machine.maxPendingCalls, let frame = frames.popFirst() {
+                receive(frame)
+            } else if frames.isEmpty, inputEnded, !inputEndTaken {
+                inputEndTaken = true
+                logger.trace("Varlink client ended its input")
+                perform(machine.inputEnded())
+            } else {
+                break
+            }
+        }
+        if !machine.isClosed { resumeReadingIfAllowed() }
+    }
+
+    private func receive(_ frame: ByteBuffer) {
+        let call: VarlinkCall
+        do {
+            call = try VarlinkCall(parsing: try parser.parseVarlinkMessage(frame))
+        } catch {
+            logClosing(because: error)
+            perform(machine.connectionFailed())
+            return
+        }
+        lastActivity = .now()
+        perform(machine.receivedCall(call))
+    }
+
+    // MARK: - Reading
+
+    private var mayRead: Bool {
+        started && !machine.isClosed && frames.isEmpty && machine.pendingCalls < machine.maxPendingCalls
+            && (context?.channel.isWritable ?? false)
+    }
+
+    private func resumeReadingIfAllowed() {
+        guard readHeld, mayRead, let context else { return }
+        readHeld = false
+        context.read()
+    }
+
+    // MARK: - Writing
+
+    /// Writes the batch now, or arranges for it to be written, as ``ReplyBatch`` says.
+    private func releaseBatch() {
+        guard !batch.isEmpty, !stopped else { return }
+        if machine.pendingCalls == 0 || batch.isFull {
+            writeBatch()
+        } else if batchDeadline == nil {
+            batchDeadline = eventLoop.assumeIsolated().scheduleTask(in: ReplyBatch.maxDelay) { [self] in
+                batchDeadline = nil
+                writeBatch()
+            }
+        }
+    }
+
+    private func writeBatch() {
+        batchDeadline?.cancel()
+        batchDeadline = nil
+        guard !batch.isEmpty, let context else { return }
+        for reply in batch.take() {
+            context.write(wrapOutboundOut(reply), promise: nil)
+        }
+        context.flush()
+    }
+
+    // MARK: - Closing
+
+    private func close() {
+        // Closing in order (input ended, shutdown): what was released is written, then the channel closes once it
+        // is on the socket. A failure drops the rest: the state machine has already.
+        let inOrder = !channelClosed
+        writeBatch()
+        stop()
+        guard let context, inOrder else { return }
+        let channel = context.channel
+        let flushed = eventLoop.makePromise(of: Void.self)
+        // Closing drops the writes the channel still holds; an empty write completes after every write before it.
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer()), promise: flushed)
+        let deadline = eventLoop.scheduleTask(in: VarlinkServer.timeAmount(configuration.sendTimeout)) {
             channel.close(promise: nil)
         }
-        try? await flushed.futureResult.get()
-        deadline.cancel()
+        flushed.futureResult.whenComplete { _ in
+            deadline.cancel()
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Stops everything: no more stream replies, batches or idle checks; the running calls are cancelled.
+    private func stop() {
+        guard !stopped else { return }
+        stopped = true
+        batchDeadline?.cancel()
+        batchDeadline = nil
+        idleCheck?.cancel()
+        idleCheck = nil
+        streamOutput?.accept(nil)
+        frames.removeAll()
+        callsToStart.removeAll()
+        for task in runningTasks.values { task.cancel() }
+    }
+
+    private func completeIfFinished() {
+        guard channelClosed, runningTasks.isEmpty else { return }
+        finishedPromise.succeed()
+    }
+
+    /// Closes a connection idle for ``VarlinkServerConfiguration/idleTimeout``: no call received, running or
+    /// unanswered (a Watch is a call that runs).
+    private func checkIdle() {
+        guard !stopped, machine.pendingCalls == 0, let idleTimeout = configuration.idleTimeout,
+            NIODeadline.now() - lastActivity >= VarlinkServer.timeAmount(idleTimeout)
+        else { return }
+        logger.info("Closed an idle Varlink connection", metadata: ["varlink.idle-timeout": "\(idleTimeout)"])
+        _ = machine.connectionFailed()
+        stop()
+        context?.close(promise: nil)
     }
 
     /// Logs why the connection is being closed: a client that broke a rule (a ``VarlinkProtocolError``, including
@@ -198,105 +382,5 @@ struct Connection: Sendable {
         } else {
             logger.debug("Closing a Varlink connection", metadata: ["varlink.error": "\(cause)"])
         }
-    }
-
-    // MARK: - Reading
-
-    /// Reads calls while the state machine allows, and reports each (or the end of input) as an event.
-    private static func readCalls(
-        from inbound: NIOAsyncChannelInboundStream<ByteBuffer>,
-        permits: AsyncQueue<Void>,
-        parser: JSONParser,
-        events: AsyncQueue<Event>
-    ) async {
-        var inboundIterator = inbound.makeAsyncIterator()
-        do {
-            while await permits.next() != nil {
-                guard let message = try await inboundIterator.next() else {
-                    events.append(.inputEnded)
-                    return
-                }
-                let call = try VarlinkCall(parsing: try parser.parseVarlinkMessage(message))
-                events.append(.received(call))
-            }
-        } catch {
-            events.append(.inputFailed(error))
-        }
-    }
-
-    // MARK: - Running calls
-
-    private func runCall(
-        _ callID: StateMachine.CallID,
-        _ call: VarlinkCall,
-        events: AsyncQueue<Event>,
-        streamOutput: StreamReplyOutput,
-        streamCancellation: CancellationSignal
-    ) async {
-        var callLogger = self.logger
-        callLogger[metadataKey: "varlink.method"] = "\(call.method)"
-        callLogger[metadataKey: "varlink.call.id"] = "\(callID)"
-        let logger = callLogger
-        logger.trace("Varlink call started")
-        let request = VarlinkRequest(call: call, peer: peer, logger: logger)
-        let writer = VarlinkReplyWriter(
-            call: call,
-            sink: { parameters in
-                let reply = VarlinkReply(parameters: parameters, continues: true)
-                try await streamOutput.write(serialize(reply, logger: logger), of: callID)
-            },
-            preparedSink: { prepared in try await streamOutput.write(prepared.message, of: callID) },
-            immediateSink: { prepared in streamOutput.writeImmediately(prepared.message, of: callID) }
-        )
-        let reply: VarlinkReply
-        do {
-            let output: JSONObject
-            if call.more {
-                output = try await streamCancellation.run { [service] in
-                    try await service.perform(request, writer: writer)
-                }
-            } else {
-                output = try await service.perform(request, writer: writer)
-            }
-            reply = VarlinkReply(parameters: output)
-        } catch {
-            reply = VarlinkReply(
-                error: wireError(for: error, streamCancelled: streamCancellation.isFired, logger: logger)
-            )
-        }
-        logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(reply.error ?? "")"])
-        events.append(.callFinished(callID, call.oneway ? nil : serialize(reply, logger: logger)))
-    }
-
-    /// The error reply for an error a handler threw.
-    private func wireError(for error: any Error, streamCancelled: Bool, logger: Logger) -> VarlinkError {
-        if let convertible = error as? any VarlinkErrorConvertible { return convertible.varlinkError }
-        if error is CancellationError, streamCancelled {
-            return VarlinkError(name: configuration.shutdownErrorName)
-        }
-        if error is CancellationError {
-            // The connection is closing under the call; nobody will read the reply.
-            logger.debug("A Varlink call was cancelled")
-            return VarlinkError(name: configuration.internalErrorName)
-        }
-        logger.info(
-            "A Varlink method handler threw an error that has no Varlink form",
-            metadata: ["varlink.error": "\(error)", "varlink.error.type": "\(type(of: error))"]
-        )
-        return VarlinkError(name: configuration.internalErrorName)
-    }
-
-    /// Serializes a reply with its terminator; a reply that cannot be serialized becomes the internal error.
-    private func serialize(_ reply: VarlinkReply, logger: Logger) -> ByteBuffer {
-        var buffer = ByteBuffer()
-        do {
-            try buffer.writeVarlinkMessage(reply.jsonValue)
-        } catch {
-            logger.info("A Varlink reply could not be serialized", metadata: ["varlink.error": "\(error)"])
-            buffer.clear()
-            let fallback = VarlinkReply(error: VarlinkError(name: configuration.internalErrorName))
-            _ = try? buffer.writeVarlinkMessage(fallback.jsonValue)
-        }
-        return buffer
     }
 }

@@ -18,8 +18,8 @@ internal import Synchronization
 /// }
 /// ```
 ///
-/// Each accepted connection is served in a child task of a discarding task group; one connection's failure never
-/// stops the server or disturbs another connection.
+/// Each accepted connection is served by a channel handler on its event loop, and awaited by a child task of a
+/// discarding task group; one connection's failure never stops the server or disturbs another connection.
 ///
 /// ## Shutting down
 /// ``shutdownGracefully()`` stops accepting connections, lets every connection answer the calls it has already
@@ -29,20 +29,14 @@ internal import Synchronization
 public final class VarlinkServer: Sendable {
     /// A connection on its way from the child channel's initializer to ``serve(_:)``.
     ///
-    /// NIO traps when the writer of an open `NIOAsyncChannel` is dropped without being finished. A connection accepted
-    /// while the listener closes can be dropped by the listener's stream before ``serve(_:)`` takes it; it is then
-    /// closed here, the way ``serve(_:)`` would have.
+    /// A connection accepted while the listener closes can be dropped by the listener's stream before ``serve(_:)``
+    /// takes it; it is then closed here, since nobody will start it.
     private final class AcceptedConnection: Sendable {
-        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-        let peer: VarlinkPeerCredentials?
-        let closeReason: CloseReason
+        let connection: ServedConnection
         private let taken = Atomic<Bool>(false)
 
-        init(channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, peer: VarlinkPeerCredentials?, closeReason: CloseReason)
-        {
-            self.channel = channel
-            self.peer = peer
-            self.closeReason = closeReason
+        init(_ connection: ServedConnection) {
+            self.connection = connection
         }
 
         /// Marks the connection as served; from then on closing it is the server's job.
@@ -50,8 +44,7 @@ public final class VarlinkServer: Sendable {
 
         deinit {
             guard !taken.load(ordering: .relaxed) else { return }
-            let channel = self.channel
-            Task { try? await channel.executeThenClose { _, _ in } }
+            connection.channel.close(promise: nil)
         }
     }
 
@@ -117,7 +110,7 @@ public final class VarlinkServer: Sendable {
         let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
             .bind(unixDomainSocketPath: unixSocketPath, cleanupExistingSocketFile: cleanupExistingSocketFile) {
                 channel in
-                Self.initialize(channel, configuration: settings.value)
+                Self.initialize(channel, service: service, configuration: settings.value, logger: logger)
             }
         if let socketMode, chmod(unixSocketPath, mode_t(socketMode)) != 0 {
             let code = errno
@@ -155,7 +148,7 @@ public final class VarlinkServer: Sendable {
         let settings = ConfigurationCell(configuration)
         let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
             .bind(listeningSocket) { channel in
-                Self.initialize(channel, configuration: settings.value)
+                Self.initialize(channel, service: service, configuration: settings.value, logger: logger)
             }
         return VarlinkServer(
             listener: listener,
@@ -179,12 +172,19 @@ public final class VarlinkServer: Sendable {
 
     private static func initialize(
         _ channel: any Channel,
-        configuration: VarlinkServerConfiguration
+        service: VarlinkService,
+        configuration: VarlinkServerConfiguration,
+        logger: Logger
     ) -> EventLoopFuture<AcceptedConnection> {
         VarlinkPeerCredentials.read(from: channel).flatMapThrowing { peer in
-            let closeReason = CloseReason()
-            let wrapped = try makeConnectionChannel(channel, configuration: configuration, closeReason: closeReason)
-            return AcceptedConnection(channel: wrapped, peer: peer, closeReason: closeReason)
+            let connection = try makeConnection(
+                channel,
+                service: service,
+                peer: peer,
+                configuration: configuration,
+                logger: logger
+            )
+            return AcceptedConnection(connection)
         }
     }
 
@@ -204,9 +204,7 @@ public final class VarlinkServer: Sendable {
         try await withThrowingDiscardingTaskGroup { group in
             try await listener.executeThenClose { inbound in
                 for try await accepted in inbound {
-                    // The connection's tasks run on its channel's event loop: no hop to the global pool per message.
-                    let executor = EventLoopTaskExecutor(accepted.channel.channel.eventLoop)
-                    group.addTask(executorPreference: executor) { await self.serve(accepted) }
+                    group.addTask { await self.serve(accepted) }
                 }
             }
         }
@@ -238,36 +236,29 @@ public final class VarlinkServer: Sendable {
 
     private func serve(_ accepted: AcceptedConnection) async {
         accepted.take()
-        guard let ticket = registry.admit(peer: accepted.peer) else {
+        let connection = accepted.connection
+        guard let ticket = registry.admit(peer: connection.peer) else {
             logger.info(
                 "Refused a Varlink connection: over the connection limits",
                 metadata: [
-                    "varlink.peer.uid": "\(accepted.peer.map { String($0.uid) } ?? "unknown")",
-                    "varlink.peer.pid": "\(accepted.peer.map { String($0.pid) } ?? "unknown")",
+                    "varlink.peer.uid": "\(connection.peer.map { String($0.uid) } ?? "unknown")",
+                    "varlink.peer.pid": "\(connection.peer.map { String($0.pid) } ?? "unknown")",
                 ]
             )
-            try? await accepted.channel.channel.close()
+            try? await connection.channel.close()
             return
         }
         defer { registry.remove(ticket) }
         var logger = self.logger
         logger[metadataKey: "varlink.connection.id"] = "\(ticket.id)"
-        if let peer = accepted.peer {
+        if let peer = connection.peer {
             logger[metadataKey: "varlink.peer.uid"] = "\(peer.uid)"
             logger[metadataKey: "varlink.peer.pid"] = "\(peer.pid)"
         }
         logger.debug("Varlink connection accepted")
-        await Self.serveConnection(
-            accepted.channel,
-            id: ticket.id,
-            peer: accepted.peer,
-            closeReason: accepted.closeReason,
-            service: service,
-            configuration: configuration,
-            logger: logger
-        ) { handler in
-            let channel = accepted.channel.channel
-            let grace = Self.timeAmount(configuration.shutdownGracePeriod)
+        let grace = Self.timeAmount(configuration.shutdownGracePeriod)
+        await Self.serveConnection(connection, logger: logger) { handler in
+            let channel = connection.channel
             registry.onShutdown(ticket) {
                 handler()
                 // Past the grace period the connection is closed, written out or not.
@@ -280,19 +271,33 @@ public final class VarlinkServer: Sendable {
 
 // MARK: - One connection, without a listening socket
 
+/// A connection set up by ``VarlinkServer/makeConnection(_:service:peer:configuration:closeReason:logger:)``, to be
+/// served by ``VarlinkServer/serveConnection(_:logger:onShutdown:)``.
+package struct ServedConnection: Sendable {
+    /// The connection's channel.
+    package let channel: any Channel
+    /// The credentials its handlers see.
+    let peer: VarlinkPeerCredentials?
+    let handler: NIOLoopBound<Connection>
+}
+
 extension VarlinkServer {
     /// Puts a server connection's handlers on `channel`: the send timeout (which records why it closed a connection in
-    /// `closeReason`), the partial-message timeout, then the NUL framing with the configured size limit. Returns the channel wrapped for `serveConnection`.
+    /// `closeReason`), the partial-message timeout, the NUL framing with the configured size limit, then the
+    /// connection itself, which keeps what arrives until ``serveConnection(_:logger:onShutdown:)`` starts it.
     ///
     /// Every accepted socket goes through this; so may an in-process channel (a fuzzer's or a test's
     /// `NIOAsyncTestingChannel`), which then runs exactly the server's code from the first byte to the last reply.
     ///
     /// - Important: Call it on `channel`'s event loop, before any byte is read.
-    package static func makeConnectionChannel(
+    package static func makeConnection(
         _ channel: any Channel,
+        service: VarlinkService,
+        peer: VarlinkPeerCredentials?,
         configuration: VarlinkServerConfiguration,
-        closeReason: CloseReason = CloseReason()
-    ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        closeReason: CloseReason = CloseReason(),
+        logger: Logger
+    ) throws -> ServedConnection {
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(
             VarlinkSendTimeoutHandler(timeout: timeAmount(configuration.sendTimeout)) { closeReason.record($0) }
@@ -301,44 +306,53 @@ extension VarlinkServer {
             VarlinkPartialMessageTimeoutHandler(timeout: timeAmount(configuration.partialMessageTimeout))
         )
         try pipeline.addHandler(ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: configuration.maxMessageSize)))
-        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+        let connection = Connection(
+            eventLoop: channel.eventLoop,
+            service: service,
+            peer: peer,
+            configuration: configuration,
+            closeReason: closeReason,
+            logger: logger
+        )
+        try pipeline.addHandler(connection)
+        return ServedConnection(
+            channel: channel,
+            peer: peer,
+            handler: NIOLoopBound(connection, eventLoop: channel.eventLoop)
+        )
     }
 
-    /// Serves one connection made by ``makeConnectionChannel(_:configuration:)`` until it closes: parses calls,
-    /// runs the connection's state machine, dispatches to `service`, writes replies in order. Never throws.
+    /// Serves one connection made by ``makeConnection(_:service:peer:configuration:closeReason:logger:)`` until it
+    /// has closed and its handlers have returned: parses calls, runs the connection's state machine, dispatches to
+    /// the service, writes replies in order. Never throws.
     ///
     /// The server calls it for each connection it admits; an in-process driver calls it directly, outside the
     /// connection limits, which belong to the listening socket.
     ///
     /// - Parameters:
-    ///   - channel: The wrapped channel; it is closed when the connection ends.
-    ///   - id: The connection's number, for the log.
-    ///   - peer: The credentials handlers see in ``VarlinkRequest/peer``.
-    ///   - service: The interfaces and handlers.
-    ///   - configuration: Limits and error names.
-    ///   - logger: Where the connection logs.
+    ///   - connection: The connection.
+    ///   - logger: Where the connection logs from now on.
     ///   - onShutdown: Receives the closure that starts the connection's graceful shutdown (what
     ///     ``shutdownGracefully()`` calls), once, before the first call is read.
     package static func serveConnection(
-        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
-        id: Int,
-        peer: VarlinkPeerCredentials?,
-        closeReason: CloseReason = CloseReason(),
-        service: VarlinkService,
-        configuration: VarlinkServerConfiguration,
+        _ connection: ServedConnection,
         logger: Logger,
         onShutdown: (@escaping @Sendable () -> Void) -> Void
     ) async {
-        let connection = Connection(
-            id: id,
-            channel: channel,
-            peer: peer,
-            closeReason: closeReason,
-            service: service,
-            configuration: configuration,
-            logger: logger
-        )
-        await connection.run(onShutdown: onShutdown)
+        let eventLoop = connection.channel.eventLoop
+        let handler = connection.handler
+        onShutdown {
+            eventLoop.execute { handler.value.shutDown() }
+        }
+        let finished = eventLoop.flatSubmit {
+            handler.value.start(logger: logger)
+            return handler.value.finished
+        }
+        await withTaskCancellationHandler {
+            try? await finished.get()
+        } onCancel: {
+            connection.channel.close(promise: nil)
+        }
     }
 }
 

@@ -44,6 +44,12 @@ public struct VarlinkServerConfiguration: Sendable, Hashable {
     /// The error name that ends a `more` call whose handler was cancelled because the server is shutting down.
     public var shutdownErrorName: String = "io.navhost.varlink.ServiceShuttingDown"
 
+    /// Whether call handlers run on the main actor. Set it when the connections' event loop is the thread that runs
+    /// the main actor (navhostd's): a handler's task then starts as the main actor's, in the read that brought the
+    /// call, and a handler that works on the main actor reaches it without a hop. Otherwise (the default) a handler
+    /// runs on the connection's event loop, and hops to whatever actor it calls.
+    public var runsHandlersOnMainActor: Bool = false
+
     /// Creates a configuration with the defaults.
     public init() {}
 }

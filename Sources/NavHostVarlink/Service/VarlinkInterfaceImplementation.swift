@@ -23,9 +23,14 @@ public import NavHostJSON
 /// `org.varlink.service.MethodNotImplemented`.
 public struct VarlinkInterfaceImplementation: Sendable {
     /// A single-reply handler: returns the output parameters, or throws.
-    public typealias Handler = @Sendable (VarlinkRequest) async throws -> JSONObject
+    ///
+    /// It runs on the isolation its connection runs calls on (see
+    /// ``VarlinkServerConfiguration/runsHandlersOnMainActor``), so a handler on the main actor's loop calls the main
+    /// actor without a hop.
+    public typealias Handler = nonisolated(nonsending) @Sendable (VarlinkRequest) async throws -> JSONObject
     /// A streaming handler: sends replies with `continues` through the writer, then returns the final reply.
-    public typealias StreamingHandler = @Sendable (VarlinkRequest, VarlinkReplyWriter) async throws -> JSONObject
+    public typealias StreamingHandler =
+        nonisolated(nonsending) @Sendable (VarlinkRequest, VarlinkReplyWriter) async throws -> JSONObject
 
     enum MethodHandler: Sendable {
         case single(Handler)
@@ -88,7 +93,7 @@ public struct VarlinkInterfaceImplementation: Sendable {
     public mutating func handle<Parameters: Decodable & SendableMetatype, Output: Encodable & SendableMetatype>(
         _ method: String,
         parameters: Parameters.Type,
-        _ handler: @escaping @Sendable (Parameters, VarlinkRequest) async throws -> Output
+        _ handler: nonisolated(nonsending) @escaping @Sendable (Parameters, VarlinkRequest) async throws -> Output
     ) {
         handle(method) { request in
             let decoded = try request.decodeParameters(as: Parameters.self)

@@ -14,7 +14,10 @@ extension VarlinkService {
     ///
     /// - Returns: The final reply's output parameters.
     /// - Throws: Whatever the handler throws, or a ``VarlinkError`` from the checks.
-    func perform(_ request: VarlinkRequest, writer: VarlinkReplyWriter) async throws -> JSONObject {
+    nonisolated(nonsending) func perform(
+        _ request: VarlinkRequest,
+        writer: VarlinkReplyWriter
+    ) async throws -> JSONObject {
         let call = request.call
         let interfaceName = call.interfaceName
         guard let interface = interface(named: interfaceName.isEmpty ? call.method : interfaceName) else {

@@ -103,6 +103,9 @@ struct DaemonConfiguration: Sendable {
             connections: configuration.maxConnections,
             logger: logger
         )
+        // The connections' event loop is the main thread, which runs the main actor (MainThreadEventLoop): a call's
+        // handler starts as the main actor's, where the sessions are.
+        configuration.runsHandlersOnMainActor = true
         return configuration
     }
 

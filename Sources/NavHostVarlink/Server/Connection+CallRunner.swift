@@ -1,0 +1,96 @@
+internal import Logging
+internal import NIOCore
+internal import NavHostJSON
+
+extension Connection {
+    /// Runs one call's handler and serializes its final reply: everything about a call that is not the connection's
+    /// order of events.
+    ///
+    /// It is `Sendable` and holds nothing of the connection's state, so a call's task carries it and the connection
+    /// stays on its event loop.
+    struct CallRunner: Sendable {
+        let service: VarlinkService
+        let peer: VarlinkPeerCredentials?
+        let configuration: VarlinkServerConfiguration
+        let logger: Logger
+        let streamOutput: StreamReplyOutput
+        let streamCancellation: CancellationSignal
+
+        /// Runs the call on the caller's isolation; returns its serialized final reply, `nil` for a `oneway` call.
+        nonisolated(nonsending) func run(_ callID: StateMachine.CallID, _ call: VarlinkCall) async -> ByteBuffer? {
+            var callLogger = self.logger
+            callLogger[metadataKey: "varlink.method"] = "\(call.method)"
+            callLogger[metadataKey: "varlink.call.id"] = "\(callID)"
+            let logger = callLogger
+            logger.trace("Varlink call started")
+            let request = VarlinkRequest(call: call, peer: peer, logger: logger)
+            let streamOutput = self.streamOutput
+            let writer = VarlinkReplyWriter(
+                call: call,
+                sink: { [configuration] parameters in
+                    let reply = VarlinkReply(parameters: parameters, continues: true)
+                    try await streamOutput.write(
+                        Self.serialize(reply, configuration: configuration, logger: logger),
+                        of: callID
+                    )
+                },
+                preparedSink: { prepared in try await streamOutput.write(prepared.message, of: callID) },
+                immediateSink: { prepared in streamOutput.writeImmediately(prepared.message, of: callID) }
+            )
+            let reply: VarlinkReply
+            do {
+                let output: JSONObject
+                if call.more {
+                    output = try await streamCancellation.run { [service] in
+                        try await service.perform(request, writer: writer)
+                    }
+                } else {
+                    output = try await service.perform(request, writer: writer)
+                }
+                reply = VarlinkReply(parameters: output)
+            } catch {
+                reply = VarlinkReply(
+                    error: wireError(for: error, streamCancelled: streamCancellation.isFired, logger: logger)
+                )
+            }
+            logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(reply.error ?? "")"])
+            return call.oneway ? nil : Self.serialize(reply, configuration: configuration, logger: logger)
+        }
+
+        /// The error reply for an error a handler threw.
+        private func wireError(for error: any Error, streamCancelled: Bool, logger: Logger) -> VarlinkError {
+            if let convertible = error as? any VarlinkErrorConvertible { return convertible.varlinkError }
+            if error is CancellationError, streamCancelled {
+                return VarlinkError(name: configuration.shutdownErrorName)
+            }
+            if error is CancellationError {
+                // The connection is closing under the call; nobody will read the reply.
+                logger.debug("A Varlink call was cancelled")
+                return VarlinkError(name: configuration.internalErrorName)
+            }
+            logger.info(
+                "A Varlink method handler threw an error that has no Varlink form",
+                metadata: ["varlink.error": "\(error)", "varlink.error.type": "\(type(of: error))"]
+            )
+            return VarlinkError(name: configuration.internalErrorName)
+        }
+
+        /// Serializes a reply with its terminator; a reply that cannot be serialized becomes the internal error.
+        private static func serialize(
+            _ reply: VarlinkReply,
+            configuration: VarlinkServerConfiguration,
+            logger: Logger
+        ) -> ByteBuffer {
+            var buffer = ByteBuffer()
+            do {
+                try buffer.writeVarlinkMessage(reply.jsonValue)
+            } catch {
+                logger.info("A Varlink reply could not be serialized", metadata: ["varlink.error": "\(error)"])
+                buffer.clear()
+                let fallback = VarlinkReply(error: VarlinkError(name: configuration.internalErrorName))
+                _ = try? buffer.writeVarlinkMessage(fallback.jsonValue)
+            }
+            return buffer
+        }
+    }
+}
