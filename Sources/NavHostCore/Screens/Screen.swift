@@ -1,6 +1,7 @@
 import NavHostJSON
 import NavHostKit
 import NavHostWire
+import Synchronization
 
 /// One entry of a session's stack: a screen ID, a route, and the ViewModel behind it.
 ///
@@ -17,6 +18,8 @@ final class Screen {
     /// Wakes callers waiting on a task, by task number, when the screen closes.
     private var closeWatchers: [Int: () -> Void] = [:]
     private var nextTaskNumber = 0
+    /// Raised when the ViewModel's state was mutated since the screen last looked.
+    private let pendingChange = StateChangeSignal()
     /// The session's context, bound for every task the screen runs for its ViewModel.
     private let context: SessionContext?
 
@@ -123,6 +126,10 @@ final class Screen {
                 return error
             }
         }
+        // An intent's own changes are the session's before it is answered: the reply's revision and snapshot
+        // include them (an intent that does not suspend runs in the caller's stretch, with no break for the
+        // observation's own report to run in).
+        takeStateChange()
         switch outcome {
         case .closed:
             throw .screenClosed(id.rawValue)
@@ -170,22 +177,25 @@ final class Screen {
 extension Screen {
     fileprivate func trackState() {
         guard !isClosed else { return }
+        let pendingChange = self.pendingChange
         model.trackState { [weak self] in
-            // Fires at the first mutation, before the value is stored: look again once the stretch is over.
-            Task { @MainActor in self?.stateMayHaveChanged() }
+            // Fires at the first mutation, before the value is stored: look again once the stretch is over, or when
+            // the intent that made it returns, whichever comes first.
+            pendingChange.raise()
+            Task { @MainActor in self?.takeStateChange() }
         }
     }
 
-    fileprivate func stateMayHaveChanged() {
-        guard !isClosed else { return }
+    /// Reports a change of the ViewModel's state, once, if there was one since the last report.
+    fileprivate func takeStateChange() {
+        guard pendingChange.take(), !isClosed else { return }
         trackState()
         onStateMayHaveChanged?(self)
     }
 
     /// Runs `work` as a task the screen owns and cancels when it closes.
     fileprivate func run(_ work: @escaping @MainActor (ScreenModel) async -> Void) {
-        let task = startTask(work)
-        inFlight[task.number] = { task.task.cancel() }
+        _ = startTask(work)
     }
 
     /// Runs `work` as a task the screen owns and waits for its result, or for the screen to close, whichever
@@ -204,7 +214,6 @@ extension Screen {
             race.finish(.finished(result))
             return result
         }
-        inFlight[task.number] = { task.task.cancel() }
         closeWatchers[task.number] = { race.finish(.closed) }
         if let intentTimer {
             let limit = intentTimer.limit
@@ -227,20 +236,31 @@ extension Screen {
         return outcome
     }
 
+    /// Starts `work` as the screen's task, at once: it runs on the caller's stretch of the main actor until it first
+    /// suspends (an intent that does not suspend has finished when this returns), and it is cancelled when the screen
+    /// closes while it runs.
     private func startTask<Result: Sendable>(
         _ work: @escaping @MainActor (ScreenModel) async -> Result
     ) -> (number: Int, task: Task<Result, Never>) {
         let number = nextTaskNumber
         nextTaskNumber += 1
         let model = self.model
+        // Registered before the work starts, which may end it (and unregister it) before the task is returned.
+        let handle = TaskHandle()
+        inFlight[number] = { handle.cancel() }
         // A task inherits the task-local values bound where it is made: the ViewModel's work draws random numbers and
         // reads time through its session (`SessionContext`).
         let task = SessionContext.$current.withValue(context) {
-            Task { @MainActor [weak self] in
+            Task.immediate { @MainActor [weak self] in
                 defer { self?.inFlight[number] = nil }
+                // Until the task is returned: the work may close the screen (and so cancel it) before that.
+                withUnsafeCurrentTask { current in
+                    if let current { handle.cancel = { current.cancel() } }
+                }
                 return await work(model)
             }
         }
+        handle.cancel = { task.cancel() }
         return (number, task)
     }
 
@@ -268,6 +288,23 @@ enum Outcome<Result: Sendable>: Sendable {
     case finished(Result)
     case closed
     case timedOut(Duration)
+}
+
+/// Says that a ViewModel's state was mutated: raised by the observation (on whatever thread mutates), taken once by
+/// the screen.
+private final class StateChangeSignal: Sendable {
+    private let raised = Atomic<Bool>(false)
+
+    func raise() { raised.store(true, ordering: .releasing) }
+
+    /// Whether it was raised since the last take; lowers it.
+    func take() -> Bool { raised.exchange(false, ordering: .acquiringAndReleasing) }
+}
+
+/// Cancels a screen's task that may not have been returned yet when the screen closes.
+@MainActor
+private final class TaskHandle {
+    var cancel: () -> Void = {}
 }
 
 /// The first of several events to finish wins; later ones are ignored. Main-actor only.

@@ -66,10 +66,12 @@ public final class SessionPersistence: Sendable {
 
     /// Saves `record` and returns once it, or a newer record of the same session, is durable.
     ///
+    /// It runs on the caller's actor (`nonisolated(nonsending)`): a record that is durable already is answered in the
+    /// caller's stretch, without leaving the main actor. The write itself is the writer thread's.
+    ///
     /// - Throws: The write's failure; the daemon must not acknowledge the change then.
-    public func save(_ record: SessionRecord) async throws {
-        // Saves taken in order on the main actor may reach the queue out of order (this function is nonisolated, so
-        // the call may leave the main actor first): `enqueue` orders records by revision, not by arrival.
+    public nonisolated(nonsending) func save(_ record: SessionRecord) async throws {
+        // `enqueue` orders records by revision, not by arrival, whoever calls.
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             enqueue(record, waiter: waiter)
         }
