@@ -42,12 +42,16 @@ struct JSONTextWriter {
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
+            // The two arrays, not the object's `Collection` conformance: the SDK is a resilient library, so each
+            // element through it costs a witness call and copies; arrays are walked here, specialized.
+            let keys = members.keys
+            let values = members.values
             bytes.append(UInt8(ascii: "{"))
-            for (index, (key, member)) in members.enumerated() {
+            for index in keys.indices {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(key)
+                write(keys[index])
                 bytes.append(UInt8(ascii: ":"))
-                try write(member)
+                try write(values[index])
             }
             bytes.append(UInt8(ascii: "}"))
         }
