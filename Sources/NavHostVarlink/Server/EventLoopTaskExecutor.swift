@@ -2,9 +2,10 @@ internal import NIOCore
 
 /// Runs Swift tasks on a NIO event loop.
 ///
-/// A connection's tasks (its reader, its loop and its calls' handlers) prefer the event loop of its channel: they
-/// resume on the thread that reads and writes the socket, instead of hopping to the global concurrent pool and back
-/// for every message. A handler that hops to another actor (the daemon's main actor) comes back to the loop.
+/// A call's task prefers the event loop of its connection's channel (unless it runs on the main actor, see
+/// `VarlinkServerConfiguration.runsHandlersOnMainActor`): when its handler suspends, it resumes on the thread that
+/// reads and writes the socket, instead of hopping to the global concurrent pool and back. A handler that hops to
+/// another actor comes back to the loop.
 ///
 /// Work runs on the loop as NIO's own handlers do, so a handler must not block; one that computes for long delays
 /// the other connections of its loop, as a slow channel handler would.
