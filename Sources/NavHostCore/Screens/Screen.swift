@@ -194,7 +194,10 @@ extension Screen {
     }
 
     /// Runs `work` as a task the screen owns and cancels when it closes.
+    /// A screen already closed runs nothing: a navigation inside another screen's `onAppear` may close this one
+    /// before its own turn to appear.
     fileprivate func run(_ work: @escaping @MainActor (ScreenModel) async -> Void) {
+        guard !isClosed else { return }
         _ = startTask(work)
     }
 
@@ -215,6 +218,8 @@ extension Screen {
             return result
         }
         closeWatchers[task.number] = { race.finish(.closed) }
+        // The work's first stretch ran inside `startTask`, before the watcher above: a close in it is seen here.
+        if isClosed { race.finish(.closed) }
         if let intentTimer {
             let limit = intentTimer.limit
             intentTimer.start(task.number) { [weak self] in
@@ -245,7 +250,8 @@ extension Screen {
         let number = nextTaskNumber
         nextTaskNumber += 1
         let model = self.model
-        // Registered before the work starts, which may end it (and unregister it) before the task is returned.
+        // Registered before the work starts, which may end it (and unregister it) before the task is returned. A
+        // cancel asked for in that first stretch (the work closed the screen) is applied once the task is returned.
         let handle = TaskHandle()
         inFlight[number] = { handle.cancel() }
         // A task inherits the task-local values bound where it is made: the ViewModel's work draws random numbers and
@@ -253,14 +259,10 @@ extension Screen {
         let task = SessionContext.$current.withValue(context) {
             Task.immediate { @MainActor [weak self] in
                 defer { self?.inFlight[number] = nil }
-                // Until the task is returned: the work may close the screen (and so cancel it) before that.
-                withUnsafeCurrentTask { current in
-                    if let current { handle.cancel = { current.cancel() } }
-                }
                 return await work(model)
             }
         }
-        handle.cancel = { task.cancel() }
+        handle.setTask(task)
         return (number, task)
     }
 
@@ -304,7 +306,19 @@ private final class StateChangeSignal: Sendable {
 /// Cancels a screen's task that may not have been returned yet when the screen closes.
 @MainActor
 private final class TaskHandle {
-    var cancel: () -> Void = {}
+    private var cancelled = false
+    private var cancelTask: (() -> Void)?
+
+    /// The task, once `Task.immediate` has returned it; a cancel asked for before is applied now.
+    func setTask<Result>(_ task: Task<Result, Never>) {
+        cancelTask = { task.cancel() }
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        cancelled = true
+        cancelTask?()
+    }
 }
 
 /// The first of several events to finish wins; later ones are ignored. Main-actor only.

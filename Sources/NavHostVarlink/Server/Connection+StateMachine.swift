@@ -78,6 +78,12 @@ extension Connection {
         /// How many calls are received but not yet answered.
         var pendingCalls: Int { entries.count }
 
+        /// Whether calls are still taken: not after the input ended, a shutdown began, or the connection closed.
+        var isReading: Bool {
+            if case .active = mode { return true }
+            return false
+        }
+
         /// Whether the connection is closed.
         var isClosed: Bool {
             if case .closed = mode { return true }

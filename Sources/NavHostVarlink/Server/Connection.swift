@@ -121,6 +121,12 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         streamOutput = StreamReplyOutput(channel: context.channel)
     }
 
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // The context holds this handler: without this, the two (and the channel behind them) outlive the pipeline.
+        self.context = nil
+        streamOutput = nil
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         frames.append(unwrapInboundIn(data))
         inRead = true
@@ -180,7 +186,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private func start(_ id: StateMachine.CallID, _ call: VarlinkCall) {
         // A `more` call writes its replies with `continues` straight to the channel: the earlier replies go first.
         if call.more { writeBatch() }
-        guard let streamOutput else { return }
+        // That write may have failed and closed the channel under us.
+        guard !stopped, let streamOutput else { return }
         let runner = CallRunner(
             service: service,
             peer: peer,
@@ -208,8 +215,13 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         } else {
             task = Task.immediate(executorPreference: executor) { await body() }
         }
-        if !startingCallFinished { runningTasks[id.value] = task }
         startingCall = nil
+        if !startingCallFinished {
+            runningTasks[id.value] = task
+            // The call's own writes may have closed the connection while it started.
+            if stopped { task.cancel() }
+        }
+        completeIfFinished()
     }
 
     private func callFinished(_ id: StateMachine.CallID, reply: ByteBuffer?) {
@@ -281,7 +293,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: - Reading
 
     private var mayRead: Bool {
-        started && !machine.isClosed && frames.isEmpty && machine.pendingCalls < machine.maxPendingCalls
+        started && machine.isReading && frames.isEmpty && machine.pendingCalls < machine.maxPendingCalls
             && (context?.channel.isWritable ?? false)
     }
 
@@ -353,7 +365,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func completeIfFinished() {
-        guard channelClosed, runningTasks.isEmpty else { return }
+        guard channelClosed, runningTasks.isEmpty, startingCall == nil else { return }
         finishedPromise.succeed()
     }
 
