@@ -61,7 +61,8 @@ extension Connection {
                     channel.writeAndFlush(bytes, promise: nil)
                     // Give the event loop back now and then: a handler that sends in a tight loop would otherwise hold
                     // the loop's thread for as long as its client keeps up, and neither this connection's shutdown
-                    // nor the loop's other connections would run. (A handler that waits for what it sends, like a watcher, gives it back anyway.)
+                    // nor the loop's other connections would run. (A handler that waits for what it sends, like a
+                    // watcher, gives it back anyway.)
                     if writesSinceYield.add(1, ordering: .relaxed).newValue >= Self.writesPerYield {
                         writesSinceYield.store(0, ordering: .relaxed)
                         await Task.yield()

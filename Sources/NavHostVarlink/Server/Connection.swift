@@ -36,6 +36,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private var logger: Logger
     private var context: ChannelHandlerContext?
     private var streamOutput: StreamReplyOutput?
+    /// What every call of the connection runs with; made once, when the connection starts.
+    private var runner: CallRunner?
 
     private var machine: StateMachine
     private var batch = ReplyBatch()
@@ -95,6 +97,16 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         guard !started, !stopped else { return }
         started = true
         self.logger = logger
+        if let streamOutput {
+            runner = CallRunner(
+                service: service,
+                peer: peer,
+                configuration: configuration,
+                logger: logger,
+                streamOutput: streamOutput,
+                streamCancellation: streamCancellation
+            )
+        }
         if let idleTimeout = configuration.idleTimeout {
             let connection = NIOLoopBound(self, eventLoop: eventLoop)
             let period = VarlinkServer.timeAmount(idleTimeout / 4)
@@ -125,6 +137,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         // The context holds this handler: without this, the two (and the channel behind them) outlive the pipeline.
         self.context = nil
         streamOutput = nil
+        runner = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -187,15 +200,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         // A `more` call writes its replies with `continues` straight to the channel: the earlier replies go first.
         if call.more { writeBatch() }
         // That write may have failed and closed the channel under us.
-        guard !stopped, let streamOutput else { return }
-        let runner = CallRunner(
-            service: service,
-            peer: peer,
-            configuration: configuration,
-            logger: logger,
-            streamOutput: streamOutput,
-            streamCancellation: streamCancellation
-        )
+        guard !stopped, let runner else { return }
         let connection = NIOLoopBound(self, eventLoop: eventLoop)
         let eventLoop = self.eventLoop
         let body: nonisolated(nonsending) @Sendable () async -> Void = {
