@@ -19,7 +19,7 @@ package final class DaemonProcess: Sendable {
     private let logPath: String
 
     private struct Running {
-        var process: Process
+        var process: SpawnedProcess
         var notify: NotifySocket
         var notifications: [String] = []
     }
@@ -84,32 +84,20 @@ package final class DaemonProcess: Sendable {
 
     private static func launch(arguments: [String], environment: [String: String], logPath: String) throws -> Running {
         let notify = try NotifySocket(path: TestPaths.socketPath() + ".notify")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestPaths.builtExecutable("navhostd"))
-        process.arguments = arguments
-        var processEnvironment = ProcessInfo.processInfo.environment
-        processEnvironment["NOTIFY_SOCKET"] = notify.path
-        processEnvironment.removeValue(forKey: "LISTEN_FDS")
-        processEnvironment.removeValue(forKey: "WATCHDOG_USEC")
-        processEnvironment.removeValue(forKey: "JOURNAL_STREAM")
+        var processEnvironment = ["NOTIFY_SOCKET": notify.path]
         processEnvironment.merge(environment) { _, new in new }
-        process.environment = processEnvironment
-        if !FileManager.default.fileExists(atPath: logPath) {
-            FileManager.default.createFile(atPath: logPath, contents: nil)
-        }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        // The child gets its own copy of the descriptor; the test process keeps none for each start.
-        defer { try? log.close() }
-        log.seekToEndOfFile()
-        process.standardError = log
-        process.standardOutput = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        // Appended to: the log runs on across restarts.
+        let process = try SpawnedProcess(
+            TestPaths.builtExecutable("navhostd"),
+            arguments,
+            environment: processEnvironment,
+            output: .file(logPath)
+        )
         return Running(process: process, notify: notify)
     }
 
     /// The daemon's process ID.
-    package var pid: Int32 { running.withLock { $0.process.processIdentifier } }
+    package var pid: Int32 { running.withLock { $0.process.pid } }
 
     /// Whether the daemon's process is still running.
     package var isRunning: Bool { running.withLock { $0.process.isRunning } }
@@ -156,19 +144,27 @@ package final class DaemonProcess: Sendable {
         throw TimedOut(what: "\"\(text)\" from navhostd; its log:\n\(log)")
     }
 
-    /// Every notification that arrives within `window`, oldest first; they are added to ``notifications`` too.
+    /// Every notification that arrives within `window` from now, oldest first, by the kernel's arrival stamps (a
+    /// test that reads late still counts what arrived in time, and not what came after); they are added to
+    /// ``notifications`` too.
     package func notifications(arrivingWithin window: Duration) async -> [String] {
-        let deadline = ContinuousClock.now + window
-        var received: [String] = []
-        while ContinuousClock.now < deadline {
-            let notify = running.withLock { $0.notify }
-            let remaining = (deadline - ContinuousClock.now) / .milliseconds(1)
-            let milliseconds = Int32(max(1, min(100, remaining.rounded(.up))))
-            if let message = await Self.receive(from: notify, milliseconds: milliseconds) {
-                running.withLock { $0.notifications.append(message) }
-                received.append(message)
+        let notify = running.withLock { $0.notify }
+        let end = NotifySocket.now + window
+        let received = await offThePool { () -> [String] in
+            var received: [String] = []
+            while true {
+                let remaining = (end - NotifySocket.now) / .milliseconds(1)
+                let milliseconds = Int32(max(0, min(100, remaining.rounded(.up))))
+                guard let next = notify.receiveMessage(milliseconds: milliseconds, peeking: true) else {
+                    if remaining <= 0 { return received }
+                    continue
+                }
+                // One that arrived after the window stays queued for whoever reads next.
+                guard next.arrival < end else { return received }
+                if let message = notify.receiveMessage(milliseconds: 0) { received.append(message.text) }
             }
         }
+        running.withLock { $0.notifications.append(contentsOf: received) }
         return received
     }
 
@@ -210,15 +206,11 @@ package final class DaemonProcess: Sendable {
         let process = running.withLock { $0.process }
         let deadline = ContinuousClock.now + limit
         while process.isRunning {
-            guard ContinuousClock.now < deadline else { throw TimedOut(what: "navhostd to exit") }
+            guard ContinuousClock.now < deadline else {
+                throw TimedOut(what: "navhostd (\(process.pid)) to exit; its log:\n\(log)")
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return process.terminationStatus
-    }
-
-    deinit {
-        running.withLock { running in
-            if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) }
-        }
+        return await process.waitForExit()
     }
 }

@@ -1,19 +1,23 @@
 import Foundation
 import Synchronization
 
-/// A process a test starts with `posix_spawn`, with its standard output and error on pipes the test reads line by
-/// line, and every blocking wait on a thread of its own.
+/// A process a test starts with `posix_spawn` (``PosixSpawn``), with its standard output and error on pipes the test
+/// reads line by line (or in a file), and every blocking wait on a thread of its own.
 ///
 /// Foundation's `Process` is not used here on purpose. Its monitor thread learns that a child ended when a socket
 /// the child inherited closes, and then calls a blocking `waitpid` for it; a child that closes the descriptors it
 /// inherited without exiting (`systemd-socket-activate` does, while it waits for its first client) holds that thread,
 /// and with it the end of every other `Process` in the test run, until it exits. In a parallel run that was the stall:
 /// two tests blocked in `waitUntilExit` on the cooperative pool's two threads, waiting for the monitor thread, which
-/// waited for an activator whose client was a third test that had no thread left to run on.
+/// waited for an activator whose client was a third test that had no thread left to run on. The daemon is started
+/// here too: its end is learnt from `waitpid`, whatever another child keeps open.
 package final class SpawnedProcess: @unchecked Sendable {
-    /// A program that could not be started.
-    package struct SpawnFailed: Error, CustomStringConvertible {
-        package var description: String
+    /// Where the process's standard output and error go.
+    package enum Output {
+        /// To pipes the test reads with ``readOutputLine()`` and ``readErrorLine()``.
+        case pipes
+        /// Both appended to the file at this path.
+        case file(String)
     }
 
     /// How long a line read waits before the test gives up: only a failing test ever waits this long.
@@ -21,56 +25,73 @@ package final class SpawnedProcess: @unchecked Sendable {
 
     /// The process ID.
     package let pid: Int32
-    private let output: Int32
-    private let errorOutput: Int32
+    private let output: Int32?
+    private let errorOutput: Int32?
     private let exit = Mutex<Int32?>(nil)
 
     /// Starts `executable` with `arguments`, in the test's environment without any systemd variables, plus
-    /// `environment`; standard input is `/dev/null`.
-    package init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        var inherited = ProcessInfo.processInfo.environment.filter { key, _ in
-            !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"]
-                .contains(key) && key != "JOURNAL_STREAM"
-        }
+    /// `environment`; standard input is `/dev/null`, and no other descriptor of the test process is inherited
+    /// (``PosixSpawn``).
+    package init(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        output destination: Output = .pipes
+    ) throws {
+        var inherited = PosixSpawn.environmentWithoutSystemd
         inherited.merge(environment) { _, new in new }
-        var outputPipe: [Int32] = [0, 0]
-        var errorPipe: [Int32] = [0, 0]
-        guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0 else {
-            throw SpawnFailed(description: "pipe: \(String(cString: strerror(errno)))")
+        switch destination {
+        case .file(let path):
+            pid = try PosixSpawn.start(
+                executable,
+                arguments,
+                environment: inherited,
+                descriptors: [1: .file(path, flags: O_WRONLY | O_CREAT | O_APPEND), 2: .duplicate(1)]
+            )
+            output = nil
+            errorOutput = nil
+        case .pipes:
+            var outputPipe: [Int32] = [0, 0]
+            var errorPipe: [Int32] = [0, 0]
+            guard pipe(&outputPipe) == 0 else {
+                throw PosixSpawn.Failed(description: "pipe: \(String(cString: strerror(errno)))")
+            }
+            guard pipe(&errorPipe) == 0 else {
+                close(outputPipe[0])
+                close(outputPipe[1])
+                throw PosixSpawn.Failed(description: "pipe: \(String(cString: strerror(errno)))")
+            }
+            // Close-on-exec, so that no child Foundation starts inherits them.
+            for descriptor in outputPipe + errorPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+            defer {
+                close(outputPipe[1])
+                close(errorPipe[1])
+            }
+            do {
+                pid = try PosixSpawn.start(
+                    executable,
+                    arguments,
+                    environment: inherited,
+                    descriptors: [1: .duplicate(outputPipe[1]), 2: .duplicate(errorPipe[1])]
+                )
+            } catch {
+                close(outputPipe[0])
+                close(errorPipe[0])
+                throw error
+            }
+            output = outputPipe[0]
+            errorOutput = errorPipe[0]
         }
-        // Close-on-exec, so that no other child inherits them; dup2 onto 1 and 2 clears the flag for this one.
-        for descriptor in outputPipe + errorPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = inherited.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: Int32 = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        close(outputPipe[1])
-        close(errorPipe[1])
-        guard result == 0 else {
-            close(outputPipe[0])
-            close(errorPipe[0])
-            throw SpawnFailed(description: "posix_spawn \(executable): \(String(cString: strerror(result)))")
-        }
-        self.pid = pid
-        self.output = outputPipe[0]
-        self.errorOutput = errorPipe[0]
     }
 
     deinit {
-        if exit.withLock({ $0 }) == nil {
+        if reapIfEnded() == nil {
             kill(pid, SIGKILL)
             var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         }
-        close(output)
-        close(errorOutput)
+        if let output { close(output) }
+        if let errorOutput { close(errorOutput) }
     }
 
     /// Sends `signalNumber` to the process.
@@ -78,29 +99,43 @@ package final class SpawnedProcess: @unchecked Sendable {
         kill(pid, signalNumber)
     }
 
+    /// Whether the process is still running (one that ended is reaped here).
+    package var isRunning: Bool { reapIfEnded() == nil }
+
     /// Waits for the process to end: its exit status, or 128 plus the signal that killed it.
     package func waitForExit() async -> Int32 {
-        if let known = exit.withLock({ $0 }) { return known }
+        if let known = reapIfEnded() { return known }
         let pid = self.pid
-        let status = await offThePool {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            let signal = status & 0x7f
-            return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        // Waits without reaping (WNOWAIT); reaping stays in one place, under the lock.
+        await offThePool {
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
         }
-        exit.withLock { $0 = status }
-        return status
+        return reapIfEnded() ?? -1
+    }
+
+    /// The exit status when the process has ended, reaping it the first time; `nil` while it runs.
+    private func reapIfEnded() -> Int32? {
+        exit.withLock { known in
+            if let known { return known }
+            var status: Int32 = 0
+            var result: pid_t
+            repeat { result = waitpid(pid, &status, WNOHANG) } while result < 0 && errno == EINTR
+            guard result == pid else { return nil }
+            known = PosixSpawn.exitStatus(status)
+            return known
+        }
     }
 
     /// The next line of standard output, or `nil` at its end (or after ``patience``).
     package func readOutputLine() async -> String? {
-        let descriptor = output
+        guard let descriptor = output else { return nil }
         return await offThePool { Self.readLine(from: descriptor) }
     }
 
     /// The next line of standard error, or `nil` at its end (or after ``patience``).
     package func readErrorLine() async -> String? {
-        let descriptor = errorOutput
+        guard let descriptor = errorOutput else { return nil }
         return await offThePool { Self.readLine(from: descriptor) }
     }
 

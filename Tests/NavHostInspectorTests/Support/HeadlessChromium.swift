@@ -56,32 +56,33 @@ final class HeadlessChromium: Sendable {
             throw ProtocolError(description: "pipe: \(String(cString: strerror(errno)))")
         }
         for descriptor in toBrowser + fromBrowser { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        let log = "\(profile)/chromium.log"
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_adddup2(&actions, toBrowser[0], 3)
-        posix_spawn_file_actions_adddup2(&actions, fromBrowser[1], 4)
+        defer {
+            close(toBrowser[0])
+            close(fromBrowser[1])
+        }
         let arguments = [
-            Self.executable, "--headless", "--no-sandbox", "--remote-debugging-pipe", "--user-data-dir=\(profile)",
+            "--headless", "--no-sandbox", "--remote-debugging-pipe", "--user-data-dir=\(profile)",
             "--disable-gpu", "--no-first-run", "--no-default-browser-check", "--disable-extensions",
             "--disable-background-networking", "--disable-sync", "--mute-audio",
             "--window-size=\(windowSize.width),\(windowSize.height)", "about:blank",
         ]
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: Int32 = 0
-        let result = posix_spawn(&pid, Self.executable, &actions, nil, argv, envp)
-        close(toBrowser[0])
-        close(fromBrowser[1])
-        guard result == 0 else {
+        let pid: Int32
+        do {
+            pid = try PosixSpawn.start(
+                Self.executable,
+                arguments,
+                environment: ProcessInfo.processInfo.environment,
+                descriptors: [
+                    1: .file("\(profile)/chromium.log", flags: O_WRONLY | O_CREAT | O_TRUNC),
+                    2: .duplicate(1),
+                    3: .duplicate(toBrowser[0]),
+                    4: .duplicate(fromBrowser[1]),
+                ]
+            )
+        } catch {
             close(toBrowser[1])
             close(fromBrowser[0])
-            throw ProtocolError(description: "posix_spawn \(Self.executable): \(String(cString: strerror(result)))")
+            throw error
         }
         self.pid = pid
         self.commands = toBrowser[1]
