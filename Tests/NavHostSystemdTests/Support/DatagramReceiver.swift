@@ -4,14 +4,17 @@ import IntegrationHarness
 
 /// A bound `AF_UNIX` datagram socket that a test reads, playing the service manager (`NOTIFY_SOCKET`) or journald.
 ///
-/// `SO_PASSCRED` is on, so every datagram says which process sent it; descriptors passed with `SCM_RIGHTS` are
-/// received too (and owned by the caller).
+/// `SO_PASSCRED` is on, so every datagram says which process sent it; `SO_TIMESTAMPNS` too, so it says when it
+/// arrived, however late the test reads it. Descriptors passed with `SCM_RIGHTS` are received too (and owned by the
+/// caller).
 final class DatagramReceiver: Sendable {
     /// One received datagram.
     struct Datagram: Sendable {
         var bytes: [UInt8]
         var senderPID: Int32?
         var fileDescriptors: [Int32]
+        /// When the kernel queued it, since the epoch (`SCM_TIMESTAMPNS`).
+        var arrival: Duration?
 
         var text: String { String(decoding: bytes, as: UTF8.self) }
     }
@@ -26,6 +29,7 @@ final class DatagramReceiver: Sendable {
         guard fileDescriptor >= 0 else { throw POSIXError.current }
         var on: Int32 = 1
         setsockopt(fileDescriptor, SOL_SOCKET, SO_PASSCRED, &on, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fileDescriptor, SOL_SOCKET, SO_TIMESTAMPNS, &on, socklen_t(MemoryLayout<Int32>.size))
         var bufferSize: Int32 = 8 * 1024 * 1024
         setsockopt(fileDescriptor, SOL_SOCKET, SO_RCVBUF, &bufferSize, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_un()
@@ -88,12 +92,17 @@ final class DatagramReceiver: Sendable {
         guard received.2 & Int32(MSG_TRUNC) == 0, received.2 & Int32(MSG_CTRUNC) == 0 else {
             throw POSIXError(.EMSGSIZE)
         }
-        var datagram = Datagram(bytes: Array(payload.prefix(received.0)), senderPID: nil, fileDescriptors: [])
+        var datagram = Datagram(
+            bytes: Array(payload.prefix(received.0)),
+            senderPID: nil,
+            fileDescriptors: [],
+            arrival: nil
+        )
         Self.parseControl(control, length: received.1, into: &datagram)
         return datagram
     }
 
-    /// Reads every control message: `SCM_CREDENTIALS` (pid, uid, gid) and `SCM_RIGHTS`.
+    /// Reads every control message: `SCM_CREDENTIALS` (pid, uid, gid), `SCM_TIMESTAMPNS` and `SCM_RIGHTS`.
     private static func parseControl(_ control: [UInt8], length: Int, into datagram: inout Datagram) {
         let headerSize = MemoryLayout<cmsghdr>.size
         let align = { (value: Int) in (value + MemoryLayout<Int>.size - 1) & ~(MemoryLayout<Int>.size - 1) }
@@ -105,6 +114,9 @@ final class DatagramReceiver: Sendable {
                 let dataLength = Int(header.cmsg_len) - align(headerSize)
                 if header.cmsg_level == SOL_SOCKET, header.cmsg_type == Int32(NAVHOST_SCM_CREDENTIALS) {
                     datagram.senderPID = buffer.loadUnaligned(fromByteOffset: dataOffset, as: Int32.self)
+                } else if header.cmsg_level == SOL_SOCKET, header.cmsg_type == Int32(SCM_TIMESTAMPNS) {
+                    let time = buffer.loadUnaligned(fromByteOffset: dataOffset, as: timespec.self)
+                    datagram.arrival = .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
                 } else if header.cmsg_level == SOL_SOCKET, header.cmsg_type == Int32(SCM_RIGHTS) {
                     for index in 0..<(dataLength / 4) {
                         datagram.fileDescriptors.append(
