@@ -47,6 +47,9 @@ struct DaemonPluginFaultTests {
             parameters: ["session": "faulty", "intent": "onTappedCount"]
         )
         #expect(counted["screen"]?["state"]?["count"] == 1, "the plugin works until it is made to fault")
+        // Connected while the daemon is well: on a busy machine the stall limit may pass, and the daemon exit,
+        // before the probe below is made.
+        let prober = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
         try await client.oneway(
             "io.navhost.Navigation.Send",
             parameters: ["session": "faulty", "intent": .string(fault.intent ?? "")]
@@ -54,7 +57,6 @@ struct DaemonPluginFaultTests {
         if fault.code == "stalled" {
             // While the main actor is held, GetInfo does not answer as if all were well.
             try await Task.sleep(for: .milliseconds(200))
-            let prober = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
             let info = Task { try await prober.call("org.varlink.service.GetInfo", parameters: [:]) }
             try await Self.expectComesBackWithoutIt(daemon, fault: fault)
             #expect((try? await info.value) == nil, "GetInfo did not answer while the main actor was held")

@@ -113,11 +113,14 @@ struct DaemonPluginFolderTests {
         try await nav.call("Navigate", ["route": "products.list"])
         let plugins = try await PluginsWatch.start(on: daemon)
 
+        // A library that is not a shared object, with a manifest that describes it exactly.
+        let junk = Data("not an ELF file".utf8)
+        let junkFile = try TestPaths.temporaryDirectory() + "/junk.so"
+        try junk.write(to: URL(fileURLWithPath: junkFile))
+        let junkDigest = String(try await ChildProcess.run("/usr/bin/sha256sum", [junkFile]).output.prefix(64))
         try PluginFolder.deploy("Products", into: directory, version: "1.1.0") { folder in
-            // A library that is not a shared object, with a manifest that describes it exactly.
-            let junk = Array("not an ELF file".utf8)
-            try Data(junk).write(to: URL(fileURLWithPath: "\(folder)/libProductsFeature.so"))
-            try PluginFolder.setManifest(in: folder, sha256: PluginFolder.sha256(of: "\(folder)/libProductsFeature.so"))
+            try junk.write(to: URL(fileURLWithPath: "\(folder)/libProductsFeature.so"))
+            try PluginFolder.setManifest(in: folder, sha256: junkDigest)
         }
         let failed = try await plugins.event { $0["name"] == "Products" }
 
@@ -213,19 +216,6 @@ enum PluginFolder {
         if let version { manifest["version"] = .string(version) }
         if let sha256 { manifest["sha256"] = .string(sha256) }
         try Data(JSONValue.object(manifest).serializedBytes()).write(to: URL(fileURLWithPath: path))
-    }
-
-    /// The SHA-256 of a file, in hex, from `sha256sum`.
-    static func sha256(of path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = [path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output.prefix(64), as: UTF8.self)
     }
 }
 
