@@ -50,9 +50,9 @@ extension DaemonDurabilityTests {
         let second = try #require(recording["calls"]?.arrayValue?[1]["revision"])
 
         let kept = try await nav.call("Replay", ["recording": recording, "session": "looking", "to": second])
-        #expect(kept["identical"] == true && kept["leftOpen"] == true && kept["calls"] == 2)
+        #expect(kept["identical"] == true && kept["leftOpen"] == true && kept["calls"] == 2, "\(kept)")
         let done = try await nav.call("Replay", ["recording": recording, "session": "finished"])
-        #expect(done["identical"] == true && done["leftOpen"] == false && done["calls"] == 3)
+        #expect(done["identical"] == true && done["leftOpen"] == false && done["calls"] == 3, "\(done)")
 
         try await daemon.crash()
         try await daemon.restart()

@@ -88,8 +88,10 @@ final class Screen {
 
     // MARK: Public Functions
 
-    /// Whether the screen runs no task for its ViewModel.
-    var isIdle: Bool { inFlight.isEmpty }
+    /// Whether the screen runs no task for its ViewModel and has reported every change of its state. A replay
+    /// waits for this before it compares: a task's last change is reported by the observation's own task, which may
+    /// run after the task has ended.
+    var isIdle: Bool { inFlight.isEmpty && !pendingChange.isRaised }
 
     var snapshot: ScreenSnapshot {
         ScreenSnapshot(id: id, route: route, presentation: presentation, state: state, error: reportedError)
@@ -298,6 +300,9 @@ private final class StateChangeSignal: Sendable {
     private let raised = Atomic<Bool>(false)
 
     func raise() { raised.store(true, ordering: .releasing) }
+
+    /// Whether it was raised since the last take.
+    var isRaised: Bool { raised.load(ordering: .acquiring) }
 
     /// Whether it was raised since the last take; lowers it.
     func take() -> Bool { raised.exchange(false, ordering: .acquiringAndReleasing) }

@@ -124,7 +124,8 @@ public final class NavigationSession: NavigationHandler {
 
     // MARK: Public Functions
 
-    /// Whether no screen of the session runs a task for its ViewModel (an intent, `onAppear`).
+    /// Whether no screen of the session runs a task for its ViewModel (an intent, `onAppear`), and every change of
+    /// their state has been recorded.
     public var isIdle: Bool { screens.allSatisfy(\.isIdle) }
 
     /// Puts new bounds in force (a configuration reload): the stack depth for the next push, the intent time limit
