@@ -54,7 +54,7 @@ public final class SessionPersistence: Sendable {
     public func isDurable(_ record: SessionRecord) -> Bool {
         states.withLock { states in
             guard let state = states[record.session] else { return false }
-            return !state.writing && state.pending == nil && state.durable == record.durableContent
+            return !state.writing && state.pending == nil && state.durable?.hasDurableContent(of: record) == true
         }
     }
 
@@ -71,6 +71,12 @@ public final class SessionPersistence: Sendable {
     ///
     /// - Throws: The write's failure; the daemon must not acknowledge the change then.
     public nonisolated(nonsending) func save(_ record: SessionRecord) async throws {
+        // Durable already (an intent that changed nothing kept across a crash, the common case): answered without a
+        // continuation.
+        let durable = states.withLock { states in
+            Self.takeNewest(record, into: &states[record.session, default: SessionState()]).isDurable
+        }
+        if durable { return }
         // `enqueue` orders records by revision, not by arrival, whoever calls.
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             enqueue(record, waiter: waiter)
@@ -88,21 +94,42 @@ public final class SessionPersistence: Sendable {
     /// covers this change too, and the file never goes back to an older record.
     private func enqueue(_ record: SessionRecord, waiter: CheckedContinuation<Void, any Error>?) {
         let startWriter: Bool = states.withLock { states in
-            var state = states[record.session, default: SessionState()]
-            defer { states[record.session] = state }
-            let record = state.newest.map { $0.revision > record.revision ? $0 : record } ?? record
-            state.newest = record
-            if !state.writing, state.pending == nil, state.durable == record.durableContent {
-                waiter?.resume()
-                return false
-            }
-            state.pending = record
-            if let waiter { state.waiters.append(waiter) }
-            guard !state.writing else { return false }
-            state.writing = true
-            return true
+            // In place: the session's state is neither copied out nor hashed twice.
+            Self.enqueue(record, waiter: waiter, into: &states[record.session, default: SessionState()])
         }
         if startWriter { queue.async { self.drain(record.session) } }
+    }
+
+    /// ``enqueue(_:waiter:)`` on the session's state; whether a writer must be started.
+    private static func enqueue(
+        _ record: SessionRecord,
+        waiter: CheckedContinuation<Void, any Error>?,
+        into state: inout SessionState
+    ) -> Bool {
+        let (record, isDurable) = takeNewest(record, into: &state)
+        if isDurable {
+            waiter?.resume()
+            return false
+        }
+        state.pending = record
+        if let waiter { state.waiters.append(waiter) }
+        guard !state.writing else { return false }
+        state.writing = true
+        return true
+    }
+
+    /// Keeps the newer of `record` and the newest record queued so far, and says which it is and whether it needs
+    /// no write (nothing being written or waiting, and its durable content on disk already).
+    private static func takeNewest(
+        _ record: SessionRecord,
+        into state: inout SessionState
+    ) -> (record: SessionRecord, isDurable: Bool) {
+        let record = state.newest.map { $0.revision > record.revision ? $0 : record } ?? record
+        state.newest = record
+        let isDurable =
+            !state.writing && state.pending == nil
+            && state.durable.map { $0.hasDurableContent(of: record) } == true
+        return (record, isDurable)
     }
 
     /// Writes the session's newest pending record until none is left. Runs on `queue`.

@@ -63,4 +63,12 @@ public struct SessionRecord: Sendable, Hashable, Codable {
         copy.revision = 0
         return copy
     }
+
+    /// Whether `other` holds what this record holds, the revision aside (`durableContent == other.durableContent`,
+    /// without the copies).
+    func hasDurableContent(of other: SessionRecord) -> Bool {
+        var other = other
+        other.revision = revision
+        return self == other
+    }
 }
