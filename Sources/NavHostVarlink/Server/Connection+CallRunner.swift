@@ -18,19 +18,17 @@ extension Connection {
 
         /// Runs the call on the caller's isolation; returns its serialized final reply, `nil` for a `oneway` call.
         nonisolated(nonsending) func run(_ callID: StateMachine.CallID, _ call: VarlinkCall) async -> ByteBuffer? {
-            var callLogger = self.logger
-            callLogger[metadataKey: "varlink.method"] = "\(call.method)"
-            callLogger[metadataKey: "varlink.call.id"] = "\(callID)"
-            let logger = callLogger
-            logger.trace("Varlink call started")
-            let request = VarlinkRequest(call: call, peer: peer, logger: logger)
+            // The call's metadata is added to a logger only where one is used: most calls never log.
+            let request = VarlinkRequest(call: call, peer: peer, connectionLogger: logger, callNumber: callID.value)
+            let tracing = logger.logLevel <= .trace
+            if tracing { request.logger.trace("Varlink call started") }
             let streamOutput = self.streamOutput
             let writer = VarlinkReplyWriter(
                 call: call,
                 sink: { [configuration] parameters in
                     let reply = VarlinkReply(parameters: parameters, continues: true)
                     try await streamOutput.write(
-                        Self.serialize(reply, configuration: configuration, logger: logger),
+                        Self.serialize(reply, configuration: configuration, request: request),
                         of: callID
                     )
                 },
@@ -50,25 +48,27 @@ extension Connection {
                 reply = VarlinkReply(parameters: output)
             } catch {
                 reply = VarlinkReply(
-                    error: wireError(for: error, streamCancelled: streamCancellation.isFired, logger: logger)
+                    error: wireError(for: error, streamCancelled: streamCancellation.isFired, request: request)
                 )
             }
-            logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(reply.error ?? "")"])
-            return call.oneway ? nil : Self.serialize(reply, configuration: configuration, logger: logger)
+            if tracing {
+                request.logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(reply.error ?? "")"])
+            }
+            return call.oneway ? nil : Self.serialize(reply, configuration: configuration, request: request)
         }
 
         /// The error reply for an error a handler threw.
-        private func wireError(for error: any Error, streamCancelled: Bool, logger: Logger) -> VarlinkError {
+        private func wireError(for error: any Error, streamCancelled: Bool, request: VarlinkRequest) -> VarlinkError {
             if let convertible = error as? any VarlinkErrorConvertible { return convertible.varlinkError }
             if error is CancellationError, streamCancelled {
                 return VarlinkError(name: configuration.shutdownErrorName)
             }
             if error is CancellationError {
                 // The connection is closing under the call; nobody will read the reply.
-                logger.debug("A Varlink call was cancelled")
+                request.logger.debug("A Varlink call was cancelled")
                 return VarlinkError(name: configuration.internalErrorName)
             }
-            logger.info(
+            request.logger.info(
                 "A Varlink method handler threw an error that has no Varlink form",
                 metadata: ["varlink.error": "\(error)", "varlink.error.type": "\(type(of: error))"]
             )
@@ -79,13 +79,13 @@ extension Connection {
         private static func serialize(
             _ reply: VarlinkReply,
             configuration: VarlinkServerConfiguration,
-            logger: Logger
+            request: VarlinkRequest
         ) -> ByteBuffer {
             var buffer = ByteBuffer()
             do {
                 try buffer.writeVarlinkMessage(reply.jsonValue)
             } catch {
-                logger.info("A Varlink reply could not be serialized", metadata: ["varlink.error": "\(error)"])
+                request.logger.info("A Varlink reply could not be serialized", metadata: ["varlink.error": "\(error)"])
                 buffer.clear()
                 let fallback = VarlinkReply(error: VarlinkError(name: configuration.internalErrorName))
                 _ = try? buffer.writeVarlinkMessage(fallback.jsonValue)

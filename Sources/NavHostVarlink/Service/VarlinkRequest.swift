@@ -11,13 +11,43 @@ public struct VarlinkRequest: Sendable {
     /// The peer's credentials; `nil` when the transport has none (a connection that is not an `AF_UNIX` socket).
     public var peer: VarlinkPeerCredentials?
     /// A logger whose metadata names the connection, the peer and the method.
-    public var logger: Logger
+    public var logger: Logger {
+        get {
+            callNumber.map { Self.logger(connectionLogger, method: call.method, callNumber: $0) } ?? connectionLogger
+        }
+        set {
+            connectionLogger = newValue
+            callNumber = nil
+        }
+    }
+
+    private var connectionLogger: Logger
+    /// The call's number on its connection, when ``logger`` adds the call's metadata itself.
+    private var callNumber: Int?
 
     /// Creates a request; the server makes these, tests may too.
     public init(call: VarlinkCall, peer: VarlinkPeerCredentials?, logger: Logger) {
         self.call = call
         self.peer = peer
-        self.logger = logger
+        self.connectionLogger = logger
+    }
+
+    /// Creates a request whose ``logger`` is `connectionLogger` with the call's metadata (`varlink.method`,
+    /// `varlink.call.id`), added only when a handler asks for it: most calls never log, and the metadata costs a
+    /// copy of the logger's dictionary.
+    init(call: VarlinkCall, peer: VarlinkPeerCredentials?, connectionLogger: Logger, callNumber: Int) {
+        self.call = call
+        self.peer = peer
+        self.connectionLogger = connectionLogger
+        self.callNumber = callNumber
+    }
+
+    /// `logger` with the metadata of call `callNumber`, which calls `method`.
+    static func logger(_ logger: Logger, method: String, callNumber: Int) -> Logger {
+        var logger = logger
+        logger[metadataKey: "varlink.method"] = .string(method)
+        logger[metadataKey: "varlink.call.id"] = .string(String(callNumber))
+        return logger
     }
 
     /// The call's input parameters.
