@@ -113,6 +113,27 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try decodeValue(type, from: member(key), codingPath: codingPath + [key])
     }
 
+    // Members of the standard library's types are read here: through the generic `decode`, each would build a
+    // decoder and a boxed single-value container for one string (an intent's argument, on every call).
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try single(key).decode(type) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try single(key).decode(type) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try single(key).decode(type) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try single(key).decode(type) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try single(key).decode(type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try single(key).decode(type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try single(key).decode(type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try single(key).decode(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try single(key).decode(type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try single(key).decode(type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try single(key).decode(type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try single(key).decode(type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try single(key).decode(type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try single(key).decode(type) }
+
+    private func single(_ key: Key) throws -> SingleContainer {
+        SingleContainer(json: try member(key), codingPath: codingPath + [key])
+    }
+
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type,
         forKey key: Key
