@@ -57,45 +57,8 @@ package final class NotifySocket: @unchecked Sendable {
     package func receiveMessage(milliseconds: Int32, peeking: Bool = false) -> Message? {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, milliseconds) == 1 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var control = [UInt8](repeating: 0, count: 256)
-        let (count, controlLength) = buffer.withUnsafeMutableBytes { payload in
-            control.withUnsafeMutableBytes { controlBytes in
-                var vector = iovec(iov_base: payload.baseAddress, iov_len: payload.count)
-                return withUnsafeMutablePointer(to: &vector) { vectorPointer in
-                    var header = msghdr()
-                    header.msg_iov = vectorPointer
-                    header.msg_iovlen = 1
-                    header.msg_control = controlBytes.baseAddress
-                    header.msg_controllen = controlBytes.count
-                    let count = recvmsg(fd, &header, peeking ? Int32(MSG_PEEK) : 0)
-                    return (count, header.msg_controllen)
-                }
-            }
-        }
-        guard count >= 0 else { return nil }
-        return Message(
-            text: String(decoding: buffer[..<count], as: UTF8.self),
-            arrival: Self.arrival(in: control, length: controlLength) ?? Self.now
-        )
-    }
-
-    /// The `SCM_TIMESTAMPNS` among the control messages.
-    private static func arrival(in control: [UInt8], length: Int) -> Duration? {
-        let headerSize = MemoryLayout<cmsghdr>.size
-        let align = { (value: Int) in (value + MemoryLayout<Int>.size - 1) & ~(MemoryLayout<Int>.size - 1) }
-        var offset = 0
-        return control.withUnsafeBytes { buffer -> Duration? in
-            while offset + headerSize <= length {
-                let header = buffer.loadUnaligned(fromByteOffset: offset, as: cmsghdr.self)
-                if header.cmsg_level == SOL_SOCKET, header.cmsg_type == Int32(SCM_TIMESTAMPNS) {
-                    let time = buffer.loadUnaligned(fromByteOffset: offset + align(headerSize), as: timespec.self)
-                    return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-                }
-                guard header.cmsg_len > 0 else { return nil }
-                offset += align(Int(header.cmsg_len))
-            }
-            return nil
-        }
+        guard let datagram = ReceivedDatagram.receive(from: fd, capacity: 4096, flags: peeking ? Int32(MSG_PEEK) : 0)
+        else { return nil }
+        return Message(text: String(decoding: datagram.payload, as: UTF8.self), arrival: datagram.arrival ?? Self.now)
     }
 }

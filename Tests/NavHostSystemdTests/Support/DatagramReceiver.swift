@@ -68,66 +68,32 @@ final class DatagramReceiver: Sendable {
         repeat { ready = poll(&poller, 1, milliseconds) } while ready < 0 && errno == EINTR
         guard ready > 0 else { return nil }
 
-        var peeked: Int = 0
         var available: Int32 = 0
         _ = ioctl(fileDescriptor, UInt(FIONREAD), &available)
-        peeked = max(Int(available), 1)
-        var payload = [UInt8](repeating: 0, count: peeked)
-        var control = [UInt8](repeating: 0, count: 256)
-        let received = payload.withUnsafeMutableBytes { payloadBuffer in
-            control.withUnsafeMutableBytes { controlBuffer in
-                var vector = iovec(iov_base: payloadBuffer.baseAddress, iov_len: payloadBuffer.count)
-                return withUnsafeMutablePointer(to: &vector) { vectorPointer in
-                    var header = msghdr()
-                    header.msg_iov = vectorPointer
-                    header.msg_iovlen = 1
-                    header.msg_control = controlBuffer.baseAddress
-                    header.msg_controllen = controlBuffer.count
-                    let count = recvmsg(fileDescriptor, &header, Int32(MSG_CMSG_CLOEXEC))
-                    return (count, header.msg_controllen, header.msg_flags)
-                }
-            }
-        }
-        guard received.0 >= 0 else { throw POSIXError.current }
-        guard received.2 & Int32(MSG_TRUNC) == 0, received.2 & Int32(MSG_CTRUNC) == 0 else {
+        guard
+            let received = ReceivedDatagram.receive(
+                from: fileDescriptor,
+                capacity: Int(available),
+                flags: Int32(MSG_CMSG_CLOEXEC)
+            )
+        else { throw POSIXError.current }
+        guard received.flags & Int32(MSG_TRUNC) == 0, received.flags & Int32(MSG_CTRUNC) == 0 else {
             throw POSIXError(.EMSGSIZE)
         }
-        var datagram = Datagram(
-            bytes: Array(payload.prefix(received.0)),
-            senderPID: nil,
-            fileDescriptors: [],
-            arrival: nil
-        )
-        Self.parseControl(control, length: received.1, into: &datagram)
-        return datagram
-    }
-
-    /// Reads every control message: `SCM_CREDENTIALS` (pid, uid, gid), `SCM_TIMESTAMPNS` and `SCM_RIGHTS`.
-    private static func parseControl(_ control: [UInt8], length: Int, into datagram: inout Datagram) {
-        let headerSize = MemoryLayout<cmsghdr>.size
-        let align = { (value: Int) in (value + MemoryLayout<Int>.size - 1) & ~(MemoryLayout<Int>.size - 1) }
-        var offset = 0
-        control.withUnsafeBytes { buffer in
-            while offset + headerSize <= length {
-                let header = buffer.loadUnaligned(fromByteOffset: offset, as: cmsghdr.self)
-                let dataOffset = offset + align(headerSize)
-                let dataLength = Int(header.cmsg_len) - align(headerSize)
-                if header.cmsg_level == SOL_SOCKET, header.cmsg_type == Int32(NAVHOST_SCM_CREDENTIALS) {
-                    datagram.senderPID = buffer.loadUnaligned(fromByteOffset: dataOffset, as: Int32.self)
-                } else if header.cmsg_level == SOL_SOCKET, header.cmsg_type == Int32(SCM_TIMESTAMPNS) {
-                    let time = buffer.loadUnaligned(fromByteOffset: dataOffset, as: timespec.self)
-                    datagram.arrival = .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-                } else if header.cmsg_level == SOL_SOCKET, header.cmsg_type == Int32(SCM_RIGHTS) {
-                    for index in 0..<(dataLength / 4) {
-                        datagram.fileDescriptors.append(
-                            buffer.loadUnaligned(fromByteOffset: dataOffset + index * 4, as: Int32.self)
-                        )
-                    }
+        var datagram = Datagram(bytes: received.payload, senderPID: nil, fileDescriptors: [], arrival: received.arrival)
+        // SCM_CREDENTIALS (pid, uid, gid) and SCM_RIGHTS.
+        for message in received.controlMessages where message.level == SOL_SOCKET {
+            if message.type == Int32(NAVHOST_SCM_CREDENTIALS) {
+                datagram.senderPID = message.load(as: Int32.self)
+            } else if message.type == Int32(SCM_RIGHTS) {
+                for index in 0..<(message.data.count / 4) {
+                    datagram.fileDescriptors.append(
+                        message.data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index * 4, as: Int32.self) }
+                    )
                 }
-                guard header.cmsg_len > 0 else { break }
-                offset += align(Int(header.cmsg_len))
             }
         }
+        return datagram
     }
 }
 
