@@ -145,26 +145,33 @@ package final class DaemonProcess: Sendable {
     }
 
     /// Every notification that arrives within `window` from now, oldest first, by the kernel's arrival stamps (a
-    /// test that reads late still counts what arrived in time, and not what came after); they are added to
-    /// ``notifications`` too.
+    /// test that reads late still counts what arrived in time, and not what came before or after); all it reads are
+    /// added to ``notifications``.
     package func notifications(arrivingWithin window: Duration) async -> [String] {
         let notify = running.withLock { $0.notify }
-        let end = NotifySocket.now + window
-        let received = await offThePool { () -> [String] in
+        let start = NotifySocket.now
+        let end = start + window
+        let (earlier, received) = await offThePool { () -> ([String], [String]) in
+            var earlier: [String] = []
             var received: [String] = []
             while true {
                 let remaining = (end - NotifySocket.now) / .milliseconds(1)
                 let milliseconds = Int32(max(0, min(100, remaining.rounded(.up))))
                 guard let next = notify.receiveMessage(milliseconds: milliseconds, peeking: true) else {
-                    if remaining <= 0 { return received }
+                    if remaining <= 0 { return (earlier, received) }
                     continue
                 }
                 // One that arrived after the window stays queued for whoever reads next.
-                guard next.arrival < end else { return received }
-                if let message = notify.receiveMessage(milliseconds: 0) { received.append(message.text) }
+                guard next.arrival < end else { return (earlier, received) }
+                guard let message = notify.receiveMessage(milliseconds: 0) else { continue }
+                if message.arrival < start {
+                    earlier.append(message.text)
+                } else {
+                    received.append(message.text)
+                }
             }
         }
-        running.withLock { $0.notifications.append(contentsOf: received) }
+        running.withLock { $0.notifications.append(contentsOf: earlier + received) }
         return received
     }
 

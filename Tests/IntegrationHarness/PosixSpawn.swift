@@ -26,7 +26,9 @@ package enum PosixSpawn {
     ///
     /// - Parameter descriptors: The child's descriptors by number; standard input is `/dev/null` unless named. Files
     ///   are opened first, then copies made in ascending order of their number, so a copy may name a descriptor an
-    ///   earlier entry set up (`[1: .file(log…), 2: .duplicate(1)]`). Nothing else stays open in the child.
+    ///   earlier entry set up (`[1: .file(log…), 2: .duplicate(1)]`). A source that is a named number means that
+    ///   entry; one that names a later copy is refused, as the copy would not be made yet. Nothing else stays open in
+    ///   the child.
     /// - Returns: The child's process ID; the caller waits for it.
     package static func start(
         _ executable: String,
@@ -39,22 +41,30 @@ package enum PosixSpawn {
         defer { posix_spawn_file_actions_destroy(&actions) }
         var wanted = descriptors
         if wanted[0] == nil { wanted[0] = .file("/dev/null", flags: O_RDONLY) }
-        for (number, descriptor) in wanted.sorted(by: { $0.key < $1.key }) {
-            switch descriptor {
-            case .file(let path, let flags, let mode):
-                posix_spawn_file_actions_addopen(&actions, number, path, flags, mode)
-            case .duplicate:
-                continue
+        let ordered = wanted.sorted { $0.key < $1.key }
+        for (number, descriptor) in ordered {
+            if case .duplicate(let source) = descriptor, source > number, case .duplicate = wanted[source] {
+                throw Failed(description: "descriptor \(source) is copied to \(number) before it is made")
             }
         }
-        for (number, descriptor) in wanted.sorted(by: { $0.key < $1.key }) {
+        // The posix_spawn_file_actions functions return the error; they do not set errno.
+        func check(_ result: Int32, _ what: String) throws {
+            guard result == 0 else { throw Failed(description: "\(what): \(String(cString: strerror(result)))") }
+        }
+        for (number, descriptor) in ordered {
+            guard case .file(let path, let flags, let mode) = descriptor else { continue }
+            try check(posix_spawn_file_actions_addopen(&actions, number, path, flags, mode), "open \(path)")
+        }
+        for (number, descriptor) in ordered {
             guard case .duplicate(let source) = descriptor else { continue }
-            posix_spawn_file_actions_adddup2(&actions, source, number)
+            try check(posix_spawn_file_actions_adddup2(&actions, source, number), "dup2 \(source) to \(number)")
         }
-        let firstUnnamed = (wanted.keys.max() ?? 2) + 1
-        guard addCloseFrom(&actions, max(3, firstUnnamed)) == 0 else {
-            throw Failed(description: "posix_spawn_file_actions_addclosefrom_np: \(String(cString: strerror(errno)))")
+        // Every number up to the last named one is named or closed; from there on, all are closed.
+        let last = max(2, ordered.last?.key ?? 2)
+        for number in stride(from: 3, through: last, by: 1) where wanted[number] == nil {
+            try check(posix_spawn_file_actions_addclose(&actions, number), "close \(number)")
         }
+        try check(addCloseFrom(&actions, last + 1), "posix_spawn_file_actions_addclosefrom_np")
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }

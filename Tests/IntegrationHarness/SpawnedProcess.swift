@@ -87,8 +87,12 @@ package final class SpawnedProcess: @unchecked Sendable {
     deinit {
         if reapIfEnded() == nil {
             kill(pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            // Reaped on a thread of its own: the last reference may go on a thread of the cooperative pool.
+            let pid = self.pid
+            Thread {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            }.start()
         }
         if let output { close(output) }
         if let errorOutput { close(errorOutput) }

@@ -83,9 +83,9 @@ private final class ClockTiming<C: Clock<Duration>>: IntentTiming {
     }
 
     func finish(_ number: Int) {
-        // Usually the only one, or the newest (intents end in about the order they start).
-        if queue.last?.number == number {
-            queue.removeLast()
+        // Usually the only one, or the oldest (intents end in about the order they start).
+        if queue.first?.number == number {
+            queue.removeFirst()
         } else {
             queue.removeAll { $0.number == number }
         }
