@@ -178,9 +178,7 @@ package final class DaemonProcess: Sendable {
     /// Waits for a datagram on a thread of its own: blocking the few threads of Swift's cooperative pool would stall
     /// every other test running at the same time.
     private static func receive(from notify: NotifySocket, milliseconds: Int32) async -> String? {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: notify.receive(milliseconds: milliseconds)) }.start()
-        }
+        await offThePool { notify.receive(milliseconds: milliseconds) }
     }
 
     /// Sends `signal` to the daemon.

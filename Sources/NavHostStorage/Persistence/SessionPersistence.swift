@@ -128,7 +128,7 @@ public final class SessionPersistence: Sendable {
         state.newest = record
         let isDurable =
             !state.writing && state.pending == nil
-            && state.durable.map { $0.hasDurableContent(of: record) } == true
+            && state.durable?.hasDurableContent(of: record) == true
         return (record, isDurable)
     }
 
@@ -141,7 +141,7 @@ public final class SessionPersistence: Sendable {
                     return nil
                 }
                 let waiters = state.waiters
-                let unchanged = state.durable == record.durableContent
+                let unchanged = state.durable?.hasDurableContent(of: record) == true
                 state.pending = nil
                 state.waiters = []
                 states[session] = state
