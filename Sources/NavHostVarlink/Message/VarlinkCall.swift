@@ -61,14 +61,20 @@ public struct VarlinkCall: Sendable, Hashable {
 
     /// The interface part of ``method``: everything before the last dot (empty when there is no dot).
     public var interfaceName: String {
-        guard let dot = method.lastIndex(of: ".") else { return "" }
+        guard let dot = lastDot else { return "" }
         return String(method[..<dot])
     }
 
     /// The member part of ``method``: everything after the last dot.
     public var memberName: String {
-        guard let dot = method.lastIndex(of: ".") else { return method }
-        return String(method[method.index(after: dot)...])
+        guard let dot = lastDot else { return method }
+        return String(method[method.utf8.index(after: dot)...])
+    }
+
+    /// Where the last dot of ``method`` is, found in its UTF-8 bytes: every call is routed by it, and a search by
+    /// `Character` would break the whole name into grapheme clusters first.
+    private var lastDot: String.Index? {
+        method.utf8.lastIndex(of: UInt8(ascii: "."))
     }
 }
 
