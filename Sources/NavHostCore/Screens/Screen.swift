@@ -203,16 +203,20 @@ extension Screen {
         _ = startTask(work)
     }
 
-    /// Runs `work` as a task the screen owns and waits for its result, or for the screen to close, whichever
-    /// comes first. The caller's cancellation cancels the work too. A screen already closed runs nothing.
-    fileprivate func runUntilClosed<Result: Sendable>(
-        _ work: @escaping @MainActor (ScreenModel) async -> Result
-    ) async -> Outcome<Result> {
+    /// Runs `work` as a task the screen owns and waits for the error it ends with (`nil` for none), or for the
+    /// screen to close, whichever comes first. The caller's cancellation cancels the work too. A screen already
+    /// closed runs nothing.
+    ///
+    /// Not generic, like ``Race``: a generic class's `deinit` runs unspecialized, looking up its metadata on every
+    /// intent.
+    fileprivate func runUntilClosed(
+        _ work: @escaping @MainActor (ScreenModel) async -> (any Error)?
+    ) async -> IntentOutcome {
         // Checked in the stretch that starts the work, not by the caller: the caller's `await` to get here may
         // have given the main actor up (see `Race`), and the screen may have closed meanwhile. Work started after
         // `close()` would reach a ViewModel after its `onDisappear`, and nothing would cancel it.
         guard !isClosed else { return .closed }
-        let race = Race<Result>()
+        let race = Race()
         // The work reports its own result to the race: no second task waits on it.
         let task = startTask { model in
             let result = await work(model)
@@ -287,9 +291,10 @@ extension Screen {
 
 // MARK: - Racing work against the screen's closing
 
-/// How a screen's task ended for the caller waiting on it.
-enum Outcome<Result: Sendable>: Sendable {
-    case finished(Result)
+/// How a screen's intent ended for the caller waiting on it.
+enum IntentOutcome: Sendable {
+    /// The ViewModel handled it, with the error it threw or `nil`.
+    case finished((any Error)?)
     case closed
     case timedOut(Duration)
 }
@@ -333,18 +338,18 @@ private final class TaskHandle {
 /// executor, as a Varlink connection's tasks do), so an outcome checked before an `await` and a waiter registered
 /// after it would let a ``finish(_:)`` in between find no waiter, and the caller would wait forever.
 @MainActor
-private final class Race<Result: Sendable> {
-    private var outcome: Outcome<Result>?
-    private var waiter: CheckedContinuation<Outcome<Result>, Never>?
+private final class Race {
+    private var outcome: IntentOutcome?
+    private var waiter: CheckedContinuation<IntentOutcome, Never>?
 
-    func finish(_ outcome: Outcome<Result>) {
+    func finish(_ outcome: IntentOutcome) {
         guard self.outcome == nil else { return }
         self.outcome = outcome
         waiter?.resume(returning: outcome)
         waiter = nil
     }
 
-    func wait() async -> Outcome<Result> {
+    func wait() async -> IntentOutcome {
         // Without an `await`: an outcome already in needs no trip through the main actor's queue.
         if let outcome { return outcome }
         return await withCheckedContinuation { waiter in
