@@ -104,6 +104,28 @@ struct MessageTests {
         }
     }
 
+    @Test("A reply is written as the bytes of its JSON object, with and without error, parameters and continues")
+    func writesReply() throws {
+        let parameters: JSONObject = ["screen": ["id": "s1", "state": ["items": [1, 2.5, "x\n", .null]]], "n": 3]
+        let replies = [
+            VarlinkReply(),
+            VarlinkReply(parameters: parameters),
+            VarlinkReply(parameters: parameters, continues: true),
+            VarlinkReply(continues: true),
+            VarlinkReply(error: VarlinkError(name: "org.example.Failed")),
+            VarlinkReply(error: VarlinkError(name: "org.example.\"Quoted\"", parameters: parameters)),
+        ]
+        for reply in replies {
+            var buffer = ByteBuffer()
+            let written = try buffer.writeVarlinkReply(reply)
+            var expected = ByteBuffer()
+            try expected.writeVarlinkMessage(reply.jsonValue)
+            #expect(buffer == expected, "\(reply)")
+            #expect(written == buffer.readableBytes)
+            #expect(try VarlinkReply(parsing: parser.parse(Array(buffer.readableBytesView))) == reply)
+        }
+    }
+
     @Test("A key with a NUL is written whole, escaped like any string")
     func writesKeyWithNUL() throws {
         var buffer = ByteBuffer()

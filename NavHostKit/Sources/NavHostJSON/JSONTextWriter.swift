@@ -1,20 +1,17 @@
-internal import NavHostJSON
-
 /// Writes a JSON value as compact text into an array of bytes: the same bytes as `JSONValue.serializedBytes()`
 /// (json-c with `JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE`), without building a json-c object tree.
 ///
-/// Every reply goes through here; building and freeing the tree cost more than writing the text, and so would a
-/// `ByteBuffer` write per token: the text goes into the buffer in one write. The rules are json-c's: no spaces; keys
-/// in their order; in strings `"` and `\` escaped, `\b`, `\f`, `\n`, `\r`, `\t` by name, the other bytes below 0x20
-/// as `\u00xx` (lowercase), `/` and everything else (DEL and non-ASCII included) as they are; doubles as Swift's
-/// shortest exact text. One difference: json-c takes keys as C strings and cuts a key short at a NUL, where this
-/// writes the whole key, the NUL escaped.
+/// Every reply of the daemon goes through here (``JSONValue/appendSerializedBytes(to:)``): building and freeing the
+/// tree cost more than writing the text. It lives in the SDK's module because `JSONValue` is a resilient type
+/// everywhere else, where each switch over a value or copy of one costs a value-witness call.
+///
+/// The rules are json-c's: no spaces; keys in their order; in strings `"` and `\` escaped, `\b`, `\f`, `\n`, `\r`,
+/// `\t` by name, the other bytes below 0x20 as `\u00xx` (lowercase), `/` and everything else (DEL and non-ASCII
+/// included) as they are; doubles as Swift's shortest exact text. One difference: json-c takes keys as C strings and
+/// cuts a key short at a NUL, where this writes the whole key, the NUL escaped.
 struct JSONTextWriter {
-    var bytes: [UInt8] = []
-
-    init() {
-        bytes.reserveCapacity(512)
-    }
+    /// The text so far.
+    var bytes: [UInt8]
 
     /// Appends `value`.
     ///
@@ -42,8 +39,7 @@ struct JSONTextWriter {
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            // The two arrays, not the object's `Collection` conformance: the SDK is a resilient library, so each
-            // element through it costs a witness call and copies; arrays are walked here, specialized.
+            // The two arrays, not the object's `Collection` conformance: they are walked here, specialized.
             let keys = members.keys
             let values = members.values
             bytes.append(UInt8(ascii: "{"))

@@ -8,6 +8,23 @@ extension JSONValue {
         try withSerializedBytes { Array($0) }
     }
 
+    /// Appends the value's compact JSON text to `bytes`: the bytes ``serializedBytes()`` gives, written directly
+    /// instead of through a json-c object tree, which costs more to build and free than the text costs to write.
+    ///
+    /// One difference: json-c takes object keys as C strings and cuts a key short at a NUL; this writes the whole
+    /// key, the NUL escaped as `\u0000`.
+    ///
+    /// - Parameter bytes: The bytes to append to.
+    /// - Throws: ``JSONError/Code/nonFiniteNumber`` for a NaN or infinite `Double`; `bytes` then ends in part of the
+    ///   text.
+    public func appendSerializedBytes(to bytes: inout [UInt8]) throws(JSONError) {
+        // Swapped in and out, so the array is never shared and grows in place.
+        var writer = JSONTextWriter(bytes: [])
+        swap(&writer.bytes, &bytes)
+        defer { swap(&writer.bytes, &bytes) }
+        try writer.write(self)
+    }
+
     /// Serializes the value compactly with json-c.
     public func serializedString() throws(JSONError) -> String {
         try withSerializedBytes { String(decoding: $0, as: UTF8.self) }

@@ -9,10 +9,42 @@ extension ByteBuffer {
     /// - Returns: The number of bytes written, terminator included.
     @discardableResult
     public mutating func writeVarlinkMessage(_ message: JSONValue) throws(JSONError) -> Int {
-        var text = JSONTextWriter()
-        try text.write(message)
-        text.bytes.append(0)
-        return writeBytes(text.bytes)
+        var text: [UInt8] = []
+        text.reserveCapacity(512)
+        try message.appendSerializedBytes(to: &text)
+        text.append(0)
+        return writeBytes(text)
+    }
+}
+
+extension ByteBuffer {
+    /// Appends `reply` with its NUL terminator: the bytes `writeVarlinkMessage(reply.jsonValue)` writes, without
+    /// building that object first. Every reply the server sends goes through here.
+    ///
+    /// - Throws: ``JSONError`` when the parameters have no JSON form (a non-finite number); nothing is written then.
+    /// - Returns: The number of bytes written, terminator included.
+    @discardableResult
+    public mutating func writeVarlinkReply(_ reply: VarlinkReply) throws(JSONError) -> Int {
+        var text: [UInt8] = []
+        text.reserveCapacity(512)
+        text.append(UInt8(ascii: "{"))
+        // The members in the order `VarlinkReply.jsonValue` gives them.
+        if let error = reply.error {
+            text.append(contentsOf: #""error":"#.utf8)
+            try JSONValue.string(error).appendSerializedBytes(to: &text)
+        }
+        if !reply.parameters.isEmpty {
+            if reply.error != nil { text.append(UInt8(ascii: ",")) }
+            text.append(contentsOf: #""parameters":"#.utf8)
+            try JSONValue.object(reply.parameters).appendSerializedBytes(to: &text)
+        }
+        if reply.continues {
+            if reply.error != nil || !reply.parameters.isEmpty { text.append(UInt8(ascii: ",")) }
+            text.append(contentsOf: #""continues":true"#.utf8)
+        }
+        text.append(UInt8(ascii: "}"))
+        text.append(0)
+        return writeBytes(text)
     }
 }
 

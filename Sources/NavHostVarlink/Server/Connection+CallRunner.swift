@@ -83,12 +83,12 @@ extension Connection {
         ) -> ByteBuffer {
             var buffer = ByteBuffer()
             do {
-                try buffer.writeVarlinkMessage(reply.jsonValue)
+                try buffer.writeVarlinkReply(reply)
             } catch {
                 request.logger.info("A Varlink reply could not be serialized", metadata: ["varlink.error": "\(error)"])
                 buffer.clear()
                 let fallback = VarlinkReply(error: VarlinkError(name: configuration.internalErrorName))
-                _ = try? buffer.writeVarlinkMessage(fallback.jsonValue)
+                _ = try? buffer.writeVarlinkReply(fallback)
             }
             return buffer
         }

@@ -21,7 +21,7 @@ public struct VarlinkPreparedReply: Sendable {
     /// - Throws: ``JSONError`` when the parameters have no JSON form (a non-finite number).
     public init(parameters: JSONObject) throws(JSONError) {
         var message = ByteBuffer()
-        try message.writeVarlinkMessage(VarlinkReply(parameters: parameters, continues: true).jsonValue)
+        try message.writeVarlinkReply(VarlinkReply(parameters: parameters, continues: true))
         self.parameters = parameters
         self.message = message
     }
