@@ -106,6 +106,26 @@ struct JSONParserTests {
         }
     }
 
+    @Test("Parses on one thread share a tokenizer, and each starts clean after a failure or at another depth")
+    func parsesInARow() throws {
+        let inputs: [(String, JSONValue?)] = [
+            (#"{"a":[1,2"#, nil), (#"{"a":1}"#, ["a": 1]), ("[1][2]", nil), ("12", 12), (" 7 ", 7), ("[1 x", nil),
+            (#"{"b":"é"}"#, ["b": "é"]), ("", nil), ("true", true),
+        ]
+        for _ in 0..<3 {
+            for (text, expected) in inputs {
+                if let expected {
+                    #expect(try parser.parse(text) == expected, "\(text)")
+                } else {
+                    #expect(throws: JSONError.self, "\(text)") { try parser.parse(text) }
+                }
+            }
+            let shallow = #expect(throws: JSONError.self) { try JSONParser(maxDepth: 1).parse("[[]]") }
+            #expect(shallow?.code == .depthLimitExceeded)
+            #expect(try parser.parse("[[[]]]") == [[[]]])
+        }
+    }
+
     @Test("A single trailing NUL is taken as the terminator")
     func nulTerminator() throws {
         #expect(try parser.parse(Array("{}".utf8) + [0]) == [:])

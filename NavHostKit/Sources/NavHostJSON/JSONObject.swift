@@ -44,7 +44,8 @@ public struct JSONObject: Sendable {
         _ members: S,
         uniquingKeysWith combine: (JSONValue, JSONValue) throws -> JSONValue
     ) rethrows where S.Element == (String, JSONValue) {
-        self.init()
+        // Room for all at once: a literal of five members would otherwise grow both arrays three times.
+        self.init(minimumCapacity: members.underestimatedCount)
         for (key, value) in members {
             if let position = index(forKey: key) {
                 storedValues[position] = try combine(storedValues[position], value)
@@ -56,7 +57,7 @@ public struct JSONObject: Sendable {
 
     /// Creates an object from `members`, whose keys must be unique.
     public init<S: Sequence>(uniqueKeysWithValues members: S) where S.Element == (String, JSONValue) {
-        self.init()
+        self.init(minimumCapacity: members.underestimatedCount)
         for (key, value) in members {
             precondition(index(forKey: key) == nil, "duplicate key \"\(key)\" in JSONObject(uniqueKeysWithValues:)")
             append(key, value)

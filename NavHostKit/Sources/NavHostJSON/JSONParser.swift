@@ -1,5 +1,11 @@
 internal import CJSONC
 
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#endif
+
 /// Reads JSON text with json-c into ``JSONValue``s.
 ///
 /// Parsing uses json-c's strict mode, validates UTF-8, refuses `NaN` and `Infinity`, and refuses documents that
@@ -37,22 +43,55 @@ public struct JSONParser: Sendable {
     public func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue {
         var length = bytes.count
         if length > 0, bytes[length - 1] == 0 { length -= 1 }
-        // json-c only knows a trailing number is complete when it sees the byte after it, so hand it a NUL.
-        let terminated = UnsafeMutableRawBufferPointer.allocate(byteCount: length + 1, alignment: 1)
-        defer { terminated.deallocate() }
-        if length > 0 {
-            terminated.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: length)
+        let text = UnsafeRawBufferPointer(rebasing: bytes[..<length])
+        let parsed = try Tokenizer.withCached(maxDepth: maxDepth) { tokenizer throws(JSONError) in
+            try Self.parseComplete(text, with: tokenizer, maxDepth: maxDepth)
         }
-        terminated[length] = 0
-        let base = terminated.baseAddress!.assumingMemoryBound(to: CChar.self)
+        defer { json_object_put(parsed) }
+        if let offset = Self.offsetOfKeyHoldingNUL(text) {
+            throw JSONError(
+                code: .syntax,
+                message: "an object key holds \\u0000: json-c keeps keys as C strings, so it would be cut short",
+                offset: offset
+            )
+        }
+        return try JSONValue(validating: parsed)
+    }
 
-        let tokenizer = Tokenizer(maxDepth: maxDepth, validatesUTF8: true)
-        let parsed: Tokenizer.Parsed?
+    /// Feeds the whole of `text`, then a NUL when the value is still open (json-c only knows that a number at the
+    /// end is complete when it sees the byte after it), and returns the json-c object the caller must release.
+    private static func parseComplete(
+        _ text: UnsafeRawBufferPointer,
+        with tokenizer: Tokenizer,
+        maxDepth: Int
+    ) throws(JSONError) -> OpaquePointer? {
+        let base = text.baseAddress?.assumingMemoryBound(to: CChar.self)
         do throws(JSONError) {
-            parsed = try tokenizer.feed(base, count: length + 1)
+            if let base, let parsed = try tokenizer.feed(base, count: text.count) {
+                var extra = parsed.end
+                while extra < text.count, isJSONWhitespace(text[extra]) { extra += 1 }
+                guard extra == text.count else {
+                    json_object_put(parsed.pointer)
+                    throw JSONError(
+                        code: .trailingBytes,
+                        message: "unexpected bytes after the end of the JSON value",
+                        offset: extra
+                    )
+                }
+                return parsed.pointer
+            }
+            var terminator: CChar = 0
+            guard let parsed = try tokenizer.feed(&terminator, count: 1, baseOffset: text.count) else {
+                throw JSONError(
+                    code: .incomplete,
+                    message: "the input ended before the JSON value did",
+                    offset: text.count
+                )
+            }
+            return parsed.pointer
         } catch let error {
             // Strict json-c reports bytes after a complete value as an unexpected character.
-            if error.code == .syntax, let offset = error.offset, offset > 0, offset < length,
+            if error.code == .syntax, let offset = error.offset, offset > 0, offset < text.count, let base,
                 Tokenizer(maxDepth: maxDepth, validatesUTF8: true).isCompleteValue(base, count: offset)
             {
                 throw JSONError(
@@ -63,18 +102,6 @@ public struct JSONParser: Sendable {
             }
             throw error
         }
-        guard let parsed else {
-            throw JSONError(code: .incomplete, message: "the input ended before the JSON value did", offset: length)
-        }
-        defer { json_object_put(parsed.pointer) }
-        if let offset = Self.offsetOfKeyHoldingNUL(UnsafeRawBufferPointer(rebasing: bytes[..<length])) {
-            throw JSONError(
-                code: .syntax,
-                message: "an object key holds \\u0000: json-c keeps keys as C strings, so it would be cut short",
-                offset: offset
-            )
-        }
-        return try JSONValue(validating: parsed.pointer)
     }
 
     /// Where the first object key that holds the escape `\u0000` starts in `bytes`, a valid JSON text; `nil` when
@@ -215,13 +242,55 @@ final class Tokenizer {
     }
 
     private let tokener: UnsafeMutablePointer<json_tokener>
+    private let maxDepth: Int
 
     init(maxDepth: Int, validatesUTF8: Bool) {
+        self.maxDepth = maxDepth
         tokener = json_tokener_new_ex(Int32(clamping: maxDepth))!
         json_tokener_set_flags(tokener, JSON_TOKENER_STRICT | (validatesUTF8 ? JSON_TOKENER_VALIDATE_UTF8 : 0))
     }
 
     deinit { json_tokener_free(tokener) }
+
+    /// Runs `body` with this thread's tokenizer for `maxDepth` that validates UTF-8, reset: making a tokenizer
+    /// allocates json-c's parse stack, which costs as much as parsing a small message. A tokenizer already in use
+    /// on this thread, or one for another depth, is not shared: `body` gets a new one then.
+    static func withCached<Result>(
+        maxDepth: Int,
+        _ body: (Tokenizer) throws(JSONError) -> Result
+    ) throws(JSONError) -> Result {
+        let key = cacheKey
+        let slot = pthread_getspecific(key)
+        if slot == inUse { return try body(Tokenizer(maxDepth: maxDepth, validatesUTF8: true)) }
+        let tokenizer = slot.map { Unmanaged<Tokenizer>.fromOpaque($0).takeUnretainedValue() }
+        guard let tokenizer, tokenizer.maxDepth == maxDepth else {
+            let fresh = Tokenizer(maxDepth: maxDepth, validatesUTF8: true)
+            guard slot == nil else { return try body(fresh) }
+            // The first on this thread stays for the parses after it.
+            pthread_setspecific(key, Unmanaged.passRetained(fresh).toOpaque())
+            return try withCached(maxDepth: maxDepth, body)
+        }
+        // Marked while in use, so that a parse within `body` makes its own.
+        pthread_setspecific(key, inUse)
+        defer {
+            json_tokener_reset(tokenizer.tokener)
+            pthread_setspecific(key, slot)
+        }
+        return try body(tokenizer)
+    }
+
+    /// What the slot holds while its tokenizer is in use.
+    private static var inUse: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 1) }
+
+    /// The thread-specific slot of ``withCached(maxDepth:_:)``; a thread's tokenizer is freed when the thread ends.
+    private static let cacheKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { slot in
+            if let slot { Unmanaged<Tokenizer>.fromOpaque(slot).release() }
+        }
+        precondition(status == 0, "pthread_key_create failed: \(status)")
+        return key
+    }()
 
     /// Feeds `count` bytes; returns a completed value, `nil` when more input is needed.
     func feed(_ base: UnsafePointer<CChar>, count: Int, baseOffset: Int = 0) throws(JSONError) -> Parsed? {

@@ -32,11 +32,7 @@ extension JSONValue {
         case json_type_string:
             let length = Int(json_object_get_string_len(object))
             let start = UnsafeRawPointer(json_object_get_string(object)!)
-            let bytes = UnsafeRawBufferPointer(start: start, count: length)
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw JSONError(code: .invalidUTF8, message: "a string is not valid UTF-8")
-            }
-            self = .string(text)
+            self = .string(try Self.string(UnsafeRawBufferPointer(start: start, count: length)))
         case json_type_array:
             let count = json_object_array_length(object)
             var elements: [JSONValue] = []
@@ -59,6 +55,24 @@ extension JSONValue {
         default:
             self = .null
         }
+    }
+}
+
+extension JSONValue {
+    /// The text of a json-c string; throws ``JSONError/Code/invalidUTF8`` when it is not valid UTF-8.
+    private static func string(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> String {
+        // ASCII, almost every string a daemon reads, is valid as it is. `String(validating:as:)` runs the standard
+        // library's generic validation unspecialized, about a thousand instructions per string.
+        var isASCII = true
+        for byte in bytes where byte >= 0x80 {
+            isASCII = false
+            break
+        }
+        if isASCII { return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw JSONError(code: .invalidUTF8, message: "a string is not valid UTF-8")
+        }
+        return text
     }
 }
 
