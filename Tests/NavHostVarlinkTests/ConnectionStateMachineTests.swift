@@ -19,9 +19,9 @@ struct ConnectionStateMachineTests {
     @Test("Replies go out in call order when handlers finish out of order")
     func repliesInOrder() {
         var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 8)
-        #expect(machine.receivedCall(plain) == [.startCall(id(0), plain)])
-        #expect(machine.receivedCall(plain) == [.startCall(id(1), plain)])
-        #expect(machine.receivedCall(plain) == [.startCall(id(2), plain)])
+        #expect(machine.receivedCall(plain) == [.startCall(id(0))])
+        #expect(machine.receivedCall(plain) == [.startCall(id(1))])
+        #expect(machine.receivedCall(plain) == [.startCall(id(2))])
         #expect(machine.callFinished(id(2), reply: reply("r2")) == [])
         #expect(machine.callFinished(id(1), reply: reply("r1")) == [])
         #expect(
@@ -37,11 +37,11 @@ struct ConnectionStateMachineTests {
     @Test("With one handler at a time, the next call starts when the previous finishes")
     func sequential() {
         var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 1)
-        #expect(machine.receivedCall(plain) == [.startCall(id(0), plain)])
+        #expect(machine.receivedCall(plain) == [.startCall(id(0))])
         #expect(machine.receivedCall(plain) == [])
         #expect(
             machine.callFinished(id(0), reply: reply("r0")) == [
-                .write(reply("r0")), .allowNextCall, .startCall(id(1), plain),
+                .write(reply("r0")), .allowNextCall, .startCall(id(1)),
             ]
         )
     }
@@ -58,19 +58,19 @@ struct ConnectionStateMachineTests {
     @Test("A more call waits for earlier calls, runs alone, and streams while at the head")
     func moreRunsAlone() {
         var machine = Machine(maxPendingCalls: 8, maxConcurrentCalls: 4)
-        #expect(machine.receivedCall(plain) == [.startCall(id(0), plain)])
+        #expect(machine.receivedCall(plain) == [.startCall(id(0))])
         #expect(machine.receivedCall(more) == [])
         #expect(machine.receivedCall(plain) == [])
         #expect(machine.runningStreamCall == nil, "a more call streams only once it runs")
         #expect(
             machine.callFinished(id(0), reply: reply("r0")) == [
-                .write(reply("r0")), .allowNextCall, .startCall(id(1), more),
+                .write(reply("r0")), .allowNextCall, .startCall(id(1)),
             ]
         )
         #expect(machine.runningStreamCall == id(1))
         #expect(
             machine.callFinished(id(1), reply: reply("f1")) == [
-                .write(reply("f1")), .allowNextCall, .startCall(id(2), plain),
+                .write(reply("f1")), .allowNextCall, .startCall(id(2)),
             ]
         )
         #expect(machine.runningStreamCall == nil, "no stream reply after the final one")

@@ -15,6 +15,11 @@ extension Connection {
     /// - When the input ends or the server shuts down, the calls already received are still answered; then the
     ///   connection closes. On shutdown, a running `more` call is cancelled.
     /// - A protocol violation closes the connection at once; replies not yet written are dropped.
+    ///
+    /// Calls start in the order they arrived, so the machine keeps only their ids and kinds: whoever feeds it keeps
+    /// the calls themselves in a queue and takes the next one for each ``Action/startCall(_:)``. A `VarlinkCall`
+    /// holds a `JSONObject`, whose layout the SDK hides (it is a resilient library): each copy of one, or of an enum
+    /// holding one, is a value-witness call, and the machine's entries and actions were copied several times a call.
     struct StateMachine {
         /// Identifies a call on its connection.
         struct CallID: Hashable, Sendable, CustomStringConvertible {
@@ -23,8 +28,8 @@ extension Connection {
         }
 
         enum Action: Equatable {
-            /// Run the handler of this call.
-            case startCall(CallID, VarlinkCall)
+            /// Run the handler of this call: the earliest received call not started yet.
+            case startCall(CallID)
             /// Write this serialized message to the client.
             case write(ByteBuffer)
             /// The reader may read one more call.
@@ -42,7 +47,7 @@ extension Connection {
         }
 
         private enum CallState {
-            case waiting(VarlinkCall)
+            case waiting
             case running
             case finished(ByteBuffer?)
         }
@@ -97,9 +102,11 @@ extension Connection {
             guard case .active = mode else { return [] }
             assert(entries.count < maxPendingCalls, "the reader read a call it was not allowed to read")
             let kind: Kind = call.oneway ? .oneway : (call.more ? .stream : .reply)
-            entries.append(Entry(id: CallID(value: nextID), kind: kind, state: .waiting(call)))
+            entries.append(Entry(id: CallID(value: nextID), kind: kind, state: .waiting))
             nextID += 1
-            return startReadyCalls()
+            var actions: [Action] = []
+            startReadyCalls(into: &actions)
+            return actions
         }
 
         /// A call's handler finished; `reply` is its serialized final reply, `nil` for a `oneway` call.
@@ -108,7 +115,11 @@ extension Connection {
             guard case .running = entries[index].state else { return [] }
             entries[index].state = .finished(reply)
             running -= 1
-            return flush() + startReadyCalls() + closeIfDrained()
+            var actions: [Action] = []
+            flush(into: &actions)
+            startReadyCalls(into: &actions)
+            closeIfDrained(into: &actions)
+            return actions
         }
 
         /// The `more` call whose replies with `continues` may go out now, as they are produced: the running call at
@@ -125,7 +136,9 @@ extension Connection {
         mutating func inputEnded() -> [Action] {
             guard case .active = mode else { return [] }
             mode = .draining
-            return closeIfDrained()
+            var actions: [Action] = []
+            closeIfDrained(into: &actions)
+            return actions
         }
 
         /// The server shuts down gracefully.
@@ -136,7 +149,8 @@ extension Connection {
             if let head = entries.first, head.kind == .stream, case .running = head.state {
                 actions.append(.cancelStream)
             }
-            return actions + closeIfDrained()
+            closeIfDrained(into: &actions)
+            return actions
         }
 
         /// The client broke the protocol, or the connection failed.
@@ -150,41 +164,37 @@ extension Connection {
         // MARK: - Private
 
         /// Writes the replies at the head of the queue that are ready, in order.
-        private mutating func flush() -> [Action] {
-            var actions: [Action] = []
+        private mutating func flush(into actions: inout [Action]) {
             while let head = entries.first, case .finished(let reply) = head.state {
                 entries.removeFirst()
                 if let reply { actions.append(.write(reply)) }
                 actions.append(.allowNextCall)
             }
-            return actions
         }
 
-        private mutating func startReadyCalls() -> [Action] {
-            var actions: [Action] = []
+        private mutating func startReadyCalls(into actions: inout [Action]) {
             for index in entries.indices {
                 let entry = entries[index]
                 switch entry.state {
                 case .running:
-                    if entry.kind == .stream { return actions }
+                    if entry.kind == .stream { return }
                 case .finished:
                     continue
-                case .waiting(let call):
-                    if entry.kind == .stream, index != entries.startIndex { return actions }
-                    guard running < maxConcurrentCalls else { return actions }
+                case .waiting:
+                    if entry.kind == .stream, index != entries.startIndex { return }
+                    guard running < maxConcurrentCalls else { return }
                     entries[index].state = .running
                     running += 1
-                    actions.append(.startCall(entry.id, call))
-                    if entry.kind == .stream { return actions }
+                    actions.append(.startCall(entry.id))
+                    if entry.kind == .stream { return }
                 }
             }
-            return actions
         }
 
-        private mutating func closeIfDrained() -> [Action] {
-            guard case .draining = mode, entries.isEmpty else { return [] }
+        private mutating func closeIfDrained(into actions: inout [Action]) {
+            guard case .draining = mode, entries.isEmpty else { return }
             mode = .closed
-            return [.close]
+            actions.append(.close)
         }
     }
 }

@@ -55,6 +55,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// Inside `channelRead`: replies wait for `channelReadComplete`, so that one read's replies go out in one write.
     private var inRead = false
     private var pumping = false
+    /// Calls taken by the state machine and not started yet, oldest first: the order it starts them in.
+    private var callsReceived = CircularBuffer<VarlinkCall>()
     private var callsToStart = CircularBuffer<(StateMachine.CallID, VarlinkCall)>()
     /// The tasks of the calls that are running, to cancel them when the connection closes.
     private var runningTasks: [Int: Task<Void, Never>] = [:]
@@ -246,8 +248,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         streamOutput?.accept(machine.runningStreamCall)
         for action in actions {
             switch action {
-            case .startCall(let id, let call):
-                callsToStart.append((id, call))
+            case .startCall(let id):
+                callsToStart.append((id, callsReceived.removeFirst()))
             case .write(let bytes):
                 batch.append(bytes)
             case .allowNextCall:
@@ -292,6 +294,9 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         lastActivity = .now()
+        // The machine ignores a call once it stopped reading; then it must not wait in the queue either.
+        guard machine.isReading else { return }
+        callsReceived.append(call)
         perform(machine.receivedCall(call))
     }
 
@@ -365,6 +370,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         idleCheck = nil
         streamOutput?.accept(nil)
         frames.removeAll()
+        callsReceived.removeAll()
         callsToStart.removeAll()
         for task in runningTasks.values { task.cancel() }
     }
