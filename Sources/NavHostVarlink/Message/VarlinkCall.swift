@@ -93,9 +93,15 @@ extension VarlinkCall {
             )
         }
         var method: String?
-        var parameters: JSONObject = [:]
+        var parameters = JSONObject()
         var flags = (more: false, oneway: false, upgrade: false)
-        for (key, value) in members {
+        // The two arrays, not the object's `Collection` conformance: through that, each member of the SDK's resilient
+        // type costs witness calls and copies. Every call a client sends is read here.
+        let keys = members.keys
+        let values = members.values
+        for index in keys.indices {
+            let key = keys[index]
+            let value = values[index]
             switch key {
             case "method":
                 guard case .string(let name) = value else {
@@ -125,7 +131,7 @@ extension VarlinkCall {
         guard let method else {
             throw VarlinkProtocolError(code: .missingMethod, message: "a call must have a \"method\" member")
         }
-        if [flags.more, flags.oneway, flags.upgrade].filter({ $0 }).count > 1 {
+        if (flags.more ? 1 : 0) + (flags.oneway ? 1 : 0) + (flags.upgrade ? 1 : 0) > 1 {
             throw VarlinkProtocolError(
                 code: .conflictingFlags,
                 message: "at most one of \"more\", \"oneway\" and \"upgrade\" may be true"
