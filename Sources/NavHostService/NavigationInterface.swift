@@ -201,7 +201,7 @@ private final class NavigationHandlers: Sendable {
 
     func send(_ input: SendParameters) async throws -> JSONObject {
         let session = try sessions.session(input.session)
-        let target = try session.screenSnapshot(input.screen).id
+        let target = try session.screenID(of: input.screen)
         // A named screen is recorded by its place on the stack, which a replay can find again.
         let position = input.screen == nil ? nil : try session.position(of: target)
         let takeBacks = session.takeBacks

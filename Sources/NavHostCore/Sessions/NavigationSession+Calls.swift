@@ -99,6 +99,15 @@ extension NavigationSession {
     }
 
     fileprivate func perform(_ call: SessionCall) async throws(NavigationError) -> Change? {
+        // The other calls in a function that does not suspend: an async function allocates room in its task for
+        // every local whose size is known only at run time (all that hold the SDK's JSON types), for every case.
+        guard case .send(let intent, let position) = call else { return try performNavigation(call) }
+        try await send(intent, to: try screenID(at: position))
+        return nil
+    }
+
+    /// Makes a call that navigates: every call but `send`.
+    private func performNavigation(_ call: SessionCall) throws(NavigationError) -> Change? {
         switch call {
         case .navigate(let request): return try navigate(to: request)
         case .present(let request): return try present(request)
@@ -107,9 +116,7 @@ extension NavigationSession {
         case .popTo(let request): return try popTo(request)
         case .dismiss: return try dismiss()
         case .replace(let requests): return try replace(with: requests)
-        case .send(let intent, let position):
-            try await send(intent, to: try screenID(at: position))
-            return nil
+        case .send: preconditionFailure("perform(_:) sends intents itself")
         }
     }
 }

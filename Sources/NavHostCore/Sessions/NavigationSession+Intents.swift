@@ -27,6 +27,11 @@ extension NavigationSession {
         }
     }
 
+    /// The ID of `screen`, checked to be on the stack; the top screen's when `screen` is `nil`.
+    public func screenID(of screen: ScreenID?) throws(NavigationError) -> ScreenID {
+        try self.screen(screen).id
+    }
+
     /// The snapshot of one screen (the top one when `screen` is `nil`).
     public func screenSnapshot(_ screen: ScreenID? = nil) throws(NavigationError) -> ScreenSnapshot {
         try self.screen(screen).snapshot
