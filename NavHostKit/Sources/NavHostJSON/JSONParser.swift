@@ -242,34 +242,33 @@ final class Tokenizer {
     }
 
     private let tokener: UnsafeMutablePointer<json_tokener>
-    private let maxDepth: Int
 
     init(maxDepth: Int, validatesUTF8: Bool) {
-        self.maxDepth = maxDepth
         tokener = json_tokener_new_ex(Int32(clamping: maxDepth))!
         json_tokener_set_flags(tokener, JSON_TOKENER_STRICT | (validatesUTF8 ? JSON_TOKENER_VALIDATE_UTF8 : 0))
     }
 
     deinit { json_tokener_free(tokener) }
 
-    /// Runs `body` with this thread's tokenizer for `maxDepth` that validates UTF-8, reset: making a tokenizer
-    /// allocates json-c's parse stack, which costs as much as parsing a small message. A tokenizer already in use
-    /// on this thread, or one for another depth, is not shared: `body` gets a new one then.
+    /// Runs `body` with this thread's tokenizer that validates UTF-8, reset: making a tokenizer allocates json-c's
+    /// parse stack, which costs as much as parsing a small message. Only the default depth is kept; for another one,
+    /// or while this thread's tokenizer is in use, `body` gets a new tokenizer.
     static func withCached<Result>(
         maxDepth: Int,
         _ body: (Tokenizer) throws(JSONError) -> Result
     ) throws(JSONError) -> Result {
         let key = cacheKey
         let slot = pthread_getspecific(key)
-        if slot == inUse { return try body(Tokenizer(maxDepth: maxDepth, validatesUTF8: true)) }
-        let tokenizer = slot.map { Unmanaged<Tokenizer>.fromOpaque($0).takeUnretainedValue() }
-        guard let tokenizer, tokenizer.maxDepth == maxDepth else {
-            let fresh = Tokenizer(maxDepth: maxDepth, validatesUTF8: true)
-            guard slot == nil else { return try body(fresh) }
+        guard maxDepth == JSONParser.defaultMaxDepth, slot != inUse else {
+            return try body(Tokenizer(maxDepth: maxDepth, validatesUTF8: true))
+        }
+        guard let slot else {
             // The first on this thread stays for the parses after it.
-            pthread_setspecific(key, Unmanaged.passRetained(fresh).toOpaque())
+            let tokenizer = Tokenizer(maxDepth: maxDepth, validatesUTF8: true)
+            pthread_setspecific(key, Unmanaged.passRetained(tokenizer).toOpaque())
             return try withCached(maxDepth: maxDepth, body)
         }
+        let tokenizer = Unmanaged<Tokenizer>.fromOpaque(slot).takeUnretainedValue()
         // Marked while in use, so that a parse within `body` makes its own.
         pthread_setspecific(key, inUse)
         defer {
