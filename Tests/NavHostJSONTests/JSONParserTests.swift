@@ -120,15 +120,23 @@ struct JSONParserTests {
                     #expect(throws: JSONError.self, "\(text)") { try parser.parse(text) }
                 }
             }
+            // A parse that fails inside a surrogate pair leaves json-c's tokenizer holding half of it: the next
+            // parse on this thread must not see it.
+            for broken in [#"["\ud83d\uZZZZ"]"#, #"["\ud83d"#] {
+                #expect(throws: JSONError.self, "\(broken)") { try parser.parse(broken) }
+                #expect(try parser.parse(#"["\u00e9"]"#) == ["é"], "after \(broken)")
+            }
             let shallow = #expect(throws: JSONError.self) { try JSONParser(maxDepth: 1).parse("[[]]") }
             #expect(shallow?.code == .depthLimitExceeded)
             #expect(try parser.parse("[[[]]]") == [[[]]])
         }
     }
 
-    @Test("A single trailing NUL is taken as the terminator")
+    @Test("A single trailing NUL is taken as the terminator; json-c reads nothing after a NUL that ends the value")
     func nulTerminator() throws {
         #expect(try parser.parse(Array("{}".utf8) + [0]) == [:])
+        #expect(try parser.parse(Array(#"{"a":1} "#.utf8) + [0] + Array("junk".utf8)) == ["a": 1])
+        #expect(try parser.parse(Array("[1]".utf8) + [0, 0]) == [1])
     }
 
     @Test("A key holding \\u0000 is refused, where it starts; the same escape in a value, or escaped, is text")

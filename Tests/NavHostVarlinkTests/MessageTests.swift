@@ -90,7 +90,7 @@ struct MessageTests {
         let values: [JSONValue] =
             strings.map(JSONValue.string) + numbers + [
                 .null, true, false, [], [:], [.null, [[]], [:]],
-                // json-c takes keys as C strings (a key with a NUL is cut short there), so these keys have none.
+                // json-c keeps keys as C strings (`serializedBytes()` refuses a key with a NUL), so these have none.
                 .object(
                     JSONObject(uniqueKeysWithValues: strings.map { ($0.replacing("\u{0}", with: "0"), .string($0)) })
                 ),

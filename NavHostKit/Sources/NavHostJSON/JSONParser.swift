@@ -44,8 +44,17 @@ public struct JSONParser: Sendable {
         var length = bytes.count
         if length > 0, bytes[length - 1] == 0 { length -= 1 }
         let text = UnsafeRawBufferPointer(rebasing: bytes[..<length])
-        let parsed = try Tokenizer.withCached(maxDepth: maxDepth) { tokenizer throws(JSONError) in
-            try Self.parseComplete(text, with: tokenizer, maxDepth: maxDepth)
+        let parsed: OpaquePointer?
+        if length <= Self.largestCachedParse {
+            parsed = try Tokenizer.withCached(maxDepth: maxDepth) { tokenizer throws(JSONError) in
+                try Self.parseComplete(text, with: tokenizer, maxDepth: maxDepth)
+            }
+        } else {
+            parsed = try Self.parseComplete(
+                text,
+                with: Tokenizer(maxDepth: maxDepth, validatesUTF8: true),
+                maxDepth: maxDepth
+            )
         }
         defer { json_object_put(parsed) }
         if let offset = Self.offsetOfKeyHoldingNUL(text) {
@@ -58,6 +67,10 @@ public struct JSONParser: Sendable {
         return try JSONValue(validating: parsed)
     }
 
+    /// The largest input parsed with a thread's kept tokenizer: json-c's buffer for strings and numbers grows to the
+    /// longest one parsed and never shrinks, so a large document gets a tokenizer of its own.
+    private static var largestCachedParse: Int { 64 * 1024 }
+
     /// Feeds the whole of `text`, then a NUL when the value is still open (json-c only knows that a number at the
     /// end is complete when it sees the byte after it), and returns the json-c object the caller must release.
     private static func parseComplete(
@@ -68,9 +81,11 @@ public struct JSONParser: Sendable {
         let base = text.baseAddress?.assumingMemoryBound(to: CChar.self)
         do throws(JSONError) {
             if let base, let parsed = try tokenizer.feed(base, count: text.count) {
+                // json-c stops at a NUL after the value: what follows it is not read, as when the input was handed
+                // to json-c as a C string.
                 var extra = parsed.end
                 while extra < text.count, isJSONWhitespace(text[extra]) { extra += 1 }
-                guard extra == text.count else {
+                guard extra == text.count || text[extra] == 0 else {
                     json_object_put(parsed.pointer)
                     throw JSONError(
                         code: .trailingBytes,
@@ -233,7 +248,8 @@ func isJSONWhitespace(_ byte: UInt8) -> Bool {
 
 // MARK: - Tokenizer
 
-/// Owns one json-c tokener; not thread-safe, one per parse or stream.
+/// Owns one json-c tokener; not thread-safe: one per stream, and one per thread for whole documents
+/// (``withCached(maxDepth:_:)``).
 final class Tokenizer {
     struct Parsed {
         var pointer: OpaquePointer?
@@ -252,7 +268,7 @@ final class Tokenizer {
 
     /// Runs `body` with this thread's tokenizer that validates UTF-8, reset: making a tokenizer allocates json-c's
     /// parse stack, which costs as much as parsing a small message. Only the default depth is kept; for another one,
-    /// or while this thread's tokenizer is in use, `body` gets a new tokenizer.
+    /// or while this thread's tokenizer is in use, `body` gets a new tokenizer. One that `body` failed with is freed.
     static func withCached<Result>(
         maxDepth: Int,
         _ body: (Tokenizer) throws(JSONError) -> Result
@@ -271,11 +287,18 @@ final class Tokenizer {
         let tokenizer = Unmanaged<Tokenizer>.fromOpaque(slot).takeUnretainedValue()
         // Marked while in use, so that a parse within `body` makes its own.
         pthread_setspecific(key, inUse)
-        defer {
+        do {
+            let result = try body(tokenizer)
             json_tokener_reset(tokenizer.tokener)
             pthread_setspecific(key, slot)
+            return result
+        } catch {
+            // Not reused after a failure: `json_tokener_reset` keeps a UTF-16 high surrogate that a failed parse
+            // left pending, and json-c 0.16 then prefixes the next `\u` escape with U+FFFD.
+            pthread_setspecific(key, nil)
+            Unmanaged<Tokenizer>.fromOpaque(slot).release()
+            throw error
         }
-        return try body(tokenizer)
     }
 
     /// What the slot holds while its tokenizer is in use.

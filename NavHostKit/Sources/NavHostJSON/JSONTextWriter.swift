@@ -7,8 +7,8 @@
 ///
 /// The rules are json-c's: no spaces; keys in their order; in strings `"` and `\` escaped, `\b`, `\f`, `\n`, `\r`,
 /// `\t` by name, the other bytes below 0x20 as `\u00xx` (lowercase), `/` and everything else (DEL and non-ASCII
-/// included) as they are; doubles as Swift's shortest exact text. One difference: json-c takes keys as C strings and
-/// cuts a key short at a NUL, where this writes the whole key, the NUL escaped.
+/// included) as they are; doubles as Swift's shortest exact text. One difference: `serializedBytes()` refuses a key
+/// holding a NUL (json-c keeps keys as C strings), where this writes the whole key, the NUL escaped.
 struct JSONTextWriter {
     /// The text so far.
     var bytes: [UInt8]

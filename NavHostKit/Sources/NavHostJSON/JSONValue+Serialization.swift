@@ -11,8 +11,8 @@ extension JSONValue {
     /// Appends the value's compact JSON text to `bytes`: the bytes ``serializedBytes()`` gives, written directly
     /// instead of through a json-c object tree, which costs more to build and free than the text costs to write.
     ///
-    /// One difference: json-c takes object keys as C strings and cuts a key short at a NUL; this writes the whole
-    /// key, the NUL escaped as `\u0000`.
+    /// One difference: ``serializedBytes()`` refuses an object key holding U+0000 (json-c keeps keys as C strings);
+    /// this writes the whole key, the NUL escaped as `\u0000`.
     ///
     /// - Parameter bytes: The bytes to append to.
     /// - Throws: ``JSONError/Code/nonFiniteNumber`` for a NaN or infinite `Double`; `bytes` then ends in part of the
