@@ -15,6 +15,11 @@ public final class SessionPersistence: Sendable {
         var newest: SessionRecord?
         var waiters: [CheckedContinuation<Void, any Error>] = []
         var writing = false
+
+        /// Whether `record` needs no write: nothing is being written or waits, and its durable content is on disk.
+        func holdsDurably(_ record: SessionRecord) -> Bool {
+            !writing && pending == nil && durable?.hasDurableContent(of: record) == true
+        }
     }
 
     private let directory: String
@@ -53,8 +58,7 @@ public final class SessionPersistence: Sendable {
     /// across a crash (stack and restorable states) is what the file holds.
     public func isDurable(_ record: SessionRecord) -> Bool {
         states.withLock { states in
-            guard let state = states[record.session] else { return false }
-            return !state.writing && state.pending == nil && state.durable?.hasDurableContent(of: record) == true
+            states[record.session]?.holdsDurably(record) == true
         }
     }
 
@@ -126,10 +130,7 @@ public final class SessionPersistence: Sendable {
     ) -> (record: SessionRecord, isDurable: Bool) {
         let record = state.newest.map { $0.revision > record.revision ? $0 : record } ?? record
         state.newest = record
-        let isDurable =
-            !state.writing && state.pending == nil
-            && state.durable?.hasDurableContent(of: record) == true
-        return (record, isDurable)
+        return (record, state.holdsDurably(record))
     }
 
     /// Writes the session's newest pending record until none is left. Runs on `queue`.
