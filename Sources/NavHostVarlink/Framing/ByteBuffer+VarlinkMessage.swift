@@ -9,9 +9,16 @@ extension ByteBuffer {
     /// - Returns: The number of bytes written, terminator included.
     @discardableResult
     public mutating func writeVarlinkMessage(_ message: JSONValue) throws(JSONError) -> Int {
+        try writeTerminated { text throws(JSONError) in try message.appendSerializedBytes(to: &text) }
+    }
+
+    /// Appends the text `write` makes and a NUL, in one write; nothing when `write` throws.
+    private mutating func writeTerminated(
+        _ write: (inout [UInt8]) throws(JSONError) -> Void
+    ) throws(JSONError) -> Int {
         var text: [UInt8] = []
         text.reserveCapacity(512)
-        try message.appendSerializedBytes(to: &text)
+        try write(&text)
         text.append(0)
         return writeBytes(text)
     }
@@ -25,8 +32,11 @@ extension ByteBuffer {
     /// - Returns: The number of bytes written, terminator included.
     @discardableResult
     public mutating func writeVarlinkReply(_ reply: VarlinkReply) throws(JSONError) -> Int {
-        var text: [UInt8] = []
-        text.reserveCapacity(512)
+        try writeTerminated { text throws(JSONError) in try Self.appendReply(reply, to: &text) }
+    }
+
+    /// The text of `reply`, as `reply.jsonValue` serializes.
+    private static func appendReply(_ reply: VarlinkReply, to text: inout [UInt8]) throws(JSONError) {
         text.append(UInt8(ascii: "{"))
         // The members in the order `VarlinkReply.jsonValue` gives them.
         if let error = reply.error {
@@ -43,8 +53,6 @@ extension ByteBuffer {
             text.append(contentsOf: #""continues":true"#.utf8)
         }
         text.append(UInt8(ascii: "}"))
-        text.append(0)
-        return writeBytes(text)
     }
 }
 
