@@ -1,8 +1,13 @@
 import IntegrationHarness
+import Logging
 import NIOCore
+import NIOPosix
 import NavHostJSON
 import NavHostVarlink
+import Synchronization
 import Testing
+
+@testable import NavHostVarlink
 
 /// `VarlinkServer.makeConnectionChannel` and `serveConnection`, the seam the fuzzer drives: a connection served over
 /// an in-process channel behaves as one served over a socket.
@@ -84,6 +89,35 @@ struct InProcessConnectionTests {
     }
 
     // MARK: - Helpers
+
+    @Test("A socket channel closed before it ever became active still finishes its connection")
+    func closedBeforeActive() async throws {
+        // A connect that fails closes the channel before it is active: its handlers are removed, and none is told
+        // `channelInactive`. A server waits on `finished` before it lets the connection go.
+        let service = try Self.service()
+        let made = Mutex<ServedConnection?>(nil)
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let connection = try VarlinkServer.makeConnection(
+                    channel,
+                    service: service,
+                    peer: nil,
+                    configuration: VarlinkServerConfiguration(),
+                    logger: Logger(label: "test")
+                )
+                made.withLock { $0 = connection }
+            }
+        }
+        await #expect(throws: (any Error).self) {
+            try await bootstrap.connect(unixDomainSocketPath: "/nonexistent/navhost-test.sock").get()
+        }
+        let connection = try #require(made.withLock { $0 })
+        let finished = Mutex(false)
+        try await connection.channel.eventLoop.submit {
+            connection.handler.value.finished.whenComplete { _ in finished.withLock { $0 = true } }
+        }.get()
+        #expect(try await pollUntil { finished.withLock { $0 } })
+    }
 
     private static func service() throws -> VarlinkService {
         try makeTestService(gates: Gates(), recorder: Recorder())

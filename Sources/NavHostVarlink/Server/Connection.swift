@@ -136,6 +136,9 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        // A channel closed before it became active (a connect that failed) is never told `channelInactive`: the
+        // pipeline going away ends the connection as well.
+        channelEnded()
         // The context holds this handler: without this, the two (and the channel behind them) outlive the pipeline.
         self.context = nil
         streamOutput = nil
@@ -176,14 +179,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        channelClosed = true
-        if !machine.isClosed {
-            // The client went away (or the pipeline closed the channel under a write: the send timeout).
-            if let reason = closeReason.recorded { logClosing(because: reason) }
-            _ = machine.connectionFailed()
-        }
-        stop()
-        completeIfFinished()
+        channelEnded()
         context.fireChannelInactive()
     }
 
@@ -373,6 +369,19 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         callsReceived.removeAll()
         callsToStart.removeAll()
         for task in runningTasks.values { task.cancel() }
+    }
+
+    /// The channel is closed: running calls are cancelled, and ``finished`` completes once none runs.
+    private func channelEnded() {
+        guard !channelClosed else { return }
+        channelClosed = true
+        if !machine.isClosed {
+            // The client went away (or the pipeline closed the channel under a write: the send timeout).
+            if let reason = closeReason.recorded { logClosing(because: reason) }
+            _ = machine.connectionFailed()
+        }
+        stop()
+        completeIfFinished()
     }
 
     private func completeIfFinished() {
