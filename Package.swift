@@ -149,10 +149,11 @@ let package = Package(
         ),
         // glibc's malloc.h: navhostd gives the heap it no longer needs back to the system once it is ready.
         .systemLibrary(name: "CMalloc"),
+        // SHA-256 of plugin libraries and session files: libgcrypt, which libsystemd maps into the daemon anyway.
         .systemLibrary(
-            name: "COpenSSL",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
+            name: "CGcrypt",
+            pkgConfig: "libgcrypt",
+            providers: [.apt(["libgcrypt20-dev"])]
         ),
         // The signal handlers that name the plugin which crashed or stalled the daemon (PluginFaultGuard): C, because
         // a signal handler must not allocate or take locks.
@@ -171,7 +172,7 @@ let package = Package(
         .target(
             name: "NavHostStorage",
             dependencies: [
-                "COpenSSL",
+                "CGcrypt",
                 "NavHostWire",
                 sdk,
                 logging,
@@ -565,7 +566,7 @@ let package = Package(
 
 if Context.environment["NAVHOST_PACKAGE"] == "plugins" {
     let pluginWork: Set<String> = [
-        "CFaultGuard", "COpenSSL", "NavHostWire", "NavHostStorage", "NavHostCore", "NavHostPluginHost",
+        "CFaultGuard", "CGcrypt", "NavHostWire", "NavHostStorage", "NavHostCore", "NavHostPluginHost",
         "NavHostTesting", "NavHostPluginTools", "navhost-plugin-tool",
     ]
     let plugins = Set(pluginNames.flatMap(pluginTargets).map(\.name))

@@ -10,7 +10,7 @@ apt_packages=(
     libsystemd-dev  # sd_notify, socket activation, journald (CSystemd)
     systemd         # systemd-socket-activate, systemd-analyze, sysusers and tmpfiles for the systemd tests
     procps          # /bin/kill, which navhostd.service's ExecReload= names (the unit tests check it exists)
-    libssl-dev      # SHA-256 of plugin libraries (COpenSSL)
+    libgcrypt20-dev # SHA-256 of plugin libraries and session files (CGcrypt)
     libyaml-dev     # navhostd's configuration file (CYAML)
     python3-venv    # the Varlink reference implementation used by the interop tests
     varlink-go      # varlink-go-certification, a second Varlink certification client for the interop tests

@@ -30,7 +30,7 @@ for deb in "${debs[@]}"; do
 done
 # Debian packages the container needs beyond minbase: systemd itself, and what the packages depend on, which
 # `dpkg -i` does not fetch (the first of each set of alternatives): procps for ExecReload='s /bin/kill,
-# init-system-helpers for deb-systemd-helper, the C libraries the programs link (json-c, libcrypto, …).
+# init-system-helpers for deb-systemd-helper, the C libraries the programs link (json-c, libgcrypt, …).
 mapfile -t depends < <(for deb in "${debs[@]}"; do dpkg-deb -f "$deb" Depends; done | tr ',' '\n' \
     | sed -E 's/\|.*//; s/\(.*\)//; s/ //g' | grep -v '^navhost' | sort -u)
 packages=(systemd systemd-sysv dbus "${depends[@]}")

@@ -1,7 +1,7 @@
-import COpenSSL
+import CGcrypt
 
-/// SHA-256 digests through libcrypto (`SHA256_Init`/`Update`/`Final`; see the COpenSSL shim for why not EVP), as
-/// lower-case hex: what a plugin manifest's `sha256` holds.
+/// SHA-256 digests through libgcrypt, as lower-case hex: what a plugin manifest's `sha256` holds and what a session
+/// file's envelope checks its record with.
 package enum SHA256 {
     /// The digest of the file at `path`, read in chunks so that a large library is never held in memory.
     package static func hexDigest(ofFileAt path: String) throws(FileAccessError) -> String {
@@ -13,32 +13,36 @@ package enum SHA256 {
         return context.finish()
     }
 
-    /// The digest of `bytes`.
+    /// The digest of `bytes`, in one call (libgcrypt's `gcry_md_hash_buffer`, with no handle to open).
     package static func hexDigest(of bytes: some Collection<UInt8>) -> String {
-        let context = DigestContext()
-        Array(bytes).withUnsafeBytes { context.update($0) }
-        return context.finish()
+        Library.requireInitialized()
+        var digest = [UInt8](repeating: 0, count: Library.digestLength)
+        Array(bytes).withUnsafeBytes { buffer in
+            gcry_md_hash_buffer(Library.algorithm, &digest, buffer.baseAddress, buffer.count)
+        }
+        return hex(digest)
     }
 }
 
 // MARK: - Private
 
-/// One running SHA-256 computation.
-private final class DigestContext {
-    private var context = SHA256_CTX()
+extension SHA256 {
+    /// libgcrypt's side: the algorithm's number, its digest's length, and the library's one-time initialisation.
+    fileprivate enum Library {
+        static let algorithm = Int32(GCRY_MD_SHA256.rawValue)
+        static let digestLength = 32
 
-    init() {
-        SHA256_Init(&context)
+        /// Whether libgcrypt is initialised and at least as new as the headers built against; a `static let`, so
+        /// the first use initialises it once, whichever thread that is.
+        private static let isInitialized = navhost_gcrypt_initialize() != 0
+
+        static func requireInitialized() {
+            precondition(isInitialized, "libgcrypt is older than \(GCRYPT_VERSION), which NavHost was built with")
+        }
     }
 
-    func update(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        SHA256_Update(&context, base, bytes.count)
-    }
-
-    func finish() -> String {
-        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        SHA256_Final(&digest, &context)
+    /// Lower-case hex of `digest`.
+    fileprivate static func hex(_ digest: some Collection<UInt8>) -> String {
         let hexDigits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(digest.count * 2)
@@ -47,5 +51,30 @@ private final class DigestContext {
             text.append(hexDigits[Int(byte & 0x0f)])
         }
         return String(decoding: text, as: UTF8.self)
+    }
+}
+
+/// One running SHA-256 computation: a libgcrypt message-digest handle, closed when the context goes.
+private final class DigestContext {
+    private var handle: gcry_md_hd_t?
+
+    init() {
+        SHA256.Library.requireInitialized()
+        let error = gcry_md_open(&handle, SHA256.Library.algorithm, 0)
+        precondition(error == 0 && handle != nil, "libgcrypt cannot open a SHA-256 digest (error \(error))")
+    }
+
+    deinit {
+        gcry_md_close(handle)
+    }
+
+    func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        gcry_md_write(handle, base, bytes.count)
+    }
+
+    func finish() -> String {
+        let digest = gcry_md_read(handle, SHA256.Library.algorithm)!
+        return SHA256.hex(UnsafeBufferPointer(start: digest, count: SHA256.Library.digestLength))
     }
 }

@@ -15,6 +15,15 @@ struct LibraryFileTests {
             SHA256.hexDigest(of: Array("abc".utf8))
                 == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         )
+        // FIPS 180-2's two-block message and its million "a"s, which crosses many blocks and the file reader's chunks.
+        #expect(
+            SHA256.hexDigest(of: Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        )
+        let millionA = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        #expect(
+            SHA256.hexDigest(of: millionA) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        )
     }
 
     @Test("A file is digested in chunks to the same digest as its bytes")
