@@ -489,6 +489,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "NavHostServiceTests",
+            dependencies: ["NavHostService", "NavHostVarlink"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "NavHostVarlinkTests",
             dependencies: [
                 "NavHostVarlink",

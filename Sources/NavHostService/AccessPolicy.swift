@@ -10,31 +10,60 @@ import Synchronization
 /// groups `/etc/group` or the directory service give the user), once per user ID and then cached; it is the
 /// account's membership, not the supplementary groups of the connecting process. A connection whose credentials
 /// could not be read may only read.
+///
+/// The standard control group (`navhost`) is named, not looked up, until a peer that is neither a control user
+/// nor in a listed group first asks to control: then NSS resolves it once, for the life of the policy. A daemon
+/// whose clients are root or its own user never consults NSS (where `/etc/group` lacks the group, that would load
+/// `libnss_systemd` into it), and a group created after the daemon started counts if it exists by that first look.
 public struct AccessPolicy: Sendable {
     /// User IDs that may control.
     public var controlUIDs: Set<UInt32>
     /// Group IDs whose members may control.
     public var controlGIDs: Set<UInt32>
+    /// The group whose members may also control, by name, looked up when first needed; `nil` for none.
+    public let deferredControlGroup: String?
+    private let deferredGroupID: DeferredGroupLookup?
     private let membership = GroupMembershipCache()
 
-    public init(controlUIDs: Set<UInt32>, controlGIDs: Set<UInt32>) {
+    /// A policy of `controlUIDs`, `controlGIDs` and the members of `deferredControlGroup`, which
+    /// `lookUpGroup` resolves the first time it matters (`getgrnam` unless a test says otherwise).
+    public init(
+        controlUIDs: Set<UInt32>,
+        controlGIDs: Set<UInt32>,
+        deferredControlGroup: String? = nil,
+        lookUpGroup: @escaping @Sendable (String) -> UInt32? = AccessPolicy.groupID(named:)
+    ) {
         self.controlUIDs = controlUIDs
         self.controlGIDs = controlGIDs
+        self.deferredControlGroup = deferredControlGroup
+        self.deferredGroupID = deferredControlGroup.map { DeferredGroupLookup(name: $0, lookUp: lookUpGroup) }
     }
 
-    /// Root, the daemon's own user, and the members of the group `controlGroup` when it exists.
+    /// Root, the daemon's own user, and the members of the group `controlGroup` once it exists.
     public static func standard(controlGroup: String = "navhost") -> AccessPolicy {
-        var gids: Set<UInt32> = []
-        if let group = getgrnam(controlGroup) { gids.insert(group.pointee.gr_gid) }
-        return AccessPolicy(controlUIDs: [0, getuid()], controlGIDs: gids)
+        AccessPolicy(controlUIDs: [0, getuid()], controlGIDs: [], deferredControlGroup: controlGroup)
+    }
+
+    /// The group `name`'s ID from NSS (`getgrnam`), or `nil` when there is no such group.
+    public static func groupID(named name: String) -> UInt32? {
+        getgrnam(name).map { $0.pointee.gr_gid }
+    }
+
+    /// Every group whose members may control: the listed ones and the deferred group, which this looks up if no
+    /// call has yet.
+    public var resolvedControlGIDs: Set<UInt32> {
+        guard let id = deferredGroupID?.id else { return controlGIDs }
+        return controlGIDs.union([id])
     }
 
     /// Whether `peer` may control.
     public func mayControl(_ peer: VarlinkPeerCredentials?) -> Bool {
         guard let peer else { return false }
         if controlUIDs.contains(peer.uid) || controlGIDs.contains(peer.gid) { return true }
-        guard !controlGIDs.isEmpty else { return false }
-        return !membership.groups(ofUser: peer.uid, primaryGroup: peer.gid).isDisjoint(with: controlGIDs)
+        let groups = resolvedControlGIDs
+        if groups.contains(peer.gid) { return true }
+        guard !groups.isEmpty else { return false }
+        return !membership.groups(ofUser: peer.uid, primaryGroup: peer.gid).isDisjoint(with: groups)
     }
 
     /// Throws `org.varlink.service.PermissionDenied` unless the caller may control.
@@ -51,6 +80,26 @@ public struct AccessPolicy: Sendable {
             request.logger.info("Refused a control call: the client may only read", metadata: metadata)
             throw VarlinkError.permissionDenied()
         }
+    }
+}
+
+/// A control group named in the policy, looked up through NSS the first time it is needed and then kept.
+private final class DeferredGroupLookup: Sendable {
+    private let name: String
+    private let lookUp: @Sendable (String) -> UInt32?
+    private let result = Mutex<UInt32??>(nil)
+
+    init(name: String, lookUp: @escaping @Sendable (String) -> UInt32?) {
+        self.name = name
+        self.lookUp = lookUp
+    }
+
+    /// The group's ID, or `nil` when it did not exist at the first look.
+    var id: UInt32? {
+        if let known = result.withLock({ $0 }) { return known }
+        let found = lookUp(name)
+        result.withLock { $0 = .some(found) }
+        return found
     }
 }
 

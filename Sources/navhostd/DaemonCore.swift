@@ -128,7 +128,9 @@ final class DaemonCore {
             changed.append("session limits")
         }
         if new.server != old.server { changed.append("connection limits") }
-        if new.access.controlUIDs != old.access.controlUIDs || new.access.controlGIDs != old.access.controlGIDs {
+        if new.access.controlUIDs != old.access.controlUIDs || new.access.controlGIDs != old.access.controlGIDs
+            || new.access.deferredControlGroup != old.access.deferredControlGroup
+        {
             changed.append("control users and groups")
         }
         if new.logLevel != old.logLevel { changed.append("log level \(new.logLevel)") }

@@ -54,7 +54,9 @@ struct DaemonConfiguration: Sendable {
             lines.append("log-level: \(c.logLevel)")
             lines.append("sessions: \(c.sessions.map { "\($0.name)=\($0.root.id)" }.joined(separator: " "))")
             lines.append("control users: \(c.access.controlUIDs.sorted().map(String.init).joined(separator: " "))")
-            lines.append("control groups: \(c.access.controlGIDs.sorted().map(String.init).joined(separator: " "))")
+            lines.append(
+                "control groups: \(c.access.resolvedControlGIDs.sorted().map(String.init).joined(separator: " "))"
+            )
             lines.append(
                 "limits: max-connections \(c.server.maxConnections), max-connections-per-uid "
                     + "\(c.server.maxConnectionsPerUID), max-stack-depth \(c.sessionOptions.maxStackDepth)"
@@ -117,7 +119,7 @@ struct DaemonConfiguration: Sendable {
     /// A group given by name or number, as its ID.
     static func groupID(_ text: String) -> UInt32? {
         if let number = UInt32(text) { return number }
-        return getgrnam(text).map { $0.pointee.gr_gid }
+        return AccessPolicy.groupID(named: text)
     }
 
     /// `NAME=ROUTE` as a session configuration.

@@ -1,0 +1,95 @@
+import NavHostService
+import NavHostVarlink
+import Synchronization
+import Testing
+
+@Suite("Access policy: who may control, and when the control group is looked up")
+struct AccessPolicyTests {
+    /// A stand-in for NSS that counts its look-ups: this unit's one seam to the system's group database.
+    private final class GroupDatabase: Sendable {
+        private let groups: Mutex<[String: UInt32]>
+        private let lookUps = Mutex(0)
+
+        init(_ groups: [String: UInt32]) {
+            self.groups = Mutex(groups)
+        }
+
+        var count: Int { lookUps.withLock { $0 } }
+
+        func add(_ name: String, _ id: UInt32) {
+            groups.withLock { $0[name] = id }
+        }
+
+        func lookUp(_ name: String) -> UInt32? {
+            lookUps.withLock { $0 += 1 }
+            return groups.withLock { $0[name] }
+        }
+    }
+
+    private static func peer(uid: UInt32, gid: UInt32) -> VarlinkPeerCredentials {
+        VarlinkPeerCredentials(pid: 1, uid: uid, gid: gid)
+    }
+
+    @Test("Listed users and groups control without a look-up of the deferred group")
+    func listedPeersNeedNoLookUp() {
+        let database = GroupDatabase(["navhost": 900])
+        let policy = AccessPolicy(
+            controlUIDs: [0, 1000],
+            controlGIDs: [4343],
+            deferredControlGroup: "navhost",
+            lookUpGroup: { database.lookUp($0) }
+        )
+        #expect(policy.mayControl(Self.peer(uid: 0, gid: 0)))
+        #expect(policy.mayControl(Self.peer(uid: 1000, gid: 1000)))
+        #expect(policy.mayControl(Self.peer(uid: 5000, gid: 4343)))
+        #expect(!policy.mayControl(nil))
+        #expect(database.count == 0)
+    }
+
+    @Test("The deferred group is looked up once, at the first peer it could admit, and its members control")
+    func deferredGroupLookedUpOnce() {
+        let database = GroupDatabase(["navhost": 900])
+        let policy = AccessPolicy(
+            controlUIDs: [0],
+            controlGIDs: [],
+            deferredControlGroup: "navhost",
+            lookUpGroup: { database.lookUp($0) }
+        )
+        #expect(policy.mayControl(Self.peer(uid: 5000, gid: 900)))
+        #expect(policy.mayControl(Self.peer(uid: 5001, gid: 900)))
+        #expect(policy.resolvedControlGIDs == [900])
+        #expect(database.count == 1)
+    }
+
+    @Test("A group missing at the first look stays missing for this policy; a new policy sees it")
+    func missingGroupUntilReplaced() {
+        let database = GroupDatabase([:])
+        let lookUp: @Sendable (String) -> UInt32? = { database.lookUp($0) }
+        let policy = AccessPolicy(
+            controlUIDs: [0],
+            controlGIDs: [],
+            deferredControlGroup: "navhost",
+            lookUpGroup: lookUp
+        )
+        #expect(!policy.mayControl(Self.peer(uid: 5000, gid: 900)))
+        database.add("navhost", 900)
+        #expect(!policy.mayControl(Self.peer(uid: 5000, gid: 900)))
+        #expect(database.count == 1)
+        let reloaded = AccessPolicy(
+            controlUIDs: [0],
+            controlGIDs: [],
+            deferredControlGroup: "navhost",
+            lookUpGroup: lookUp
+        )
+        #expect(reloaded.mayControl(Self.peer(uid: 5000, gid: 900)))
+    }
+
+    @Test("Without a deferred group, only what is listed controls, and nothing is looked up")
+    func noDeferredGroup() {
+        let database = GroupDatabase(["navhost": 900])
+        let policy = AccessPolicy(controlUIDs: [0], controlGIDs: [], lookUpGroup: { database.lookUp($0) })
+        #expect(!policy.mayControl(Self.peer(uid: 5000, gid: 900)))
+        #expect(policy.resolvedControlGIDs.isEmpty)
+        #expect(database.count == 0)
+    }
+}
