@@ -58,7 +58,23 @@ struct UseCaseTests {
         #expect(matches.map(\.id) == expectedIDs)
     }
 
-    @Test("Filtering with a blank name keeps every product, in order", arguments: ["", "   "])
+    @Test(
+        "ASCII and other text are matched alike: tabs and newlines trimmed, accents and non-ASCII spaces too",
+        arguments: [
+            ("\tengine\n", ["p1"]),
+            ("\u{A0}ÉCOLE\u{2003}", ["p9"]),
+            ("école", ["p9"]),
+            ("Engine É", []),
+            ("ECOLE", []),
+        ]
+    )
+    func filteringAcrossScripts(text: String, expectedIDs: [String]) {
+        let school = Product.fixture(id: "p9", name: " École Abacus ")
+        let matches = FilterProductsByNameUseCase().execute([engineKit, school], name: text)
+        #expect(matches.map(\.id) == expectedIDs)
+    }
+
+    @Test("Filtering with a blank name keeps every product, in order", arguments: ["", "   ", "\u{A0}\t"])
     func blankFilter(text: String) {
         #expect(FilterProductsByNameUseCase().execute([notebook, engineKit], name: text) == [notebook, engineKit])
     }
