@@ -107,11 +107,11 @@ struct Daemon {
             }
             group.addTask {
                 for await _ in hangups {
-                    try? notifier.notify(.reloading)
+                    _ = try? notifier.notify(.reloading)
                     logger.info("Reloading")
                     await reloader.reload()
                     await core.reload()
-                    try? notifier.notify(.ready, .status(await status.line()))
+                    _ = try? notifier.notify(.ready, .status(await status.line()))
                     Self.releaseFreedMemory()
                 }
                 return .reload
