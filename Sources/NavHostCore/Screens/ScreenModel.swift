@@ -25,7 +25,10 @@ struct ScreenModel {
     }
 
     private static func make<VM: ViewModel>(_ viewModel: VM) -> ScreenModel {
-        ScreenModel(
+        // Cast once, here: the session reads the restorable state after every intent, and a cast to
+        // `any RestorableViewModel` is a conformance look-up in the runtime each time.
+        let restorableAccess = restorable(viewModel)
+        return ScreenModel(
             viewModel: viewModel,
             encodeState: { try wrappedAsObject(JSONValueEncoder().encode(viewModel.state)) },
             handle: { message in
@@ -39,8 +42,8 @@ struct ScreenModel {
                     onChange()
                 }
             },
-            encodeRestorableState: { try restorable(viewModel)?.encode() },
-            restoreState: { saved in restorable(viewModel)?.restore(saved) ?? false }
+            encodeRestorableState: { try restorableAccess?.encode() },
+            restoreState: { saved in restorableAccess?.restore(saved) ?? false }
         )
     }
 
