@@ -21,7 +21,7 @@ public struct AccessPolicy: Sendable {
     /// Group IDs whose members may control.
     public var controlGIDs: Set<UInt32>
     /// The group whose members may also control, by name, looked up when first needed; `nil` for none.
-    public let deferredControlGroup: String?
+    public var deferredControlGroup: String? { deferredGroupID?.name }
     private let deferredGroupID: DeferredGroupLookup?
     private let membership = GroupMembershipCache()
 
@@ -35,7 +35,6 @@ public struct AccessPolicy: Sendable {
     ) {
         self.controlUIDs = controlUIDs
         self.controlGIDs = controlGIDs
-        self.deferredControlGroup = deferredControlGroup
         self.deferredGroupID = deferredControlGroup.map { DeferredGroupLookup(name: $0, lookUp: lookUpGroup) }
     }
 
@@ -85,7 +84,7 @@ public struct AccessPolicy: Sendable {
 
 /// A control group named in the policy, looked up through NSS the first time it is needed and then kept.
 private final class DeferredGroupLookup: Sendable {
-    private let name: String
+    let name: String
     private let lookUp: @Sendable (String) -> UInt32?
     private let result = Mutex<UInt32??>(nil)
 
