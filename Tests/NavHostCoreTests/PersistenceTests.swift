@@ -127,7 +127,7 @@ struct PersistenceTests {
             bytes = Array(text.utf8)
         case "version":
             let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(
-                of: "\"version\":1",
+                of: "\"version\":2",
                 with: "\"version\":99"
             )
             bytes = Array(text.utf8)

@@ -46,7 +46,14 @@ struct BadInputStateTests {
         let ready = try #require(daemon.notifications.first { $0.contains("READY=1") })
         #expect(ready.contains("session main: saved state corrupt, started fresh"), "\(ready)")
         let kept = try FileManager.default.contentsOfDirectory(atPath: sessions).filter { $0.contains(".corrupt-") }
-        #expect(kept.count == 1, "the damaged file is kept for the operator: \(kept)")
+        #expect(
+            kept.filter { $0.hasPrefix("main.json.") }.count == 1,
+            "the damaged file is kept for the operator: \(kept)"
+        )
+        #expect(
+            kept.allSatisfy { $0.hasPrefix("main.json.") || $0.hasPrefix("main.journal.") },
+            "only the snapshot and its journal are moved aside: \(kept)"
+        )
 
         // A fresh session, and from here on nothing acknowledged is lost, even to kill -9.
         let second = try await Witness.connect(to: daemon, session: "main")

@@ -51,11 +51,15 @@ struct DaemonStorageFailureTests {
         defer { disk.unmount() }
         try await Self.waitUntilLoaded(nav)
         try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "lamp"]])
+        try await disk.fill()
+        // What the journal's last page still has room for is saved; from the first change that needs a new page on,
+        // nothing is (a failed write is followed by a new snapshot, which needs a new file).
+        let saved = try await Self.changesUntilStorageFails(nav)
+        #expect(saved < 32, "a full disk takes at most a page of journal lines: \(saved) were saved")
         let before = try await DaemonDurabilityTests.durable(of: "main", through: nav)
         let watch = WatchRecorder(try await NavigationClient.connect(to: daemon).watch())
         _ = try await watch.next()
 
-        try await disk.fill()
         // Each on a loaded list: a screen built again by a take-back loads afresh, and an intent it gets before its
         // products are there changes nothing (and so needs no write).
         var failures: [VarlinkError?] = []
@@ -151,6 +155,27 @@ struct DaemonStorageFailureTests {
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "products.list"])
         return (daemon, disk, nav)
+    }
+
+    /// Sends changes of the catalog's filter until one fails, which must be `StorageFailed` for a full disk, and
+    /// returns how many were acknowledged before it.
+    private static func changesUntilStorageFails(_ nav: NavigationClient) async throws -> Int {
+        for index in 0..<64 {
+            let arguments: JSONValue = ["text": .string("lamp \(index)")]
+            let failure = try await Self.failure(
+                of: await nav.call("Send", ["intent": "onChangedFilter", "arguments": arguments])
+            )
+            guard let failure else { continue }
+            #expect(failure.name == "io.navhost.Navigation.StorageFailed", "\(failure)")
+            #expect(
+                failure.parameters["reason"]?.stringValue?.contains("No space left on device") == true,
+                "\(failure)"
+            )
+            try await waitUntilLoaded(nav)
+            return index
+        }
+        Issue.record("64 changes were saved on a full disk")
+        return 64
     }
 
     /// The Varlink error `call` failed with, or `nil` when it succeeded.

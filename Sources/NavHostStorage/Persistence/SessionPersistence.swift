@@ -3,6 +3,9 @@ import Synchronization
 
 /// Keeps every session's record on disk, off the main actor, with group commit.
 ///
+/// A write appends the record to the session's journal (one `write`, one `fdatasync`) or, at the session's first
+/// write of the run, after a failed one and when the journal is full, replaces its snapshot (``SessionStateFile``).
+///
 /// ``save(_:)`` returns once the record it was given — or a newer one of the same session — is durable. Saves that
 /// arrive while a write is under way are coalesced: the next write takes the newest record, and every waiter it
 /// covers is answered by that one `fsync`. A record whose durable content (stack and restorable states) equals what
@@ -15,6 +18,9 @@ public final class SessionPersistence: Sendable {
         var newest: SessionRecord?
         var waiters: [CheckedContinuation<Void, any Error>] = []
         var writing = false
+        /// Where the session's journal stands; `nil` until this process first wrote the session's snapshot, and
+        /// after a failed write: the next write is a snapshot then.
+        var journal: SessionStateFile.JournalPosition?
 
         /// Whether `record` needs no write: nothing is being written or waits, and its durable content is on disk.
         func holdsDurably(_ record: SessionRecord) -> Bool {
@@ -26,7 +32,7 @@ public final class SessionPersistence: Sendable {
     private let queue = DispatchQueue(label: "navhost.persistence")
     private let states = Mutex<[String: SessionState]>([:])
 
-    /// Creates the persistence of sessions under `directory` (`<directory>/sessions/<name>.json`).
+    /// Creates the persistence of sessions under `directory` (`<directory>/sessions/<name>.json` and `.journal`).
     public init(directory: String) {
         self.directory = directory
     }
@@ -133,10 +139,16 @@ public final class SessionPersistence: Sendable {
         return (record, state.holdsDurably(record))
     }
 
+    /// The record ``drain(_:)`` writes next, the replies waiting on it, whether it changes nothing durable, and
+    /// where the session's journal stands.
+    private typealias Next = (
+        SessionRecord, [CheckedContinuation<Void, any Error>], Bool, SessionStateFile.JournalPosition?
+    )
+
     /// Writes the session's newest pending record until none is left. Runs on `queue`.
     private func drain(_ session: String) {
         while true {
-            let next: (SessionRecord, [CheckedContinuation<Void, any Error>], Bool)? = states.withLock { states in
+            let next = states.withLock { states -> Next? in
                 guard var state = states[session], let record = state.pending else {
                     states[session]?.writing = false
                     return nil
@@ -146,16 +158,19 @@ public final class SessionPersistence: Sendable {
                 state.pending = nil
                 state.waiters = []
                 states[session] = state
-                return (record, waiters, unchanged)
+                return (record, waiters, unchanged, state.journal)
             }
-            guard let (record, waiters, unchanged) = next else { return }
+            guard let (record, waiters, unchanged, journal) = next else { return }
             if unchanged {
                 for waiter in waiters { waiter.resume() }
                 continue
             }
             do {
-                try file(for: session).save(record)
-                states.withLock { $0[session]?.durable = record.durableContent }
+                let position = try file(for: session).write(record, after: journal)
+                states.withLock { states in
+                    states[session]?.durable = record.durableContent
+                    states[session]?.journal = position
+                }
                 for waiter in waiters { waiter.resume() }
             } catch {
                 // A record queued meanwhile holds the change that failed too: it fails with it, so that nothing the
@@ -167,6 +182,8 @@ public final class SessionPersistence: Sendable {
                     state.waiters = []
                     state.pending = nil
                     state.newest = nil
+                    // The journal may end in part of the failed line: the next write starts a new snapshot.
+                    state.journal = nil
                     return stranded
                 }
                 for waiter in waiters + stranded { waiter.resume(throwing: error) }

@@ -1,15 +1,26 @@
 import Glibc
 import NavHostKit
 
-/// One session's record on disk, in an envelope that says what it is and proves it is whole.
+/// One session's record on disk: a snapshot, and a journal of the records written since.
+///
+/// The snapshot, `<name>.json`, holds one record in an envelope that says what it is and proves it is whole:
 ///
 /// ```json
-/// {"format":"navhost.session","version":1,"sha256":"…","record":{…}}
+/// {"format":"navhost.session","version":2,"generation":"…","sha256":"…","record":{…}}
 /// ```
 ///
-/// The checksum covers the record's serialized bytes. A file that does not parse, whose checksum does not match, or
-/// whose version this daemon does not know, is not trusted: ``load()`` moves it aside as
-/// `<name>.json.<reason>-<timestamp>` and reports what happened, and the session starts fresh.
+/// The journal, `<name>.journal`, holds one such envelope per line, each a whole record written after the
+/// snapshot; the last line that is whole and of the snapshot's `generation` is the session's record. Appending a
+/// line costs one `write` and one `fdatasync` (≈ 0.13 ms on the development machine's ext4), where replacing the
+/// snapshot costs a temporary file, two `fsync`s and a rename (≈ 0.39 ms): most writes append; the snapshot is
+/// written at a session's first write of a daemon's run, after a failed write, and when the journal has grown past
+/// ``journalLimit``. A new snapshot gets a new generation, which retires every line of the journal before it.
+///
+/// The checksum covers the record's serialized bytes. A snapshot that does not parse, whose checksum does not match,
+/// or whose version this daemon does not know, is not trusted: ``load()`` moves it (and the journal) aside as
+/// `<name>.json.<reason>-<timestamp>` and reports what happened, and the session starts fresh. A journal line that
+/// is not whole ends the journal: after a crash during a write that is the line being written, whose change was
+/// never acknowledged.
 public struct SessionStateFile: Sendable {
     /// What reading the file found.
     public enum Loaded: Sendable, Equatable {
@@ -29,61 +40,133 @@ public struct SessionStateFile: Sendable {
         case unknownVersion
     }
 
-    /// The format version this daemon writes and reads.
-    public static let version: Int64 = 1
+    /// The format version this daemon writes: 2 added the generation and the journal.
+    public static let version: Int64 = 2
+    /// The versions this daemon reads: a version 1 snapshot (no generation) has no journal.
+    public static let readableVersions: [Int64] = [1, 2]
     private static let format = "navhost.session"
 
-    /// The file's path.
+    /// Where appending to the journal stands: the generation its lines carry and how many bytes it holds.
+    public struct JournalPosition: Sendable, Equatable {
+        /// The generation of the snapshot the journal continues.
+        public var generation: String
+        /// The journal's size in bytes.
+        public var size: Int
+        /// Whether the journal still holds lines of an earlier generation, to be dropped by the next append.
+        var isStale: Bool
+    }
+
+    /// The journal's size past which the next write replaces the snapshot instead of appending.
+    public static let journalLimit = 64 << 10
+
+    /// The snapshot file's path.
     public let path: String
+    /// The journal's path.
+    public let journalPath: String
 
     /// The file of session `name` under `directory`.
     public init(directory: String, session name: String) {
-        self.path = "\(directory)/sessions/\(Self.fileName(for: name))"
+        let base = "\(directory)/sessions/\(Self.baseName(for: name))"
+        self.path = base + ".json"
+        self.journalPath = base + ".journal"
     }
 
-    /// Writes `record` durably: after this returns, a crash does not lose it.
-    public func save(_ record: SessionRecord) throws {
-        let recordJSON = try JSONValueEncoder().encode(record)
-        let recordBytes = try recordJSON.serializedBytes()
-        let envelope: JSONValue = [
-            "format": .string(Self.format),
-            "version": .int(Self.version),
-            "sha256": .string(SHA256Digest.hex(of: recordBytes)),
-            "record": recordJSON,
-        ]
-        try FileIO.writePrivately(envelope.serializedBytes(), to: path)
+    /// Writes `record` durably as a new snapshot: after this returns, a crash does not lose it.
+    ///
+    /// - Returns: Where to append the records that follow it.
+    @discardableResult
+    public func save(_ record: SessionRecord) throws -> JournalPosition {
+        let generation = Self.newGeneration()
+        try FileIO.writePrivately(Self.envelope(of: record, generation: generation), to: path)
+        return JournalPosition(generation: generation, size: 0, isStale: true)
     }
 
-    /// Reads the record; a file that cannot be trusted is moved aside, named with `now` (seconds since 1970; the
-    /// current time when `nil`).
+    /// Writes `record` durably as the next line of the journal at `position`, or as a new snapshot when there is no
+    /// position yet or the journal has grown past ``journalLimit``.
+    ///
+    /// - Returns: Where to append the next record.
+    public func write(_ record: SessionRecord, after position: JournalPosition?) throws -> JournalPosition {
+        guard let position, position.size < Self.journalLimit else { return try save(record) }
+        var line = try Self.envelope(of: record, generation: position.generation)
+        line.append(UInt8(ascii: "\n"))
+        try FileIO.appendDurably(line, to: journalPath, truncating: position.isStale)
+        return JournalPosition(generation: position.generation, size: position.size + line.count, isStale: false)
+    }
+
+    /// Reads the record: the snapshot's, or the last whole line of its generation in the journal. A snapshot that
+    /// cannot be trusted is moved aside with the journal, named with `now` (seconds since 1970; the current time
+    /// when `nil`).
     public func load(now: Int? = nil) throws -> Loaded {
         guard let bytes = try FileIO.readFileIfPresent(path) else { return .none }
-        switch Self.decode(bytes) {
-        case .success(let record):
-            return .record(record)
+        switch Self.decode(bytes[...]) {
+        case .success(let snapshot):
+            guard let generation = snapshot.generation, let journal = try FileIO.readFileIfPresent(journalPath) else {
+                return .record(snapshot.record)
+            }
+            return .record(Self.lastRecord(in: journal, generation: generation) ?? snapshot.record)
         case .failure(let error):
             let stamp = now ?? time(nil)
-            let movedTo = try FileIO.moveAside(path, suffix: "\(error.reason.rawValue)-\(stamp)")
+            let suffix = "\(error.reason.rawValue)-\(stamp)"
+            let movedTo = try FileIO.moveAside(path, suffix: suffix)
+            if FileIO.kind(of: journalPath) != nil { _ = try FileIO.moveAside(journalPath, suffix: suffix) }
             return .discarded(reason: error.reason, movedTo: movedTo)
         }
     }
 
-    private static func decode(_ bytes: [UInt8]) -> Result<SessionRecord, DiscardReasonError> {
+    /// The record of the journal's last whole line of `generation`, reading from the start and stopping at the first
+    /// line that is not whole or is of another generation (one left from before the snapshot).
+    private static func lastRecord(in journal: [UInt8], generation: String) -> SessionRecord? {
+        var last: SessionRecord?
+        var start = journal.startIndex
+        while let end = journal[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            guard case .success(let entry) = decode(journal[start..<end]), entry.generation == generation else { break }
+            last = entry.record
+            start = end + 1
+        }
+        return last
+    }
+
+    /// The envelope of `record` as JSON text.
+    private static func envelope(of record: SessionRecord, generation: String) throws -> [UInt8] {
+        let recordJSON = try JSONValueEncoder().encode(record)
+        let recordBytes = try recordJSON.serializedBytes()
+        let envelope: JSONValue = [
+            "format": .string(format),
+            "version": .int(version),
+            "generation": .string(generation),
+            "sha256": .string(SHA256Digest.hex(of: recordBytes)),
+            "record": recordJSON,
+        ]
+        return try envelope.serializedBytes()
+    }
+
+    /// 16 random hex digits: a snapshot's generation, which no earlier snapshot of the session had.
+    private static func newGeneration() -> String {
+        let number = UInt64.random(in: .min ... .max)
+        let digits = String(number, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    private static func decode(
+        _ bytes: ArraySlice<UInt8>
+    ) -> Result<(record: SessionRecord, generation: String?), DiscardReasonError> {
         guard let envelope = try? JSONParser().parse(bytes), envelope["format"] == .string(format) else {
             return .failure(DiscardReasonError(.corrupt))
         }
-        guard envelope["version"] == .int(version) else { return .failure(DiscardReasonError(.unknownVersion)) }
+        guard let version = envelope["version"]?.intValue, readableVersions.contains(version) else {
+            return .failure(DiscardReasonError(.unknownVersion))
+        }
         guard let recordJSON = envelope["record"], let recordBytes = try? recordJSON.serializedBytes(),
             envelope["sha256"] == .string(SHA256Digest.hex(of: recordBytes)),
             let record = try? JSONValueDecoder().decode(SessionRecord.self, from: recordJSON)
         else {
             return .failure(DiscardReasonError(.corrupt))
         }
-        return .success(record)
+        return .success((record, envelope["generation"]?.stringValue))
     }
 
     /// Session names are free text; file names are not. Keep letters, digits, `-` and `_`; escape the rest.
-    static func fileName(for session: String) -> String {
+    static func baseName(for session: String) -> String {
         var name = ""
         for scalar in session.unicodeScalars {
             if ("0"..."9").contains(scalar) || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
@@ -94,7 +177,7 @@ public struct SessionStateFile: Sendable {
                 name += "%" + String(scalar.value, radix: 16)
             }
         }
-        return name + ".json"
+        return name
     }
 }
 
