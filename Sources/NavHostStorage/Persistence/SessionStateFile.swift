@@ -127,17 +127,27 @@ public struct SessionStateFile: Sendable {
     }
 
     /// The envelope of `record` as JSON text.
+    ///
+    /// The record is serialized once, by the SDK's text writer (no json-c object tree), hashed, and placed last in
+    /// the envelope as it was hashed: the other members are hex digits and constants, which need no escaping.
     private static func envelope(of record: SessionRecord, generation: String) throws -> [UInt8] {
-        let recordJSON = try JSONValueEncoder().encode(record)
-        let recordBytes = try recordJSON.serializedBytes()
-        let envelope: JSONValue = [
-            "format": .string(format),
-            "version": .int(version),
-            "generation": .string(generation),
-            "sha256": .string(SHA256Digest.hex(of: recordBytes)),
-            "record": recordJSON,
-        ]
-        return try envelope.serializedBytes()
+        let recordBytes = try serialized(JSONValueEncoder().encode(record))
+        let head =
+            #"{"format":"\#(format)","version":\#(version),"generation":"\#(generation)","#
+            + #""sha256":"\#(SHA256Digest.hex(of: recordBytes))","record":"#
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(head.utf8.count + recordBytes.count + 1)
+        bytes.append(contentsOf: head.utf8)
+        bytes.append(contentsOf: recordBytes)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// The bytes of `value` the checksum covers: its compact JSON text, as written and as checked.
+    private static func serialized(_ value: JSONValue) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try value.appendSerializedBytes(to: &bytes)
+        return bytes
     }
 
     /// 16 random hex digits: a snapshot's generation, which no earlier snapshot of the session had.
@@ -156,7 +166,7 @@ public struct SessionStateFile: Sendable {
         guard let version = envelope["version"]?.intValue, readableVersions.contains(version) else {
             return .failure(DiscardReasonError(.unknownVersion))
         }
-        guard let recordJSON = envelope["record"], let recordBytes = try? recordJSON.serializedBytes(),
+        guard let recordJSON = envelope["record"], let recordBytes = try? serialized(recordJSON),
             envelope["sha256"] == .string(SHA256Digest.hex(of: recordBytes)),
             let record = try? JSONValueDecoder().decode(SessionRecord.self, from: recordJSON)
         else {
