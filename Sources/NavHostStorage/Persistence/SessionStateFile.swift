@@ -131,7 +131,7 @@ public struct SessionStateFile: Sendable {
     /// The record is serialized once, by the SDK's text writer (no json-c object tree), hashed, and placed last in
     /// the envelope as it was hashed: the other members are hex digits and constants, which need no escaping.
     private static func envelope(of record: SessionRecord, generation: String) throws -> [UInt8] {
-        let recordBytes = try serialized(JSONValueEncoder().encode(record))
+        let recordBytes = try serialized(record.jsonValue)
         let head =
             #"{"format":"\#(format)","version":\#(version),"generation":"\#(generation)","#
             + #""sha256":"\#(SHA256Digest.hex(of: recordBytes))","record":"#
