@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// ``save(_:)`` returns once the record it was given — or a newer one of the same session — is durable. Saves that
 /// arrive while a write is under way are coalesced: the next write takes the newest record, and every waiter it
-/// covers is answered by that one `fsync`. A record whose durable content (stack and restorable states) equals what
+/// covers is answered by that one write. A record whose durable content (stack and restorable states) equals what
 /// is already on disk costs nothing: a ViewModel state change that keeps no restorable state needs no write.
 public final class SessionPersistence: Sendable {
     private struct SessionState {

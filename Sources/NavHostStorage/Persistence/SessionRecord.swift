@@ -76,7 +76,7 @@ public struct SessionRecord: Sendable, Hashable, Codable {
 // MARK: - JSON
 
 extension SessionRecord {
-    /// The record as JSON: what `JSONValueEncoder` makes of it (``SessionRecordTests`` holds them equal), built
+    /// The record as JSON: what `JSONValueEncoder` makes of it (`SessionRecordJSONTests` holds them equal), built
     /// directly. Every durable write serializes one; through `Encodable` that took 35,000 instructions for a
     /// two-screen stack, a third of the writer thread's work per write.
     var jsonValue: JSONValue {
