@@ -1,0 +1,48 @@
+import Foundation
+import IntegrationHarness
+import NavHostJSON
+import NavHostVarlink
+import Testing
+
+// A write is a line appended to the session's journal (docs/durability.md): a kill -9 during the append leaves the
+// line cut short. The line's change was never acknowledged, so the session comes back as of the line before it, and
+// nothing about that is an error.
+
+extension DaemonDurabilityTests {
+    @Test("A journal line cut short by a crash: the session comes back as of the line before, and nothing is corrupt")
+    func tornJournalLine() async throws {
+        let daemon = try await DaemonProcess.start()
+        let nav = try await NavigationClient.connect(to: daemon)
+        // `home.main` keeps no state: each push is one line, and the last line is the last push.
+        var stacks: [[String]] = []
+        for _ in 0..<3 {
+            try await nav.call("Navigate", ["route": "home.main"])
+            stacks.append(try await nav.routes())
+        }
+        try await daemon.crash()
+
+        let sessions = "\(daemon.stateDirectory)/sessions"
+        let journal = URL(fileURLWithPath: "\(sessions)/main.journal")
+        let lines = try Data(contentsOf: journal).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        #expect(lines.count >= 3 && lines.last?.isEmpty == true, "one line per push, each ended: \(lines.count - 1)")
+        // The last line as a crash in the middle of its write leaves it: its first half, no line feed.
+        let lastLine = lines[lines.count - 2]
+        let kept = lines.dropLast(2).flatMap { Array($0) + [UInt8(ascii: "\n")] } + lastLine.prefix(lastLine.count / 2)
+        try Data(kept).write(to: journal)
+
+        try await daemon.restart()
+        let ready = try #require(daemon.notifications.first { $0.contains("READY=1") })
+        #expect(!ready.contains("corrupt"), "a torn last line is not damage: \(ready)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sessions).allSatisfy { !$0.contains(".corrupt-") })
+        let restarted = try await NavigationClient.connect(to: daemon)
+        #expect(try await restarted.routes() == stacks[1], "the stack of the line before the torn one")
+
+        // And what is acknowledged from here on survives kill -9 again.
+        try await restarted.call("Navigate", ["route": "settings.main"])
+        let acknowledged = try await restarted.routes()
+        try await daemon.crash()
+        try await daemon.restart()
+        #expect(try await NavigationClient.connect(to: daemon).routes() == acknowledged)
+        #expect(try await daemon.terminate() == 0)
+    }
+}
