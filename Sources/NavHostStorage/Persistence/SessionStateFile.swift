@@ -10,7 +10,7 @@ import NavHostKit
 /// ```
 ///
 /// The journal, `<name>.journal`, holds one such envelope per line, each a whole record written after the
-/// snapshot; the last line that is whole and of the snapshot's `generation` is the session's record. Appending a
+/// snapshot; the newest line that is whole and of the snapshot's `generation` is the session's record. Appending a
 /// line costs one `write` and one `fdatasync` (≈ 0.13 ms on the development machine's ext4), where replacing the
 /// snapshot costs a temporary file, two `fsync`s and a rename (≈ 0.39 ms): most writes append; the snapshot is
 /// written at a session's first write of a daemon's run, after a failed write, and when the journal has grown past
@@ -19,8 +19,8 @@ import NavHostKit
 /// The checksum covers the record's serialized bytes. A snapshot that does not parse, whose checksum does not match,
 /// or whose version this daemon does not know, is not trusted: ``load()`` moves it (and the journal) aside as
 /// `<name>.json.<reason>-<timestamp>` and reports what happened, and the session starts fresh. A journal line that
-/// is not whole ends the journal: after a crash during a write that is the line being written, whose change was
-/// never acknowledged.
+/// does not verify is passed over for the one before it: after a crash during a write that is the line being
+/// written, whose change was never acknowledged.
 public struct SessionStateFile: Sendable {
     /// What reading the file found.
     public enum Loaded: Sendable, Equatable {
@@ -93,7 +93,7 @@ public struct SessionStateFile: Sendable {
         return JournalPosition(generation: position.generation, size: position.size + line.count, isStale: false)
     }
 
-    /// Reads the record: the snapshot's, or the last whole line of its generation in the journal. A snapshot that
+    /// Reads the record: the snapshot's, or the newest whole line of its generation in the journal. A snapshot that
     /// cannot be trusted is moved aside with the journal, named with `now` (seconds since 1970; the current time
     /// when `nil`).
     public func load(now: Int? = nil) throws -> Loaded {
@@ -113,17 +113,25 @@ public struct SessionStateFile: Sendable {
         }
     }
 
-    /// The record of the journal's last whole line of `generation`, reading from the start and stopping at the first
-    /// line that is not whole or is of another generation (one left from before the snapshot).
+    /// The record of the journal's newest whole line of `generation`, read from the end: loading a session costs one
+    /// line, not the whole journal (170 lines took 0.6 ms to read from the start).
+    ///
+    /// A line that does not verify — the last one, cut short by a crash during its append, or one damaged later — is
+    /// skipped for the one before it. A whole line of another generation ends the search: the journal holds lines of
+    /// one generation at a time (the first append after a snapshot empties it), so one of an older generation means a
+    /// crash came between a new snapshot and its first line, and the snapshot is the record.
     private static func lastRecord(in journal: [UInt8], generation: String) -> SessionRecord? {
-        var last: SessionRecord?
-        var start = journal.startIndex
-        while let end = journal[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            guard case .success(let entry) = decode(journal[start..<end]), entry.generation == generation else { break }
-            last = entry.record
-            start = end + 1
+        let feed = UInt8(ascii: "\n")
+        // Bytes after the last line feed are a line cut short.
+        guard var end = journal.lastIndex(of: feed) else { return nil }
+        while true {
+            let start = journal[..<end].lastIndex(of: feed).map { $0 + 1 } ?? journal.startIndex
+            if case .success(let entry) = decode(journal[start..<end]) {
+                return entry.generation == generation ? entry.record : nil
+            }
+            guard start > journal.startIndex else { return nil }
+            end = start - 1
         }
-        return last
     }
 
     /// The envelope of `record` as JSON text.
