@@ -56,6 +56,7 @@ struct DaemonStorageFailureTests {
         // nothing is (a failed write is followed by a new snapshot, which needs a new file).
         let saved = try await Self.changesUntilStorageFails(nav)
         #expect(saved < 32, "a full disk takes at most a page of journal lines: \(saved) were saved")
+        print("full disk: \(saved) filter changes saved in the journal's last page before the first StorageFailed")
         let before = try await DaemonDurabilityTests.durable(of: "main", through: nav)
         let watch = WatchRecorder(try await NavigationClient.connect(to: daemon).watch())
         _ = try await watch.next()
@@ -102,6 +103,9 @@ struct DaemonStorageFailureTests {
         try await daemon.restart()
         let restarted = try await NavigationClient.connect(to: daemon)
         #expect(try await restarted.routes() == ["home.main", "products.list", "settings.main"])
+        // The filter changes acknowledged on the full disk were durable: the list under it comes back with the last.
+        try await restarted.call("Pop")
+        #expect(try await DaemonDurabilityTests.durable(of: "main", through: restarted) == before)
         #expect(try await daemon.terminate() == 0)
     }
 
