@@ -50,10 +50,9 @@ public struct SessionStateFile: Sendable {
     public struct JournalPosition: Sendable, Equatable {
         /// The generation of the snapshot the journal continues.
         public var generation: String
-        /// The journal's size in bytes.
+        /// The journal's size in bytes, counted from the generation's first line: 0 right after the snapshot, when
+        /// the file may still hold lines of an earlier generation, which the next append drops.
         public var size: Int
-        /// Whether the journal still holds lines of an earlier generation, to be dropped by the next append.
-        var isStale: Bool
     }
 
     /// The journal's size past which the next write replaces the snapshot instead of appending.
@@ -78,7 +77,7 @@ public struct SessionStateFile: Sendable {
     public func save(_ record: SessionRecord) throws -> JournalPosition {
         let generation = Self.newGeneration()
         try FileIO.writePrivately(Self.envelope(of: record, generation: generation), to: path)
-        return JournalPosition(generation: generation, size: 0, isStale: true)
+        return JournalPosition(generation: generation, size: 0)
     }
 
     /// Writes `record` durably as the next line of the journal at `position`, or as a new snapshot when there is no
@@ -89,8 +88,8 @@ public struct SessionStateFile: Sendable {
         guard let position, position.size < Self.journalLimit else { return try save(record) }
         var line = try Self.envelope(of: record, generation: position.generation)
         line.append(UInt8(ascii: "\n"))
-        try FileIO.appendDurably(line, to: journalPath, truncating: position.isStale)
-        return JournalPosition(generation: position.generation, size: position.size + line.count, isStale: false)
+        try FileIO.appendDurably(line, to: journalPath, truncating: position.size == 0)
+        return JournalPosition(generation: position.generation, size: position.size + line.count)
     }
 
     /// Reads the record: the snapshot's, or the newest whole line of its generation in the journal. A snapshot that
