@@ -171,6 +171,23 @@ struct PersistenceTests {
         #expect(record.stack.last?.restorable == ["text": "saved"])
     }
 
+    @Test("A restorable state that is Equatable is saved at each change, back and forth")
+    func equatableRestorableState() async throws {
+        let registry = try makeRegistry(features: [ProfileFeature(), NoteFeature()])
+        let session = try registry.open(main)
+        try session.navigate(to: RouteRequest(id: "note.editor"))
+        let file = SessionPersistence(directory: directory).file(for: "main")
+        for text in ["first", "second", "second", "first", ""] {
+            try await session.send(IntentMessage(name: "onChangedText", arguments: ["text": .string(text)]))
+            try await registry.commit(session)
+            guard case .record(let record) = try file.load() else {
+                Issue.record("no record on disk after \"\(text)\"")
+                return
+            }
+            #expect(record.stack.last?.restorable == ["text": .string(text)])
+        }
+    }
+
     @Test("A restored session's revision is above every revision given out before, written or not")
     func revisionsOnlyGrow() async throws {
         let first = try makeRegistry()

@@ -97,10 +97,13 @@ final class Screen {
         ScreenSnapshot(id: id, route: route, presentation: presentation, state: state, error: reportedError)
     }
 
-    /// Encodes the current state; returns it when it differs from what clients last saw, and records it as seen.
+    /// Returns the current state when it differs from what clients last saw, and records it as seen.
+    ///
+    /// A state equal (`==`) to the one last encoded is not encoded again; one that differs but encodes to the same
+    /// JSON is no change either.
     func takeChangedState() -> JSONValue? {
         guard !isClosed else { return nil }
-        guard let current = try? model.encodeState(), current != state else { return nil }
+        guard let current = try? model.encodeStateIfChanged(), current != state else { return nil }
         state = current
         return current
     }
