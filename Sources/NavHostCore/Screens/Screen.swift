@@ -229,7 +229,9 @@ extension Screen {
         closeWatchers[task.number] = { race.finish(.closed) }
         // The work's first stretch ran inside `startTask`, before the watcher above: a close in it is seen here.
         if isClosed { race.finish(.closed) }
-        if let intentTimer {
+        // An intent that finished in that first stretch (most do) needs no clock: starting one would start the
+        // timer's task, to find the intent gone when it first ran (one task per intent, callgrind).
+        if let intentTimer, race.outcome == nil {
             let limit = intentTimer.limit
             intentTimer.start(task.number) { [weak self] in
                 race.finish(.timedOut(limit))
@@ -239,11 +241,18 @@ extension Screen {
             }
         }
         defer { intentTimer?.finish(task.number) }
-        let outcome = await withTaskCancellationHandler {
-            await race.wait()
-        } onCancel: {
-            task.task.cancel()
-        }
+        // Finished already: nothing to wait for, nor to cancel (a cancellation handler costs the task a status
+        // record, added and removed under its lock).
+        let outcome =
+            if let finished = race.outcome {
+                finished
+            } else {
+                await withTaskCancellationHandler {
+                    await race.wait()
+                } onCancel: {
+                    task.task.cancel()
+                }
+            }
         closeWatchers[task.number] = nil
         // Closed by its own navigation: the intent's own outcome still stands.
         if case .closed = outcome, closedItself { return .finished(await task.task.value) }
@@ -342,7 +351,8 @@ private final class TaskHandle {
 /// after it would let a ``finish(_:)`` in between find no waiter, and the caller would wait forever.
 @MainActor
 private final class Race {
-    private var outcome: IntentOutcome?
+    /// The first outcome, once it is in.
+    private(set) var outcome: IntentOutcome?
     private var waiter: CheckedContinuation<IntentOutcome, Never>?
 
     func finish(_ outcome: IntentOutcome) {
