@@ -63,6 +63,9 @@ struct NavHostBench: ParsableCommand {
     @Option(help: "Timed round trips, instead of the plan's.")
     var roundTrips: Int?
 
+    @Option(help: "Timed round trips that change the screen's state, instead of the plan's.")
+    var changingRoundTrips: Int?
+
     @Flag(help: "Skip the one-core pass.")
     var skipOneCore = false
 
@@ -75,6 +78,7 @@ struct NavHostBench: ParsableCommand {
     func run() throws {
         var plan = quick ? BenchPlan.quick : BenchPlan.full
         if let roundTrips { plan.roundTrips = roundTrips }
+        if let changingRoundTrips { plan.changingRoundTrips = changingRoundTrips }
         let buildDirectory = buildDir ?? Self.executableDirectory()
         var phases = Set(only.isEmpty ? Phase.allCases : only)
         if skipOneCore { phases.remove(.oneCore) }

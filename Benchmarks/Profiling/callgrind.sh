@@ -2,10 +2,13 @@
 # Instructions per intent round trip in navhostd, counted by callgrind (repeatable, unlike times on a shared machine).
 #
 #   Benchmarks/Profiling/callgrind.sh [BUILD_DIR] [PLUGINS] [N1] [N2]
+#   INTENT=changing Benchmarks/Profiling/callgrind.sh ...
 #
 # Runs the benchmark's round-trip phase twice, with N1 and N2 timed calls, against navhostd under callgrind, and
 # divides the difference of the two instruction totals by N2 - N1: start-up, warm-up and the rest cancel out. Prints
 # that figure and the most expensive functions of the N2 run; keeps the callgrind files for callgrind_annotate.
+# The calls counted are the steady intent's (its state stays the same); with INTENT=changing, those of the intent that
+# changes the state each call, written to disk before its reply (the writer thread's instructions count too).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-.build/release}
@@ -30,8 +33,10 @@ done
 cc -O2 -shared -fPIC -o "$out/sigsuspend-copy.so" Benchmarks/Profiling/sigsuspend-copy.c
 
 for calls in "$n1" "$n2"; do
+    if [ "${INTENT:-steady}" = changing ]; then counts=(--round-trips 500 --changing-round-trips "$calls"); else
+        counts=(--round-trips "$calls"); fi
     SWIFT_BACKTRACE=enable=no "$build/navhost-bench" --quick --build-dir "$out/bin" --plugins "$out/bin/plugins" \
-        --only round-trip --round-trips "$calls" --output "$out/results-$calls.json" \
+        --only round-trip "${counts[@]}" --output "$out/results-$calls.json" \
         --daemon-wrapper "env SWIFT_BACKTRACE=enable=no LD_PRELOAD=$out/sigsuspend-copy.so valgrind --tool=callgrind --callgrind-out-file=$out/callgrind.$calls" \
         > "$out/bench-$calls.log"
 done
