@@ -55,6 +55,15 @@ public struct JSONObject: Sendable {
         }
     }
 
+    /// Creates an object that takes `keys` and `values` as they are: the keys must be unique (the encoder's, which
+    /// replaces a member set twice, are), and as many as the values.
+    init(uniqueKeys keys: [String], values: [JSONValue]) {
+        storedKeys = keys
+        storedValues = values
+        positions = nil
+        rebuildPositions()
+    }
+
     /// Creates an object from `members`, whose keys must be unique.
     public init<S: Sequence>(uniqueKeysWithValues members: S) where S.Element == (String, JSONValue) {
         self.init(minimumCapacity: members.underestimatedCount)

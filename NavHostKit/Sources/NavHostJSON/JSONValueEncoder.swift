@@ -23,72 +23,75 @@ public struct JSONValueEncoder: Sendable {
 // MARK: - Private
 
 /// A node of the value being built; containers share nodes so nested containers can be filled later.
+///
+/// A member or element that encodes as a primitive is kept as its value, without a node of its own: most of a state's
+/// members are strings and numbers, and a node each cost an allocation, and a walk at the end.
 private final class EncodedBox {
+    /// A member or an element: its value, or the node it is being encoded into.
+    enum Slot {
+        case value(JSONValue)
+        case box(EncodedBox)
+
+        var resolved: JSONValue {
+            switch self {
+            case .value(let value): value
+            case .box(let box): box.resolved()
+            }
+        }
+    }
+
     enum Content {
         case unset
         case value(JSONValue)
-        /// An object's members: names and nodes in order, a name set again keeping its place.
-        case object(keys: [String], boxes: [EncodedBox])
-        case array([EncodedBox])
+        /// An object's members: names and slots in order, a name set again keeping its place.
+        case object(keys: [String], slots: [Slot])
+        case array([Slot])
     }
 
     var content: Content = .unset
 
     init() {}
-    init(_ value: JSONValue) { content = .value(value) }
 
     func resolved() -> JSONValue {
         switch content {
         case .unset: return .object([:])
         case .value(let value): return value
-        case .object(let keys, let boxes):
-            var members = JSONObject(minimumCapacity: keys.count)
-            for (key, box) in zip(keys, boxes) { members[key] = box.resolved() }
-            return .object(members)
-        case .array(let elements): return .array(elements.map { $0.resolved() })
+        case .object(let keys, let slots):
+            return .object(JSONObject(uniqueKeys: keys, values: slots.map(\.resolved)))
+        case .array(let slots): return .array(slots.map(\.resolved))
         }
     }
 
+    /// A new node for the member named `key`.
     func child(forKey key: String) -> EncodedBox {
-        var keys: [String] = []
-        var boxes: [EncodedBox] = []
-        if case .object(let existingKeys, let existingBoxes) = content {
-            keys = existingKeys
-            boxes = existingBoxes
-        }
-        content = .unset
         let box = EncodedBox()
-        if let position = keys.firstIndex(of: key) {
-            boxes[position] = box
-        } else {
-            keys.append(key)
-            boxes.append(box)
-        }
-        content = .object(keys: keys, boxes: boxes)
+        put(.box(box), forKey: key)
         return box
     }
 
     func set(_ value: JSONValue, forKey key: String) {
-        child(forKey: key).content = .value(value)
+        put(.value(value), forKey: key)
     }
 
+    /// A new node for the next element.
     func appendChild() -> EncodedBox {
-        var elements: [EncodedBox] = []
-        if case .array(let existing) = content { elements = existing }
         let box = EncodedBox()
-        elements.append(box)
-        content = .array(elements)
+        append(.box(box))
         return box
     }
 
+    func append(_ value: JSONValue) {
+        append(.value(value))
+    }
+
     var count: Int {
-        if case .array(let elements) = content { return elements.count }
+        if case .array(let slots) = content { return slots.count }
         return 0
     }
 
     func becomeObject() {
         if case .object = content { return }
-        content = .object(keys: [], boxes: [])
+        content = .object(keys: [], slots: [])
     }
 
     func becomeArray() {
@@ -96,6 +99,32 @@ private final class EncodedBox {
         content = .array([])
     }
 
+    /// Puts `slot` in the place of the member named `key`, or at the end.
+    private func put(_ slot: Slot, forKey key: String) {
+        guard case .object(var keys, var slots) = content else {
+            content = .object(keys: [key], slots: [slot])
+            return
+        }
+        // Let go of the content's reference first: the arrays then grow in place.
+        content = .unset
+        if let position = keys.firstIndex(of: key) {
+            slots[position] = slot
+        } else {
+            keys.append(key)
+            slots.append(slot)
+        }
+        content = .object(keys: keys, slots: slots)
+    }
+
+    private func append(_ slot: Slot) {
+        guard case .array(var slots) = content else {
+            content = .array([slot])
+            return
+        }
+        content = .unset
+        slots.append(slot)
+        content = .array(slots)
+    }
 }
 
 private struct IndexKey: CodingKey {
@@ -121,7 +150,10 @@ private struct SuperKey: CodingKey {
 /// are the features'), and a chain of `as?` casts cost up to 16 failed dynamic casts for every struct, array and
 /// dictionary a state holds. An `Optional` of a primitive is not matched; it encodes itself through a single-value
 /// container, which comes back here with the wrapped value.
-private func primitive<Value: Encodable>(_ value: Value, at codingPath: [any CodingKey]) throws -> JSONValue? {
+private func primitive<Value: Encodable>(
+    _ value: Value,
+    at codingPath: @autoclosure () -> [any CodingKey]
+) throws -> JSONValue? {
     func exactly<Wanted>(_ wanted: Wanted.Type) -> Wanted? {
         // A cast between identical types is the runtime's quickest path; the failed ones were the cost.
         Value.self == Wanted.self ? value as? Wanted : nil
@@ -129,11 +161,11 @@ private func primitive<Value: Encodable>(_ value: Value, at codingPath: [any Cod
     if let flag = exactly(Bool.self) { return .bool(flag) }
     if let text = exactly(String.self) { return .string(text) }
     if let number = exactly(Int.self) { return .int(Int64(number)) }
-    if let number = exactly(Double.self) { return try finite(number, at: codingPath) }
+    if let number = exactly(Double.self) { return try finite(number, at: codingPath()) }
     if let json = exactly(JSONValue.self) { return json }
     if let object = exactly(JSONObject.self) { return .object(object) }
     if let number = exactly(Int64.self) { return .int(number) }
-    if let number = exactly(Float.self) { return try finite(Double(number), at: codingPath) }
+    if let number = exactly(Float.self) { return try finite(Double(number), at: codingPath()) }
     if let number = exactly(Int8.self) { return .int(Int64(number)) }
     if let number = exactly(Int16.self) { return .int(Int64(number)) }
     if let number = exactly(Int32.self) { return .int(Int64(number)) }
@@ -199,6 +231,10 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: Int64, forKey key: Key) throws { box.set(.int(value), forKey: key.stringValue) }
 
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
+        if let json = try primitive(value, at: codingPath + [key]) {
+            box.set(json, forKey: key.stringValue)
+            return
+        }
         try encodeValue(value, into: box.child(forKey: key.stringValue), codingPath: codingPath + [key])
     }
 
@@ -231,10 +267,14 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     let codingPath: [any CodingKey]
     var count: Int { box.count }
 
-    mutating func encodeNil() throws { box.appendChild().content = .value(.null) }
+    mutating func encodeNil() throws { box.append(.null) }
 
     mutating func encode(_ value: some Encodable) throws {
         let key = IndexKey(count)
+        if let json = try primitive(value, at: codingPath + [key]) {
+            box.append(json)
+            return
+        }
         try encodeValue(value, into: box.appendChild(), codingPath: codingPath + [key])
     }
 
