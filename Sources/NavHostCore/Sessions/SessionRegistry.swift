@@ -137,8 +137,8 @@ public final class SessionRegistry {
         }
         if persistence != nil {
             session.holdsEventsUntilDurable = true
-            session.observeChanges { [weak self] session, event in self?.persistSoon(session, through: event.revision) }
-            persist(session)
+            session.observeChanges { [weak self] session, event in self?.persist(session, through: event.revision) }
+            persist(session, through: session.revision)
         }
         sessions[configuration.name] = session
         publish(SessionListEvent(.opened, configuration.name))
@@ -207,35 +207,19 @@ public final class SessionRegistry {
         for session in all { try await commit(session) }
     }
 
-    /// ``persist(_:)`` once the current stretch of the main actor is over, unless a save covers the change
-    /// by then.
-    ///
-    /// A change a call makes (an intent, a navigation) is saved by the call's own ``commit(_:takeBacks:)``, which
-    /// queues the session's record in the same stretch; found queued, it needs no record of its own. Persisting at
-    /// once built and compared the session's record twice for every state-changing `Send`.
-    private func persistSoon(_ session: NavigationSession, through revision: UInt64) {
-        guard let persistence else { return }
-        Task { [weak self] in
-            guard !persistence.hasSaved(session.name, through: revision) else { return }
-            self?.persist(session)
-        }
-    }
-
     /// Saves the session's state after a change no client waits on (a ViewModel's own), and tells watchers once it
     /// is durable; a change that keeps nothing new across a crash goes out at once.
-    private func persist(_ session: NavigationSession) {
+    private func persist(_ session: NavigationSession, through revision: UInt64) {
         guard let persistence else { return }
         let record = session.record
-        // The record holds every change up to its revision: they are released with it (a save that `persistSoon`
-        // skipped counts on that).
         if persistence.isDurable(record) {
-            session.releaseChanges(through: record.revision, record: record)
+            session.releaseChanges(through: revision, record: record)
             return
         }
         Task {
             do {
                 try await persistence.save(record)
-                session.releaseChanges(through: record.revision, record: record)
+                session.releaseChanges(through: revision, record: record)
             } catch {
                 takeBack(session, because: error)
             }

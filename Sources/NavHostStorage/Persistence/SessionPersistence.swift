@@ -68,15 +68,6 @@ public final class SessionPersistence: Sendable {
         }
     }
 
-    /// Whether a record of session `name` at `revision` or newer was given to ``save(_:)`` or ``submit(_:)`` and has
-    /// not failed: its saver tells the session's watchers once it is durable, or takes the change back.
-    public func hasSaved(_ name: String, through revision: UInt64) -> Bool {
-        states.withLock { states in
-            guard let newest = states[name]?.newest else { return false }
-            return newest.revision >= revision
-        }
-    }
-
     /// Whether the file of `record`'s session holds its stack and restorable states, whatever its bookkeeping (screen
     /// numbers, revision reservation) says.
     public func holdsStack(of record: SessionRecord) -> Bool {
