@@ -33,6 +33,9 @@ public import Observation
 @MainActor
 public protocol ViewModel: AnyObject, Observable {
     /// What front ends see of the screen. Encoded to JSON after every change.
+    ///
+    /// A state equal (`==`) to the one encoded last is not encoded again: `==` must compare everything `encode(to:)`
+    /// writes, as a synthesized conformance does.
     associatedtype State: Encodable & Equatable = NoState
     /// What the user can do on the screen. See ``ViewModelIntent`` for the wire form.
     associatedtype Intent: ViewModelIntent = NoIntent
@@ -81,6 +84,9 @@ public struct NoState: Encodable, Equatable, Sendable {
 /// same route and hands the new ViewModel what the old one saved. If decoding fails, the screen starts fresh.
 public protocol RestorableViewModel: ViewModel {
     /// What survives: keep it small, and keep old versions decodable.
+    ///
+    /// Make it `Equatable` as well when you can: the daemon then encodes it again only when it differs (`==`) from the
+    /// one encoded last, instead of after every intent. Its `==` must compare everything `encode(to:)` writes.
     associatedtype RestorableState: Codable
 
     /// The state to keep; read after every change.
