@@ -82,17 +82,12 @@ extension SessionRecord {
     var jsonValue: JSONValue {
         var object: JSONObject = [
             "session": .string(session),
-            "revision": Self.json(revision),
-            "reservedRevision": Self.json(reservedRevision),
+            "revision": jsonInteger(revision),
+            "reservedRevision": jsonInteger(reservedRevision),
             "nextScreenNumber": .int(Int64(nextScreenNumber)),
         ]
         object["stack"] = .array(stack.map(\.jsonValue))
         return .object(object)
-    }
-
-    /// An unsigned number as `JSONValueEncoder` writes it: an integer, or a double past `Int64.max`.
-    private static func json(_ number: UInt64) -> JSONValue {
-        number <= UInt64(Int64.max) ? .int(Int64(number)) : .double(Double(number))
     }
 }
 

@@ -99,6 +99,6 @@ extension SessionSnapshot {
 }
 
 /// An unsigned integer as the JSON layer's encoder writes it: an integer up to `Int64.max`, a double above.
-func jsonInteger(_ value: UInt64) -> JSONValue {
+package func jsonInteger(_ value: UInt64) -> JSONValue {
     value <= UInt64(Int64.max) ? .int(Int64(value)) : .double(Double(value))
 }
