@@ -41,17 +41,55 @@ struct SessionJournalTests {
         Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    @Test("After the snapshot, writes append one line each to the journal, and the last line is what loads")
+    /// The journal's lines, without the zeros after them.
+    func journalLines() throws -> [UInt8] {
+        let journal = try bytes(of: file.journalPath)
+        return Array(journal[..<((journal.lastIndex { $0 != 0 } ?? -1) + 1)])
+    }
+
+    /// Writes `lines` as the journal, with zeros after them to the journal's size as a crash leaves it.
+    func writeJournal(_ lines: [UInt8]) throws {
+        let zeros = [UInt8](repeating: 0, count: max(0, SessionStateFile.journalCapacity - lines.count))
+        try Data(lines + zeros).write(to: URL(fileURLWithPath: file.journalPath))
+    }
+
+    @Test("After the snapshot, writes add one line each to the journal, and the last line is what loads")
     func writesAppend() throws {
         var position = try file.write(Self.record(1), after: nil)
         let snapshot = try bytes(of: file.path)
         for revision in 2...5 { position = try file.write(Self.record(UInt64(revision)), after: position) }
 
         #expect(try bytes(of: file.path) == snapshot, "the snapshot is written once")
-        let journal = try bytes(of: file.journalPath)
-        #expect(journal.filter { $0 == UInt8(ascii: "\n") }.count == 4)
-        #expect(position.size == journal.count)
+        let lines = try journalLines()
+        #expect(lines.filter { $0 == UInt8(ascii: "\n") }.count == 4)
+        #expect(lines.last == UInt8(ascii: "\n"))
+        #expect(position.size == lines.count)
         #expect(try loadedRecord() == Self.record(5))
+    }
+
+    @Test("The journal's file keeps its size: the first line of a generation makes it, zeros after the lines")
+    func journalIsMadeWhole() throws {
+        var position = try file.write(Self.record(1), after: nil)
+        position = try file.write(Self.record(2), after: position)
+        #expect(try bytes(of: file.journalPath).count == SessionStateFile.journalCapacity)
+        for revision in 3...6 {
+            position = try file.write(Self.record(UInt64(revision)), after: position)
+            let journal = try bytes(of: file.journalPath)
+            #expect(journal.count == SessionStateFile.journalCapacity, "after revision \(revision)")
+            #expect(journal[position.size...].allSatisfy { $0 == 0 }, "after revision \(revision)")
+        }
+
+        // A line longer than the file makes it longer; the next generation's first line makes it its size again.
+        var long = Self.record(7)
+        long.stack[0].restorable = ["text": .string(String(repeating: "x", count: SessionStateFile.journalCapacity))]
+        position = try file.write(long, after: try file.write(Self.record(7), after: nil))
+        #expect(try bytes(of: file.journalPath).count == position.size)
+        #expect(try loadedRecord() == long)
+        position = try file.write(Self.record(8), after: position)
+        #expect(position.size == 0, "past the limit: a new snapshot")
+        position = try file.write(Self.record(9), after: position)
+        #expect(try bytes(of: file.journalPath).count == SessionStateFile.journalCapacity)
+        #expect(try loadedRecord() == Self.record(9))
     }
 
     @Test("A line cut short by a crash ends the journal: the line before it loads")
@@ -59,13 +97,21 @@ struct SessionJournalTests {
         var position = try file.write(Self.record(1), after: nil)
         position = try file.write(Self.record(2), after: position)
         position = try file.write(Self.record(3), after: position)
-        let journal = try bytes(of: file.journalPath)
+        let journal = try journalLines()
         let secondLineEnd = try #require(journal.indices.filter { journal[$0] == UInt8(ascii: "\n") }.first)
         for cut in [secondLineEnd + 1 + 10, journal.count - 1] {
-            try Data(journal.prefix(cut)).write(to: URL(fileURLWithPath: file.journalPath))
+            try writeJournal(Array(journal.prefix(cut)))
             #expect(try loadedRecord() == Self.record(2), "cut at \(cut) of \(journal.count)")
+            // A file cut short too (as an append left it).
+            try Data(journal.prefix(cut)).write(to: URL(fileURLWithPath: file.journalPath))
+            #expect(try loadedRecord() == Self.record(2), "cut at \(cut) of \(journal.count), no zeros")
         }
-        try Data(journal.prefix(secondLineEnd / 2)).write(to: URL(fileURLWithPath: file.journalPath))
+        // A torn write may also leave a later part of the line on disk and not an earlier one.
+        var holed = journal
+        holed.replaceSubrange((secondLineEnd + 20)..<(secondLineEnd + 60), with: repeatElement(0, count: 40))
+        try writeJournal(holed)
+        #expect(try loadedRecord() == Self.record(2), "a last line with zeros in it")
+        try writeJournal(Array(journal.prefix(secondLineEnd / 2)))
         #expect(try loadedRecord() == Self.record(1), "no whole line: the snapshot's record")
     }
 
@@ -84,17 +130,26 @@ struct SessionJournalTests {
         #expect(try loadedRecord() == Self.record(3), "a damaged last line: the one before it")
     }
 
-    @Test("Lines of an older generation after a new snapshot (a crash before its first append) are not read")
+    @Test("Lines of an older generation after a new snapshot (a crash before or during its first line) are not read")
     func olderGenerationIsNotRead() throws {
         var position = try file.write(Self.record(1), after: nil)
         position = try file.write(Self.record(2), after: position)
-        _ = try file.write(Self.record(3), after: nil)
-        #expect(try loadedRecord() == Self.record(3))
-        // Even with a torn line of the new generation after them (not possible: the first append empties the file).
-        var journal = try bytes(of: file.journalPath)
-        journal.append(contentsOf: Array("{\"format\":\"navhost.session\"".utf8))
-        try Data(journal).write(to: URL(fileURLWithPath: file.journalPath))
-        #expect(try loadedRecord() == Self.record(3))
+        position = try file.write(Self.record(3), after: position)
+        position = try file.write(Self.record(4), after: position)
+        let oldLines = try journalLines()
+        let snapshot = try file.write(Self.record(5), after: nil)
+        #expect(try loadedRecord() == Self.record(5))
+
+        // A crash during the new generation's first write, which zeroes the rest of the file, can leave its line
+        // whole (or cut short) at the start and lines of the old generation after it: their change was not
+        // acknowledged, and the snapshot's record loads.
+        _ = try file.write(Self.record(6), after: snapshot)
+        let newLine = try journalLines()
+        #expect(newLine.count < oldLines.count)
+        for kept in [newLine.count, newLine.count / 2] {
+            try writeJournal(Array(newLine.prefix(kept)) + oldLines[kept...])
+            #expect(try loadedRecord() == Self.record(5), "\(kept) bytes of the new line kept")
+        }
     }
 
     @Test("A new snapshot retires the journal: its lines never load again, and the next line replaces them")
@@ -110,7 +165,7 @@ struct SessionJournalTests {
         #expect(try loadedRecord() == Self.record(4), "the old generation's lines are not read")
 
         let next = try file.write(Self.record(5), after: restarted)
-        #expect(try bytes(of: file.journalPath).count == next.size, "the first append empties the journal")
+        #expect(try journalLines().count == next.size, "the first line zeroes the rest of the journal")
         #expect(try loadedRecord() == Self.record(5))
     }
 

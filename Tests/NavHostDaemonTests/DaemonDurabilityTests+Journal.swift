@@ -4,7 +4,7 @@ import NavHostJSON
 import NavHostVarlink
 import Testing
 
-// A write is a line appended to the session's journal (docs/durability.md): a kill -9 during the append leaves the
+// A write is a line added to the session's journal (docs/durability.md): a kill -9 during its write leaves the
 // line cut short. The line's change was never acknowledged, so the session comes back as of the line before it, and
 // nothing about that is an error.
 
@@ -23,12 +23,17 @@ extension DaemonDurabilityTests {
 
         let sessions = "\(daemon.stateDirectory)/sessions"
         let journal = URL(fileURLWithPath: "\(sessions)/main.journal")
-        let lines = try Data(contentsOf: journal).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        // The journal's lines, then zeros to the end of its file.
+        let file = try Data(contentsOf: journal)
+        let used = file[..<((file.lastIndex { $0 != 0 } ?? -1) + 1)]
+        #expect(file[used.endIndex...].allSatisfy { $0 == 0 })
+        let lines = used.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         #expect(lines.count >= 3 && lines.last?.isEmpty == true, "one line per push, each ended: \(lines.count - 1)")
-        // The last line as a crash in the middle of its write leaves it: its first half, no line feed.
+        // The last line as a crash in the middle of its write leaves it: its first half, no line feed, the zeros
+        // after it as they were.
         let lastLine = lines[lines.count - 2]
         let kept = lines.dropLast(2).flatMap { Array($0) + [UInt8(ascii: "\n")] } + lastLine.prefix(lastLine.count / 2)
-        try Data(kept).write(to: journal)
+        try Data(kept + [UInt8](repeating: 0, count: file.count - kept.count)).write(to: journal)
 
         try await daemon.restart()
         let ready = try #require(daemon.notifications.first { $0.contains("READY=1") })

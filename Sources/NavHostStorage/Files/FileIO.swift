@@ -126,24 +126,29 @@ package enum FileIO {
         try writeAll(bytes, to: descriptor, path: path)
     }
 
-    /// Appends `bytes` to the file at `path` durably: after this returns, a crash does not lose them. One `write` and
-    /// one `fdatasync`, against the four steps and two `fsync`s of ``writeAtomically(_:to:mode:)``; a crash during the
-    /// call may leave part of `bytes` at the end of the file, so what is appended must say where it ends and whether it
-    /// is whole (as the lines of a session's journal do).
+    /// Writes `bytes` into the file at `path` at `offset`, durably: after this returns, a crash does not lose them.
+    /// One `pwrite` and one `fdatasync`, against the four steps and two `fsync`s of
+    /// ``writeAtomically(_:to:mode:)``. A crash during the call may leave part of `bytes` written, so what is written
+    /// must say where it ends and whether it is whole (as the lines of a session's journal do).
     ///
-    /// - Parameter truncating: Empties the file first (in the same `open`).
-    package static func appendDurably(
+    /// Written over blocks the file already has, the `fdatasync` flushes the data alone: the file's size and its
+    /// blocks do not change, so the file system commits no metadata (on ext4, 80–105 µs a write against 129–151 µs
+    /// for an append; docs/durability.md).
+    ///
+    /// - Parameter size: The file's size after the write, when given: a longer file is cut to it.
+    package static func writeDurably(
         _ bytes: [UInt8],
+        at offset: Int,
         to path: String,
-        truncating: Bool,
+        cuttingTo size: Int? = nil,
         mode: UInt32 = 0o600
     ) throws(FileAccessError) {
         let existed = kind(of: path) != nil
-        let flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (truncating ? O_TRUNC : 0)
-        let descriptor = open(path, flags, mode)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
         do throws(FileAccessError) {
-            try writeAll(bytes, to: descriptor, path: path)
+            try writeAll(bytes, to: descriptor, at: offset, path: path)
+            if let size { try cut(descriptor, to: size, path: path) }
             guard fdatasync(descriptor) == 0 else { throw .system("fdatasync", path: path, errno: errno) }
         } catch {
             close(descriptor)
@@ -270,6 +275,35 @@ extension FileIO {
             }
         }
         if let failure { throw failure }
+    }
+
+    fileprivate static func writeAll(
+        _ bytes: [UInt8],
+        to descriptor: Int32,
+        at offset: Int,
+        path: String
+    ) throws(FileAccessError) {
+        let failure: FileAccessError? = bytes.withUnsafeBytes { raw in
+            var written = 0
+            while written < raw.count {
+                let count = pwrite(descriptor, raw.baseAddress! + written, raw.count - written, off_t(offset + written))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return .system("pwrite", path: path, errno: errno)
+                }
+                written += count
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Cuts the open file to `size` bytes when it is longer; a file of that size or shorter is left as it is.
+    fileprivate static func cut(_ descriptor: Int32, to size: Int, path: String) throws(FileAccessError) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .system("fstat", path: path, errno: errno) }
+        guard Int(info.st_size) > size else { return }
+        guard ftruncate(descriptor, off_t(size)) == 0 else { throw .system("ftruncate", path: path, errno: errno) }
     }
 
     fileprivate static func writeAll(

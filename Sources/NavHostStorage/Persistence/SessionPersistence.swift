@@ -3,7 +3,7 @@ import Synchronization
 
 /// Keeps every session's record on disk, off the main actor, with group commit.
 ///
-/// A write appends the record to the session's journal (one `write`, one `fdatasync`) or, at the session's first
+/// A write adds the record to the session's journal (one `pwrite`, one `fdatasync`) or, at the session's first
 /// write of the run, after a failed one and when the journal is full, replaces its snapshot (``SessionStateFile``).
 ///
 /// ``save(_:)`` returns once the record it was given — or a newer one of the same session — is durable. Saves that
