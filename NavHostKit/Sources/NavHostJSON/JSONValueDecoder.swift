@@ -16,6 +16,14 @@ public struct JSONValueDecoder: Sendable {
     public func decode<T: Decodable>(_ type: T.Type, fromBytes bytes: some Collection<UInt8>) throws -> T {
         try decode(type, from: JSONParser().parse(bytes))
     }
+
+    /// Decodes a value of `type` from the object `{name: arguments}`, without building it: the form a synthesized
+    /// `Decodable` enum reads a case with its associated values from, as an intent arrives.
+    ///
+    /// Decodes what ``decode(_:from:)`` decodes from that object, and fails the same way.
+    package func decode<T: Decodable>(_ type: T.Type, case name: String, arguments: JSONObject) throws -> T {
+        try T(from: CaseDecoder(name: name, arguments: arguments))
+    }
 }
 
 // MARK: - Private
@@ -249,4 +257,80 @@ private struct SingleContainer: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try decodeValue(type, from: json, codingPath: codingPath)
     }
+}
+
+// MARK: - An enum case, read without its wrapper object
+
+/// The decoder of `{name: arguments}` that holds the two parts, not the object: the top-level container lists its one
+/// key without walking a member list, and hands `arguments` to the case's nested container as they are. What a
+/// synthesized enum does not ask for is read from the object, built then.
+private struct CaseDecoder: Decoder {
+    let name: String
+    let arguments: JSONObject
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(CaseContainer<Key>(name: name, arguments: arguments))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try ValueDecoder(json: .object([name: .object(arguments)]), codingPath: []).unkeyedContainer()
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleContainer(json: .object([name: .object(arguments)]), codingPath: [])
+    }
+}
+
+private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let name: String
+    let arguments: JSONObject
+    var codingPath: [any CodingKey] { [] }
+
+    var allKeys: [Key] {
+        guard let key = Key(stringValue: name) else { return [] }
+        return [key]
+    }
+
+    func contains(_ key: Key) -> Bool { key.stringValue == name }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        guard key.stringValue == name else { return try object.nestedContainer(keyedBy: type, forKey: key) }
+        return KeyedDecodingContainer(KeyedContainer<NestedKey>(members: arguments, codingPath: [key]))
+    }
+
+    // MARK: What a synthesized enum does not ask for
+
+    /// The object itself, for everything else.
+    private var object: KeyedContainer<Key> {
+        KeyedContainer(members: [name: .object(arguments)], codingPath: [])
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try object.decodeNil(forKey: key) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try object.decode(type, forKey: key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try object.decode(type, forKey: key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try object.decode(type, forKey: key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try object.decode(type, forKey: key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try object.decode(type, forKey: key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try object.decode(type, forKey: key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try object.decode(type, forKey: key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try object.decode(type, forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try object.decode(type, forKey: key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try object.decode(type, forKey: key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try object.decode(type, forKey: key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try object.decode(type, forKey: key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try object.decode(type, forKey: key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try object.decode(type, forKey: key) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try object.decode(type, forKey: key) }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try object.nestedUnkeyedContainer(forKey: key)
+    }
+
+    func superDecoder() throws -> any Decoder { try object.superDecoder() }
+    func superDecoder(forKey key: Key) throws -> any Decoder { try object.superDecoder(forKey: key) }
 }

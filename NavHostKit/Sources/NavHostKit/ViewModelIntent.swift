@@ -74,7 +74,7 @@ public struct IntentMessage: Sendable, Hashable, Codable, CustomStringConvertibl
     public func decode<I: ViewModelIntent>(as type: I.Type) throws(IntentError) -> I {
         guard I.names.contains(name) else { throw IntentError.unknownIntent(name) }
         do {
-            return try JSONValueDecoder().decode(I.self, from: .object([name: .object(arguments)]))
+            return try JSONValueDecoder().decode(I.self, case: name, arguments: arguments)
         } catch let error as JSONError {
             throw IntentError.invalidArguments(intent: name, reason: error.description)
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
