@@ -75,7 +75,8 @@ public enum NavigationInterface {
             try access.requireControl(request)
             return try await handlers.replace(ReplaceParameters(request.parameters))
         }
-        navigation.handle("Send") { request in
+        // The busiest method: its reply is written from the screen's text, kept until the screen changes.
+        navigation.handleSerialized("Send") { request in
             try access.requireControl(request)
             return try await handlers.send(SendParameters(request.parameters))
         }
@@ -199,7 +200,7 @@ private final class NavigationHandlers: Sendable {
         return ReplaceResult(revision: change.revision, stack: stack).jsonObject
     }
 
-    func send(_ input: SendParameters) async throws -> JSONObject {
+    func send(_ input: SendParameters) async throws -> VarlinkSerializedParameters {
         let session = try sessions.session(input.session)
         let target = try session.screenID(of: input.screen)
         // A named screen is recorded by its place on the stack, which a replay can find again.
@@ -210,7 +211,10 @@ private final class NavigationHandlers: Sendable {
         // says it is done, so whatever durable changed is on disk first. An intent that changed nothing durable
         // costs nothing here (the writer answers at once).
         try await sessions.commit(session, takeBacks: takeBacks)
-        return SendResult(revision: session.revision, screen: try? session.screenSnapshot(target)).jsonObject
+        let screen = try session.serializedScreenSnapshot(target)
+        return VarlinkSerializedParameters(
+            text: try SendResult.serializedParameters(revision: session.revision, screen: screen)
+        )
     }
 
     // MARK: Recording and replay

@@ -93,9 +93,11 @@ struct IntentTimeLimitTests {
         let host = try FeatureTestHost(features: [CatalogFeature(saveItem: save)], root: "catalog.list")
         try await host.settle()
         let editor = try host.session.present(RouteRequest(id: "catalog.editor"))
+        try expectCurrentText(of: host)
         let sending = Task { @MainActor in try await host.send("onTappedSave") }
         try await host.waitForRevision(editor.revision + 1)
         _ = host.takeEvents()
+        try expectCurrentText(of: host)
 
         await host.clock.advance(by: .seconds(30))
         let error = await #expect(throws: NavigationError.self) { try await sending.value }
@@ -105,12 +107,23 @@ struct IntentTimeLimitTests {
         try await host.settle()
         #expect(host.top.error == "onTappedSave did not finish within 30.0 seconds")
         #expect(host.takeEvents().map(\.kind).contains(.errorChanged))
+        try expectCurrentText(of: host)
 
         // The screen is not wedged: the next intent is handled, and success clears the error.
         try await host.send("onChangedName", ["name": "Chair"])
         try await host.settle()
         #expect(host.top.error == nil)
         #expect(host.takeEvents().map(\.kind).contains(.errorChanged))
+        try expectCurrentText(of: host)
+    }
+
+    /// The JSON text the top screen keeps for `Send` replies is its snapshot as it is now, never one before its state
+    /// or error changed.
+    private func expectCurrentText(of host: FeatureTestHost) throws {
+        var expected: [UInt8] = []
+        try host.session.screenSnapshot(host.top.id).jsonValue.appendSerializedBytes(to: &expected)
+        let text = try host.session.serializedScreenSnapshot(host.top.id)
+        #expect(text.map { String(decoding: $0, as: UTF8.self) } == String(decoding: expected, as: UTF8.self))
     }
 
     @Test("An intent that finishes within the limit is not affected by the timer")

@@ -126,6 +126,23 @@ struct MessageTests {
         }
     }
 
+    @Test("Parameters written as JSON text make the bytes of the reply with them as an object")
+    func writesSerializedParameters() throws {
+        let objects: [JSONObject] = [
+            ["screen": ["id": "s1", "state": ["items": [1, 2.5, "x\n", .null]]], "n": 3],
+            ["revision": 7],
+            [:],
+        ]
+        for parameters in objects {
+            var buffer = ByteBuffer()
+            let written = buffer.writeVarlinkReply(try VarlinkSerializedParameters(parameters))
+            var expected = ByteBuffer()
+            try expected.writeVarlinkReply(VarlinkReply(parameters: parameters))
+            #expect(buffer == expected, "\(parameters)")
+            #expect(written == buffer.readableBytes)
+        }
+    }
+
     @Test("A key with a NUL is written whole, escaped like any string")
     func writesKeyWithNUL() throws {
         var buffer = ByteBuffer()

@@ -19,6 +19,21 @@ struct ServerTests {
         }
     }
 
+    @Test("A handler that writes its parameters as JSON text is answered with the bytes of the same reply as an object")
+    func serializedParameters() async throws {
+        try await RunningServer.with { server in
+            let connection = try await RawVarlinkConnection.connect(to: server.path)
+            for method in ["Echo", "EchoText"] {
+                try await connection.write(
+                    #"{"method":"org.navhost.test.\#(method)","parameters":{"text":"a \"b\"\n","count":2}}"# + "\0"
+                )
+            }
+            let messages = try await connection.readMessages(2)
+            #expect(messages[1] == messages[0])
+            #expect(messages[0] == #"{"parameters":{"text":"a \"b\"\n","count":2}}"#)
+        }
+    }
+
     @Test("Many messages in one write are all answered, in order")
     func manyMessagesInOneWrite() async throws {
         try await RunningServer.with { server in

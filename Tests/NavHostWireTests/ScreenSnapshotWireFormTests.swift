@@ -32,4 +32,27 @@ struct ScreenSnapshotWireFormTests {
         wrong["parameters"] = ["productID", "p3"]
         #expect(throws: (any Error).self) { try JSONValueDecoder().decode(ScreenSnapshot.self, from: .object(wrong)) }
     }
+
+    @Test("A Send reply's parameters put together from the screen's text are the text of its JSON object")
+    func sendResultText() throws {
+        let screen = ScreenSnapshot(
+            id: ScreenID("s2"),
+            route: RouteRequest(id: "products.detail", parameters: ["productID": "p3"]),
+            presentation: .modal,
+            state: ["status": "loaded", "value": ["name": "Lamp \"L\"", "price": 14.5]],
+            error: "the intent onTappedBuy ran out of time"
+        )
+        var screenText: [UInt8] = []
+        try screen.jsonValue.appendSerializedBytes(to: &screenText)
+        for (revision, snapshot) in [(11, screen), (12, nil), (UInt64.max, screen)] as [(UInt64, ScreenSnapshot?)] {
+            var expected: [UInt8] = []
+            try JSONValue.object(SendResult(revision: revision, screen: snapshot).jsonObject)
+                .appendSerializedBytes(to: &expected)
+            let text = try SendResult.serializedParameters(
+                revision: revision,
+                screen: snapshot == nil ? nil : screenText
+            )
+            #expect(text == expected, "revision \(revision)")
+        }
+    }
 }

@@ -29,7 +29,9 @@ final class Screen {
     let route: RouteRequest
     let presentation: Presentation
     /// The state as last reported to clients.
-    private(set) var state: JSONValue
+    private(set) var state: JSONValue {
+        didSet { snapshotText = nil }
+    }
     /// Whether the screen has left the stack.
     private(set) var isClosed = false
     /// Whether the screen left the stack through its own ViewModel's navigation (a save that pops, a close button).
@@ -44,7 +46,11 @@ final class Screen {
     /// Set when an intent ran out of time; cleared when the next intent to the screen succeeds.
     private(set) var error: String?
     /// The error as clients last saw it.
-    private var reportedError: String?
+    private var reportedError: String? {
+        didSet { snapshotText = nil }
+    }
+    /// ``snapshot``'s JSON text once written, until the state or the error clients see changes.
+    private var snapshotText: [UInt8]?
 
     init(
         id: ScreenID,
@@ -95,6 +101,16 @@ final class Screen {
 
     var snapshot: ScreenSnapshot {
         ScreenSnapshot(id: id, route: route, presentation: presentation, state: state, error: reportedError)
+    }
+
+    /// ``snapshot`` as JSON text (its `jsonValue` serialized), written once and kept until the state or the error
+    /// clients see changes: every `Send` reply carries it, and most intents change neither.
+    func serializedSnapshot() throws(JSONError) -> [UInt8] {
+        if let snapshotText { return snapshotText }
+        var text: [UInt8] = []
+        try snapshot.jsonValue.appendSerializedBytes(to: &text)
+        snapshotText = text
+        return text
     }
 
     /// Returns the current state when it differs from what clients last saw, and records it as seen.

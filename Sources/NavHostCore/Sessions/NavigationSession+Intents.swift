@@ -36,4 +36,13 @@ extension NavigationSession {
     public func screenSnapshot(_ screen: ScreenID? = nil) throws(NavigationError) -> ScreenSnapshot {
         try self.screen(screen).snapshot
     }
+
+    /// The JSON text of ``screenSnapshot(_:)``'s `jsonValue`, which the screen keeps until its state or error
+    /// changes; `nil` when the screen is not on the stack.
+    ///
+    /// - Throws: ``JSONError`` when the state has no JSON form.
+    public func serializedScreenSnapshot(_ screen: ScreenID) throws(JSONError) -> [UInt8]? {
+        guard let screen = try? self.screen(screen) else { return nil }
+        return try screen.serializedSnapshot()
+    }
 }

@@ -35,6 +35,18 @@ extension ByteBuffer {
         try writeTerminated { text throws(JSONError) in try Self.appendReply(reply, to: &text) }
     }
 
+    /// Appends a final reply whose output parameters are `parameters`' text, with its NUL terminator: the bytes
+    /// ``writeVarlinkReply(_:)-(VarlinkReply)`` writes for a reply with those parameters as an object.
+    ///
+    /// - Returns: The number of bytes written, terminator included.
+    @discardableResult
+    public mutating func writeVarlinkReply(_ parameters: VarlinkSerializedParameters) -> Int {
+        let empty = parameters.text.elementsEqual("{}".utf8)
+        reserveCapacity(minimumWritableBytes: parameters.text.count + 16)
+        if empty { return writeBytes("{}\0".utf8) }
+        return writeBytes(#"{"parameters":"#.utf8) + writeBytes(parameters.text) + writeBytes("}\0".utf8)
+    }
+
     /// The text of `reply`, as `reply.jsonValue` serializes.
     private static func appendReply(_ reply: VarlinkReply, to text: inout [UInt8]) throws(JSONError) {
         text.append(UInt8(ascii: "{"))

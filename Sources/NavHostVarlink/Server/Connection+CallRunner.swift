@@ -36,8 +36,10 @@ extension Connection {
                 immediateSink: { prepared in streamOutput.writeImmediately(prepared.message, of: callID) }
             )
             let reply: VarlinkReply
+            // The parameters as a serializing handler wrote them; `reply` then only says that it is no error.
+            var serializedParameters: VarlinkSerializedParameters?
             do {
-                let output: JSONObject
+                let output: VarlinkOutput
                 if call.more {
                     output = try await streamCancellation.run { [service] in
                         try await service.perform(request, writer: writer)
@@ -45,7 +47,13 @@ extension Connection {
                 } else {
                     output = try await service.perform(request, writer: writer)
                 }
-                reply = VarlinkReply(parameters: output)
+                switch output {
+                case .object(let parameters):
+                    reply = VarlinkReply(parameters: parameters)
+                case .serialized(let parameters):
+                    reply = VarlinkReply(parameters: [:])
+                    serializedParameters = parameters
+                }
             } catch {
                 reply = VarlinkReply(
                     error: wireError(for: error, streamCancelled: streamCancellation.isFired, request: request)
@@ -54,7 +62,13 @@ extension Connection {
             if tracing {
                 request.logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(reply.error ?? "")"])
             }
-            return call.oneway ? nil : Self.serialize(reply, configuration: configuration, request: request)
+            if call.oneway { return nil }
+            if let serializedParameters {
+                var buffer = ByteBuffer()
+                buffer.writeVarlinkReply(serializedParameters)
+                return buffer
+            }
+            return Self.serialize(reply, configuration: configuration, request: request)
         }
 
         /// The error reply for an error a handler threw.

@@ -32,8 +32,13 @@ public struct VarlinkInterfaceImplementation: Sendable {
     public typealias StreamingHandler =
         nonisolated(nonsending) @Sendable (VarlinkRequest, VarlinkReplyWriter) async throws -> JSONObject
 
+    /// A single-reply handler that returns its output parameters as JSON text: see ``VarlinkSerializedParameters``.
+    public typealias SerializedHandler =
+        nonisolated(nonsending) @Sendable (VarlinkRequest) async throws -> VarlinkSerializedParameters
+
     enum MethodHandler: Sendable {
         case single(Handler)
+        case serialized(SerializedHandler)
         case streaming(StreamingHandler, requiresMore: Bool)
     }
 
@@ -64,6 +69,17 @@ public struct VarlinkInterfaceImplementation: Sendable {
     ///   - handler: Runs once per call, after the parameters passed validation.
     public mutating func handle(_ method: String, _ handler: @escaping Handler) {
         set(.single(handler), for: method)
+    }
+
+    /// Sets the handler of a method that answers with one reply, whose output parameters it writes as JSON text
+    /// itself: for a method on a hot path whose replies are made mostly of parts that stay the same between calls.
+    ///
+    /// - Important: `method` must be declared by the interface; anything else is a programming error and traps.
+    /// - Parameters:
+    ///   - method: The method's name, without the interface.
+    ///   - handler: Runs once per call, after the parameters passed validation.
+    public mutating func handleSerialized(_ method: String, _ handler: @escaping SerializedHandler) {
+        set(.serialized(handler), for: method)
     }
 
     /// Sets the handler of a method that may answer a `more` call with several replies.

@@ -12,12 +12,12 @@ extension VarlinkService {
     ///    connection, as the specification asks for an error reply to an upgrade);
     /// 6. a streaming method registered with `requiresMore` must be called with `more` → `ExpectedMore`.
     ///
-    /// - Returns: The final reply's output parameters.
+    /// - Returns: The final reply's output parameters, as an object or as the text a serializing handler wrote.
     /// - Throws: Whatever the handler throws, or a ``VarlinkError`` from the checks.
     nonisolated(nonsending) func perform(
         _ request: VarlinkRequest,
         writer: VarlinkReplyWriter
-    ) async throws -> JSONObject {
+    ) async throws -> VarlinkOutput {
         let call = request.call
         let interfaceName = call.interfaceName
         guard let interface = interface(named: interfaceName.isEmpty ? call.method : interfaceName) else {
@@ -30,7 +30,7 @@ extension VarlinkService {
         if interface.name == VarlinkError.serviceInterface {
             if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
             if call.memberName == "GetInfo", let readiness { await readiness() }
-            return try OrgVarlinkService.reply(to: call, service: self)
+            return .object(try OrgVarlinkService.reply(to: call, service: self))
         }
         guard let handler = implementations[interface.name]?.handlers[method.name] else {
             throw VarlinkError.methodNotImplemented(call.method)
@@ -38,10 +38,18 @@ extension VarlinkService {
         if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
         switch handler {
         case .single(let handler):
-            return try await handler(request)
+            return .object(try await handler(request))
+        case .serialized(let handler):
+            return .serialized(try await handler(request))
         case .streaming(let handler, let requiresMore):
             if requiresMore, !call.more { throw VarlinkError.expectedMore() }
-            return try await handler(request, writer)
+            return .object(try await handler(request, writer))
         }
     }
+}
+
+/// A call's final output parameters, as its handler gave them.
+enum VarlinkOutput: Sendable {
+    case object(JSONObject)
+    case serialized(VarlinkSerializedParameters)
 }

@@ -85,6 +85,21 @@ public struct SendResult: Sendable, Hashable, Codable {
         if let screen { members["screen"] = screen.jsonValue }
         return members
     }
+
+    /// The reply's parameters as JSON text, from the screen's text (its `jsonValue` serialized, `nil` for no screen):
+    /// the text ``jsonObject`` serializes to, without building it or serializing the screen again.
+    public static func serializedParameters(revision: UInt64, screen: [UInt8]?) throws(JSONError) -> [UInt8] {
+        var text: [UInt8] = []
+        text.reserveCapacity((screen?.count ?? 0) + 40)
+        text.append(contentsOf: #"{"revision":"#.utf8)
+        try jsonInteger(revision).appendSerializedBytes(to: &text)
+        if let screen {
+            text.append(contentsOf: #","screen":"#.utf8)
+            text.append(contentsOf: screen)
+        }
+        text.append(UInt8(ascii: "}"))
+        return text
+    }
 }
 
 // MARK: - The other replies

@@ -15,6 +15,8 @@ enum TestInterface {
 
         # Returns its input.
         method Echo(text: string, count: ?int) -> (text: string, count: ?int)
+        # Echo, its reply's parameters written as JSON text by the handler.
+        method EchoText(text: string, count: ?int) -> (text: string, count: ?int)
 
         # Adds a point to an offset.
         method Move(point: Point, by: (dx: int, dy: int), tags: ?[]string) -> (point: Point)
@@ -106,6 +108,7 @@ struct SecretFailure: Error, CustomStringConvertible {
 func makeTestService(gates: Gates, recorder: Recorder) throws -> VarlinkService {
     var test = try VarlinkInterfaceImplementation(description: TestInterface.description)
     test.handle("Echo") { request in request.parameters }
+    test.handleSerialized("EchoText") { request in try VarlinkSerializedParameters(request.parameters) }
     test.handle("Move", parameters: MoveParameters.self) { parameters, _ in
         MoveReply(point: .init(x: parameters.point.x + parameters.by.dx, y: parameters.point.y + parameters.by.dy))
     }
