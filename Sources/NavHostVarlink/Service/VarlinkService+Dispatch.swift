@@ -19,6 +19,13 @@ extension VarlinkService {
         writer: VarlinkReplyWriter
     ) async throws -> VarlinkOutput {
         let call = request.call
+        if let route = routes[call.method] {
+            try route.interface.validateInput(call.parameters, of: route.method)
+            guard let handler = route.handler else { throw VarlinkError.methodNotImplemented(call.method) }
+            if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
+            return try await run(handler, request, writer: writer)
+        }
+        // Not a method of an added interface: one of `org.varlink.service`, or an error.
         let interfaceName = call.interfaceName
         guard let interface = interface(named: interfaceName.isEmpty ? call.method : interfaceName) else {
             throw VarlinkError.interfaceNotFound(interfaceName.isEmpty ? call.method : interfaceName)
@@ -32,10 +39,17 @@ extension VarlinkService {
             if call.memberName == "GetInfo", let readiness { await readiness() }
             return .object(try OrgVarlinkService.reply(to: call, service: self))
         }
-        guard let handler = implementations[interface.name]?.handlers[method.name] else {
-            throw VarlinkError.methodNotImplemented(call.method)
-        }
-        if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
+        // Not reached: every method of an added interface has a route.
+        throw VarlinkError.methodNotImplemented(call.method)
+    }
+
+    /// Runs a method's handler, once the checks before it passed.
+    private nonisolated(nonsending) func run(
+        _ handler: VarlinkInterfaceImplementation.MethodHandler,
+        _ request: VarlinkRequest,
+        writer: VarlinkReplyWriter
+    ) async throws -> VarlinkOutput {
+        let call = request.call
         switch handler {
         case .single(let handler):
             return .object(try await handler(request))

@@ -20,6 +20,9 @@ public struct VarlinkService: Sendable {
     public var url: String
 
     private(set) var implementations: [String: VarlinkInterfaceImplementation] = [:]
+    /// Every method of the added interfaces by its full name (`io.navhost.Navigation.Send`): a call is routed with
+    /// one look-up, without splitting its name.
+    private(set) var routes: [String: MethodRoute] = [:]
     /// The names of the added interfaces, in the order they were added.
     public private(set) var interfaceNames: [String] = []
 
@@ -45,6 +48,13 @@ public struct VarlinkService: Sendable {
         precondition(implementations[name] == nil, "the interface \(name) was added twice")
         implementations[name] = implementation
         interfaceNames.append(name)
+        for (methodName, method) in implementation.interface.methods {
+            routes["\(name).\(methodName)"] = MethodRoute(
+                interface: implementation.interface,
+                method: method,
+                handler: implementation.handlers[methodName]
+            )
+        }
     }
 
     /// The definition of an interface the service implements, `org.varlink.service` included.
@@ -52,4 +62,12 @@ public struct VarlinkService: Sendable {
         if name == VarlinkError.serviceInterface { return OrgVarlinkService.interface }
         return implementations[name]?.interface
     }
+}
+
+/// A method of an added interface, with what a call of it needs.
+struct MethodRoute: Sendable {
+    let interface: VarlinkInterface
+    let method: VarlinkInterface.Method
+    /// `nil` when the implementation has no handler for it.
+    let handler: VarlinkInterfaceImplementation.MethodHandler?
 }
