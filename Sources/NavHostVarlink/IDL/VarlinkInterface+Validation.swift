@@ -18,8 +18,8 @@ extension VarlinkInterface {
     ///   by its path: fields joined with `.`, array elements as `[index]`, map values as `.key`
     ///   (`configuration.speed`, `items[2].name`, `labels.color`).
     public func validateInput(_ parameters: JSONObject, of method: Method) throws(VarlinkError) {
-        if let path = firstInvalidPath(in: parameters, fields: method.input, path: "") {
-            throw VarlinkError.invalidParameter(path)
+        if let path = firstInvalidPath(in: parameters, fields: method.input) {
+            throw VarlinkError.invalidParameter(String(path.dropFirst()))
         }
     }
 
@@ -27,64 +27,62 @@ extension VarlinkInterface {
     ///
     /// - Returns: The path of the first offending parameter, or `nil` when the parameters are valid.
     public func firstInvalidOutput(_ parameters: JSONObject, of method: Method) -> String? {
-        firstInvalidPath(in: parameters, fields: method.output, path: "")
+        firstInvalidPath(in: parameters, fields: method.output).map { String($0.dropFirst()) }
     }
 
     // MARK: - Private
 
-    private func firstInvalidPath(in object: JSONObject, fields: [VarlinkField], path: String) -> String? {
+    // The paths are made on the way back from the offending value, relative to the value checked: "" for the value
+    // itself, `.name…` below a member, `[index]…` below an element. A valid call, the common case, makes none.
+
+    private func firstInvalidPath(in object: JSONObject, fields: [VarlinkField]) -> String? {
         for key in object.keys where !fields.contains(where: { $0.name == key }) {
-            return join(path, key)
+            return "." + key
         }
         for field in fields {
-            let fieldPath = join(path, field.name)
-            guard let value = object[field.name], value != .null else {
+            guard let value = object[field.name], !value.isNull else {
                 if field.type.isOptional { continue }
-                return fieldPath
+                return "." + field.name
             }
-            if let invalid = firstInvalidPath(in: value, type: field.type, path: fieldPath) { return invalid }
+            if let invalid = firstInvalidPath(in: value, type: field.type) { return "." + field.name + invalid }
         }
         return nil
     }
 
-    private func firstInvalidPath(in value: JSONValue, type: VarlinkType, path: String) -> String? {
+    private func firstInvalidPath(in value: JSONValue, type: VarlinkType) -> String? {
         switch (type, value) {
         case (.optional, .null):
             return nil
         case (.optional(let wrapped), _):
-            return firstInvalidPath(in: value, type: wrapped, path: path)
+            return firstInvalidPath(in: value, type: wrapped)
         case (_, .null):
-            return path
+            return ""
         case (.bool, .bool), (.string, .string), (.object, .object), (.any, _), (.int, .int), (.float, .int),
             (.float, .double):
             return nil
         case (.int, .double(let number)):
             // The JSON layer reads integers above Int64.max as doubles; the unsigned 64-bit range is still an int.
             let isWholeUnsigned = number.rounded() == number && number >= 0x1p63 && number < 0x1p64
-            return isWholeUnsigned ? nil : path
+            return isWholeUnsigned ? nil : ""
         case (.named(let name), _):
-            guard let declaration = types[name] else { return path }
-            return firstInvalidPath(in: value, type: declaration.type, path: path)
+            guard let declaration = types[name] else { return "" }
+            return firstInvalidPath(in: value, type: declaration.type)
         case (.structure(let fields), .object(let members)):
-            return firstInvalidPath(in: members, fields: fields, path: path)
+            return firstInvalidPath(in: members, fields: fields)
         case (.enumeration(let names), .string(let name)):
-            return names.contains(name) ? nil : path
+            return names.contains(name) ? nil : ""
         case (.array(let element), .array(let elements)):
             for (index, item) in elements.enumerated() {
-                if let invalid = firstInvalidPath(in: item, type: element, path: "\(path)[\(index)]") { return invalid }
+                if let invalid = firstInvalidPath(in: item, type: element) { return "[\(index)]" + invalid }
             }
             return nil
         case (.map(let element), .object(let members)):
             for (key, item) in members {
-                if let invalid = firstInvalidPath(in: item, type: element, path: join(path, key)) { return invalid }
+                if let invalid = firstInvalidPath(in: item, type: element) { return "." + key + invalid }
             }
             return nil
         default:
-            return path
+            return ""
         }
-    }
-
-    private func join(_ path: String, _ key: String) -> String {
-        path.isEmpty ? key : "\(path).\(key)"
     }
 }
