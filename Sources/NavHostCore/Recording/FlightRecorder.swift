@@ -29,6 +29,15 @@ struct FlightRecorder {
 
     var isEnabled: Bool { capacity > 0 }
 
+    /// The stack the latest call (or, before any, the base) left, when that was at `revision`: every change has a
+    /// revision of its own, so a call that finds the session at the same revision finds the same stack, and its entry
+    /// shares this one's (an intent that changes nothing, the common case, builds no stack of its own).
+    func stack(at revision: UInt64) -> [RecordedScreen]? {
+        if calls.isEmpty { return base.revision == revision ? base.stack : nil }
+        let latest = (start + calls.count - 1) % calls.count
+        return calls[latest].revision == revision ? calls[latest].stack : nil
+    }
+
     /// Files a call, with the stack right after it; ``settleLatest(revision:stack:drawn:)`` replaces that stack
     /// with the one the next call finds.
     mutating func append(_ call: RecordedCall) {

@@ -95,7 +95,8 @@ extension NavigationSession {
 extension NavigationSession {
     fileprivate func file(_ call: SessionCall, refusedWith error: NavigationError?) {
         guard recorder.isEnabled else { return }
-        recorder.append(RecordedCall(call: call, error: error?.code.name, revision: revision, stack: stackAsRecorded))
+        let stack = recorder.stack(at: revision) ?? stackAsRecorded
+        recorder.append(RecordedCall(call: call, error: error?.code.name, revision: revision, stack: stack))
     }
 
     fileprivate func perform(_ call: SessionCall) async throws(NavigationError) -> Change? {
