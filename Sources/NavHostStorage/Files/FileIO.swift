@@ -265,35 +265,20 @@ extension FileIO {
         if durably { try syncDirectory(directory) }
     }
 
-    fileprivate static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(FileAccessError) {
+    /// Writes all of `bytes` at the descriptor's position, or at `offset` when one is given (`pwrite`).
+    fileprivate static func writeAll(
+        _ bytes: [UInt8],
+        to descriptor: Int32,
+        at offset: Int? = nil,
+        path: String
+    ) throws(FileAccessError) {
         let failure: FileAccessError? = bytes.withUnsafeBytes { raw in
             do throws(FileAccessError) {
-                try writeAll(raw, to: descriptor, path: path)
+                try writeAll(raw, to: descriptor, at: offset, path: path)
                 return nil
             } catch {
                 return error
             }
-        }
-        if let failure { throw failure }
-    }
-
-    fileprivate static func writeAll(
-        _ bytes: [UInt8],
-        to descriptor: Int32,
-        at offset: Int,
-        path: String
-    ) throws(FileAccessError) {
-        let failure: FileAccessError? = bytes.withUnsafeBytes { raw in
-            var written = 0
-            while written < raw.count {
-                let count = pwrite(descriptor, raw.baseAddress! + written, raw.count - written, off_t(offset + written))
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return .system("pwrite", path: path, errno: errno)
-                }
-                written += count
-            }
-            return nil
         }
         if let failure { throw failure }
     }
@@ -309,14 +294,21 @@ extension FileIO {
     fileprivate static func writeAll(
         _ raw: UnsafeRawBufferPointer,
         to descriptor: Int32,
+        at offset: Int? = nil,
         path: String
     ) throws(FileAccessError) {
         var written = 0
         while written < raw.count {
-            let count = write(descriptor, raw.baseAddress! + written, raw.count - written)
+            let start = raw.baseAddress! + written
+            let count =
+                if let offset {
+                    pwrite(descriptor, start, raw.count - written, off_t(offset + written))
+                } else {
+                    write(descriptor, start, raw.count - written)
+                }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .system("write", path: path, errno: errno)
+                throw .system(offset == nil ? "write" : "pwrite", path: path, errno: errno)
             }
             written += count
         }

@@ -81,7 +81,7 @@ public struct SessionStateFile: Sendable {
 
     /// Writes `record` durably as a new snapshot: after this returns, a crash does not lose it.
     ///
-    /// - Returns: Where to append the records that follow it.
+    /// - Returns: Where to write the records that follow it.
     @discardableResult
     public func save(_ record: SessionRecord) throws -> JournalPosition {
         let generation = Self.newGeneration()
@@ -92,7 +92,7 @@ public struct SessionStateFile: Sendable {
     /// Writes `record` durably as the next line of the journal at `position`, or as a new snapshot when there is no
     /// position yet or the journal has grown past ``journalLimit``.
     ///
-    /// - Returns: Where to append the next record.
+    /// - Returns: Where to write the next record.
     public func write(_ record: SessionRecord, after position: JournalPosition?) throws -> JournalPosition {
         guard let position, position.size < Self.journalLimit else { return try save(record) }
         var bytes = try Self.envelope(of: record, generation: position.generation)
