@@ -7,14 +7,30 @@ extension Connection {
     /// order of events.
     ///
     /// It is `Sendable` and holds nothing of the connection's state, so a call's task carries it and the connection
-    /// stays on its event loop.
-    struct CallRunner: Sendable {
+    /// stays on its event loop. A class: every call's task holds it with one reference, not a copy of its members.
+    final class CallRunner: Sendable {
         let service: VarlinkService
         let peer: VarlinkPeerCredentials?
         let configuration: VarlinkServerConfiguration
         let logger: Logger
         let streamOutput: StreamReplyOutput
         let streamCancellation: CancellationSignal
+
+        init(
+            service: VarlinkService,
+            peer: VarlinkPeerCredentials?,
+            configuration: VarlinkServerConfiguration,
+            logger: Logger,
+            streamOutput: StreamReplyOutput,
+            streamCancellation: CancellationSignal
+        ) {
+            self.service = service
+            self.peer = peer
+            self.configuration = configuration
+            self.logger = logger
+            self.streamOutput = streamOutput
+            self.streamCancellation = streamCancellation
+        }
 
         /// Runs the call on the caller's isolation; returns its serialized final reply, `nil` for a `oneway` call.
         nonisolated(nonsending) func run(_ callID: StateMachine.CallID, _ call: VarlinkCall) async -> ByteBuffer? {

@@ -64,10 +64,21 @@ public struct VarlinkService: Sendable {
     }
 }
 
-/// A method of an added interface, with what a call of it needs.
-struct MethodRoute: Sendable {
+/// A method of an added interface, with what a call of it needs. A class: a call takes it with one reference, not a
+/// copy of its members.
+final class MethodRoute: Sendable {
     let interface: VarlinkInterface
     let method: VarlinkInterface.Method
     /// `nil` when the implementation has no handler for it.
     let handler: VarlinkInterfaceImplementation.MethodHandler?
+
+    init(
+        interface: VarlinkInterface,
+        method: VarlinkInterface.Method,
+        handler: VarlinkInterfaceImplementation.MethodHandler?
+    ) {
+        self.interface = interface
+        self.method = method
+        self.handler = handler
+    }
 }
