@@ -33,8 +33,7 @@ struct FlightRecorder {
     /// revision of its own, so a call that finds the session at the same revision finds the same stack, and its entry
     /// shares this one's (an intent that changes nothing, the common case, builds no stack of its own).
     func stack(at revision: UInt64) -> [RecordedScreen]? {
-        if calls.isEmpty { return base.revision == revision ? base.stack : nil }
-        let latest = (start + calls.count - 1) % calls.count
+        guard let latest = latestIndex else { return base.revision == revision ? base.stack : nil }
         return calls[latest].revision == revision ? calls[latest].stack : nil
     }
 
@@ -59,14 +58,7 @@ struct FlightRecorder {
     mutating func settleLatest(revision: UInt64, stack: @autoclosure () -> [RecordedScreen], drawn: [UInt64]) {
         guard isEnabled else { return }
         let hex = drawn.map(\.recordedHex)
-        if calls.isEmpty {
-            if base.revision != revision {
-                base.revision = revision
-                base.stack = stack()
-            }
-            base.random += hex
-        } else {
-            let latest = (start + calls.count - 1) % calls.count
+        if let latest = latestIndex {
             if calls[latest].revision != revision {
                 calls[latest].revision = revision
                 calls[latest].stack = stack()
@@ -76,7 +68,18 @@ struct FlightRecorder {
                 latestUnsettled = false
                 file?.write(calls[latest], after: stackBefore(latest))
             }
+        } else {
+            if base.revision != revision {
+                base.revision = revision
+                base.stack = stack()
+            }
+            base.random += hex
         }
+    }
+
+    /// Where the latest call is in the ring; `nil` before any.
+    private var latestIndex: Int? {
+        calls.isEmpty ? nil : (start + calls.count - 1) % calls.count
     }
 
     /// What the call at `index` started from: the call held before it, or the base (which, once the ring is full, is
