@@ -98,14 +98,11 @@ public struct SessionStateFile: Sendable {
         var bytes = try Self.envelope(of: record, generation: position.generation)
         bytes.append(UInt8(ascii: "\n"))
         let end = position.size + bytes.count
-        guard position.size == 0 else {
-            try FileIO.writeDurably(bytes, at: position.size, to: journalPath)
-            return JournalPosition(generation: position.generation, size: end)
-        }
         // A generation's first line: the rest of the file zeroed in the same write, which retires the lines of the
         // generation before and gives the lines after it the blocks they are written over.
-        bytes.append(contentsOf: repeatElement(0, count: max(0, Self.journalCapacity - bytes.count)))
-        try FileIO.writeDurably(bytes, at: 0, to: journalPath, cuttingTo: bytes.count)
+        let isFirstLine = position.size == 0
+        if isFirstLine { bytes.append(contentsOf: repeatElement(0, count: max(0, Self.journalCapacity - bytes.count))) }
+        try FileIO.writeDurably(bytes, at: position.size, to: journalPath, cuttingTo: isFirstLine ? bytes.count : nil)
         return JournalPosition(generation: position.generation, size: end)
     }
 
