@@ -188,6 +188,36 @@ struct PersistenceTests {
         }
     }
 
+    @Test("The record follows every change of the stack and of restorable state, however often it was read between")
+    func recordFollowsChanges() async throws {
+        let registry = try makeRegistry(features: [ProfileFeature(), NoteFeature()])
+        let session = try registry.open(main)
+        try session.navigate(to: RouteRequest(id: "note.editor"))
+        try await session.send(IntentMessage(name: "onChangedText", arguments: ["text": "first"]))
+        #expect(session.record.stack.last?.restorable == ["text": "first"])
+        #expect(session.record.stack.last?.restorable == ["text": "first"], "read again, unchanged")
+
+        try await session.send(IntentMessage(name: "onChangedText", arguments: ["text": "second"]))
+        #expect(session.record.stack.last?.restorable == ["text": "second"])
+
+        try session.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u2"]))
+        let pushed = session.record
+        #expect(pushed.stack.map(\.route) == ["profile.user", "note.editor", "profile.user"])
+        #expect(pushed.nextScreenNumber == 4)
+        #expect(pushed.revision == session.revision)
+
+        try session.pop()
+        let popped = session.record
+        #expect(popped.stack.map(\.id) == [ScreenID("s1"), ScreenID("s2")])
+        #expect(popped.stack.last?.restorable == ["text": "second"])
+        #expect(popped.nextScreenNumber == 4, "screen numbers are never given out twice")
+        #expect(popped.revision == session.revision)
+
+        // Back to a text the screen had before: a new form for the record, though the JSON was seen once.
+        try await session.send(IntentMessage(name: "onChangedText", arguments: ["text": "first"]))
+        #expect(session.record.stack.last?.restorable == ["text": "first"])
+    }
+
     @Test("A restored session's revision is above every revision given out before, written or not")
     func revisionsOnlyGrow() async throws {
         let first = try makeRegistry()

@@ -180,7 +180,11 @@ final class Screen {
     }
 
     /// The restorable state, when the ViewModel keeps one and it encodes.
-    var restorableState: JSONValue? {
+    var restorableState: JSONValue? { encodedRestorableState?.json }
+
+    /// ``restorableState`` with the number of its JSON form; `nil` when the ViewModel keeps none or it does not
+    /// encode.
+    var encodedRestorableState: EncodedRestorableState? {
         (try? model.encodeRestorableState()) ?? nil
     }
 

@@ -19,7 +19,7 @@ struct ScreenModel {
     /// Reads `state` under observation; `onChange` fires once at the next mutation.
     let trackState: @MainActor (_ onChange: @escaping @Sendable () -> Void) -> Void
     /// Encodes the restorable state, or `nil` when the ViewModel keeps none.
-    let encodeRestorableState: @MainActor () throws -> JSONValue?
+    let encodeRestorableState: @MainActor () throws -> EncodedRestorableState?
     /// Hands back restorable state saved earlier; `false` when it does not decode.
     let restoreState: @MainActor (JSONValue) -> Bool
 
@@ -68,7 +68,7 @@ struct ScreenModel {
         encodeStateIfChanged: @escaping @MainActor () throws -> JSONValue?,
         handle: @escaping @MainActor (IntentMessage) async throws -> Void,
         trackState: @escaping @MainActor (@escaping @Sendable () -> Void) -> Void,
-        encodeRestorableState: @escaping @MainActor () throws -> JSONValue?,
+        encodeRestorableState: @escaping @MainActor () throws -> EncodedRestorableState?,
         restoreState: @escaping @MainActor (JSONValue) -> Bool
     ) {
         self.viewModel = viewModel
@@ -89,10 +89,26 @@ private func wrappedAsObject(_ state: JSONValue) -> JSONValue {
 
 // MARK: - Restorable state
 
+/// A screen's restorable state as JSON, numbered: two encodings of the same screen with the same ``version`` hold the
+/// same JSON, so a session can tell that nothing durable changed without comparing it.
+///
+/// A class: it is read after every intent, and a copy of a struct holding the SDK's `JSONValue` (resilient, its
+/// layout unknown here) goes through its value witnesses.
+final class EncodedRestorableState: Sendable {
+    let json: JSONValue
+    /// Counts the different JSON forms the screen's restorable state has had, from 1.
+    let version: UInt64
+
+    init(json: JSONValue, version: UInt64) {
+        self.json = json
+        self.version = version
+    }
+}
+
 /// The restorable-state operations of a ViewModel that adopts `RestorableViewModel`.
 @MainActor
 private struct RestorableAccess {
-    let encode: @MainActor () throws -> JSONValue
+    let encode: @MainActor () throws -> EncodedRestorableState
     let restore: @MainActor (JSONValue) -> Bool
 }
 
@@ -109,15 +125,18 @@ private func access<VM: RestorableViewModel>(_ viewModel: VM) -> RestorableAcces
     // the catalog's one-member state cost about 5,600 instructions per intent, callgrind).
     let isEqual = equality(of: VM.RestorableState.self)
     var encodedState = viewModel.restorableState
-    var encodedJSON: JSONValue?
+    var encoded: EncodedRestorableState?
     return RestorableAccess(
         encode: {
             let current = viewModel.restorableState
-            if let encodedJSON, let isEqual, isEqual(current, encodedState) { return encodedJSON }
+            if let encoded, let isEqual, isEqual(current, encodedState) { return encoded }
             let json = try JSONValueEncoder().encode(current)
             encodedState = current
-            encodedJSON = json
-            return json
+            // A state that is not `Equatable`, or differs but encodes the same, keeps its number.
+            if let encoded, encoded.json == json { return encoded }
+            let next = EncodedRestorableState(json: json, version: (encoded?.version ?? 0) + 1)
+            encoded = next
+            return next
         },
         restore: { saved in
             guard let state = try? JSONValueDecoder().decode(VM.RestorableState.self, from: saved) else {

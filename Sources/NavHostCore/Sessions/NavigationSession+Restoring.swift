@@ -78,20 +78,61 @@ extension NavigationSession {
     }
 
     /// What survives a crash: the stack, the next screen number, and each screen's restorable state.
+    ///
+    /// The stack's record is built again only when a screen came or went or a restorable state changed since the
+    /// last one: after most intents none did, and the record then shares its stack with the one the writer holds as
+    /// durable, which it compares at once (`Array`'s `==` sees the same storage).
     public var record: SessionRecord {
-        SessionRecord(
-            session: name,
-            revision: revision,
-            nextScreenNumber: nextScreenNumber,
-            stack: screens.map { screen in
-                SessionRecord.Screen(
-                    id: screen.id,
-                    route: screen.route.id,
-                    parameters: screen.route.parameters,
-                    presentation: screen.presentation,
-                    restorable: screen.restorableState
-                )
-            }
-        )
+        let stack: [SessionRecord.Screen]
+        if let recordedStack, recordedStack.isCurrent(for: screens) {
+            stack = recordedStack.stack
+        } else {
+            let built = RecordedStack(screens)
+            recordedStack = built
+            stack = built.stack
+        }
+        return SessionRecord(session: name, revision: revision, nextScreenNumber: nextScreenNumber, stack: stack)
+    }
+}
+
+// MARK: - The stack's record
+
+/// A stack as ``NavigationSession/record`` keeps it, with the screens and the restorable-state versions it was made
+/// from.
+@MainActor
+struct RecordedStack {
+    let stack: [SessionRecord.Screen]
+    private let screens: [Screen]
+    /// Each screen's ``EncodedRestorableState/version`` when the stack was made; 0 for none.
+    private let versions: [UInt64]
+
+    init(_ screens: [Screen]) {
+        var versions: [UInt64] = []
+        versions.reserveCapacity(screens.count)
+        stack = screens.map { screen in
+            let restorable = screen.encodedRestorableState
+            versions.append(restorable?.version ?? 0)
+            return SessionRecord.Screen(
+                id: screen.id,
+                route: screen.route.id,
+                parameters: screen.route.parameters,
+                presentation: screen.presentation,
+                restorable: restorable?.json
+            )
+        }
+        self.screens = screens
+        self.versions = versions
+    }
+
+    /// Whether `screens` are the ones the stack was made from, each with the restorable state it had then (a
+    /// screen's ID, route and presentation never change).
+    func isCurrent(for screens: [Screen]) -> Bool {
+        guard screens.count == self.screens.count else { return false }
+        for index in screens.indices {
+            guard screens[index] === self.screens[index],
+                (screens[index].encodedRestorableState?.version ?? 0) == versions[index]
+            else { return false }
+        }
+        return true
     }
 }

@@ -48,6 +48,8 @@ public final class NavigationSession: NavigationHandler {
     var navigatingScreen: ScreenID?
     /// The session's last calls (`NavigationSession+Calls.swift`).
     var recorder: FlightRecorder
+    /// The stack of the last ``record`` built, and what it was built from (`NavigationSession+Restoring.swift`).
+    var recordedStack: RecordedStack?
 
     // MARK: Public Properties
 
