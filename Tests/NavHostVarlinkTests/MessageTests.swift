@@ -25,6 +25,24 @@ struct MessageTests {
         )
     }
 
+    @Test("A call is a value: a changed copy leaves the original as it was; equal calls hash alike")
+    func callIsAValue() {
+        let original = VarlinkCall(method: "a.b.C", parameters: ["x": 1])
+        var copy = original
+        copy.parameters["y"] = true
+        copy.method = "a.b.D"
+        copy.oneway = true
+        #expect(original == VarlinkCall(method: "a.b.C", parameters: ["x": 1]))
+        #expect(copy == VarlinkCall(method: "a.b.D", parameters: ["x": 1, "y": true], oneway: true))
+        #expect(copy != original)
+        #expect(copy.more == false && copy.upgrade == false)
+        var made = VarlinkCall(method: "a.b.D", parameters: ["x": 1])
+        made.parameters["y"] = true
+        made.oneway = true
+        #expect(made == copy && made.hashValue == copy.hashValue)
+        #expect(Set([original, copy, made]).count == 2)
+    }
+
     @Test(
         "A call that breaks the rules is a protocol error with the right code",
         arguments: [

@@ -27,15 +27,41 @@ public import NavHostJSON
 /// with `org.varlink.service.InterfaceNotFound` or `MethodNotFound`, like any other call it cannot route.
 public struct VarlinkCall: Sendable, Hashable {
     /// The fully qualified method name, like `org.example.ftl.Jump`.
-    public var method: String
+    public var method: String {
+        get { storage.method }
+        set {
+            storage = Storage(method: newValue, parameters: parameters, more: more, oneway: oneway, upgrade: upgrade)
+        }
+    }
     /// The input parameters; empty when the call carried none.
-    public var parameters: JSONObject
+    public var parameters: JSONObject {
+        get { storage.parameters }
+        set { storage = Storage(method: method, parameters: newValue, more: more, oneway: oneway, upgrade: upgrade) }
+    }
     /// Whether the client asks for possibly several replies, all but the last with `continues`.
-    public var more: Bool
+    public var more: Bool {
+        get { storage.more }
+        set {
+            storage = Storage(method: method, parameters: parameters, more: newValue, oneway: oneway, upgrade: upgrade)
+        }
+    }
     /// Whether the client asks for no reply at all.
-    public var oneway: Bool
+    public var oneway: Bool {
+        get { storage.oneway }
+        set {
+            storage = Storage(method: method, parameters: parameters, more: more, oneway: newValue, upgrade: upgrade)
+        }
+    }
     /// Whether the client asks to take the connection over for another protocol after the reply.
-    public var upgrade: Bool
+    public var upgrade: Bool {
+        get { storage.upgrade }
+        set { storage = Storage(method: method, parameters: parameters, more: more, oneway: oneway, upgrade: newValue) }
+    }
+
+    /// The members, shared by every copy. A call is handed from the connection to its task, its request and its reply
+    /// writer: a copy of the members themselves would copy the parameters through the value witnesses of the SDK's
+    /// `JSONObject`, whose layout this module does not know (about 3,000 instructions per call, callgrind).
+    private var storage: Storage
 
     /// Creates a call.
     ///
@@ -52,11 +78,21 @@ public struct VarlinkCall: Sendable, Hashable {
         oneway: Bool = false,
         upgrade: Bool = false
     ) {
-        self.method = method
-        self.parameters = parameters
-        self.more = more
-        self.oneway = oneway
-        self.upgrade = upgrade
+        storage = Storage(method: method, parameters: parameters, more: more, oneway: oneway, upgrade: upgrade)
+    }
+
+    public static func == (lhs: VarlinkCall, rhs: VarlinkCall) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.method == rhs.method && lhs.parameters == rhs.parameters && lhs.more == rhs.more
+                && lhs.oneway == rhs.oneway && lhs.upgrade == rhs.upgrade)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(method)
+        hasher.combine(parameters)
+        hasher.combine(more)
+        hasher.combine(oneway)
+        hasher.combine(upgrade)
     }
 
     /// The interface part of ``method``: everything before the last dot (empty when there is no dot).
@@ -75,6 +111,27 @@ public struct VarlinkCall: Sendable, Hashable {
     /// `Character` would break the whole name into grapheme clusters first.
     private var lastDot: String.Index? {
         method.utf8.lastIndex(of: UInt8(ascii: "."))
+    }
+}
+
+// MARK: - Storage
+
+extension VarlinkCall {
+    /// A call's members; a setter of the call replaces them, so no copy sees another's change.
+    private final class Storage: Sendable {
+        let method: String
+        let parameters: JSONObject
+        let more: Bool
+        let oneway: Bool
+        let upgrade: Bool
+
+        init(method: String, parameters: JSONObject, more: Bool, oneway: Bool, upgrade: Bool) {
+            self.method = method
+            self.parameters = parameters
+            self.more = more
+            self.oneway = oneway
+            self.upgrade = upgrade
+        }
     }
 }
 
