@@ -13,10 +13,9 @@ final class Screen {
     // MARK: Private Properties
 
     private let model: ScreenModel
-    /// Cancels each task the screen started for its ViewModel, by task number.
-    private var inFlight: [Int: () -> Void] = [:]
-    /// Wakes callers waiting on a task, by task number, when the screen closes.
-    private var closeWatchers: [Int: () -> Void] = [:]
+    /// The tasks the screen runs for its ViewModel, by task number: each is cancelled when the screen closes, and the
+    /// caller waiting on an intent's is answered then.
+    private var inFlight: [Int: ScreenTask] = [:]
     private var nextTaskNumber = 0
     /// Raised when the ViewModel's state was mutated since the screen last looked.
     private let pendingChange = StateChangeSignal()
@@ -86,10 +85,10 @@ final class Screen {
         isClosed = true
         closedItself = itself
         model.viewModel.onDisappear()
-        for cancel in inFlight.values { cancel() }
+        let tasks = inFlight.values
         inFlight.removeAll()
-        for wake in closeWatchers.values { wake() }
-        closeWatchers.removeAll()
+        for task in tasks { task.cancel() }
+        for task in tasks { task.race?.finish(.closed) }
     }
 
     // MARK: Public Functions
@@ -246,8 +245,8 @@ extension Screen {
             race.finish(.finished(result))
             return result
         }
-        closeWatchers[task.number] = { race.finish(.closed) }
-        // The work's first stretch ran inside `startTask`, before the watcher above: a close in it is seen here.
+        task.handle.race = race
+        // The work's first stretch ran inside `startTask`, before the race was handed over: a close in it is seen here.
         if isClosed { race.finish(.closed) }
         // An intent that finished in that first stretch (most do) needs no clock: starting one would start the
         // timer's task, to find the intent gone when it first ran (one task per intent, callgrind).
@@ -273,7 +272,6 @@ extension Screen {
                     task.task.cancel()
                 }
             }
-        closeWatchers[task.number] = nil
         // Closed by its own navigation: the intent's own outcome still stands.
         if case .closed = outcome, closedItself { return .finished(await task.task.value) }
         return outcome
@@ -284,14 +282,14 @@ extension Screen {
     /// closes while it runs.
     private func startTask<Result: Sendable>(
         _ work: @escaping @MainActor (ScreenModel) async -> Result
-    ) -> (number: Int, task: Task<Result, Never>) {
+    ) -> (number: Int, task: Task<Result, Never>, handle: ScreenTask) {
         let number = nextTaskNumber
         nextTaskNumber += 1
         let model = self.model
         // Registered before the work starts, which may end it (and unregister it) before the task is returned. A
         // cancel asked for in that first stretch (the work closed the screen) is applied once the task is returned.
-        let handle = TaskHandle()
-        inFlight[number] = { handle.cancel() }
+        let handle = ScreenTask()
+        inFlight[number] = handle
         // A task inherits the task-local values bound where it is made: the ViewModel's work draws random numbers and
         // reads time through its session (`SessionContext`).
         let task = SessionContext.$current.withValue(context) {
@@ -301,7 +299,7 @@ extension Screen {
             }
         }
         handle.setTask(task)
-        return (number, task)
+        return (number, task, handle)
     }
 
     fileprivate static func navigationError(for error: IntentError) -> NavigationError {
@@ -345,9 +343,12 @@ private final class StateChangeSignal: Sendable {
     func take() -> Bool { raised.exchange(false, ordering: .acquiringAndReleasing) }
 }
 
-/// Cancels a screen's task that may not have been returned yet when the screen closes.
+/// A task a screen runs for its ViewModel, as the screen keeps it: cancelled when the screen closes, even before
+/// `Task.immediate` has returned it, and the race of the intent's caller waiting on it, told when the screen closes.
 @MainActor
-private final class TaskHandle {
+private final class ScreenTask {
+    /// The race of the caller waiting on the task's intent, if one waits.
+    var race: Race?
     private var cancelled = false
     private var cancelTask: (() -> Void)?
 
