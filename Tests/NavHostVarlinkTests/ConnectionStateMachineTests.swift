@@ -121,3 +121,34 @@ struct ConnectionStateMachineTests {
         #expect(machine.connectionFailed() == [])
     }
 }
+
+// MARK: - Each event's actions as a value
+
+/// The events as the tests read them: each returns the actions it appended to an empty buffer.
+extension Connection.StateMachine {
+    fileprivate mutating func receivedCall(_ call: VarlinkCall) -> [Action] {
+        collect { $0.receivedCall(call, into: &$1) }
+    }
+
+    fileprivate mutating func callFinished(_ id: CallID, reply: ByteBuffer?) -> [Action] {
+        collect { $0.callFinished(id, reply: reply, into: &$1) }
+    }
+
+    fileprivate mutating func inputEnded() -> [Action] {
+        collect { $0.inputEnded(into: &$1) }
+    }
+
+    fileprivate mutating func shutdownRequested() -> [Action] {
+        collect { $0.shutdownRequested(into: &$1) }
+    }
+
+    fileprivate mutating func connectionFailed() -> [Action] {
+        collect { $0.connectionFailed(into: &$1) }
+    }
+
+    private mutating func collect(_ event: (inout Self, inout [Action]) -> Void) -> [Action] {
+        var actions: [Action] = []
+        event(&self, &actions)
+        return actions
+    }
+}

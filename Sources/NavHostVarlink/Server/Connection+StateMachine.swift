@@ -96,30 +96,29 @@ extension Connection {
         }
 
         // MARK: - Events
+        //
+        // Each event appends the actions it asks for to `actions`: the connection hands in a buffer it keeps, so the
+        // one to three actions of an event cost no allocation of their own.
 
         /// A well-formed call arrived.
-        mutating func receivedCall(_ call: VarlinkCall) -> [Action] {
-            guard case .active = mode else { return [] }
+        mutating func receivedCall(_ call: VarlinkCall, into actions: inout [Action]) {
+            guard case .active = mode else { return }
             assert(entries.count < maxPendingCalls, "the reader read a call it was not allowed to read")
             let kind: Kind = call.oneway ? .oneway : (call.more ? .stream : .reply)
             entries.append(Entry(id: CallID(value: nextID), kind: kind, state: .waiting))
             nextID += 1
-            var actions: [Action] = []
             startReadyCalls(into: &actions)
-            return actions
         }
 
         /// A call's handler finished; `reply` is its serialized final reply, `nil` for a `oneway` call.
-        mutating func callFinished(_ id: CallID, reply: ByteBuffer?) -> [Action] {
-            guard !isClosed, let index = entries.firstIndex(where: { $0.id == id }) else { return [] }
-            guard case .running = entries[index].state else { return [] }
+        mutating func callFinished(_ id: CallID, reply: ByteBuffer?, into actions: inout [Action]) {
+            guard !isClosed, let index = entries.firstIndex(where: { $0.id == id }) else { return }
+            guard case .running = entries[index].state else { return }
             entries[index].state = .finished(reply)
             running -= 1
-            var actions: [Action] = []
             flush(into: &actions)
             startReadyCalls(into: &actions)
             closeIfDrained(into: &actions)
-            return actions
         }
 
         /// The `more` call whose replies with `continues` may go out now, as they are produced: the running call at
@@ -133,32 +132,28 @@ extension Connection {
         }
 
         /// The client will send nothing more (it closed or half-closed the connection).
-        mutating func inputEnded() -> [Action] {
-            guard case .active = mode else { return [] }
+        mutating func inputEnded(into actions: inout [Action]) {
+            guard case .active = mode else { return }
             mode = .draining
-            var actions: [Action] = []
             closeIfDrained(into: &actions)
-            return actions
         }
 
         /// The server shuts down gracefully.
-        mutating func shutdownRequested() -> [Action] {
-            if isClosed { return [] }
+        mutating func shutdownRequested(into actions: inout [Action]) {
+            if isClosed { return }
             mode = .draining
-            var actions: [Action] = []
             if let head = entries.first, head.kind == .stream, case .running = head.state {
                 actions.append(.cancelStream)
             }
             closeIfDrained(into: &actions)
-            return actions
         }
 
         /// The client broke the protocol, or the connection failed.
-        mutating func connectionFailed() -> [Action] {
-            if isClosed { return [] }
+        mutating func connectionFailed(into actions: inout [Action]) {
+            if isClosed { return }
             mode = .closed
             entries.removeAll()
-            return [.close]
+            actions.append(.close)
         }
 
         // MARK: - Private
@@ -173,13 +168,16 @@ extension Connection {
         }
 
         private mutating func startReadyCalls(into actions: inout [Action]) {
-            for index in entries.indices {
+            // Not `for index in entries.indices`: a circular buffer's indices hold the buffer, and the first entry
+            // started in the loop would copy all of it.
+            var index = entries.startIndex
+            while index != entries.endIndex {
                 let entry = entries[index]
                 switch entry.state {
                 case .running:
                     if entry.kind == .stream { return }
                 case .finished:
-                    continue
+                    break
                 case .waiting:
                     if entry.kind == .stream, index != entries.startIndex { return }
                     guard running < maxConcurrentCalls else { return }
@@ -188,6 +186,7 @@ extension Connection {
                     actions.append(.startCall(entry.id))
                     if entry.kind == .stream { return }
                 }
+                entries.formIndex(after: &index)
             }
         }
 

@@ -40,6 +40,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private var runner: CallRunner?
 
     private var machine: StateMachine
+    /// The buffer ``handle(_:)`` gathers an event's actions in, kept empty between events.
+    private var spareActions: [StateMachine.Action] = []
     private var batch = ReplyBatch()
     private var batchDeadline: Scheduled<Void>?
     private var idleCheck: RepeatedTask?
@@ -123,7 +125,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The server shuts down gracefully: answer what was received, end a running `more` call, then close.
     func shutDown() {
-        perform(machine.shutdownRequested())
+        handle { $0.shutdownRequested(into: &$1) }
         pump()
         releaseBatch()
     }
@@ -175,7 +177,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logClosing(because: error)
-        perform(machine.connectionFailed())
+        handle { $0.connectionFailed(into: &$1) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -231,13 +233,26 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         if startingCall == id.value { startingCallFinished = true }
         runningTasks[id.value] = nil
         lastActivity = .now()
-        perform(machine.callFinished(id, reply: reply))
+        handle { $0.callFinished(id, reply: reply, into: &$1) }
         pump()
         if !inRead { releaseBatch() }
         completeIfFinished()
     }
 
     // MARK: - The state machine's actions
+
+    /// Tells the state machine of an event and performs the actions it asks for.
+    ///
+    /// The actions are gathered in ``spareActions``, taken for the event and handed back empty with its room: an
+    /// event nested in another's actions (a close they cause) finds it taken and gathers its own.
+    private func handle(_ event: (inout StateMachine, inout [StateMachine.Action]) -> Void) {
+        var actions = spareActions
+        spareActions = []
+        event(&machine, &actions)
+        perform(actions)
+        actions.removeAll(keepingCapacity: true)
+        spareActions = actions
+    }
 
     private func perform(_ actions: [StateMachine.Action]) {
         // Before any action: a `more` call about to start may write as soon as its task runs.
@@ -272,7 +287,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
             } else if frames.isEmpty, inputEnded, !inputEndTaken {
                 inputEndTaken = true
                 logger.trace("Varlink client ended its input")
-                perform(machine.inputEnded())
+                handle { $0.inputEnded(into: &$1) }
             } else {
                 break
             }
@@ -286,14 +301,14 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
             call = try VarlinkCall(parsing: try parser.parseVarlinkMessage(frame))
         } catch {
             logClosing(because: error)
-            perform(machine.connectionFailed())
+            handle { $0.connectionFailed(into: &$1) }
             return
         }
         lastActivity = .now()
         // The machine ignores a call once it stopped reading; then it must not wait in the queue either.
         guard machine.isReading else { return }
         callsReceived.append(call)
-        perform(machine.receivedCall(call))
+        handle { $0.receivedCall(call, into: &$1) }
     }
 
     // MARK: - Reading
@@ -378,7 +393,9 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         if !machine.isClosed {
             // The client went away (or the pipeline closed the channel under a write: the send timeout).
             if let reason = closeReason.recorded { logClosing(because: reason) }
-            _ = machine.connectionFailed()
+            // The channel is closed already: the machine's own `close` is not acted on.
+            var ignored: [StateMachine.Action] = []
+            machine.connectionFailed(into: &ignored)
         }
         stop()
         completeIfFinished()
@@ -396,7 +413,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
             NIODeadline.now() - lastActivity >= VarlinkServer.timeAmount(idleTimeout)
         else { return }
         logger.info("Closed an idle Varlink connection", metadata: ["varlink.idle-timeout": "\(idleTimeout)"])
-        _ = machine.connectionFailed()
+        var ignored: [StateMachine.Action] = []
+        machine.connectionFailed(into: &ignored)
         stop()
         context?.close(promise: nil)
     }
