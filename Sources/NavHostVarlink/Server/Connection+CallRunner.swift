@@ -38,19 +38,8 @@ extension Connection {
             let request = VarlinkRequest(call: call, peer: peer, connectionLogger: logger, callNumber: callID.value)
             let tracing = logger.logLevel <= .trace
             if tracing { request.logger.trace("Varlink call started") }
-            let streamOutput = self.streamOutput
-            let writer = VarlinkReplyWriter(
-                call: call,
-                sink: { [configuration] parameters in
-                    let reply = VarlinkReply(parameters: parameters, continues: true)
-                    try await streamOutput.write(
-                        Self.serialize(reply, configuration: configuration, request: request),
-                        of: callID
-                    )
-                },
-                preparedSink: { prepared in try await streamOutput.write(prepared.message, of: callID) },
-                immediateSink: { prepared in streamOutput.writeImmediately(prepared.message, of: callID) }
-            )
+            let writer =
+                call.more ? streamWriter(callID, call, request: request) : VarlinkReplyWriter(notStreaming: call)
             let reply: VarlinkReply
             // The parameters as a serializing handler wrote them; `reply` then only says that it is no error.
             var serializedParameters: VarlinkSerializedParameters?
@@ -85,6 +74,27 @@ extension Connection {
                 return buffer
             }
             return Self.serialize(reply, configuration: configuration, request: request)
+        }
+
+        /// The writer of a `more` call's replies with `continues`: each goes to the connection as it comes.
+        private func streamWriter(
+            _ callID: StateMachine.CallID,
+            _ call: VarlinkCall,
+            request: VarlinkRequest
+        ) -> VarlinkReplyWriter {
+            let streamOutput = self.streamOutput
+            return VarlinkReplyWriter(
+                call: call,
+                sink: { [configuration] parameters in
+                    let reply = VarlinkReply(parameters: parameters, continues: true)
+                    try await streamOutput.write(
+                        Self.serialize(reply, configuration: configuration, request: request),
+                        of: callID
+                    )
+                },
+                preparedSink: { prepared in try await streamOutput.write(prepared.message, of: callID) },
+                immediateSink: { prepared in streamOutput.writeImmediately(prepared.message, of: callID) }
+            )
         }
 
         /// The error reply for an error a handler threw.

@@ -43,6 +43,16 @@ public struct VarlinkReplyWriter: Sendable {
         self.immediateSink = immediateSink
     }
 
+    /// Creates the writer of a call without `more`, whose every `send` throws before it reaches a sink: most calls, and
+    /// none of them allocates the closures a streaming call's writer holds.
+    init(notStreaming call: VarlinkCall) {
+        precondition(!call.more, "a `more` call's writer needs its sinks")
+        self.call = call
+        self.sink = { _ in }
+        self.preparedSink = nil
+        self.immediateSink = nil
+    }
+
     /// Whether the call asked for several replies (`more`), so that ``send(_:)`` delivers them.
     public var isStreaming: Bool { call.more }
 
