@@ -49,7 +49,12 @@ struct Daemon {
         let stallDetector = configuration.stallLimit.map { MainThreadStallDetector(limit: $0, logger: logger) }
         if let stallDetector { await stallDetector.start() }
 
-        let core = try await DaemonCore(configuration: configuration, faultGuard: faultGuard, logger: logger)
+        let core = try await DaemonCore(
+            configuration: configuration,
+            faultGuard: faultGuard,
+            resumeExecutor: LoopTaskExecutor(eventLoop),
+            logger: logger
+        )
         var service = VarlinkService(
             vendor: "NavHost",
             product: "navhostd",

@@ -25,12 +25,17 @@ final class DaemonCore {
     /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
     var pluginReports: [PluginInfo] { plugins.statuses.map(\.info) }
 
-    init(configuration: DaemonConfiguration, faultGuard: PluginFaultGuard?, logger: Logger) async throws {
+    init(
+        configuration: DaemonConfiguration,
+        faultGuard: PluginFaultGuard?,
+        resumeExecutor: (any TaskExecutor)? = nil,
+        logger: Logger
+    ) async throws {
         self.configuration = configuration
         self.logger = logger
         self.sessions = SessionRegistry(
             catalog: catalog,
-            persistence: SessionPersistence(directory: configuration.stateDirectory),
+            persistence: SessionPersistence(directory: configuration.stateDirectory, resumeExecutor: resumeExecutor),
             openedSessions: OpenedSessionsFile(directory: configuration.stateDirectory),
             logger: logger
         )

@@ -3,6 +3,7 @@ import NavHostCore
 import NavHostKit
 import NavHostStorage
 import NavHostTesting
+import Synchronization
 import Testing
 
 @MainActor
@@ -235,6 +236,29 @@ struct PersistenceTests {
         #expect(restored.revision > seen)
     }
 
+    @Test("A save that waits for its write resumes on the executor the persistence was given; a durable one at once")
+    func waitingSaveResumesOnItsExecutor() async throws {
+        let executor = CountingTaskExecutor()
+        let persistence = SessionPersistence(directory: directory, resumeExecutor: executor)
+        let record = SessionRecord(
+            session: "resume",
+            revision: 1,
+            nextScreenNumber: 2,
+            stack: [.init(id: ScreenID("s1"), route: "a.b", parameters: [:], presentation: .push, restorable: nil)]
+        )
+        try await persistence.save(record)
+        #expect(executor.jobs > 0, "the caller came back through the executor")
+        guard case .record(let onDisk) = try persistence.file(for: "resume").load() else {
+            Issue.record("nothing written")
+            return
+        }
+        #expect(onDisk.stack == record.stack)
+
+        let jobs = executor.jobs
+        try await persistence.save(record)
+        #expect(executor.jobs == jobs, "a record on disk already is answered without waiting")
+    }
+
     @Test("A burst of saves is answered by fewer writes than saves, and the newest record wins")
     func groupCommit() async throws {
         let persistence = SessionPersistence(directory: directory)
@@ -320,5 +344,19 @@ struct MoveAsideTests {
         )
         #expect(try moved.map { try String(contentsOfFile: $0, encoding: .utf8) } == ["round 0", "round 1", "round 2"])
         #expect(!FileManager.default.fileExists(atPath: path))
+    }
+}
+
+/// A task executor that runs jobs on a queue of its own and counts them.
+private final class CountingTaskExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "navhost.tests.counting-executor")
+    private let count = Mutex(0)
+
+    var jobs: Int { count.withLock { $0 } }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        count.withLock { $0 += 1 }
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

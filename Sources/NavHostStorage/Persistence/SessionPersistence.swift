@@ -29,12 +29,20 @@ public final class SessionPersistence: Sendable {
     }
 
     private let directory: String
+    /// Where a caller that waited for a write resumes first, when it is not the global executor (see ``init``).
+    private let resumeExecutor: (any TaskExecutor)?
     private let queue = DispatchQueue(label: "navhost.persistence")
     private let states = Mutex<[String: SessionState]>([:])
 
     /// Creates the persistence of sessions under `directory` (`<directory>/sessions/<name>.json` and `.journal`).
-    public init(directory: String) {
+    ///
+    /// - Parameter resumeExecutor: Where a caller of ``save(_:)`` that waited for the write resumes first. A Swift
+    ///   continuation resumes its task on the global executor, which hops back to the caller's actor: for a caller on
+    ///   the main actor that is a wake-up of a pool thread on the way. navhostd passes its main loop, so the writer
+    ///   wakes the loop itself.
+    public init(directory: String, resumeExecutor: (any TaskExecutor)? = nil) {
         self.directory = directory
+        self.resumeExecutor = resumeExecutor
     }
 
     /// The file of session `name`.
@@ -87,6 +95,12 @@ public final class SessionPersistence: Sendable {
             Self.takeNewest(record, into: &states[record.session, default: SessionState()]).isDurable
         }
         if durable { return }
+        guard let resumeExecutor else { return try await wait(for: record) }
+        try await withTaskExecutorPreference(resumeExecutor) { try await wait(for: record) }
+    }
+
+    /// Queues `record` and returns once it, or a newer record of its session, is durable.
+    private nonisolated(nonsending) func wait(for record: SessionRecord) async throws {
         // `enqueue` orders records by revision, not by arrival, whoever calls.
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             enqueue(record, waiter: waiter)
