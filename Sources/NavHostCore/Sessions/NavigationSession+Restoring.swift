@@ -102,6 +102,8 @@ extension NavigationSession {
 @MainActor
 struct RecordedStack {
     let stack: [SessionRecord.Screen]
+    /// Held strongly: a screen popped since could otherwise be freed and a new one made at its address, which an
+    /// identity kept without the object would take for the old one.
     private let screens: [Screen]
     /// Each screen's ``EncodedRestorableState/version`` when the stack was made; 0 for none.
     private let versions: [UInt64]
