@@ -52,7 +52,7 @@ struct Daemon {
         let core = try await DaemonCore(
             configuration: configuration,
             faultGuard: faultGuard,
-            resumeExecutor: LoopTaskExecutor(eventLoop),
+            resumeExecutor: EventLoopTaskExecutor(eventLoop),
             logger: logger
         )
         var service = VarlinkService(

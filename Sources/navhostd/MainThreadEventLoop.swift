@@ -83,21 +83,6 @@ private final class MainLoopExecutor: SerialExecutor {
     }
 }
 
-/// Runs a task's jobs on an event loop: a task that prefers it and is resumed from another thread (the journal's writer
-/// answering a save) comes back to the loop straight away, not through a thread of the global pool.
-final class LoopTaskExecutor: TaskExecutor {
-    private let loop: any EventLoop
-
-    init(_ loop: any EventLoop) {
-        self.loop = loop
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
-
 /// Drains the main queue once per burst of wake-ups (reading the eventfd resets it; what it held does not matter).
 private final class MainQueueDrainHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer

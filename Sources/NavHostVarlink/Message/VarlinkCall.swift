@@ -29,33 +29,27 @@ public struct VarlinkCall: Sendable, Hashable {
     /// The fully qualified method name, like `org.example.ftl.Jump`.
     public var method: String {
         get { storage.method }
-        set {
-            storage = Storage(method: newValue, parameters: parameters, more: more, oneway: oneway, upgrade: upgrade)
-        }
+        set { storage = storage.with(method: newValue) }
     }
     /// The input parameters; empty when the call carried none.
     public var parameters: JSONObject {
         get { storage.parameters }
-        set { storage = Storage(method: method, parameters: newValue, more: more, oneway: oneway, upgrade: upgrade) }
+        set { storage = storage.with(parameters: newValue) }
     }
     /// Whether the client asks for possibly several replies, all but the last with `continues`.
     public var more: Bool {
         get { storage.more }
-        set {
-            storage = Storage(method: method, parameters: parameters, more: newValue, oneway: oneway, upgrade: upgrade)
-        }
+        set { storage = storage.with(more: newValue) }
     }
     /// Whether the client asks for no reply at all.
     public var oneway: Bool {
         get { storage.oneway }
-        set {
-            storage = Storage(method: method, parameters: parameters, more: more, oneway: newValue, upgrade: upgrade)
-        }
+        set { storage = storage.with(oneway: newValue) }
     }
     /// Whether the client asks to take the connection over for another protocol after the reply.
     public var upgrade: Bool {
         get { storage.upgrade }
-        set { storage = Storage(method: method, parameters: parameters, more: more, oneway: oneway, upgrade: newValue) }
+        set { storage = storage.with(upgrade: newValue) }
     }
 
     /// The members, shared by every copy. A call is handed from the connection to its task, its request and its reply
@@ -131,6 +125,23 @@ extension VarlinkCall {
             self.more = more
             self.oneway = oneway
             self.upgrade = upgrade
+        }
+
+        /// These members with the ones given replaced.
+        func with(
+            method: String? = nil,
+            parameters: JSONObject? = nil,
+            more: Bool? = nil,
+            oneway: Bool? = nil,
+            upgrade: Bool? = nil
+        ) -> Storage {
+            Storage(
+                method: method ?? self.method,
+                parameters: parameters ?? self.parameters,
+                more: more ?? self.more,
+                oneway: oneway ?? self.oneway,
+                upgrade: upgrade ?? self.upgrade
+            )
         }
     }
 }
