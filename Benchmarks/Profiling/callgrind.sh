@@ -54,4 +54,5 @@ echo "most expensive functions (inclusive), $n2 calls:"
 callgrind_annotate --inclusive=yes "$out/callgrind.$n2" 2>/dev/null | sed -n '/file:function/,$p' | sed -n 2,80p \
     | swift demangle --simplified | cut -c1-160
 echo
+echo "per call, by function or by caller: Benchmarks/Profiling/callgrind-per-call.py $out [--callers FUNCTION]"
 echo "callgrind files: $out"
