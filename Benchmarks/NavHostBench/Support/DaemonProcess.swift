@@ -66,6 +66,7 @@ final class DaemonProcess {
             }
         }
         guard let ready else {
+            for descendant in Subprocess.descendants(of: pid) { kill(descendant, SIGKILL) }
             Subprocess.terminate(pid, graceMilliseconds: 0)
             stopped = true
             throw BenchError("navhostd did not say READY=1 in time; its log is \(logPath)")
@@ -175,9 +176,13 @@ final class DaemonProcess {
     }
 
     /// Stops the daemon with SIGTERM (SIGKILL after 10 s) and waits for it.
+    ///
+    /// Under a wrapper (`--daemon-wrapper`), `pid` is the wrapper's: the processes it started are told first, since
+    /// one that traces the daemon (`strace -f`) detaches on SIGTERM and leaves the daemon running.
     func stop() {
         guard !stopped else { return }
         stopped = true
+        for descendant in Subprocess.descendants(of: pid) { kill(descendant, SIGTERM) }
         Subprocess.terminate(pid)
     }
 }

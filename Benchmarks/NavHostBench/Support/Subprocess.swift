@@ -129,6 +129,24 @@ enum Subprocess {
         }
     }
 
+    /// The processes `pid` started, and theirs, from `/proc/<pid>/task/<tid>/children`; empty when the kernel does not
+    /// list them.
+    static func descendants(of pid: pid_t) -> [pid_t] {
+        guard let tasks = opendir("/proc/\(pid)/task") else { return [] }
+        defer { closedir(tasks) }
+        var children: [pid_t] = []
+        while let entry = readdir(tasks) {
+            let task = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard task.first?.isNumber == true, let list = readFile("/proc/\(pid)/task/\(task)/children") else {
+                continue
+            }
+            children += list.split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
+        }
+        return children + children.flatMap { descendants(of: $0) }
+    }
+
     /// Stops `pid` with SIGTERM, or at once with SIGKILL when `grace` is 0, and waits for it; SIGKILL follows when
     /// it has not ended `grace` milliseconds after SIGTERM.
     static func terminate(_ pid: pid_t, graceMilliseconds grace: Int = 10_000) {
