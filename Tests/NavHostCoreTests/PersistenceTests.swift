@@ -254,6 +254,8 @@ struct PersistenceTests {
         }
         #expect(onDisk.stack == record.stack)
 
+        // The writer may still be finishing the first write's bookkeeping; a save meanwhile rightly waits.
+        await persistence.waitForQueuedWrites()
         let jobs = executor.jobs
         try await persistence.save(record)
         #expect(executor.jobs == jobs, "a record on disk already is answered without waiting")
