@@ -49,15 +49,14 @@ struct DaemonInteropTests {
         let nav = try await NavigationClient.connect(to: daemon)
         // The first reply is the snapshot: wait for it to be sent before changing anything.
         let text = Mutex("")
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
+        PipeReader.read(output.fileHandleForReading) { data in
             text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            return true
         }
         try await waitUntil { text.withLock { $0.contains("snapshot") } }
         try await nav.call("Navigate", ["route": "products.list"])
         try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "card"]])
         try await waitUntil { text.withLock { $0.contains(#""filter": "card""#) } }
-        output.fileHandleForReading.readabilityHandler = nil
         watch.terminate()
         try await daemon.terminate()
     }

@@ -24,19 +24,17 @@ final class CertificationServiceProcess: Sendable {
         process.standardInput = FileHandle.nullDevice
         let ready = AsyncStream.makeStream(of: String.self)
         let seen = Mutex("")
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
+        try process.run()
+        PipeReader.read(pipe.fileHandleForReading) { data in
             let text = seen.withLock { text -> String in
                 text += String(decoding: data, as: UTF8.self)
                 return text
             }
-            if data.isEmpty || text.contains("READY\n") {
-                handle.readabilityHandler = nil
-                ready.continuation.yield(text)
-                ready.continuation.finish()
-            }
+            guard data.isEmpty || text.contains("READY\n") else { return true }
+            ready.continuation.yield(text)
+            ready.continuation.finish()
+            return false
         }
-        try process.run()
         let service = CertificationServiceProcess(socketPath: socketPath, process: process)
         let said = try await withTimeout(.seconds(20), "the certification service to listen") {
             var iterator = ready.stream.makeAsyncIterator()

@@ -91,15 +91,14 @@ final class RunningNavctl: Sendable {
         let (exited, exit) = AsyncStream.makeStream(of: Void.self)
         self.exited = exited
         self.process = Mutex(process)
-        for (pipe, collected) in [(outputPipe, output), (errorPipe, errors)] {
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                collected.append(data)
-                if data.isEmpty { handle.readabilityHandler = nil }
-            }
-        }
         process.terminationHandler = { _ in exit.finish() }
         try process.run()
+        for (pipe, collected) in [(outputPipe, output), (errorPipe, errors)] {
+            PipeReader.read(pipe.fileHandleForReading) { data in
+                collected.append(data)
+                return true
+            }
+        }
     }
 
     /// What it printed on standard output so far.
