@@ -171,6 +171,9 @@ struct DaemonRecordingTests {
         #expect(try await pollUntil { try await nav.topState()["rolls"]?.arrayValue?.count == 1 })
         for _ in 0..<6 { try await nav.call("Send", ["intent": "onTappedRoll"]) }
         try await nav.call("Present", ["route": "settings.main"])
+        // As a person would: the next call after the screen loaded. A call made while a screen still loads records the
+        // stack it finds, loading, where a replay (which waits for the session to settle) finds it loaded.
+        #expect(try await pollUntil { try await nav.topState()["status"] == "loaded" })
         try await nav.call("Dismiss")
         try await nav.call("PopToRoot")
     }
