@@ -139,15 +139,8 @@ final class DaemonProcess {
             voluntarySwitches: 0,
             involuntarySwitches: 0
         )
-        guard let tasks = opendir("/proc/\(pid)/task") else { return usage }
-        defer { closedir(tasks) }
-        while let entry = readdir(tasks) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name.first?.isNumber == true, let status = readFile("/proc/\(pid)/task/\(name)/status") else {
-                continue
-            }
+        for thread in Subprocess.threads(of: pid) {
+            guard let status = readFile("/proc/\(pid)/task/\(thread)/status") else { continue }
             for line in status.split(separator: "\n") {
                 if line.hasPrefix("voluntary_ctxt_switches:") {
                     usage.voluntarySwitches += UInt64(line.split(separator: "\t").last ?? "") ?? 0

@@ -129,20 +129,26 @@ enum Subprocess {
         }
     }
 
+    /// The thread IDs of `pid`, from `/proc/<pid>/task`; empty when it has ended.
+    static func threads(of pid: pid_t) -> [String] {
+        guard let tasks = opendir("/proc/\(pid)/task") else { return [] }
+        defer { closedir(tasks) }
+        var threads: [String] = []
+        while let entry = readdir(tasks) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.first?.isNumber == true { threads.append(name) }
+        }
+        return threads
+    }
+
     /// The processes `pid` started, and theirs, from `/proc/<pid>/task/<tid>/children`; empty when the kernel does not
     /// list them.
     static func descendants(of pid: pid_t) -> [pid_t] {
-        guard let tasks = opendir("/proc/\(pid)/task") else { return [] }
-        defer { closedir(tasks) }
-        var children: [pid_t] = []
-        while let entry = readdir(tasks) {
-            let task = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard task.first?.isNumber == true, let list = readFile("/proc/\(pid)/task/\(task)/children") else {
-                continue
-            }
-            children += list.split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
+        let children = threads(of: pid).flatMap { thread -> [pid_t] in
+            let list = readFile("/proc/\(pid)/task/\(thread)/children") ?? ""
+            return list.split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
         }
         return children + children.flatMap { descendants(of: $0) }
     }
