@@ -126,39 +126,6 @@ package enum FileIO {
         try writeAll(bytes, to: descriptor, path: path)
     }
 
-    /// Writes `bytes` into the file at `path` at `offset`, durably: after this returns, a crash does not lose them.
-    /// One `pwrite` and one `fdatasync`, against the four steps and two `fsync`s of
-    /// ``writeAtomically(_:to:mode:)``. A crash during the call may leave part of `bytes` written, so what is written
-    /// must say where it ends and whether it is whole (as the lines of a session's journal do).
-    ///
-    /// Written over blocks the file already has, the `fdatasync` flushes the data alone: the file's size and its
-    /// blocks do not change, so the file system commits no metadata (on ext4, 80–105 µs a write against 129–151 µs
-    /// for an append; docs/durability.md).
-    ///
-    /// - Parameter size: The file's size after the write, when given: a longer file is cut to it.
-    package static func writeDurably(
-        _ bytes: [UInt8],
-        at offset: Int,
-        to path: String,
-        cuttingTo size: Int? = nil,
-        mode: UInt32 = 0o600
-    ) throws(FileAccessError) {
-        let existed = kind(of: path) != nil
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
-        do throws(FileAccessError) {
-            try writeAll(bytes, to: descriptor, at: offset, path: path)
-            if let size { try cut(descriptor, to: size, path: path) }
-            guard fdatasync(descriptor) == 0 else { throw .system("fdatasync", path: path, errno: errno) }
-        } catch {
-            close(descriptor)
-            throw error
-        }
-        guard close(descriptor) == 0 else { throw .system("close", path: path, errno: errno) }
-        // A new file's name is an entry of its folder: without this a crash could lose the file, data and all.
-        if !existed { try syncDirectory(parentDirectory(of: path)) }
-    }
-
     /// ``writeAtomically(_:to:mode:)`` for a file of the daemon's state: readable by its owner only (0600), in a folder
     /// made (0700, with its missing parents) when it is not there.
     package static func writePrivately(_ bytes: some Collection<UInt8>, to path: String) throws(FileAccessError) {
@@ -235,7 +202,7 @@ package enum FileIO {
     }
 }
 
-// MARK: - Private Functions
+// MARK: - Helpers (of FileIO, and DurableFile's writes)
 
 extension FileIO {
     /// Writes a new file beside `path` with `write`, then renames it over `path`: `path` is the old file or the whole
@@ -266,7 +233,7 @@ extension FileIO {
     }
 
     /// Writes all of `bytes` at the descriptor's position, or at `offset` when one is given (`pwrite`).
-    fileprivate static func writeAll(
+    static func writeAll(
         _ bytes: [UInt8],
         to descriptor: Int32,
         at offset: Int? = nil,
@@ -284,7 +251,7 @@ extension FileIO {
     }
 
     /// Cuts the open file to `size` bytes when it is longer; a file of that size or shorter is left as it is.
-    fileprivate static func cut(_ descriptor: Int32, to size: Int, path: String) throws(FileAccessError) {
+    static func cut(_ descriptor: Int32, to size: Int, path: String) throws(FileAccessError) {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw .system("fstat", path: path, errno: errno) }
         guard Int(info.st_size) > size else { return }

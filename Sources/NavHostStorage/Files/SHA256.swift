@@ -15,12 +15,18 @@ package enum SHA256 {
 
     /// The digest of `bytes`, in one call (libgcrypt's `gcry_md_hash_buffer`, with no handle to open).
     package static func hexDigest(of bytes: some Collection<UInt8>) -> String {
+        var text: [UInt8] = []
+        Array(bytes).withUnsafeBytes { appendHexDigest(of: $0, to: &text) }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the digest of `bytes`, 64 lower-case hex digits, to `text`: no copy of the bytes, no string.
+    package static func appendHexDigest(of bytes: UnsafeRawBufferPointer, to text: inout [UInt8]) {
         Library.requireInitialized()
-        var digest = [UInt8](repeating: 0, count: Library.digestLength)
-        Array(bytes).withUnsafeBytes { buffer in
-            gcry_md_hash_buffer(Library.algorithm, &digest, buffer.baseAddress, buffer.count)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Library.digestLength) { digest in
+            gcry_md_hash_buffer(Library.algorithm, digest.baseAddress, bytes.baseAddress, bytes.count)
+            appendHex(UnsafeBufferPointer(digest), to: &text)
         }
-        return hex(digest)
     }
 }
 
@@ -41,16 +47,17 @@ extension SHA256 {
         }
     }
 
-    /// Lower-case hex of `digest`.
-    fileprivate static func hex(_ digest: some Collection<UInt8>) -> String {
-        let hexDigits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(digest.count * 2)
+    /// Appends the lower-case hex of `digest` to `text`.
+    fileprivate static func appendHex(_ digest: UnsafeBufferPointer<UInt8>, to text: inout [UInt8]) {
+        text.reserveCapacity(text.count + digest.count * 2)
         for byte in digest {
-            text.append(hexDigits[Int(byte >> 4)])
-            text.append(hexDigits[Int(byte & 0x0f)])
+            text.append(hexDigit(byte >> 4))
+            text.append(hexDigit(byte & 0x0f))
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 }
 
@@ -75,6 +82,8 @@ private final class DigestContext {
 
     func finish() -> String {
         let digest = gcry_md_read(handle, SHA256.Library.algorithm)!
-        return SHA256.hex(UnsafeBufferPointer(start: digest, count: SHA256.Library.digestLength))
+        var text: [UInt8] = []
+        SHA256.appendHex(UnsafeBufferPointer(start: digest, count: SHA256.Library.digestLength), to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -4,4 +4,9 @@ enum SHA256Digest {
     static func hex(of bytes: some Collection<UInt8>) -> String {
         SHA256.hexDigest(of: bytes)
     }
+
+    /// Appends the digest of `bytes`, as 64 hex digits, to `text`.
+    static func appendHex(of bytes: UnsafeRawBufferPointer, to text: inout [UInt8]) {
+        SHA256.appendHexDigest(of: bytes, to: &text)
+    }
 }

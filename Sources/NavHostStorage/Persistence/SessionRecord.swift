@@ -76,31 +76,44 @@ public struct SessionRecord: Sendable, Hashable, Codable {
 // MARK: - JSON
 
 extension SessionRecord {
-    /// The record as JSON: what `JSONValueEncoder` makes of it (`SessionRecordJSONTests` holds them equal), built
-    /// directly. Every durable write serializes one; through `Encodable` that took 35,000 instructions for a
-    /// two-screen stack, a third of the writer thread's work per write.
-    var jsonValue: JSONValue {
-        var object: JSONObject = [
-            "session": .string(session),
-            "revision": jsonInteger(revision),
-            "reservedRevision": jsonInteger(reservedRevision),
-            "nextScreenNumber": .int(Int64(nextScreenNumber)),
-        ]
-        object["stack"] = .array(stack.map(\.jsonValue))
-        return .object(object)
+    /// Appends the record's compact JSON text to `bytes`: the text of what `JSONValueEncoder` makes of it
+    /// (`SessionRecordJSONTests` holds them equal), written without building that value first. Every durable write
+    /// serializes one; through `Encodable` that took 35,000 instructions for a two-screen stack, and through a
+    /// `JSONValue` built by hand 21,000.
+    func appendJSON(to bytes: inout [UInt8]) throws(JSONError) {
+        bytes.append(contentsOf: #"{"session":"#.utf8)
+        try JSONValue.string(session).appendSerializedBytes(to: &bytes)
+        bytes.append(contentsOf: #","revision":"#.utf8)
+        try jsonInteger(revision).appendSerializedBytes(to: &bytes)
+        bytes.append(contentsOf: #","reservedRevision":"#.utf8)
+        try jsonInteger(reservedRevision).appendSerializedBytes(to: &bytes)
+        bytes.append(contentsOf: #","nextScreenNumber":"#.utf8)
+        try JSONValue.int(Int64(nextScreenNumber)).appendSerializedBytes(to: &bytes)
+        bytes.append(contentsOf: #","stack":["#.utf8)
+        for (index, screen) in stack.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            try screen.appendJSON(to: &bytes)
+        }
+        bytes.append(contentsOf: "]}".utf8)
     }
 }
 
 extension SessionRecord.Screen {
-    /// The screen as JSON, as `JSONValueEncoder` makes it: `restorable` left out when there is none.
-    var jsonValue: JSONValue {
-        var object: JSONObject = [
-            "id": .string(id.rawValue),
-            "route": .string(route),
-            "parameters": .object(parameters),
-            "presentation": .string(presentation.rawValue),
-        ]
-        if let restorable { object["restorable"] = restorable }
-        return .object(object)
+    /// Appends the screen's compact JSON text, as `JSONValueEncoder` makes it: `restorable` left out when there is
+    /// none.
+    fileprivate func appendJSON(to bytes: inout [UInt8]) throws(JSONError) {
+        bytes.append(contentsOf: #"{"id":"#.utf8)
+        try JSONValue.string(id.rawValue).appendSerializedBytes(to: &bytes)
+        bytes.append(contentsOf: #","route":"#.utf8)
+        try JSONValue.string(route).appendSerializedBytes(to: &bytes)
+        bytes.append(contentsOf: #","parameters":"#.utf8)
+        try JSONValue.object(parameters).appendSerializedBytes(to: &bytes)
+        bytes.append(contentsOf: #","presentation":"#.utf8)
+        try JSONValue.string(presentation.rawValue).appendSerializedBytes(to: &bytes)
+        if let restorable {
+            bytes.append(contentsOf: #","restorable":"#.utf8)
+            try restorable.appendSerializedBytes(to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
     }
 }

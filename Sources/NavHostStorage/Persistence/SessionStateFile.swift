@@ -58,6 +58,14 @@ public struct SessionStateFile: Sendable {
         /// The size of the journal's lines in bytes, counted from the generation's first line: 0 right after the
         /// snapshot, when the file may still hold lines of an earlier generation, which the next line's write zeroes.
         public var size: Int
+        /// The journal, open since the generation's first line: `nil` right after the snapshot. Each generation
+        /// opens the file anew.
+        var journal: DurableFile?
+
+        /// Whether both stand at the same place of the same generation.
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.generation == rhs.generation && lhs.size == rhs.size
+        }
     }
 
     /// The journal's size past which the next write replaces the snapshot instead of adding a line.
@@ -90,11 +98,14 @@ public struct SessionStateFile: Sendable {
     }
 
     /// Writes `record` durably as the next line of the journal at `position`, or as a new snapshot when there is no
-    /// position yet or the journal has grown past ``journalLimit``.
+    /// position yet, the journal has grown past ``journalLimit``, or the journal open since its generation began was
+    /// deleted or replaced meanwhile (a line written after that would reach no file a restart reads).
     ///
-    /// - Returns: Where to write the next record.
+    /// - Returns: Where to write the next record. The journal stays open from one line to the next.
     public func write(_ record: SessionRecord, after position: JournalPosition?) throws -> JournalPosition {
-        guard let position, position.size < Self.journalLimit else { return try save(record) }
+        guard let position, position.size < Self.journalLimit, position.journal?.isUnlinked != true else {
+            return try save(record)
+        }
         var bytes = try Self.envelope(of: record, generation: position.generation)
         bytes.append(UInt8(ascii: "\n"))
         let end = position.size + bytes.count
@@ -102,8 +113,9 @@ public struct SessionStateFile: Sendable {
         // generation before and gives the lines after it the blocks they are written over.
         let isFirstLine = position.size == 0
         if isFirstLine { bytes.append(contentsOf: repeatElement(0, count: max(0, Self.journalCapacity - bytes.count))) }
-        try FileIO.writeDurably(bytes, at: position.size, to: journalPath, cuttingTo: isFirstLine ? bytes.count : nil)
-        return JournalPosition(generation: position.generation, size: end)
+        let journal = try position.journal ?? DurableFile(openingForWritesAt: journalPath)
+        try journal.writeDurably(bytes, at: position.size, cuttingTo: isFirstLine ? bytes.count : nil)
+        return JournalPosition(generation: position.generation, size: end, journal: journal)
     }
 
     /// Reads the record: the snapshot's, or the newest whole line of its generation in the journal. A snapshot that
@@ -150,20 +162,28 @@ public struct SessionStateFile: Sendable {
 
     /// The envelope of `record` as JSON text.
     ///
-    /// The record is serialized once, by the SDK's text writer (no json-c object tree), hashed, and placed last in
-    /// the envelope as it was hashed: the other members are hex digits and constants, which need no escaping.
+    /// The record is written once as text (``SessionRecord/appendJSON(to:)``, no JSON value or json-c tree built),
+    /// hashed, and placed last in the envelope as it was hashed: the other members are hex digits and constants, which
+    /// need no escaping.
     private static func envelope(of record: SessionRecord, generation: String) throws -> [UInt8] {
-        let recordBytes = try serialized(record.jsonValue)
-        let head =
-            #"{"format":"\#(format)","version":\#(version),"generation":"\#(generation)","#
-            + #""sha256":"\#(SHA256Digest.hex(of: recordBytes))","record":"#
+        var recordBytes: [UInt8] = []
+        recordBytes.reserveCapacity(512)
+        try record.appendJSON(to: &recordBytes)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(head.utf8.count + recordBytes.count + 1)
-        bytes.append(contentsOf: head.utf8)
+        // The head, the generation's 16 digits, the digest's 64, the record, the closing brace and a line feed.
+        bytes.reserveCapacity(envelopeHead.count + 128 + recordBytes.count)
+        bytes.append(contentsOf: envelopeHead)
+        bytes.append(contentsOf: generation.utf8)
+        bytes.append(contentsOf: #"","sha256":""#.utf8)
+        recordBytes.withUnsafeBytes { SHA256Digest.appendHex(of: $0, to: &bytes) }
+        bytes.append(contentsOf: #"","record":"#.utf8)
         bytes.append(contentsOf: recordBytes)
         bytes.append(UInt8(ascii: "}"))
         return bytes
     }
+
+    /// What every envelope starts with, up to its generation's value.
+    private static let envelopeHead = Array(#"{"format":"\#(format)","version":\#(version),"generation":""#.utf8)
 
     /// The bytes of `value` the checksum covers: its compact JSON text, as written and as checked.
     private static func serialized(_ value: JSONValue) throws -> [UInt8] {
