@@ -22,10 +22,51 @@ public final class SessionPersistence: Sendable {
         /// after a failed write: the next write is a snapshot then.
         var journal: SessionStateFile.JournalPosition?
 
+        /// The session's file, made by its first write.
+        var file: SessionStateFile?
+
         /// Whether `record` needs no write: nothing is being written or waits, and its durable content is on disk.
         func holdsDurably(_ record: SessionRecord) -> Bool {
             !writing && pending == nil && durable?.hasDurableContent(of: record) == true
         }
+
+        /// Takes the pending record and the replies waiting on it for ``drain(_:)``, or, when none is left, ends
+        /// the writing. In place, under the lock: the state is neither copied out nor looked up twice.
+        mutating func takePending(directory: String, session: String) -> Next? {
+            guard let record = pending else {
+                writing = false
+                return nil
+            }
+            defer {
+                pending = nil
+                waiters = []
+            }
+            let file = self.file ?? SessionStateFile(directory: directory, session: session)
+            self.file = file
+            return Next(
+                record: record,
+                waiters: waiters,
+                unchanged: durable?.hasDurableContent(of: record) == true,
+                journal: journal,
+                file: file
+            )
+        }
+
+        /// Records that `record` was written, the journal now standing at `position`.
+        mutating func wrote(_ record: SessionRecord, at position: SessionStateFile.JournalPosition) {
+            durable = record.durableContent
+            journal = position
+        }
+    }
+
+    /// The record ``drain(_:)`` writes next, the replies waiting on it, whether it changes nothing durable, where the
+    /// session's journal stands, and the session's file.
+    private struct Next {
+        var record: SessionRecord
+        var waiters: [CheckedContinuation<Void, any Error>]
+        var unchanged: Bool
+        var journal: SessionStateFile.JournalPosition?
+        var file: SessionStateFile
     }
 
     private let directory: String
@@ -153,38 +194,21 @@ public final class SessionPersistence: Sendable {
         return (record, state.holdsDurably(record))
     }
 
-    /// The record ``drain(_:)`` writes next, the replies waiting on it, whether it changes nothing durable, and
-    /// where the session's journal stands.
-    private typealias Next = (
-        SessionRecord, [CheckedContinuation<Void, any Error>], Bool, SessionStateFile.JournalPosition?
-    )
-
     /// Writes the session's newest pending record until none is left. Runs on `queue`.
     private func drain(_ session: String) {
         while true {
-            let next = states.withLock { states -> Next? in
-                guard var state = states[session], let record = state.pending else {
-                    states[session]?.writing = false
-                    return nil
-                }
-                let waiters = state.waiters
-                let unchanged = state.durable?.hasDurableContent(of: record) == true
-                state.pending = nil
-                state.waiters = []
-                states[session] = state
-                return (record, waiters, unchanged, state.journal)
+            let next = states.withLock { states in
+                states[session]?.takePending(directory: directory, session: session)
             }
-            guard let (record, waiters, unchanged, journal) = next else { return }
-            if unchanged {
+            guard let next else { return }
+            let (record, waiters) = (next.record, next.waiters)
+            if next.unchanged {
                 for waiter in waiters { waiter.resume() }
                 continue
             }
             do {
-                let position = try file(for: session).write(record, after: journal)
-                states.withLock { states in
-                    states[session]?.durable = record.durableContent
-                    states[session]?.journal = position
-                }
+                let position = try next.file.write(record, after: next.journal)
+                states.withLock { states in states[session]?.wrote(record, at: position) }
                 for waiter in waiters { waiter.resume() }
             } catch {
                 // A record queued meanwhile holds the change that failed too: it fails with it, so that nothing the
