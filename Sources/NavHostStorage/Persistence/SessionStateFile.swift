@@ -58,14 +58,6 @@ public struct SessionStateFile: Sendable {
         /// The size of the journal's lines in bytes, counted from the generation's first line: 0 right after the
         /// snapshot, when the file may still hold lines of an earlier generation, which the next line's write zeroes.
         public var size: Int
-        /// The journal, open since the generation's first line: `nil` right after the snapshot. Each generation
-        /// opens the file anew.
-        var journal: DurableFile?
-
-        /// Whether both stand at the same place of the same generation.
-        public static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.generation == rhs.generation && lhs.size == rhs.size
-        }
     }
 
     /// The journal's size past which the next write replaces the snapshot instead of adding a line.
@@ -98,14 +90,12 @@ public struct SessionStateFile: Sendable {
     }
 
     /// Writes `record` durably as the next line of the journal at `position`, or as a new snapshot when there is no
-    /// position yet, the journal has grown past ``journalLimit``, or the journal open since its generation began was
-    /// deleted or replaced meanwhile (a line written after that would reach no file a restart reads).
+    /// position yet, the journal has grown past ``journalLimit``, or the journal is gone since its generation began
+    /// (deleted or moved away: a line written into a new file, after the zeros before it, would not be read).
     ///
-    /// - Returns: Where to write the next record. The journal stays open from one line to the next.
+    /// - Returns: Where to write the next record.
     public func write(_ record: SessionRecord, after position: JournalPosition?) throws -> JournalPosition {
-        guard let position, position.size < Self.journalLimit, position.journal?.isUnlinked != true else {
-            return try save(record)
-        }
+        guard let position, position.size < Self.journalLimit else { return try save(record) }
         var bytes = try Self.envelope(of: record, generation: position.generation)
         bytes.append(UInt8(ascii: "\n"))
         let end = position.size + bytes.count
@@ -113,9 +103,15 @@ public struct SessionStateFile: Sendable {
         // generation before and gives the lines after it the blocks they are written over.
         let isFirstLine = position.size == 0
         if isFirstLine { bytes.append(contentsOf: repeatElement(0, count: max(0, Self.journalCapacity - bytes.count))) }
-        let journal = try position.journal ?? DurableFile(openingForWritesAt: journalPath)
-        try journal.writeDurably(bytes, at: position.size, cuttingTo: isFirstLine ? bytes.count : nil)
-        return JournalPosition(generation: position.generation, size: end, journal: journal)
+        let written = try FileIO.writeDurably(
+            bytes,
+            at: position.size,
+            to: journalPath,
+            cuttingTo: isFirstLine ? bytes.count : nil,
+            create: isFirstLine
+        )
+        guard written else { return try save(record) }
+        return JournalPosition(generation: position.generation, size: end)
     }
 
     /// Reads the record: the snapshot's, or the newest whole line of its generation in the journal. A snapshot that
