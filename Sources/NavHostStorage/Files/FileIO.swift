@@ -151,7 +151,8 @@ package enum FileIO {
         create: Bool = true,
         mode: UInt32 = 0o600
     ) throws(FileAccessError) -> Bool {
-        // The file is there for every write but the first: opened at once, with no `stat` to ask first.
+        // The file is there for every write but the first: opened at once, with no `stat` to ask first. A `stat` of
+        // the file before the write made the `fdatasync` after it about 40 µs slower on ext4 (docs/durability.md).
         var descriptor = open(path, O_WRONLY | O_CLOEXEC)
         var created = false
         if descriptor < 0, errno == ENOENT {
