@@ -32,7 +32,9 @@ public final class SessionPersistence: Sendable {
 
         /// Takes the pending record and the replies waiting on it for ``drain(_:)``, or, when none is left, ends
         /// the writing. In place, under the lock: the state is neither copied out nor looked up twice.
-        mutating func takePending(directory: String, session: String) -> Next? {
+        ///
+        /// - Parameter makeFile: The session's file, asked for at its first write only.
+        mutating func takePending(makeFile: () -> SessionStateFile) -> Next? {
             guard let record = pending else {
                 writing = false
                 return nil
@@ -41,7 +43,7 @@ public final class SessionPersistence: Sendable {
                 pending = nil
                 waiters = []
             }
-            let file = self.file ?? SessionStateFile(directory: directory, session: session)
+            let file = self.file ?? makeFile()
             self.file = file
             return Next(
                 record: record,
@@ -198,7 +200,7 @@ public final class SessionPersistence: Sendable {
     private func drain(_ session: String) {
         while true {
             let next = states.withLock { states in
-                states[session]?.takePending(directory: directory, session: session)
+                states[session]?.takePending { file(for: session) }
             }
             guard let next else { return }
             let (record, waiters) = (next.record, next.waiters)
