@@ -50,4 +50,21 @@ extension DaemonDurabilityTests {
         #expect(try await NavigationClient.connect(to: daemon).routes() == acknowledged)
         #expect(try await daemon.terminate() == 0)
     }
+
+    @Test("A journal moved away while the daemon runs: the next acknowledged change still survives kill -9")
+    func journalMovedAway() async throws {
+        let daemon = try await DaemonProcess.start()
+        let nav = try await NavigationClient.connect(to: daemon)
+        for _ in 0..<2 { try await nav.call("Navigate", ["route": "home.main"]) }
+        let journal = "\(daemon.stateDirectory)/sessions/main.journal"
+        try FileManager.default.moveItem(atPath: journal, toPath: journal + ".moved")
+
+        // Written into a new journal after zeros, this change would not be read back; it becomes a snapshot.
+        try await nav.call("Navigate", ["route": "settings.main"])
+        let acknowledged = try await nav.routes()
+        try await daemon.crash()
+        try await daemon.restart()
+        #expect(try await NavigationClient.connect(to: daemon).routes() == acknowledged)
+        #expect(try await daemon.terminate() == 0)
+    }
 }
