@@ -1,9 +1,11 @@
 // Shows that a `Task.immediate` the optimizer does not inline gets a task-executor preference it was not given
 // (Swift 6.3.1): every hop in the task then takes the task's status-record lock. `run.sh` beside this file builds it
-// and counts that lock's instructions under callgrind, for tasks started each way. docs/architecture.md, session 18.
+// and counts that lock's instructions under callgrind, for tasks started each way. docs/architecture.md, sessions 18
+// and 20.
 
 import Dispatch
 import Glibc
+@_spi(MainActorUtilities) import _Concurrency
 
 @inline(never) @MainActor func hop(_ value: Int) async -> Int { value &+ 1 }
 
@@ -11,6 +13,16 @@ import Glibc
 /// call is to a shared specialization of `Task.immediate`, which receives the `nil` executor preference at run time.
 @inline(never) @MainActor func startOutOfLine(_ first: Int) -> Task<Int, Never> {
     Task.immediate { @MainActor in
+        var value = first
+        for _ in 0..<10 { value = await hop(value) }
+        return value
+    }
+}
+
+/// The same task started from the same kind of function by `Task.startOnMainActor`, which takes no executor
+/// preference: what navhostd does (`Screen.startTask`).
+@inline(never) @MainActor func startOnMainActorOutOfLine(_ first: Int) -> Task<Int, Never> {
+    Task.startOnMainActor {
         var value = first
         for _ in 0..<10 { value = await hop(value) }
         return value
@@ -35,9 +47,14 @@ import Glibc
 @main
 struct TaskImmediatePreference {
     static func main() {
-        let outOfLine = CommandLine.arguments.dropFirst().first == "out-of-line"
+        let mode = CommandLine.arguments.dropFirst().first
         MainActor.assumeIsolated {
-            let tasks = outOfLine ? (0..<1000).map { startOutOfLine($0) } : startInLoop(1000)
+            let tasks =
+                switch mode {
+                case "out-of-line": (0..<1000).map { startOutOfLine($0) }
+                case "start-on-main-actor": (0..<1000).map { startOnMainActorOutOfLine($0) }
+                default: startInLoop(1000)
+                }
             Task.immediate { @MainActor in
                 var sum = 0
                 for task in tasks { sum &+= await task.value }

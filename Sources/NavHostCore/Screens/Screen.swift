@@ -2,6 +2,7 @@ import NavHostJSON
 import NavHostKit
 import NavHostWire
 import Synchronization
+@_spi(MainActorUtilities) import _Concurrency
 
 /// One entry of a session's stack: a screen ID, a route, and the ViewModel behind it.
 ///
@@ -292,8 +293,14 @@ extension Screen {
         inFlight[number] = handle
         // A task inherits the task-local values bound where it is made: the ViewModel's work draws random numbers and
         // reads time through its session (`SessionContext`).
+        //
+        // `Task.startOnMainActor`, the runtime's older (and, to the compiler, deprecated) name for a `Task.immediate`
+        // on the main actor: Swift 6.3.1 gives a `Task.immediate` the optimizer does not inline, as here, a
+        // task-executor preference it was not asked for, and every hop in the task then takes the task's
+        // status-record lock. Both of a call's tasks started this way cost about 6,800 instructions less per `Send`
+        // (docs/architecture.md; `Benchmarks/Profiling/task-immediate-preference/run.sh` shows the lock).
         let task = SessionContext.$current.withValue(context) {
-            Task.immediate { @MainActor [weak self] in
+            Task.startOnMainActor { [weak self] in
                 defer { self?.inFlight[number] = nil }
                 return await work(model)
             }

@@ -1,6 +1,7 @@
 internal import Logging
 internal import NIOCore
 internal import NavHostJSON
+@_spi(MainActorUtilities) import _Concurrency
 
 /// Serves one accepted client connection, as a channel handler on the connection's event loop: reads calls, runs
 /// their handlers, writes replies in order.
@@ -216,7 +217,9 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         let task: Task<Void, Never>
         if configuration.runsHandlersOnMainActor {
             // The configuration says this event loop is the main thread (it traps when it is not).
-            task = MainActor.assumeIsolated { Task.immediate { @MainActor in await body() } }
+            // `startOnMainActor`, not `Task.immediate`: see `Screen.startTask` in NavHostCore (Swift 6.3.1 gives an
+            // out-of-line `Task.immediate` an executor preference, and each hop in its task a lock).
+            task = MainActor.assumeIsolated { Task.startOnMainActor { await body() } }
         } else {
             task = Task.immediate(executorPreference: executor) { await body() }
         }
