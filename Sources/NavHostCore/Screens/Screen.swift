@@ -205,8 +205,9 @@ extension Screen {
         let pendingChange = self.pendingChange
         model.trackState { [weak self] in
             // Fires at the first mutation, before the value is stored: look again once the stretch is over, or when
-            // the intent that made it returns, whichever comes first.
-            pendingChange.raise()
+            // the intent that made it returns, whichever comes first. In an intent's first stretch the screen looks
+            // itself when it ends (`runUntilClosed`): no task of its own then.
+            guard pendingChange.raise() else { return }
             Task { @MainActor in self?.takeStateChange() }
         }
     }
@@ -241,14 +242,19 @@ extension Screen {
         guard !isClosed else { return .closed }
         let race = Race()
         // The work reports its own result to the race: no second task waits on it.
-        let task = startTask { model in
-            let result = await work(model)
-            race.finish(.finished(result))
-            return result
+        let task = pendingChange.lookingAfterward {
+            startTask { model in
+                let result = await work(model)
+                race.finish(.finished(result))
+                return result
+            }
         }
         task.handle.race = race
         // The work's first stretch ran inside `startTask`, before the race was handed over: a close in it is seen here.
         if isClosed { race.finish(.closed) }
+        // The first stretch's own change, looked at as it ends: the look that a task would otherwise be started for
+        // (`trackState`), one per intent that changes the state.
+        takeStateChange()
         // An intent that finished in that first stretch (most do) needs no clock: starting one would start the
         // timer's task, to find the intent gone when it first ran (one task per intent, callgrind).
         if let intentTimer, race.outcome == nil {
@@ -340,8 +346,22 @@ enum IntentOutcome: Sendable {
 /// the screen.
 private final class StateChangeSignal: Sendable {
     private let raised = Atomic<Bool>(false)
+    /// Whether a stretch runs at whose end the screen looks for a change itself (``lookingAfterward(_:)``).
+    private let looksAfterward = Atomic<Bool>(false)
 
-    func raise() { raised.store(true, ordering: .releasing) }
+    /// Raises the signal; `false` when the screen looks for it anyway at the end of the stretch that runs now, `true`
+    /// when the caller must have it looked at.
+    func raise() -> Bool {
+        raised.store(true, ordering: .releasing)
+        return !looksAfterward.load(ordering: .acquiring)
+    }
+
+    /// Runs `body`, a stretch at whose end the caller looks for a change itself: a raise during it asks for no look.
+    func lookingAfterward<Result>(_ body: () -> Result) -> Result {
+        let outer = looksAfterward.exchange(true, ordering: .acquiringAndReleasing)
+        defer { looksAfterward.store(outer, ordering: .releasing) }
+        return body()
+    }
 
     /// Whether it was raised since the last take.
     var isRaised: Bool { raised.load(ordering: .acquiring) }
