@@ -8,11 +8,11 @@ internal import NavHostJSON
 ///
 /// The rules live in ``StateMachine``; this type moves events into it and carries out its actions. Everything
 /// happens on the event loop, in the pipeline's own callbacks: a call is parsed where its frame arrives, and its
-/// handler starts there as an immediate task (`Task.immediate`), so a handler that does not suspend runs to its end,
-/// reply included, before the read that brought the call returns. On navhostd's event loop, which runs the main actor
-/// (``VarlinkServerConfiguration/runsHandlersOnMainActor``), that task is the main actor's, and a call that touches a
-/// session never leaves the thread or waits in a queue. A handler that does suspend finishes later; its reply comes
-/// back to the loop and takes its place in the order.
+/// handler starts there as an immediate task (`Task.immediate`, or its main-actor form), so a handler that does not
+/// suspend runs to its end, reply included, before the read that brought the call returns. On navhostd's event loop,
+/// which runs the main actor (``VarlinkServerConfiguration/runsHandlersOnMainActor``), that task is the main actor's,
+/// and a call that touches a session never leaves the thread or waits in a queue. A handler that does suspend
+/// finishes later; its reply comes back to the loop and takes its place in the order.
 ///
 /// Replies go out in batches: those released while one read is being handled are written together when it is over,
 /// so pipelined calls cost one write; a reply released outside a read goes out at once when nothing else is pending,
