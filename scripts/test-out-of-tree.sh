@@ -5,8 +5,8 @@
 #   2. the INSTALLED navhost-plugin-tool scaffolds a plugin package, Favorites, into a folder outside the repository;
 #   3. in that folder, with no path into this checkout: `make` builds and stages it, `make test` runs its tests on the
 #      SDK's headless host;
-#   4. the installed navhostd runs with the example plugins; the staged folder is dropped into its plugins folder while
-#      it runs, and navctl navigates to favorites.list and sends onTappedAdd over the socket.
+#   4. the installed navhostd runs with the example plugins; `make install PLUGINDIR=…` copies the staged folder into
+#      its plugins folder while it runs, and navctl navigates to favorites.list and sends onTappedAdd over the socket.
 #
 # Usage: BUILD_DIR=.build/debug scripts/test-out-of-tree.sh
 set -euo pipefail
@@ -57,9 +57,11 @@ navctl() { "$sdk/navctl" "$@" --socket "$socket"; }
 for _ in $(seq 100); do [[ -S $socket ]] && break; sleep 0.1; done
 navctl stack >/dev/null || fail "the daemon does not answer"
 
-step "dropping the staged Favorites folder into the running daemon's plugins folder"
-cp -R "$staged" "$work/plugins/.Favorites.copying"
-mv "$work/plugins/.Favorites.copying" "$work/plugins/Favorites"
+step "make install into the running daemon's plugins folder"
+# By default into the plugins folder of the installation the SDK came from; here into the test daemon's.
+(cd "$work/Favorites" && make -n install) | grep -q "$sdk/plugins" ||
+    fail "make install does not default to the plugins folder beside the SDK"
+(cd "$work/Favorites" && make install PLUGINDIR="$work/plugins")
 loaded=
 for _ in $(seq 100); do
     if navctl plugins list | grep -Eq '^Favorites +0\.1\.0 +loaded'; then loaded=yes; break; fi

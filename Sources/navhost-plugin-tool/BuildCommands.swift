@@ -80,7 +80,10 @@ extension NavHostPluginTool {
     /// Scaffolds a feature plugin.
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Creates Plugins/<Name>/: a feature that builds, passes its tests and loads as it is."
+            abstract: """
+                Creates a feature that builds, passes its tests and loads as it is: Plugins/<Name>/ in this \
+                repository, or a package of its own with --out-of-tree.
+                """
         )
 
         @Argument(help: "The feature's name: a capital letter, then letters and digits, like Orders.")

@@ -106,10 +106,13 @@ extension FeatureScaffold {
         #   make            build lib\#(name)Feature.so and stage it: .build/<config>/plugins/\#(name)/ (manifest + library)
         #   make test       run the feature's tests on the SDK's headless host (NavHostTesting)
         #   make install    copy the staged plugin into PLUGINDIR, where a running navhostd loads it by itself
+        # SWIFTFLAGS adds options to swift build and swift test, like SWIFTFLAGS="-j 2".
         SWIFT       ?= swift
+        SWIFTFLAGS  ?=
         CONFIG      ?= debug
         NAVHOST_SDK ?= \#(sdkDirectory)
-        PLUGINDIR   ?= /usr/lib/navhost/plugins
+        # The plugins folder of the installation the SDK belongs to (make install there puts navhostd's beside it).
+        PLUGINDIR   ?= $(NAVHOST_SDK)/plugins
         BUILD_DIR   := .build/$(CONFIG)
         STAGED      := $(BUILD_DIR)/plugins/\#(name)
         export NAVHOST_SDK
@@ -119,11 +122,11 @@ extension FeatureScaffold {
         all: build
 
         build:
-        	$(SWIFT) build -c $(CONFIG) --manifest-cache none --product \#(name)Feature
+        	$(SWIFT) build -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS) --product \#(name)Feature
         	$(NAVHOST_SDK)/navhost-plugin-tool stage --build-dir $(BUILD_DIR)
 
         test:
-        	$(SWIFT) test -c $(CONFIG) --manifest-cache none
+        	$(SWIFT) test -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS)
 
         # Copies the staged folder beside its final place, then renames it in: the daemon never sees half a plugin.
         install: build
@@ -177,8 +180,11 @@ extension FeatureScaffold {
         ```sh
         make              # builds lib\#(name)Feature.so and stages it in .build/debug/plugins/\#(name)/
         make test         # the feature's tests, on the SDK's headless host
-        make install      # copies the staged plugin into /usr/lib/navhost/plugins (PLUGINDIR=… for another)
+        make install      # copies it into the plugins folder beside the SDK (PLUGINDIR=… for another)
         ```
+
+        `SWIFTFLAGS="-j 2"` passes options to `swift build` and `swift test`; `NAVHOST_SDK=…` builds against another
+        installed SDK.
 
         A running `navhostd` loads the plugin as soon as its folder appears in its plugins folder; then
         `navctl navigate \#(namespace).list` shows the list and `navctl send onTappedAdd title=First` adds an item.
