@@ -1,3 +1,4 @@
+import Glibc
 import IntegrationHarness
 import NavHostJSON
 import NavHostVarlink
@@ -31,6 +32,35 @@ extension DaemonDurabilityTests {
         #expect(detail?["parameters"] == ["productID": "p3"])
         // Opened again under a closed one's name, a session starts at its root.
         try await reader.call("OpenSession", ["name": "kiosk", "root": "home.main"])
+        #expect(try await reader.routes(session: "kiosk") == ["home.main"])
+        try await daemon.terminate()
+    }
+
+    @Test("A closed session's stack does not come back when the configuration declares its name later, kill -9 or not")
+    func closedSessionStackStaysGone() async throws {
+        let config = try DaemonConfigurationTests.ConfigFolder("sessions:\n  main: home.main\n")
+        let daemon = try await DaemonProcess.start(extraArguments: ["--config", config.file])
+        let nav = try await NavigationClient.connect(to: daemon)
+        for name: JSONValue in ["kiosk", "lobby"] {
+            try await nav.call("OpenSession", ["name": name, "root": "settings.main"])
+            try await nav.call("Navigate", ["session": name, "route": "products.list"])
+            try await nav.call("CloseSession", ["name": name])
+        }
+
+        // Declared by a reload of the configuration: the session starts at the configuration's root.
+        try config.dropIn("50-kiosk.conf", "sessions:\n  kiosk: home.main\n")
+        let count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+        #expect(try await nav.routes(session: "kiosk") == ["home.main"])
+
+        // Declared while the daemon was down after a kill -9: the same.
+        try await daemon.crash()
+        try config.dropIn("60-lobby.conf", "sessions:\n  lobby: home.main\n")
+        try await daemon.restart()
+        let reader = try await NavigationClient.connect(to: daemon)
+        #expect(try await reader.call("Sessions")["sessions"] == ["kiosk", "lobby", "main"])
+        #expect(try await reader.routes(session: "lobby") == ["home.main"])
         #expect(try await reader.routes(session: "kiosk") == ["home.main"])
         try await daemon.terminate()
     }

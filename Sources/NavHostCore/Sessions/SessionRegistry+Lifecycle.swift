@@ -56,12 +56,15 @@ extension SessionRegistry {
     }
 
     /// Closes a session opened over the wire, and returns once it is durably gone: it is out of the list of opened
-    /// sessions, so a restart does not bring it back. Its screens disappear and its watchers' calls end. Its saved
-    /// record stays, so that a session opened later under the name continues its revisions. An entry of the list
-    /// whose session could not be opened (its route is gone) is taken out the same way.
+    /// sessions, so a restart does not bring it back, and its saved record holds no stack any more, so a session
+    /// the configuration declares under the name later starts at its own root. Its screens disappear and its
+    /// watchers' calls end. The record keeps its revisions and screen numbers, which a session opened later under the
+    /// name continues. An entry of the list whose session could not be opened (its route is gone) is taken out the
+    /// same way.
     ///
     /// - Throws: ``NavigationError``: `SessionNotFound`, `SessionConfigured` (the configuration declares it: take it
-    ///   out there), or `StorageFailed` — then it stays open.
+    ///   out there), or `StorageFailed` — then it stays open; or, when the list was written but the record could not
+    ///   be emptied, it is closed and the error says that its stack is still on disk.
     public func closeDurably(_ name: String) async throws {
         try await oneAtATime(for: name) { () async throws in
             guard let entry = opened[name] else {
@@ -78,7 +81,21 @@ extension SessionRegistry {
                 opened[name] = entry
                 throw NavigationError.storageFailed("\(error)")
             }
+            let last = try? session(name).record
             close(name)
+            guard let persistence, let last else { return }
+            do {
+                try await persistence.save(Self.emptied(last))
+            } catch {
+                logger.error(
+                    "Closed a session, but cannot empty its saved record",
+                    metadata: ["navhost.session": "\(name)", "error": "\(error)"]
+                )
+                throw NavigationError.storageFailed(
+                    "the session is closed, but its saved stack could not be removed (\(error)); a session the "
+                        + "configuration declares under this name would start from it"
+                )
+            }
         }
     }
 
@@ -153,6 +170,19 @@ extension SessionRegistry {
 
     private func saveOpenedList() async throws {
         try await openedFile?.save(opened.values.sorted { $0.name < $1.name })
+    }
+
+    /// A closed session's last record without its stack: a later session of the name that restores it starts at its
+    /// own root (`NavigationSession(restoring:)`), above these revisions and screen numbers.
+    private static func emptied(_ record: SessionRecord) -> SessionRecord {
+        var emptied = SessionRecord(
+            session: record.session,
+            revision: record.revision + 1,
+            nextScreenNumber: record.nextScreenNumber,
+            stack: []
+        )
+        emptied.reservedRevision = max(emptied.reservedRevision, record.reservedRevision)
+        return emptied
     }
 
     /// The revision a new session of `name` starts at: past the reservation of the record an earlier one left.
