@@ -76,9 +76,11 @@ build: deps
 	$(PLUGIN_TOOL) stage --build-dir $(BUILD_DIR) $(PLUGIN_DIRS)
 
 # The daemon with the staged example plugins; its state stays in the build folder, its socket is the default one
-# (`$$XDG_RUNTIME_DIR/navhost/io.navhost`, or `/run/navhost/io.navhost` for root), where navctl looks.
+# (`$$XDG_RUNTIME_DIR/navhost/io.navhost`, or `/run/navhost/io.navhost` for root), where navctl looks. RUN_ARGS adds
+# options, such as RUN_ARGS="--socket /tmp/mine.sock" for a socket of one's own (navctl: NAVHOST_SOCKET).
+RUN_ARGS ?=
 run: build
-	$(BUILD_DIR)/navhostd --plugins $(BUILD_DIR)/plugins --state-dir $(CURDIR)/.build/state
+	$(BUILD_DIR)/navhostd --plugins $(BUILD_DIR)/plugins --state-dir $(CURDIR)/.build/state $(RUN_ARGS)
 
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift NavHostKit Sources Tests Plugins
