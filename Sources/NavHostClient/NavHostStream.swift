@@ -103,7 +103,7 @@ extension NavHostStream {
             self.update = update
         }
 
-        init<Whole: Decodable, Event: Decodable>(
+        init<Whole: Decodable & SendableMetatype, Event: Decodable & SendableMetatype>(
             method: String,
             wholeKey: String,
             whole: @escaping @Sendable (Whole, _ coalesced: Bool) -> Update,

@@ -1,4 +1,4 @@
-package import NavHostCore
+import NavHostCore
 public import NavHostKit
 package import NavHostWire
 

@@ -44,7 +44,7 @@ package enum ChildProcess {
 
         init() throws {
             url = FileManager.default.temporaryDirectory.appendingPathComponent("navhost-varlink-\(UUID().uuidString)")
-            FileManager.default.createFile(atPath: url.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
             handle = try FileHandle(forWritingTo: url)
         }
 

@@ -143,7 +143,7 @@ package enum TestPlugins {
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
         let others = try FileManager.default.subpathsOfDirectory(atPath: source).filter { path in
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: "\(source)/\(path)", isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: "\(source)/\(path)", isDirectory: &isDirectory)
             return path != "manifest.json" && !isDirectory.boolValue
         }.sorted()
         for file in manifestFirst ? ["manifest.json"] + others : others + ["manifest.json"] {

@@ -171,7 +171,7 @@ struct WatcherTests {
             #expect(watcher.pendingCount <= 4)
         }
         await #expect(throws: SessionWatcher.Ending.tooSlow) { _ = try await watcher.next() }
-        try await Task { @MainActor in }.value
+        await Task { @MainActor in }.value
         #expect(session.watcherCount == 0)
     }
 }

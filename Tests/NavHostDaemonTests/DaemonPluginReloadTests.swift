@@ -11,6 +11,7 @@ struct DaemonPluginReloadTests {
     static let byHandOnly = ["--no-watch-plugins"]
 
     /// Calls `io.navhost.Plugins.<method>` on a connection of its own.
+    @discardableResult
     static func plugins(_ daemon: DaemonProcess, _ method: String, _ parameters: JSONObject = [:]) async throws
         -> JSONObject
     {
