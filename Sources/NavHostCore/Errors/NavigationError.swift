@@ -70,7 +70,7 @@ extension NavigationError {
     static func sessionConfigured(_ name: String) -> Self {
         Self(
             .sessionConfigured,
-            "session \"\(name)\" is declared by the daemon's configuration: take it out there to close it",
+            "session \"\(name)\" is declared by the daemon's configuration, which alone opens and closes it",
             parameters: ["session": .string(name)]
         )
     }
