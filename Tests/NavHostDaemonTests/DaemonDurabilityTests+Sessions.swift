@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import IntegrationHarness
 import NavHostJSON
@@ -62,6 +63,34 @@ extension DaemonDurabilityTests {
         #expect(try await reader.call("Sessions")["sessions"] == ["kiosk", "lobby", "main"])
         #expect(try await reader.routes(session: "lobby") == ["home.main"])
         #expect(try await reader.routes(session: "kiosk") == ["home.main"])
+        try await daemon.terminate()
+    }
+
+    @Test("A listed session that could not open is closed with its saved stack, which a configured one never gets")
+    func closedUnopenedSessionStackStaysGone() async throws {
+        let plugins = try TestPlugins.copies()
+        let config = try DaemonConfigurationTests.ConfigFolder("sessions:\n  main: home.main\n")
+        let daemon = try await DaemonProcess.start(plugins: plugins, extraArguments: ["--config", config.file])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("OpenSession", ["name": "kiosk", "root": "settings.main"])
+        try await nav.call("Navigate", ["session": "kiosk", "route": "products.list"])
+
+        // Its root's plugin gone at the restart, the listed session cannot open; CloseSession takes it out.
+        try await daemon.crash()
+        let settings = "\(plugins)/Settings"
+        try FileManager.default.moveItem(atPath: settings, toPath: "\(plugins)/../Settings-away")
+        try await daemon.restart()
+        let closer = try await NavigationClient.connect(to: daemon)
+        #expect(try await closer.call("Sessions")["sessions"] == ["main"])
+        try await closer.call("CloseSession", ["name": "kiosk"])
+
+        // The plugin back and the name declared by the configuration: the session starts at its root alone.
+        try await daemon.crash()
+        try FileManager.default.moveItem(atPath: "\(plugins)/../Settings-away", toPath: settings)
+        try config.dropIn("50-kiosk.conf", "sessions:\n  kiosk: settings.main\n")
+        try await daemon.restart()
+        let reader = try await NavigationClient.connect(to: daemon)
+        #expect(try await reader.routes(session: "kiosk") == ["settings.main"])
         try await daemon.terminate()
     }
 

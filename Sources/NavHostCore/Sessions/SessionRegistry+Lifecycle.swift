@@ -81,7 +81,8 @@ extension SessionRegistry {
                 opened[name] = entry
                 throw NavigationError.storageFailed("\(error)")
             }
-            let last = try? session(name).record
+            // The open session's record, or, for an entry whose session could not be opened, the one on disk.
+            let last = (try? session(name).record) ?? savedRecord(of: name)
             close(name)
             guard let persistence, let last else { return }
             do {
@@ -173,21 +174,26 @@ extension SessionRegistry {
     }
 
     /// A closed session's last record without its stack: a later session of the name that restores it starts at its
-    /// own root (`NavigationSession(restoring:)`), above these revisions and screen numbers.
+    /// own root (`NavigationSession(restoring:)`), above these revisions and screen numbers. Its revision is past the
+    /// reservation, above any record of the closed session still on its way to the writer.
     private static func emptied(_ record: SessionRecord) -> SessionRecord {
-        var emptied = SessionRecord(
+        SessionRecord(
             session: record.session,
-            revision: record.revision + 1,
+            revision: max(record.reservedRevision, record.revision) + 1,
             nextScreenNumber: record.nextScreenNumber,
             stack: []
         )
-        emptied.reservedRevision = max(emptied.reservedRevision, record.reservedRevision)
-        return emptied
+    }
+
+    /// The record of `name` on disk, if one loads.
+    private func savedRecord(of name: String) -> SessionRecord? {
+        guard let persistence, case .record(let record)? = try? persistence.file(for: name).load() else { return nil }
+        return record
     }
 
     /// The revision a new session of `name` starts at: past the reservation of the record an earlier one left.
     private func revisionFloor(of name: String) -> UInt64 {
-        guard let persistence, case .record(let record)? = try? persistence.file(for: name).load() else { return 0 }
+        guard let record = savedRecord(of: name) else { return 0 }
         return max(record.reservedRevision, record.revision) + 1
     }
 
