@@ -59,8 +59,9 @@ navctl stack >/dev/null || fail "the daemon does not answer"
 
 step "make install into the running daemon's plugins folder"
 # By default into the plugins folder of the installation the SDK came from; here into the test daemon's.
-(cd "$work/Favorites" && make -n install) | grep -q "$sdk/plugins" ||
-    fail "make install does not default to the plugins folder beside the SDK"
+# (The dry run's text is kept first: `grep -q` would stop reading early, and under pipefail make's SIGPIPE fails.)
+dry_run=$(cd "$work/Favorites" && make -n install)
+grep -q "$sdk/plugins" <<<"$dry_run" || fail "make install does not default to the plugins folder beside the SDK"
 (cd "$work/Favorites" && make install PLUGINDIR="$work/plugins")
 loaded=
 for _ in $(seq 100); do
