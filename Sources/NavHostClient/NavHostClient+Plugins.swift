@@ -58,7 +58,7 @@ extension NavHostClient {
     /// Takes the loaded plugin `name` out (`Unload`): its routes disappear, and every session pops its screens and
     /// those above them.
     ///
-    /// - Throws: `PluginNotFound`, `PluginRefused` (code `dependencyMissing`: another loaded plugin depends on it,
+    /// - Throws: `PluginNotFound`, `PluginRefused` (code `inUse`: another loaded plugin depends on it,
     ///   or it serves a session's configured root route) and `org.varlink.service.PermissionDenied` as
     ///   ``NavHostClientError``.
     public func unloadPlugin(named name: String) async throws(NavHostClientError) {

@@ -91,8 +91,7 @@ public final class PluginControl {
     /// frees a plugin whose removal was refused earlier because `name` needed it, that plugin is removed too.
     ///
     /// - Throws: ``PluginRegistry/ChangeError/notLoaded(_:)``, or ``PluginRegistry/ChangeError/refused(_:)`` when a
-    ///   loaded plugin lists it as a hard dependency or it serves a session's configured root route
-    ///   (`dependencyMissing`).
+    ///   loaded plugin lists it as a hard dependency or it serves a session's configured root route (`inUse`).
     public func unload(_ name: String) throws(PluginRegistry.ChangeError) {
         try unload(name, because: "unloaded by a control client")
     }
@@ -261,7 +260,7 @@ extension PluginControl {
         if let session = sessions.all.first(where: { routes.contains($0.configuredRoot.id) }) {
             throw .refused(
                 QuarantineReason(
-                    .dependencyMissing,
+                    .inUse,
                     "session \(session.name) starts at \(session.configuredRoot.id), which \(name) serves"
                 )
             )

@@ -107,7 +107,7 @@ struct DaemonClientPluginTests {
                 try await client.unloadPlugin(named: "Products")
             }
             #expect(needed.code == .pluginRefused)
-            #expect(needed.parameters["code"] == "dependencyMissing", "Home's new build cannot work without Products")
+            #expect(needed.parameters["code"] == "inUse", "Home's new build cannot work without Products")
         }
     }
 }

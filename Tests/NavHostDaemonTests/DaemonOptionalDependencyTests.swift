@@ -117,7 +117,7 @@ struct DaemonOptionalDependencyTests {
 
         let refused = try await plugins.event { $0["name"] == "Settings" }
         #expect(refused["kind"] == "failed")
-        #expect(refused["reason"]?["code"] == "dependencyMissing")
+        #expect(refused["reason"]?["code"] == "inUse")
         #expect(refused["reason"]?["message"]?.stringValue?.contains("needed by Home") == true, "\(refused)")
         let listed = try #require(try await PluginsWatch.listed("Settings", in: daemon))
         #expect(listed["state"] == "loaded")

@@ -178,7 +178,7 @@ struct DaemonPluginFolderTests {
         try FileManager.default.removeItem(atPath: "\(directory)/Settings")
         let refused = try await plugins.event { $0["name"] == "Settings" }
         #expect(refused["kind"] == "failed", "a plugin serving a session's root stays")
-        #expect(refused["reason"]?["code"] == "dependencyMissing")
+        #expect(refused["reason"]?["code"] == "inUse")
         #expect(try await nav.routes() == ["settings.main"])
         let settings = try await PluginsWatch.listed("Settings", in: daemon)
         #expect(settings?["removalRefused"]?["rootOf"] == ["main"], "\(settings ?? .null)")

@@ -96,7 +96,7 @@ struct NavctlPluginDaemonTests {
             let needed = try await Navctl.run(["plugins", "unload", "Products"] + socket)
             #expect(needed.status == 2)
             #expect(
-                needed.errors.hasPrefix(#"Error: io.navhost.Plugins.PluginRefused {"code":"dependencyMissing","#),
+                needed.errors.hasPrefix(#"Error: io.navhost.Plugins.PluginRefused {"code":"inUse","#),
                 "\(needed.errors)"
             )
             let nowhere = try await Navctl.run(["plugins", "load", "\(directory)/Nowhere"] + socket)

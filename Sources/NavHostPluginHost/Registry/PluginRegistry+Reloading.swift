@@ -120,8 +120,8 @@ extension PluginRegistry {
     /// the features that list it as an optional dependency are told it is gone. Its code stays mapped.
     ///
     /// - Returns: The routes it offered: the caller removes the sessions' screens of these.
-    /// - Throws: ``ChangeError/notLoaded(_:)``; ``ChangeError/refused(_:)`` (`dependencyMissing`) when another
-    ///   loaded plugin lists it as a hard dependency.
+    /// - Throws: ``ChangeError/notLoaded(_:)``; ``ChangeError/refused(_:)`` (`inUse`) when another loaded plugin
+    ///   lists it as a hard dependency.
     ///
     /// Internal: only ``PluginControl`` unloads, since the sessions' screens of the routes have to go with them.
     func unload(_ name: String, because why: String = "unloaded") throws(ChangeError) -> Set<String> {
@@ -132,7 +132,7 @@ extension PluginRegistry {
         guard dependents.isEmpty else {
             throw .refused(
                 QuarantineReason(
-                    .dependencyMissing,
+                    .inUse,
                     "\(name) is needed by \(dependents.joined(separator: ", ")): unload those first"
                 )
             )

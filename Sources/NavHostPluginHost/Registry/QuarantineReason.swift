@@ -23,6 +23,7 @@ public struct QuarantineReason: Error, Sendable, Hashable {
             case initialisationFailed
             case crashed
             case stalled
+            case inUse
         }
 
         private let base: Base
@@ -63,6 +64,9 @@ public struct QuarantineReason: Error, Sendable, Hashable {
         /// The plugin held the main thread past the stall limit on an earlier run, so the daemon restarted; it stays
         /// quarantined until its library changes.
         public static let stalled = Code(.stalled)
+        /// Not a quarantine: an unload or a removal of a loaded plugin was refused because it is in use. A loaded
+        /// plugin lists it as a hard dependency, or a session's configured root route is one of its routes.
+        public static let inUse = Code(.inUse)
 
         /// The code's name, like `checksumMismatch`.
         public var name: String { base.rawValue }

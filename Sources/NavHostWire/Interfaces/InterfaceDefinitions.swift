@@ -322,14 +322,15 @@ public enum InterfaceDefinitions {
 
         # Takes the loaded plugin `name` out: its routes disappear, and every session pops its screens and those above
         # them (a session whose root it showed restarts at its configured root), and the plugins that list it as an
-        # optional dependency are told it is gone. Refused (PluginRefused, dependencyMissing) while a loaded plugin lists it
+        # optional dependency are told it is gone. Refused (PluginRefused, inUse) while a loaded plugin lists it
         # as a hard dependency or a session starts at one of its routes. Its code stays in memory.
         method Unload(name: string) -> ()
 
         # No loaded plugin has that name.
         error PluginNotFound (name: string)
 
-        # The plugin, or its new build, was refused; `code` is a quarantine code such as checksumMismatch.
+        # The plugin, or its new build, was refused; `code` is a quarantine code such as checksumMismatch, or inUse for an
+        # unload refused because the plugin is needed.
         error PluginRefused (code: string, message: string)
 
         # The watcher did not keep up even with coalesced updates and was closed.

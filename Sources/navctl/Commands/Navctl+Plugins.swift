@@ -188,7 +188,7 @@ extension Navctl.Plugins {
             discussion: """
                 Its routes disappear, every session pops its screens and those above them, and the plugins that \
                 list it as an optional dependency are told it is gone; plugins list then shows it as removed. The \
-                daemon refuses (PluginRefused, code dependencyMissing, exit code 2) to unload a plugin another \
+                daemon refuses (PluginRefused, code inUse, exit code 2) to unload a plugin another \
                 loaded plugin lists as a hard dependency, or one that serves a session's configured root route. \
                 Prints "unloaded NAME". --json prints the Unload reply: {}.
 
