@@ -93,6 +93,35 @@ struct NavctlDaemonTests {
         .enabled(if: DaemonProcess.examplePluginsAreStaged, "needs the example plugins staged by the build")
     )
     struct WithExamplePlugins {
+        @Test("send says where an intent navigated, and says nothing of the stack for one that did not")
+        func sendThatNavigates() async throws {
+            try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
+                let socket = ["--socket", daemon.socketPath]
+                let navigate = try await Navctl.run(["navigate", "products.list", "--json"] + socket)
+                #expect(navigate.status == 0, "\(navigate.errors)")
+                let list = try #require(try JSONParser().parse(navigate.output)["screen"]?["id"]?.stringValue)
+
+                let filter = try await Navctl.run(["send", "onChangedFilter", "text=engine"] + socket)
+                #expect(filter.status == 0, "\(filter.errors)")
+                #expect(filter.output.contains("onChangedFilter handled by \(list) products.list"), "\(filter.output)")
+                #expect(!filter.output.contains("the stack's top"), "\(filter.output)")
+
+                let open = try await Navctl.run(["send", "onTappedProduct", "productID=p3"] + socket)
+                #expect(open.status == 0, "\(open.errors)")
+                let top = try await NavHostClient.withConnection(socketPath: daemon.socketPath) { client in
+                    try await client.stack().stack.last
+                }
+                #expect(top?.route.id == "products.detail")
+                #expect(
+                    open.output.hasSuffix(
+                        #"the stack's top is now \#(top?.id.rawValue ?? "?") products.detail {"productID":"p3"}"#
+                            + " (navctl stack shows it)\n"
+                    ),
+                    "\(open.output)"
+                )
+            }
+        }
+
         @Test("navigate, send and pop through navctl; watch --json sees each revision; Ctrl-C ends it with 0")
         func newcomerSession() async throws {
             try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in

@@ -149,10 +149,13 @@ struct NavctlOutputTests {
                         method: "io.navhost.Navigation.Present",
                         parameters: ["route": "settings.main", "parameters": ["tab": 2]]
                     ),
+                    // For people, send asks for the stack before and after, to say where an intent navigated.
+                    .init(method: "io.navhost.Navigation.Stack", parameters: [:]),
                     .init(
                         method: "io.navhost.Navigation.Send",
                         parameters: ["screen": "s2", "intent": "onTappedRetry"]
                     ),
+                    .init(method: "io.navhost.Navigation.Stack", parameters: [:]),
                     .init(method: "io.navhost.Navigation.Replace", parameters: ["routes": [["route": "home.main"]]]),
                 ]
         )
@@ -192,7 +195,8 @@ struct NavctlOutputTests {
     @Test("An intent that closes its screen says so")
     func sendClosingTheScreen() async throws {
         let service = try await ScriptedNavigationService.start([
-            "io.navhost.Navigation.Send": .reply(["revision": 14])
+            "io.navhost.Navigation.Send": .reply(["revision": 14]),
+            "io.navhost.Navigation.Stack": NavctlOutputTests.answers["io.navhost.Navigation.Stack"]!,
         ])
         let run = try await Navctl.run(["send", "onTappedClose", "--socket", service.socketPath])
         await service.stop()

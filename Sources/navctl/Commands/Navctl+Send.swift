@@ -10,9 +10,10 @@ extension Navctl {
             abstract: "Send an intent to a screen and wait until its ViewModel has handled it.",
             discussion: """
                 The intent goes to the top screen unless --screen names another. Prints the screen's state once \
-                the intent was handled (or that the intent closed the screen). `navctl routes` lists each \
-                route's intents. --json prints the Send reply: {"revision":…,"screen":{…}}, without "screen" when \
-                the intent closed it.
+                the intent was handled (or that the intent closed the screen), then the stack's new top when the \
+                top changed meanwhile (an intent that navigates). `navctl routes` lists each route's intents. \
+                --json prints only the Send reply: {"revision":…,"screen":{…}}, without "screen" when the intent \
+                closed it.
 
                 Exit code 2 when the daemon refuses the intent (IntentNotFound, InvalidIntentArguments, \
                 ScreenNotFound), 3 when the ViewModel took it but failed (IntentFailed, IntentTimedOut) or the \
@@ -46,6 +47,8 @@ extension Navctl {
         func run() async throws {
             let arguments = try KeyValueArguments.validated(self.arguments)
             try await connection.withClient { client throws(NavHostClientError) in
+                // For people, the top screen before and after: an intent that navigates says where it went.
+                let topBefore = output.json ? nil : try await client.stack(session: connection.session).stack.last
                 let sent = try await client.send(
                     intent,
                     arguments: arguments,
@@ -54,11 +57,17 @@ extension Navctl {
                 )
                 if output.json {
                     try JSONOutput.print(sent)
-                } else if let screen = sent.screen {
+                    return
+                }
+                if let screen = sent.screen {
                     StackView.lines(screen: screen, prefix: "revision \(sent.revision): \(intent) handled by ")
                         .forEach(Console.print)
                 } else {
                     Console.print("revision \(sent.revision): \(intent) closed the screen")
+                }
+                let topAfter = try await client.stack(session: connection.session).stack.last
+                if let topAfter, topAfter.id != topBefore?.id {
+                    Console.print("the stack's top is now \(StackView.describe(topAfter)) (navctl stack shows it)")
                 }
             }
         }
