@@ -47,8 +47,9 @@ extension Navctl {
         func run() async throws {
             let arguments = try KeyValueArguments.validated(self.arguments)
             try await connection.withClient { client throws(NavHostClientError) in
-                // For people, the top screen before and after: an intent that navigates says where it went.
-                let topBefore = output.json ? nil : try await client.stack(session: connection.session).stack.last
+                // For people, the top screen before and after: an intent that navigates says where it went. Only
+                // a remark: the Send's own answer or error is what counts, so a Stack that fails is passed over.
+                let before = output.json ? nil : try? await client.stack(session: connection.session)
                 let sent = try await client.send(
                     intent,
                     arguments: arguments,
@@ -65,9 +66,10 @@ extension Navctl {
                 } else {
                     Console.print("revision \(sent.revision): \(intent) closed the screen")
                 }
-                let topAfter = try await client.stack(session: connection.session).stack.last
-                if let topAfter, topAfter.id != topBefore?.id {
-                    Console.print("the stack's top is now \(StackView.describe(topAfter)) (navctl stack shows it)")
+                if let before, let after = try? await client.stack(session: connection.session),
+                    let top = after.stack.last, top.id != before.stack.last?.id
+                {
+                    Console.print("the stack's top is now \(StackView.describe(top)) (navctl stack shows it)")
                 }
             }
         }
