@@ -97,7 +97,7 @@ enum InspectorPage {
                 <label for="intent">Intent</label>
                 <select id="intent" name="intent"></select>
                 <label for="arguments">Arguments: key=value pairs (one per line when a value has spaces), or one JSON object</label>
-                <textarea id="arguments" name="arguments" rows="3" placeholder="text=engine"></textarea>
+                <textarea id="arguments" name="arguments" rows="3" placeholder="key=value"></textarea>
                 <div class="actions">
                   <button id="send" type="submit">Send intent</button>
                   <button id="pop" type="button">Pop the top screen</button>
@@ -288,6 +288,16 @@ enum InspectorPage {
             }
             byId("send").disabled = !intents.length;
             byId("pop").disabled = depth < 2;
+            showArguments(route);
+          }
+
+          // The chosen intent's arguments, from the Routes reply, as the arguments box's placeholder.
+          function showArguments(route) {
+            const declared = route && route.intentArguments ? route.intentArguments[byId("intent").value] : undefined;
+            const box = byId("arguments");
+            if (!declared) box.placeholder = "key=value";
+            else if (!declared.length) box.placeholder = "(no arguments)";
+            else box.placeholder = declared.map((argument) => argument.name + "=… (" + argument.type + ")").join("\n");
           }
 
           function renderTimeline(session) {
@@ -360,6 +370,7 @@ enum InspectorPage {
                       arguments: byId("arguments").value });
           });
           byId("pop").addEventListener("click", () => request({ action: "pop" }));
+          byId("intent").addEventListener("change", render);
 
           connect();
         })();

@@ -159,7 +159,8 @@ private final class NavigationHandlers: Sendable {
                 feature: feature,
                 parameters: screen.parameters,
                 intents: screen.intents,
-                summary: screen.summary
+                summary: screen.summary,
+                intentArguments: screen.intentArguments
             )
         }
         return try JSONValueEncoder().encode(RoutesReply(routes: routes)).objectValue ?? [:]

@@ -121,6 +121,18 @@ extension InspectorBrowserTests {
                 .arrayValue?.contains("onChangedFilter") == true
         }
 
+        // The form says what the chosen intent takes (the Routes reply's intentArguments).
+        _ = try await inspect.evaluate(
+            """
+            document.getElementById('intent').value = 'onChangedFilter';
+            document.getElementById('intent').dispatchEvent(new Event('change'));
+            """
+        )
+        try await inspect.waitUntil("the arguments box asks for text") {
+            try await inspect.evaluate("document.getElementById('arguments').placeholder").stringValue
+                == "text=… (string)"
+        }
+
         // An intent sent from the page's form.
         _ = try await inspect.evaluate(
             """

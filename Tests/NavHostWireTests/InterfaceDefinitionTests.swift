@@ -137,7 +137,8 @@ extension InterfaceDefinitionTests {
         }
     }
 
-    /// Every member path a value uses, and every string at the end of one (which covers enumeration names).
+    /// Every member path a value uses, and every string at the end of one (which covers enumeration names); an object's
+    /// members also as a map's (`.*`).
     private static func paths(in value: JSONValue, at path: String) -> Set<String> {
         switch value {
         case .object(let members):
@@ -145,6 +146,8 @@ extension InterfaceDefinitionTests {
             for (key, member) in members where member != .null {
                 found.insert("\(path).\(key)")
                 found.formUnion(paths(in: member, at: "\(path).\(key)"))
+                // As a map's value, too (`declare` writes a map's keys as `*`).
+                found.formUnion(paths(in: member, at: "\(path).*"))
             }
             return found
         case .array(let elements):
@@ -265,8 +268,12 @@ extension InterfaceDefinitionTests {
                                     route: "products.detail",
                                     feature: "Products",
                                     parameters: ["productID"],
-                                    intents: ["onTappedBuy"],
-                                    summary: "One product"
+                                    intents: ["onTappedBuy", "onTappedRetry"],
+                                    summary: "One product",
+                                    intentArguments: [
+                                        "onTappedBuy": [IntentArgument(name: "quantity", type: "?int")],
+                                        "onTappedRetry": [],
+                                    ]
                                 )
                             ])
                         ),

@@ -102,23 +102,66 @@ public struct ScreenDescriptor: Sendable, Hashable, Codable {
     public var intents: [String]
     /// A line for people: what the screen shows.
     public var summary: String
+    /// The arguments of each intent, by intent name (``ViewModelIntent/arguments``); empty when not known.
+    public var intentArguments: [String: [IntentArgument]]
 
-    /// Describes a route whose screen is driven by a ViewModel of type `viewModel`.
+    /// Describes a route whose screen is driven by a ViewModel of type `viewModel`; its intents and their arguments
+    /// are read from `VM.Intent`.
     public init<VM: ViewModel>(
         route: String,
         parameters: [String] = [],
         viewModel: VM.Type,
         summary: String = ""
     ) {
-        self.init(route: route, parameters: parameters, intents: VM.Intent.names, summary: summary)
+        self.init(
+            route: route,
+            parameters: parameters,
+            intents: VM.Intent.names,
+            summary: summary,
+            intentArguments: VM.Intent.arguments
+        )
+    }
+
+    /// Describes a route by its parts, without its intents' arguments.
+    public init(route: String, parameters: [String] = [], intents: [String] = [], summary: String = "") {
+        self.init(route: route, parameters: parameters, intents: intents, summary: summary, intentArguments: [:])
     }
 
     /// Describes a route by its parts.
-    public init(route: String, parameters: [String] = [], intents: [String] = [], summary: String = "") {
+    public init(
+        route: String,
+        parameters: [String] = [],
+        intents: [String] = [],
+        summary: String = "",
+        intentArguments: [String: [IntentArgument]]
+    ) {
         self.route = route
         self.parameters = parameters
         self.intents = intents
         self.summary = summary
+        self.intentArguments = intentArguments
+    }
+
+    private enum CodingKeys: String, CodingKey { case route, parameters, intents, summary, intentArguments }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        route = try container.decode(String.self, forKey: .route)
+        parameters = try container.decode([String].self, forKey: .parameters)
+        intents = try container.decode([String].self, forKey: .intents)
+        summary = try container.decode(String.self, forKey: .summary)
+        // Absent from what an SDK before 2.2.0 wrote.
+        intentArguments =
+            try container.decodeIfPresent([String: [IntentArgument]].self, forKey: .intentArguments) ?? [:]
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(route, forKey: .route)
+        try container.encode(parameters, forKey: .parameters)
+        try container.encode(intents, forKey: .intents)
+        try container.encode(summary, forKey: .summary)
+        if !intentArguments.isEmpty { try container.encode(intentArguments, forKey: .intentArguments) }
     }
 }
 

@@ -54,13 +54,22 @@ public enum InterfaceDefinitions {
           error: ?string
         )
 
-        # A route some loaded feature offers.
+        # A route some loaded feature offers. intentArguments holds each intent's arguments by intent name (absent when
+        # none is known); an argument's type is written as in this file: string, int, float, bool, object, any, []string,
+        # and ?string for one that may be left out.
         type RouteInfo (
           route: string,
           feature: string,
           parameters: []string,
           intents: []string,
-          summary: string
+          summary: string,
+          intentArguments: ?[string][]IntentArgument
+        )
+
+        # One argument of an intent: its key in Send's arguments, and its type.
+        type IntentArgument (
+          name: string,
+          type: string
         )
 
         # How a session opened over the wire behaves; a member left out takes the daemon's setting.

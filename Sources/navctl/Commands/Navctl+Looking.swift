@@ -78,9 +78,10 @@ extension Navctl {
         static let configuration = CommandConfiguration(
             abstract: "List the routes the loaded features offer, with their parameters and intents.",
             discussion: """
-                Each route is printed as ROUTE(PARAMETERS)  FEATURE, then its summary and its intents, indented. \
-                --json prints the Routes reply: {"routes":[{"route":…,"feature":…,"parameters":[…],\
-                "intents":[…],"summary":…},…]}.
+                Each route is printed as ROUTE(PARAMETERS)  FEATURE, then its summary and its intents, indented, \
+                each with its arguments as INTENT(NAME: TYPE, …): what `navctl send INTENT NAME=VALUE` takes (a \
+                ?TYPE may be left out). --json prints the Routes reply: {"routes":[{"route":…,"feature":…,\
+                "parameters":[…],"intents":[…],"summary":…,"intentArguments":{…}},…]}.
 
                 Examples:
                   navctl routes
@@ -102,7 +103,7 @@ extension Navctl {
                     let parameters = route.parameters.isEmpty ? "" : "(\(route.parameters.joined(separator: ", ")))"
                     Console.print("\(route.route)\(parameters)  \(route.feature)")
                     if !route.summary.isEmpty { Console.print("  \(route.summary)") }
-                    Console.print("  intents: \(Table.list(route.intents))")
+                    Console.print("  intents: \(Table.list(route.intents.map(route.signature(of:))))")
                 }
             }
         }

@@ -1,0 +1,313 @@
+// Learns an intent enum's arguments from its Decodable conformance (``ViewModelIntent/arguments``): each case is
+// decoded from decoders that hand out placeholder values and write down the keys and types asked for.
+
+/// Decodes one case of an intent enum the way a `Send` would, with placeholders for its arguments.
+enum IntentArgumentProbe {
+    /// The arguments the case `name` of `type` reads, in the order it reads them.
+    static func arguments<I: Decodable>(of type: I.Type, case name: String) -> [IntentArgument] {
+        let arguments = ArgumentList()
+        _ = try? I(from: CaseProbe(name: name, arguments: arguments))
+        return arguments.list
+    }
+}
+
+// MARK: - Private Types
+
+/// What a probe has found so far.
+private final class ArgumentList {
+    var list: [IntentArgument] = []
+}
+
+/// Why a probe stopped: it was asked for something an intent case does not read.
+private struct ProbeEnded: Error {}
+
+/// Probes no deeper than this into types of a feature's own (a recursive type would go on for ever).
+private let deepestProbe = 8
+
+/// Stands for `{"<case>": {…}}`, the object a synthesized enum conformance reads one case from.
+private struct CaseProbe: Decoder {
+    let name: String
+    let arguments: ArgumentList
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(CaseProbeContainer<Key>(name: name, arguments: arguments))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw ProbeEnded() }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { throw ProbeEnded() }
+}
+
+/// The one-member object of ``CaseProbe``: its member is the case's arguments.
+private struct CaseProbeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let name: String
+    let arguments: ArgumentList
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { Key(stringValue: name).map { [$0] } ?? [] }
+
+    func contains(_ key: Key) -> Bool { key.stringValue == name }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        guard key.stringValue == name else { throw ProbeEnded() }
+        return KeyedDecodingContainer(ArgumentProbeContainer<NestedKey>(arguments: arguments))
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { throw ProbeEnded() }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { throw ProbeEnded() }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { throw ProbeEnded() }
+    func superDecoder() throws -> any Decoder { throw ProbeEnded() }
+    func superDecoder(forKey key: Key) throws -> any Decoder { throw ProbeEnded() }
+}
+
+/// A case's arguments: each `decode` is written down with its key and type, and answered with a placeholder.
+///
+/// A synthesized conformance reads an optional argument with `decodeIfPresent`, whose default implementation asks
+/// `contains` first: a key asked about is written down as optional.
+private final class ArgumentProbeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let arguments: ArgumentList
+    private var askedAbout: Set<String> = []
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { [] }
+
+    init(arguments: ArgumentList) {
+        self.arguments = arguments
+    }
+
+    func contains(_ key: Key) -> Bool {
+        askedAbout.insert(key.stringValue)
+        return true
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { false }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        let shape = ValueShape()
+        let value = Result { try placeholder(T.self, shape: shape, depth: 0) }
+        let optional = askedAbout.contains(key.stringValue) ? "?" : ""
+        arguments.list.append(IntentArgument(name: key.stringValue, type: optional + shape.word))
+        return try value.get()
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decode(type as Bool.Type, key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decode(type as String.Type, key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decode(type as Double.Type, key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decode(type as Float.Type, key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decode(type as Int.Type, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decode(type as Int8.Type, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decode(type as Int16.Type, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decode(type as Int32.Type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decode(type as Int64.Type, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decode(type as UInt.Type, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decode(type as UInt8.Type, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decode(type as UInt16.Type, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decode(type as UInt32.Type, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decode(type as UInt64.Type, key) }
+
+    /// The generic `decode`, named apart so that the overloads above reach it rather than themselves.
+    private func decode<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
+        try decode(type, forKey: key)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> { throw ProbeEnded() }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { throw ProbeEnded() }
+    func superDecoder() throws -> any Decoder { throw ProbeEnded() }
+    func superDecoder(forKey key: Key) throws -> any Decoder { throw ProbeEnded() }
+}
+
+/// The type word of one value, in the Varlink interface notation: set by the first thing its decoding asks for.
+private final class ValueShape {
+    var word = "any"
+    var isSet = false
+
+    func set(_ word: String) {
+        guard !isSet else { return }
+        self.word = word
+        isSet = true
+    }
+}
+
+/// A placeholder value of `type`, its type word written into `shape`: the standard library's scalars directly,
+/// the SDK's JSON types as `any` and `object`, anything else decoded from a ``ShapeProbe``.
+private func placeholder<T: Decodable>(_ type: T.Type, shape: ValueShape, depth: Int) throws -> T {
+    if let scalar = scalarPlaceholder(type) {
+        shape.set(scalar.word)
+        return scalar.value
+    }
+    if let value = JSONValue.null as? T {
+        shape.set("any")
+        return value
+    }
+    if let value = JSONObject() as? T {
+        shape.set("object")
+        return value
+    }
+    guard depth < deepestProbe else { throw ProbeEnded() }
+    return try T(from: ShapeProbe(shape: shape, depth: depth + 1))
+}
+
+/// A placeholder and type word for the standard library's scalar types; `nil` for any other type.
+private func scalarPlaceholder<T>(_ type: T.Type) -> (value: T, word: String)? {
+    if let value = "" as? T { return (value, "string") }
+    if let value = false as? T { return (value, "bool") }
+    if let value = 0.0 as? T { return (value, "float") }
+    if let value = Float(0) as? T { return (value, "float") }
+    let integers: [Any] = [
+        0, Int8(0), Int16(0), Int32(0), Int64(0), UInt(0), UInt8(0), UInt16(0), UInt32(0), UInt64(0),
+    ]
+    for zero in integers {
+        if let value = zero as? T { return (value, "int") }
+    }
+    return nil
+}
+
+/// Decodes a value of a feature's own type: the container it asks for first says its type word. Members of an object
+/// get placeholders and are not described further; an array has one element, to learn its type.
+private struct ShapeProbe: Decoder {
+    let shape: ValueShape
+    let depth: Int
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        shape.set("object")
+        return KeyedDecodingContainer(PlaceholderContainer<Key>(depth: depth))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let element = ValueShape()
+        let container = OneElementContainer(element: element, depth: depth)
+        shape.set("[]any")
+        container.onFirstElement = { [shape] in shape.word = "[]" + element.word }
+        return container
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleProbeContainer(shape: shape, depth: depth)
+    }
+}
+
+/// An object whose members are all placeholders: optional ones absent, the others empty, zero or false.
+private struct PlaceholderContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let depth: Int
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { [] }
+
+    func contains(_ key: Key) -> Bool { false }
+    func decodeNil(forKey key: Key) throws -> Bool { true }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try member(type) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try member(type) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try member(type) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try member(type) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try member(type) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try member(type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try member(type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try member(type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try member(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try member(type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try member(type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try member(type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try member(type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try member(type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try member(type) }
+
+    private func member<T: Decodable>(_ type: T.Type) throws -> T {
+        try placeholder(type, shape: ValueShape(), depth: depth)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        KeyedDecodingContainer(PlaceholderContainer<NestedKey>(depth: depth))
+    }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        OneElementContainer(element: ValueShape(), depth: depth, count: 0)
+    }
+    func superDecoder() throws -> any Decoder { ShapeProbe(shape: ValueShape(), depth: depth) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { ShapeProbe(shape: ValueShape(), depth: depth) }
+}
+
+/// An array of one placeholder element (or none), whose type goes into `element`.
+private final class OneElementContainer: UnkeyedDecodingContainer {
+    let element: ValueShape
+    let depth: Int
+    let count: Int?
+    private(set) var currentIndex = 0
+    var onFirstElement: (() -> Void)?
+    var codingPath: [any CodingKey] { [] }
+    var isAtEnd: Bool { currentIndex >= (count ?? 1) }
+
+    init(element: ValueShape, depth: Int, count: Int = 1) {
+        self.element = element
+        self.depth = depth
+        self.count = count
+    }
+
+    func decodeNil() throws -> Bool { false }
+
+    func decode(_ type: Bool.Type) throws -> Bool { try next(type) }
+    func decode(_ type: String.Type) throws -> String { try next(type) }
+    func decode(_ type: Double.Type) throws -> Double { try next(type) }
+    func decode(_ type: Float.Type) throws -> Float { try next(type) }
+    func decode(_ type: Int.Type) throws -> Int { try next(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try next(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try next(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try next(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try next(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try next(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try next(type) }
+
+    private func next<T: Decodable>(_ type: T.Type) throws -> T {
+        guard !isAtEnd else { throw ProbeEnded() }
+        currentIndex += 1
+        defer { onFirstElement?() }
+        return try placeholder(type, shape: element, depth: depth)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey>
+    {
+        KeyedDecodingContainer(PlaceholderContainer<NestedKey>(depth: depth))
+    }
+    func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        OneElementContainer(element: ValueShape(), depth: depth, count: 0)
+    }
+    func superDecoder() throws -> any Decoder { ShapeProbe(shape: ValueShape(), depth: depth) }
+}
+
+/// A single value: its type is the first one its decoding asks for.
+private struct SingleProbeContainer: SingleValueDecodingContainer {
+    let shape: ValueShape
+    let depth: Int
+    var codingPath: [any CodingKey] { [] }
+
+    func decodeNil() -> Bool { false }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try value(type) }
+    func decode(_ type: Bool.Type) throws -> Bool { try value(type) }
+    func decode(_ type: String.Type) throws -> String { try value(type) }
+    func decode(_ type: Double.Type) throws -> Double { try value(type) }
+    func decode(_ type: Float.Type) throws -> Float { try value(type) }
+    func decode(_ type: Int.Type) throws -> Int { try value(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try value(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try value(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try value(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try value(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try value(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try value(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try value(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try value(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try value(type) }
+
+    private func value<T: Decodable>(_ type: T.Type) throws -> T { try placeholder(type, shape: shape, depth: depth) }
+}

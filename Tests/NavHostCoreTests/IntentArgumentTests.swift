@@ -1,0 +1,88 @@
+import NavHostKit
+import Testing
+
+/// `ViewModelIntent.arguments`: what each case of an intent enum reads, learned from its synthesized `Decodable`.
+@Suite("Intent arguments")
+struct IntentArgumentTests {
+    enum Theme: String, Decodable, Sendable { case light, dark }
+    enum Level: Int, Decodable, Sendable { case zero, one }
+    struct Address: Decodable, Sendable {
+        var street: String
+        var number: Int
+        var note: String?
+        var tags: [String]
+    }
+    struct Node: Decodable, Sendable {
+        var name: String
+        var children: [Node]
+        var parent: Box?
+    }
+    final class Box: Decodable, Sendable {
+        let node: Node
+    }
+
+    enum Intent: ViewModelIntent {
+        case onTappedRetry
+        case onChangedFilter(text: String)
+        case onChangedPage(page: Int, size: Int8, ratio: Double, exact: Bool)
+        case onChangedNote(note: String?, count: UInt64?)
+        case onPicked(ids: [String], grid: [[Int]])
+        case onMoved(Address)
+        case onTheme(theme: Theme, level: Level, after: String)
+        case onTree(root: Node)
+        case onRaw(value: JSONValue, members: JSONObject, map: [String: Int])
+
+        static let names = [
+            "onTappedRetry", "onChangedFilter", "onChangedPage", "onChangedNote", "onPicked", "onMoved", "onTheme",
+            "onTree", "onRaw", "notACase",
+        ]
+    }
+
+    static func described(_ name: String) -> String {
+        (Intent.arguments[name] ?? []).map(\.description).joined(separator: ", ")
+    }
+
+    @Test("Scalars by label and type, in declaration order; none for a case without arguments")
+    func scalars() {
+        #expect(Intent.arguments["onTappedRetry"] == [])
+        #expect(Self.described("onChangedFilter") == "text: string")
+        #expect(Self.described("onChangedPage") == "page: int, size: int, ratio: float, exact: bool")
+    }
+
+    @Test("An optional argument is marked with ?")
+    func optionals() {
+        #expect(Self.described("onChangedNote") == "note: ?string, count: ?int")
+    }
+
+    @Test("Arrays by their element type; a type of the feature's own by what it decodes from")
+    func composites() {
+        #expect(Self.described("onPicked") == "ids: []string, grid: [][]int")
+        #expect(Self.described("onMoved") == "_0: object")
+        // Raw-value enums decode from their raw value; after one with no empty or zero raw value, the probe stops.
+        #expect(Self.described("onTheme") == "theme: string")
+        #expect(Self.described("onTree") == "root: object")
+        #expect(Self.described("onRaw") == "value: any, members: object, map: object")
+    }
+
+    @Test("Every listed name has an entry, even one the enum has no case for")
+    func everyName() {
+        #expect(Set(Intent.arguments.keys) == Set(Intent.names))
+        #expect(Intent.arguments["notACase"] == [])
+    }
+
+    @Test("A screen descriptor carries its ViewModel's intent arguments, and its JSON form round-trips them")
+    func descriptor() throws {
+        let argument = IntentArgument(name: "text", type: "string")
+        let descriptor = ScreenDescriptor(
+            route: "shop.list",
+            intents: ["onChangedFilter"],
+            intentArguments: ["onChangedFilter": [argument]]
+        )
+        let json = try JSONValueEncoder().encode(descriptor)
+        #expect(json["intentArguments"] == ["onChangedFilter": [["name": "text", "type": "string"]]])
+        #expect(try JSONValueDecoder().decode(ScreenDescriptor.self, from: json) == descriptor)
+        // Written by an SDK before 2.2.0: no intentArguments.
+        let older: JSONValue = ["route": "shop.list", "parameters": [], "intents": [], "summary": ""]
+        #expect(try JSONValueDecoder().decode(ScreenDescriptor.self, from: older).intentArguments == [:])
+    }
+}
