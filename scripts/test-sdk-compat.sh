@@ -7,7 +7,8 @@
 #   2. an SDK folder is assembled from it with the module INTERFACES only (no binary .swiftmodule) and its library;
 #   3. the fixture plugin Tests/Fixtures/CompatPlugin, a package of its own, is compiled against that folder and staged
 #      by the current navhost-plugin-tool, whose manifest must name the old SDK version;
-#   4. the current navhostd loads it; navctl navigates to compat.counter and sends onTappedAdd over the socket.
+#   4. the current navhostd loads it; navctl navigates to compat.counter and sends onTappedAdd over the socket, and
+#      navctl routes shows onTappedAdd's argument (learned by the current SDK).
 #
 # Usage: BUILD_DIR=.build/debug scripts/test-sdk-compat.sh
 set -euo pipefail
@@ -81,5 +82,8 @@ navctl send onTappedAdd by=3 --json | tee "$work/send.json"
 grep -q "\"count\":5" "$work/send.json" || fail "the counter did not reach 5"
 grep -q "\"builtAgainst\":\"$version\"" "$work/send.json" || fail "the plugin does not report NavHostKit $version"
 navctl stack --json | grep -q '"route":"compat.counter"' || fail "compat.counter is not on the stack"
+# The intents' arguments are learned by the SDK the daemon loads, whichever SDK built the plugin.
+navctl routes | tee "$work/routes.txt"
+grep -q 'onTappedAdd(by: int)' "$work/routes.txt" || fail "navctl routes does not show onTappedAdd's argument"
 
 step "passed: a plugin built against NavHostKit $version served by a daemon with NavHostKit $current"
