@@ -60,10 +60,15 @@ public final class PluginControl {
     /// - Throws: ``PluginRegistry/ChangeError/refused(_:)`` with the reason it was quarantined.
     @discardableResult
     public func load(pluginAt directory: String) throws(PluginRegistry.ChangeError) -> PluginStatus {
+        let hadFailedHere = registry.statuses.contains { $0.directory == directory && !$0.isLoaded }
         let status = registry.load(pluginAt: directory)
         publish(.outcome(of: status))
-        if let reason = status.quarantineReason { throw .refused(reason) }
-        return status
+        guard let reason = status.quarantineReason else { return status }
+        // A refused call changes nothing: the reply says why, and the list keeps no row of its own for it (a client
+        // could grow the list without end, or set a quarantined twin beside a loaded plugin). A folder that had
+        // failed before, which the folder watcher reports on, keeps its row, updated.
+        if !hadFailedHere { registry.forgetFailures(in: directory) }
+        throw .refused(reason)
     }
 
     /// Replaces the plugin `name` with the build now in its folder, then rebuilds its screens in every session.
@@ -82,6 +87,8 @@ public final class PluginControl {
         }
         for session in sessions.all { session.rebuildScreens(showing: replacement.oldRoutes) }
         publish(.reloaded(name, replacement))
+        // The new build may no longer need a plugin whose removal was refused for it.
+        removeFreedPlugins()
         return replacement
     }
 
@@ -210,6 +217,11 @@ extension PluginControl {
                 _ = try? reload(loaded.name)
                 continue
             }
+            if manifest == loaded.manifest, refusedBuilds[path] != nil {
+                // The folder holds the serving build again: the refused one it held is no longer there to report.
+                refusedBuilds[path] = nil
+                clearReloadFailure(of: loaded.name)
+            }
             guard manifest != loaded.manifest, manifest != refusedBuilds[path] else { continue }
             if manifest.name == loaded.name {
                 do {
@@ -317,6 +329,12 @@ extension PluginControl {
             guard FileIO.kind(of: status.directory) != .directory else { continue }
             unloadVanished(status)
         }
+    }
+
+    /// Clears the last refused reload of the loaded plugin `name`.
+    fileprivate func clearReloadFailure(of name: String) {
+        guard let index = registry.statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else { return }
+        registry.statuses[index].lastReloadFailure = nil
     }
 
     /// Sets or clears the removal refusal of the loaded plugin `name`.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import NavHostClient
+import NavHostStorage
 import NavHostWire
 
 // The plugins group: list (the default), load, reload, unload, watch.
@@ -112,26 +113,12 @@ extension Navctl.Plugins {
         ///
         /// - Throws: `ExitCode.failure`, reported, when a relative path meets a current directory that cannot be read.
         private static func absolute(_ path: String) throws(ExitCode) -> String {
-            let base = path.hasPrefix("/") ? "" : try currentDirectory(for: path)
-            var components: [Substring] = []
-            for component in "\(base)/\(path)".split(separator: "/") {
-                switch component {
-                case ".": continue
-                case "..": _ = components.popLast()
-                default: components.append(component)
-                }
-            }
-            return "/" + components.joined(separator: "/")
-        }
-
-        private static func currentDirectory(for path: String) throws(ExitCode) -> String {
-            guard let directory = getcwd(nil, 0) else {
+            guard let absolute = AbsolutePath.resolving(path) else {
                 let reason = String(cString: strerror(errno))
                 Console.printError("Error: cannot make \(path) absolute: the current directory is unknown: \(reason)")
                 throw ExitCode.failure
             }
-            defer { free(directory) }
-            return String(cString: directory)
+            return absolute
         }
     }
 }

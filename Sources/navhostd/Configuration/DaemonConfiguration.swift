@@ -3,6 +3,7 @@ import Logging
 import NavHostCore
 import NavHostKit
 import NavHostService
+import NavHostStorage
 import NavHostVarlink
 
 /// Everything `navhostd` is told, with the defaults filled in.
@@ -73,7 +74,10 @@ struct DaemonConfiguration: Sendable {
     ) {
         let isRoot = getuid() == 0
         self.socketPath = settings.socket ?? Self.defaultSocketPath(isRoot: isRoot, environment: environment)
-        self.pluginDirectory = settings.plugins ?? "/usr/lib/navhost/plugins"
+        // Absolute, as `navctl plugins load` sends a folder: the watcher names each folder from this path, and a
+        // relative one would make a plugin loaded by hand look like another (`make run` passes a relative one).
+        let plugins = settings.plugins ?? "/usr/lib/navhost/plugins"
+        self.pluginDirectory = AbsolutePath.resolving(plugins) ?? plugins
         self.stateDirectory =
             settings.stateDirectory ?? Self.defaultStateDirectory(isRoot: isRoot, environment: environment)
         let declared = settings.declaredSessions
