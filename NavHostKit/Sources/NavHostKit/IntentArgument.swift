@@ -41,3 +41,15 @@ extension ViewModelIntent {
         return arguments
     }
 }
+
+/// An intent's name as a key of the `intentArguments` object that ``ScreenDescriptor`` and the `Routes` reply write.
+public struct IntentNameKey: CodingKey, Sendable {
+    public var stringValue: String
+    public var intValue: Int? { nil }
+
+    public init(stringValue: String) {
+        self.stringValue = stringValue
+    }
+
+    public init?(intValue: Int) { nil }
+}
