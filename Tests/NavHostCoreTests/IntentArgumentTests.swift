@@ -86,3 +86,68 @@ struct IntentArgumentTests {
         #expect(try JSONValueDecoder().decode(ScreenDescriptor.self, from: older).intentArguments == [:])
     }
 }
+
+/// Intents and routes refuse members their case does not read: a misspelt optional argument is an error, not nothing.
+@Suite("Unknown intent arguments and route parameters")
+struct UnknownMemberTests {
+    enum Intent: ViewModelIntent {
+        case onTappedRetry
+        case onChangedFilter(text: String, limit: Int?)
+
+        static let names = ["onTappedRetry", "onChangedFilter"]
+    }
+
+    @Test("An argument the case does not read is refused, naming it; optional ones absent or present are fine")
+    func unknownArgument() throws {
+        #expect(throws: Never.self) {
+            try IntentMessage(name: "onChangedFilter", arguments: ["text": "a"]).decode(as: Intent.self)
+        }
+        #expect(throws: Never.self) {
+            try IntentMessage(name: "onChangedFilter", arguments: ["text": "a", "limit": 3]).decode(as: Intent.self)
+        }
+        let misspelt = IntentMessage(name: "onChangedFilter", arguments: ["text": "a", "limt": 3])
+        #expect(
+            throws: IntentError.invalidArguments(
+                intent: "onChangedFilter",
+                reason: #"JSON unknownMember: unknown member "limt" (at limt)"#
+            )
+        ) { try misspelt.decode(as: Intent.self) }
+        let none = IntentMessage(name: "onTappedRetry", arguments: ["x": 1])
+        #expect(
+            throws: IntentError.invalidArguments(
+                intent: "onTappedRetry",
+                reason: #"JSON unknownMember: unknown member "x": it takes none (at x)"#
+            )
+        ) { try none.decode(as: Intent.self) }
+    }
+
+    @Test("Errors name the member from the arguments, not from the case's name")
+    func paths() throws {
+        #expect(
+            throws: IntentError.invalidArguments(
+                intent: "onChangedFilter",
+                reason: #"JSON typeMismatch: expected a string, found int (at text)"#
+            )
+        ) { try IntentMessage(name: "onChangedFilter", arguments: ["text": 5]).decode(as: Intent.self) }
+    }
+
+    @Test("A route parameter the route does not declare is refused")
+    func unknownParameter() throws {
+        enum ShopRoute: Route {
+            case list
+            case detail(productID: String)
+            static let namespace = "shop"
+        }
+        #expect(throws: Never.self) {
+            try RouteRequest(id: "shop.detail", parameters: ["productID": "p3"]).decode(as: ShopRoute.self)
+        }
+        #expect(throws: RouteError.self) {
+            try RouteRequest(id: "shop.detail", parameters: ["productID": "p3", "productId": "p4"]).decode(
+                as: ShopRoute.self
+            )
+        }
+        #expect(throws: RouteError.self) {
+            try RouteRequest(id: "shop.list", parameters: ["foo": 1]).decode(as: ShopRoute.self)
+        }
+    }
+}

@@ -112,6 +112,20 @@ struct RefusedCall: Sendable, CustomTestStringConvertible {
             errorParameters: nil
         ),
         RefusedCall(
+            session: "undeclared-route-parameter",
+            message:
+                #"{"method":"io.navhost.Navigation.Navigate","parameters":{"session":"SESSION","route":"products.list","parameters":{"foo":1}}}"#,
+            error: "io.navhost.Navigation.InvalidRouteParameters",
+            errorParameters: nil
+        ),
+        RefusedCall(
+            session: "misspelt-route-parameter",
+            message:
+                #"{"method":"io.navhost.Navigation.Navigate","parameters":{"session":"SESSION","route":"products.detail","parameters":{"productID":"p3","productId":"p4"}}}"#,
+            error: "io.navhost.Navigation.InvalidRouteParameters",
+            errorParameters: nil
+        ),
+        RefusedCall(
             session: "unknown-intent",
             message:
                 #"{"method":"io.navhost.Navigation.Send","parameters":{"session":"SESSION","intent":"onTappedSelfDestruct"}}"#,
@@ -245,7 +259,7 @@ struct BadInputTests {
         try await witness.confirm(unchanged: false)
     }
 
-    @Test("Intent arguments of the wrong type, or missing, get InvalidIntentArguments and change nothing")
+    @Test("Intent arguments of the wrong type, missing, or not declared get InvalidIntentArguments and change nothing")
     func badIntentArguments() async throws {
         let daemon = try SharedDaemon.daemon
         let witness = try await Witness.connect(to: daemon, session: "bad-intent-arguments")
@@ -268,7 +282,7 @@ struct BadInputTests {
             )
         }
         #expect("\(before)".contains(#""loaded""#), "the catalog loaded")
-        for arguments: JSONObject in [["text": 5], [:], ["text": .null]] {
+        for arguments: JSONObject in [["text": 5], [:], ["text": .null], ["text": "a", "txt": "b"], ["query": "a"]] {
             let refusal = await #expect(throws: VarlinkError.self) {
                 try await client.call(
                     "io.navhost.Navigation.Send",

@@ -4,7 +4,8 @@ import Testing
 
 /// ``IntentMessage/decode(as:)`` reads the case from its name and arguments without building the object
 /// `{name: arguments}` the synthesized `Decodable` reads it from: it must decode, and fail, as decoding that object
-/// does.
+/// does, with two differences on purpose: an error's path starts at the arguments (`text`, not
+/// `onChangedFilter.text`), and an argument the case does not take is refused (`unknownMember`).
 @Suite("An intent decodes as the object {name: arguments} does")
 struct IntentDecodingTests {
     enum Intent: ViewModelIntent, Equatable {
@@ -16,13 +17,27 @@ struct IntentDecodingTests {
         static let names = ["onTappedRetry", "onChangedFilter", "select", "move"]
     }
 
-    /// What decoding the whole object gives, in ``IntentMessage/decode(as:)``'s terms.
+    /// What decoding the whole object gives, in ``IntentMessage/decode(as:)``'s terms; the arguments a case takes
+    /// are those ``ViewModelIntent/arguments`` lists for it.
     static func expected(_ message: IntentMessage) -> Result<Intent, IntentError> {
         guard Intent.names.contains(message.name) else { return .failure(.unknownIntent(message.name)) }
         do {
             let object = JSONValue.object([message.name: .object(message.arguments)])
-            return .success(try JSONValueDecoder().decode(Intent.self, from: object))
-        } catch let error as JSONError {
+            let intent = try JSONValueDecoder().decode(Intent.self, from: object)
+            let taken = Set((Intent.arguments[message.name] ?? []).map(\.name))
+            if let unknown = message.arguments.keys.first(where: { !taken.contains($0) }) {
+                let error = JSONError(
+                    code: .unknownMember,
+                    message: "unknown member \"\(unknown)\"" + (taken.isEmpty ? ": it takes none" : ""),
+                    path: unknown
+                )
+                return .failure(.invalidArguments(intent: message.name, reason: error.description))
+            }
+            return .success(intent)
+        } catch var error as JSONError {
+            if let path = error.path, path.hasPrefix(message.name + ".") {
+                error.path = String(path.dropFirst(message.name.count + 1))
+            }
             return .failure(.invalidArguments(intent: message.name, reason: error.description))
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
             return .failure(.unknownIntent(message.name))
@@ -41,6 +56,7 @@ struct IntentDecodingTests {
         IntentMessage(name: "select", arguments: ["index": 2, "animated": true]),
         IntentMessage(name: "select", arguments: ["index": 2]),
         IntentMessage(name: "select", arguments: ["index": 2.5]),
+        IntentMessage(name: "select", arguments: ["index": 2, "animatd": true]),
         IntentMessage(name: "move", arguments: ["_0": 1, "to": 4]),
         IntentMessage(name: "move", arguments: ["from": 1, "to": 4]),
         IntentMessage(name: "onTappedNothing"),

@@ -15,6 +15,7 @@ public struct JSONError: Error, Sendable, Hashable {
             case keyNotFound
             case valueNotFound
             case dataCorrupted
+            case unknownMember
         }
 
         private let base: Base
@@ -40,6 +41,9 @@ public struct JSONError: Error, Sendable, Hashable {
         public static let valueNotFound = Code(.valueNotFound)
         /// Decoding found a value of the right type that the Swift type refuses.
         public static let dataCorrupted = Code(.dataCorrupted)
+        /// Decoding found an object member that the Swift type does not read: an intent's argument or a route's
+        /// parameter it does not declare (``JSONValueDecoder`` checks this for those only).
+        public static let unknownMember = Code(.unknownMember)
 
         public var description: String {
             switch base {
@@ -53,6 +57,7 @@ public struct JSONError: Error, Sendable, Hashable {
             case .keyNotFound: return "keyNotFound"
             case .valueNotFound: return "valueNotFound"
             case .dataCorrupted: return "dataCorrupted"
+            case .unknownMember: return "unknownMember"
             }
         }
     }

@@ -18,11 +18,27 @@ public struct JSONValueDecoder: Sendable {
     }
 
     /// Decodes a value of `type` from the object `{name: arguments}`, without building it: the form a synthesized
-    /// `Decodable` enum reads a case with its associated values from, as an intent arrives.
+    /// `Decodable` enum reads a case with its associated values from, as an intent or a route arrives.
     ///
-    /// Decodes what ``decode(_:from:)`` decodes from that object, and fails the same way.
+    /// Decodes what ``decode(_:from:)`` decodes from that object, and fails the same way; and fails with
+    /// ``JSONError/Code/unknownMember`` for a member of `arguments` the case does not read (a misspelt optional
+    /// argument would otherwise be dropped without a word). The paths of errors start at the arguments: `text`, not
+    /// `onChangedFilter.text`. A case decoded by hand that lists the arguments' keys (`allKeys`), or never opens them
+    /// as a keyed container, is not checked.
     package func decode<T: Decodable>(_ type: T.Type, case name: String, arguments: JSONObject) throws -> T {
-        try T(from: CaseDecoder(name: name, arguments: arguments))
+        guard !arguments.isEmpty else { return try T(from: CaseDecoder(name: name, arguments: arguments, read: nil)) }
+        let read = ReadMembers()
+        let value = try T(from: CaseDecoder(name: name, arguments: arguments, read: read))
+        if read.isOpened, !read.isAll {
+            for key in arguments.keys where !read.names.contains(key) {
+                throw JSONError(
+                    code: .unknownMember,
+                    message: "unknown member \"\(key)\"" + (read.names.isEmpty ? ": it takes none" : ""),
+                    path: key
+                )
+            }
+        }
+        return value
     }
 }
 
@@ -96,11 +112,27 @@ private struct ValueDecoder: Decoder {
     }
 }
 
+/// The members of a case's arguments that its decoding has read (``JSONValueDecoder/decode(_:case:arguments:)``).
+private final class ReadMembers {
+    /// Whether the arguments were opened as a keyed container at all.
+    var isOpened = false
+    /// Whether the decoding listed every key (`allKeys`): it then reads what it chooses, and nothing is unknown.
+    var isAll = false
+    var names: [String] = []
+
+    func note(_ name: String) {
+        if !names.contains(name) { names.append(name) }
+    }
+}
+
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let members: JSONObject
     let codingPath: [any CodingKey]
+    /// Set for a case's arguments only: what is read, for the check for unknown members.
+    var read: ReadMembers? = nil
 
     var allKeys: [Key] {
+        read?.isAll = true
         // A loop, not `compactMap`: `Key` is known only at run time here, where `compactMap` is not specialized
         // (it cost about 3,000 instructions for an intent's one key).
         var keys: [Key] = []
@@ -110,9 +142,13 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return keys
     }
 
-    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+    func contains(_ key: Key) -> Bool {
+        read?.note(key.stringValue)
+        return members[key.stringValue] != nil
+    }
 
     private func member(_ key: Key) throws -> JSONValue {
+        read?.note(key.stringValue)
         guard let value = members[key.stringValue] else {
             throw JSONError(
                 code: .keyNotFound,
@@ -166,7 +202,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        ValueDecoder(json: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+        read?.note(key.stringValue)
+        return ValueDecoder(json: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
     }
 }
 
@@ -267,11 +304,12 @@ private struct SingleContainer: SingleValueDecodingContainer {
 private struct CaseDecoder: Decoder {
     let name: String
     let arguments: JSONObject
+    let read: ReadMembers?
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(CaseContainer<Key>(name: name, arguments: arguments))
+        KeyedDecodingContainer(CaseContainer<Key>(name: name, arguments: arguments, read: read))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -286,6 +324,7 @@ private struct CaseDecoder: Decoder {
 private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let name: String
     let arguments: JSONObject
+    let read: ReadMembers?
     var codingPath: [any CodingKey] { [] }
 
     var allKeys: [Key] {
@@ -300,7 +339,9 @@ private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
         guard key.stringValue == name else { return try object.nestedContainer(keyedBy: type, forKey: key) }
-        return KeyedDecodingContainer(KeyedContainer<NestedKey>(members: arguments, codingPath: [key]))
+        read?.isOpened = true
+        // Paths start at the arguments: the case's name is not a member anyone sent.
+        return KeyedDecodingContainer(KeyedContainer<NestedKey>(members: arguments, codingPath: [], read: read))
     }
 
     // MARK: What a synthesized enum does not ask for

@@ -77,7 +77,7 @@ public struct RouteRequest: Sendable, Hashable, Codable, CustomStringConvertible
     public func decode<R: Route>(as type: R.Type) throws -> R {
         guard namespace == R.namespace else { throw RouteError.unknownRoute(id) }
         do {
-            return try JSONValueDecoder().decode(R.self, from: .object([String(caseName): .object(parameters)]))
+            return try JSONValueDecoder().decode(R.self, case: String(caseName), arguments: parameters)
         } catch let error as JSONError {
             throw RouteError.invalidParameters(route: id, reason: error.description)
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
