@@ -217,6 +217,13 @@ struct BadInputTests {
         let (answer, _) = try await offender.readUntilClosed()
         #expect(answer.isEmpty)
         try await witness.confirm()
+        // One close, one reason in the log: not also the framing's complaint about the message the timeout cut short.
+        let lines = daemon.log.split(separator: "\n")
+        let timedOut = try #require(lines.first { $0.contains("(partialMessageTimeout)") })
+        let id = try #require(timedOut.split(separator: " ").first { $0.hasPrefix("varlink.connection.id=") })
+        let connection = "\(id) "
+        let closes = lines.filter { $0.contains("Closed a Varlink connection") && $0.contains(connection) }
+        #expect(closes.count == 1, "\(closes)")
     }
 
     @Test("A message that keeps growing without a NUL is cut off once it passes 1 MiB, before it ends")

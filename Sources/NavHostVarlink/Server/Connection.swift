@@ -41,6 +41,9 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private var runner: CallRunner?
 
     private var machine: StateMachine
+    /// Whether why the connection closes has been logged: one close, one line (a partial-message timeout is followed
+    /// by the framing's complaint about the message it cut short).
+    private var closeLogged = false
     /// The buffer ``handle(_:)`` gathers an event's actions in, kept empty between events.
     private var spareActions: [StateMachine.Action] = []
     private var batch = ReplyBatch()
@@ -422,11 +425,16 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         context?.close(promise: nil)
     }
 
-    /// Logs why the connection is being closed: a client that broke a rule (a ``VarlinkProtocolError``, including
-    /// the send timeout that failed a write) at `info`, so an operator can see which client it was; I/O errors at
-    /// `debug`.
+    /// Logs why the connection is being closed, once: a client that broke a rule (a ``VarlinkProtocolError``,
+    /// including the send timeout that failed a write) at `info`, so an operator can see which client it was; I/O
+    /// errors, and whatever is reported after the first reason, at `debug`.
     private func logClosing(because error: any Error) {
         let cause: any Error = closeReason.recorded ?? error
+        if closeLogged {
+            logger.debug("A Varlink connection being closed reported more", metadata: ["varlink.error": "\(error)"])
+            return
+        }
+        closeLogged = true
         if cause is VarlinkProtocolError {
             logger.info(
                 "Closed a Varlink connection: the client broke the protocol",
