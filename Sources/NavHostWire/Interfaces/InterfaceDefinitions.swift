@@ -88,7 +88,8 @@ public enum InterfaceDefinitions {
         method Sessions() -> (sessions: []string)
 
         # Opens a session rooted at a route, for a front end that appears at run time (a second display). It answers
-        # once the session is durable: a restart, crash or not, opens it again with its stack. Control clients only.
+        # once the session is durable: a restart, crash or not, opens it again with its stack. A name the daemon's
+        # configuration declares is refused with SessionConfigured, open or not. Control clients only.
         method OpenSession(
           name: string,
           root: string,
@@ -145,7 +146,10 @@ public enum InterfaceDefinitions {
         # Follows a session: the first reply is a snapshot, then one reply per
         # revision with an event. With resumeFrom, the events after that revision come
         # first if they are still held, else a snapshot. A snapshot with coalesced set
-        # stands in for events the client was too slow to take. Call with "more".
+        # stands in for events the client was too slow to take. Call with "more";
+        # without it, the one reply is the current snapshot (or document). When the
+        # session closes (CloseSession, a configuration reload that drops it, a Replay
+        # without to as it ends), the last reply has no parameters and no continues: {}.
         #
         # With changes "merge-patch" (the default is "events"), the first reply is the
         # session's document instead, and each revision is an RFC 7386 merge patch of it:
@@ -258,7 +262,8 @@ public enum InterfaceDefinitions {
         # The name cannot name a session: 1 to 64 letters, digits, -, _ and ., not starting with a dot.
         error InvalidSessionName (session: string)
 
-        # The daemon's configuration declares the session; take it out of the configuration to close it.
+        # The daemon's configuration declares the session, and only the configuration opens and closes it: OpenSession,
+        # CloseSession and Replay (its session) of that name are refused with this error.
         error SessionConfigured (session: string)
 
         # A recording given to Replay cannot be read.
