@@ -260,7 +260,7 @@ extension Navctl {
         static func routes(from words: [String]) throws(ValidationError) -> [RouteRequest] {
             var groups: [(route: String, parameters: [String])] = []
             for word in words {
-                if word.contains("=") {
+                if word.utf8.contains(UInt8(ascii: "=")) {
                     guard !groups.isEmpty else {
                         throw ValidationError("\"\(word)\" comes before any route; start with the root route")
                     }
