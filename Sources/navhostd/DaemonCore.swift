@@ -129,7 +129,12 @@ final class DaemonCore {
         let bounds = { (options: SessionOptions) in
             "\(options.maxStackDepth) \(options.watcherLimit) \(String(describing: options.intentTimeLimit))"
         }
-        if bounds(new.sessionOptions) != bounds(old.sessionOptions) || new.sessionSettings != old.sessionSettings {
+        // A session declared only now is reported as opened above, not as a change of limits.
+        let keptSessionLimitsChanged = new.sessions.contains { session in
+            old.sessions.contains { $0.name == session.name }
+                && bounds(new.options(forSession: session.name)) != bounds(old.options(forSession: session.name))
+        }
+        if bounds(new.sessionOptions) != bounds(old.sessionOptions) || keptSessionLimitsChanged {
             changed.append("session limits")
         }
         if new.server != old.server { changed.append("connection limits") }

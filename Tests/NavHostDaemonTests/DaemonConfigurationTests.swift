@@ -171,6 +171,21 @@ struct DaemonConfigurationTests {
         #expect(checked.output.contains("navhostd: the configuration is valid"))
         #expect(checked.output.contains("sessions: main=home.main kiosk=settings.main"), "\(checked.output)")
         #expect(checked.output.contains("max-connections 50,"), "\(checked.output)")
+        #expect(checked.output.contains("control groups: (none)"), "\(checked.output)")
+    }
+
+    @Test("A reload that only declares a session says it opened it, not that limits changed")
+    func reloadDeclaringASession() async throws {
+        let config = try ConfigFolder("sessions:\n  main: home.main\n")
+        let daemon = try await DaemonProcess.start(extraArguments: ["--config", config.file])
+        try config.dropIn("60-kiosk.conf", "sessions:\n  kiosk: settings.main\n")
+        let count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+        let line = daemon.log.split(separator: "\n").first { $0.contains("session kiosk opened") }
+        #expect(line != nil, "\(daemon.log)")
+        #expect(line?.contains("session limits") == false, "\(line ?? "")")
+        try await daemon.terminate()
     }
 
     @Test(

@@ -54,10 +54,10 @@ struct DaemonConfiguration: Sendable {
             lines.append("state-dir: \(c.stateDirectory)")
             lines.append("log-level: \(c.logLevel)")
             lines.append("sessions: \(c.sessions.map { "\($0.name)=\($0.root.id)" }.joined(separator: " "))")
-            lines.append("control users: \(c.access.controlUIDs.sorted().map(String.init).joined(separator: " "))")
-            lines.append(
-                "control groups: \(c.access.resolvedControlGIDs.sorted().map(String.init).joined(separator: " "))"
-            )
+            let users = c.access.controlUIDs.sorted().map(String.init).joined(separator: " ")
+            let groups = c.access.resolvedControlGIDs.sorted().map(String.init).joined(separator: " ")
+            lines.append("control users: \(users.isEmpty ? "(none)" : users)")
+            lines.append("control groups: \(groups.isEmpty ? "(none)" : groups)")
             lines.append(
                 "limits: max-connections \(c.server.maxConnections), max-connections-per-uid "
                     + "\(c.server.maxConnectionsPerUID), max-stack-depth \(c.sessionOptions.maxStackDepth)"
