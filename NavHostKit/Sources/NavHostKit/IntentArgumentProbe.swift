@@ -65,6 +65,9 @@ private struct CaseProbeContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 
 /// A case's arguments: each `decode` is written down with its key and type, and answered with a placeholder.
 ///
+/// The containers here declare only the generic `decode`: it also stands for the protocols' `Bool`, `String`, `Int`…
+/// requirements, which a decoder implements one by one only for speed.
+///
 /// A synthesized conformance reads an optional argument with `decodeIfPresent`, whose default implementation asks
 /// `contains` first: a key asked about is written down as optional.
 private final class ArgumentProbeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -90,26 +93,6 @@ private final class ArgumentProbeContainer<Key: CodingKey>: KeyedDecodingContain
         let optional = askedAbout.contains(key.stringValue) ? "?" : ""
         arguments.list.append(IntentArgument(name: key.stringValue, type: optional + shape.word))
         return try value.get()
-    }
-
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decode(type as Bool.Type, key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decode(type as String.Type, key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decode(type as Double.Type, key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decode(type as Float.Type, key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decode(type as Int.Type, key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decode(type as Int8.Type, key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decode(type as Int16.Type, key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decode(type as Int32.Type, key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decode(type as Int64.Type, key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decode(type as UInt.Type, key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decode(type as UInt8.Type, key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decode(type as UInt16.Type, key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decode(type as UInt32.Type, key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decode(type as UInt64.Type, key) }
-
-    /// The generic `decode`, named apart so that the overloads above reach it rather than themselves.
-    private func decode<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
-        try decode(type, forKey: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -201,23 +184,7 @@ private struct PlaceholderContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
     func contains(_ key: Key) -> Bool { false }
     func decodeNil(forKey key: Key) throws -> Bool { true }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try member(type) }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try member(type) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try member(type) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try member(type) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try member(type) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try member(type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try member(type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try member(type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try member(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try member(type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try member(type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try member(type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try member(type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try member(type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try member(type) }
-
-    private func member<T: Decodable>(_ type: T.Type) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try placeholder(type, shape: ValueShape(), depth: depth)
     }
 
@@ -252,24 +219,7 @@ private final class OneElementContainer: UnkeyedDecodingContainer {
 
     func decodeNil() throws -> Bool { false }
 
-    func decode(_ type: Bool.Type) throws -> Bool { try next(type) }
-    func decode(_ type: String.Type) throws -> String { try next(type) }
-    func decode(_ type: Double.Type) throws -> Double { try next(type) }
-    func decode(_ type: Float.Type) throws -> Float { try next(type) }
-    func decode(_ type: Int.Type) throws -> Int { try next(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try next(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try next(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try next(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try next(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try next(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) }
-
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try next(type) }
-
-    private func next<T: Decodable>(_ type: T.Type) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
         guard !isAtEnd else { throw ProbeEnded() }
         currentIndex += 1
         defer { onFirstElement?() }
@@ -293,21 +243,5 @@ private struct SingleProbeContainer: SingleValueDecodingContainer {
     var codingPath: [any CodingKey] { [] }
 
     func decodeNil() -> Bool { false }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try value(type) }
-    func decode(_ type: Bool.Type) throws -> Bool { try value(type) }
-    func decode(_ type: String.Type) throws -> String { try value(type) }
-    func decode(_ type: Double.Type) throws -> Double { try value(type) }
-    func decode(_ type: Float.Type) throws -> Float { try value(type) }
-    func decode(_ type: Int.Type) throws -> Int { try value(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try value(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try value(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try value(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try value(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try value(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try value(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try value(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try value(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try value(type) }
-
-    private func value<T: Decodable>(_ type: T.Type) throws -> T { try placeholder(type, shape: shape, depth: depth) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try placeholder(type, shape: shape, depth: depth) }
 }
