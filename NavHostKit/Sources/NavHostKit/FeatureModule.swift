@@ -107,8 +107,8 @@ public struct ScreenDescriptor: Sendable, Hashable, Codable {
     /// The arguments of each intent, by intent name (``ViewModelIntent/arguments``); empty when not known.
     ///
     /// For a descriptor that names its ViewModel they are learned the first time they are read (the `Routes` call),
-    /// not when the plugin loads: learning them decodes every intent case, and the code and type metadata that
-    /// touches would stay in the daemon's memory (about 200 KB of idle RSS, `navhost-bench`).
+    /// not when the plugin loads: learning them runs the feature's decoding of every intent case, which loading
+    /// need not wait for.
     public var intentArguments: [String: [IntentArgument]] {
         get { arguments.value }
         set { arguments = LazyIntentArguments(newValue) }
@@ -183,14 +183,7 @@ public struct ScreenDescriptor: Sendable, Hashable, Codable {
         try container.encode(parameters, forKey: .parameters)
         try container.encode(intents, forKey: .intents)
         try container.encode(summary, forKey: .summary)
-        if !intentArguments.isEmpty {
-            // In the order of `intents`, not a dictionary's: the same route is written the same way every time.
-            var byIntent = container.nestedContainer(keyedBy: IntentNameKey.self, forKey: .intentArguments)
-            let order = intents.filter { intentArguments[$0] != nil }
-            for name in order + intentArguments.keys.filter({ !order.contains($0) }).sorted() {
-                try byIntent.encode(intentArguments[name], forKey: IntentNameKey(stringValue: name))
-            }
-        }
+        try container.encode(intentArguments: intentArguments, orderedAs: intents, forKey: .intentArguments)
     }
 }
 

@@ -42,14 +42,32 @@ extension ViewModelIntent {
     }
 }
 
-/// An intent's name as a key of the `intentArguments` object that ``ScreenDescriptor`` and the `Routes` reply write.
-public struct IntentNameKey: CodingKey, Sendable {
-    public var stringValue: String
-    public var intValue: Int? { nil }
+extension KeyedEncodingContainer {
+    /// Writes `arguments` under `key` as an object by intent name, in the order of `intents` (names it does not list
+    /// after them, sorted), not a dictionary's: the same route is written the same way every time. Writes nothing
+    /// when `arguments` is empty. ``ScreenDescriptor`` and the `Routes` reply write their `intentArguments` so.
+    public mutating func encode(
+        intentArguments arguments: [String: [IntentArgument]],
+        orderedAs intents: [String],
+        forKey key: Key
+    ) throws {
+        guard !arguments.isEmpty else { return }
+        var byIntent = nestedContainer(keyedBy: IntentNameKey.self, forKey: key)
+        let order = intents.filter { arguments[$0] != nil }
+        for name in order + arguments.keys.filter({ !order.contains($0) }).sorted() {
+            try byIntent.encode(arguments[name], forKey: IntentNameKey(stringValue: name))
+        }
+    }
+}
 
-    public init(stringValue: String) {
+/// An intent's name as a key of an `intentArguments` object.
+private struct IntentNameKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+
+    init(stringValue: String) {
         self.stringValue = stringValue
     }
 
-    public init?(intValue: Int) { nil }
+    init?(intValue: Int) { nil }
 }

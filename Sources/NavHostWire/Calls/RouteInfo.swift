@@ -53,14 +53,7 @@ public struct RouteInfo: Sendable, Hashable, Codable {
         try container.encode(parameters, forKey: .parameters)
         try container.encode(intents, forKey: .intents)
         try container.encode(summary, forKey: .summary)
-        if !intentArguments.isEmpty {
-            // In the order of `intents`, not a dictionary's: the same route is written the same way every time.
-            var byIntent = container.nestedContainer(keyedBy: IntentNameKey.self, forKey: .intentArguments)
-            let order = intents.filter { intentArguments[$0] != nil }
-            for name in order + intentArguments.keys.filter({ !order.contains($0) }).sorted() {
-                try byIntent.encode(intentArguments[name], forKey: IntentNameKey(stringValue: name))
-            }
-        }
+        try container.encode(intentArguments: intentArguments, orderedAs: intents, forKey: .intentArguments)
     }
 
     /// An intent with its arguments as the Varlink interface notation writes a method's: `onChangedFilter(text:
