@@ -26,6 +26,13 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// The daemon is linked by lld with its relative relocations packed (DT_RELR, glibc 2.36): the table the loader reads
+// at every start shrinks from 431 KiB to 111 KiB, and lld keeps read-only data and unwind tables out of the code's
+// mapping. Idle RSS falls by about 0.3 MB (BENCHMARKS.md); gold, the default, knows neither.
+let daemonLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])
+]
+
 // MARK: - Plugin discovery
 //
 // Every folder `Plugins/<Name>/` that holds a `plugin.json` is a feature plugin, laid out as the seeds teach
@@ -304,7 +311,8 @@ let package = Package(
                 nioPosix,
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: daemonLinkerSettings
         ),
         .target(
             name: "NavHostPluginTools",
