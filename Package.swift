@@ -28,7 +28,7 @@ let swiftSettings: [SwiftSetting] = [
 
 // The daemon is linked by lld with its relative relocations packed (DT_RELR, glibc 2.36): the table the loader reads
 // at every start shrinks from 431 KiB to 111 KiB, and lld keeps read-only data and unwind tables out of the code's
-// mapping. Idle RSS falls by about 0.3 MB (BENCHMARKS.md); gold, the default, knows neither.
+// mapping. Idle RSS falls by 0.2-0.4 MB (alternating navhost-bench memory runs); gold, the default, knows neither.
 let daemonLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])
 ]
