@@ -31,6 +31,11 @@ SYSCONFDIR   ?= /etc
 # PKGLIBDIR, the module interfaces in SDK_MODULEDIR, one <Module>.swiftmodule/<triple>.* folder per module.
 SDK_MODULEDIR ?= $(PKGLIBDIR)/swift
 SDK_MODULES  := NavHostKit NavHostJSON NavHostTesting
+# The documents are installed into DOCDIR at the paths they have here, so the links between them hold once installed
+# as they do in the repository (scripts/check-doc-links.py checks both): the SDK's with the SDK, the rest with the
+# daemon.
+SDK_DOCS     := docs/sdk.md docs/authoring-features.md docs/manifest.md NavHostKit/CHANGELOG.md
+DOCS         := README.md BENCHMARKS.md $(filter-out $(SDK_DOCS),$(wildcard docs/*.md))
 SDK_TRIPLE   := $(shell uname -m)-unknown-linux-gnu
 
 # What `make install` and `make deb` ship, built in release product by product (as `make bench` does: a plain
@@ -60,7 +65,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
-	install-sdk install-sdk-files release man deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
+	install-sdk install-sdk-files install-docs install-sdk-docs check-docs release man deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -82,8 +87,15 @@ RUN_ARGS ?=
 run: build
 	$(BUILD_DIR)/navhostd --plugins $(BUILD_DIR)/plugins --state-dir $(CURDIR)/.build/state $(RUN_ARGS)
 
-lint:
+lint: check-docs
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift NavHostKit Sources Tests Plugins
+
+# Every relative link and #anchor in the repository's Markdown leads somewhere, and so does every link between the
+# documents as `make install-docs` lays them out.
+check-docs:
+	python3 scripts/check-doc-links.py
+	rm -rf $(BUILD_DIR)/doc-check && $(MAKE) --no-print-directory install-docs DESTDIR=$(CURDIR)/$(BUILD_DIR)/doc-check >/dev/null
+	python3 scripts/check-doc-links.py --installed $(BUILD_DIR)/doc-check$(DOCDIR) --not-installed Benchmarks
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel Package.swift NavHostKit Sources Tests Plugins Benchmarks
@@ -183,12 +195,17 @@ install-sdk-files:
 				$(DESTDIR)$(SDK_MODULEDIR)/$$module.swiftmodule/$(SDK_TRIPLE).$$kind || exit 1; \
 		done; \
 	done
-	install -m 0644 NavHostKit/CHANGELOG.md $(DESTDIR)$(DOCDIR)/CHANGELOG-NavHostKit.md
 	if [ -f $(BUILD_DIR)/man/navhost-plugin-tool.1 ]; then \
 		install -d $(DESTDIR)$(MANDIR)/man1 && \
 		gzip -9nc $(BUILD_DIR)/man/navhost-plugin-tool.1 >$(DESTDIR)$(MANDIR)/man1/navhost-plugin-tool.1.gz; \
 	fi
-	install -m 0644 docs/sdk.md docs/authoring-features.md $(DESTDIR)$(DOCDIR)/
+	$(MAKE) --no-print-directory install-sdk-docs
+
+install-sdk-docs:
+	for doc in $(SDK_DOCS); do install -D -m 0644 $$doc $(DESTDIR)$(DOCDIR)/$$doc || exit 1; done
+
+install-docs: install-sdk-docs
+	for doc in $(DOCS); do install -D -m 0644 $$doc $(DESTDIR)$(DOCDIR)/$$doc || exit 1; done
 
 # An out-of-tree plugin from scratch: the SDK installed into a temporary DESTDIR, a plugin package scaffolded outside
 # the repository, built, tested and staged there, then hot-loaded into a running daemon and driven over its socket.
@@ -226,10 +243,7 @@ install-files: install-sdk-files
 	done
 	install -m 0644 systemd/sysusers.d/navhost.conf $(DESTDIR)$(SYSUSERSDIR)/navhost.conf
 	install -m 0644 systemd/tmpfiles.d/navhost.conf $(DESTDIR)$(TMPFILESDIR)/navhost.conf
-	install -m 0644 docs/systemd.md $(DESTDIR)$(DOCDIR)/systemd.md
-	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
-	install -m 0644 docs/varlink.md docs/navctl.md $(DESTDIR)$(DOCDIR)/
-	if [ -f docs/configuration.md ]; then install -m 0644 docs/configuration.md $(DESTDIR)$(DOCDIR)/; fi
+	$(MAKE) --no-print-directory install-docs
 	for page in navhostd.8 navctl.1 navhostd.conf.5; do \
 		if [ -f $(BUILD_DIR)/man/$$page ]; then \
 			install -d $(DESTDIR)$(MANDIR)/man$${page##*.} && \

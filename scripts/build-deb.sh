@@ -52,7 +52,7 @@ sdk=$work/navhost-sdk
 make --no-print-directory install-files DESTDIR="$stage" BUILD_DIR="$build_dir" PREFIX=/usr SYSCONFDIR=/etc >/dev/null
 
 # 2. The SDK's programs, libraries and interfaces go to navhost-sdk; the rest is navhost, the SDK's documents too:
-# docs/sdk.md names them in /usr/share/doc/navhost, where `make install-sdk` puts them.
+# docs/sdk.md names them in /usr/share/doc/navhost/docs, where `make install-sdk` puts them.
 move() {  # move PATH FROM TO: FROM/PATH becomes TO/PATH
     mkdir -p "$3/$(dirname "$1")"
     mv "$2/$1" "$3/$1"

@@ -203,7 +203,14 @@ dpkg_installs() {
         | grep -c ' install ok installed$' | grep -qx 2 || return 1
     shipped_exec_start=$(inside grep -m1 '^ExecStart=' /usr/lib/systemd/system/$unit)
     [[ -n $shipped_exec_start ]] && inside test -f /usr/share/man/man8/navhostd.8.gz \
-        && inside test -f /usr/share/man/man1/navctl.1.gz && inside test -f /usr/share/man/man5/navhostd.conf.5.gz
+        && inside test -f /usr/share/man/man1/navctl.1.gz && inside test -f /usr/share/man/man5/navhostd.conf.5.gz \
+        || return 1
+    # The units' Documentation= and the README that GetInfo names are installed files.
+    local documentation
+    for documentation in $(inside systemctl show -P Documentation $unit navhostd.socket) \
+        file:/usr/share/doc/navhost/README.md; do
+        inside test -f "${documentation#file:}" || { echo "not installed: $documentation"; return 1; }
+    done
 }
 sysusers() {
     inside getent passwd navhost && inside getent group navhost \
@@ -348,7 +355,7 @@ journal_fields() {
         | NAVHOST_UID=$navhost_uid ALICE_UID=$alice_uid ALICE_PID=$alice_pid python3 -c "$journal_fields_program"
 }
 
-check "dpkg -i installs navhost and navhost-sdk into a system without NavHost" dpkg_installs
+check "dpkg -i installs navhost and navhost-sdk into a system without NavHost, man pages and documents in place" dpkg_installs
 check "postinst: systemd-sysusers created user and group navhost, systemd-tmpfiles /var/lib/navhost (0700)" sysusers
 check "postinst: deb-systemd-helper enabled navhostd.socket and navhostd.service, deb-systemd-invoke started them" \
     enabled_and_started
