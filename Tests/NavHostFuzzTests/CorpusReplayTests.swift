@@ -55,6 +55,40 @@ struct FuzzDriverTests {
         #expect(report.finalReplies == 3)
     }
 
+    /// The seeds reach the handlers behind the access check: a host that let uid 0 control Navigation but not
+    /// Plugins answered Load, Reload and Unload with PermissionDenied, so their handlers were never fuzzed.
+    @Test(
+        "The session, recording and plugin-control seeds reach their handlers",
+        arguments: [
+            (
+                "batch-plugins-control",
+                [
+                    "io.navhost.Plugins.PluginRefused", "io.navhost.Plugins.PluginRefused",
+                    "io.navhost.Plugins.PluginRefused", "org.varlink.service.InvalidParameter",
+                ]
+            ),
+            (
+                "batch-session-lifecycle",
+                ["io.navhost.Navigation.SessionConfigured", "io.navhost.Navigation.SessionConfigured"]
+            ),
+            ("call-replay", []),
+            // The second is the recorded call's outcome, inside the Recording reply.
+            ("call-recording", ["io.navhost.Navigation.IntentNotFound", "IntentNotFound"]),
+        ]
+    )
+    func seedsReachHandlers(_ name: String, errors: [String]) async throws {
+        let path = "\(CorpusReplayTests.corpusDirectory)/\(name)"
+        let input = try #require(FileManager.default.contents(atPath: path))
+        let report = try await VarlinkFuzzing.run(Array(input))
+        #expect(report.violations == [])
+        let answered = report.messages.compactMap { message in
+            message.firstRange(of: #""error":""#).map { start in
+                String(message[start.upperBound...].prefix { $0 != "\"" })
+            }
+        }
+        #expect(answered == errors, "\(report.messages)")
+    }
+
     @Test("The oracle notices a missing reply")
     func oracleNoticesMissingReply() async throws {
         // The oracle expects a reply for every call; a truncated tail breaks the protocol, so none is missing.

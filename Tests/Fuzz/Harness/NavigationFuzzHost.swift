@@ -48,13 +48,11 @@ package final class NavigationFuzzHost {
             version: "0",
             url: "https://github.com/navhost/navhost"
         )
-        service.add(
-            NavigationInterface.implementation(
-                sessions: registry,
-                access: AccessControl(AccessPolicy(controlUIDs: [Self.controllingPeer.uid], controlGIDs: []))
-            )
-        )
-        service.add(PluginsInterface.implementation { Self.pluginReports })
+        let access = AccessControl(AccessPolicy(controlUIDs: [Self.controllingPeer.uid], controlGIDs: []))
+        service.add(NavigationInterface.implementation(sessions: registry, access: access))
+        // No plugin control: it would load libraries. Load, Reload and Unload run past the access check and decode
+        // their parameters, then answer PluginRefused.
+        service.add(PluginsInterface.implementation(reports: { Self.pluginReports }, access: access))
         self.service = service
         try openSessions()
     }
@@ -71,6 +69,8 @@ package final class NavigationFuzzHost {
     }
 
     private func openSessions() throws {
+        // As navhostd does: OpenSession and CloseSession refuse the configured names with SessionConfigured.
+        registry.declareConfiguredSessions(Set(Self.sessions.map(\.name)))
         for configuration in Self.sessions {
             try registry.open(configuration)
         }
