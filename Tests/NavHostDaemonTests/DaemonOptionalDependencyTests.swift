@@ -78,9 +78,16 @@ struct DaemonOptionalDependencyTests {
             )
         }
         #expect(try await nav.topState()["tiles"] == [])
-        await #expect(throws: VarlinkError.self, "a tap on a tile that is not shown fails") {
+        let refused = await #expect(throws: VarlinkError.self, "a tap on a tile that is not shown fails") {
             try await nav.call("Send", ["intent": "onTappedSettings"])
         }
+        #expect(refused?.name == "io.navhost.Navigation.IntentFailed")
+        // What the ViewModel threw reaches the operator: the reply names only the screen and the intent.
+        #expect(
+            daemon.log.contains("onTappedSettings failed: Settings is not loaded, so its tile is not shown")
+                && daemon.log.contains("navhost.intent=onTappedSettings"),
+            "\(daemon.log.suffix(3_000))"
+        )
 
         for removal in removals.reversed() {
             try PluginFolder.deploy(removal.feature, into: directory)

@@ -23,6 +23,17 @@ extension NavigationSession {
                     metadata: ["navhost.screen": "\(target.id)", "navhost.intent": "\(intent.name)"]
                 )
                 target = rebuilt
+            } catch let error where error.code == .intentFailed || error.code == .intentTimedOut {
+                // The client is told which intent of which screen failed; what the ViewModel threw is for the
+                // operator, in the log (the error's parameters carry only facts a client can act on).
+                logger.warning(
+                    "\(error.message)",
+                    metadata: [
+                        "navhost.screen": "\(target.id)", "navhost.route": "\(target.route.id)",
+                        "navhost.intent": "\(intent.name)",
+                    ]
+                )
+                throw error
             }
         }
     }
