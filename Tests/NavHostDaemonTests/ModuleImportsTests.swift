@@ -2,9 +2,9 @@ import Foundation
 import IntegrationHarness
 import Testing
 
-/// docs/architecture.md's table of modules against the sources: every module of `Sources/` has a row, and the modules
-/// of this repository each row says it imports are exactly the ones its files import. A new import, or a module moved
-/// from one layer to another, fails here until the page says so too.
+/// docs/architecture.md's table of modules against the sources: every module of `Sources/` has a row, and each row
+/// names exactly the modules of this repository and the external packages its files import. A new import, or a module
+/// moved from one layer to another, fails here until the page says so too.
 @Suite("docs/architecture.md's module table matches what each module imports")
 struct ModuleImportsTests {
     private static let sources = URL(fileURLWithPath: TestPaths.packageRoot).appendingPathComponent("Sources")
@@ -29,14 +29,39 @@ struct ModuleImportsTests {
                 .map { $0 == "NavHostJSON" ? "NavHostKit" : $0 }
             let listed = Set(row.imports).intersection(ours.all)
             #expect(Set(imported) == listed, "\(row.modules): the sources import \(Set(imported).sorted())")
+            let external = try folders.reduce(into: Set<String>()) { $0.formUnion(try Self.imports(under: $1)) }
+                .subtracting(ours.all).subtracting(Self.toolchainModules)
+            for module in external where Self.packages[module] == nil {
+                Issue.record("\(row.modules) import \(module): add its package to ModuleImportsTests.packages")
+            }
+            let packages = Set(external.compactMap { Self.packages[$0] })
+            #expect(packages == Set(row.packages), "\(row.modules): the sources import from \(packages.sorted())")
         }
     }
+
+    /// The external packages the table names in italics, by the modules the sources import from them.
+    private static let packages = [
+        "Logging": "swift-log",
+        "NIOCore": "swift-nio", "NIOPosix": "swift-nio", "NIOEmbedded": "swift-nio", "NIOHTTP1": "swift-nio",
+        "ArgumentParser": "swift-argument-parser",
+        "UnixSignals": "swift-service-lifecycle", "ServiceLifecycle": "swift-service-lifecycle",
+        "Hummingbird": "hummingbird", "HummingbirdCore": "hummingbird",
+        "HummingbirdWebSocket": "hummingbird-websocket",
+        "HTTPTypes": "swift-http-types",
+    ]
+
+    /// The toolchain's own modules, which the table does not list.
+    private static let toolchainModules: Set = [
+        "Dispatch", "Foundation", "FoundationEssentials", "Glibc", "Observation", "Synchronization", "Testing",
+    ]
 
     // MARK: Reading the page
 
     private struct Row {
         var modules: [String]
         var imports: [String]
+        /// The external packages, in italics.
+        var packages: [String]
     }
 
     private static func tableRows() throws -> [Row] {
@@ -51,7 +76,11 @@ struct ModuleImportsTests {
         )
         return lines[(header + 2)...].prefix { $0.hasPrefix("|") }.map { line in
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-            return Row(modules: codeSpans(in: cells[1]), imports: codeSpans(in: cells[3]))
+            return Row(
+                modules: codeSpans(in: cells[1]),
+                imports: codeSpans(in: cells[3]),
+                packages: cells[3].matches(of: /\*([\w-]+)\*/).map { String($0.output.1) }
+            )
         }
     }
 

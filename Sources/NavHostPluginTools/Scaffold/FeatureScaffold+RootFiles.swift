@@ -60,7 +60,7 @@ extension FeatureScaffold {
             }
         }
 
-        /// The module that the plugin's C entry point (in `Plugins/\#(name)/Entry`) hands to the daemon.
+        /// The module that the plugin's C entry point (in `Entry/`, beside `Sources/`) hands to the daemon.
         package func make\#(name)Feature() -> any FeatureModule {
             \#(name)Feature()
         }
