@@ -183,7 +183,7 @@ public struct ScreenDescriptor: Sendable, Hashable, Codable {
         try container.encode(parameters, forKey: .parameters)
         try container.encode(intents, forKey: .intents)
         try container.encode(summary, forKey: .summary)
-        try container.encode(intentArguments: intentArguments, orderedAs: intents, forKey: .intentArguments)
+        try IntentArgument.encode(intentArguments, orderedAs: intents, into: &container, forKey: .intentArguments)
     }
 }
 

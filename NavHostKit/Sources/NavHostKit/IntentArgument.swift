@@ -42,17 +42,21 @@ extension ViewModelIntent {
     }
 }
 
-extension KeyedEncodingContainer {
-    /// Writes `arguments` under `key` as an object by intent name, in the order of `intents` (names it does not list
-    /// after them, sorted), not a dictionary's: the same route is written the same way every time. Writes nothing
-    /// when `arguments` is empty. ``ScreenDescriptor`` and the `Routes` reply write their `intentArguments` so.
-    public mutating func encode(
-        intentArguments arguments: [String: [IntentArgument]],
+extension IntentArgument {
+    /// Writes `arguments` into `container` under `key`, as an object by intent name in the order of `intents` (names
+    /// it does not list after them, sorted), not a dictionary's: the same route is written the same way every time.
+    /// Writes nothing when `arguments` is empty. ``ScreenDescriptor`` and the `Routes` reply write their
+    /// `intentArguments` so.
+    ///
+    /// - Since: NavHostKit 2.2.0.
+    public static func encode<Key: CodingKey>(
+        _ arguments: [String: [IntentArgument]],
         orderedAs intents: [String],
+        into container: inout KeyedEncodingContainer<Key>,
         forKey key: Key
     ) throws {
         guard !arguments.isEmpty else { return }
-        var byIntent = nestedContainer(keyedBy: IntentNameKey.self, forKey: key)
+        var byIntent = container.nestedContainer(keyedBy: IntentNameKey.self, forKey: key)
         let order = intents.filter { arguments[$0] != nil }
         for name in order + arguments.keys.filter({ !order.contains($0) }).sorted() {
             try byIntent.encode(arguments[name], forKey: IntentNameKey(stringValue: name))
