@@ -78,6 +78,15 @@ struct ErrorTests {
         }
     }
 
+    @Test("A route a feature lists but cannot build (no case of that name) is ViewModelFailed, not RouteNotFound")
+    func listedRouteWithoutCase() async throws {
+        let host = try FeatureTestHost(features: [NoteFeature(), MisspeltNoteFeature()], root: "note.editor")
+        try await host.settle()
+        _ = host.takeEvents()
+        try await expectRefusal(.viewModelFailed, on: host) { _ = try host.navigate(to: "note.editors") }
+        try await expectRefusal(.routeNotFound, on: host) { _ = try host.navigate(to: "note.nowhere") }
+    }
+
     @Test("A ViewModel that throws is IntentFailed")
     func throwingIntent() async throws {
         let host = try await makeHost()

@@ -132,7 +132,14 @@ public final class FeatureCatalog {
         do {
             return try entry.coordinator.makeViewModel(for: request, navigation: navigation, screen: screen)
         } catch RouteError.unknownRoute {
-            throw .routeNotFound(request.id)
+            // The feature lists the route among its screens, so the route is offered: the feature cannot build it,
+            // most likely a descriptor's route with no case of that name in its Route enum.
+            throw NavigationError(
+                .viewModelFailed,
+                "\(owner) lists \(request.id) among its screens but does not build it: its Route enum has no case "
+                    + "\"\(request.id.split(separator: ".", maxSplits: 1).last ?? "")\" (RouteError.unknownRoute)",
+                parameters: ["route": .string(request.id)]
+            )
         } catch RouteError.invalidParameters(let route, let reason) {
             throw NavigationError(
                 .invalidRouteParameters,

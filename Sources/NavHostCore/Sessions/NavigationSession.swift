@@ -177,6 +177,10 @@ extension NavigationSession {
                 return .failure(error)
             }
         }
+        if case .failure(let error) = made, error.code == .viewModelFailed {
+            // A feature's own fault: the client is told the route, the operator what went wrong.
+            logger.warning("\(error.message)", metadata: ["navhost.route": "\(request.id)"])
+        }
         let viewModel = try made.get()
         if restoredID == nil { nextScreenNumber += 1 }
         let screen = Screen(

@@ -50,3 +50,10 @@ final class NoteFeature: FeatureModule {
     let screens = [ScreenDescriptor(route: "note.editor", viewModel: NoteViewModel.self)]
     @MainActor func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator { NoteCoordinator() }
 }
+
+/// An author's slip: a screen listed as `note.editors`, which `NoteRoute` has no case for.
+final class MisspeltNoteFeature: FeatureModule {
+    let name = "MisspeltNote"
+    let screens = [ScreenDescriptor(route: "note.editors", viewModel: NoteViewModel.self)]
+    @MainActor func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator { NoteCoordinator() }
+}
