@@ -4,7 +4,7 @@
 #      the test kit, navhost-plugin-tool, and the daemon and navctl beside them;
 #   2. the INSTALLED navhost-plugin-tool scaffolds a plugin package, Favorites, into a folder outside the repository;
 #   3. in that folder, with no path into this checkout: `make` builds and stages it, `make test` runs its tests on the
-#      SDK's headless host;
+#      SDK's headless host; with an intent name that is no case of its enum, `make` refuses to stage it;
 #   4. the installed navhostd runs with the example plugins; `make install PLUGINDIR=…` copies the staged folder into
 #      its plugins folder while it runs, and navctl navigates to favorites.list and sends onTappedAdd over the socket.
 #
@@ -46,6 +46,15 @@ grep -Eq '"sdkVersion": *"2\.' "$staged/manifest.json" || fail "the manifest has
 step "make test in the plugin's own folder"
 (cd "$work/Favorites" && make test) 2>&1 | tee "$work/test.log"
 grep -Eq 'Test run with [1-9][0-9]* tests? in [0-9]+ suites? passed' "$work/test.log" || fail "the plugin's tests"
+
+step "an intent name with no case in Intent.names: make refuses to stage the plugin, naming it"
+viewmodel=$(grep -rl 'static let names = \["onTappedAdd"' "$work/Favorites/Sources")
+cp "$viewmodel" "$work/viewmodel.swift"
+sed -i 's/static let names = \["onTappedAdd"/static let names = ["onTappedAdd", "onTappedAd"/' "$viewmodel"
+if (cd "$work/Favorites" && make) >"$work/misspelt.log" 2>&1; then fail "a plugin listing onTappedAd was staged"; fi
+grep -q '"onTappedAd"' "$work/misspelt.log" || fail "the refusal does not name onTappedAd: $(tail -5 "$work/misspelt.log")"
+cp "$work/viewmodel.swift" "$viewmodel"
+(cd "$work/Favorites" && make) >/dev/null
 
 step "starting the installed navhostd with the example plugins"
 mkdir -p "$work/plugins" "$work/state"

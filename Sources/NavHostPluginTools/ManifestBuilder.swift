@@ -37,6 +37,14 @@ public enum ManifestBuilder {
         } catch {
             throw PluginToolError(.fileSystem, "cannot read \(libraryPath): \(error.message)")
         }
+        for screen in module.screens where !screen.unknownIntents.isEmpty {
+            let names = screen.unknownIntents.map { "\"\($0)\"" }.joined(separator: ", ")
+            throw PluginToolError(
+                .moduleMismatch,
+                "the screen \(screen.route) lists the intents \(names) in its ViewModel's Intent.names, but its Intent "
+                    + "enum has no case of that name: a Send could never reach them"
+            )
+        }
         let manifest = PluginManifest(
             name: source.name,
             version: source.version,

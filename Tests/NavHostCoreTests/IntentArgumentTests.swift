@@ -1,4 +1,5 @@
 import NavHostKit
+import Observation
 import Testing
 
 /// `ViewModelIntent.arguments`: what each case of an intent enum reads, learned from its synthesized `Decodable`.
@@ -70,6 +71,21 @@ struct IntentArgumentTests {
         #expect(Intent.arguments["notACase"] == [])
     }
 
+    @MainActor
+    @Observable
+    final class SlipViewModel: ViewModel {
+        typealias Intent = IntentArgumentTests.Intent
+        func handle(_ intent: Intent) async {}
+    }
+
+    @Test("A descriptor names the intents its ViewModel lists but its Intent enum has no case for")
+    func unknownIntents() {
+        let slipped = ScreenDescriptor(route: "shop.list", viewModel: SlipViewModel.self)
+        #expect(slipped.unknownIntents == ["notACase"])
+        #expect(ScreenDescriptor(route: "shop.list", viewModel: UnknownMemberTests.ViewModel.self).unknownIntents == [])
+        #expect(ScreenDescriptor(route: "shop.list", intents: ["notACase"]).unknownIntents == [])
+    }
+
     @Test("A screen descriptor carries its ViewModel's intent arguments, and its JSON form round-trips them")
     func descriptor() throws {
         let argument = IntentArgument(name: "text", type: "string")
@@ -95,6 +111,12 @@ struct UnknownMemberTests {
         case onChangedFilter(text: String, limit: Int?)
 
         static let names = ["onTappedRetry", "onChangedFilter"]
+    }
+
+    @MainActor
+    @Observable
+    final class ViewModel: NavHostKit.ViewModel {
+        func handle(_ intent: Intent) async {}
     }
 
     @Test("An argument the case does not read is refused, naming it; optional ones absent or present are fine")

@@ -116,6 +116,16 @@ public struct ScreenDescriptor: Sendable, Hashable, Codable {
 
     private var arguments: LazyIntentArguments
 
+    /// The names in ``intents`` that are not cases of the ViewModel's `Intent` enum: an author's slip, like
+    /// `onTappedBak` listed for the case `onTappedBack`, which no `Send` could reach. Empty for a descriptor built
+    /// from its parts. `navhost-plugin-tool` refuses to stage a plugin with any. Reading it runs the feature's
+    /// decoding of each name.
+    ///
+    /// - Since: NavHostKit 2.2.0.
+    public var unknownIntents: [String] { findUnknownIntents?() ?? [] }
+
+    private var findUnknownIntents: (@Sendable () -> [String])?
+
     /// Describes a route whose screen is driven by a ViewModel of type `viewModel`; its intents and their arguments
     /// are read from `VM.Intent`.
     public init<VM: ViewModel>(
@@ -129,6 +139,9 @@ public struct ScreenDescriptor: Sendable, Hashable, Codable {
         self.intents = VM.Intent.names
         self.summary = summary
         self.arguments = LazyIntentArguments(learning: { VM.Intent.arguments })
+        self.findUnknownIntents = {
+            VM.Intent.names.filter { IntentArgumentProbe.isNotCase(VM.Intent.self, name: $0) }
+        }
     }
 
     /// Describes a route by its parts, without its intents' arguments.

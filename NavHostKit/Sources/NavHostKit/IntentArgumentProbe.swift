@@ -9,6 +9,14 @@ enum IntentArgumentProbe {
         _ = try? I(from: CaseProbe(name: name, arguments: arguments))
         return arguments.list
     }
+
+    /// Whether `name` is surely not a case of `type`: its decoding asked for the object's keys and none had that
+    /// name. A conformance written by hand that never asks is given the benefit of the doubt.
+    static func isNotCase<I: Decodable>(_ type: I.Type, name: String) -> Bool {
+        let arguments = ArgumentList()
+        _ = try? I(from: CaseProbe(name: name, arguments: arguments))
+        return arguments.keysLackedCase && !arguments.caseFound
+    }
 }
 
 // MARK: - Private Types
@@ -16,6 +24,10 @@ enum IntentArgumentProbe {
 /// What a probe has found so far.
 private final class ArgumentList {
     var list: [IntentArgument] = []
+    /// A key of the case's name was made or asked for.
+    var caseFound = false
+    /// `allKeys` was asked for, and the enum has no key of the case's name.
+    var keysLackedCase = false
 }
 
 /// Why a probe stopped: it was asked for something an intent case does not read.
@@ -44,9 +56,20 @@ private struct CaseProbeContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     let name: String
     let arguments: ArgumentList
     var codingPath: [any CodingKey] { [] }
-    var allKeys: [Key] { Key(stringValue: name).map { [$0] } ?? [] }
+    var allKeys: [Key] {
+        guard let key = Key(stringValue: name) else {
+            arguments.keysLackedCase = true
+            return []
+        }
+        arguments.caseFound = true
+        return [key]
+    }
 
-    func contains(_ key: Key) -> Bool { key.stringValue == name }
+    func contains(_ key: Key) -> Bool {
+        guard key.stringValue == name else { return false }
+        arguments.caseFound = true
+        return true
+    }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type,
