@@ -153,6 +153,21 @@ struct UnknownMemberTests {
         ) { try IntentMessage(name: "onChangedFilter", arguments: ["text": 5]).decode(as: Intent.self) }
     }
 
+    @Test("A value an argument's own type refuses is said like the decoder's own errors, not in Swift's debug form")
+    func refusedByTheArgumentsType() throws {
+        enum Theme: String, Decodable { case light, dark }
+        enum Intent: ViewModelIntent {
+            case onPickedTheme(theme: Theme)
+            static let names = ["onPickedTheme"]
+        }
+        #expect(
+            throws: IntentError.invalidArguments(
+                intent: "onPickedTheme",
+                reason: #"JSON dataCorrupted: Cannot initialize Theme from invalid String value purple (at theme)"#
+            )
+        ) { try IntentMessage(name: "onPickedTheme", arguments: ["theme": "purple"]).decode(as: Intent.self) }
+    }
+
     @Test("A route parameter the route does not declare is refused")
     func unknownParameter() throws {
         enum ShopRoute: Route {

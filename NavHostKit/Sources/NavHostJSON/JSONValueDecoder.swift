@@ -28,7 +28,18 @@ public struct JSONValueDecoder: Sendable {
     package func decode<T: Decodable>(_ type: T.Type, case name: String, arguments: JSONObject) throws -> T {
         guard !arguments.isEmpty else { return try T(from: CaseDecoder(name: name, arguments: arguments, read: nil)) }
         let read = ReadMembers()
-        let value = try T(from: CaseDecoder(name: name, arguments: arguments, read: read))
+        let value: T
+        do {
+            value = try T(from: CaseDecoder(name: name, arguments: arguments, read: read))
+        } catch DecodingError.dataCorrupted(let context) {
+            // Thrown by an argument's own type, like a String raw-value enum given a value it has no case for: said
+            // the way this decoder says its own errors, not in Swift's debug form.
+            throw JSONError(
+                code: .dataCorrupted,
+                message: context.debugDescription,
+                path: context.codingPath.pathDescription
+            )
+        }
         if read.isOpened, !read.isAll {
             for key in arguments.keys where !read.names.contains(key) {
                 throw JSONError(
