@@ -122,6 +122,28 @@ struct NavctlDaemonTests {
             }
         }
 
+        @Test("A key=value read as JSON where the daemon wants a string gets a hint on quoting it; a string does not")
+        func quotingHint() async throws {
+            try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
+                let socket = ["--socket", daemon.socketPath]
+                let number = try await Navctl.run(["navigate", "products.detail", "productID=3"] + socket)
+                #expect(number.status == 2)
+                let lines = number.errors.split(separator: "\n")
+                #expect(lines.first?.hasPrefix("Error: io.navhost.Navigation.InvalidRouteParameters") == true)
+                #expect(
+                    lines.dropFirst() == [
+                        #"hint: productID=3 sent 3 as JSON; to send the string, write productID='"3"'"#
+                    ],
+                    "\(number.errors)"
+                )
+                let quoted = try await Navctl.run(["navigate", "products.detail", #"productID="3""#] + socket)
+                #expect(quoted.status == 0, "\(quoted.errors)")
+                let missing = try await Navctl.run(["navigate", "products.detail", "productId=p1"] + socket)
+                #expect(missing.status == 2)
+                #expect(!missing.errors.contains("hint:"), "\(missing.errors)")
+            }
+        }
+
         @Test("navigate, send and pop through navctl; watch --json sees each revision; Ctrl-C ends it with 0")
         func newcomerSession() async throws {
             try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in

@@ -39,7 +39,7 @@ extension Navctl {
 
         func run() async throws {
             let parameters = try KeyValueArguments.validated(self.parameters)
-            try await connection.withClient { client throws(NavHostClientError) in
+            try await connection.withClient(keyValueWords: self.parameters) { client throws(NavHostClientError) in
                 let pushed = try await client.navigate(to: route, parameters: parameters, session: connection.session)
                 try Navctl.printReply(pushed, verb: "pushed", json: output.json)
             }
@@ -80,7 +80,7 @@ extension Navctl {
 
         func run() async throws {
             let parameters = try KeyValueArguments.validated(self.parameters)
-            try await connection.withClient { client throws(NavHostClientError) in
+            try await connection.withClient(keyValueWords: self.parameters) { client throws(NavHostClientError) in
                 let presented = try await client.present(route, parameters: parameters, session: connection.session)
                 try Navctl.printReply(presented, verb: "presented", json: output.json)
             }

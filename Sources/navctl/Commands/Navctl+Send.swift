@@ -46,7 +46,7 @@ extension Navctl {
 
         func run() async throws {
             let arguments = try KeyValueArguments.validated(self.arguments)
-            try await connection.withClient { client throws(NavHostClientError) in
+            try await connection.withClient(keyValueWords: self.arguments) { client throws(NavHostClientError) in
                 // For people, the top screen before and after: an intent that navigates says where it went. Only
                 // a remark: the Send's own answer or error is what counts, so a Stack that fails is passed over.
                 let before = output.json ? nil : try? await client.stack(session: connection.session)

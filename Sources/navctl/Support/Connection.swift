@@ -11,8 +11,12 @@ extension ConnectionOptions {
     ///
     /// A ``NavHostClientError`` is reported on standard error as one line, `Error: NAME PARAMETERS: MESSAGE`, and
     /// becomes navctl's exit code for it.
+    ///
+    /// - Parameter words: The command's `key=value` words: when the daemon refused one's value for not being a
+    ///   string, a second line says how to quote it (``QuotingHint``).
     @discardableResult
     func withClient<Result>(
+        keyValueWords words: [String] = [],
         _ body: (NavHostClient) async throws(NavHostClientError) -> Result
     ) async throws(ExitCode) -> Result {
         do throws(NavHostClientError) {
@@ -27,13 +31,15 @@ extension ConnectionOptions {
             await client.close()
             return result
         } catch {
-            throw Self.report(error)
+            throw Self.report(error, keyValueWords: words)
         }
     }
 
-    /// Reports a failed call on standard error and returns the exit code for it.
-    static func report(_ error: NavHostClientError) -> ExitCode {
+    /// Reports a failed call on standard error, with a quoting hint when one of `words` was read as JSON where the
+    /// daemon wanted a string, and returns the exit code for it.
+    static func report(_ error: NavHostClientError, keyValueWords words: [String] = []) -> ExitCode {
         Console.printError("Error: \(error)")
+        if let hint = QuotingHint.line(after: error, words: words) { Console.printError(hint) }
         return ExitCode(for: error)
     }
 }
