@@ -37,6 +37,10 @@ if grep -rq "$root" "$work/Favorites"; then fail "the package refers to the NavH
 step "swift format lint in the plugin's own folder"
 (cd "$work/Favorites" && swift format lint --strict --recursive .)
 
+step "make with NAVHOST_SDK naming no SDK: refused, saying so"
+if (cd "$work/Favorites" && NAVHOST_SDK="$work/nowhere" make) >"$work/no-sdk.log" 2>&1; then fail "make without an SDK succeeded"; fi
+grep -q "holds no NavHost SDK" "$work/no-sdk.log" || fail "make without an SDK said: $(tail -3 "$work/no-sdk.log")"
+
 step "make (build and stage) in the plugin's own folder"
 (cd "$work/Favorites" && make)
 staged=$work/Favorites/.build/debug/plugins/Favorites

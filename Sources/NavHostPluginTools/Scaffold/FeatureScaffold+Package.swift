@@ -117,15 +117,15 @@ extension FeatureScaffold {
         STAGED      := $(BUILD_DIR)/plugins/\#(name)
         export NAVHOST_SDK
 
-        .PHONY: all build test install clean
+        .PHONY: all build test install clean sdk
 
         all: build
 
-        build:
+        build: sdk
         	$(SWIFT) build -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS) --product \#(name)Feature
         	$(NAVHOST_SDK)/navhost-plugin-tool stage --build-dir $(BUILD_DIR)
 
-        test:
+        test: sdk
         	$(SWIFT) test -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS)
 
         # Copies the staged folder beside its final place, then renames it in: the daemon never sees half a plugin.
@@ -138,6 +138,12 @@ extension FeatureScaffold {
 
         clean:
         	rm -rf .build
+
+        # A wrong NAVHOST_SDK is said here, not as the compiler's "no such module 'NavHostKit'".
+        sdk:
+        	@test -f $(NAVHOST_SDK)/libNavHostKit.so && test -d $(NAVHOST_SDK)/swift || { \
+        		echo "$(NAVHOST_SDK) holds no NavHost SDK (libNavHostKit.so and swift/): set NAVHOST_SDK to the folder" \
+        			"make install-sdk-files filled (PKGLIBDIR: /usr/lib/navhost by default)" >&2; exit 1; }
 
         """#
     }
