@@ -78,4 +78,20 @@ struct LimitOptionsTests {
         #expect(result.status == 64, "a usage error: \(result.errors)")
         #expect(result.errors.contains(arguments[0]), "the message names the option: \(result.errors)")
     }
+
+    @Test("A time or size that does not read says what one looks like")
+    func unreadableValuesSayWhatIsExpected() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        for (option, value, expected) in [
+            ("--intent-timeout", "0", "is not a time above zero like 30s, 500ms or 2m, or off"),
+            ("--max-message-size", "1X", "is not a size like 1048576, 64K or 1M"),
+        ] {
+            let result = try await ChildProcess.run(
+                TestPaths.builtExecutable("navhostd"),
+                [option, value, "--socket", "\(directory)/s.sock", "--state-dir", directory, "--plugins", directory]
+            )
+            #expect(result.status == 64)
+            #expect(result.errors.contains("\"\(value)\" \(expected)"), "\(result.errors)")
+        }
+    }
 }

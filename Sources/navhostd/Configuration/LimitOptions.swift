@@ -11,7 +11,8 @@ struct LimitOptions: ParsableArguments {
         help: ArgumentHelp(
             "The largest message a client may send, in bytes; K and M mean KiB and MiB. A larger one closes the connection, before any of it is parsed. (default: 1M)",
             valueName: "size"
-        )
+        ),
+        transform: ByteCount.parse
     )
     var maxMessageSize: ByteCount?
 
@@ -68,7 +69,8 @@ struct LimitOptions: ParsableArguments {
         help: ArgumentHelp(
             "How long a client may take to finish a message it has started (like 10s or 500ms). Then its connection is closed. (default: 10s)",
             valueName: "time"
-        )
+        ),
+        transform: TimeLimit.parse
     )
     var partialMessageTimeout: TimeLimit?
 
@@ -76,7 +78,8 @@ struct LimitOptions: ParsableArguments {
         help: ArgumentHelp(
             "How long replies may back up for a client that has stopped reading (like 30s). Then its connection is closed. (default: 30s)",
             valueName: "time"
-        )
+        ),
+        transform: TimeLimit.parse
     )
     var sendTimeout: TimeLimit?
 
@@ -84,7 +87,8 @@ struct LimitOptions: ParsableArguments {
         help: ArgumentHelp(
             "How long a connection may stay idle, with no call received, running or unanswered (a Watch is running), before it is closed (like 5m, or off). (default: 5m)",
             valueName: "time"
-        )
+        ),
+        transform: TimeLimit.parse
     )
     var idleTimeout: TimeLimit?
 
@@ -92,7 +96,8 @@ struct LimitOptions: ParsableArguments {
         help: ArgumentHelp(
             "How long a stop (SIGTERM) waits for clients to receive their last replies before closing their connections (like 10s). Keep it under the unit's TimeoutStopSec=. (default: 10s)",
             valueName: "time"
-        )
+        ),
+        transform: TimeLimit.parse
     )
     var shutdownTimeout: TimeLimit?
 
@@ -108,7 +113,8 @@ struct LimitOptions: ParsableArguments {
         help: ArgumentHelp(
             "How long an intent may run (like 30s, or off). Then its work is cancelled, the client gets IntentTimedOut and the screen shows an error. (default: 30s)",
             valueName: "time"
-        )
+        ),
+        transform: TimeLimit.parse
     )
     var intentTimeout: TimeLimit?
 
@@ -116,7 +122,8 @@ struct LimitOptions: ParsableArguments {
         help: ArgumentHelp(
             "How long plugin code may hold the main thread without yielding (like 10s, or off). Then the daemon names the plugin, exits with status 70 so that systemd restarts it, and keeps that plugin quarantined until its library changes. Keep it under the unit's WatchdogSec=. (default: 10s)",
             valueName: "time"
-        )
+        ),
+        transform: TimeLimit.parse
     )
     var stallLimit: TimeLimit?
 
@@ -180,6 +187,14 @@ struct ByteCount: ExpressibleByArgument, CustomStringConvertible, Sendable {
         self.bytes = bytes
     }
 
+    /// ``init(argument:)`` for `@Option(transform:)`: a refusal says what a size looks like.
+    static func parse(_ argument: String) throws -> ByteCount {
+        guard let count = ByteCount(argument: argument) else {
+            throw ValidationError("\"\(argument)\" is not a size like 1048576, 64K or 1M")
+        }
+        return count
+    }
+
     var description: String {
         if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20)M" }
         if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10)K" }
@@ -210,6 +225,14 @@ struct TimeLimit: ExpressibleByArgument, CustomStringConvertible, Sendable, Equa
         let milliseconds = (seconds * (unit?.1 ?? 1) * 1000).rounded()
         guard milliseconds >= 1, milliseconds < Double(Int64.max) else { return nil }
         duration = .milliseconds(Int64(milliseconds))
+    }
+
+    /// ``init(argument:)`` for `@Option(transform:)`: a refusal says what a time looks like.
+    static func parse(_ argument: String) throws -> TimeLimit {
+        guard let limit = TimeLimit(argument: argument) else {
+            throw ValidationError("\"\(argument)\" is not a time above zero like 30s, 500ms or 2m, or off")
+        }
+        return limit
     }
 
     var description: String {
