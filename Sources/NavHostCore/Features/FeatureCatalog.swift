@@ -133,11 +133,11 @@ public final class FeatureCatalog {
             return try entry.coordinator.makeViewModel(for: request, navigation: navigation, screen: screen)
         } catch RouteError.unknownRoute {
             // The feature lists the route among its screens, so the route is offered: the feature cannot build it,
-            // most likely a descriptor's route with no case of that name in its Route enum.
+            // most likely a descriptor's route with no case of that name (or namespace) in its Route enum.
             throw NavigationError(
                 .viewModelFailed,
-                "\(owner) lists \(request.id) among its screens but does not build it: its Route enum has no case "
-                    + "\"\(request.id.split(separator: ".", maxSplits: 1).last ?? "")\" (RouteError.unknownRoute)",
+                "\(owner) lists \(request.id) among its screens but its coordinator does not know it "
+                    + "(RouteError.unknownRoute): its Route enum has no case of that name, or another namespace",
                 parameters: ["route": .string(request.id)]
             )
         } catch RouteError.invalidParameters(let route, let reason) {
