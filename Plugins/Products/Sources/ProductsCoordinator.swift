@@ -14,11 +14,10 @@ final class ProductsCoordinator: Coordinator {
 
     // MARK: Initialization
 
-    /// Reads the catalog from `services.resourceDirectory`, times reads with `services.clock`, logs to
-    /// `services.logger`.
+    /// Reads the catalog from `services.resources`, times reads with `services.clock`, logs to `services.logger`.
     init(services: HostServices) {
         let dataSource = ProductCatalogFileDataSource(
-            directory: services.resourceDirectory,
+            resources: services.resources,
             clock: services.clock,
             logger: services.logger
         )

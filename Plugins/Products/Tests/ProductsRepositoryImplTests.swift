@@ -1,4 +1,5 @@
 import Foundation
+import NavHostKit
 import Testing
 
 @testable import ProductsFeature
@@ -7,7 +8,11 @@ import Testing
 struct ProductsRepositoryImplTests {
     private func makeRepository(directory: String = PluginFiles.resources.path) -> ProductsRepositoryImpl {
         ProductsRepositoryImpl(
-            dataSource: ProductCatalogFileDataSource(directory: directory, clock: ContinuousClock(), logger: .silent)
+            dataSource: ProductCatalogFileDataSource(
+                resources: ResourceFolder(path: directory),
+                clock: ContinuousClock(),
+                logger: .silent
+            )
         )
     }
 
@@ -48,8 +53,8 @@ struct ProductsRepositoryImplTests {
         await #expect {
             try await makeRepository(directory: directory.path).fetchProducts()
         } throws: { error in
-            guard case ProductCatalogError.unreadable(let path, _) = error else { return false }
-            return path == directory.path + "/products.json"
+            guard case ProductCatalogError.unreadable(let resource, let reason) = error else { return false }
+            return resource == "products.json" && reason == "No such file or directory"
         }
     }
 
