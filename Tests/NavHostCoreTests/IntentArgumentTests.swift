@@ -153,6 +153,22 @@ struct UnknownMemberTests {
         ) { try IntentMessage(name: "onChangedFilter", arguments: ["text": 5]).decode(as: Intent.self) }
     }
 
+    @Test("A missing argument beside an unread one spelt almost like it says so; one spelt otherwise does not")
+    func misspeltRequiredArgument() throws {
+        #expect(
+            throws: IntentError.invalidArguments(
+                intent: "onChangedFilter",
+                reason: #"JSON keyNotFound: missing member "text" (the arguments hold "txet": misspelt?) (at text)"#
+            )
+        ) { try IntentMessage(name: "onChangedFilter", arguments: ["txet": "a"]).decode(as: Intent.self) }
+        #expect(
+            throws: IntentError.invalidArguments(
+                intent: "onChangedFilter",
+                reason: #"JSON keyNotFound: missing member "text" (at text)"#
+            )
+        ) { try IntentMessage(name: "onChangedFilter", arguments: ["query": "a"]).decode(as: Intent.self) }
+    }
+
     @Test("A value an argument's own type refuses is said like the decoder's own errors, not in Swift's debug form")
     func refusedByTheArgumentsType() throws {
         enum Theme: String, Decodable { case light, dark }

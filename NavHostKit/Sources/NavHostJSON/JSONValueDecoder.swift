@@ -31,6 +31,17 @@ public struct JSONValueDecoder: Sendable {
         let value: T
         do {
             value = try T(from: CaseDecoder(name: name, arguments: arguments, read: read))
+        } catch var error as JSONError where error.code == .keyNotFound {
+            // A required argument missing beside one the case did not read that is spelt almost like it: say so, as
+            // for an unknown member (the unread one may still be a later argument, hence only a near spelling).
+            if let missing = error.path,
+                let near = arguments.keys.first(where: {
+                    !read.names.contains($0) && isNearSpelling($0, of: missing)
+                })
+            {
+                error.message += " (the arguments hold \"\(near)\": misspelt?)"
+            }
+            throw error
         } catch DecodingError.dataCorrupted(let context) {
             // Thrown by an argument's own type, like a String raw-value enum given a value it has no case for: said
             // the way this decoder says its own errors, not in Swift's debug form.
@@ -54,6 +65,29 @@ public struct JSONValueDecoder: Sendable {
 }
 
 // MARK: - Private
+
+/// Whether `word` is `target` with one or two letters changed, added, dropped or swapped: `titel` for `title`.
+private func isNearSpelling(_ word: String, of target: String) -> Bool {
+    let a = Array(word.utf8)
+    let b = Array(target.utf8)
+    guard a != b, b.count > 2, abs(a.count - b.count) <= 2 else { return false }
+    // Optimal string alignment distance, two rows at a time.
+    var before = [Int](repeating: 0, count: b.count + 1)
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            let cost = a[i - 1] == b[j - 1] ? 0 : 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                current[j] = min(current[j], before[j - 2] + 1)
+            }
+        }
+        (before, previous, current) = (previous, current, before)
+    }
+    return previous[b.count] <= 2
+}
 
 private func decodeValue<T: Decodable>(_ type: T.Type, from json: JSONValue, codingPath: [any CodingKey]) throws -> T {
     if T.self == JSONValue.self { return json as! T }
