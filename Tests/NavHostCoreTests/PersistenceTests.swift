@@ -57,6 +57,33 @@ struct PersistenceTests {
         #expect(newScreen.id == ScreenID("s4"), "screen IDs are not reused after a restart")
     }
 
+    /// A change no client waits on is saved in the background; a client's change of restorable state alone (no new
+    /// revision) made meanwhile was acknowledged, then overwritten by the older record of the same revision.
+    @Test("A background save never overwrites a newer record of the same revision that a client was answered for")
+    func backgroundSaveKeepsTheAcknowledgedRecord() async throws {
+        let root = SessionConfiguration(root: RouteRequest(id: "hidden.draft"))
+        let persistence = SessionPersistence(directory: directory)
+        let first = SessionRegistry(
+            catalog: try FeatureCatalog.holding([HiddenDraftFeature()]),
+            persistence: persistence,
+            logger: .init(label: "test")
+        )
+        let session = try first.open(root)
+        try await first.commit(session)
+        // A push: its event's background save is queued. Before it runs, a restorable-only change, committed.
+        try session.navigate(to: RouteRequest(id: "hidden.draft"))
+        let pushed = try #require(HiddenDraftViewModel.last)
+        pushed.text = "acknowledged"
+        try await first.commit(session)
+        await Task.yield()
+        await persistence.waitForQueuedWrites()
+
+        let second = try makeRegistry(features: [HiddenDraftFeature()])
+        let restored = try second.open(root)
+        #expect(restored.routeIDs == ["hidden.draft", "hidden.draft"])
+        #expect(HiddenDraftViewModel.last?.text == "acknowledged")
+    }
+
     @Test("A screen whose feature is gone is dropped with everything above it, and the log says why")
     func missingFeatureDropsScreenAndAbove() async throws {
         let first = try makeRegistry()

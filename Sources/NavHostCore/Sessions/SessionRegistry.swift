@@ -217,6 +217,11 @@ public final class SessionRegistry {
             return
         }
         Task {
+            // The record is taken again when the save is queued, not when the change was made: a client's commit in
+            // between may have queued a newer one of the same revision (a restorable-only change makes none), and
+            // the persistence keeps the later of two equal revisions. An older record queued last would overwrite
+            // what that client was answered for.
+            let record = session.record
             do {
                 try await persistence.save(record)
                 session.releaseChanges(through: revision, record: record)
