@@ -82,7 +82,12 @@ extension SessionRegistry {
             warnings.append("the features drew \(session.context.unusedScript) fewer random numbers than recorded")
         }
         report.warnings = warnings
-        if to == nil { try await closeDurably(name) }
+        if to == nil {
+            try await closeDurably(name)
+        } else {
+            // The session stays open as the reply describes it: what the last settling changed is durable too.
+            try await commit(session)
+        }
         return report
     }
 
