@@ -22,7 +22,9 @@ struct DaemonDurabilityTests {
         )
     }
 
-    @Test("About 1,000 random changes with at least 20 kill -9s lose no acknowledged change")
+    @Test(
+        "About 1,000 random changes (Navigate, Present, Pop, PopToRoot, PopTo, Dismiss, Replace) with at least 20 kill -9s lose no acknowledged change"
+    )
     func randomKills() async throws {
         var random = SeededRandom(seed: 20_261_121)
         let daemon = try await DaemonProcess.start()
@@ -31,6 +33,7 @@ struct DaemonDurabilityTests {
         var changes = 0
         var kills = 0
         var lost = 0
+        var acknowledgedBy: [String: Int] = [:]
         let routes: [JSONObject] = [
             ["route": "products.list"], ["route": "settings.main"],
             ["route": "products.detail", "parameters": ["productID": "p2"]],
@@ -43,14 +46,29 @@ struct DaemonDurabilityTests {
             for _ in 0..<burst {
                 let depth = (try? await nav.routes().count) ?? 1
                 let reply: JSONObject
+                var method = "Replace"
                 do {
-                    switch random.next() % 6 {
+                    switch random.next() % 9 {
                     case 0, 1, 2:
+                        method = "Navigate"
                         reply = try await nav.call("Navigate", routes[Int(random.next() % UInt64(routes.count))])
                     case 3 where depth > 1:
+                        method = "Pop"
                         reply = try await nav.call("Pop")
                     case 4:
+                        method = "Present"
                         reply = try await nav.call("Present", ["route": "settings.main"])
+                    case 6 where depth > 1:
+                        method = "PopToRoot"
+                        reply = try await nav.call("PopToRoot")
+                    case 7:
+                        // Refused with RouteNotOnStack when no products.list is there: a refusal changes nothing.
+                        method = "PopTo"
+                        reply = try await nav.call("PopTo", ["route": "products.list"])
+                    case 8:
+                        // Refused with NoModalPresented when nothing is presented.
+                        method = "Dismiss"
+                        reply = try await nav.call("Dismiss")
                     default:
                         reply = try await nav.call(
                             "Replace",
@@ -62,6 +80,7 @@ struct DaemonDurabilityTests {
                 }
                 _ = reply
                 changes += 1
+                acknowledgedBy[method, default: 0] += 1
                 acknowledged = Self.stackIdentity(try await nav.snapshot())
             }
             // Crash at a random moment: sometimes mid-burst, with a call in flight.
@@ -82,9 +101,12 @@ struct DaemonDurabilityTests {
             }
             acknowledged = after
         }
-        print("durability: \(changes) acknowledged changes, \(kills) kills, \(lost) acknowledged changes lost")
+        print("durability: \(changes) acknowledged changes \(acknowledgedBy), \(kills) kills, \(lost) lost")
         #expect(lost == 0)
         #expect(kills >= 20)
+        for method in ["Navigate", "Present", "Pop", "PopToRoot", "PopTo", "Dismiss", "Replace"] {
+            #expect(acknowledgedBy[method, default: 0] > 0, "no \(method) was acknowledged: \(acknowledgedBy)")
+        }
         try await daemon.terminate()
     }
 
