@@ -84,6 +84,34 @@ struct PersistenceTests {
         #expect(HiddenDraftViewModel.last?.text == "acknowledged")
     }
 
+    /// A client could reach a session opened over the wire (by name, or from `Sessions`) before the list of opened
+    /// sessions held it: a change answered then was lost by a crash before the list's write.
+    @Test("A session opened over the wire is listed on disk before any client can reach it")
+    func openedSessionIsListedBeforeItIsReachable() async throws {
+        let list = OpenedSessionsFile(directory: directory)
+        let registry = SessionRegistry(
+            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+            persistence: SessionPersistence(directory: directory),
+            openedSessions: list,
+            logger: .init(label: "test")
+        )
+        let opening = Task {
+            try await registry.openDurably(
+                OpenedSessionsFile.Entry(name: "second", root: "profile.user", parameters: ["userID": "u1"])
+            )
+        }
+        var listedWhenReachable: Bool?
+        for _ in 0..<10_000 where listedWhenReachable == nil {
+            if (try? registry.session("second")) != nil {
+                let entries = try list.load().get()
+                listedWhenReachable = entries.contains { $0.name == "second" }
+            }
+            await Task.yield()
+        }
+        _ = try await opening.value
+        #expect(listedWhenReachable == true)
+    }
+
     @Test("A screen whose feature is gone is dropped with everything above it, and the log says why")
     func missingFeatureDropsScreenAndAbove() async throws {
         let first = try makeRegistry()

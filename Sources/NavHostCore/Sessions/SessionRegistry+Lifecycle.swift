@@ -33,10 +33,20 @@ extension SessionRegistry {
             persistence?.forget(entry.name)
             var options = entry.options(over: defaultOptions)
             options.replaying = replaying
-            let session = try open(entry.configuration, options: options, fresh: revisionFloor(of: entry.name))
+            guard catalog.owner(ofRoute: entry.root) != nil else { throw NavigationError.routeNotFound(entry.root) }
+            // Listed durably before the session exists: a client that reaches it (by its name, or from Sessions or
+            // WatchSessions) before this call is answered is answered for changes a restart keeps. A session a crash
+            // cuts short here comes back at its root, as a call that was never answered may.
             opened[entry.name] = entry
             do {
                 try await saveOpenedList()
+            } catch {
+                opened[entry.name] = nil
+                throw error as? NavigationError ?? NavigationError.storageFailed("\(error)")
+            }
+            let session: NavigationSession
+            do {
+                session = try open(entry.configuration, options: options, fresh: revisionFloor(of: entry.name))
                 try await commit(session)
             } catch {
                 close(entry.name)
