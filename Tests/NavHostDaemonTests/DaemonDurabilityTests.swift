@@ -45,40 +45,23 @@ struct DaemonDurabilityTests {
             let burst = Int(random.next() % 60) + 1
             for _ in 0..<burst {
                 let depth = (try? await nav.routes().count) ?? 1
-                let reply: JSONObject
-                var method = "Replace"
-                do {
+                // PopTo is refused with RouteNotOnStack when no products.list is there, Dismiss with NoModalPresented
+                // when nothing is presented: a refusal changes nothing.
+                let (method, parameters): (String, JSONObject) =
                     switch random.next() % 9 {
-                    case 0, 1, 2:
-                        method = "Navigate"
-                        reply = try await nav.call("Navigate", routes[Int(random.next() % UInt64(routes.count))])
-                    case 3 where depth > 1:
-                        method = "Pop"
-                        reply = try await nav.call("Pop")
-                    case 4:
-                        method = "Present"
-                        reply = try await nav.call("Present", ["route": "settings.main"])
-                    case 6 where depth > 1:
-                        method = "PopToRoot"
-                        reply = try await nav.call("PopToRoot")
-                    case 7:
-                        // Refused with RouteNotOnStack when no products.list is there: a refusal changes nothing.
-                        method = "PopTo"
-                        reply = try await nav.call("PopTo", ["route": "products.list"])
-                    case 8:
-                        // Refused with NoModalPresented when nothing is presented.
-                        method = "Dismiss"
-                        reply = try await nav.call("Dismiss")
-                    default:
-                        reply = try await nav.call(
-                            "Replace",
-                            ["routes": [["route": "home.main"], .object(routes[Int(random.next() % 4)])]]
-                        )
+                    case 0, 1, 2: ("Navigate", routes[Int(random.next() % UInt64(routes.count))])
+                    case 3 where depth > 1: ("Pop", [:])
+                    case 4: ("Present", ["route": "settings.main"])
+                    case 6 where depth > 1: ("PopToRoot", [:])
+                    case 7: ("PopTo", ["route": "products.list"])
+                    case 8: ("Dismiss", [:])
+                    default: ("Replace", ["routes": [["route": "home.main"], .object(routes[Int(random.next() % 4)])]])
                     }
+                do {
+                    _ = try await nav.call(method, parameters)
                 } catch let error as VarlinkError where error.name.hasPrefix("io.navhost.Navigation.") {
                     continue
                 }
-                _ = reply
                 changes += 1
                 acknowledgedBy[method, default: 0] += 1
                 acknowledged = Self.stackIdentity(try await nav.snapshot())
