@@ -182,9 +182,10 @@ private final class NavigationHandlers: Sendable {
         let session = try sessions.session(sessionName)
         let takeBacks = session.takeBacks
         let change = try await session.handle(removal)
+        let revision = session.revision  // as the commit's record holds it, not as it is after the write
         try await sessions.commit(session, takeBacks: takeBacks)
         guard let change else {
-            return PopResult(revision: session.revision, removed: []).jsonObject
+            return PopResult(revision: revision, removed: []).jsonObject
         }
         guard case .popped(let removed) = change.event.change else { preconditionFailure("a pop records .popped") }
         return PopResult(revision: change.revision, removed: removed).jsonObject
@@ -208,13 +209,17 @@ private final class NavigationHandlers: Sendable {
         let position = input.screen == nil ? nil : try session.position(of: target)
         let takeBacks = session.takeBacks
         try await session.handle(.send(input.message, position: position))
+        // The reply describes the session as the record the commit takes now holds it: read in the same stretch, not
+        // after the write, while which other work (another client's call, a load finishing) may change the screen
+        // with changes not yet on disk.
+        let revision = session.revision
+        let screen = try session.serializedScreenSnapshot(target)
         // The intent may have navigated (through the ViewModel's Router) or changed restorable state: the reply
         // says it is done, so whatever durable changed is on disk first. An intent that changed nothing durable
         // costs nothing here (the writer answers at once).
         try await sessions.commit(session, takeBacks: takeBacks)
-        let screen = try session.serializedScreenSnapshot(target)
         return VarlinkSerializedParameters(
-            text: try SendResult.serializedParameters(revision: session.revision, screen: screen)
+            text: try SendResult.serializedParameters(revision: revision, screen: screen)
         )
     }
 
