@@ -12,6 +12,7 @@ Exits 1 and prints file:line for each broken link.
 """
 
 import argparse
+import functools
 import os
 import re
 import subprocess
@@ -38,18 +39,18 @@ def lines_outside_code(path):
                 yield number, line
 
 
-def anchors(path, cache={}):
-    if path not in cache:
-        found, seen = set(), {}
-        for _, line in lines_outside_code(path):
-            match = HEADING.match(line)
-            if match:
-                name = slug(match.group(2))
-                count = seen.get(name, 0)
-                seen[name] = count + 1
-                found.add(name if count == 0 else f"{name}-{count}")
-        cache[path] = found
-    return cache[path]
+@functools.cache
+def anchors(path):
+    """The anchors of a document's headings, a repeated heading's with -1, -2, … as GitHub numbers them."""
+    found, seen = set(), {}
+    for _, line in lines_outside_code(path):
+        match = HEADING.match(line)
+        if match:
+            name = slug(match.group(2))
+            count = seen.get(name, 0)
+            seen[name] = count + 1
+            found.add(name if count == 0 else f"{name}-{count}")
+    return found
 
 
 def broken_links(root, documents, installed, not_installed):
