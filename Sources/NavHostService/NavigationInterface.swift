@@ -210,7 +210,7 @@ private final class NavigationHandlers: Sendable {
         let takeBacks = session.takeBacks
         try await session.handle(.send(input.message, position: position))
         // The reply describes the session as the record the commit takes now holds it: read in the same stretch, not
-        // after the write, while which other work (another client's call, a load finishing) may change the screen
+        // after the write, during which other work (another client's call, a load finishing) may change the screen
         // with changes not yet on disk.
         let revision = session.revision
         let screen = try session.serializedScreenSnapshot(target)
