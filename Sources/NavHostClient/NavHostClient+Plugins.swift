@@ -32,7 +32,7 @@ extension NavHostClient {
     /// - Parameter path: The plugin's folder, as the daemon sees it: pass an absolute path, since the daemon does
     ///   not know the caller's working directory.
     /// - Returns: The plugin, loaded.
-    /// - Throws: `PluginRefused` (its `code` is a quarantine code, like `checksumMismatch`) and
+    /// - Throws: `PluginRefused` (its `code` is a quarantine code, like `checksumMismatch`, or `storageFailed`) and
     ///   `org.varlink.service.PermissionDenied` as ``NavHostClientError``.
     @discardableResult
     public func loadPlugin(at path: String) async throws(NavHostClientError) -> PluginInfo {
@@ -56,11 +56,11 @@ extension NavHostClient {
     }
 
     /// Takes the loaded plugin `name` out (`Unload`): its routes disappear, and every session pops its screens and
-    /// those above them.
+    /// those above them. It stays out across restarts until a ``loadPlugin(at:)`` of its folder.
     ///
     /// - Throws: `PluginNotFound`, `PluginRefused` (code `inUse`: another loaded plugin depends on it,
-    ///   or it serves a session's configured root route) and `org.varlink.service.PermissionDenied` as
-    ///   ``NavHostClientError``.
+    ///   or it serves a session's configured root route; `storageFailed`: the daemon could not write it down) and
+    ///   `org.varlink.service.PermissionDenied` as ``NavHostClientError``.
     public func unloadPlugin(named name: String) async throws(NavHostClientError) {
         _ = try await call(Self.pluginsMethod("Unload"), NameParameters(name: name).jsonObject, as: EmptyReply.self)
     }

@@ -1,6 +1,6 @@
 import Logging
 public import NavHostCore
-import NavHostStorage
+public import NavHostStorage
 import NavHostWire
 
 /// Loads, reloads and unloads plugins while sessions run, keeping every session's stack in step with the catalog,
@@ -9,7 +9,7 @@ import NavHostWire
 /// ```swift
 /// let control = PluginControl(registry: plugins, sessions: sessions)
 /// let replacement = try control.reload("Products")   // every products.* screen rebuilt in place
-/// try control.unload("Products")                     // every products.* screen, and what is above it, popped
+/// try await control.unload("Products")               // every products.* screen, and what is above it, popped
 /// await control.follow("/usr/lib/navhost/plugins", changes: monitor.changes)   // the same, as files change
 /// ```
 ///
@@ -22,6 +22,10 @@ import NavHostWire
 ///   at and no feature loses what it cannot work without. A plugin whose folder went away but which cannot go is
 ///   kept serving with ``PluginStatus/removalRefused`` set, until its folder comes back or what needs it goes.
 /// - Each outcome, success or refusal, is one ``PluginEvent`` for the ``watch()``ers.
+/// - With a ``PluginOverridesFile``, what `Load` and `Unload` change is on disk before they return, and
+///   ``loadAtStart(from:)`` puts it back after a restart: a plugin loaded by hand from another folder loads again, one
+///   unloaded by hand stays unloaded (the folder watcher and ``rescan(_:)`` leave its folder alone) until a `Load`
+///   of its folder.
 @MainActor
 public final class PluginControl {
     // MARK: Public Properties
@@ -39,27 +43,46 @@ public final class PluginControl {
     // MARK: Private Properties
 
     private var watchers: [ObjectIdentifier: PluginWatcher] = [:]
-    private var logger: Logger { registry.logger }
+    var logger: Logger { registry.logger }
     /// The manifest of the last build refused from each plugin folder, so that the same build is not tried (and
     /// reported) again each time something else in its folder changes.
     private var refusedBuilds: [String: PluginManifest] = [:]
+    /// Where ``overrides`` is kept; `nil` when what is loaded and unloaded by hand does not outlive the process.
+    let overridesFile: PluginOverridesFile?
+    /// The plugins loaded and unloaded by hand, as the file holds them (or is about to).
+    var overrides = PluginOverrides()
+    /// Why the overrides file could not be read at start: `Load` and `Unload` are refused until a restart reads it.
+    var overridesProblem: String?
+    /// The plugins folder ``loadAtStart(from:)`` loaded.
+    var pluginsFolder: String?
 
     // MARK: Initialization
 
-    /// Creates a control over `registry` and `sessions`, which must share one catalog.
-    public init(registry: PluginRegistry, sessions: SessionRegistry, watcherLimit: Int = 64) {
+    /// Creates a control over `registry` and `sessions`, which must share one catalog. With `overrides`, what
+    /// ``load(pluginAt:)`` and ``unload(_:)`` change is durable before they return.
+    public init(
+        registry: PluginRegistry,
+        sessions: SessionRegistry,
+        overrides: PluginOverridesFile? = nil,
+        watcherLimit: Int = 64
+    ) {
         self.registry = registry
         self.sessions = sessions
+        self.overridesFile = overrides
         self.watcherLimit = watcherLimit
     }
 
     // MARK: Changing the plugins
 
-    /// Loads the plugin in the folder `directory` (see ``PluginRegistry/load(pluginAt:libraryPath:)``).
+    /// Loads the plugin in the folder `directory` (see ``PluginRegistry/load(pluginAt:libraryPath:)``), and returns
+    /// once that a restart loads it too is on disk: a folder unloaded by hand is no longer, and one outside the plugins
+    /// folder is loaded at start from now on.
     ///
-    /// - Throws: ``PluginRegistry/ChangeError/refused(_:)`` with the reason it was quarantined.
+    /// - Throws: ``PluginRegistry/ChangeError/refused(_:)`` with the reason it was quarantined, or `storageFailed`
+    ///   when the change cannot be written; then nothing was loaded.
     @discardableResult
-    public func load(pluginAt directory: String) throws(PluginRegistry.ChangeError) -> PluginStatus {
+    public func load(pluginAt directory: String) async throws(PluginRegistry.ChangeError) -> PluginStatus {
+        let undo = try await noteDurably(directory) { $0.noteLoaded(directory, pluginsFolder: $1) }
         let hadFailedHere = registry.statuses.contains { $0.directory == directory && !$0.isLoaded }
         let status = registry.load(pluginAt: directory)
         publish(.outcome(of: status))
@@ -68,6 +91,7 @@ public final class PluginControl {
         // could grow the list without end, or set a quarantined twin beside a loaded plugin). A folder that had
         // failed before, which the folder watcher reports on, keeps its row, updated.
         if !hadFailedHere { registry.forgetFailures(in: directory) }
+        await undoDurably(undo, of: directory)
         throw .refused(reason)
     }
 
@@ -92,15 +116,27 @@ public final class PluginControl {
         return replacement
     }
 
-    /// Unloads the plugin `name` and removes its screens, and those above them, from every session.
+    /// Unloads the plugin `name` and removes its screens, and those above them, from every session; returns once
+    /// that a restart leaves it unloaded is on disk (a plugin of the plugins folder stays unloaded until a `Load` of
+    /// its folder; one loaded by hand from elsewhere is no longer loaded at start).
     ///
     /// The features that list it as an optional dependency are told it is gone (``OptionalFeatures``). When that
     /// frees a plugin whose removal was refused earlier because `name` needed it, that plugin is removed too.
     ///
     /// - Throws: ``PluginRegistry/ChangeError/notLoaded(_:)``, or ``PluginRegistry/ChangeError/refused(_:)`` when a
-    ///   loaded plugin lists it as a hard dependency or it serves a session's configured root route (`inUse`).
-    public func unload(_ name: String) throws(PluginRegistry.ChangeError) {
-        try unload(name, because: "unloaded by a control client")
+    ///   loaded plugin lists it as a hard dependency or it serves a session's configured root route (`inUse`), or
+    ///   the change cannot be written (`storageFailed`); then nothing changed.
+    public func unload(_ name: String) async throws(PluginRegistry.ChangeError) {
+        try checkUnload(name)
+        guard let directory = registry.status(named: name)?.directory else { throw .notLoaded(name) }
+        let undo = try await noteDurably(directory) { $0.noteUnloaded(directory, pluginsFolder: $1) }
+        do {
+            try unload(name, because: "unloaded by a control client")
+        } catch {
+            // What made it refused came about while the change was written.
+            await undoDurably(undo, of: directory)
+            throw error
+        }
     }
 
     // MARK: Following the plugins folder
@@ -202,7 +238,8 @@ extension PluginControl {
                 continue
             }
             guard let loaded else {
-                toLoad.insert(folder)
+                // A folder unloaded by hand stays so, whatever it holds, until a Load of it.
+                if !overrides.unloaded.contains(path) { toLoad.insert(folder) }
                 continue
             }
             if loaded.removalRefused != nil {
@@ -243,19 +280,24 @@ extension PluginControl {
     /// waited for a dependency, if any plugin loaded. Publishes each outcome that differs from the folder's last.
     fileprivate func load(_ folders: Set<String>, from directory: String) {
         guard !folders.isEmpty else { return }
-        var before = outcomesByFolder()
+        let before = outcomesByFolder()
         var anyLoaded = false
         for status in registry.loadAll(from: directory, only: folders) where before[status.directory] != status.state {
             anyLoaded = anyLoaded || status.isLoaded
             publish(.outcome(of: status))
         }
-        guard anyLoaded else { return }
+        if anyLoaded { retryWaitingPlugins(in: directory) }
+    }
+
+    /// Tries again the plugins of `directory` quarantined because a dependency was missing, now that more are
+    /// loaded. Publishes each outcome that differs from the folder's last.
+    func retryWaitingPlugins(in directory: String) {
         let waiting = registry.quarantinedPlugins.filter { status in
             status.quarantineReason?.code == .dependencyMissing
                 && FileIO.parentDirectory(of: status.directory) == directory
         }
         guard !waiting.isEmpty else { return }
-        before = outcomesByFolder()
+        let before = outcomesByFolder()
         let names = Set(waiting.map { FileIO.fileName(of: $0.directory) })
         for status in registry.loadAll(from: directory, only: names) where before[status.directory] != status.state {
             publish(.outcome(of: status))
@@ -268,15 +310,7 @@ extension PluginControl {
     }
 
     fileprivate func unload(_ name: String, because why: String) throws(PluginRegistry.ChangeError) {
-        guard let routes = registry.catalog.entry(named: name)?.screens.map(\.route) else { throw .notLoaded(name) }
-        if let session = sessions.all.first(where: { routes.contains($0.configuredRoot.id) }) {
-            throw .refused(
-                QuarantineReason(
-                    .inUse,
-                    "session \(session.name) starts at \(session.configuredRoot.id), which \(name) serves"
-                )
-            )
-        }
+        try checkUnload(name)
         let version = registry.status(named: name)?.version
         let removed = try registry.unload(name, because: why)
         for session in sessions.all { session.removeScreens(showing: removed) }
@@ -322,6 +356,21 @@ extension PluginControl {
 }
 
 extension PluginControl {
+    /// Throws what unloading the plugin `name` now would be refused for: it is not loaded, a session's configured
+    /// root route is one of its routes, or a loaded plugin lists it as a hard dependency.
+    func checkUnload(_ name: String) throws(PluginRegistry.ChangeError) {
+        guard let routes = registry.catalog.entry(named: name)?.screens.map(\.route) else { throw .notLoaded(name) }
+        if let session = sessions.all.first(where: { routes.contains($0.configuredRoot.id) }) {
+            throw .refused(
+                QuarantineReason(
+                    .inUse,
+                    "session \(session.name) starts at \(session.configuredRoot.id), which \(name) serves"
+                )
+            )
+        }
+        if let refusal = registry.dependentsRefusal(toUnload: name) { throw .refused(refusal) }
+    }
+
     /// Removes the plugins whose removal was refused and whose folder is still gone, now that what needed them may
     /// have gone; one that is still needed keeps its refusal, updated to who needs it now.
     fileprivate func removeFreedPlugins() {

@@ -86,34 +86,37 @@ private final class PluginsHandlers: Sendable {
         return [:]
     }
 
-    // Each answers once the sessions it changed (screens rebuilt or removed) are durable, like a navigation call.
+    // Each answers once what it changed is durable: the plugins loaded and unloaded by hand (``PluginControl``), and
+    // the sessions whose screens it rebuilt or removed, like a navigation call.
 
     func load(_ path: String) async throws -> JSONObject {
-        let status = try act { control throws(PluginRegistry.ChangeError) in try control.load(pluginAt: path) }
+        let status = try await act { control throws(PluginRegistry.ChangeError) in
+            try await control.load(pluginAt: path)
+        }
         try await control?.sessions.commitAll()
         return try Self.reply(status)
     }
 
     func reload(_ name: String) async throws -> JSONObject {
-        let replacement = try act { control throws(PluginRegistry.ChangeError) in try control.reload(name) }
+        let replacement = try await act { control throws(PluginRegistry.ChangeError) in try control.reload(name) }
         try await control?.sessions.commitAll()
         return try Self.reply(replacement.status)
     }
 
     func unload(_ name: String) async throws -> JSONObject {
-        try act { control throws(PluginRegistry.ChangeError) in try control.unload(name) }
+        try await act { control throws(PluginRegistry.ChangeError) in try await control.unload(name) }
         try await control?.sessions.commitAll()
         return [:]
     }
 
     private func act<Result>(
-        _ body: (PluginControl) throws(PluginRegistry.ChangeError) -> Result
-    ) throws(VarlinkError) -> Result {
+        _ body: (PluginControl) async throws(PluginRegistry.ChangeError) -> Result
+    ) async throws(VarlinkError) -> Result {
         guard let control else {
             throw Self.refused(code: "unsupported", message: "this daemon does not change its plugins at run time")
         }
         do {
-            return try body(control)
+            return try await body(control)
         } catch {
             switch error {
             case .notLoaded(let name):

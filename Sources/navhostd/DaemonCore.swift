@@ -45,7 +45,11 @@ final class DaemonCore {
             logger: logger,
             faultGuard: faultGuard
         )
-        self.pluginControl = PluginControl(registry: plugins, sessions: sessions)
+        self.pluginControl = PluginControl(
+            registry: plugins,
+            sessions: sessions,
+            overrides: PluginOverridesFile(directory: configuration.stateDirectory)
+        )
         sessions.loadedPlugins = { [plugins] in
             plugins.loadedPlugins.map { status in
                 SessionRecording.Plugin(name: status.name, version: status.version?.description ?? "unknown")
@@ -218,7 +222,7 @@ final class DaemonCore {
 
     private func loadPlugins() {
         plugins.removeImagesOfEarlierRuns()
-        plugins.loadAll(from: configuration.pluginDirectory)
+        pluginControl.loadAtStart(from: configuration.pluginDirectory)
     }
 
     private func openSessions() {

@@ -116,6 +116,17 @@ extension PluginRegistry {
         }
     }
 
+    /// Why unloading the plugin `name` would be refused because loaded plugins list it as a hard dependency (`inUse`,
+    /// naming them); `nil` when none does.
+    func dependentsRefusal(toUnload name: String) -> QuarantineReason? {
+        let dependents = hardDependents(of: name)
+        guard !dependents.isEmpty else { return nil }
+        return QuarantineReason(
+            .inUse,
+            "\(name) is needed by \(dependents.joined(separator: ", ")): unload those first"
+        )
+    }
+
     /// Takes the loaded plugin `name` out of the catalog: its routes disappear, its status becomes `removed`, and
     /// the features that list it as an optional dependency are told it is gone. Its code stays mapped.
     ///
@@ -128,15 +139,7 @@ extension PluginRegistry {
         guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else {
             throw .notLoaded(name)
         }
-        let dependents = hardDependents(of: name)
-        guard dependents.isEmpty else {
-            throw .refused(
-                QuarantineReason(
-                    .inUse,
-                    "\(name) is needed by \(dependents.joined(separator: ", ")): unload those first"
-                )
-            )
-        }
+        if let refusal = dependentsRefusal(toUnload: name) { throw .refused(refusal) }
         let old = statuses[index]
         let routes = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)
         catalog.unregister(name)

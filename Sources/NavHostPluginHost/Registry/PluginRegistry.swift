@@ -139,11 +139,18 @@ public final class PluginRegistry {
     ///
     /// - Returns: The status of each plugin of `directory`, in the order the registry decided on them.
     ///
-    /// - Parameter folders: When given, only the plugin folders of `directory` with these names are considered.
+    /// - Parameters:
+    ///   - folders: When given, only the plugin folders of `directory` with these names are considered.
+    ///   - excluded: The plugin folders of `directory`, by name, left alone.
     @discardableResult
-    public func loadAll(from directory: String, only folders: Set<String>? = nil) -> [PluginStatus] {
+    public func loadAll(
+        from directory: String,
+        only folders: Set<String>? = nil,
+        excluding excluded: Set<String> = []
+    ) -> [PluginStatus] {
         guard var candidates = readCandidates(in: directory) else { return [] }
         if let folders { candidates.removeAll { !folders.contains($0.folderName) } }
+        candidates.removeAll { excluded.contains($0.folderName) }
         var outcomes: [PluginStatus] = []
         var ready: [String: (directory: String, manifest: PluginManifest)] = [:]
         for candidate in candidates {
@@ -195,6 +202,14 @@ public final class PluginRegistry {
         case .failure(let reason):
             return quarantine(FileIO.fileName(of: directory), in: directory, manifest: nil, reason)
         }
+    }
+
+    /// Records the plugin in `directory` as `removed`, as ``PluginControl`` left it before a restart, without loading
+    /// anything: named by its manifest, or by its folder when the manifest does not read.
+    func recordRemoved(pluginAt directory: String) {
+        let manifest = try? PluginDirectory.readManifest(in: directory).get()
+        let name = manifest?.name ?? FileIO.fileName(of: directory)
+        record(PluginStatus(name: name, directory: directory, manifest: manifest, state: .removed))
     }
 
     /// Forgets the failed attempts at loading a plugin from `directory` (its folder went away).

@@ -24,6 +24,7 @@ public struct QuarantineReason: Error, Sendable, Hashable {
             case crashed
             case stalled
             case inUse
+            case storageFailed
         }
 
         private let base: Base
@@ -67,6 +68,10 @@ public struct QuarantineReason: Error, Sendable, Hashable {
         /// Not a quarantine: an unload or a removal of a loaded plugin was refused because it is in use. A loaded
         /// plugin lists it as a hard dependency, or a session's configured root route is one of its routes.
         public static let inUse = Code(.inUse)
+        /// Not a quarantine: a `Load` or `Unload` was refused because what it changes could not be written to the
+        /// state folder (or the file of the plugins loaded and unloaded by hand could not be read at start), so a
+        /// restart would not have kept it.
+        public static let storageFailed = Code(.storageFailed)
 
         /// The code's name, like `checksumMismatch`.
         public var name: String { base.rawValue }

@@ -1,6 +1,3 @@
-import Dispatch
-import Glibc
-import NavHostJSON
 public import NavHostWire
 
 /// The sessions opened over the wire (`io.navhost.Navigation.OpenSession`), on disk, so that they exist again after
@@ -20,7 +17,7 @@ public final class OpenedSessionsFile: Sendable {
     /// "intentTimeoutMilliseconds"?}`.
     public typealias Entry = OpenSessionParameters
 
-    private struct Envelope: Codable {
+    private struct Envelope: Codable, Sendable {
         var format: String
         var version: Int
         var sessions: [Entry]
@@ -28,21 +25,20 @@ public final class OpenedSessionsFile: Sendable {
 
     private static let format = "navhost.opened-sessions"
     private static let version = 1
-    private let queue = DispatchQueue(label: "navhost.opened-sessions")
+    private let document: StateDocument<Envelope>
 
     /// The file's path.
-    public let path: String
+    public var path: String { document.path }
 
     /// The file under the state folder `directory`.
     public init(directory: String) {
-        self.path = "\(directory)/opened-sessions.json"
+        self.document = StateDocument(path: "\(directory)/opened-sessions.json", label: "navhost.opened-sessions") {
+            $0.format == Self.format && $0.version == Self.version
+        }
     }
 
     /// Why the list could not be read.
-    public struct LoadFailure: Error, Sendable {
-        /// What went wrong, in words.
-        public var detail: String
-    }
+    public typealias LoadFailure = StateDocumentLoadFailure
 
     /// The sessions the file lists; none when there is no file.
     ///
@@ -52,25 +48,7 @@ public final class OpenedSessionsFile: Sendable {
     /// - Returns: ``LoadFailure`` when the file is there but cannot be read (permissions, I/O): the caller must not
     ///   overwrite it then.
     public func load() -> Result<[Entry], LoadFailure> {
-        let bytes: [UInt8]?
-        do {
-            bytes = try FileIO.readFileIfPresent(path)
-        } catch {
-            return .failure(LoadFailure(detail: "\(error)"))
-        }
-        guard let bytes else { return .success([]) }
-        guard let json = try? JSONParser().parse(bytes),
-            let envelope = try? JSONValueDecoder().decode(Envelope.self, from: json),
-            envelope.format == Self.format, envelope.version == Self.version
-        else {
-            do {
-                _ = try FileIO.moveAside(path, suffix: "corrupt-\(time(nil))")
-                return .success([])
-            } catch {
-                return .failure(LoadFailure(detail: "it is corrupt and cannot be moved aside: \(error)"))
-            }
-        }
-        return .success(envelope.sessions)
+        document.load().map { $0?.sessions ?? [] }
     }
 
     /// Writes `sessions` as the whole list, and returns once it is durable.
@@ -80,18 +58,6 @@ public final class OpenedSessionsFile: Sendable {
     ///
     /// - Throws: The write's failure, in the system's words.
     nonisolated(nonsending) public func save(_ sessions: [Entry]) async throws {
-        let envelope = Envelope(format: Self.format, version: Self.version, sessions: sessions)
-        let bytes = try JSONValueEncoder().encode(envelope).serializedBytes()
-        let path = self.path
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-            queue.async {
-                do {
-                    try FileIO.writePrivately(bytes, to: path)
-                    done.resume()
-                } catch {
-                    done.resume(throwing: error)
-                }
-            }
-        }
+        try await document.save(Envelope(format: Self.format, version: Self.version, sessions: sessions))
     }
 }

@@ -327,6 +327,8 @@ public enum InterfaceDefinitions {
         method Watch() -> (plugins: ?[]Plugin, coalesced: ?bool, event: ?PluginEvent)
 
         # Loads the plugin in the folder `path` (its manifest, library and resources); its dependencies must be loaded.
+        # Answered once a restart loads it too: a folder outside the plugins folder is loaded at every start from then on,
+        # and one of the plugins folder unloaded by hand is no longer.
         method Load(path: string) -> (plugin: Plugin)
 
         # Replaces the loaded plugin `name` with the build now in its folder, loaded from a fresh private copy. Every
@@ -337,14 +339,16 @@ public enum InterfaceDefinitions {
         # Takes the loaded plugin `name` out: its routes disappear, and every session pops its screens and those above
         # them (a session whose root it showed restarts at its configured root), and the plugins that list it as an
         # optional dependency are told it is gone. Refused (PluginRefused, inUse) while a loaded plugin lists it
-        # as a hard dependency or a session starts at one of its routes. Its code stays in memory.
+        # as a hard dependency or a session starts at one of its routes. Its code stays in memory. Answered once a restart
+        # leaves it unloaded too: a plugin of the plugins folder stays unloaded, whatever its folder holds, until a Load of
+        # its folder.
         method Unload(name: string) -> ()
 
         # No loaded plugin has that name.
         error PluginNotFound (name: string)
 
         # The plugin, or its new build, was refused; `code` is a quarantine code such as checksumMismatch, or inUse for an
-        # unload refused because the plugin is needed.
+        # unload refused because the plugin is needed, or storageFailed for a Load or Unload that could not be written.
         error PluginRefused (code: string, message: string)
 
         # The watcher did not keep up even with coalesced updates and was closed.

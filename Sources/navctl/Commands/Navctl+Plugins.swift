@@ -76,7 +76,9 @@ extension Navctl.Plugins {
             abstract: "Load the plugin in a folder: its manifest, library and resources.",
             discussion: """
                 A relative path is made absolute against the current directory before it is sent (. and .. are \
-                resolved as written; symbolic links are kept). The plugin's dependencies must be loaded. Prints \
+                resolved as written; symbolic links are kept). The plugin's dependencies must be loaded. It stays \
+                loaded across restarts: a folder outside the plugins folder is loaded at every start until plugins \
+                unload, and one of the plugins folder unloaded before is no longer. Prints \
                 "loaded NAME VERSION from LIBRARY". --json prints the Load reply: {"plugin":{…}}.
 
                 Examples:
@@ -174,7 +176,8 @@ extension Navctl.Plugins {
             abstract: "Take a loaded plugin out of the running daemon.",
             discussion: """
                 Its routes disappear, every session pops its screens and those above them, and the plugins that \
-                list it as an optional dependency are told it is gone; plugins list then shows it as removed. The \
+                list it as an optional dependency are told it is gone; plugins list then shows it as removed. It \
+                stays unloaded across restarts, whatever its folder holds, until plugins load of its folder. The \
                 daemon refuses (PluginRefused, code inUse, exit code 2) to unload a plugin another \
                 loaded plugin lists as a hard dependency, or one that serves a session's configured root route. \
                 Prints "unloaded NAME". --json prints the Unload reply: {}.

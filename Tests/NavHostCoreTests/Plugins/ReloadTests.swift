@@ -164,7 +164,7 @@ struct ReloadTests {
     }
 
     @Test("Unloading a plugin pops its screens; one others depend on, or serving a configured root, stays")
-    func unloadRealPlugin() throws {
+    func unloadRealPlugin() async throws {
         let workspace = try PluginWorkspace(linking: ["Products", "Settings", "UserProfile"])
         defer { workspace.remove() }
         try workspace.addStaged("Home") { manifest in
@@ -180,15 +180,15 @@ struct ReloadTests {
         try session.navigate(to: RouteRequest(id: "home.main"))
         try session.navigate(to: RouteRequest(id: "settings.main"))
 
-        #expect(throws: PluginRegistry.ChangeError.self, "this Home cannot work without Products") {
-            try control.unload("Products")
+        await #expect(throws: PluginRegistry.ChangeError.self, "this Home cannot work without Products") {
+            try await control.unload("Products")
         }
-        try control.unload("Home")
+        try await control.unload("Home")
 
         #expect(session.routeIDs == ["settings.main"])
         #expect(registry.catalog.owner(ofRoute: "home.main") == nil)
         #expect(registry.status(named: "Home")?.isLoaded != true)
-        #expect(throws: PluginRegistry.ChangeError.self) { try control.unload("Settings") }
+        await #expect(throws: PluginRegistry.ChangeError.self) { try await control.unload("Settings") }
         #expect(registry.catalog.owner(ofRoute: "settings.main") == "Settings")
     }
 }

@@ -1,0 +1,202 @@
+import Foundation
+import Glibc
+import IntegrationHarness
+import NavHostJSON
+import NavHostVarlink
+import Testing
+
+// io.navhost.Plugins.Load and Unload are acknowledged calls like any other: a plugin whose loading was answered is
+// loaded after a restart, kill -9 or not, and one whose unloading was answered is not, whatever its folder holds.
+
+extension DaemonDurabilityTests {
+    /// A plugins folder with the example plugins but UserProfile, which is in a folder of its own beside it.
+    struct SplitPlugins {
+        let plugins: String
+        let elsewhere: String
+
+        init() async throws {
+            plugins = try await TestPlugins.directory()
+            elsewhere = (plugins as NSString).deletingLastPathComponent + "/elsewhere"
+            try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+            try FileManager.default.moveItem(atPath: "\(plugins)/UserProfile", toPath: "\(elsewhere)/UserProfile")
+        }
+    }
+
+    /// The state of each plugin `io.navhost.Plugins.List` lists, by name; a plugin listed twice keeps its loaded row.
+    static func pluginStates(_ daemon: DaemonProcess) async throws -> [String: String] {
+        let rows = try await DaemonPluginReloadTests.plugins(daemon, "List")["plugins"]?.arrayValue ?? []
+        var states: [String: String] = [:]
+        for row in rows {
+            guard let name = row["name"]?.stringValue, let state = row["state"]?.stringValue else { continue }
+            if states[name] != "loaded" { states[name] = state }
+        }
+        return states
+    }
+
+    @Test(
+        "A plugin loaded by hand from another folder and one unloaded by hand stay so after kill -9, SIGHUP and a restart"
+    )
+    func pluginsByHandSurviveRestarts() async throws {
+        let folders = try await SplitPlugins()
+        let daemon = try await DaemonProcess.start(plugins: folders.plugins)
+        try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
+        let loaded = try await DaemonPluginReloadTests.plugins(
+            daemon,
+            "Load",
+            ["path": .string("\(folders.elsewhere)/UserProfile")]
+        )
+        #expect(loaded["plugin"]?["state"] == "loaded")
+
+        try await daemon.crash()
+        try await daemon.restart()
+
+        var states = try await Self.pluginStates(daemon)
+        #expect(states["Settings"] == "removed", "\(states)")
+        #expect(states["UserProfile"] == "loaded", "\(states)")
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "profile.user", "parameters": ["userID": "u1"]])
+        let missing = await #expect(throws: VarlinkError.self) {
+            try await nav.call("Navigate", ["route": "settings.main"])
+        }
+        #expect(missing?.name == "io.navhost.Navigation.RouteNotFound")
+
+        // A rescan, or a new build in its folder, leaves a plugin unloaded by hand alone.
+        try TestPlugins.copyExample("Settings", in: folders.plugins)
+        let count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+        #expect(try await Self.pluginStates(daemon)["Settings"] == "removed")
+
+        // Loaded again by hand it is the folder's own again; unloaded, the other folder's is no longer loaded.
+        try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(folders.plugins)/Settings")])
+        try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "UserProfile"])
+        _ = try await daemon.terminate()
+        try await daemon.restart()
+
+        states = try await Self.pluginStates(daemon)
+        #expect(states["Settings"] == "loaded", "\(states)")
+        #expect(states["UserProfile"] == nil, "\(states)")
+        let overrides = try String(contentsOfFile: "\(daemon.stateDirectory)/plugin-overrides.json", encoding: .utf8)
+        #expect(overrides.contains("\"loaded\":[]") && overrides.contains("\"unloaded\":[]"), "\(overrides)")
+        try await daemon.terminate()
+    }
+
+    @Test("Load and Unload that cannot be written are refused with storageFailed and change nothing")
+    func pluginsByHandUnwritable() async throws {
+        let folders = try await SplitPlugins()
+        let daemon = try await DaemonProcess.start(plugins: folders.plugins)
+        // A folder where the file goes: every write of it fails, as on a read-only or full disk.
+        let file = "\(daemon.stateDirectory)/plugin-overrides.json"
+        try FileManager.default.createDirectory(atPath: file, withIntermediateDirectories: true)
+
+        let unload = await #expect(throws: VarlinkError.self) {
+            try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
+        }
+        let load = await #expect(throws: VarlinkError.self) {
+            try await DaemonPluginReloadTests.plugins(
+                daemon,
+                "Load",
+                ["path": .string("\(folders.elsewhere)/UserProfile")]
+            )
+        }
+
+        for refusal in [unload, load] {
+            #expect(refusal?.name == "io.navhost.Plugins.PluginRefused")
+            #expect(refusal?.parameters["code"] == "storageFailed", "\(String(describing: refusal))")
+        }
+        var states = try await Self.pluginStates(daemon)
+        #expect(states["Settings"] == "loaded" && states["UserProfile"] == nil, "\(states)")
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "settings.main"])
+
+        // Unreadable at start: everything in the plugins folder loads, and Load and Unload are refused until it reads.
+        _ = try await daemon.terminate()
+        try await daemon.restart()
+        let refused = await #expect(throws: VarlinkError.self) {
+            try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Products"])
+        }
+        #expect(refused?.parameters["code"] == "storageFailed")
+        states = try await Self.pluginStates(daemon)
+        #expect(states["Products"] == "loaded" && states["Settings"] == "loaded", "\(states)")
+        _ = try await daemon.terminate()
+        try FileManager.default.removeItem(atPath: file)
+        try await daemon.restart()
+        try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
+        #expect(try await Self.pluginStates(daemon)["Settings"] == "removed")
+        try await daemon.terminate()
+    }
+
+    @Test("20 kill -9s while a client loads and unloads plugins by hand: every answered Load and Unload holds")
+    func pluginLoadUnloadKills() async throws {
+        let folders = try await SplitPlugins()
+        let daemon = try await DaemonProcess.start(plugins: folders.plugins)
+        var random = SeededRandom(seed: 20_261_127)
+        // What the client was answered: whether each plugin it changes is loaded.
+        var acknowledged = ["Settings": true, "UserProfile": false]
+        var kills = 0
+        var calls = 0
+        var lost: [String] = []
+        while kills < 20 {
+            let pause = Duration.milliseconds(Int64(random.next() % 200) + 20)
+            let seed = random.next()
+            async let outcome = Self.drivePlugins(from: acknowledged, seed: seed, folders: folders, daemon: daemon)
+            try await Task.sleep(for: pause)
+            try await daemon.crash()
+            let result = await outcome
+            kills += 1
+            calls += result.calls
+            try await daemon.restart()
+            let states = try await Self.pluginStates(daemon)
+            for (name, isLoaded) in result.acknowledged {
+                let found = states[name] == "loaded"
+                if found != isLoaded, result.inFlight != name {
+                    lost.append("kill \(kills): \(name) was answered as \(isLoaded ? "loaded" : "unloaded"): \(states)")
+                }
+                acknowledged[name] = found
+            }
+        }
+        print("durability, plugins: \(calls) answered loads and unloads, \(kills) kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        #expect(calls >= 40, "the client made \(calls) answered calls")
+        try await daemon.terminate()
+    }
+
+    /// What the plugins client had when the daemon died.
+    private struct PluginsOutcome: Sendable {
+        var acknowledged: [String: Bool]
+        /// The plugin the unanswered call was about, if one was under way.
+        var inFlight: String?
+        var calls = 0
+    }
+
+    /// Loads and unloads Settings (of the plugins folder) and UserProfile (of another) at random, until the daemon
+    /// dies.
+    private static func drivePlugins(
+        from acknowledged: [String: Bool],
+        seed: UInt64,
+        folders: SplitPlugins,
+        daemon: DaemonProcess
+    ) async -> PluginsOutcome {
+        var random = SeededRandom(seed: seed)
+        var outcome = PluginsOutcome(acknowledged: acknowledged)
+        let paths = ["Settings": "\(folders.plugins)/Settings", "UserProfile": "\(folders.elsewhere)/UserProfile"]
+        guard let client = try? await VarlinkClient.connect(unixSocketPath: daemon.socketPath) else { return outcome }
+        do {
+            while true {
+                let name = random.next() % 2 == 0 ? "Settings" : "UserProfile"
+                outcome.inFlight = name
+                if outcome.acknowledged[name] == true {
+                    _ = try await client.call("io.navhost.Plugins.Unload", parameters: ["name": .string(name)])
+                    outcome.acknowledged[name] = false
+                } else {
+                    _ = try await client.call("io.navhost.Plugins.Load", parameters: ["path": .string(paths[name]!)])
+                    outcome.acknowledged[name] = true
+                }
+                outcome.inFlight = nil
+                outcome.calls += 1
+            }
+        } catch {
+            return outcome
+        }
+    }
+}
