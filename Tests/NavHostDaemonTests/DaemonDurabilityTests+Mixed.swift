@@ -196,10 +196,13 @@ extension DaemonDurabilityTests {
                         ])
                     )
                 }
-                // Answered: this call and every oneway call before it on this connection have taken effect.
-                outcome.acknowledged = try await durable(of: session, through: client)
+                // Answered: this call and every oneway call before it on this connection have taken effect, as of
+                // now: a kill while the state is read back below must find them all.
+                outcome.acknowledged = outcome.inFlight.reduce(current) { $0.after($1) }
                 outcome.inFlight = []
                 outcome.calls += 1
+                // What the daemon shows refines it (a restored filter) for the next call.
+                outcome.acknowledged = try await durable(of: session, through: client)
             }
         } catch {
             return outcome
