@@ -184,6 +184,31 @@ struct UnknownMemberTests {
         ) { try IntentMessage(name: "onPickedTheme", arguments: ["theme": "purple"]).decode(as: Intent.self) }
     }
 
+    @Test("A value a CaseIterable enum argument refuses is answered with the values it takes")
+    func refusedByAnEnumThatListsItsCases() throws {
+        enum Theme: String, CaseIterable, Decodable { case light, dark, system }
+        enum Intent: ViewModelIntent {
+            case onPickedTheme(theme: Theme)
+            case onPickedThemes(themes: [Theme])
+            static let names = ["onPickedTheme", "onPickedThemes"]
+        }
+        let expected = "Cannot initialize Theme from invalid String value purple; it takes light, dark, system"
+        #expect(
+            throws: IntentError.invalidArguments(
+                intent: "onPickedTheme",
+                reason: "JSON dataCorrupted: \(expected) (at theme)"
+            )
+        ) { try IntentMessage(name: "onPickedTheme", arguments: ["theme": "purple"]).decode(as: Intent.self) }
+        #expect(
+            throws: IntentError.invalidArguments(
+                intent: "onPickedThemes",
+                reason: "JSON dataCorrupted: \(expected) (at themes[1])"
+            )
+        ) {
+            try IntentMessage(name: "onPickedThemes", arguments: ["themes": ["dark", "purple"]]).decode(as: Intent.self)
+        }
+    }
+
     @Test("A route parameter the route does not declare is refused")
     func unknownParameter() throws {
         enum ShopRoute: Route {
