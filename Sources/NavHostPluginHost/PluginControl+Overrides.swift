@@ -31,14 +31,15 @@ extension PluginControl {
             }
         }
         if anyLoaded { retryWaitingPlugins(in: base) }
-        guard !overrides.loaded.isEmpty || !unloadedHere.isEmpty else { return }
-        logger.info(
-            "Kept what control clients loaded and unloaded by hand",
-            metadata: [
-                "navhost.plugins.loaded-by-hand": "\(overrides.loaded.joined(separator: " "))",
-                "navhost.plugins.unloaded-by-hand": "\(unloadedHere.joined(separator: " "))",
-            ]
-        )
+        var metadata: Logger.Metadata = [:]
+        if !overrides.loaded.isEmpty {
+            metadata["navhost.plugins.loaded-by-hand"] = "\(overrides.loaded.joined(separator: " "))"
+        }
+        if !unloadedHere.isEmpty {
+            metadata["navhost.plugins.unloaded-by-hand"] = "\(unloadedHere.joined(separator: " "))"
+        }
+        guard !metadata.isEmpty else { return }
+        logger.info("Kept what control clients loaded and unloaded by hand", metadata: metadata)
     }
 
     // MARK: Writing the overrides
