@@ -7,30 +7,40 @@ extension PluginControl {
     // MARK: Loading at start
 
     /// Loads the plugins at start: every plugin of the plugins folder `directory` but those unloaded by hand (listed
-    /// as `removed`), then those loaded by hand from elsewhere, in the order they were, then the plugins of
-    /// `directory` that waited for one of those. Failures are logged and kept in the registry's statuses.
+    /// as `removed`), then those loaded by hand from elsewhere, in the order they were, and the plugins of both that
+    /// waited for one of those, until no more load. Failures are logged and kept in the registry's statuses.
     ///
     /// A file of overrides that cannot be read is left alone: everything in `directory` loads, and `Load` and
     /// `Unload` are refused (`storageFailed`) until a restart can read it.
     public func loadAtStart(from directory: String) {
-        let base = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        let base = Self.folderPath(directory)
         pluginsFolder = base
         readOverrides()
         let unloadedHere = overrides.unloaded.filter { PluginOverrides.isPlugin($0, of: base) }
         registry.loadAll(from: base, excluding: Set(unloadedHere.map { FileIO.fileName(of: $0) }))
         for path in unloadedHere { registry.recordRemoved(pluginAt: path) }
-        var anyLoaded = false
-        for path in overrides.loaded where !registry.loadedPlugins.contains(where: { $0.directory == path }) {
-            let status = registry.load(pluginAt: path)
-            anyLoaded = anyLoaded || status.isLoaded
-            if let reason = status.quarantineReason {
-                logger.error(
-                    "A plugin loaded by hand before cannot be loaded again; Load it again once fixed, or Unload it",
-                    metadata: ["navhost.plugin.directory": "\(path)", "error": "\(reason)"]
-                )
+        // Each round loads what the last one's plugins were waiting for: a plugin loaded by hand may need one of the
+        // plugins folder that needs another loaded by hand.
+        var pending = overrides.loaded
+        var loadedAny = true
+        while loadedAny, !pending.isEmpty {
+            loadedAny = false
+            for path in pending where !registry.loadedPlugins.contains(where: { $0.directory == path }) {
+                loadedAny = registry.load(pluginAt: path).isLoaded || loadedAny
             }
+            pending.removeAll { path in registry.loadedPlugins.contains { $0.directory == path } }
+            if loadedAny { retryWaitingPlugins(in: base) }
         }
-        if anyLoaded { retryWaitingPlugins(in: base) }
+        for path in pending {
+            logger.error(
+                "A plugin loaded by hand before cannot be loaded again; Load it again once fixed, or Unload it",
+                metadata: [
+                    "navhost.plugin.directory": "\(path)",
+                    "error":
+                        "\(registry.statuses.last { $0.directory == path }?.quarantineReason.map { "\($0)" } ?? "")",
+                ]
+            )
+        }
         var metadata: Logger.Metadata = [:]
         if !overrides.loaded.isEmpty {
             metadata["navhost.plugins.loaded-by-hand"] = "\(overrides.loaded.joined(separator: " "))"
@@ -42,26 +52,47 @@ extension PluginControl {
         logger.info("Kept what control clients loaded and unloaded by hand", metadata: metadata)
     }
 
-    // MARK: Writing the overrides
+    // MARK: Changing durably
 
-    /// Applies `change` to the overrides, given the plugins folder, and writes them when it changed them.
+    /// Runs `body` when no other `Load` or `Unload` is under way, first come first served: each writes the overrides
+    /// and changes the registry as one step, which no other such call sees half done.
+    func oneAtATime<Result>(
+        _ body: () async throws(PluginRegistry.ChangeError) -> Result
+    ) async throws(PluginRegistry.ChangeError) -> Result {
+        if isCallUnderWay {
+            await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in waitingCalls.append(turn) }
+        }
+        isCallUnderWay = true
+        defer {
+            if waitingCalls.isEmpty {
+                isCallUnderWay = false
+            } else {
+                waitingCalls.removeFirst().resume()
+            }
+        }
+        return try await body()
+    }
+
+    /// Writes the overrides as `note` changes them for `directory`, then makes the change with `change`, and keeps
+    /// them in force once it is made. The overrides in force do not change before: the folder watcher and SIGHUP,
+    /// which may act while the write waits for the disk, go by what is made. A refused change writes back the
+    /// overrides in force.
     ///
-    /// - Returns: The overrides before, for ``undoDurably(_:of:)``; `nil` when nothing was written.
-    /// - Throws: `storageFailed` when they cannot be written (the overrides are then as before for `directory`), or
+    /// - Throws: What `change` throws; `storageFailed` when the overrides cannot be written (nothing was changed), or
     ///   could not be read at start.
-    func noteDurably(
+    func changeDurably<Result>(
         _ directory: String,
-        _ change: (inout PluginOverrides, _ pluginsFolder: String) -> Void
-    ) async throws(PluginRegistry.ChangeError) -> PluginOverrides? {
-        guard let overridesFile, let pluginsFolder else { return nil }
+        noting note: (inout PluginOverrides, _ pluginsFolder: String) -> Void,
+        _ change: () throws(PluginRegistry.ChangeError) -> Result
+    ) async throws(PluginRegistry.ChangeError) -> Result {
+        guard let overridesFile, let pluginsFolder else { return try change() }
         if let overridesProblem { throw .refused(QuarantineReason(.storageFailed, overridesProblem)) }
-        let before = overrides
-        change(&overrides, pluginsFolder)
-        guard overrides != before else { return nil }
+        var proposed = overrides
+        note(&proposed, pluginsFolder)
+        guard proposed != overrides else { return try change() }
         do {
-            try await overridesFile.save(overrides)
+            try await overridesFile.save(proposed)
         } catch {
-            overrides.restore(directory, as: before)
             throw .refused(
                 QuarantineReason(
                     .storageFailed,
@@ -69,14 +100,50 @@ extension PluginControl {
                 )
             )
         }
-        return before
+        let result: Result
+        do {
+            result = try change()
+        } catch {
+            await writeBack(after: directory)
+            throw error
+        }
+        overrides = proposed
+        return result
     }
 
-    /// Puts `directory` back in the overrides as `before` held it, after the change written for it was refused, and
-    /// writes them. A failure is logged: the next start then tries the refused change again, and refuses it again.
-    func undoDurably(_ before: PluginOverrides?, of directory: String) async {
-        guard let before, let overridesFile else { return }
-        overrides.restore(directory, as: before)
+    /// The plugin folder `path` names, as the registry and the overrides know it: absolute, normalized, and in the
+    /// plugins folder when its parent is the plugins folder through a symbolic link.
+    ///
+    /// - Throws: `fileMissing` for a relative path: the daemon does not know the caller's working directory.
+    func pluginFolder(_ path: String) throws(PluginRegistry.ChangeError) -> String {
+        guard path.hasPrefix("/") else {
+            throw .refused(
+                QuarantineReason(
+                    .fileMissing,
+                    "\(path) is not an absolute path: the daemon does not know the caller's working directory"
+                )
+            )
+        }
+        let folder = AbsolutePath.normalized(path)
+        let parent = FileIO.parentDirectory(of: folder)
+        guard let pluginsFolder, parent != pluginsFolder, let real = FileIO.realPath(parent),
+            real == FileIO.realPath(pluginsFolder)
+        else { return folder }
+        return "\(pluginsFolder)/\(FileIO.fileName(of: folder))"
+    }
+
+    /// `path` in the form plugin folders are compared in: normalized when absolute.
+    static func folderPath(_ path: String) -> String {
+        path.hasPrefix("/") ? AbsolutePath.normalized(path) : path
+    }
+
+    // MARK: Private
+
+    /// Writes the overrides in force over a change written for `directory` and then refused. A failure is logged: the
+    /// file then holds the refused change, which the next start makes (a `Load` refused at start again, or an
+    /// `Unload` made then, whose dependants then fail to load).
+    private func writeBack(after directory: String) async {
+        guard let overridesFile else { return }
         do {
             try await overridesFile.save(overrides)
         } catch {
@@ -86,8 +153,6 @@ extension PluginControl {
             )
         }
     }
-
-    // MARK: Private
 
     private func readOverrides() {
         guard let overridesFile else { return }

@@ -25,7 +25,7 @@ import NavHostWire
 /// - With a ``PluginOverridesFile``, what `Load` and `Unload` change is on disk before they return, and
 ///   ``loadAtStart(from:)`` puts it back after a restart: a plugin loaded by hand from another folder loads again, one
 ///   unloaded by hand stays unloaded (the folder watcher and ``rescan(_:)`` leave its folder alone) until a `Load`
-///   of its folder.
+///   of its folder. `Load` and `Unload` run one at a time (``PluginControl+Overrides.swift``).
 @MainActor
 public final class PluginControl {
     // MARK: Public Properties
@@ -55,6 +55,10 @@ public final class PluginControl {
     var overridesProblem: String?
     /// The plugins folder ``loadAtStart(from:)`` loaded.
     var pluginsFolder: String?
+    /// The `Load` and `Unload` calls waiting for the one under way to finish, first come first served.
+    var waitingCalls: [CheckedContinuation<Void, Never>] = []
+    /// Whether a `Load` or `Unload` is under way.
+    var isCallUnderWay = false
 
     // MARK: Initialization
 
@@ -78,21 +82,20 @@ public final class PluginControl {
     /// once that a restart loads it too is on disk: a folder unloaded by hand is no longer, and one outside the plugins
     /// folder is loaded at start from now on.
     ///
-    /// - Throws: ``PluginRegistry/ChangeError/refused(_:)`` with the reason it was quarantined, or `storageFailed`
-    ///   when the change cannot be written; then nothing was loaded.
+    /// `directory` must be absolute; it is taken as written with `.`, `..` and repeated slashes resolved, and a
+    /// folder of the plugins folder reached through a symbolic link is taken for the plugins folder's own.
+    ///
+    /// - Throws: ``PluginRegistry/ChangeError/refused(_:)`` with the reason it was quarantined (`fileMissing` for a
+    ///   relative path), or `storageFailed` when the change cannot be written; then nothing was loaded.
     @discardableResult
     public func load(pluginAt directory: String) async throws(PluginRegistry.ChangeError) -> PluginStatus {
-        let undo = try await noteDurably(directory) { $0.noteLoaded(directory, pluginsFolder: $1) }
-        let hadFailedHere = registry.statuses.contains { $0.directory == directory && !$0.isLoaded }
-        let status = registry.load(pluginAt: directory)
-        publish(.outcome(of: status))
-        guard let reason = status.quarantineReason else { return status }
-        // A refused call changes nothing: the reply says why, and the list keeps no row of its own for it (a client
-        // could grow the list without end, or set a quarantined twin beside a loaded plugin). A folder that had
-        // failed before, which the folder watcher reports on, keeps its row, updated.
-        if !hadFailedHere { registry.forgetFailures(in: directory) }
-        await undoDurably(undo, of: directory)
-        throw .refused(reason)
+        let directory = try pluginFolder(directory)
+        return try await oneAtATime { () async throws(PluginRegistry.ChangeError) -> PluginStatus in
+            try await changeDurably(directory, noting: { $0.noteLoaded(directory, pluginsFolder: $1) }) {
+                () throws(PluginRegistry.ChangeError) -> PluginStatus in
+                try loadNow(pluginAt: directory)
+            }
+        }
     }
 
     /// Replaces the plugin `name` with the build now in its folder, then rebuilds its screens in every session.
@@ -127,15 +130,13 @@ public final class PluginControl {
     ///   loaded plugin lists it as a hard dependency or it serves a session's configured root route (`inUse`), or
     ///   the change cannot be written (`storageFailed`); then nothing changed.
     public func unload(_ name: String) async throws(PluginRegistry.ChangeError) {
-        try checkUnload(name)
-        guard let directory = registry.status(named: name)?.directory else { throw .notLoaded(name) }
-        let undo = try await noteDurably(directory) { $0.noteUnloaded(directory, pluginsFolder: $1) }
-        do {
-            try unload(name, because: "unloaded by a control client")
-        } catch {
-            // What made it refused came about while the change was written.
-            await undoDurably(undo, of: directory)
-            throw error
+        try await oneAtATime { () async throws(PluginRegistry.ChangeError) in
+            let directory = try checkUnload(name)
+            try await changeDurably(directory, noting: { $0.noteUnloaded(directory, pluginsFolder: $1) }) {
+                () throws(PluginRegistry.ChangeError) in
+                // Checked again: what needs it may have come while the change was written.
+                try unload(name, because: "unloaded by a control client")
+            }
         }
     }
 
@@ -197,6 +198,22 @@ public final class PluginControl {
 // MARK: - Private Functions
 
 extension PluginControl {
+    /// Loads the plugin in `directory` now. A refused load changes nothing: the reply says why, and the list keeps
+    /// no row of its own for it (a client could grow the list without end, or set a quarantined twin beside a loaded
+    /// plugin); a folder quarantined before, which the folder watcher reports on, keeps its row, updated, and one
+    /// listed as removed stays so.
+    fileprivate func loadNow(pluginAt directory: String) throws(PluginRegistry.ChangeError) -> PluginStatus {
+        let rowsBefore = registry.statuses.filter { $0.directory == directory }
+        let status = registry.load(pluginAt: directory)
+        publish(.outcome(of: status))
+        guard let reason = status.quarantineReason else { return status }
+        if !rowsBefore.contains(where: { $0.quarantineReason != nil }) {
+            registry.forgetFailures(in: directory)
+            for row in rowsBefore where row.state == .removed { registry.record(row) }
+        }
+        throw .refused(reason)
+    }
+
     fileprivate func publish(_ event: PluginEvent) {
         for watcher in watchers.values { watcher.deliver(event) { registry.statuses } }
     }
@@ -211,7 +228,7 @@ extension PluginControl {
         folders: Set<String>?,
         waitingForCompleteFiles: Bool
     ) -> Set<String> {
-        let base = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        let base = Self.folderPath(directory)
         let loadedHere = registry.loadedPlugins.filter { FileIO.parentDirectory(of: $0.directory) == base }
         let onDisk = Set(
             ((try? FileIO.directoryEntries(base)) ?? []).filter { name in
@@ -295,6 +312,7 @@ extension PluginControl {
         let waiting = registry.quarantinedPlugins.filter { status in
             status.quarantineReason?.code == .dependencyMissing
                 && FileIO.parentDirectory(of: status.directory) == directory
+                && !overrides.unloaded.contains(status.directory)
         }
         guard !waiting.isEmpty else { return }
         let before = outcomesByFolder()
@@ -358,8 +376,13 @@ extension PluginControl {
 extension PluginControl {
     /// Throws what unloading the plugin `name` now would be refused for: it is not loaded, a session's configured
     /// root route is one of its routes, or a loaded plugin lists it as a hard dependency.
-    func checkUnload(_ name: String) throws(PluginRegistry.ChangeError) {
-        guard let routes = registry.catalog.entry(named: name)?.screens.map(\.route) else { throw .notLoaded(name) }
+    ///
+    /// - Returns: The plugin's folder.
+    @discardableResult
+    func checkUnload(_ name: String) throws(PluginRegistry.ChangeError) -> String {
+        guard let routes = registry.catalog.entry(named: name)?.screens.map(\.route),
+            let directory = registry.status(named: name)?.directory
+        else { throw .notLoaded(name) }
         if let session = sessions.all.first(where: { routes.contains($0.configuredRoot.id) }) {
             throw .refused(
                 QuarantineReason(
@@ -369,6 +392,7 @@ extension PluginControl {
             )
         }
         if let refusal = registry.dependentsRefusal(toUnload: name) { throw .refused(refusal) }
+        return directory
     }
 
     /// Removes the plugins whose removal was refused and whose folder is still gone, now that what needed them may

@@ -238,6 +238,13 @@ package enum FileIO {
         guard fsync(descriptor) == 0 else { throw .system("fsync", path: path, errno: errno) }
     }
 
+    /// `path` with every symbolic link followed (`realpath(3)`); `nil` when it does not exist or cannot be reached.
+    package static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The folder part of `path`: `a/b` for `a/b/c`, `.` for `c`, `/` for `/c`.
     package static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

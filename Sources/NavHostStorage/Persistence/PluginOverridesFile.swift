@@ -92,23 +92,8 @@ public struct PluginOverrides: Sendable, Equatable {
         if Self.isPlugin(directory, of: pluginsFolder), !unloaded.contains(directory) { unloaded.append(directory) }
     }
 
-    /// Puts `directory` back in both lists as `earlier` held it, at its place there, leaving the other entries as
-    /// they are.
-    public mutating func restore(_ directory: String, as earlier: PluginOverrides) {
-        Self.restore(directory, in: &loaded, as: earlier.loaded)
-        Self.restore(directory, in: &unloaded, as: earlier.unloaded)
-    }
-
-    /// Whether `directory` is a plugin folder of `pluginsFolder`.
+    /// Whether `directory` (absolute, normalized) is a plugin folder of `pluginsFolder` (absolute).
     public static func isPlugin(_ directory: String, of pluginsFolder: String) -> Bool {
-        let folder =
-            pluginsFolder.count > 1 && pluginsFolder.hasSuffix("/") ? pluginsFolder.dropLast() : pluginsFolder[...]
-        return FileIO.parentDirectory(of: directory) == String(folder)
-    }
-
-    private static func restore(_ directory: String, in list: inout [String], as earlier: [String]) {
-        list.removeAll { $0 == directory }
-        guard let index = earlier.firstIndex(of: directory) else { return }
-        list.insert(directory, at: min(index, list.count))
+        FileIO.parentDirectory(of: directory) == AbsolutePath.normalized(pluginsFolder)
     }
 }

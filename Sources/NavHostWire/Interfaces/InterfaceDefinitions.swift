@@ -326,8 +326,8 @@ public enum InterfaceDefinitions {
         # change rebuilds or pops reach a session's watchers as ordinary revisions. Call with "more".
         method Watch() -> (plugins: ?[]Plugin, coalesced: ?bool, event: ?PluginEvent)
 
-        # Loads the plugin in the folder `path` (its manifest, library and resources); its dependencies must be loaded.
-        # Answered once a restart loads it too: a folder outside the plugins folder is loaded at every start from then on,
+        # Loads the plugin in the folder `path` (its manifest, library and resources; an absolute path, else refused with
+        # fileMissing); its dependencies must be loaded. Answered once a restart loads it too: a folder outside the plugins folder is loaded at every start from then on,
         # and one of the plugins folder unloaded by hand is no longer.
         method Load(path: string) -> (plugin: Plugin)
 

@@ -21,16 +21,6 @@ struct PluginOverridesTests {
         #expect(overrides == PluginOverrides())
     }
 
-    @Test("A refused change is undone for its folder alone, at the folder's place")
-    func restoresOneFolder() {
-        let before = PluginOverrides(loaded: ["/a/A", "/b/B", "/c/C"], unloaded: [])
-        var overrides = before
-        overrides.noteUnloaded("/b/B", pluginsFolder: plugins)
-        overrides.noteLoaded("/d/D", pluginsFolder: plugins)  // another call's change, meanwhile
-        overrides.restore("/b/B", as: before)
-        #expect(overrides.loaded == ["/a/A", "/b/B", "/c/C", "/d/D"])
-    }
-
     @Test("The file round-trips; a corrupt one is moved aside and none are listed")
     func fileRoundTrip() async throws {
         let directory = try TemporaryDirectory()

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+
+@testable import NavHostCore
+@testable import NavHostPluginHost
+@testable import NavHostStorage
+
+/// `PluginControl`'s `Load` and `Unload` with the file of overrides: what one call was answered is what the next
+/// start loads, whatever runs beside it while the file is written.
+@Suite("Loading and unloading by hand, kept for the next start")
+@MainActor
+struct PluginControlOverridesTests {
+    /// A plugins folder with Home, Products and Settings, and UserProfile in a folder of its own.
+    let workspace: PluginWorkspace
+    let elsewhere: TemporaryDirectory
+
+    init() throws {
+        workspace = try PluginWorkspace(linking: ["Home", "Products", "Settings"])
+        elsewhere = try TemporaryDirectory()
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(elsewhere.path)/UserProfile",
+            withDestinationPath: try PluginWorkspace.stagedDirectory("UserProfile")
+        )
+    }
+
+    /// A control as a daemon starting on the workspace makes it: a second one is the daemon after a restart.
+    func start() -> PluginControl {
+        let registry = workspace.makeRegistry()
+        let control = PluginControl(
+            registry: registry,
+            sessions: SessionRegistry(catalog: registry.catalog, logger: .init(label: "test")),
+            overrides: PluginOverridesFile(directory: workspace.state)
+        )
+        control.loadAtStart(from: workspace.plugins)
+        return control
+    }
+
+    func state(of name: String, in control: PluginControl) -> String {
+        let rows = control.registry.statuses.filter { $0.name == name }
+        return rows.map { "\($0.state)" }.joined(separator: ", ")
+    }
+
+    func cleanUp() {
+        workspace.remove()
+        elsewhere.remove()
+    }
+
+    @Test("Two Unloads of one plugin at once: one is answered, the other finds it gone, and a restart agrees")
+    func concurrentUnloads() async throws {
+        defer { cleanUp() }
+        let control = start()
+        let first = Task { try await control.unload("Settings") }
+        let second = Task { try await control.unload("Settings") }
+        let outcomes = [await first.result, await second.result]
+
+        #expect(outcomes.filter { (try? $0.get()) != nil }.count == 1)
+        #expect(
+            try PluginOverridesFile(directory: workspace.state).load().get().unloaded == [
+                "\(workspace.plugins)/Settings"
+            ]
+        )
+        #expect(state(of: "Settings", in: start()) == "removed")
+    }
+
+    @Test("Two Loads of one folder at once: one is answered, the other refused, and a restart loads it")
+    func concurrentLoads() async throws {
+        defer { cleanUp() }
+        let control = start()
+        let path = "\(elsewhere.path)/UserProfile"
+        let first = Task { try await control.load(pluginAt: path) }
+        let second = Task { try await control.load(pluginAt: path) }
+        let outcomes = [await first.result, await second.result]
+
+        #expect(outcomes.filter { (try? $0.get()) != nil }.count == 1)
+        #expect(try PluginOverridesFile(directory: workspace.state).load().get().loaded == [path])
+        #expect(state(of: "UserProfile", in: start()) == "loaded")
+    }
+
+    @Test("A rescan while a Load of a folder unloaded by hand is written leaves the folder to the Load")
+    func loadRacingRescan() async throws {
+        defer { cleanUp() }
+        let control = start()
+        try await control.unload("Settings")
+        let loading = Task { try await control.load(pluginAt: "\(workspace.plugins)/Settings") }
+        await Task.yield()
+        control.rescan(workspace.plugins)  // while the file is written, if the Load has begun
+
+        let status = try await loading.value
+        #expect(status.isLoaded)
+        #expect(state(of: "Settings", in: control) == "loaded")
+        #expect(try PluginOverridesFile(directory: workspace.state).load().get() == PluginOverrides())
+        #expect(state(of: "Settings", in: start()) == "loaded")
+    }
+
+    @Test("A refused Load of a folder unloaded by hand leaves it removed, on disk and for a rescan")
+    func refusedLoadOfUnloadedFolder() async throws {
+        defer { cleanUp() }
+        let control = start()
+        try await control.unload("Settings")
+        try FileManager.default.removeItem(atPath: "\(workspace.plugins)/Settings")
+        try workspace.addStaged("Settings") { $0.sha256 = String(repeating: "0", count: 64) }
+
+        await #expect(throws: PluginRegistry.ChangeError.self) {
+            try await control.load(pluginAt: "\(workspace.plugins)/Settings")
+        }
+
+        #expect(state(of: "Settings", in: control) == "removed")
+        try FileManager.default.removeItem(atPath: "\(workspace.plugins)/Settings")
+        try workspace.link(staged: "Settings")
+        control.rescan(workspace.plugins)
+        #expect(state(of: "Settings", in: control) == "removed", "a rescan leaves a folder unloaded by hand alone")
+        #expect(state(of: "Settings", in: start()) == "removed")
+    }
+
+    @Test("A Load's path is absolute, normalized, and a plugins folder reached through a link is the plugins folder")
+    func loadPathsAreNormalized() async throws {
+        defer { cleanUp() }
+        let control = start()
+        await #expect(throws: PluginRegistry.ChangeError.self) { try await control.load(pluginAt: "Settings") }
+        try await control.unload("Settings")
+        let loaded = try await control.load(pluginAt: "\(workspace.plugins)/./Settings/")
+        #expect(loaded.directory == "\(workspace.plugins)/Settings")
+        #expect(try PluginOverridesFile(directory: workspace.state).load().get() == PluginOverrides())
+
+        let alias = "\(elsewhere.path)/plugins-link"
+        try FileManager.default.createSymbolicLink(atPath: alias, withDestinationPath: workspace.plugins)
+        try await control.unload("Settings")
+        let throughLink = try await control.load(pluginAt: "\(alias)/Settings")
+        #expect(throughLink.directory == "\(workspace.plugins)/Settings")
+        #expect(try PluginOverridesFile(directory: workspace.state).load().get() == PluginOverrides())
+    }
+
+    @Test("At start, plugins loaded by hand and plugins of the folder that need each other load in any depth")
+    func dependencyChainAcrossFolders() async throws {
+        defer { cleanUp() }
+        let hard = try #require(VersionRange(">=1.0.0 <2.0.0"))
+        // Home (plugins folder) needs UserProfile (elsewhere); Orders, a Settings elsewhere, needs Home.
+        try FileManager.default.removeItem(atPath: "\(workspace.plugins)/Home")
+        try workspace.addStaged("Home") { manifest in
+            manifest.dependencies.removeAll { $0.name == "UserProfile" }
+            manifest.dependencies.append(.init(name: "UserProfile", versions: hard))
+        }
+        let moved = try workspace.addStaged("Settings", as: "Orders") { manifest in
+            manifest.dependencies.append(.init(name: "Home", versions: hard))
+        }
+        try FileManager.default.removeItem(atPath: "\(workspace.plugins)/Settings")
+        try FileManager.default.moveItem(atPath: moved, toPath: "\(elsewhere.path)/Settings")
+        let control = start()
+        try await control.load(pluginAt: "\(elsewhere.path)/UserProfile")
+        control.rescan(workspace.plugins)
+        try await control.load(pluginAt: "\(elsewhere.path)/Settings")
+
+        let restarted = start()
+        for name in ["UserProfile", "Home", "Settings"] {
+            #expect(state(of: name, in: restarted) == "loaded", "\(name)")
+        }
+    }
+}
