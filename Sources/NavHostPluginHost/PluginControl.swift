@@ -131,11 +131,26 @@ public final class PluginControl {
     ///   the change cannot be written (`storageFailed`); then nothing changed.
     public func unload(_ name: String) async throws(PluginRegistry.ChangeError) {
         try await oneAtATime { () async throws(PluginRegistry.ChangeError) in
-            let directory = try checkUnload(name)
-            try await changeDurably(directory, noting: { $0.noteUnloaded(directory, pluginsFolder: $1) }) {
-                () throws(PluginRegistry.ChangeError) in
-                // Checked again: what needs it may have come while the change was written.
-                try unload(name, because: "unloaded by a control client")
+            // A plugin that moved to another folder while the change was written (its folder renamed) is unloaded
+            // from there, with that folder written down instead.
+            for attempt in 1...3 {
+                let directory = try checkUnload(name)
+                var moved = false
+                do throws(PluginRegistry.ChangeError) {
+                    try await changeDurably(directory, noting: { $0.noteUnloaded(directory, pluginsFolder: $1) }) {
+                        () throws(PluginRegistry.ChangeError) in
+                        guard registry.status(named: name)?.directory == directory else {
+                            moved = true
+                            throw .notLoaded(name)
+                        }
+                        // Checked again: what needs it may have come while the change was written.
+                        try unload(name, because: "unloaded by a control client")
+                        retryWaitingPlugins()
+                    }
+                    return
+                } catch {
+                    guard moved, attempt < 3 else { throw error }
+                }
             }
         }
     }
@@ -206,7 +221,10 @@ extension PluginControl {
         let rowsBefore = registry.statuses.filter { $0.directory == directory }
         let status = registry.load(pluginAt: directory)
         publish(.outcome(of: status))
-        guard let reason = status.quarantineReason else { return status }
+        guard let reason = status.quarantineReason else {
+            retryWaitingPlugins()
+            return status
+        }
         if !rowsBefore.contains(where: { $0.quarantineReason != nil }) {
             registry.forgetFailures(in: directory)
             for row in rowsBefore where row.state == .removed { registry.record(row) }
@@ -306,11 +324,16 @@ extension PluginControl {
         if anyLoaded { retryWaitingPlugins(in: directory) }
     }
 
-    /// Tries again the plugins of `directory` quarantined because a dependency was missing, now that more are
-    /// loaded. Publishes each outcome that differs from the folder's last.
-    func retryWaitingPlugins(in directory: String) {
+    /// Tries again the plugins of `directory` (by default the plugins folder ``loadAtStart(from:)`` loaded)
+    /// quarantined because a dependency was missing or another plugin had their name, now that others came or went,
+    /// as a restart would. Publishes each outcome that differs from the folder's last.
+    func retryWaitingPlugins(in directory: String? = nil) {
+        guard let directory = directory ?? pluginsFolder else { return }
         let waiting = registry.quarantinedPlugins.filter { status in
-            status.quarantineReason?.code == .dependencyMissing
+            let code = status.quarantineReason?.code
+            return
+                (code == .dependencyMissing
+                || (code == .duplicateName && registry.status(named: status.name)?.isLoaded != true))
                 && FileIO.parentDirectory(of: status.directory) == directory
                 && !overrides.unloaded.contains(status.directory)
         }

@@ -127,6 +127,34 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test("An Unload whose sessions cannot be saved after it fails saying the plugin was unloaded, as a restart shows")
+    func unloadWithUnsavableSession() async throws {
+        let daemon = try await DaemonProcess.start()
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "settings.main"])
+        // The session's files made folders: its next write fails, whichever file it goes to.
+        for file in ["main.json", "main.journal"] {
+            let path = "\(daemon.stateDirectory)/sessions/\(file)"
+            try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
+
+        let failure = await #expect(throws: VarlinkError.self) {
+            try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
+        }
+
+        #expect(failure?.name == "io.navhost.Navigation.StorageFailed")
+        #expect(
+            "\(String(describing: failure))".contains("Settings was unloaded, and stays so after a restart"),
+            "\(String(describing: failure))"
+        )
+        #expect(try await Self.pluginStates(daemon)["Settings"] == "removed")
+        try await daemon.crash()
+        try await daemon.restart()
+        #expect(try await Self.pluginStates(daemon)["Settings"] == "removed")
+        try await daemon.terminate()
+    }
+
     @Test("At least 20 kill -9s while a client loads and unloads plugins by hand: every answered Load and Unload holds")
     func pluginLoadUnloadKills() async throws {
         let folders = try await SplitPlugins()

@@ -92,8 +92,10 @@ public struct PluginOverrides: Sendable, Equatable {
         if Self.isPlugin(directory, of: pluginsFolder), !unloaded.contains(directory) { unloaded.append(directory) }
     }
 
-    /// Whether `directory` (absolute, normalized) is a plugin folder of `pluginsFolder` (absolute).
+    /// Whether `directory` (absolute, normalized) is a plugin folder of `pluginsFolder` (absolute): one the daemon
+    /// loads at start. A hidden folder there (`.Products.incoming`) is not.
     public static func isPlugin(_ directory: String, of pluginsFolder: String) -> Bool {
         FileIO.parentDirectory(of: directory) == AbsolutePath.normalized(pluginsFolder)
+            && !FileIO.fileName(of: directory).hasPrefix(".")
     }
 }

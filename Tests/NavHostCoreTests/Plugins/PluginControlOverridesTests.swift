@@ -130,7 +130,9 @@ struct PluginControlOverridesTests {
         #expect(try PluginOverridesFile(directory: workspace.state).load().get() == PluginOverrides())
     }
 
-    @Test("At start, plugins loaded by hand and plugins of the folder that need each other load in any depth")
+    @Test(
+        "Plugins loaded by hand and plugins of the folder that need each other load in any depth, at once and at start"
+    )
     func dependencyChainAcrossFolders() async throws {
         defer { cleanUp() }
         let hard = try #require(VersionRange(">=1.0.0 <2.0.0"))
@@ -147,12 +149,42 @@ struct PluginControlOverridesTests {
         try FileManager.default.moveItem(atPath: moved, toPath: "\(elsewhere.path)/Settings")
         let control = start()
         try await control.load(pluginAt: "\(elsewhere.path)/UserProfile")
-        control.rescan(workspace.plugins)
+        #expect(state(of: "Home", in: control) == "loaded", "a Load retries what waited for it, as a restart would")
         try await control.load(pluginAt: "\(elsewhere.path)/Settings")
 
         let restarted = start()
         for name in ["UserProfile", "Home", "Settings"] {
             #expect(state(of: name, in: restarted) == "loaded", "\(name)")
         }
+    }
+
+    @Test("An Unload whose plugin moves to another folder while it is written unloads it there, and a restart agrees")
+    func unloadOfAMovingPlugin() async throws {
+        defer { cleanUp() }
+        let control = start()
+        let unloading = Task { try await control.unload("Settings") }
+        await Task.yield()
+        // While the file is written, if the Unload has begun: the folder is renamed, and a rescan follows it.
+        try FileManager.default.moveItem(atPath: "\(workspace.plugins)/Settings", toPath: "\(workspace.plugins)/Prefs")
+        control.rescan(workspace.plugins)
+
+        try await unloading.value
+        #expect(state(of: "Settings", in: control).hasSuffix("removed"), "\(state(of: "Settings", in: control))")
+        #expect(state(of: "Settings", in: start()) == "removed")
+    }
+
+    @Test(
+        "A hidden folder of the plugins folder, which the folder's own loading skips, is loaded by hand like any other"
+    )
+    func loadOfAHiddenFolder() async throws {
+        defer { cleanUp() }
+        let control = start()
+        try await control.unload("Settings")
+        try workspace.link(staged: "Settings", as: ".Settings")
+        try await control.load(pluginAt: "\(workspace.plugins)/.Settings")
+
+        let restarted = start()
+        #expect(restarted.registry.status(named: "Settings")?.directory == "\(workspace.plugins)/.Settings")
+        #expect(restarted.registry.status(named: "Settings")?.isLoaded == true)
     }
 }
