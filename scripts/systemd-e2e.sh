@@ -7,6 +7,7 @@
 # the maintainer scripts (the user from sysusers.d, the units enabled and started), socket activation by the first
 # client, Type=notify READY and STATUS, who may control and who may only read (navctl as two non-root users), dlopen
 # of the plugins inside the sandbox, `systemctl reload` (RELOADING, then READY), journald's structured fields, a
+# plugin unloaded by hand that stays so across `systemctl restart`, a
 # watchdog restart after which the navigation stack is restored from StateDirectory=, a clean `systemctl stop`; then
 # `dpkg --remove` and `dpkg --purge`, after which nothing of NavHost is left but its user and group.
 #
@@ -380,6 +381,25 @@ check "the daemon follows /usr/lib/navhost/plugins: a new build renamed into pla
 check "sessions are written to StateDirectory /var/lib/navhost, owned by navhost" state_written
 check "journald has PRIORITY, MESSAGE, CODE_*, NAVHOST_PLUGIN/SESSION/ROUTE/CLIENT_PID from the native protocol" \
     journal_fields
+
+# After journal_fields, which reads the log of the process that served alice: this check restarts the daemon.
+read -r -d '' user_profile_state_program <<'PYTHON' || true
+import json, os, sys
+states = {p["name"]: p["state"] for p in json.load(sys.stdin)["plugins"]}
+print(states, file=sys.stderr)
+assert states.get("UserProfile") == os.environ["EXPECTED"], states
+PYTHON
+unload_survives_restart() {
+    navctl_as bob plugins unload UserProfile | contains 'unloaded UserProfile' \
+        && inside systemctl restart $unit && wait_until_active \
+        && navctl_as root plugins --json | EXPECTED=removed python3 -c "$user_profile_state_program" \
+        && [[ $(inside stat -c '%U %a' /var/lib/navhost/plugin-overrides.json) == "navhost 600" ]] \
+        && navctl_as bob plugins load /usr/lib/navhost/plugins/UserProfile | contains 'loaded UserProfile' \
+        && inside systemctl restart $unit && wait_until_active \
+        && navctl_as root plugins --json | EXPECTED=loaded python3 -c "$user_profile_state_program"
+}
+check "a plugin a group member unloads stays unloaded across systemctl restart, until loaded again" \
+    unload_survives_restart
 
 # The watchdog: the shipped unit plus a drop-in that turns on the test hooks (SIGUSR1 wedges the MainActor, the
 # executor that pings) and shortens WatchdogSec=. The hardening stays as shipped.
