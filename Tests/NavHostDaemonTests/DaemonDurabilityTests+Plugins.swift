@@ -155,7 +155,7 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
-    @Test("At least 20 kill -9s while a client loads and unloads plugins by hand: every answered Load and Unload holds")
+    @Test("At least 20 kill -9s while a client loads, reloads and unloads plugins: every answered call holds")
     func pluginLoadUnloadKills() async throws {
         let folders = try await SplitPlugins()
         let daemon = try await DaemonProcess.start(plugins: folders.plugins)
@@ -164,6 +164,7 @@ extension DaemonDurabilityTests {
         var acknowledged = ["Settings": true, "UserProfile": false]
         var kills = 0
         var calls = 0
+        var reloads = 0
         var lost: [String] = []
         // At least 20 kills and 40 answered calls: a loaded machine answers fewer calls between two kills (each load
         // hashes and copies a library), so it gets more kills rather than a thinner test (at most 100).
@@ -176,6 +177,7 @@ extension DaemonDurabilityTests {
             let result = await outcome
             kills += 1
             calls += result.calls
+            reloads += result.reloads
             try await daemon.restart()
             lost += result.refusals.map { "kill \(kills): \($0)" }
             let states = try await Self.pluginStates(daemon)
@@ -187,9 +189,13 @@ extension DaemonDurabilityTests {
                 acknowledged[name] = found
             }
         }
-        print("durability, plugins: \(calls) answered loads and unloads, \(kills) kills, \(lost.count) lost")
+        print(
+            "durability, plugins: \(calls) answered loads, reloads (\(reloads)) and unloads, \(kills) kills, "
+                + "\(lost.count) lost"
+        )
         #expect(lost.isEmpty, "\(lost)")
         #expect(calls >= 40, "the client made \(calls) answered calls")
+        #expect(reloads > 0, "the client made no answered reload")
         try await daemon.terminate()
     }
 
@@ -199,11 +205,12 @@ extension DaemonDurabilityTests {
         /// The plugin the unanswered call was about, if one was under way.
         var inFlight: String?
         var calls = 0
+        var reloads = 0
         /// Error replies: the client only loads what it was answered as unloaded and the reverse, so none is right.
         var refusals: [String] = []
     }
 
-    /// Loads and unloads Settings (of the plugins folder) and UserProfile (of another) at random, until the daemon
+    /// Loads, reloads and unloads Settings (of the plugins folder) and UserProfile (of another) at random, until the daemon
     /// dies.
     private static func drivePlugins(
         from acknowledged: [String: Bool],
@@ -219,7 +226,11 @@ extension DaemonDurabilityTests {
             while true {
                 let name = random.next() % 2 == 0 ? "Settings" : "UserProfile"
                 outcome.inFlight = name
-                if outcome.acknowledged[name] == true {
+                if outcome.acknowledged[name] == true, random.next() % 3 == 0 {
+                    // A reload keeps it loaded, from a fresh image of the build in its folder.
+                    _ = try await client.call("io.navhost.Plugins.Reload", parameters: ["name": .string(name)])
+                    outcome.reloads += 1
+                } else if outcome.acknowledged[name] == true {
                     _ = try await client.call("io.navhost.Plugins.Unload", parameters: ["name": .string(name)])
                     outcome.acknowledged[name] = false
                 } else {
