@@ -149,9 +149,12 @@ extension DaemonDurabilityTests {
             "\(String(describing: failure))"
         )
         #expect(try await Self.pluginStates(daemon)["Settings"] == "removed")
+        #expect(try await nav.routes() == ["home.main"], "its screen went with it")
         try await daemon.crash()
         try await daemon.restart()
         #expect(try await Self.pluginStates(daemon)["Settings"] == "removed")
+        let reader = try await NavigationClient.connect(to: daemon)
+        #expect(try await reader.routes() == ["home.main"], "the saved stack is restored without its screen")
         try await daemon.terminate()
     }
 
