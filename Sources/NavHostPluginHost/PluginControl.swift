@@ -131,20 +131,44 @@ public final class PluginControl {
     ///   the change cannot be written (`storageFailed`); then nothing changed.
     public func unload(_ name: String) async throws(PluginRegistry.ChangeError) {
         try await oneAtATime { () async throws(PluginRegistry.ChangeError) in
+            // Folders loaded by hand that hold a plugin of this name but could not load (their folder gone at start,
+            // or beside the plugins folder's plugin of the name) go too: a restart would bring the name back.
+            let stranded = strandedFolders(named: name)
+            guard registry.status(named: name)?.isLoaded == true || stranded.isEmpty else {
+                try await changeDurably(
+                    stranded.joined(separator: " "),
+                    noting: { overrides, folder in
+                        for path in stranded { overrides.noteUnloaded(path, pluginsFolder: folder) }
+                    }
+                ) { () throws(PluginRegistry.ChangeError) in
+                    for path in stranded {
+                        for row in registry.forgetFailures(in: path) {
+                            publish(.removed(row.name, version: row.version))
+                        }
+                    }
+                }
+                return
+            }
             // A plugin that moved to another folder while the change was written (its folder renamed) is unloaded
             // from there, with that folder written down instead.
             for attempt in 1...3 {
                 let directory = try checkUnload(name)
                 var moved = false
                 do throws(PluginRegistry.ChangeError) {
-                    try await changeDurably(directory, noting: { $0.noteUnloaded(directory, pluginsFolder: $1) }) {
-                        () throws(PluginRegistry.ChangeError) in
+                    try await changeDurably(
+                        directory,
+                        noting: { overrides, folder in
+                            overrides.noteUnloaded(directory, pluginsFolder: folder)
+                            for path in stranded { overrides.noteUnloaded(path, pluginsFolder: folder) }
+                        }
+                    ) { () throws(PluginRegistry.ChangeError) in
                         guard registry.status(named: name)?.directory == directory else {
                             moved = true
                             throw .notLoaded(name)
                         }
                         // Checked again: what needs it may have come while the change was written.
                         try unload(name, because: "unloaded by a control client")
+                        for path in stranded { registry.forgetFailures(in: path) }
                         retryWaitingPlugins()
                     }
                     return
@@ -397,6 +421,13 @@ extension PluginControl {
 }
 
 extension PluginControl {
+    /// The folders loaded by hand (in the overrides) whose plugin is named `name` but is not loaded from them.
+    func strandedFolders(named name: String) -> [String] {
+        registry.statuses.filter { status in
+            status.name == name && status.quarantineReason != nil && overrides.loaded.contains(status.directory)
+        }.map(\.directory)
+    }
+
     /// Throws what unloading the plugin `name` now would be refused for: it is not loaded, a session's configured
     /// root route is one of its routes, or a loaded plugin lists it as a hard dependency.
     ///

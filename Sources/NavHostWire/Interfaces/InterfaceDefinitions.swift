@@ -341,7 +341,8 @@ public enum InterfaceDefinitions {
         # optional dependency are told it is gone. Refused (PluginRefused, inUse) while a loaded plugin lists it
         # as a hard dependency or a session starts at one of its routes. Its code stays in memory. Answered once a restart
         # leaves it unloaded too: a plugin of the plugins folder stays unloaded, whatever its folder holds, until a Load of
-        # its folder.
+        # its folder. Folders loaded by hand that hold a plugin of the name but could not load (their folder gone) are
+        # forgotten too, so no plugin of that name comes back.
         method Unload(name: string) -> ()
 
         # No loaded plugin has that name.

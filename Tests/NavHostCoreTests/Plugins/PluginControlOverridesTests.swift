@@ -187,4 +187,35 @@ struct PluginControlOverridesTests {
         #expect(restarted.registry.status(named: "Settings")?.directory == "\(workspace.plugins)/.Settings")
         #expect(restarted.registry.status(named: "Settings")?.isLoaded == true)
     }
+
+    @Test("A plugin loaded by hand whose folder is gone at start is forgotten by an Unload of its name")
+    func unloadOfAStrandedPlugin() async throws {
+        defer { cleanUp() }
+        let path = "\(elsewhere.path)/UserProfile"
+        try await start().load(pluginAt: path)
+        try FileManager.default.removeItem(atPath: path)
+        let restarted = start()
+        #expect(state(of: "UserProfile", in: restarted).hasPrefix("quarantined"))
+
+        try await restarted.unload("UserProfile")
+
+        #expect(state(of: "UserProfile", in: restarted) == "")
+        #expect(try PluginOverridesFile(directory: workspace.state).load().get() == PluginOverrides())
+        #expect(state(of: "UserProfile", in: start()) == "")
+    }
+
+    @Test("An Unload of a name served from the plugins folder also forgets a folder loaded by hand that holds it")
+    func unloadOfANameLoadedTwice() async throws {
+        defer { cleanUp() }
+        try await start().load(pluginAt: "\(elsewhere.path)/UserProfile")
+        try workspace.link(staged: "UserProfile")
+        let restarted = start()
+        #expect(state(of: "UserProfile", in: restarted).contains("loaded"))
+
+        try await restarted.unload("UserProfile")
+
+        let overrides = try PluginOverridesFile(directory: workspace.state).load().get()
+        #expect(overrides == PluginOverrides(unloaded: ["\(workspace.plugins)/UserProfile"]), "\(overrides)")
+        #expect(state(of: "UserProfile", in: start()) == "removed", "no folder brings the name back")
+    }
 }
