@@ -1,5 +1,6 @@
 import Logging
 import NavHostStorage
+public import NavHostWire
 
 // What control clients loaded and unloaded by hand, kept on disk before they are answered and put back at start.
 
@@ -50,6 +51,23 @@ extension PluginControl {
         }
         guard !metadata.isEmpty else { return }
         logger.info("Kept what control clients loaded and unloaded by hand", metadata: metadata)
+    }
+
+    // MARK: Reporting
+
+    /// Every plugin found, loaded, quarantined or removed, as `io.navhost.Plugins.List` reports it: a plugin
+    /// unloaded by hand says so (``PluginInfo/unloadedByHand``).
+    public var reports: [PluginInfo] { reports(of: registry.statuses) }
+
+    /// `statuses` as `io.navhost.Plugins` reports them (a plugin watcher's snapshot), each saying whether it was
+    /// unloaded by hand.
+    public func reports(of statuses: [PluginStatus]) -> [PluginInfo] { statuses.map(report) }
+
+    /// `status` as `io.navhost.Plugins` reports it, saying whether it was unloaded by hand.
+    public func report(_ status: PluginStatus) -> PluginInfo {
+        var info = status.info
+        if status.state == .removed, overrides.unloaded.contains(status.directory) { info.unloadedByHand = true }
+        return info
     }
 
     // MARK: Changing durably

@@ -298,7 +298,14 @@ extension PluginControl {
             }
             guard let loaded else {
                 // A folder unloaded by hand stays so, whatever it holds, until a Load of it.
-                if !overrides.unloaded.contains(path) { toLoad.insert(folder) }
+                if overrides.unloaded.contains(path) {
+                    logger.info(
+                        "Left alone a plugin folder unloaded by hand; Load it to bring it back",
+                        metadata: ["navhost.plugin.directory": "\(path)"]
+                    )
+                } else {
+                    toLoad.insert(folder)
+                }
                 continue
             }
             if loaded.removalRefused != nil {

@@ -72,7 +72,7 @@ private final class PluginsHandlers: Sendable {
             while let update = try await watcher.next() {
                 switch update {
                 case .snapshot(let statuses, let coalesced):
-                    let reply = PluginWatchReply.plugins(statuses.map(\.info), coalesced: coalesced)
+                    let reply = PluginWatchReply.plugins(await control.reports(of: statuses), coalesced: coalesced)
                     try await replies.send(try reply.jsonObject())
                 case .event(let event):
                     try await replies.send(try PluginWatchReply.event(event).jsonObject())

@@ -23,7 +23,7 @@ final class DaemonCore {
     private(set) var stateFolderProblem: String?
 
     /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
-    var pluginReports: [PluginInfo] { plugins.statuses.map(\.info) }
+    var pluginReports: [PluginInfo] { pluginControl.reports }
 
     init(
         configuration: DaemonConfiguration,

@@ -92,6 +92,7 @@ package enum NavigationSamples {
             [
                 "name": "Orders", "version": "1.2.0", "state": "removed",
                 "path": "/usr/lib/navhost/plugins/Orders", "sdkVersion": "2.2.0", "routes": ["orders.list"],
+                "unloadedByHand": true,
             ],
         ]
     ]

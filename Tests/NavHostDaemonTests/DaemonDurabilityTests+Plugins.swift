@@ -54,6 +54,9 @@ extension DaemonDurabilityTests {
         var states = try await Self.pluginStates(daemon)
         #expect(states["Settings"] == "removed", "\(states)")
         #expect(states["UserProfile"] == "loaded", "\(states)")
+        let settings = try await DaemonPluginReloadTests.listed("Settings", in: daemon)
+        #expect(settings?["unloadedByHand"] == true, "List says why it stays removed: \(String(describing: settings))")
+        #expect(settings?["path"] == .string("\(folders.plugins)/Settings"), "the folder a Load brings it back from")
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "profile.user", "parameters": ["userID": "u1"]])
         let missing = await #expect(throws: VarlinkError.self) {

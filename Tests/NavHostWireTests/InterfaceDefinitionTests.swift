@@ -377,7 +377,8 @@ extension InterfaceDefinitionTests {
         version: "1.0.0",
         state: .removed,
         path: "/usr/lib/navhost/plugins/Orders",
-        routes: ["orders.list"]
+        routes: ["orders.list"],
+        unloadedByHand: true
     )
     private static var pluginReply: [(JSONObject, ((JSONObject) throws -> JSONObject)?)] {
         [loaded, refused, removed].map { (encoded(PluginReply(plugin: $0)), roundTrip(PluginReply.self)) }

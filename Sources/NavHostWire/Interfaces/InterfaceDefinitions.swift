@@ -303,7 +303,10 @@ public enum InterfaceDefinitions {
           # Set when the last reload of this loaded plugin was refused: the version shown keeps serving.
           lastReloadFailure: ?Quarantine,
           # Set while its folder is gone but others need it: it keeps serving until its folder comes back or they go.
-          removalRefused: ?RemovalRefused
+          removalRefused: ?RemovalRefused,
+          # True on a removed plugin a control client unloaded: it stays removed, whatever its folder (path) holds, until
+          # a Load of that folder, restarts included.
+          unloadedByHand: ?bool
         )
 
         # One change to the plugins. "loaded": a new plugin serves (version, path). "reloaded": a new build replaced

@@ -69,6 +69,9 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     public var lastReloadFailure: Quarantine?
     /// Set while its folder is gone but loaded plugins (or a session's root) need it: it keeps serving.
     public var removalRefused: RemovalRefused?
+    /// `true` on a removed plugin a control client unloaded: it stays removed, whatever its folder (`path`) holds,
+    /// until a `Load` of that folder; `nil` otherwise.
+    public var unloadedByHand: Bool?
 
     /// Creates a plugin description, as a test double would.
     public init(
@@ -80,7 +83,8 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         routes: [String],
         quarantine: Quarantine? = nil,
         lastReloadFailure: Quarantine? = nil,
-        removalRefused: RemovalRefused? = nil
+        removalRefused: RemovalRefused? = nil,
+        unloadedByHand: Bool? = nil
     ) {
         self.name = name
         self.version = version
@@ -91,5 +95,6 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         self.quarantine = quarantine
         self.lastReloadFailure = lastReloadFailure
         self.removalRefused = removalRefused
+        self.unloadedByHand = unloadedByHand
     }
 }

@@ -42,9 +42,11 @@ extension Navctl.Plugins {
             abstract: "List the plugins the daemon found, loaded, quarantined or removed, and why any was refused.",
             discussion: """
                 The NOTE column says why a plugin was quarantined, why a loaded one whose folder is gone keeps \
-                serving (removal refused: needed by Home), and why its last new build was refused. --json prints \
-                the io.navhost.Plugins.List reply: {"plugins":[{"name":…,"version":…,"state":…,"path":…,\
-                "routes":[…],"quarantine":{"code":…,"message":…},"lastReloadFailure":{…},"removalRefused":{…}},…]}.
+                serving (removal refused: needed by Home), why its last new build was refused, and that a removed \
+                one was unloaded by hand (it stays out until plugins load of its folder). --json prints the \
+                io.navhost.Plugins.List reply: {"plugins":[{"name":…,"version":…,"state":…,"path":…,\
+                "routes":[…],"quarantine":{"code":…,"message":…},"lastReloadFailure":{…},"removalRefused":{…},\
+                "unloadedByHand":true},…]}.
 
                 Examples:
                   navctl plugins

@@ -27,6 +27,9 @@ enum PluginView {
         var notes: [String] = []
         if let quarantine = plugin.quarantine { notes.append("\(quarantine.code): \(quarantine.message)") }
         if let refusal = plugin.removalRefused { notes.append("removal refused: \(refusal.message)") }
+        if plugin.unloadedByHand == true {
+            notes.append("unloaded by hand: plugins load \(plugin.path) brings it back")
+        }
         if let failure = plugin.lastReloadFailure {
             notes.append("new build refused: \(failure.code): \(failure.message)")
         }
