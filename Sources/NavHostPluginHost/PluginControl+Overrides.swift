@@ -53,6 +53,25 @@ extension PluginControl {
         logger.info("Kept what control clients loaded and unloaded by hand", metadata: metadata)
     }
 
+    // MARK: Committing the sessions
+
+    /// Commits every session after `change` (a plugin loaded, reloaded or unloaded), and returns once each is durable.
+    ///
+    /// A session that cannot be saved fails nothing: the plugin change is made and kept by then, and what the
+    /// session shows is what a restart gives anyway — its saved stack is restored without the screens of a plugin
+    /// that is not loaded, and with a reloaded plugin's screens built by the build in its folder. The failure is
+    /// logged, and the session's next change answers `StorageFailed` while its disk refuses.
+    public func commitSessions(after change: String) async {
+        do {
+            try await sessions.commitAll()
+        } catch {
+            logger.error(
+                "A plugin change is made and kept, but a session it changed could not be saved",
+                metadata: ["navhost.plugin.change": "\(change)", "error": "\(error)"]
+            )
+        }
+    }
+
     // MARK: Reporting
 
     /// Every plugin found, loaded, quarantined or removed, as `io.navhost.Plugins.List` reports it: a plugin

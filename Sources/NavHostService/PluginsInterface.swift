@@ -87,39 +87,26 @@ private final class PluginsHandlers: Sendable {
     }
 
     // Each answers once what it changed is durable: the plugins loaded and unloaded by hand (``PluginControl``), and
-    // the sessions whose screens it rebuilt or removed, like a navigation call.
+    // the sessions whose screens it rebuilt or removed, like a navigation call (``PluginControl/commitSessions``).
 
     func load(_ path: String) async throws -> JSONObject {
         let status = try await act { control throws(PluginRegistry.ChangeError) in
             try await control.load(pluginAt: path)
         }
-        try await commitSessions(after: "\(status.name) was loaded")
+        await control?.commitSessions(after: "\(status.name) was loaded")
         return try Self.reply(status)
     }
 
     func reload(_ name: String) async throws -> JSONObject {
         let replacement = try await act { control throws(PluginRegistry.ChangeError) in try control.reload(name) }
-        try await commitSessions(after: "\(name) was reloaded")
+        await control?.commitSessions(after: "\(name) was reloaded")
         return try Self.reply(replacement.status)
     }
 
     func unload(_ name: String) async throws -> JSONObject {
         try await act { control throws(PluginRegistry.ChangeError) in try await control.unload(name) }
-        try await commitSessions(after: "\(name) was unloaded")
+        await control?.commitSessions(after: "\(name) was unloaded")
         return [:]
-    }
-
-    /// Commits every session after a plugin change. The change itself is made and kept by then: a session that
-    /// cannot be saved fails the call with `StorageFailed`, saying so, not as if nothing had changed.
-    private func commitSessions(after change: String) async throws {
-        do {
-            try await control?.sessions.commitAll()
-        } catch let error as NavigationError where error.code == .storageFailed {
-            let reason =
-                "\(change), and stays so after a restart, but a session it changed could not be saved: "
-                + (error.parameters["reason"]?.stringValue ?? error.message)
-            throw NavigationError(.storageFailed, reason, parameters: ["reason": .string(reason)])
-        }
     }
 
     private func act<Result>(

@@ -130,7 +130,7 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
-    @Test("An Unload whose sessions cannot be saved after it fails saying the plugin was unloaded, as a restart shows")
+    @Test("An Unload whose sessions cannot be saved after it is answered: what it answered is what a restart shows")
     func unloadWithUnsavableSession() async throws {
         let daemon = try await DaemonProcess.start()
         let nav = try await NavigationClient.connect(to: daemon)
@@ -142,15 +142,8 @@ extension DaemonDurabilityTests {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         }
 
-        let failure = await #expect(throws: VarlinkError.self) {
-            try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
-        }
+        try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
 
-        #expect(failure?.name == "io.navhost.Navigation.StorageFailed")
-        #expect(
-            "\(String(describing: failure))".contains("Settings was unloaded, and stays so after a restart"),
-            "\(String(describing: failure))"
-        )
         #expect(try await Self.pluginStates(daemon)["Settings"] == "removed")
         #expect(try await nav.routes() == ["home.main"], "its screen went with it")
         try await daemon.crash()
