@@ -102,7 +102,8 @@ extension NavHostClientError {
         case .pluginNotFound: return "no loaded plugin is named \(text("name"))"
         case .pluginRefused:
             let code = parameters["code"]?.stringValue ?? "?"
-            return "the plugin was refused (\(code)): \(parameters["message"]?.stringValue ?? "?")"
+            // A plugin, its new build, or its unload (inUse, storageFailed): the code and message say which.
+            return "refused (\(code)): \(parameters["message"]?.stringValue ?? "?")"
         case .interfaceNotFound: return "the daemon does not serve interface \(text("interface"))"
         case .methodNotFound: return "the daemon does not know method \(text("method"))"
         case .methodNotImplemented: return "the daemon does not implement method \(text("method"))"

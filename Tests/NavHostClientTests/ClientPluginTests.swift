@@ -63,7 +63,7 @@ struct ClientPluginTests {
                 "io.navhost.Plugins.PluginRefused",
                 ["code": "checksumMismatch", "message": "the library's SHA-256 does not match the manifest"],
                 .pluginRefused,
-                "the plugin was refused (checksumMismatch): the library's SHA-256 does not match the manifest"
+                "refused (checksumMismatch): the library's SHA-256 does not match the manifest"
             ),
             (
                 "org.varlink.service.PermissionDenied", [:], .permissionDenied,

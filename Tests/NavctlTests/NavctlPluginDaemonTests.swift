@@ -82,7 +82,7 @@ struct NavctlPluginDaemonTests {
                 broken.errors.hasPrefix(#"Error: io.navhost.Plugins.PluginRefused {"code":"checksumMismatch","#),
                 "\(broken.errors)"
             )
-            #expect(broken.errors.contains(": the plugin was refused (checksumMismatch): "), "\(broken.errors)")
+            #expect(broken.errors.contains(": refused (checksumMismatch): "), "\(broken.errors)")
             let list = try await Navctl.run(["plugins", "list", "--json"] + socket)
             let products = try JSONParser().parse(list.output)["plugins"]?.arrayValue?.first {
                 $0["name"] == "Products"
