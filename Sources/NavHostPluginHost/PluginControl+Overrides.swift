@@ -75,17 +75,18 @@ extension PluginControl {
     // MARK: Reporting
 
     /// Every plugin found, loaded, quarantined or removed, as `io.navhost.Plugins.List` reports it: a plugin
-    /// unloaded by hand says so (``PluginInfo/unloadedByHand``).
+    /// unloaded or loaded by hand says so (``PluginInfo/unloadedByHand``, ``PluginInfo/loadedByHand``).
     public var reports: [PluginInfo] { reports(of: registry.statuses) }
 
     /// `statuses` as `io.navhost.Plugins` reports them (a plugin watcher's snapshot), each saying whether it was
     /// unloaded by hand.
     public func reports(of statuses: [PluginStatus]) -> [PluginInfo] { statuses.map(report) }
 
-    /// `status` as `io.navhost.Plugins` reports it, saying whether it was unloaded by hand.
+    /// `status` as `io.navhost.Plugins` reports it, saying whether it was unloaded or loaded by hand.
     public func report(_ status: PluginStatus) -> PluginInfo {
         var info = status.info
         if status.state == .removed, overrides.unloaded.contains(status.directory) { info.unloadedByHand = true }
+        if status.isLoaded, overrides.loaded.contains(status.directory) { info.loadedByHand = true }
         return info
     }
 

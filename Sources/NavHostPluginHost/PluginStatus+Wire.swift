@@ -19,7 +19,8 @@ extension PluginStatus {
             lastReloadFailure: lastReloadFailure?.info,
             removalRefused: removalRefused.map {
                 PluginInfo.RemovalRefused(neededBy: $0.neededBy, rootOf: $0.rootOf, message: $0.description)
-            }
+            },
+            folder: directory
         )
     }
 

@@ -69,14 +69,14 @@ package enum NavigationSamples {
         ]
     ]
 
-    /// The `io.navhost.Plugins.List` reply: one plugin loaded, one quarantined, one loaded whose folder is gone but
-    /// which Home needs, one removed.
+    /// The `io.navhost.Plugins.List` reply: one plugin loaded by hand from another folder, one quarantined, one
+    /// loaded whose folder is gone but which Home needs, one unloaded by hand.
     package static let pluginsReply: JSONObject = [
         "plugins": [
             [
                 "name": "Products", "version": "1.0.0", "state": "loaded",
-                "path": "/usr/lib/navhost/plugins/Products/libProductsFeature.so", "sdkVersion": "1.0.0",
-                "routes": ["products.list", "products.detail"],
+                "path": "/var/lib/navhost/plugin-images/Products-1.so", "sdkVersion": "1.0.0",
+                "routes": ["products.list", "products.detail"], "folder": "/opt/shop/Products", "loadedByHand": true,
             ],
             [
                 "name": "Weather", "version": "0.3.0", "state": "quarantined",
@@ -92,7 +92,7 @@ package enum NavigationSamples {
             [
                 "name": "Orders", "version": "1.2.0", "state": "removed",
                 "path": "/usr/lib/navhost/plugins/Orders", "sdkVersion": "2.2.0", "routes": ["orders.list"],
-                "unloadedByHand": true,
+                "unloadedByHand": true, "folder": "/usr/lib/navhost/plugins/Orders",
             ],
         ]
     ]

@@ -57,6 +57,9 @@ extension DaemonDurabilityTests {
         let settings = try await DaemonPluginReloadTests.listed("Settings", in: daemon)
         #expect(settings?["unloadedByHand"] == true, "List says why it stays removed: \(String(describing: settings))")
         #expect(settings?["path"] == .string("\(folders.plugins)/Settings"), "the folder a Load brings it back from")
+        let userProfile = try await DaemonPluginReloadTests.listed("UserProfile", in: daemon)
+        #expect(userProfile?["loadedByHand"] == true, "\(String(describing: userProfile))")
+        #expect(userProfile?["folder"] == .string("\(folders.elsewhere)/UserProfile"))
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "profile.user", "parameters": ["userID": "u1"]])
         let missing = await #expect(throws: VarlinkError.self) {

@@ -362,7 +362,9 @@ extension InterfaceDefinitionTests {
         sdkVersion: "1.0.0",
         routes: ["products.list"],
         lastReloadFailure: quarantine,
-        removalRefused: PluginInfo.RemovalRefused(neededBy: ["Home"], rootOf: ["main"], message: "needed by Home")
+        removalRefused: PluginInfo.RemovalRefused(neededBy: ["Home"], rootOf: ["main"], message: "needed by Home"),
+        folder: "/srv/plugins/Products",
+        loadedByHand: true
     )
     private static let refused = PluginInfo(
         name: "Broken",

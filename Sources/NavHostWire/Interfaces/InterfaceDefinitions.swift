@@ -306,7 +306,12 @@ public enum InterfaceDefinitions {
           removalRefused: ?RemovalRefused,
           # True on a removed plugin a control client unloaded: it stays removed, whatever its folder (path) holds, until
           # a Load of that folder, restarts included.
-          unloadedByHand: ?bool
+          unloadedByHand: ?bool,
+          # The plugin's folder (manifest and resources); path may be a private copy of its library.
+          folder: ?string,
+          # True on a plugin loaded by hand from a folder outside the plugins folder: loaded from there at every start until
+          # an Unload.
+          loadedByHand: ?bool
         )
 
         # One change to the plugins. "loaded": a new plugin serves (version, path). "reloaded": a new build replaced

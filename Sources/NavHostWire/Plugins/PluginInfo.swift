@@ -72,6 +72,12 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     /// `true` on a removed plugin a control client unloaded: it stays removed, whatever its folder (`path`) holds,
     /// until a `Load` of that folder; `nil` otherwise.
     public var unloadedByHand: Bool?
+    /// The plugin's folder (its manifest and resources), where `path` may be a private copy of its library; `nil`
+    /// from a daemon that does not say.
+    public var folder: String?
+    /// `true` on a plugin a control client loaded from a folder outside the plugins folder: it is loaded from there
+    /// at every start until an `Unload`; `nil` otherwise.
+    public var loadedByHand: Bool?
 
     /// Creates a plugin description, as a test double would.
     public init(
@@ -84,7 +90,9 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         quarantine: Quarantine? = nil,
         lastReloadFailure: Quarantine? = nil,
         removalRefused: RemovalRefused? = nil,
-        unloadedByHand: Bool? = nil
+        unloadedByHand: Bool? = nil,
+        folder: String? = nil,
+        loadedByHand: Bool? = nil
     ) {
         self.name = name
         self.version = version
@@ -96,5 +104,7 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         self.lastReloadFailure = lastReloadFailure
         self.removalRefused = removalRefused
         self.unloadedByHand = unloadedByHand
+        self.folder = folder
+        self.loadedByHand = loadedByHand
     }
 }

@@ -42,11 +42,12 @@ extension Navctl.Plugins {
             abstract: "List the plugins the daemon found, loaded, quarantined or removed, and why any was refused.",
             discussion: """
                 The NOTE column says why a plugin was quarantined, why a loaded one whose folder is gone keeps \
-                serving (removal refused: needed by Home), why its last new build was refused, and that a removed \
-                one was unloaded by hand (it stays out until plugins load of its folder). --json prints the \
-                io.navhost.Plugins.List reply: {"plugins":[{"name":…,"version":…,"state":…,"path":…,\
-                "routes":[…],"quarantine":{"code":…,"message":…},"lastReloadFailure":{…},"removalRefused":{…},\
-                "unloadedByHand":true},…]}.
+                serving (removal refused: needed by Home), why its last new build was refused, that a removed \
+                one was unloaded by hand (it stays out until plugins load of its folder), and that one was loaded \
+                by hand from outside the plugins folder. --json prints the io.navhost.Plugins.List reply: \
+                {"plugins":[{"name":…,"version":…,"state":…,"path":…,"folder":…,"routes":[…],\
+                "quarantine":{"code":…,"message":…},"lastReloadFailure":{…},"removalRefused":{…},\
+                "unloadedByHand":true,"loadedByHand":true},…]}.
 
                 Examples:
                   navctl plugins

@@ -14,7 +14,8 @@ import NavHostWire
 /// ```
 enum PluginView {
     /// A table of plugins: name, version, state, routes, and a note: why a quarantined one was refused, why a
-    /// loaded one whose folder is gone keeps serving, why its last new build was refused.
+    /// loaded one whose folder is gone keeps serving, that it was unloaded or loaded by hand, why its last new build
+    /// was refused.
     static func lines(_ plugins: [PluginInfo]) -> [String] {
         let rows = plugins.map { plugin in
             [plugin.name, plugin.version, plugin.state.rawValue, Table.list(plugin.routes), note(on: plugin)]
@@ -28,8 +29,9 @@ enum PluginView {
         if let quarantine = plugin.quarantine { notes.append("\(quarantine.code): \(quarantine.message)") }
         if let refusal = plugin.removalRefused { notes.append("removal refused: \(refusal.message)") }
         if plugin.unloadedByHand == true {
-            notes.append("unloaded by hand: plugins load \(plugin.path) brings it back")
+            notes.append("unloaded by hand: plugins load \(plugin.folder ?? plugin.path) brings it back")
         }
+        if plugin.loadedByHand == true { notes.append("loaded by hand from \(plugin.folder ?? plugin.path)") }
         if let failure = plugin.lastReloadFailure {
             notes.append("new build refused: \(failure.code): \(failure.message)")
         }
