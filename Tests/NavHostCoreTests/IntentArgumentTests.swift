@@ -6,6 +6,7 @@ import Testing
 @Suite("Intent arguments")
 struct IntentArgumentTests {
     enum Theme: String, Decodable, Sendable { case light, dark }
+    enum Palette: String, CaseIterable, Decodable, Sendable { case light, dark, system }
     enum Level: Int, Decodable, Sendable { case zero, one }
     struct Address: Decodable, Sendable {
         var street: String
@@ -30,12 +31,13 @@ struct IntentArgumentTests {
         case onPicked(ids: [String], grid: [[Int]])
         case onMoved(Address)
         case onTheme(theme: Theme, level: Level, after: String)
+        case onPalette(palette: Palette, note: String?, palettes: [Palette])
         case onTree(root: Node)
         case onRaw(value: JSONValue, members: JSONObject, map: [String: Int])
 
         static let names = [
             "onTappedRetry", "onChangedFilter", "onChangedPage", "onChangedNote", "onPicked", "onMoved", "onTheme",
-            "onTree", "onRaw", "notACase",
+            "onPalette", "onTree", "onRaw", "notACase",
         ]
     }
 
@@ -61,6 +63,9 @@ struct IntentArgumentTests {
         #expect(Self.described("onMoved") == "_0: object")
         // Raw-value enums decode from their raw value; after one with no empty or zero raw value, the probe stops.
         #expect(Self.described("onTheme") == "theme: string")
+        // One that lists its cases is written as a Varlink enum, and the probe goes on after it with its first case.
+        #expect(Self.described("onPalette") == "palette: (light, dark, system), note: ?string, palettes: []string")
+        #expect(Intent.arguments["onPalette"]?.first?.values == ["light", "dark", "system"])
         #expect(Self.described("onTree") == "root: object")
         #expect(Self.described("onRaw") == "value: any, members: object, map: object")
     }

@@ -271,7 +271,10 @@ extension InterfaceDefinitionTests {
                                     intents: ["onTappedBuy", "onTappedRetry"],
                                     summary: "One product",
                                     intentArguments: [
-                                        "onTappedBuy": [IntentArgument(name: "quantity", type: "?int")],
+                                        "onTappedBuy": [
+                                            IntentArgument(name: "quantity", type: "?int"),
+                                            IntentArgument(name: "size", type: "string", values: ["s", "m", "l"]),
+                                        ],
                                         "onTappedRetry": [],
                                     ]
                                 )

@@ -12,6 +12,9 @@ public struct IntentArgument: Sendable, Hashable, Codable, CustomStringConvertib
     /// Its type in the Varlink interface notation: `string`, `int`, `float`, `bool`, `object`, `any`, `[]string` for
     /// an array, and a leading `?` for an argument that may be left out, like `?int`.
     public var type: String
+    /// The values it takes, when its type is an enum with `String` raw values that lists its cases (`CaseIterable`):
+    /// `["light", "dark", "system"]`; `nil` otherwise.
+    public var values: [String]?
 
     /// Creates an argument description.
     public init(name: String, type: String) {
@@ -19,8 +22,19 @@ public struct IntentArgument: Sendable, Hashable, Codable, CustomStringConvertib
         self.type = type
     }
 
-    /// `name: type`, as the Varlink interface notation writes a field.
-    public var description: String { "\(name): \(type)" }
+    /// Creates an argument description of an argument that takes only `values`.
+    public init(name: String, type: String, values: [String]?) {
+        self.name = name
+        self.type = type
+        self.values = values
+    }
+
+    /// `name: type`, as the Varlink interface notation writes a field; an argument that takes only some strings is
+    /// written as a Varlink enum, `theme: (light, dark, system)`.
+    public var description: String {
+        guard let values, type == "string" || type == "?string" else { return "\(name): \(type)" }
+        return "\(name): \(type.hasPrefix("?") ? "?" : "")(\(values.joined(separator: ", ")))"
+    }
 }
 
 extension ViewModelIntent {

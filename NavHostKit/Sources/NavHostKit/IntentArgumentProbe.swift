@@ -114,7 +114,7 @@ private final class ArgumentProbeContainer<Key: CodingKey>: KeyedDecodingContain
         let shape = ValueShape()
         let value = Result { try placeholder(T.self, shape: shape, depth: 0) }
         let optional = askedAbout.contains(key.stringValue) ? "?" : ""
-        arguments.list.append(IntentArgument(name: key.stringValue, type: optional + shape.word))
+        arguments.list.append(IntentArgument(name: key.stringValue, type: optional + shape.word, values: shape.values))
         return try value.get()
     }
 
@@ -131,6 +131,8 @@ private final class ArgumentProbeContainer<Key: CodingKey>: KeyedDecodingContain
 private final class ValueShape {
     var word = "any"
     var isSet = false
+    /// The raw values of an enum with `String` raw values that lists its cases.
+    var values: [String]?
 
     func set(_ word: String) {
         guard !isSet else { return }
@@ -155,7 +157,29 @@ private func placeholder<T: Decodable>(_ type: T.Type, shape: ValueShape, depth:
         return value
     }
     guard depth < deepestProbe else { throw ProbeEnded() }
+    if let cases = stringCases(of: type) {
+        // Its type word from what it decodes itself from; its first case as the placeholder, which it accepts where
+        // an empty string may not be a case, so the arguments after it are learned too.
+        _ = try? T(from: ShapeProbe(shape: shape, depth: depth + 1))
+        shape.values = cases.rawValues
+        return cases.first
+    }
     return try T(from: ShapeProbe(shape: shape, depth: depth + 1))
+}
+
+/// The first case and the raw values of `type`, when it is a `CaseIterable` enum with `String` raw values.
+private func stringCases<T>(of type: T.Type) -> (first: T, rawValues: [String])? {
+    guard let iterable = type as? any CaseIterable.Type, let cases = stringCases(ofCasesOf: iterable),
+        let first = cases.first as? T
+    else { return nil }
+    return (first, cases.rawValues)
+}
+
+private func stringCases<Cases: CaseIterable>(ofCasesOf type: Cases.Type) -> (first: Any, rawValues: [String])? {
+    let all = Array(Cases.allCases)
+    let rawValues = all.compactMap { ($0 as? any RawRepresentable)?.rawValue as? String }
+    guard let first = all.first, rawValues.count == all.count else { return nil }
+    return (first, rawValues)
 }
 
 /// A placeholder and type word for the standard library's scalar types; `nil` for any other type.

@@ -66,10 +66,12 @@ public enum InterfaceDefinitions {
           intentArguments: ?[string][]IntentArgument
         )
 
-        # One argument of an intent: its key in Send's arguments, and its type.
+        # One argument of an intent: its key in Send's arguments, and its type; values lists the strings it takes when
+        # it takes only some (an enum of the feature's).
         type IntentArgument (
           name: string,
-          type: string
+          type: string,
+          values: ?[]string
         )
 
         # How a session opened over the wire behaves; a member left out takes the daemon's setting.
