@@ -100,26 +100,16 @@ private func decodeValue<T: Decodable>(_ type: T.Type, from json: JSONValue, cod
     } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
         // The value's own type refused it, like a String raw-value enum given a value it has no case for: one that
         // lists its cases says which values it takes.
-        guard let allowed = rawValues(of: T.self) else { throw DecodingError.dataCorrupted(context) }
+        guard let cases = enumCases(of: T.self) else { throw DecodingError.dataCorrupted(context) }
+        let allowed = cases.map { "\($0.rawValue)" }.joined(separator: ", ")
         throw DecodingError.dataCorrupted(
             DecodingError.Context(
                 codingPath: context.codingPath,
-                debugDescription: "\(context.debugDescription); it takes \(allowed.joined(separator: ", "))",
+                debugDescription: "\(context.debugDescription); it takes \(allowed)",
                 underlyingError: context.underlyingError
             )
         )
     }
-}
-
-/// The raw values of the cases of `type`, when it is a `CaseIterable` enum with raw values.
-private func rawValues<T>(of type: T.Type) -> [String]? {
-    guard let cases = type as? any CaseIterable.Type else { return nil }
-    let values = rawValues(ofCasesOf: cases)
-    return values.isEmpty ? nil : values
-}
-
-private func rawValues<Cases: CaseIterable>(ofCasesOf type: Cases.Type) -> [String] {
-    Cases.allCases.compactMap { value in (value as? any RawRepresentable).map { "\($0.rawValue)" } }
 }
 
 private func mismatch(_ expected: String, found json: JSONValue, at codingPath: [any CodingKey]) -> JSONError {

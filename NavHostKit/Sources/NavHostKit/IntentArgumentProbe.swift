@@ -169,17 +169,9 @@ private func placeholder<T: Decodable>(_ type: T.Type, shape: ValueShape, depth:
 
 /// The first case and the raw values of `type`, when it is a `CaseIterable` enum with `String` raw values.
 private func stringCases<T>(of type: T.Type) -> (first: T, rawValues: [String])? {
-    guard let iterable = type as? any CaseIterable.Type, let cases = stringCases(ofCasesOf: iterable),
-        let first = cases.first as? T
-    else { return nil }
-    return (first, cases.rawValues)
-}
-
-private func stringCases<Cases: CaseIterable>(ofCasesOf type: Cases.Type) -> (first: Any, rawValues: [String])? {
-    let all = Array(Cases.allCases)
-    let rawValues = all.compactMap { ($0 as? any RawRepresentable)?.rawValue as? String }
-    guard let first = all.first, rawValues.count == all.count else { return nil }
-    return (first, rawValues)
+    guard let cases = enumCases(of: type), let first = cases.first else { return nil }
+    let rawValues = cases.compactMap { $0.rawValue as? String }
+    return rawValues.count == cases.count ? (first.value, rawValues) : nil
 }
 
 /// A placeholder and type word for the standard library's scalar types; `nil` for any other type.
