@@ -99,7 +99,12 @@ extension NavHostClientError {
                 "session \(text("session")) is declared by the daemon's configuration, which alone opens and closes it"
         case .storageFailed: return "the change could not be saved and was taken back: \(text("reason"))"
         case .invalidRecording: return "the recording cannot be replayed: \(parameters["message"]?.stringValue ?? "?")"
-        case .pluginNotFound: return "no loaded plugin is named \(text("name"))"
+        case .pluginNotFound:
+            guard let folder = parameters["unloadedFolder"]?.stringValue else {
+                return "no loaded plugin is named \(text("name"))"
+            }
+            return
+                "no loaded plugin is named \(text("name")): it was unloaded by hand; plugins load \(folder) brings it back"
         case .pluginRefused:
             let code = parameters["code"]?.stringValue ?? "?"
             // A plugin, its new build, or its unload (inUse, storageFailed): the code and message say which.

@@ -82,6 +82,14 @@ extension PluginControl {
     /// unloaded by hand.
     public func reports(of statuses: [PluginStatus]) -> [PluginInfo] { statuses.map(report) }
 
+    /// The folder of the plugin named `name` when it was unloaded by hand and not loaded since: a `Load` of that folder
+    /// brings it back. `nil` for any other name.
+    public func folderUnloadedByHand(named name: String) -> String? {
+        registry.statuses.first { status in
+            status.name == name && status.state == .removed && overrides.unloaded.contains(status.directory)
+        }?.directory
+    }
+
     /// `status` as `io.navhost.Plugins` reports it, saying whether it was unloaded or loaded by hand.
     public func report(_ status: PluginStatus) -> PluginInfo {
         var info = status.info

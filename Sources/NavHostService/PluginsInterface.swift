@@ -120,10 +120,11 @@ private final class PluginsHandlers: Sendable {
         } catch {
             switch error {
             case .notLoaded(let name):
-                throw VarlinkError(
-                    name: PluginsErrorName.pluginNotFound.qualifiedName,
-                    parameters: ["name": .string(name)]
-                )
+                var parameters: JSONObject = ["name": .string(name)]
+                if let folder = control.folderUnloadedByHand(named: name) {
+                    parameters["unloadedFolder"] = .string(folder)
+                }
+                throw VarlinkError(name: PluginsErrorName.pluginNotFound.qualifiedName, parameters: parameters)
             case .refused(let reason):
                 throw Self.refused(code: reason.code.name, message: reason.message)
             }

@@ -60,6 +60,11 @@ struct ClientPluginTests {
                 #"no loaded plugin is named "Nope""#
             ),
             (
+                "io.navhost.Plugins.PluginNotFound", ["name": "Settings", "unloadedFolder": "/srv/plugins/Settings"],
+                .pluginNotFound,
+                #"no loaded plugin is named "Settings": it was unloaded by hand; plugins load /srv/plugins/Settings brings it back"#
+            ),
+            (
                 "io.navhost.Plugins.PluginRefused",
                 ["code": "checksumMismatch", "message": "the library's SHA-256 does not match the manifest"],
                 .pluginRefused,

@@ -73,6 +73,14 @@ extension DaemonDurabilityTests {
         daemon.send(signal: SIGHUP)
         _ = try await daemon.waitFor("READY=1", after: count)
         #expect(try await Self.pluginStates(daemon)["Settings"] == "removed")
+        // A Reload or Unload of it is refused with the folder a Load brings it back from.
+        for method in ["Reload", "Unload"] {
+            let notFound = await #expect(throws: VarlinkError.self) {
+                try await DaemonPluginReloadTests.plugins(daemon, method, ["name": "Settings"])
+            }
+            #expect(notFound?.name == "io.navhost.Plugins.PluginNotFound", "\(method)")
+            #expect(notFound?.parameters["unloadedFolder"] == .string("\(folders.plugins)/Settings"), "\(method)")
+        }
 
         // Loaded again by hand it is the folder's own again; unloaded, the other folder's is no longer loaded.
         try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(folders.plugins)/Settings")])

@@ -88,6 +88,7 @@ struct DaemonPluginReloadTests {
             try await Self.plugins(daemon, "Reload", ["name": "Nope"])
         }
         #expect(missing?.name == "io.navhost.Plugins.PluginNotFound")
+        #expect(missing?.parameters["unloadedFolder"] == nil, "no plugin of the name was unloaded by hand")
         try await daemon.terminate()
     }
 

@@ -355,8 +355,9 @@ public enum InterfaceDefinitions {
         # forgotten too, so no plugin of that name comes back.
         method Unload(name: string) -> ()
 
-        # No loaded plugin has that name.
-        error PluginNotFound (name: string)
+        # No loaded plugin has that name. `unloadedFolder`: the folder of the plugin of that name unloaded by hand, when there
+        # is one; a Load of it brings the plugin back.
+        error PluginNotFound (name: string, unloadedFolder: ?string)
 
         # The plugin, or its new build, was refused; `code` is a quarantine code such as checksumMismatch, or inUse for an
         # unload refused because the plugin is needed, or storageFailed for a Load or Unload that could not be written.
