@@ -291,13 +291,20 @@ enum InspectorPage {
             showArguments(route);
           }
 
+          // The chosen intent's arguments, from the Routes reply, as the arguments box's placeholder: each with its type,
+          // or the values it takes when it takes only some (an enum of the feature's).
+          function describeArgument(argument) {
+            const takes = argument.values && argument.values.length ? argument.values.join(" | ") : argument.type;
+            return argument.name + "=… (" + takes + ")";
+          }
+
           // The chosen intent's arguments, from the Routes reply, as the arguments box's placeholder.
           function showArguments(route) {
             const declared = route && route.intentArguments ? route.intentArguments[byId("intent").value] : undefined;
             const box = byId("arguments");
             if (!declared) box.placeholder = "key=value";
             else if (!declared.length) box.placeholder = "(no arguments)";
-            else box.placeholder = declared.map((argument) => argument.name + "=… (" + argument.type + ")").join("\n");
+            else box.placeholder = declared.map(describeArgument).join("\n");
           }
 
           function renderTimeline(session) {

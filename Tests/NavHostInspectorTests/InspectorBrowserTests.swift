@@ -175,6 +175,26 @@ extension InspectorBrowserTests {
             return try await inspect.stackRoutes() == ["home.main"]
         }
 
+        // An argument that takes only some values lists them.
+        let settings = try await ChildProcess.run(
+            TestPaths.builtExecutable("navctl"),
+            ["navigate", "settings.main", "--socket", daemon.socketPath]
+        )
+        #expect(settings.status == 0, "\(settings.errors)")
+        try await inspect.waitUntil("the intent form offers onChangedTheme") {
+            try await inspect.evaluate("[...document.getElementById('intent').options].map(o => o.value)")
+                .arrayValue?.contains("onChangedTheme") == true
+        }
+        _ = try await inspect.evaluate(
+            """
+            document.getElementById('intent').value = 'onChangedTheme';
+            document.getElementById('intent').dispatchEvent(new Event('change'));
+            """
+        )
+        try await inspect.waitUntil("the arguments box lists the themes") {
+            try await inspect.evaluate("document.getElementById('arguments').placeholder").stringValue
+                == "theme=… (light | dark | system)"
+        }
     }
 
     /// Reads `navctl inspect`'s output until the line with the page's address.
