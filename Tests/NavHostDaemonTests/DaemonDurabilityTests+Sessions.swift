@@ -37,6 +37,47 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test(
+        "An OpenSession or CloseSession that starts once a stop began is refused; the open session keeps its stack"
+    )
+    func sessionCallsDuringStop() async throws {
+        let daemon = try await DaemonProcess.start()
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("OpenSession", ["name": "x", "root": "home.main"])
+        try await nav.call("Navigate", ["session": "x", "route": "products.list"])
+        try await nav.call("Navigate", ["session": "x", "route": "settings.main"])
+        let stack = ["home.main", "products.list", "settings.main"]
+        // A call queued behind a Watch on its connection starts when the stop ends the Watch, which may be after the
+        // sessions were closed for the stop (about five times in six, one round each): then no session of its name
+        // is open, and an OpenSession replaced the open one's record with a new root. Three rounds of each call.
+        for (round, call) in ["OpenSession", "OpenSession", "OpenSession", "CloseSession", "CloseSession"].enumerated()
+        {
+            let connection = try await RawVarlinkConnection.connect(to: daemon.socketPath)
+            try await connection.send(
+                VarlinkCall(method: "io.navhost.Navigation.Watch", parameters: ["session": "main"], more: true)
+            )
+            _ = try await connection.readMessages(1)
+            let parameters: JSONObject = call == "OpenSession" ? ["name": "x", "root": "home.main"] : ["name": "x"]
+            try await connection.send(VarlinkCall(method: "io.navhost.Navigation.\(call)", parameters: parameters))
+            try await Task.sleep(for: .milliseconds(100))
+            daemon.send(signal: SIGTERM)
+            let replies = try await connection.readUntilClosed()
+            _ = try await daemon.waitForExit(within: .seconds(30))
+            // The Watch's end, then the call's answer (if the connection took it before closing): never a success.
+            let answered = replies.dropFirst().map { try? JSONParser().parse($0)["error"]?.stringValue }
+            for error in answered {
+                #expect(
+                    error == "io.navhost.varlink.ServiceShuttingDown" || error == "io.navhost.Navigation.SessionExists",
+                    "round \(round): \(call) was answered \(replies)"
+                )
+            }
+            try await daemon.restart()
+            let reader = try await NavigationClient.connect(to: daemon)
+            #expect(try await reader.routes(session: "x") == stack, "round \(round): \(call) during the stop")
+        }
+        try await daemon.terminate()
+    }
+
     @Test("A closed session's stack does not come back when the configuration declares its name later, kill -9 or not")
     func closedSessionStackStaysGone() async throws {
         let config = try DaemonConfigurationTests.ConfigFolder("sessions:\n  main: home.main\n")

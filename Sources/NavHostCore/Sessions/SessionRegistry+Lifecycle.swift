@@ -14,7 +14,8 @@ extension SessionRegistry {
     ///
     /// - Throws: ``NavigationError``: `InvalidSessionName`, `SessionConfigured` (the configuration declares the
     ///   name), `SessionExists`, what opening the root screen throws (`RouteNotFound`, `InvalidRouteParameters`,
-    ///   `ViewModelFailed`), or `StorageFailed` — then nothing was opened.
+    ///   `ViewModelFailed`), or `StorageFailed` — then nothing was opened; ``SessionsShutDown`` once the daemon is
+    ///   stopping.
     ///
     /// - Parameter replaying: For a session that replays a recording, the random numbers its features get
     ///   (``SessionOptions/replaying``).
@@ -26,10 +27,14 @@ extension SessionRegistry {
         guard SessionConfiguration.isValidName(entry.name) else { throw NavigationError.invalidSessionName(entry.name) }
         guard !configuredNames.contains(entry.name) else { throw NavigationError.sessionConfigured(entry.name) }
         return try await oneAtATime(for: entry.name) { () async throws -> NavigationSession in
+            // Checked in the stretch that looks for a session of the name: once the sessions are closed for the stop,
+            // an open one is no longer found, and its record would be replaced by a new root.
+            guard !isShutDown else { throw SessionsShutDown() }
             guard (try? session(entry.name)) == nil else { throw NavigationError.sessionExists(entry.name) }
             if let openedListProblem { throw NavigationError.storageFailed(openedListProblem) }
             // The writes of an earlier session of this name finish first: none of them may land after this one's.
             await persistence?.waitForQueuedWrites()
+            guard !isShutDown else { throw SessionsShutDown() }
             persistence?.forget(entry.name)
             var options = entry.options(over: defaultOptions)
             options.replaying = replaying
@@ -74,9 +79,11 @@ extension SessionRegistry {
     ///
     /// - Throws: ``NavigationError``: `SessionNotFound`, `SessionConfigured` (the configuration declares it: take it
     ///   out there), or `StorageFailed` — then it stays open; or, when the list was written but the record could not
-    ///   be emptied, it is closed and the error says that its stack is still on disk.
+    ///   be emptied, it is closed and the error says that its stack is still on disk; ``SessionsShutDown`` once the
+    ///   daemon is stopping.
     public func closeDurably(_ name: String) async throws {
         try await oneAtATime(for: name) { () async throws in
+            guard !isShutDown else { throw SessionsShutDown() }
             guard let entry = opened[name] else {
                 if configuredNames.contains(name) || (try? session(name)) != nil {
                     throw NavigationError.sessionConfigured(name)

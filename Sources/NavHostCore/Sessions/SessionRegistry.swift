@@ -278,8 +278,14 @@ public final class SessionRegistry {
         }
     }
 
-    /// Closes every session: screens get `onDisappear`, watchers end, and so do the session list's.
+    /// Whether ``closeAll()`` ran: the daemon is stopping, and sessions are neither opened nor closed any more
+    /// (``SessionsShutDown``).
+    public private(set) var isShutDown = false
+
+    /// Closes every session, for good: screens get `onDisappear`, watchers end, and so do the session list's. Opening
+    /// or closing a session afterwards is refused with ``SessionsShutDown``.
     public func closeAll() {
+        isShutDown = true
         for session in sessions.values { session.close() }
         sessions.removeAll()
         for watcher in listWatchers.values { watcher.finish(with: .closed) }
