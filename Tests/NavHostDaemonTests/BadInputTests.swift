@@ -336,13 +336,21 @@ struct BadInputTests {
         try await witness.confirm(unchanged: false)
     }
 
-    @Test("An intent still running when its screen is popped gets ScreenClosed at once")
+    @Test(
+        "An intent still running when its screen is popped gets ScreenClosed at once",
+        .timeLimit(.minutes(1))
+    )
     func poppedInFlight() async throws {
         let daemon = try SharedDaemon.daemon
         let witness = try await Witness.connect(to: daemon, session: "popped-in-flight")
         let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
         let session: JSONObject = ["session": "popped-in-flight"]
         var updates = client.callMore("io.navhost.Navigation.Watch", parameters: session).makeAsyncIterator()
+        // The Watch's first reply, the snapshot, says it is registered: every change after it comes as an event. The
+        // Watch travels on a connection of its own, so without this the daemon could take it after the Send below had
+        // already set `waiting`, which the snapshot would then show and no event would: the test waited for good (seen
+        // once in 2 runs under load, with the intent cut off by its 30 s time limit in the daemon's log).
+        _ = try await updates.next()
         let pushed = try await witness.client.call(
             "io.navhost.Navigation.Navigate",
             parameters: session.merging(["route": "stall.main"]) { $1 }
