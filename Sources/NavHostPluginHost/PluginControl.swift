@@ -131,8 +131,9 @@ public final class PluginControl {
     ///   the change cannot be written (`storageFailed`); then nothing changed.
     public func unload(_ name: String) async throws(PluginRegistry.ChangeError) {
         try await oneAtATime { () async throws(PluginRegistry.ChangeError) in
-            // Folders loaded by hand that hold a plugin of this name but could not load (their folder gone at start,
-            // or beside the plugins folder's plugin of the name) go too: a restart would bring the name back.
+            // Folders that hold a plugin of this name but could not load (loaded by hand, their folder gone at start
+            // or beside the plugins folder's plugin of the name; a copy in the plugins folder under another folder
+            // name) go too: a restart, or the retry after this unload, would bring the name back.
             let stranded = strandedFolders(named: name)
             guard registry.status(named: name)?.isLoaded == true || stranded.isEmpty else {
                 try await changeDurably(
@@ -141,11 +142,7 @@ public final class PluginControl {
                         for path in stranded { overrides.noteUnloaded(path, pluginsFolder: folder) }
                     }
                 ) { () throws(PluginRegistry.ChangeError) in
-                    for path in stranded {
-                        for row in registry.forgetFailures(in: path) {
-                            publish(.removed(row.name, version: row.version))
-                        }
-                    }
+                    for row in forgetStranded(stranded) { publish(.removed(row.name, version: row.version)) }
                 }
                 return
             }
@@ -168,7 +165,7 @@ public final class PluginControl {
                         }
                         // Checked again: what needs it may have come while the change was written.
                         try unload(name, because: "unloaded by a control client")
-                        for path in stranded { registry.forgetFailures(in: path) }
+                        forgetStranded(stranded)
                         retryWaitingPlugins()
                     }
                     return
@@ -428,11 +425,33 @@ extension PluginControl {
 }
 
 extension PluginControl {
-    /// The folders loaded by hand (in the overrides) whose plugin is named `name` but is not loaded from them.
+    /// The folders holding a plugin named `name` that is not loaded from them, and that a restart, a rescan or the
+    /// unloading of the one serving would load: folders loaded by hand (in the overrides), and folders of the plugins
+    /// folder not unloaded by hand (a copy under another folder name, refused as `duplicateName`).
     func strandedFolders(named name: String) -> [String] {
         registry.statuses.filter { status in
-            status.name == name && status.quarantineReason != nil && overrides.loaded.contains(status.directory)
+            guard status.name == name, status.quarantineReason != nil else { return false }
+            if overrides.loaded.contains(status.directory) { return true }
+            guard let pluginsFolder else { return false }
+            return PluginOverrides.isPlugin(status.directory, of: pluginsFolder)
+                && !overrides.unloaded.contains(status.directory)
         }.map(\.directory)
+    }
+
+    /// Forgets the failed attempts at the stranded folders of an `Unload` (``strandedFolders(named:)``): a folder of
+    /// the plugins folder is listed as `removed` then, unloaded by hand like the one that served.
+    ///
+    /// - Returns: The rows forgotten.
+    @discardableResult
+    func forgetStranded(_ folders: [String]) -> [PluginStatus] {
+        var forgotten: [PluginStatus] = []
+        for path in folders {
+            forgotten += registry.forgetFailures(in: path)
+            if let pluginsFolder, PluginOverrides.isPlugin(path, of: pluginsFolder) {
+                registry.recordRemoved(pluginAt: path)
+            }
+        }
+        return forgotten
     }
 
     /// Throws what unloading the plugin `name` now would be refused for: it is not loaded, a session's configured

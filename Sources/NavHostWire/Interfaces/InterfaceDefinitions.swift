@@ -352,7 +352,8 @@ public enum InterfaceDefinitions {
         # as a hard dependency or a session starts at one of its routes. Its code stays in memory. Answered once a restart
         # leaves it unloaded too: a plugin of the plugins folder stays unloaded, whatever its folder holds, until a Load of
         # its folder. Folders loaded by hand that hold a plugin of the name but could not load (their folder gone) are
-        # forgotten too, so no plugin of that name comes back.
+        # forgotten too, and copies in the plugins folder under another folder name are unloaded too, so no plugin of that
+        # name comes back.
         method Unload(name: string) -> ()
 
         # No loaded plugin has that name. `unloadedFolder`: the folder of the plugin of that name unloaded by hand, when there

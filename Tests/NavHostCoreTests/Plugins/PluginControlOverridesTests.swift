@@ -218,4 +218,22 @@ struct PluginControlOverridesTests {
         #expect(overrides == PluginOverrides(unloaded: ["\(workspace.plugins)/UserProfile"]), "\(overrides)")
         #expect(state(of: "UserProfile", in: start()) == "removed", "no folder brings the name back")
     }
+
+    @Test("An Unload also unloads a copy of the plugin in the plugins folder under another folder name, for good")
+    func unloadOfAPluginWithATwin() async throws {
+        defer { cleanUp() }
+        try workspace.link(staged: "Settings", as: "Settings2")
+        let control = start()
+        let before = state(of: "Settings", in: control)
+        #expect(before.contains("loaded") && before.contains("duplicateName"), "the copy waits: \(before)")
+
+        try await control.unload("Settings")
+
+        // Before, the copy was loaded by the retry after the unload, and again at every start.
+        #expect(state(of: "Settings", in: control) == "removed, removed")
+        #expect(control.reports.filter { $0.name == "Settings" }.allSatisfy { $0.unloadedByHand == true })
+        let overrides = try PluginOverridesFile(directory: workspace.state).load().get()
+        #expect(Set(overrides.unloaded) == ["\(workspace.plugins)/Settings", "\(workspace.plugins)/Settings2"])
+        #expect(state(of: "Settings", in: start()) == "removed, removed", "a restart loads neither")
+    }
 }
