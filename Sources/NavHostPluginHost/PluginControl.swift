@@ -277,11 +277,22 @@ extension PluginControl {
         let considered = folders ?? onDisk.union(loadedHere.map { FileIO.fileName(of: $0.directory) })
         var incomplete: Set<String> = []
         var toLoad: Set<String> = []
+        var unloadedAny = false
         for folder in considered.sorted() where !folder.hasPrefix(".") {
             let path = "\(base)/\(folder)"
             let loaded = loadedHere.first { $0.directory == path }
             guard onDisk.contains(folder) else {
-                if let loaded { unloadVanished(loaded) }
+                // Watched, a loaded plugin's folder that is gone may be one being replaced: removed (or moved aside),
+                // then the new build moved in. It is unloaded only if it is still gone once the plugins folder has
+                // settled; back before that, its new build reloads in place, screens and state kept.
+                if loaded != nil, waitingForCompleteFiles {
+                    incomplete.insert(folder)
+                    continue
+                }
+                if let loaded {
+                    unloadVanished(loaded)
+                    unloadedAny = unloadedAny || registry.status(named: loaded.name)?.isLoaded != true
+                }
                 for refused in registry.forgetFailures(in: path) {
                     publish(.removed(refused.name, version: refused.version))
                 }
@@ -289,7 +300,7 @@ extension PluginControl {
                 continue
             }
             let manifest = try? PluginDirectory.readManifest(in: path).get()
-            if waitingForCompleteFiles, manifest.map({ PluginDirectory.hasLibrary(of: $0, in: path) }) != true {
+            if waitingForCompleteFiles, manifest.map({ PluginDirectory.hasFiles(of: $0, in: path) }) != true {
                 incomplete.insert(folder)
                 continue
             }
@@ -336,6 +347,8 @@ extension PluginControl {
             }
         }
         load(toLoad, from: base)
+        // A copy of a plugin now gone, refused as duplicateName while it served, takes its place, as at a restart.
+        if unloadedAny { retryWaitingPlugins(in: base) }
         return incomplete
     }
 

@@ -53,6 +53,28 @@ struct DaemonPluginFolderTests {
         try await daemon.terminate()
     }
 
+    @Test("A plugin whose listed resource comes after its library waits for it, and is never refused")
+    func resourceArrivingLastWaits() async throws {
+        let directory = try TestPlugins.copies(of: ["Settings"])
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let plugins = try await PluginsWatch.start(on: daemon)
+        let source = "\(DaemonProcess.examplePlugins)/Products"
+        let target = "\(directory)/Products"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+        for file in ["manifest.json", "libProductsFeature.so"] {
+            try FileManager.default.copyItem(atPath: "\(source)/\(file)", toPath: "\(target)/\(file)")
+        }
+        // Well past the folder's settling time: without its catalog, Products is neither loaded nor refused.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(plugins.events.isEmpty, "\(plugins.events)")
+        try FileManager.default.copyItem(atPath: "\(source)/products.json", toPath: "\(target)/products.json")
+        let loaded = try await plugins.event { $0["name"] == "Products" }
+
+        #expect(loaded["kind"] == "loaded", "\(loaded)")
+        #expect(plugins.events.filter { $0["kind"] == "failed" }.isEmpty, "\(plugins.events)")
+        try await daemon.terminate()
+    }
+
     // MARK: Replacing
 
     @Test(
@@ -157,7 +179,51 @@ struct DaemonPluginFolderTests {
         try await daemon.terminate()
     }
 
+    @Test("A folder removed and its new build moved in at once reloads in place: the screens and their state stay")
+    func removedThenMovedInReloads() async throws {
+        let directory = try TestPlugins.copies(of: ["Home", "Products"])
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=home.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "products.list"])
+        try await DaemonPluginReloadTests.waitForProducts(nav)
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "engine"]])
+        let plugins = try await PluginsWatch.start(on: daemon)
+
+        // An install that deletes the old folder, then renames the new one into place (the scaffold's `make install`
+        // before session 24): the gap between the two is well inside the folder's batching.
+        try FileManager.default.removeItem(atPath: "\(directory)/Products")
+        try await Task.sleep(for: .milliseconds(100))
+        try PluginFolder.deploy("Products", into: directory, version: "1.0.1")
+        let event = try await plugins.event { $0["name"] == "Products" }
+
+        #expect(event["kind"] == "reloaded", "\(event)")
+        #expect(try await nav.routes() == ["home.main", "products.list"])
+        #expect(try await nav.topState()["value"]?["filter"] == "engine")
+        #expect(plugins.events.filter { $0["kind"] == "removed" }.isEmpty, "\(plugins.events)")
+        try await daemon.terminate()
+    }
+
     // MARK: Removing
+
+    @Test(
+        "A copy of a plugin under another folder name, refused while the plugin served, loads once its folder is gone"
+    )
+    func copyTakesOverFromARemovedPlugin() async throws {
+        let directory = try TestPlugins.copies(of: ["Home", "Settings"])
+        try FileManager.default.copyItem(atPath: "\(directory)/Settings", toPath: "\(directory)/SettingsB")
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=home.main"])
+        let plugins = try await PluginsWatch.start(on: daemon)
+
+        try FileManager.default.removeItem(atPath: "\(directory)/Settings")
+        // Before, it stayed refused as duplicateName until a SIGHUP or a restart.
+        let loaded = try await plugins.event { $0["name"] == "Settings" && $0["kind"] == "loaded" }
+
+        #expect(loaded["path"]?.stringValue?.contains("/plugin-images/Settings-") == true)
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "settings.main"])
+        #expect(try await nav.routes() == ["home.main", "settings.main"])
+        try await daemon.terminate()
+    }
 
     @Test("Removing a plugin's folder unloads it: removed, and its screens and those above them popped")
     func removedFolderUnloads() async throws {

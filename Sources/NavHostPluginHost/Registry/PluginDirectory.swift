@@ -36,10 +36,17 @@ package enum PluginDirectory {
         return candidates
     }
 
-    /// Whether the library `manifest` names is in `folder` with the manifest's SHA-256: the plugin's files are
-    /// complete (a copy still being written, or a library and a manifest of two different builds, are not).
-    package static func hasLibrary(of manifest: PluginManifest, in folder: String) -> Bool {
+    /// Whether the plugin's files are complete in `folder`: the library `manifest` names, with the manifest's SHA-256,
+    /// and every resource it lists (a copy still being written, or a library and a manifest of two different builds,
+    /// are not).
+    package static func hasFiles(of manifest: PluginManifest, in folder: String) -> Bool {
         (try? SHA256.hexDigest(ofFileAt: "\(folder)/\(manifest.library)")) == manifest.sha256
+            && missingResource(of: manifest, in: folder) == nil
+    }
+
+    /// The first resource `manifest` lists that is not a file in `folder`; `nil` when all are.
+    package static func missingResource(of manifest: PluginManifest, in folder: String) -> String? {
+        manifest.resources.first { FileIO.kind(of: "\(folder)/\($0)") != .regularFile }
     }
 
     /// Reads and validates `<folder>/manifest.json`.

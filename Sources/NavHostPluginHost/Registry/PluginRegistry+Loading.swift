@@ -14,7 +14,8 @@ extension PluginRegistry {
         do throws(QuarantineReason) {
             if libraryPath == nil { path = try privateCopy(of: path, for: manifest.name) }
             defer { if !opened, libraryPath == nil, path.hasPrefix(imageDirectory) { FileIO.remove(path) } }
-            try checkLibraryFile(at: path, for: manifest)
+            try checkLibraryFile(at: path, for: manifest, from: "\(directory)/\(manifest.library)")
+            try checkResources(of: manifest, in: directory)
             try checkCompatibility(of: manifest, replacing: nil)
             let library = try open(path, for: manifest)
             opened = true
@@ -89,35 +90,51 @@ extension PluginRegistry {
     }
 
     /// The file is there, is the one the manifest was written for, and is a shared object for this machine.
-    func checkLibraryFile(at path: String, for manifest: PluginManifest) throws(QuarantineReason) {
+    ///
+    /// - Parameters:
+    ///   - path: The file checked: the private copy that is then loaded, so that what is checked is what runs.
+    ///   - original: The file in the plugin's folder it was copied from, which the reasons name: the one an operator
+    ///     can look at and stage again.
+    func checkLibraryFile(
+        at path: String,
+        for manifest: PluginManifest,
+        from original: String
+    ) throws(QuarantineReason) {
         guard FileIO.kind(of: path) == .regularFile else {
-            throw QuarantineReason(.fileMissing, "the library \(path) named by the manifest is not there")
+            throw QuarantineReason(.fileMissing, "the library \(original) named by the manifest is not there")
         }
         // Read once: the checksum, the header and the layout all look at the same bytes.
         let contents: [UInt8]
         do {
             contents = try FileIO.readFile(path, limit: 1 << 30)
         } catch {
-            throw QuarantineReason(.fileMissing, "the library cannot be read: \(error)")
+            throw QuarantineReason(.fileMissing, "the library \(original) cannot be read: \(error)")
         }
         let digest = SHA256.hexDigest(of: contents)
         guard digest == manifest.sha256 else {
             throw QuarantineReason(
                 .checksumMismatch,
-                "\(path) has SHA-256 \(digest), the manifest says \(manifest.sha256): stage the plugin again"
+                "\(original) has SHA-256 \(digest), the manifest says \(manifest.sha256): stage the plugin again"
             )
         }
         guard let header = ELFHeader(bytes: contents) else {
-            throw QuarantineReason(.notASharedObject, "\(path) is not an ELF file")
+            throw QuarantineReason(.notASharedObject, "\(original) is not an ELF file")
         }
         if let problem = header.problem {
-            throw QuarantineReason(.notASharedObject, "\(path) cannot be loaded here: \(problem)")
+            throw QuarantineReason(.notASharedObject, "\(original) cannot be loaded here: \(problem)")
         }
         // A truncated library whose manifest was written after the cut passes the checksum; dlopen would map pages
         // past the file's end, and the first touch of one kills the daemon with SIGBUS.
         if let truncation = ELFLayout(bytes: contents)?.truncation {
-            throw QuarantineReason(.notASharedObject, "\(path) cannot be loaded: \(truncation)")
+            throw QuarantineReason(.notASharedObject, "\(original) cannot be loaded: \(truncation)")
         }
+    }
+
+    /// Every resource the manifest lists is a file in `directory`: a plugin whose resources are not all there would
+    /// fail when its feature first reads one (at start, or long after).
+    func checkResources(of manifest: PluginManifest, in directory: String) throws(QuarantineReason) {
+        guard let missing = PluginDirectory.missingResource(of: manifest, in: directory) else { return }
+        throw QuarantineReason(.fileMissing, "the resource \(missing) the manifest lists is not in \(directory)")
     }
 
     /// The SDK version, the dependencies and the routes, from the manifest alone.

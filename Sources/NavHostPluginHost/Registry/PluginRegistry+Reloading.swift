@@ -69,7 +69,8 @@ extension PluginRegistry {
             let image = try privateCopy(of: "\(old.directory)/\(manifest.library)", for: name)
             var opened = false
             defer { if !opened, image.hasPrefix(imageDirectory) { FileIO.remove(image) } }
-            try checkLibraryFile(at: image, for: manifest)
+            try checkLibraryFile(at: image, for: manifest, from: "\(old.directory)/\(manifest.library)")
+            try checkResources(of: manifest, in: old.directory)
             try checkCompatibility(of: manifest, replacing: name)
             let library = try open(image, for: manifest)
             opened = true

@@ -19,7 +19,8 @@ import NavHostStorage
 ///
 /// 1. the manifest reads and is valid (`fileMissing`, `badManifest`), and no other plugin has its name
 ///    (`duplicateName`); plugins that depend on each other in a cycle are refused (`dependencyCycle`);
-/// 2. the library file is there (`fileMissing`) and its SHA-256 is the manifest's (`checksumMismatch`);
+/// 2. the library file is there (`fileMissing`) and its SHA-256 is the manifest's (`checksumMismatch`), and every
+///    resource the manifest lists is there (`fileMissing`);
 /// 3. it is an ELF shared object for this machine (`notASharedObject`), checked before `dlopen` sees it;
 /// 4. it was built against a NavHostKit this daemon serves: same major version, minor no newer (`abiMismatch`);
 /// 5. its hard dependencies are loaded (`dependencyMissing`), in versions the manifest accepts
