@@ -109,7 +109,9 @@ public final class PluginControl {
         do {
             replacement = try registry.reload(name)
         } catch {
-            if case .refused(let reason) = error { publish(.failed(name, reason: reason)) }
+            if case .refused(let reason) = error {
+                publish(.failed(name, folder: registry.status(named: name)?.directory, reason: reason))
+            }
             throw error
         }
         for session in sessions.all { session.rebuildScreens(showing: replacement.oldRoutes) }
@@ -142,7 +144,9 @@ public final class PluginControl {
                         for path in stranded { overrides.noteUnloaded(path, pluginsFolder: folder) }
                     }
                 ) { () throws(PluginRegistry.ChangeError) in
-                    for row in forgetStranded(stranded) { publish(.removed(row.name, version: row.version)) }
+                    for row in forgetStranded(stranded) {
+                        publish(.removed(row.name, version: row.version, folder: row.directory))
+                    }
                 }
                 return
             }
@@ -294,7 +298,7 @@ extension PluginControl {
                     unloadedAny = unloadedAny || registry.status(named: loaded.name)?.isLoaded != true
                 }
                 for refused in registry.forgetFailures(in: path) {
-                    publish(.removed(refused.name, version: refused.version))
+                    publish(.removed(refused.name, version: refused.version, folder: refused.directory))
                 }
                 refusedBuilds[path] = nil
                 continue
@@ -393,10 +397,10 @@ extension PluginControl {
 
     fileprivate func unload(_ name: String, because why: String) throws(PluginRegistry.ChangeError) {
         try checkUnload(name)
-        let version = registry.status(named: name)?.version
+        let serving = registry.status(named: name)
         let removed = try registry.unload(name, because: why)
         for session in sessions.all { session.removeScreens(showing: removed) }
-        publish(.removed(name, version: version))
+        publish(.removed(name, version: serving?.version, folder: serving?.directory))
         removeFreedPlugins()
     }
 
@@ -426,7 +430,7 @@ extension PluginControl {
                     "error": "\(reason.message)",
                 ]
             )
-            publish(.failed(loaded.name, version: loaded.version, reason: reason))
+            publish(.failed(loaded.name, version: loaded.version, folder: loaded.directory, reason: reason))
         }
     }
 

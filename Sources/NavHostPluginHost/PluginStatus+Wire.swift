@@ -48,6 +48,7 @@ extension PluginEvent {
             name: status.name,
             version: status.version?.description,
             path: status.isLoaded ? status.libraryPath : nil,
+            folder: status.directory,
             reason: status.quarantineReason?.info
         )
     }
@@ -59,17 +60,23 @@ extension PluginEvent {
             name: name,
             version: replacement.newVersion.description,
             previousVersion: replacement.oldVersion?.description,
-            path: replacement.status.libraryPath
+            path: replacement.status.libraryPath,
+            folder: replacement.status.directory
         )
     }
 
     /// `name` was unloaded, or its folder went away.
-    static func removed(_ name: String, version: SemanticVersion?) -> PluginEvent {
-        PluginEvent(kind: .removed, name: name, version: version?.description)
+    static func removed(_ name: String, version: SemanticVersion?, folder: String?) -> PluginEvent {
+        PluginEvent(kind: .removed, name: name, version: version?.description, folder: folder)
     }
 
     /// `name`, or a new build of it, was refused; a loaded one keeps serving.
-    static func failed(_ name: String, version: SemanticVersion? = nil, reason: QuarantineReason) -> PluginEvent {
-        PluginEvent(kind: .failed, name: name, version: version?.description, reason: reason.info)
+    static func failed(
+        _ name: String,
+        version: SemanticVersion? = nil,
+        folder: String?,
+        reason: QuarantineReason
+    ) -> PluginEvent {
+        PluginEvent(kind: .failed, name: name, version: version?.description, folder: folder, reason: reason.info)
     }
 }

@@ -122,7 +122,7 @@ package enum NavigationSamples {
                 "path": "/var/lib/navhost/plugin-images/Products-2.so",
             ]
         ],
-        ["event": ["kind": "removed", "name": "Weather"]],
+        ["event": ["kind": "removed", "name": "Weather", "folder": "/usr/lib/navhost/plugins/Weather"]],
         [
             "event": [
                 "kind": "loaded", "name": "Orders", "version": "0.1.0",
@@ -132,7 +132,7 @@ package enum NavigationSamples {
         [
             "event": [
                 "kind": "failed", "name": "Products", "version": "1.2.0",
-                "path": "/usr/lib/navhost/plugins/Products",
+                "folder": "/usr/lib/navhost/plugins/Products",
                 "reason": ["code": "checksumMismatch", "message": "the library's SHA-256 does not match the manifest"],
             ]
         ],

@@ -67,10 +67,12 @@ struct DaemonClientPluginTests {
                 name: "Products",
                 version: "1.0.0",
                 previousVersion: "1.0.0",
-                path: "\(daemon.stateDirectory)/plugin-images/Products-2.so"
+                path: "\(daemon.stateDirectory)/plugin-images/Products-2.so",
+                folder: "\(directory)/Products"
             )
             #expect(try await updates.next() == .event(reloaded))
-            #expect(try await updates.next() == .event(PluginEvent(kind: .removed, name: "Home", version: "1.1.0")))
+            let removed = PluginEvent(kind: .removed, name: "Home", version: "1.1.0", folder: "\(directory)/Home")
+            #expect(try await updates.next() == .event(removed))
             guard case .event(let failed)? = try await updates.next() else {
                 Issue.record("no event for the refused build")
                 return
@@ -78,6 +80,7 @@ struct DaemonClientPluginTests {
             #expect(failed.kind == .failed)
             #expect(failed.name == "Products")
             #expect(failed.reason?.code == "checksumMismatch")
+            #expect(failed.folder == "\(directory)/Products", "which folder's build was refused")
             await watch.close()
         }
     }

@@ -408,8 +408,8 @@ extension InterfaceDefinitionTests {
                     + [
                         PluginEvent(kind: .loaded, name: "Products", version: "1.0.0", path: "/p/Products.so"),
                         PluginEvent(kind: .reloaded, name: "Products", version: "1.1.0", previousVersion: "1.0.0"),
-                        PluginEvent(kind: .removed, name: "Orders", version: "1.0.0"),
-                        PluginEvent(kind: .failed, name: "Broken", reason: quarantine),
+                        PluginEvent(kind: .removed, name: "Orders", version: "1.0.0", folder: "/srv/plugins/Orders"),
+                        PluginEvent(kind: .failed, name: "Broken", folder: "/srv/plugins/Broken", reason: quarantine),
                     ].map { ((try? PluginWatchReply.event($0).jsonObject()) ?? [:], nil) }
             ),
             "Load": MethodSamples(

@@ -318,13 +318,15 @@ public enum InterfaceDefinitions {
 
         # One change to the plugins. "loaded": a new plugin serves (version, path). "reloaded": a new build replaced
         # a loaded one (previousVersion -> version, path). "removed": it was unloaded or its folder went away.
-        # "failed": a plugin, or a new build of a loaded one, was refused (reason); a loaded one keeps serving.
+        # "failed": a plugin, or a new build of a loaded one, was refused (reason); a loaded one keeps serving. `folder` is
+        # the plugin's folder, where its manifest is.
         type PluginEvent (
           kind: (loaded, reloaded, removed, failed),
           name: string,
           version: ?string,
           previousVersion: ?string,
           path: ?string,
+          folder: ?string,
           reason: ?Quarantine
         )
 

@@ -33,6 +33,9 @@ public struct PluginEvent: Sendable, Hashable, Codable {
     public var previousVersion: String?
     /// Where the library serving now was loaded from (a private copy, after a reload).
     public var path: String?
+    /// The plugin's folder, the one its manifest is in: which of two folders holding a plugin of one name the event
+    /// is about.
+    public var folder: String?
     /// Why the plugin was refused, for `failed`.
     public var reason: PluginInfo.Quarantine?
 
@@ -43,6 +46,7 @@ public struct PluginEvent: Sendable, Hashable, Codable {
         version: String? = nil,
         previousVersion: String? = nil,
         path: String? = nil,
+        folder: String? = nil,
         reason: PluginInfo.Quarantine? = nil
     ) {
         self.kind = kind
@@ -50,6 +54,7 @@ public struct PluginEvent: Sendable, Hashable, Codable {
         self.version = version
         self.previousVersion = previousVersion
         self.path = path
+        self.folder = folder
         self.reason = reason
     }
 }

@@ -48,7 +48,8 @@ enum PluginView {
         case (let previous?, nil): line += " \(previous)"
         case (nil, nil): break
         }
-        if let path = event.path { line += " from \(path)" }
+        // The library serving now; else the plugin's folder (a refused build, a removal).
+        if let from = event.path ?? event.folder { line += " from \(from)" }
         if let reason = event.reason { line += ": \(reason.code): \(reason.message)" }
         return line
     }
