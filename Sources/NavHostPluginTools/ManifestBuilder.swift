@@ -17,7 +17,7 @@ public enum ManifestBuilder {
     public static func manifest(for source: PluginSource, libraryPath: String) throws(PluginToolError) -> PluginManifest
     {
         guard FileIO.kind(of: libraryPath) == .regularFile else {
-            throw PluginToolError(.libraryNotBuilt, "\(libraryPath) does not exist: build the package first")
+            throw PluginToolError(.libraryNotBuilt, notBuiltMessage(libraryPath, for: source))
         }
         let module: any FeatureModule
         do {
@@ -62,5 +62,22 @@ public enum ManifestBuilder {
             throw PluginToolError(.moduleMismatch, "the module's screens do not make a valid manifest: \(error)")
         }
         return manifest
+    }
+}
+
+// MARK: - Private Functions
+
+extension ManifestBuilder {
+    /// Why the library at `libraryPath` is not there: not built yet, or, when the build folder holds another feature's
+    /// library, a `plugin.json` whose name is not the package's (the library's name comes from it).
+    fileprivate static func notBuiltMessage(_ libraryPath: String, for source: PluginSource) -> String {
+        let folder = FileIO.parentDirectory(of: libraryPath)
+        let others = ((try? FileIO.directoryEntries(folder)) ?? []).filter { name in
+            name.hasPrefix("lib") && name.hasSuffix("Feature.so") && "\(folder)/\(name)" != libraryPath
+        }.sorted()
+        guard !others.isEmpty else { return "\(libraryPath) does not exist: build the package first" }
+        return
+            "\(libraryPath) does not exist, but \(folder) holds \(others.joined(separator: ", ")): plugin.json names "
+            + "\(source.name), so the library must be the package's product \(source.name)Feature"
     }
 }

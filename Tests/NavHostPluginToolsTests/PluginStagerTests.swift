@@ -78,6 +78,26 @@ struct PluginStagerTests {
             )
         }
         #expect(notBuilt.code == .libraryNotBuilt)
+        #expect(notBuilt.message.hasSuffix("does not exist: build the package first"), "\(notBuilt.message)")
+
+        // A plugin.json whose name is not the package's: the build folder holds the package's library instead.
+        let misnamed = "\(output)/Source/Setting"
+        try FileManager.default.createDirectory(atPath: misnamed, withIntermediateDirectories: true)
+        try #"{"name": "Setting", "version": "1.0.0", "summary": "x"}"#
+            .write(toFile: "\(misnamed)/plugin.json", atomically: true, encoding: .utf8)
+        let wrongName = try #require(throws: PluginToolError.self) {
+            try PluginStager.stage(
+                pluginFolder: misnamed,
+                buildDirectory: ToolTestPaths.buildDirectory,
+                outputDirectory: output
+            )
+        }
+        #expect(wrongName.code == .libraryNotBuilt)
+        #expect(
+            wrongName.message.contains("libSettingsFeature.so")
+                && wrongName.message.contains("must be the package's product SettingFeature"),
+            "\(wrongName.message)"
+        )
 
         let plugin = "\(output)/Source/Settings"
         try FileManager.default.createDirectory(atPath: plugin, withIntermediateDirectories: true)
