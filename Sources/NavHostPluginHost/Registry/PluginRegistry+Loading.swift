@@ -157,7 +157,9 @@ extension PluginRegistry {
             }
         }
         if catalog.entry(named: manifest.name) != nil, manifest.name != replaced {
-            throw QuarantineReason(.duplicateName, "a feature named \(manifest.name) is already loaded")
+            // Which folder serves the name: the one to remove or unload for this one to load.
+            let serving = statuses.first { $0.name == manifest.name && $0.isLoaded }.map { " from \($0.directory)" }
+            throw QuarantineReason(.duplicateName, "the plugin \(manifest.name) is already loaded\(serving ?? "")")
         }
         for route in manifest.routeIDs {
             if let owner = catalog.owner(ofRoute: route), owner != replaced {

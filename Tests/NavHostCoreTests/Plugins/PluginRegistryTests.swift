@@ -76,6 +76,11 @@ struct PluginRegistryTests {
         let again = registry.load(pluginAt: "\(workspace.plugins)/Settings")
 
         #expect(again.quarantineReason?.code == .duplicateName)
+        #expect(
+            again.quarantineReason?.message
+                == "the plugin Settings is already loaded from \(workspace.plugins)/Settings",
+            "names the folder serving it"
+        )
         #expect(registry.status(named: "Settings")?.isLoaded == true)
         #expect(registry.statuses.filter { $0.name == "Settings" }.map(\.isLoaded) == [true, false])
         #expect(registry.catalog.owner(ofRoute: "settings.main") == "Settings")
