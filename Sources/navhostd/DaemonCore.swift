@@ -204,7 +204,7 @@ final class DaemonCore {
     /// Ends every session: screens disappear, watchers end.
     func shutDown() {
         pluginControl.closeWatchers()
-        sessions.closeAll()
+        sessions.shutDown()
     }
 
     /// Why a file cannot be created in `directory` (made when missing), in the system's words; `nil` when it can.

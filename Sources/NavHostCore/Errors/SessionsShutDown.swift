@@ -1,4 +1,4 @@
-/// The daemon is stopping: its sessions are closed (``SessionRegistry/closeAll()``), and no session opens or closes in
+/// The daemon is stopping: its sessions are closed (``SessionRegistry/shutDown()``), and no session opens or closes in
 /// this process any more.
 ///
 /// A call that would open or close one is refused with it, whenever it reaches the registry: a call read before the

@@ -278,14 +278,19 @@ public final class SessionRegistry {
         }
     }
 
-    /// Whether ``closeAll()`` ran: the daemon is stopping, and sessions are neither opened nor closed any more
+    /// Whether ``shutDown()`` ran: the daemon is stopping, and sessions are neither opened nor closed any more
     /// (``SessionsShutDown``).
     public private(set) var isShutDown = false
 
-    /// Closes every session, for good: screens get `onDisappear`, watchers end, and so do the session list's. Opening
-    /// or closing a session afterwards is refused with ``SessionsShutDown``.
-    public func closeAll() {
+    /// Closes every session for good, as the daemon stops: opening or closing a session afterwards is refused with
+    /// ``SessionsShutDown``. The records and the list of opened sessions stay as they are, for the next start.
+    public func shutDown() {
         isShutDown = true
+        closeAll()
+    }
+
+    /// Closes every session: screens get `onDisappear`, watchers end, and so do the session list's.
+    public func closeAll() {
         for session in sessions.values { session.close() }
         sessions.removeAll()
         for watcher in listWatchers.values { watcher.finish(with: .closed) }
