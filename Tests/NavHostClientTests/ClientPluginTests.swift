@@ -121,7 +121,8 @@ struct ClientPluginTests {
                         )
                     )
             )
-            #expect(received[2] == .event(PluginEvent(kind: .removed, name: "Weather")))
+            let removed = PluginEvent(kind: .removed, name: "Weather", folder: "/usr/lib/navhost/plugins/Weather")
+            #expect(received[2] == .event(removed))
             guard case .event(let loaded) = received[3], case .event(let failed) = received[4] else {
                 Issue.record("updates 4 and 5 are not events: \(received[3]), \(received[4])")
                 return
@@ -130,6 +131,7 @@ struct ClientPluginTests {
             #expect(loaded.version == "0.1.0")
             #expect(failed.kind == .failed)
             #expect(failed.reason?.code == "checksumMismatch")
+            #expect(failed.folder == "/usr/lib/navhost/plugins/Products")
             guard case .plugins(let coalesced, coalesced: true) = received[5] else {
                 Issue.record("the last update is not a coalesced list: \(received[5])")
                 return
