@@ -97,12 +97,18 @@ package enum FileIO {
         }
     }
 
-    /// Creates the folder at `path` and any missing folders above it.
+    /// Creates the folder at `path` and any missing folders above it, durably: the entry of each folder made is
+    /// flushed in its parent (`fsync`), so that a file later made durable in it is not lost with its folder at a power
+    /// cut.
     package static func makeDirectories(_ path: String, mode: UInt32 = 0o755) throws(FileAccessError) {
         if kind(of: path) == .directory { return }
         let parent = parentDirectory(of: path)
         if parent != path, !parent.isEmpty { try makeDirectories(parent, mode: mode) }
-        guard mkdir(path, mode) == 0 || errno == EEXIST else { throw .system("mkdir", path: path, errno: errno) }
+        guard mkdir(path, mode) == 0 else {
+            guard errno == EEXIST else { throw .system("mkdir", path: path, errno: errno) }
+            return
+        }
+        try syncDirectory(parent.isEmpty ? "/" : parent)
     }
 
     /// Replaces the file at `path` with `bytes`, so that a crash at any moment leaves either the old file or the new
