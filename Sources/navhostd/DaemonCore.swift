@@ -154,6 +154,11 @@ final class DaemonCore {
     /// Rescans the plugin directory (SIGHUP): loads new plugins, reloads changed ones, unloads vanished ones; then
     /// opens the sessions whose root route was missing, and tries again the removals refused earlier.
     func reload() {
+        // A SIGHUP during the stop: the sessions are closed for good, and none is opened again.
+        guard !sessions.isShutDown else {
+            logger.info("Ignored a reload: the daemon is stopping")
+            return
+        }
         pluginControl.rescan(configuration.pluginDirectory)
         openSessions()
         sessions.openListedSessions()
@@ -226,6 +231,7 @@ final class DaemonCore {
     }
 
     private func openSessions() {
+        guard !sessions.isShutDown else { return }
         for session in configuration.sessions where (try? sessions.session(session.name)) == nil {
             do {
                 try sessions.open(session, options: configuration.options(forSession: session.name))

@@ -114,6 +114,36 @@ struct PersistenceTests {
         #expect(listedWhenReachable == true)
     }
 
+    @Test("Once shut down, the registry opens no listed session again, and OpenSession and CloseSession are refused")
+    func shutDownOpensNothing() async throws {
+        let list = OpenedSessionsFile(directory: directory)
+        let make = {
+            SessionRegistry(
+                catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+                persistence: SessionPersistence(directory: directory),
+                openedSessions: list,
+                logger: .init(label: "test")
+            )
+        }
+        let registry = try make()
+        try await registry.openDurably(
+            OpenedSessionsFile.Entry(name: "kiosk", root: "profile.user", parameters: ["userID": "u1"])
+        )
+
+        registry.shutDown()
+        // A reload during the stop (SIGHUP) reopened the listed sessions.
+        registry.openListedSessions()
+
+        #expect(registry.names.isEmpty)
+        await #expect(throws: SessionsShutDown.self) {
+            try await registry.openDurably(OpenedSessionsFile.Entry(name: "other", root: "profile.user"))
+        }
+        await #expect(throws: SessionsShutDown.self) { try await registry.closeDurably("kiosk") }
+        let next = try make()
+        next.loadOpenedList()
+        #expect(next.opened.keys.sorted() == ["kiosk"], "the list stays for the next start")
+    }
+
     @Test("A screen whose feature is gone is dropped with everything above it, and the log says why")
     func missingFeatureDropsScreenAndAbove() async throws {
         let first = try makeRegistry()

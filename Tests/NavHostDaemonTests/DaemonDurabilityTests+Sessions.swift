@@ -165,6 +165,32 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test("A Replay the stop cuts short takes out the session it opened: after a restart it is not there")
+    func replayCutShortByStop() async throws {
+        let daemon = try await DaemonProcess.start(extraArguments: ["--flight-recorder-calls", "2000"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        for _ in 0..<200 {
+            try await nav.call("Navigate", ["route": "settings.main"])
+            try await nav.call("Pop")
+        }
+        let recording = try #require(try await nav.call("Recording")["recording"])
+        let replaying = Task {
+            let client = try await NavigationClient.connect(to: daemon)
+            return try await client.call("Replay", ["recording": recording, "session": "rp"])
+        }
+        // Well into the 400 calls, each made durable and settled before the next.
+        try await Task.sleep(for: .milliseconds(150))
+        daemon.send(signal: SIGTERM)
+        let answer = await replaying.result
+        _ = try await daemon.waitForExit(within: .seconds(30))
+        try await daemon.restart()
+
+        // Before, a replay cut short left its session listed, restored after the restart partway through.
+        let reader = try await NavigationClient.connect(to: daemon)
+        #expect(try await reader.call("Sessions")["sessions"] == ["main"], "the replay answered \(answer)")
+        try await daemon.terminate()
+    }
+
     @Test("30 kill -9s while a client opens, navigates and closes sessions: every answered open and close holds")
     func openCloseKills() async throws {
         let daemon = try await DaemonProcess.start()

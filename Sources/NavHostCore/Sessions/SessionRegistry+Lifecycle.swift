@@ -82,8 +82,14 @@ extension SessionRegistry {
     ///   be emptied, it is closed and the error says that its stack is still on disk; ``SessionsShutDown`` once the
     ///   daemon is stopping.
     public func closeDurably(_ name: String) async throws {
+        try await closeDurably(name, evenStopping: false)
+    }
+
+    /// ``closeDurably(_:)``; with `evenStopping`, also once the daemon is stopping: a replay that the stop cuts short
+    /// takes out the session it opened, as it was never answered for it.
+    func closeDurably(_ name: String, evenStopping: Bool) async throws {
         try await oneAtATime(for: name) { () async throws in
-            guard !isShutDown else { throw SessionsShutDown() }
+            guard evenStopping || !isShutDown else { throw SessionsShutDown() }
             guard let entry = opened[name] else {
                 if configuredNames.contains(name) || (try? session(name)) != nil {
                     throw NavigationError.sessionConfigured(name)
@@ -137,6 +143,7 @@ extension SessionRegistry {
     /// configured ones, and again on a reload (a plugin may have come back). A listed name the configuration now
     /// declares becomes the configuration's (``declareConfiguredSessions(_:)``).
     public func openListedSessions() {
+        guard !isShutDown else { return }
         for entry in opened.values.sorted(by: { $0.name < $1.name }) where (try? session(entry.name)) == nil {
             do {
                 try open(entry.configuration, options: entry.options(over: defaultOptions))

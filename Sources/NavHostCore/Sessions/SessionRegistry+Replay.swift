@@ -44,6 +44,7 @@ extension SessionRegistry {
             leftOpen: to != nil
         )
         for screen in base.stack.dropFirst() {
+            try await abandonIfStopping(name)
             let request = RouteRequest(id: screen.route, parameters: screen.parameters)
             await settle(session)
             _ = try? await session.handle(screen.presentation == .modal ? .present(request) : .navigate(request))
@@ -59,6 +60,7 @@ extension SessionRegistry {
         if report.difference == nil {
             for (index, recorded) in recording.calls.enumerated() {
                 if let to, recorded.revision > to { break }
+                try await abandonIfStopping(name)
                 var replayedError: String?
                 do throws(NavigationError) {
                     try await session.handle(recorded.call)
@@ -82,8 +84,9 @@ extension SessionRegistry {
             warnings.append("the features drew \(session.context.unusedScript) fewer random numbers than recorded")
         }
         report.warnings = warnings
+        try await abandonIfStopping(name)
         if to == nil {
-            try await closeDurably(name)
+            try await closeDurably(name, evenStopping: true)
         } else {
             // The session stays open as the reply describes it: what the last settling changed is durable too.
             try await commit(session)
@@ -92,6 +95,15 @@ extension SessionRegistry {
     }
 
     // MARK: Private
+
+    /// Once the daemon is stopping (``shutDown()``), takes the replay's session out durably and throws
+    /// ``SessionsShutDown``: its sessions are closed, and a replay cut short leaves nothing behind, like any call the stop
+    /// refuses.
+    private func abandonIfStopping(_ name: String) async throws {
+        guard isShutDown else { return }
+        try await closeDurably(name, evenStopping: true)
+        throw SessionsShutDown()
+    }
 
     /// Waits until every screen of `session` is idle, or until no new revision came for 50 ms (a screen that
     /// follows something forever is never idle), and at most 5 seconds.
