@@ -110,7 +110,10 @@ public final class PluginControl {
             replacement = try registry.reload(name)
         } catch {
             if case .refused(let reason) = error {
-                publish(.failed(name, folder: registry.status(named: name)?.directory, reason: reason))
+                // The refused build's version, when its manifest reads.
+                let folder = registry.status(named: name)?.directory
+                let version = folder.flatMap { try? PluginDirectory.readManifest(in: $0).get().version }
+                publish(.failed(name, version: version, folder: folder, reason: reason))
             }
             throw error
         }
@@ -136,7 +139,7 @@ public final class PluginControl {
             // Folders that hold a plugin of this name but could not load (loaded by hand, their folder gone at start
             // or beside the plugins folder's plugin of the name; a copy in the plugins folder under another folder
             // name) go too: a restart, or the retry after this unload, would bring the name back.
-            let stranded = strandedFolders(named: name)
+            var stranded = strandedFolders(named: name)
             guard registry.status(named: name)?.isLoaded == true || stranded.isEmpty else {
                 try await changeDurably(
                     stranded.joined(separator: " "),
@@ -151,8 +154,11 @@ public final class PluginControl {
                 return
             }
             // A plugin that moved to another folder while the change was written (its folder renamed) is unloaded
-            // from there, with that folder written down instead.
+            // from there, with that folder written down instead; one the folder watcher has not unloaded yet (it
+            // waits for the folder to settle) has its new folder refused as a copy meanwhile, written down the same
+            // way on the next attempt.
             for attempt in 1...3 {
+                if attempt > 1 { stranded = strandedFolders(named: name) }
                 let directory = try checkUnload(name)
                 var moved = false
                 do throws(PluginRegistry.ChangeError) {
@@ -163,7 +169,9 @@ public final class PluginControl {
                             for path in stranded { overrides.noteUnloaded(path, pluginsFolder: folder) }
                         }
                     ) { () throws(PluginRegistry.ChangeError) in
-                        guard registry.status(named: name)?.directory == directory else {
+                        guard registry.status(named: name)?.directory == directory,
+                            Set(strandedFolders(named: name)).isSubset(of: stranded)
+                        else {
                             moved = true
                             throw .notLoaded(name)
                         }
@@ -382,11 +390,26 @@ extension PluginControl {
                 && FileIO.parentDirectory(of: status.directory) == directory
                 && !overrides.unloaded.contains(status.directory)
         }
-        guard !waiting.isEmpty else { return }
+        // Folders loaded by hand outside it wait the same way: a restart would load them.
+        let waitingByHand = registry.quarantinedPlugins.filter { status in
+            status.quarantineReason?.code == .duplicateName && registry.status(named: status.name)?.isLoaded != true
+                && overrides.loaded.contains(status.directory)
+        }
+        guard !waiting.isEmpty || !waitingByHand.isEmpty else { return }
         let before = outcomesByFolder()
         let names = Set(waiting.map { FileIO.fileName(of: $0.directory) })
-        for status in registry.loadAll(from: directory, only: names) where before[status.directory] != status.state {
-            publish(.outcome(of: status))
+        if !names.isEmpty {
+            for status in registry.loadAll(from: directory, only: names) where before[status.directory] != status.state
+            {
+                publish(.outcome(of: status))
+            }
+        }
+        for folder in Set(waitingByHand.map(\.directory)).sorted() {
+            guard let name = waitingByHand.first(where: { $0.directory == folder })?.name,
+                registry.status(named: name)?.isLoaded != true
+            else { continue }
+            let status = registry.load(pluginAt: folder)
+            if before[status.directory] != status.state { publish(.outcome(of: status)) }
         }
     }
 

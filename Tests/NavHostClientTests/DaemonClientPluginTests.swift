@@ -81,6 +81,7 @@ struct DaemonClientPluginTests {
             #expect(failed.name == "Products")
             #expect(failed.reason?.code == "checksumMismatch")
             #expect(failed.folder == "\(directory)/Products", "which folder's build was refused")
+            #expect(failed.version == "1.0.0", "the refused build's version")
             await watch.close()
         }
     }

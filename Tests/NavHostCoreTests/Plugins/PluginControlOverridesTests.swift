@@ -173,6 +173,26 @@ struct PluginControlOverridesTests {
         #expect(state(of: "Settings", in: start()) == "removed")
     }
 
+    @Test("An Unload whose plugin's folder is renamed while it is written, the folder watched, leaves no copy loaded")
+    func unloadOfAMovingPluginWatched() async throws {
+        defer { cleanUp() }
+        let control = start()
+        let (changes, feed) = AsyncStream.makeStream(of: PluginFolderMonitor.Change.self)
+        let following = Task { await control.follow(workspace.plugins, changes: changes) }
+        let unloading = Task { try await control.unload("Settings") }
+        await Task.yield()
+        // The watcher waits for the folder to settle before unloading the gone folder's plugin, and meanwhile refuses
+        // the renamed one as a copy; the retry after the unload loaded that copy, answered or not.
+        try FileManager.default.moveItem(atPath: "\(workspace.plugins)/Settings", toPath: "\(workspace.plugins)/Prefs")
+        feed.yield(.changed(["Settings", "Prefs"]))
+
+        try await unloading.value
+        feed.finish()
+        await following.value
+        #expect(control.registry.status(named: "Settings")?.isLoaded != true, "\(state(of: "Settings", in: control))")
+        #expect(!state(of: "Settings", in: start()).contains("loaded"), "a restart agrees")
+    }
+
     @Test(
         "A hidden folder of the plugins folder, which the folder's own loading skips, is loaded by hand like any other"
     )
@@ -235,5 +255,23 @@ struct PluginControlOverridesTests {
         let overrides = try PluginOverridesFile(directory: workspace.state).load().get()
         #expect(Set(overrides.unloaded) == ["\(workspace.plugins)/Settings", "\(workspace.plugins)/Settings2"])
         #expect(state(of: "Settings", in: start()) == "removed, removed", "a restart loads neither")
+    }
+
+    @Test(
+        "A plugin loaded by hand, refused at start beside the plugins folder's copy, serves once that copy is removed"
+    )
+    func handLoadedCopyTakesOver() async throws {
+        defer { cleanUp() }
+        try await start().load(pluginAt: "\(elsewhere.path)/UserProfile")
+        try workspace.link(staged: "UserProfile")
+        let restarted = start()
+        #expect(restarted.registry.status(named: "UserProfile")?.directory == "\(workspace.plugins)/UserProfile")
+
+        try FileManager.default.removeItem(atPath: "\(workspace.plugins)/UserProfile")
+        restarted.rescan(workspace.plugins)
+
+        // Before, it stayed refused until the next start, which loaded it.
+        let serving = restarted.registry.status(named: "UserProfile")
+        #expect(serving?.isLoaded == true && serving?.directory == "\(elsewhere.path)/UserProfile")
     }
 }
