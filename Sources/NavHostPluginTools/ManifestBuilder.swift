@@ -77,7 +77,8 @@ extension ManifestBuilder {
         }.sorted()
         guard !others.isEmpty else { return "\(libraryPath) does not exist: build the package first" }
         return
-            "\(libraryPath) does not exist, but \(folder) holds \(others.joined(separator: ", ")): plugin.json names "
-            + "\(source.name), so the library must be the package's product \(source.name)Feature"
+            "\(libraryPath) does not exist: build the package first; if it is built (\(folder) holds "
+            + "\(others.joined(separator: ", "))), plugin.json names \(source.name), so the library must be the "
+            + "package's product \(source.name)Feature"
     }
 }

@@ -78,7 +78,7 @@ struct PluginStagerTests {
             )
         }
         #expect(notBuilt.code == .libraryNotBuilt)
-        #expect(notBuilt.message.hasSuffix("does not exist: build the package first"), "\(notBuilt.message)")
+        #expect(notBuilt.message.contains("does not exist: build the package first"), "\(notBuilt.message)")
 
         // A plugin.json whose name is not the package's: the build folder holds the package's library instead.
         let misnamed = "\(output)/Source/Setting"
