@@ -191,6 +191,35 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test("A session a client opens under a replay's name while the replay runs is left alone by it, stop or not")
+    func replayLeavesAReopenedSessionAlone() async throws {
+        let daemon = try await DaemonProcess.start(extraArguments: ["--flight-recorder-calls", "2000"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        for _ in 0..<200 {
+            try await nav.call("Navigate", ["route": "settings.main"])
+            try await nav.call("Pop")
+        }
+        let recording = try #require(try await nav.call("Recording")["recording"])
+        let replaying = Task {
+            let client = try await NavigationClient.connect(to: daemon)
+            return try await client.call("Replay", ["recording": recording, "session": "rp"])
+        }
+        try await Task.sleep(for: .milliseconds(150))
+        let other = try await NavigationClient.connect(to: daemon)
+        _ = try? await other.call("CloseSession", ["name": "rp"])
+        try await other.call("OpenSession", ["name": "rp", "root": "settings.main"])
+        daemon.send(signal: SIGTERM)
+        let answer = await replaying.result
+        _ = try await daemon.waitForExit(within: .seconds(30))
+        try await daemon.restart()
+
+        // The replay's abandoning closed it by name (found by a review of the fix above).
+        let reader = try await NavigationClient.connect(to: daemon)
+        #expect(try await reader.call("Sessions")["sessions"] == ["main", "rp"], "the replay answered \(answer)")
+        #expect(try await reader.routes(session: "rp") == ["settings.main"])
+        try await daemon.terminate()
+    }
+
     @Test("30 kill -9s while a client opens, navigates and closes sessions: every answered open and close holds")
     func openCloseKills() async throws {
         let daemon = try await DaemonProcess.start()

@@ -97,6 +97,8 @@ extension SessionRegistry {
                 throw NavigationError.sessionNotFound(name)
             }
             if let openedListProblem { throw NavigationError.storageFailed(openedListProblem) }
+            // A replay of this session no longer owns the name: it closes nothing opened under it afterwards.
+            replaysUnderWay[name] = nil
             opened[name] = nil
             do {
                 try await saveOpenedList()

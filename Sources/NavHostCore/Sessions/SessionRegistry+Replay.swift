@@ -35,6 +35,10 @@ extension SessionRegistry {
             OpenedSessionsFile.Entry(name: name, root: root.route, parameters: root.parameters),
             replaying: recording.randomNumbers
         )
+        let number = nextReplayNumber
+        nextReplayNumber += 1
+        replaysUnderWay[name] = number
+        defer { if replaysUnderWay[name] == number { replaysUnderWay[name] = nil } }
         var report = ReplayReport(
             session: name,
             calls: 0,
@@ -44,7 +48,7 @@ extension SessionRegistry {
             leftOpen: to != nil
         )
         for screen in base.stack.dropFirst() {
-            try await abandonIfStopping(name)
+            try await abandonIfStopping(name, replay: number)
             let request = RouteRequest(id: screen.route, parameters: screen.parameters)
             await settle(session)
             _ = try? await session.handle(screen.presentation == .modal ? .present(request) : .navigate(request))
@@ -60,7 +64,7 @@ extension SessionRegistry {
         if report.difference == nil {
             for (index, recorded) in recording.calls.enumerated() {
                 if let to, recorded.revision > to { break }
-                try await abandonIfStopping(name)
+                try await abandonIfStopping(name, replay: number)
                 var replayedError: String?
                 do throws(NavigationError) {
                     try await session.handle(recorded.call)
@@ -84,9 +88,10 @@ extension SessionRegistry {
             warnings.append("the features drew \(session.context.unusedScript) fewer random numbers than recorded")
         }
         report.warnings = warnings
-        try await abandonIfStopping(name)
+        try await abandonIfStopping(name, replay: number)
         if to == nil {
-            try await closeDurably(name, evenStopping: true)
+            // Unless a client closed it meanwhile (and may have opened another of the name).
+            if replaysUnderWay[name] == number { try await closeDurably(name, evenStopping: true) }
         } else {
             // The session stays open as the reply describes it: what the last settling changed is durable too.
             try await commit(session)
@@ -96,12 +101,12 @@ extension SessionRegistry {
 
     // MARK: Private
 
-    /// Once the daemon is stopping (``shutDown()``), takes the replay's session out durably and throws
-    /// ``SessionsShutDown``: its sessions are closed, and a replay cut short leaves nothing behind, like any call the stop
-    /// refuses.
-    private func abandonIfStopping(_ name: String) async throws {
+    /// Once the daemon is stopping (``shutDown()``), takes the session the replay `replay` opened out durably, if it is
+    /// still that one, and throws ``SessionsShutDown``: its sessions are closed, and a replay cut short leaves nothing
+    /// behind, like any call the stop refuses.
+    private func abandonIfStopping(_ name: String, replay: Int) async throws {
         guard isShutDown else { return }
-        try await closeDurably(name, evenStopping: true)
+        if replaysUnderWay[name] == replay { try await closeDurably(name, evenStopping: true) }
         throw SessionsShutDown()
     }
 

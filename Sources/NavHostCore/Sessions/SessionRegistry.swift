@@ -21,6 +21,11 @@ public final class SessionRegistry {
     let openedFile: OpenedSessionsFile?
     /// Each session's last failed write, in the system's words, for a call whose change a take-back covered.
     private var lastWriteFailure: [String: String] = [:]
+    /// The replays under way, by the name of the session each opened, each with a number of its own: a replay closes
+    /// its session only while it is still the one it opened (a client may close it and open another of the name).
+    var replaysUnderWay: [String: Int] = [:]
+    /// The number of the next replay.
+    var nextReplayNumber = 0
 
     // MARK: Public Properties
 
