@@ -167,19 +167,7 @@ extension DaemonDurabilityTests {
 
     @Test("A Replay the stop cuts short takes out the session it opened: after a restart it is not there")
     func replayCutShortByStop() async throws {
-        let daemon = try await DaemonProcess.start(extraArguments: ["--flight-recorder-calls", "2000"])
-        let nav = try await NavigationClient.connect(to: daemon)
-        for _ in 0..<200 {
-            try await nav.call("Navigate", ["route": "settings.main"])
-            try await nav.call("Pop")
-        }
-        let recording = try #require(try await nav.call("Recording")["recording"])
-        let replaying = Task {
-            let client = try await NavigationClient.connect(to: daemon)
-            return try await client.call("Replay", ["recording": recording, "session": "rp"])
-        }
-        // Well into the 400 calls, each made durable and settled before the next.
-        try await Task.sleep(for: .milliseconds(150))
+        let (daemon, replaying) = try await Self.replayUnderWay()
         daemon.send(signal: SIGTERM)
         let answer = await replaying.result
         _ = try await daemon.waitForExit(within: .seconds(30))
@@ -193,18 +181,7 @@ extension DaemonDurabilityTests {
 
     @Test("A session a client opens under a replay's name while the replay runs is left alone by it, stop or not")
     func replayLeavesAReopenedSessionAlone() async throws {
-        let daemon = try await DaemonProcess.start(extraArguments: ["--flight-recorder-calls", "2000"])
-        let nav = try await NavigationClient.connect(to: daemon)
-        for _ in 0..<200 {
-            try await nav.call("Navigate", ["route": "settings.main"])
-            try await nav.call("Pop")
-        }
-        let recording = try #require(try await nav.call("Recording")["recording"])
-        let replaying = Task {
-            let client = try await NavigationClient.connect(to: daemon)
-            return try await client.call("Replay", ["recording": recording, "session": "rp"])
-        }
-        try await Task.sleep(for: .milliseconds(150))
+        let (daemon, replaying) = try await Self.replayUnderWay()
         let other = try await NavigationClient.connect(to: daemon)
         _ = try? await other.call("CloseSession", ["name": "rp"])
         try await other.call("OpenSession", ["name": "rp", "root": "settings.main"])
@@ -218,6 +195,24 @@ extension DaemonDurabilityTests {
         #expect(try await reader.call("Sessions")["sessions"] == ["main", "rp"], "the replay answered \(answer)")
         #expect(try await reader.routes(session: "rp") == ["settings.main"])
         try await daemon.terminate()
+    }
+
+    /// A daemon whose `main` session made 400 calls, and a `Replay` of them as `rp` 150 ms under way: well into the
+    /// calls, each made durable and settled before the next. The task gives the Replay's answer, as text.
+    private static func replayUnderWay() async throws -> (DaemonProcess, Task<String, any Error>) {
+        let daemon = try await DaemonProcess.start(extraArguments: ["--flight-recorder-calls", "2000"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        for _ in 0..<200 {
+            try await nav.call("Navigate", ["route": "settings.main"])
+            try await nav.call("Pop")
+        }
+        let recording = try #require(try await nav.call("Recording")["recording"])
+        let replaying = Task {
+            let client = try await NavigationClient.connect(to: daemon)
+            return "\(try await client.call("Replay", ["recording": recording, "session": "rp"]))"
+        }
+        try await Task.sleep(for: .milliseconds(150))
+        return (daemon, replaying)
     }
 
     @Test("30 kill -9s while a client opens, navigates and closes sessions: every answered open and close holds")
