@@ -85,15 +85,19 @@ extension PluginControl {
     /// The folder of the plugin named `name` when it was unloaded by hand and not loaded since: a `Load` of that folder
     /// brings it back. `nil` for any other name.
     public func folderUnloadedByHand(named name: String) -> String? {
-        registry.statuses.first { status in
-            status.name == name && status.state == .removed && overrides.unloaded.contains(status.directory)
-        }?.directory
+        registry.statuses.first { $0.name == name && isUnloadedByHand($0) }?.directory
+    }
+
+    /// Whether `status` is a plugin's removal that an `Unload` made and a `Load` of its folder has not undone: what
+    /// `List` says as `unloadedByHand` and `PluginNotFound` as `unloadedFolder`.
+    private func isUnloadedByHand(_ status: PluginStatus) -> Bool {
+        status.state == .removed && overrides.unloaded.contains(status.directory)
     }
 
     /// `status` as `io.navhost.Plugins` reports it, saying whether it was unloaded or loaded by hand.
     public func report(_ status: PluginStatus) -> PluginInfo {
         var info = status.info
-        if status.state == .removed, overrides.unloaded.contains(status.directory) { info.unloadedByHand = true }
+        if isUnloadedByHand(status) { info.unloadedByHand = true }
         if status.isLoaded, overrides.loaded.contains(status.directory) { info.loadedByHand = true }
         return info
     }
