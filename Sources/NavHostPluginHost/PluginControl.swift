@@ -205,21 +205,21 @@ public final class PluginControl {
     /// is, and what is wrong with it is reported as a `failed` event.
     public func follow(_ directory: String, changes: AsyncStream<PluginFolderMonitor.Change>) async {
         var incomplete: Set<String> = []
-        for await change in changes {
-            switch change {
-            case .changed(let folders?):
-                incomplete = synchronize(
-                    with: directory,
-                    folders: folders.union(incomplete),
-                    waitingForCompleteFiles: true
-                )
-            case .changed(nil):
-                incomplete = synchronize(with: directory, folders: nil, waitingForCompleteFiles: true)
-            case .settled:
-                guard !incomplete.isEmpty else { continue }
-                synchronize(with: directory, folders: incomplete, waitingForCompleteFiles: false)
-                incomplete = []
-            }
+        for await change in changes { take(change, of: directory, incomplete: &incomplete) }
+    }
+
+    /// One change of `directory` as ``follow(_:changes:)`` takes it; `incomplete` holds the folders left alone so far
+    /// (not complete yet, or gone while their plugin is loaded), tried again at the next change or once it settles.
+    func take(_ change: PluginFolderMonitor.Change, of directory: String, incomplete: inout Set<String>) {
+        switch change {
+        case .changed(let folders?):
+            incomplete = synchronize(with: directory, folders: folders.union(incomplete), waitingForCompleteFiles: true)
+        case .changed(nil):
+            incomplete = synchronize(with: directory, folders: nil, waitingForCompleteFiles: true)
+        case .settled:
+            guard !incomplete.isEmpty else { return }
+            synchronize(with: directory, folders: incomplete, waitingForCompleteFiles: false)
+            incomplete = []
         }
     }
 
