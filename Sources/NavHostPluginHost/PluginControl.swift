@@ -468,14 +468,36 @@ extension PluginControl {
     /// The folders holding a plugin named `name` that is not loaded from them, and that a restart, a rescan or the
     /// unloading of the one serving would load: folders loaded by hand (in the overrides), and folders of the plugins
     /// folder not unloaded by hand (a copy under another folder name, refused as `duplicateName`).
+    ///
+    /// The plugins folder is read as it is on disk now, not as the registry last saw it: a copy the folder watcher
+    /// has not taken yet (the serving folder renamed a moment ago, or waiting for the folder to settle) counts too.
     func strandedFolders(named name: String) -> [String] {
-        registry.statuses.filter { status in
+        let tried = registry.statuses.filter { status in
             guard status.name == name, status.quarantineReason != nil else { return false }
             if overrides.loaded.contains(status.directory) { return true }
             guard let pluginsFolder else { return false }
             return PluginOverrides.isPlugin(status.directory, of: pluginsFolder)
                 && !overrides.unloaded.contains(status.directory)
         }.map(\.directory)
+        let untried = foldersOfThePluginsFolder(holding: name).filter { path in
+            registry.status(named: name)?.directory != path && !tried.contains(path)
+        }
+        return tried + untried
+    }
+
+    /// The folders of the plugins folder, as they are on disk now and not unloaded by hand, whose manifest names
+    /// `name`.
+    fileprivate func foldersOfThePluginsFolder(holding name: String) -> [String] {
+        guard let pluginsFolder else { return [] }
+        let base = Self.folderPath(pluginsFolder)
+        return ((try? FileIO.directoryEntries(base)) ?? []).sorted().compactMap { folder in
+            let path = "\(base)/\(folder)"
+            guard !folder.hasPrefix("."), !overrides.unloaded.contains(path),
+                FileIO.kind(of: path) == .directory,
+                (try? PluginDirectory.readManifest(in: path).get())?.name == name
+            else { return nil }
+            return path
+        }
     }
 
     /// Forgets the failed attempts at the stranded folders of an `Unload` (``strandedFolders(named:)``): a folder of

@@ -179,15 +179,14 @@ struct PluginControlOverridesTests {
         let control = start()
         let unloading = Task { try await control.unload("Settings") }
         await Task.yield()
-        // While the file is written, as the folder watcher takes the rename: it waits for the folder to settle before
-        // unloading the gone folder's plugin, and meanwhile refuses the renamed one as a copy; the retry after the
-        // unload loaded that copy. Taken in this stretch, as the sibling test's rescan is: fed to `follow`'s own task,
-        // the change could come after the Unload had ended (1 run in 3 under load), a rename the Unload never saw.
+        // While the file is written: the folder watcher has not taken the rename yet (it may take it after the
+        // reply, and it waits for the folder to settle before unloading the gone folder's plugin); the Unload reads
+        // the plugins folder itself. Before, the watcher then loaded the renamed copy, after the answered Unload.
         try FileManager.default.moveItem(atPath: "\(workspace.plugins)/Settings", toPath: "\(workspace.plugins)/Prefs")
-        var incomplete: Set<String> = []
-        control.take(.changed(["Settings", "Prefs"]), of: workspace.plugins, incomplete: &incomplete)
 
         try await unloading.value
+        var incomplete: Set<String> = []
+        control.take(.changed(["Settings", "Prefs"]), of: workspace.plugins, incomplete: &incomplete)
         control.take(.settled, of: workspace.plugins, incomplete: &incomplete)
         #expect(control.registry.status(named: "Settings")?.isLoaded != true, "\(state(of: "Settings", in: control))")
         let overrides = try PluginOverridesFile(directory: workspace.state).load().get()
