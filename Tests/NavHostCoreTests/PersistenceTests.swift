@@ -164,8 +164,8 @@ struct PersistenceTests {
         #expect(restored.revision > session.revision, "revisions only grow, across restarts too")
     }
 
-    @Test("A restorable state that no longer decodes drops the screen")
-    func undecodableStateDrops() async throws {
+    @Test("A restorable state that no longer decodes starts its screen fresh; the stack stays, as after a reload")
+    func undecodableStateStartsFresh() async throws {
         let file = SessionPersistence(directory: directory).file(for: "main")
         try file.save(
             SessionRecord(
@@ -192,8 +192,12 @@ struct PersistenceTests {
         )
         let registry = try makeRegistry()
         let restored = try registry.open(main)
-        #expect(restored.routeIDs == ["profile.user"])
-        #expect(restored.droppedOnRestore.first?.reason.contains("no longer decodes") == true)
+        #expect(restored.routeIDs == ["profile.user", "draft.editor"])
+        #expect(restored.droppedOnRestore.isEmpty)
+        #expect(restored.startedFreshOnRestore == [ScreenID("s2")])
+        #expect(restored.record.stack.map(\.id) == [ScreenID("s1"), ScreenID("s2")], "the IDs a client saw stay")
+        #expect(restored.revision > 4, "the state it held is gone: a change")
+        #expect(restored.record.stack.last?.restorable != ["text": 42], "a new ViewModel's state")
     }
 
     @Test(

@@ -81,8 +81,8 @@ public struct NoState: Encodable, Equatable, Sendable {
 /// A ViewModel that keeps part of its state across a daemon restart or a plugin reload.
 ///
 /// After a crash, or when a new build of the plugin replaces the old one, the daemon rebuilds the screen on the
-/// same route and hands the new ViewModel what the old one saved. If decoding fails after a reload, the screen starts
-/// fresh; after a restart, the screen is dropped with those above it.
+/// same route and hands the new ViewModel what the old one saved. If decoding fails, the screen starts fresh on its
+/// route, after a reload and after a restart alike; the screens above it stay.
 public protocol RestorableViewModel: ViewModel {
     /// What survives: keep it small, and keep old versions decodable.
     ///

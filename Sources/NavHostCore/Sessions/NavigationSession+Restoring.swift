@@ -16,10 +16,11 @@ extension NavigationSession {
     /// Restores a session from its record: the same screens with the same IDs, each ViewModel given back its
     /// restorable state before `onAppear`.
     ///
-    /// One rule covers every screen that cannot come back — its feature is not loaded, its route or parameters no
-    /// longer fit, or its restorable state no longer decodes: that screen and every screen above it are dropped,
-    /// and ``droppedOnRestore`` says which and why. If even the root cannot come back, the session starts fresh at
-    /// `configuration.root`. The revision continues above the record's reservation, so it is higher than any
+    /// One rule covers every screen that cannot come back — its feature is not loaded, or its route or parameters
+    /// no longer fit: that screen and every screen above it are dropped, and ``droppedOnRestore`` says which and why.
+    /// If even the root cannot come back, the session starts fresh at `configuration.root`. A screen whose restorable
+    /// state no longer decodes comes back without it, started fresh on its route as after a reload
+    /// (``startedFreshOnRestore``): the stack a client was answered stays. The revision continues above the record's reservation, so it is higher than any
     /// revision a client saw before the restart; a restore that dropped anything counts as one more change.
     public convenience init(
         restoring record: SessionRecord,
@@ -41,9 +42,15 @@ extension NavigationSession {
         for (index, entry) in record.stack.enumerated() {
             let request = RouteRequest(id: entry.route, parameters: entry.parameters)
             do throws(NavigationError) {
-                let screen = try makeScreen(for: request, presentation: entry.presentation, id: entry.id)
+                var screen = try makeScreen(for: request, presentation: entry.presentation, id: entry.id)
                 if let saved = entry.restorable, !screen.restore(saved) {
-                    throw NavigationError(.viewModelFailed, "its restorable state no longer decodes")
+                    // The refused state may have been half taken: a new ViewModel, as a reload's rebuild makes.
+                    screen = try makeScreen(for: request, presentation: entry.presentation, id: entry.id)
+                    startedFreshOnRestore.append(entry.id)
+                    self.logger.warning(
+                        "A restored screen's saved state no longer decodes; it starts fresh",
+                        metadata: ["navhost.screen": "\(entry.id)", "navhost.route": "\(entry.route)"]
+                    )
                 }
                 restored.append(screen)
             } catch {
@@ -60,8 +67,10 @@ extension NavigationSession {
         if restored.isEmpty {
             restored = [try makeScreen(for: configuration.root, presentation: .push)]
         }
-        if !droppedOnRestore.isEmpty {
+        if !droppedOnRestore.isEmpty || !startedFreshOnRestore.isEmpty {
             revision += 1
+        }
+        if !droppedOnRestore.isEmpty {
             for dropped in droppedOnRestore {
                 self.logger.warning(
                     "Dropped a screen on restore",

@@ -124,6 +124,10 @@ public final class NavigationSession: NavigationHandler {
     /// The screens a restore could not bring back, and why; empty for a session that was not restored.
     public internal(set) var droppedOnRestore: [DroppedScreen] = []
 
+    /// The screens a restore brought back without their restorable state, which no longer decoded: each started
+    /// fresh on its route. Empty for a session that was not restored.
+    public internal(set) var startedFreshOnRestore: [ScreenID] = []
+
     // MARK: Public Functions
 
     /// Whether no screen of the session runs a task for its ViewModel (an intent, `onAppear`), and every change of

@@ -122,7 +122,9 @@ public final class SessionRegistry {
                 logger: logger
             )
             restoreNotes[configuration.name] = .restored(dropped: session.droppedOnRestore)
-            if session.droppedOnRestore.isEmpty { persistence?.assumeDurable(record) }
+            if session.droppedOnRestore.isEmpty, session.startedFreshOnRestore.isEmpty {
+                persistence?.assumeDurable(record)
+            }
         case let loaded:
             session = try NavigationSession(
                 configuration: configuration,
