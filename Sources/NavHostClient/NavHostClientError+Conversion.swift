@@ -77,7 +77,10 @@ extension NavHostClientError {
         case .routeNotFound: return "no loaded feature offers route \(text("route"))"
         case .invalidRouteParameters:
             return "the parameters do not fit route \(text("route")): \(parameters["reason"]?.stringValue ?? "?")"
-        case .intentNotFound: return "the screen has no intent \(text("intent"))"
+        case .intentNotFound:
+            let names = parameters["intents"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            guard !names.isEmpty else { return "the screen has no intent \(text("intent"))" }
+            return "the screen has no intent \(text("intent")); it takes \(names.joined(separator: ", "))"
         case .invalidIntentArguments:
             return "the arguments do not fit intent \(text("intent")): \(parameters["reason"]?.stringValue ?? "?")"
         case .intentFailed: return "screen \(text("screen")) failed while handling intent \(text("intent"))"

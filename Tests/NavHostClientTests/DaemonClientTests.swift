@@ -149,6 +149,11 @@ struct DaemonClientTests {
                     try await client.send("onTappedNothing")
                 }
                 #expect(noIntent.code == .intentNotFound)
+                #expect(
+                    noIntent.parameters["intents"] == ["onTappedProducts", "onTappedProfile", "onTappedSettings"],
+                    "the intents the screen takes, for a client to say what was meant"
+                )
+                #expect(noIntent.message.contains("it takes onTappedProducts, onTappedProfile, onTappedSettings"))
                 let noModal = try await #require(throws: NavHostClientError.self) { try await client.dismiss() }
                 #expect(noModal.code == .noModalPresented)
             }

@@ -26,7 +26,7 @@ struct NavctlErrorTests {
             (
                 "error-intent-not-found", ["send", "onTappedNothing"],
                 "io.navhost.Navigation.Send", "io.navhost.Navigation.IntentNotFound",
-                ["intent": "onTappedNothing"], 2
+                ["intent": "onTappedNothing", "intents": ["onTappedProducts", "onTappedSettings"]], 2
             ),
             (
                 "error-permission-denied", ["pop"],

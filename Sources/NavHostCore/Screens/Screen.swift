@@ -169,7 +169,7 @@ final class Screen {
             }
             return
         case .finished(let error as IntentError):
-            throw Self.navigationError(for: error)
+            throw navigationError(for: error)
         case .finished(let error?):
             throw NavigationError(
                 .intentFailed,
@@ -315,10 +315,14 @@ extension Screen {
         return (number, task, handle)
     }
 
-    fileprivate static func navigationError(for error: IntentError) -> NavigationError {
+    fileprivate func navigationError(for error: IntentError) -> NavigationError {
         switch error {
         case .unknownIntent(let name):
-            return NavigationError(.intentNotFound, error.description, parameters: ["intent": .string(name)])
+            // The intents it does take, for the client to say what was meant (a misspelt name, most often).
+            let names = model.intentNames()
+            var parameters: JSONObject = ["intent": .string(name)]
+            if !names.isEmpty { parameters["intents"] = .array(names.map { .string($0) }) }
+            return NavigationError(.intentNotFound, error.description, parameters: parameters)
         case .invalidArguments(let name, let reason):
             return NavigationError(
                 .invalidIntentArguments,

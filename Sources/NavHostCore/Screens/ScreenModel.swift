@@ -22,6 +22,8 @@ struct ScreenModel {
     let encodeRestorableState: @MainActor () throws -> EncodedRestorableState?
     /// Hands back restorable state saved earlier; `false` when it does not decode.
     let restoreState: @MainActor (JSONValue) -> Bool
+    /// The names of the intents the ViewModel takes (its `Intent`'s `names`), read only when an intent is refused.
+    let intentNames: @MainActor () -> [String]
 
     init(_ viewModel: any ViewModel) {
         self = Self.make(viewModel)
@@ -58,7 +60,8 @@ struct ScreenModel {
                 }
             },
             encodeRestorableState: { try restorableAccess?.encode() },
-            restoreState: { saved in restorableAccess?.restore(saved) ?? false }
+            restoreState: { saved in restorableAccess?.restore(saved) ?? false },
+            intentNames: { VM.Intent.names }
         )
     }
 
@@ -69,7 +72,8 @@ struct ScreenModel {
         handle: @escaping @MainActor (IntentMessage) async throws -> Void,
         trackState: @escaping @MainActor (@escaping @Sendable () -> Void) -> Void,
         encodeRestorableState: @escaping @MainActor () throws -> EncodedRestorableState?,
-        restoreState: @escaping @MainActor (JSONValue) -> Bool
+        restoreState: @escaping @MainActor (JSONValue) -> Bool,
+        intentNames: @escaping @MainActor () -> [String]
     ) {
         self.viewModel = viewModel
         self.encodeState = encodeState
@@ -78,6 +82,7 @@ struct ScreenModel {
         self.trackState = trackState
         self.encodeRestorableState = encodeRestorableState
         self.restoreState = restoreState
+        self.intentNames = intentNames
     }
 }
 

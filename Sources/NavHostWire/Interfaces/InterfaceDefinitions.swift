@@ -218,8 +218,9 @@ public enum InterfaceDefinitions {
         # The route exists but its parameters do not fit it.
         error InvalidRouteParameters (route: string, reason: string)
 
-        # The screen has no intent by that name.
-        error IntentNotFound (intent: string)
+        # The screen has no intent by that name; intents lists those it takes (absent when
+        # its ViewModel does not name them).
+        error IntentNotFound (intent: string, intents: ?[]string)
 
         # The intent exists but its arguments do not fit it.
         error InvalidIntentArguments (intent: string, reason: string)
