@@ -529,7 +529,10 @@ extension PluginControl {
             throw .refused(
                 QuarantineReason(
                     .inUse,
-                    "session \(session.name) starts at \(session.configuredRoot.id), which \(name) serves"
+                    "session \(session.name) starts at \(session.configuredRoot.id), which \(name) serves; "
+                        + (sessions.configuredNames.contains(session.name)
+                            ? "change its root where it is declared (the configuration or --session) first"
+                            : "close it first (navctl session close \(session.name))")
                 )
             )
         }

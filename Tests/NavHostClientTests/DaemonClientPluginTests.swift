@@ -114,4 +114,26 @@ struct DaemonClientPluginTests {
             #expect(needed.parameters["code"] == "inUse", "Home's new build cannot work without Products")
         }
     }
+
+    @Test("An Unload refused because a session starts at the plugin's route says how to free it")
+    func unloadOfASessionsRoot() async throws {
+        try await Self.withPrivatePlugins { _, _, client in
+            let configured = try await #require(throws: NavHostClientError.self) {
+                try await client.unloadPlugin(named: "Settings")
+            }
+            #expect(configured.parameters["code"] == "inUse")
+            #expect(
+                configured.message.contains(
+                    "session main starts at settings.main, which Settings serves; change its root"
+                ),
+                "\(configured.message)"
+            )
+
+            try await client.openSession(named: "kiosk", root: "products.list")
+            let opened = try await #require(throws: NavHostClientError.self) {
+                try await client.unloadPlugin(named: "Products")
+            }
+            #expect(opened.message.contains("close it first (navctl session close kiosk)"), "\(opened.message)")
+        }
+    }
 }
