@@ -115,6 +115,24 @@ struct DaemonClientPluginTests {
         }
     }
 
+    @Test("A Load of a plugin's package instead of its staged folder says which folder to load")
+    func loadOfAPackage() async throws {
+        try await Self.withPrivatePlugins { directory, _, client in
+            let package = "\((directory as NSString).deletingLastPathComponent)/Favorites"
+            let staged = "\(package)/.build/debug/plugins/Favorites"
+            try FileManager.default.createDirectory(atPath: staged, withIntermediateDirectories: true)
+            for file in ["plugin.json", "Package.swift"] {
+                FileManager.default.createFile(atPath: "\(package)/\(file)", contents: Data("{}".utf8))
+            }
+            let refused = try await #require(throws: NavHostClientError.self) {
+                try await client.loadPlugin(at: package)
+            }
+            #expect(refused.parameters["code"] == "fileMissing")
+            let message = refused.parameters["message"]?.stringValue ?? ""
+            #expect(message.hasSuffix("it is a plugin's package: load its staged folder, \(staged)"), "\(message)")
+        }
+    }
+
     @Test("An Unload refused because a session starts at the plugin's route says how to free it")
     func unloadOfASessionsRoot() async throws {
         try await Self.withPrivatePlugins { _, _, client in

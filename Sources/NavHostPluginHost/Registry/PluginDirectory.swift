@@ -53,7 +53,12 @@ package enum PluginDirectory {
     package static func readManifest(in folder: String) -> Result<PluginManifest, QuarantineReason> {
         let path = "\(folder)/\(PluginManifest.fileName)"
         guard FileIO.kind(of: path) == .regularFile else {
-            return .failure(QuarantineReason(.fileMissing, "there is no \(PluginManifest.fileName) in \(folder)"))
+            return .failure(
+                QuarantineReason(
+                    .fileMissing,
+                    "there is no \(PluginManifest.fileName) in \(folder)\(stagingHint(for: folder))"
+                )
+            )
         }
         let bytes: [UInt8]
         do {
@@ -66,5 +71,25 @@ package enum PluginDirectory {
         } catch {
             return .failure(QuarantineReason(.badManifest, "\(path): \(error)"))
         }
+    }
+}
+
+// MARK: - Private
+
+extension PluginDirectory {
+    /// What to load instead when `folder`, which has no manifest, is a plugin's package rather than its staged
+    /// folder (a newcomer's first `Load`); empty otherwise.
+    fileprivate static func stagingHint(for folder: String) -> String {
+        guard FileIO.kind(of: "\(folder)/plugin.json") == .regularFile else { return "" }
+        guard FileIO.kind(of: "\(folder)/Package.swift") == .regularFile else {
+            return "; plugin.json describes a package to stage: load the folder navhost-plugin-tool stage writes"
+        }
+        let staged = "\(folder)/.build/debug/plugins"
+        let built = ((try? FileIO.directoryEntries(staged)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        guard built.count == 1 else {
+            return "; it is a plugin's package: stage it (make, or navhost-plugin-tool stage) and load the staged"
+                + " folder, .build/debug/plugins/<Name> in it"
+        }
+        return "; it is a plugin's package: load its staged folder, \(staged)/\(built[0])"
     }
 }
