@@ -12,7 +12,7 @@ package enum ManifestDecoding {
         do {
             json = try JSONParser().parse(bytes)
         } catch {
-            throw PluginManifestError(.notJSON, field: "", error.description)
+            throw PluginManifestError(.notJSON, field: "", describe(error, in: bytes))
         }
         guard json.objectValue != nil else {
             throw PluginManifestError(.invalidField, field: "", "expected an object, found \(json.typeName)")
@@ -43,6 +43,22 @@ package enum ManifestDecoding {
             }
         }
         return text
+    }
+
+    /// A parse error with its place as an editor shows it, line and column (from 1), not as a byte offset.
+    private static func describe(_ error: JSONError, in bytes: some Collection<UInt8>) -> String {
+        guard let offset = error.offset else { return error.description }
+        var line = 1
+        var column = 1
+        for byte in bytes.prefix(offset) {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
+        }
+        return "JSON \(error.code): \(error.message) (line \(line), column \(column))"
     }
 
     private static func map(_ error: DecodingError) -> PluginManifestError {

@@ -118,5 +118,8 @@ struct PluginManifestTests {
         #expect(throws: PluginManifestError.self) { try PluginManifest(jsonBytes: Array("[1, 2]".utf8)) }
         let notJSON = try #require(throws: PluginManifestError.self) { try PluginManifest(jsonBytes: Array("{".utf8)) }
         #expect(notJSON.code == .notJSON && notJSON.field.isEmpty)
+        let commaLeftOut = Array("{\n  \"name\": \"X\",\n  \"version\": \"1.0.0\"\n  \"routes\": []\n}\n".utf8)
+        let placed = try #require(throws: PluginManifestError.self) { try PluginManifest(jsonBytes: commaLeftOut) }
+        #expect("\(placed)".hasSuffix("(line 4, column 3)"), "where an editor shows it: \(placed)")
     }
 }
