@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import NavHostCore
+public import NavHostKit
 public import NavHostPluginHost
 import NavHostStorage
 
@@ -23,6 +24,18 @@ public enum PluginStager {
         public var directory: String
         /// The manifest written there.
         public var manifest: PluginManifest
+    }
+
+    /// A warning for a plugin whose library was built against a newer NavHostKit than `toolSDK` (this tool's, and
+    /// the daemon's it came with): such a daemon refuses it (`abiMismatch`); `nil` when it can load.
+    public static func sdkWarning(
+        for manifest: PluginManifest,
+        toolSDK: NavHostKitVersion = .current
+    ) -> String? {
+        guard !manifest.sdkVersion.isCompatible(withHost: toolSDK) else { return nil }
+        return "\(manifest.name) is built against NavHostKit \(manifest.sdkVersion), which a daemon with this tool's "
+            + "\(toolSDK) refuses (abiMismatch): build it against the daemon's SDK (NAVHOST_SDK), or load it into a "
+            + "daemon of \(manifest.sdkVersion.major).\(manifest.sdkVersion.minor) or later"
     }
 
     /// Stages the plugin whose sources are in `pluginFolder` (holding `plugin.json` and `Resources/`), from the

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import NavHostCore
 import NavHostKit
 import NavHostPluginTools
@@ -69,6 +70,10 @@ extension NavHostPluginTool {
                 )
                 let routes = staged.manifest.routeIDs.joined(separator: ", ")
                 print("staged \(staged.manifest.name) \(staged.manifest.version) in \(staged.directory): \(routes)")
+                if let warning = PluginStager.sdkWarning(for: staged.manifest) {
+                    let line = Array("warning: \(warning)\n".utf8)
+                    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+                }
             }
         }
     }

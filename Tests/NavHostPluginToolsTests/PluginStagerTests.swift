@@ -25,6 +25,20 @@ struct PluginStagerTests {
         #expect(manifest.dependencies == source.dependencies && manifest.resources == ["products.json"])
     }
 
+    @Test("A library built against a newer minor SDK than the tool's is staged with a warning that says why")
+    func newerSDKWarns() throws {
+        let source = try PluginSource(folder: "\(ToolTestPaths.package)/Plugins/Products")
+        var manifest = try ManifestBuilder.manifest(
+            for: source,
+            libraryPath: "\(ToolTestPaths.buildDirectory)/libProductsFeature.so"
+        )
+        #expect(PluginStager.sdkWarning(for: manifest) == nil, "built against the tool's own SDK")
+        let current = NavHostKitVersion.current
+        manifest.sdkVersion = try #require(NavHostKitVersion("\(current.major).\(current.minor + 1).0"))
+        let warning = try #require(PluginStager.sdkWarning(for: manifest))
+        #expect(warning.contains("abiMismatch") && warning.contains("NAVHOST_SDK"), "\(warning)")
+    }
+
     @Test("A library holding another feature than plugin.json names is refused")
     func wrongLibrary() throws {
         let source = try PluginSource(folder: "\(ToolTestPaths.package)/Plugins/Products")
