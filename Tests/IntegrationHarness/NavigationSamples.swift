@@ -70,7 +70,8 @@ package enum NavigationSamples {
     ]
 
     /// The `io.navhost.Plugins.List` reply: one plugin loaded by hand from another folder, one quarantined, one
-    /// loaded whose folder is gone but which Home needs, one unloaded by hand.
+    /// loaded whose folder is gone but which Home needs, one unloaded by hand, and a copy of the one Home needs in
+    /// another folder, refused as it has that name.
     package static let pluginsReply: JSONObject = [
         "plugins": [
             [
@@ -88,11 +89,21 @@ package enum NavigationSamples {
                 "path": "/var/lib/navhost/plugin-images/Settings-1.so", "sdkVersion": "2.2.0",
                 "routes": ["settings.main"],
                 "removalRefused": ["neededBy": ["Home"], "rootOf": [], "message": "needed by Home"],
+                "folder": "/usr/lib/navhost/plugins/Settings",
             ],
             [
                 "name": "Orders", "version": "1.2.0", "state": "removed",
                 "path": "/usr/lib/navhost/plugins/Orders", "sdkVersion": "2.2.0", "routes": ["orders.list"],
                 "unloadedByHand": true, "folder": "/usr/lib/navhost/plugins/Orders",
+            ],
+            [
+                "name": "Settings", "version": "1.1.0", "state": "quarantined",
+                "path": "/usr/lib/navhost/plugins/Settings-new/libSettingsFeature.so", "routes": ["settings.main"],
+                "quarantine": [
+                    "code": "duplicateName",
+                    "message": "a plugin named Settings is already loaded, from /usr/lib/navhost/plugins/Settings",
+                ],
+                "folder": "/usr/lib/navhost/plugins/Settings-new",
             ],
         ]
     ]

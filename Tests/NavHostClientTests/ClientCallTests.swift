@@ -145,7 +145,7 @@ struct ClientCallTests {
             #expect(routes.map(\.route) == ["home.main", "products.detail"])
             #expect(routes.last?.parameters == ["productID"])
             let plugins = try await client.plugins()
-            #expect(plugins.map(\.state) == [.loaded, .quarantined, .loaded, .removed])
+            #expect(plugins.map(\.state) == [.loaded, .quarantined, .loaded, .removed, .quarantined])
             #expect(plugins.first?.sdkVersion == "1.0.0")
             #expect(plugins[1].quarantine?.code == "sdkMismatch")
             #expect(

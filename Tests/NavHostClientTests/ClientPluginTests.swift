@@ -107,7 +107,7 @@ struct ClientPluginTests {
                 Issue.record("the first update is not the plain list: \(received[0])")
                 return
             }
-            #expect(first.map(\.name) == ["Products", "Weather", "Settings", "Orders"])
+            #expect(first.map(\.name) == ["Products", "Weather", "Settings", "Orders", "Settings"])
             #expect(first[1].quarantine?.code == "sdkMismatch")
             #expect(
                 received[1]

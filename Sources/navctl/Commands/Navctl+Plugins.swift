@@ -43,8 +43,8 @@ extension Navctl.Plugins {
             discussion: """
                 The NOTE column says why a plugin was quarantined, why a loaded one whose folder is gone keeps \
                 serving (removal refused: needed by Home), why its last new build was refused, that a removed \
-                one was unloaded by hand (it stays out until plugins load of its folder), and that one was loaded \
-                by hand from outside the plugins folder. --json prints the io.navhost.Plugins.List reply: \
+                one was unloaded by hand (it stays out until plugins load of its folder), that one was loaded \
+                by hand from outside the plugins folder, and, when two rows share a name, each one's folder. --json prints the io.navhost.Plugins.List reply: \
                 {"plugins":[{"name":…,"version":…,"state":…,"path":…,"folder":…,"routes":[…],\
                 "quarantine":{"code":…,"message":…},"lastReloadFailure":{…},"removalRefused":{…},\
                 "unloadedByHand":true,"loadedByHand":true},…]}.

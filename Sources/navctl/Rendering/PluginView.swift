@@ -16,16 +16,26 @@ enum PluginView {
     /// A table of plugins: name, version, state, routes, and a note: why a quarantined one was refused, why a
     /// loaded one whose folder is gone keeps serving, that it was unloaded or loaded by hand, why its last new build
     /// was refused.
+    /// A name listed more than once (a copy refused as `duplicateName`, a row unloaded by hand beside the one
+    /// serving) has each row's folder in its note, to tell them apart.
     static func lines(_ plugins: [PluginInfo]) -> [String] {
+        let shared = Dictionary(grouping: plugins, by: \.name).filter { $0.value.count > 1 }.keys
         let rows = plugins.map { plugin in
-            [plugin.name, plugin.version, plugin.state.rawValue, Table.list(plugin.routes), note(on: plugin)]
+            [
+                plugin.name, plugin.version, plugin.state.rawValue, Table.list(plugin.routes),
+                note(on: plugin, namingFolder: shared.contains(plugin.name)),
+            ]
         }
         return Table.lines(header: ["NAME", "VERSION", "STATE", "ROUTES", "NOTE"], rows: rows)
     }
 
-    /// What the table's last column says of `plugin`.
-    static func note(on plugin: PluginInfo) -> String {
+    /// What the table's last column says of `plugin`; with `namingFolder`, first the folder it is in (unless a
+    /// later note names it).
+    static func note(on plugin: PluginInfo, namingFolder: Bool = false) -> String {
         var notes: [String] = []
+        if namingFolder, let folder = plugin.folder, plugin.unloadedByHand != true, plugin.loadedByHand != true {
+            notes.append("in \(folder)")
+        }
         if let quarantine = plugin.quarantine { notes.append("\(quarantine.code): \(quarantine.message)") }
         if let refusal = plugin.removalRefused { notes.append("removal refused: \(refusal.message)") }
         if plugin.unloadedByHand == true {
