@@ -130,7 +130,10 @@ struct RefusedCall: Sendable, CustomTestStringConvertible {
             message:
                 #"{"method":"io.navhost.Navigation.Send","parameters":{"session":"SESSION","intent":"onTappedSelfDestruct"}}"#,
             error: "io.navhost.Navigation.IntentNotFound",
-            errorParameters: ["intent": "onTappedSelfDestruct"]
+            errorParameters: [
+                "intent": "onTappedSelfDestruct",
+                "intents": ["onTappedProducts", "onTappedProfile", "onTappedSettings"],
+            ]
         ),
         RefusedCall(
             session: "unknown-screen",

@@ -72,7 +72,7 @@ struct DaemonProtocolTests {
             ("Navigate", #"{"route":"products.detail"}"#, "io.navhost.Navigation.InvalidRouteParameters", nil),
             (
                 "Send", #"{"intent":"onTappedNothing"}"#, "io.navhost.Navigation.IntentNotFound",
-                #"{"intent":"onTappedNothing"}"#
+                #"{"intent":"onTappedNothing","intents":["onTappedProducts","onTappedProfile","onTappedSettings"]}"#
             ),
             (
                 "Send", #"{"screen":"s404","intent":"onTappedProducts"}"#, "io.navhost.Navigation.ScreenNotFound",
