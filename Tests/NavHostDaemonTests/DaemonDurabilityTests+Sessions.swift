@@ -197,12 +197,35 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
-    /// A daemon whose `main` session made 400 calls, and a `Replay` of them as `rp` 150 ms under way: well into the
-    /// calls, each made durable and settled before the next. The task gives the Replay's answer, as text.
-    private static func replayUnderWay() async throws -> (DaemonProcess, Task<String, any Error>) {
-        let daemon = try await DaemonProcess.start(extraArguments: ["--flight-recorder-calls", "2000"])
+    @Test("A Replay whose session a client closes and opens again stops; the new session's answered stack holds")
+    func replayStopsWhenItsSessionCloses() async throws {
+        // Long enough for the closed session's revisions to pass the new one's (opened above a reservation of up to
+        // 2,048 revisions), had the replay gone on driving it.
+        let (daemon, replaying) = try await Self.replayUnderWay(pairs: 1_200)
+        let other = try await NavigationClient.connect(to: daemon)
+        #expect(try await pollUntil { try await other.call("Sessions")["sessions"] == ["main", "rp"] })
+        try await other.call("CloseSession", ["name": "rp"])
+        try await other.call("OpenSession", ["name": "rp", "root": "settings.main"])
+        try await other.call("Navigate", ["session": "rp", "route": "products.list"])
+        let answer = await replaying.result
+        try await daemon.crash()
+        try await daemon.restart()
+
+        let reader = try await NavigationClient.connect(to: daemon)
+        #expect(try await reader.routes(session: "rp") == ["settings.main", "products.list"], "replay: \(answer)")
+        #expect("\(answer)".contains("SessionNotFound"), "\(answer)")
+        try await daemon.terminate()
+    }
+
+    /// A daemon whose `main` session made `pairs` navigations and pops (400 calls by default), and a `Replay` of them
+    /// as `rp` 150 ms under way: well into the calls, each made durable and settled before the next. The task gives
+    /// the Replay's answer, as text.
+    private static func replayUnderWay(pairs: Int = 200) async throws -> (DaemonProcess, Task<String, any Error>) {
+        let daemon = try await DaemonProcess.start(extraArguments: [
+            "--flight-recorder-calls", "\(max(2 * pairs, 2000))", "--max-message-size", "8M",
+        ])
         let nav = try await NavigationClient.connect(to: daemon)
-        for _ in 0..<200 {
+        for _ in 0..<pairs {
             try await nav.call("Navigate", ["route": "settings.main"])
             try await nav.call("Pop")
         }

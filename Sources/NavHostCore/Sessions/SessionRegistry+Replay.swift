@@ -49,6 +49,7 @@ extension SessionRegistry {
         )
         for screen in base.stack.dropFirst() {
             try await abandonIfStopping(name, replay: number)
+            try stopIfClosed(session, calls: 0)
             let request = RouteRequest(id: screen.route, parameters: screen.parameters)
             await settle(session)
             _ = try? await session.handle(screen.presentation == .modal ? .present(request) : .navigate(request))
@@ -65,6 +66,7 @@ extension SessionRegistry {
             for (index, recorded) in recording.calls.enumerated() {
                 if let to, recorded.revision > to { break }
                 try await abandonIfStopping(name, replay: number)
+                try stopIfClosed(session, calls: index)
                 var replayedError: String?
                 do throws(NavigationError) {
                     try await session.handle(recorded.call)
@@ -89,6 +91,7 @@ extension SessionRegistry {
         }
         report.warnings = warnings
         try await abandonIfStopping(name, replay: number)
+        try stopIfClosed(session, calls: report.calls)
         if to == nil {
             // Unless a client closed it meanwhile (and may have opened another of the name).
             if replaysUnderWay[name] == number { try await closeDurably(name, evenStopping: true) }
@@ -108,6 +111,18 @@ extension SessionRegistry {
         guard isShutDown else { return }
         if replaysUnderWay[name] == replay { try await closeDurably(name, evenStopping: true) }
         throw SessionsShutDown()
+    }
+
+    /// Throws `SessionNotFound` once a client has closed the replay's session (and may have opened another of the
+    /// name): the replay stops there, and what it would still change belongs to no session. Before, it drove the
+    /// closed session to its end, and its records, of higher revisions, replaced the new session's on disk.
+    private func stopIfClosed(_ session: NavigationSession, calls: Int) throws(NavigationError) {
+        guard !isOpen(session) else { return }
+        throw NavigationError(
+            .sessionNotFound,
+            "session \(session.name) was closed while it was replayed; the replay stopped after \(calls) calls",
+            parameters: ["session": .string(session.name)]
+        )
     }
 
     /// Waits until every screen of `session` is idle, or until no new revision came for 50 ms (a screen that

@@ -184,7 +184,9 @@ public final class SessionRegistry {
     ///   session's unwritten changes were taken back (watchers never heard of them), or changes were taken back while
     ///   this one waited, so it may be among them. The change must not be acknowledged then.
     public func commit(_ session: NavigationSession, takeBacks: Int? = nil) async throws {
-        guard let persistence else { return }
+        // A session closed meanwhile keeps nothing: its emptied record is written, and one a client opened under the
+        // name since owns the file (a closed session's later record would have a higher revision, and win).
+        guard let persistence, isOpen(session) else { return }
         let takeBacks = takeBacks ?? session.takeBacks
         let record = session.record
         var failure: (any Error)?
@@ -228,6 +230,7 @@ public final class SessionRegistry {
             // between may have queued a newer one of the same revision (a restorable-only change makes none), and
             // the persistence keeps the later of two equal revisions. An older record queued last would overwrite
             // what that client was answered for.
+            guard isOpen(session) else { return }
             let record = session.record
             do {
                 try await persistence.save(record)
@@ -236,6 +239,11 @@ public final class SessionRegistry {
                 takeBack(session, because: error)
             }
         }
+    }
+
+    /// Whether `session` is the one open under its name (not closed, nor replaced by another of the name).
+    func isOpen(_ session: NavigationSession) -> Bool {
+        sessions[session.name] === session
     }
 
     /// Takes back what could not be written, and says so at `error` level. The daemon recovers by itself: the next
