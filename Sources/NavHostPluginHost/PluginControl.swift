@@ -74,6 +74,7 @@ public final class PluginControl {
         self.sessions = sessions
         self.overridesFile = overrides
         self.watcherLimit = watcherLimit
+        registry.keepsRemovedRow = { [weak self] row in self?.overrides.unloaded.contains(row.directory) == true }
     }
 
     // MARK: Changing the plugins

@@ -65,6 +65,9 @@ public final class PluginRegistry {
     public let sdkVersion: NavHostKitVersion
     /// Every plugin the registry has tried, loaded or quarantined, in the order it decided on them.
     public internal(set) var statuses: [PluginStatus] = []
+    /// Whether a removed plugin stays listed once a plugin of its name loads from another folder; by default none
+    /// does. ``PluginControl`` keeps the folders unloaded by hand, which stay out until a `Load` of them.
+    var keepsRemovedRow: (@MainActor (PluginStatus) -> Bool)?
 
     /// The plugins that serve their routes.
     public var loadedPlugins: [PluginStatus] { statuses.filter(\.isLoaded) }
@@ -255,7 +258,12 @@ extension PluginRegistry {
     /// plugin's status is never replaced: its code stays loaded whatever later attempts say. A plugin that loads
     /// replaces the record of its removal, wherever it was removed from.
     func record(_ status: PluginStatus) {
-        if status.isLoaded { statuses.removeAll { $0.name == status.name && $0.state == .removed } }
+        if status.isLoaded {
+            statuses.removeAll { row in
+                row.name == status.name && row.state == .removed
+                    && (row.directory == status.directory || keepsRemovedRow?(row) != true)
+            }
+        }
         let earlierFailure = statuses.firstIndex { earlier in
             earlier.name == status.name && earlier.directory == status.directory && !earlier.isLoaded
         }

@@ -239,6 +239,23 @@ struct PluginControlOverridesTests {
         #expect(state(of: "UserProfile", in: start()) == "removed", "no folder brings the name back")
     }
 
+    @Test("A folder unloaded by hand stays listed as such while a copy of its plugin loaded from elsewhere serves")
+    func unloadedRowStaysBesideACopy() async throws {
+        defer { cleanUp() }
+        let control = start()
+        try await control.unload("Settings")
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(elsewhere.path)/Settings",
+            withDestinationPath: try PluginWorkspace.stagedDirectory("Settings")
+        )
+        try await control.load(pluginAt: "\(elsewhere.path)/Settings")
+
+        // Before, the row vanished: nothing listed the plugins folder's Settings, which stays out until a Load of it.
+        let rows = control.reports.filter { $0.name == "Settings" }
+        #expect(rows.map(\.state) == [.removed, .loaded], "\(rows)")
+        #expect(rows.first?.unloadedByHand == true && rows.first?.folder == "\(workspace.plugins)/Settings")
+    }
+
     @Test("An Unload also unloads a copy of the plugin in the plugins folder under another folder name, for good")
     func unloadOfAPluginWithATwin() async throws {
         defer { cleanUp() }
