@@ -8,7 +8,7 @@ public import NavHostWire
 extension PluginStatus {
     /// The plugin as `io.navhost.Plugins.List` reports it.
     public var info: PluginInfo {
-        PluginInfo(
+        var info = PluginInfo(
             name: name,
             version: version.map { "\($0)" } ?? "",
             state: reportedState,
@@ -22,6 +22,8 @@ extension PluginStatus {
             },
             folder: directory
         )
+        info.sha256 = manifest?.sha256
+        return info
     }
 
     private var reportedState: PluginInfo.State {

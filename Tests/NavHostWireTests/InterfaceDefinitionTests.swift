@@ -357,7 +357,12 @@ extension InterfaceDefinitionTests {
 
 extension InterfaceDefinitionTests {
     private static let quarantine = PluginInfo.Quarantine(code: "checksumMismatch", message: "the library changed")
-    private static let loaded = PluginInfo(
+    private static let loaded = {
+        var plugin = loadedWithoutBuild
+        plugin.sha256 = String(repeating: "ab", count: 32)
+        return plugin
+    }()
+    private static let loadedWithoutBuild = PluginInfo(
         name: "Products",
         version: "1.1.0",
         state: .loaded,

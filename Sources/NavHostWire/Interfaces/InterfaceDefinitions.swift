@@ -314,7 +314,10 @@ public enum InterfaceDefinitions {
           folder: ?string,
           # True on a plugin loaded by hand from a folder outside the plugins folder: loaded from there at every start until
           # an Unload.
-          loadedByHand: ?bool
+          loadedByHand: ?bool,
+          # The SHA-256 of its library as its manifest records it: which build it is (a reload that keeps it ran the same
+          # code again).
+          sha256: ?string
         )
 
         # One change to the plugins. "loaded": a new plugin serves (version, path). "reloaded": a new build replaced

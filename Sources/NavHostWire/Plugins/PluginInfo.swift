@@ -78,6 +78,10 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     /// `true` on a plugin a control client loaded from a folder outside the plugins folder: it is loaded from there
     /// at every start until an `Unload`; `nil` otherwise.
     public var loadedByHand: Bool?
+    /// The SHA-256 of its library as its manifest records it: which build it is. A reload that serves the same
+    /// `sha256` as before runs the same code (its folder's library did not change). `nil` from a daemon that does not
+    /// say, or for a folder whose manifest does not read.
+    public var sha256: String?
 
     /// Creates a plugin description, as a test double would.
     public init(

@@ -138,7 +138,8 @@ extension Navctl.Plugins {
                 The new build is loaded from a fresh private copy, and every session showing the plugin's screens \
                 rebuilds them in place. A refused build (PluginRefused, exit code 2) leaves the old version \
                 serving; plugins list --json then shows it as lastReloadFailure. Prints "reloaded NAME OLD → NEW \
-                from LIBRARY". --json prints the Reload reply: {"plugin":{…}}.
+                from LIBRARY; the build in FOLDER", or "; the same build as before" when the folder's library did \
+                not change (a build that failed, or another folder than the one rebuilt). --json prints the Reload reply: {"plugin":{…}}.
 
                 Examples:
                   navctl plugins reload Products
@@ -165,7 +166,16 @@ extension Navctl.Plugins {
                     previousVersion: previous?.version,
                     path: plugin.path
                 )
-                Console.print(PluginView.describe(event))
+                var line = PluginView.describe(event)
+                if let folder = plugin.folder {
+                    // A reload of an unchanged build (a build that failed, another folder than the one rebuilt) runs
+                    // the same code again: say so, and where it came from.
+                    line +=
+                        previous?.sha256 != nil && previous?.sha256 == plugin.sha256
+                        ? "; the same build as before: the library in \(folder) did not change"
+                        : "; the build in \(folder)"
+                }
+                Console.print(line)
             }
         }
     }
