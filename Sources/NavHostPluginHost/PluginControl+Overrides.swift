@@ -142,6 +142,7 @@ extension PluginControl {
         guard proposed != overrides else { return try change() }
         do {
             try await overridesFile.save(proposed)
+            whileWriting?()
         } catch {
             throw .refused(
                 QuarantineReason(

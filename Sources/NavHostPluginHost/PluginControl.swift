@@ -59,6 +59,9 @@ public final class PluginControl {
     var waitingCalls: [CheckedContinuation<Void, Never>] = []
     /// Whether a `Load` or `Unload` is under way.
     var isCallUnderWay = false
+    /// Called once a `Load` or `Unload` has written the overrides and before it makes its change, at the point where
+    /// the folder watcher or SIGHUP may have acted while the write waited for the disk: tests make such a change here.
+    var whileWriting: (@MainActor () -> Void)?
 
     // MARK: Initialization
 

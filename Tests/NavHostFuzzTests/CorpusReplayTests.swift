@@ -5,7 +5,10 @@ import Testing
 
 /// The fuzzer's seed corpus, and every crash it found (kept in the corpus), replayed through the same driver on
 /// every test run: each input must be served, in time, with replies the oracle accepts.
-@Suite("The fuzz corpus, replayed")
+///
+/// One input at a time: each is served on the main actor within ``VarlinkFuzzing/timeLimit``, and its 90-odd inputs
+/// started at once (`swift test --parallel` with no width) shared that one thread and all ran out of time together.
+@Suite("The fuzz corpus, replayed", .serialized)
 struct CorpusReplayTests {
     static let corpusDirectory = "\(TestPaths.packageRoot)/Tests/Fuzz/Corpus"
 

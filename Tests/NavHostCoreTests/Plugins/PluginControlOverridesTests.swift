@@ -162,29 +162,31 @@ struct PluginControlOverridesTests {
     func unloadOfAMovingPlugin() async throws {
         defer { cleanUp() }
         let control = start()
-        let unloading = Task { try await control.unload("Settings") }
-        await Task.yield()
-        // While the file is written, if the Unload has begun: the folder is renamed, and a rescan follows it.
-        try FileManager.default.moveItem(atPath: "\(workspace.plugins)/Settings", toPath: "\(workspace.plugins)/Prefs")
-        control.rescan(workspace.plugins)
+        // While the file is written, the folder is renamed and a rescan follows it. (The test renamed after one
+        // `Task.yield`, which under the load of a parallel run with no width limit came after the Unload had ended.)
+        let plugins = workspace.plugins
+        control.whileWriting = {
+            control.whileWriting = nil
+            try? FileManager.default.moveItem(atPath: "\(plugins)/Settings", toPath: "\(plugins)/Prefs")
+            control.rescan(plugins)
+        }
 
-        try await unloading.value
+        try await control.unload("Settings")
+        #expect(FileManager.default.fileExists(atPath: "\(plugins)/Prefs"), "renamed while written")
         #expect(state(of: "Settings", in: control).hasSuffix("removed"), "\(state(of: "Settings", in: control))")
         #expect(state(of: "Settings", in: start()) == "removed")
     }
 
-    @Test("An Unload whose plugin's folder is renamed while it is written, the folder watched, leaves no copy loaded")
+    @Test("An Unload whose plugin's folder was renamed, the watcher not there yet, leaves no copy loaded")
     func unloadOfAMovingPluginWatched() async throws {
         defer { cleanUp() }
         let control = start()
-        let unloading = Task { try await control.unload("Settings") }
-        await Task.yield()
-        // While the file is written: the folder watcher has not taken the rename yet (it may take it after the
-        // reply, and it waits for the folder to settle before unloading the gone folder's plugin); the Unload reads
-        // the plugins folder itself. Before, the watcher then loaded the renamed copy, after the answered Unload.
+        // Before the Unload, as while it is written (it reads the folder again before it answers): the folder watcher
+        // has not taken the rename yet (it waits for the folder to settle before unloading the gone folder's plugin).
+        // Before, the Unload went by the registry alone, and the watcher loaded the renamed copy after its answer.
         try FileManager.default.moveItem(atPath: "\(workspace.plugins)/Settings", toPath: "\(workspace.plugins)/Prefs")
 
-        try await unloading.value
+        try await control.unload("Settings")
         var incomplete: Set<String> = []
         control.take(.changed(["Settings", "Prefs"]), of: workspace.plugins, incomplete: &incomplete)
         control.take(.settled, of: workspace.plugins, incomplete: &incomplete)
