@@ -256,6 +256,11 @@ struct PluginControlOverridesTests {
         let rows = control.reports.filter { $0.name == "Settings" }
         #expect(rows.map(\.state) == [.removed, .loaded], "\(rows)")
         #expect(rows.first?.unloadedByHand == true && rows.first?.folder == "\(workspace.plugins)/Settings")
+
+        // The copy unloaded in turn: a Reload still names the folder a Load brings Settings back from.
+        try await control.unload("Settings")
+        #expect(control.folderUnloadedByHand(named: "Settings") == "\(workspace.plugins)/Settings")
+        #expect(control.reports.filter { $0.name == "Settings" && $0.unloadedByHand == true }.count == 1)
     }
 
     @Test("An Unload also unloads a copy of the plugin in the plugins folder under another folder name, for good")
