@@ -115,7 +115,7 @@ struct DaemonClientPluginTests {
         }
     }
 
-    @Test("A Load of a plugin's package instead of its staged folder says which folder to load")
+    @Test("A Load of a plugin's package, of a folder of plugins or of no folder says which folder to load")
     func loadOfAPackage() async throws {
         try await Self.withPrivatePlugins { directory, _, client in
             let package = "\((directory as NSString).deletingLastPathComponent)/Favorites"
@@ -130,6 +130,17 @@ struct DaemonClientPluginTests {
             #expect(refused.parameters["code"] == "fileMissing")
             let message = refused.parameters["message"]?.stringValue ?? ""
             #expect(message.hasSuffix("it is a plugin's package: load its staged folder, \(staged)"), "\(message)")
+
+            // A folder of plugins, and a folder that is not there, say so too.
+            let folderOfPlugins = try await #require(throws: NavHostClientError.self) {
+                try await client.loadPlugin(at: directory)
+            }
+            let listed = folderOfPlugins.parameters["message"]?.stringValue ?? ""
+            #expect(listed.hasSuffix("load one of them (Home, Products, Settings, UserProfile)"), "\(listed)")
+            let nowhere = try await #require(throws: NavHostClientError.self) {
+                try await client.loadPlugin(at: "\(package)/Nowhere")
+            }
+            #expect(nowhere.parameters["message"] == .string("there is no folder \(package)/Nowhere"))
         }
     }
 

@@ -53,6 +53,9 @@ package enum PluginDirectory {
     package static func readManifest(in folder: String) -> Result<PluginManifest, QuarantineReason> {
         let path = "\(folder)/\(PluginManifest.fileName)"
         guard FileIO.kind(of: path) == .regularFile else {
+            guard FileIO.kind(of: folder) == .directory else {
+                return .failure(QuarantineReason(.fileMissing, "there is no folder \(folder)"))
+            }
             return .failure(
                 QuarantineReason(
                     .fileMissing,
@@ -78,9 +81,15 @@ package enum PluginDirectory {
 
 extension PluginDirectory {
     /// What to load instead when `folder`, which has no manifest, is a plugin's package rather than its staged
-    /// folder (a newcomer's first `Load`); empty otherwise.
+    /// folder, or a folder of plugins (a newcomer's first `Load`); empty otherwise.
     fileprivate static func stagingHint(for folder: String) -> String {
-        guard FileIO.kind(of: "\(folder)/plugin.json") == .regularFile else { return "" }
+        guard FileIO.kind(of: "\(folder)/plugin.json") == .regularFile else {
+            let plugins = ((try? FileIO.directoryEntries(folder)) ?? []).filter { name in
+                !name.hasPrefix(".") && FileIO.kind(of: "\(folder)/\(name)/\(PluginManifest.fileName)") == .regularFile
+            }.sorted()
+            guard !plugins.isEmpty else { return "" }
+            return "; it holds plugin folders: load one of them (\(plugins.joined(separator: ", ")))"
+        }
         guard FileIO.kind(of: "\(folder)/Package.swift") == .regularFile else {
             return "; plugin.json describes a package to stage: load the folder navhost-plugin-tool stage writes"
         }
