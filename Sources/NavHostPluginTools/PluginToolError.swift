@@ -13,6 +13,7 @@ public struct PluginToolError: Error, Sendable, Hashable {
             case alreadyExists
             case fileSystem
             case sdkNotInstalled
+            case notACheckout
         }
 
         private let base: Base
@@ -34,6 +35,9 @@ public struct PluginToolError: Error, Sendable, Hashable {
         public static let fileSystem = Code(.fileSystem)
         /// The tool does not run from an installed SDK, which an out-of-tree package needs.
         public static let sdkNotInstalled = Code(.sdkNotInstalled)
+        /// A plugin scaffolded into a package folder that is not a NavHost checkout (no `Package.swift` and
+        /// `Plugins/`): a package of one's own is made with `--out-of-tree`.
+        public static let notACheckout = Code(.notACheckout)
 
         public var description: String { base.rawValue }
     }

@@ -120,8 +120,9 @@ extension NavHostPluginTool {
                     """
                     created \(folder): the \(name) plugin, route \(scaffold.namespace).list, against NavHostKit \
                     \(NavHostKitVersion.current) in \(sdk.directory)
-                    next: cd \(folder) && make && make test    build and stage lib\(name)Feature.so, run its tests
-                          make install                         hand it to a running navhostd (or PLUGINDIR=…)
+                    next: cd \(folder)
+                          make && make test    build and stage lib\(name)Feature.so, run its tests
+                          make install         hand it to a running navhostd (or PLUGINDIR=…)
                     """
                 )
                 return

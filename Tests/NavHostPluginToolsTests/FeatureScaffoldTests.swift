@@ -36,6 +36,10 @@ struct FeatureScaffoldTests {
         let package = try ToolTestPaths.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: package) }
         let scaffold = try FeatureScaffold(name: "Orders")
+        let notACheckout = try #require(throws: PluginToolError.self) { try scaffold.write(intoPackage: package) }
+        #expect(notACheckout.code == .notACheckout && notACheckout.message.contains("--out-of-tree"))
+        try FileManager.default.createDirectory(atPath: "\(package)/Plugins", withIntermediateDirectories: false)
+        FileManager.default.createFile(atPath: "\(package)/Package.swift", contents: Data())
 
         let folder = try scaffold.write(intoPackage: package)
 

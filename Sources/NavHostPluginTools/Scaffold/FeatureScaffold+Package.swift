@@ -129,7 +129,13 @@ extension FeatureScaffold {
         	$(SWIFT) test -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS)
 
         # Copies the staged folder beside its final place, then renames it in: the daemon never sees half a plugin.
-        install: build
+        # It installs what make staged and builds nothing, so that sudo make install leaves .build to its owner. A
+        # folder it has to create is one no running navhostd watches yet: it says so.
+        install:
+        	@test -f $(STAGED)/manifest.json || { echo "nothing staged in $(STAGED): run make first" >&2; exit 1; }
+        	@test -d $(DESTDIR)$(PLUGINDIR) || echo "note: $(DESTDIR)$(PLUGINDIR) did not exist, so no navhostd \
+        watches it yet; for the daemon make run starts in a NavHost checkout: make install \
+        PLUGINDIR=<checkout>/.build/debug/plugins" >&2
         	rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).installing
         	mkdir -p $(DESTDIR)$(PLUGINDIR)
         	cp -R $(STAGED) $(DESTDIR)$(PLUGINDIR)/.\#(name).installing

@@ -90,10 +90,20 @@ public struct FeatureScaffold: Sendable, Hashable {
     /// Writes the plugin into `<packageDirectory>/Plugins/<Name>/`.
     ///
     /// - Returns: The plugin's folder.
-    /// - Throws: ``PluginToolError`` with code `alreadyExists` when the folder exists, `fileSystem` when a write
-    ///   fails.
+    /// - Throws: ``PluginToolError`` with code `notACheckout` when `packageDirectory` has no `Package.swift` and
+    ///   `Plugins/` (a newcomer who meant a package of their own), `alreadyExists` when the folder exists,
+    ///   `fileSystem` when a write fails.
     @discardableResult
     public func write(intoPackage packageDirectory: String) throws(PluginToolError) -> String {
+        guard FileIO.kind(of: "\(packageDirectory)/Package.swift") == .regularFile,
+            FileIO.kind(of: "\(packageDirectory)/Plugins") == .directory
+        else {
+            throw PluginToolError(
+                .notACheckout,
+                "\(packageDirectory) is not a NavHost checkout (no Package.swift and Plugins/ there); for a package of "
+                    + "your own: navhost-plugin-tool new \(name) --out-of-tree DIR"
+            )
+        }
         let folder = "\(packageDirectory)/Plugins/\(name)"
         guard FileIO.kind(of: folder) == nil else {
             throw PluginToolError(.alreadyExists, "\(folder) already exists; pick another name or remove it")
