@@ -34,7 +34,8 @@ SDK_MODULES  := NavHostKit NavHostJSON NavHostTesting
 # The documents are installed into DOCDIR at the paths they have here, so the links between them hold once installed
 # as they do in the repository (scripts/check-doc-links.py checks both): the SDK's with the SDK, the rest with the
 # daemon.
-SDK_DOCS     := docs/sdk.md docs/authoring-features.md docs/manifest.md NavHostKit/CHANGELOG.md
+SDK_DOCS     := docs/sdk.md docs/authoring-features.md docs/manifest.md docs/plugins-reload.md docs/durability.md \
+                NavHostKit/CHANGELOG.md
 DOCS         := README.md BENCHMARKS.md $(filter-out $(SDK_DOCS),$(wildcard docs/*.md))
 SDK_TRIPLE   := $(shell uname -m)-unknown-linux-gnu
 
@@ -91,11 +92,13 @@ lint: check-docs
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift NavHostKit Sources Tests Plugins
 
 # Every relative link and #anchor in the repository's Markdown leads somewhere, and so does every link between the
-# documents as `make install-docs` lays them out.
+# documents as `make install-docs` lays them out, and as `make install-sdk-docs` does for the SDK alone.
 check-docs:
 	python3 scripts/check-doc-links.py
 	rm -rf $(BUILD_DIR)/doc-check && $(MAKE) --no-print-directory install-docs DESTDIR=$(CURDIR)/$(BUILD_DIR)/doc-check >/dev/null
 	python3 scripts/check-doc-links.py --installed $(BUILD_DIR)/doc-check$(DOCDIR) --not-installed Benchmarks
+	rm -rf $(BUILD_DIR)/sdk-doc-check && $(MAKE) --no-print-directory install-sdk-docs DESTDIR=$(CURDIR)/$(BUILD_DIR)/sdk-doc-check >/dev/null
+	python3 scripts/check-doc-links.py --installed $(BUILD_DIR)/sdk-doc-check$(DOCDIR) --not-installed Benchmarks
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel Package.swift NavHostKit Sources Tests Plugins Benchmarks
