@@ -6,8 +6,8 @@ import Testing
 
 @Suite("Acknowledged navigation survives kill -9")
 struct DaemonDurabilityTests {
-    /// What a session must look like after a restart: route IDs and parameters of the stack, and the Settings
-    /// preferences (persisted through the host's key-value store).
+    /// What a session must look like after a restart: route IDs and parameters of the stack (the Settings
+    /// preferences, kept in the feature's own store, have a test of their own: `featureStoreSurvivesKill`).
     struct Expected: Equatable, CustomStringConvertible {
         var stack: [JSONValue]
         var description: String { stack.map(\.description).joined(separator: " / ") }
@@ -130,6 +130,35 @@ struct DaemonDurabilityTests {
             }
         }
         print("durability of Send: \(rounds) acknowledged Sends, \(rounds) kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+
+    @Test("A Send whose intent saves to the feature's own store (Settings' theme) survives kill -9 after its reply")
+    func featureStoreSurvivesKill() async throws {
+        let daemon = try await DaemonProcess.start()
+        var nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "settings.main"])
+        let themes = ["dark", "system", "light"]
+        var lost: [String] = []
+        for round in 0..<9 {
+            try await Self.waitUntilLoaded(nav)
+            let theme = themes[round % themes.count]
+            let reply = try await nav.call(
+                "Send",
+                ["intent": "onChangedTheme", "arguments": ["theme": .string(theme)]]
+            )
+            #expect(reply["screen"]?["state"]?["value"]?["theme"] == .string(theme), "round \(round)")
+            try await daemon.crash()
+            try await daemon.restart()
+            nav = try await NavigationClient.connect(to: daemon)
+            try await Self.waitUntilLoaded(nav)
+            // The screen comes back from the session's record; the theme from the store the intent wrote.
+            let shown = try await nav.topState()["value"]?["theme"]
+            if shown != .string(theme) {
+                lost.append("round \(round): \(theme) answered, \(shown ?? .null) after the restart")
+            }
+        }
         #expect(lost.isEmpty, "\(lost)")
         try await daemon.terminate()
     }
