@@ -164,40 +164,60 @@ struct PersistenceTests {
         #expect(restored.revision > session.revision, "revisions only grow, across restarts too")
     }
 
+    @Test("A call's commit after the stop closed its session still writes: the record stays for the next start")
+    func commitAfterTheStop() async throws {
+        let registry = try makeRegistry()
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        try session.navigate(to: RouteRequest(id: "draft.editor", parameters: ["documentID": "d1"]))
+        // The stop closes the sessions while this call's continuation waits to resume (its commit comes next).
+        registry.shutDown()
+        try await registry.commit(session)
+
+        let restored = try makeRegistry().open(main)
+        #expect(restored.routeIDs == ["profile.user", "draft.editor"], "answered, so kept")
+    }
+
     @Test("A restorable state that no longer decodes starts its screen fresh; the stack stays, as after a reload")
     func undecodableStateStartsFresh() async throws {
         let file = SessionPersistence(directory: directory).file(for: "main")
-        try file.save(
-            SessionRecord(
-                session: "main",
-                revision: 4,
-                nextScreenNumber: 3,
-                stack: [
-                    .init(
-                        id: ScreenID("s1"),
-                        route: "profile.user",
-                        parameters: ["userID": "r"],
-                        presentation: .push,
-                        restorable: nil
-                    ),
-                    .init(
-                        id: ScreenID("s2"),
-                        route: "draft.editor",
-                        parameters: ["documentID": "d"],
-                        presentation: .push,
-                        restorable: ["text": 42]
-                    ),
-                ]
-            )
+        let saved = SessionRecord(
+            session: "main",
+            revision: 4,
+            nextScreenNumber: 3,
+            stack: [
+                .init(
+                    id: ScreenID("s1"),
+                    route: "profile.user",
+                    parameters: ["userID": "r"],
+                    presentation: .push,
+                    restorable: nil
+                ),
+                .init(
+                    id: ScreenID("s2"),
+                    route: "draft.editor",
+                    parameters: ["documentID": "d"],
+                    presentation: .push,
+                    restorable: ["text": 42]
+                ),
+            ]
         )
+        try file.save(saved)
         let registry = try makeRegistry()
         let restored = try registry.open(main)
         #expect(restored.routeIDs == ["profile.user", "draft.editor"])
         #expect(restored.droppedOnRestore.isEmpty)
         #expect(restored.startedFreshOnRestore == [ScreenID("s2")])
         #expect(restored.record.stack.map(\.id) == [ScreenID("s1"), ScreenID("s2")], "the IDs a client saw stay")
-        #expect(restored.revision > 4, "the state it held is gone: a change")
+        #expect(restored.revision == saved.reservedRevision + 1, "the state it held is gone: one more change")
         #expect(restored.record.stack.last?.restorable != ["text": 42], "a new ViewModel's state")
+        // The restore is not taken for the record on disk: the next commit writes the fresh state.
+        try await registry.commit(restored)
+        guard case .record(let onDisk) = try file.load() else {
+            Issue.record("no record on disk")
+            return
+        }
+        #expect(onDisk.stack.last?.restorable != ["text": 42])
     }
 
     @Test(

@@ -121,6 +121,9 @@ public final class NavigationSession: NavigationHandler {
         self.logger = logger
     }
 
+    /// Set when a `CloseSession` closed it and emptied its record: nothing it changes afterwards is written.
+    var isClosedDurably = false
+
     /// The screens a restore could not bring back, and why; empty for a session that was not restored.
     public internal(set) var droppedOnRestore: [DroppedScreen] = []
 

@@ -107,7 +107,10 @@ extension SessionRegistry {
                 throw NavigationError.storageFailed("\(error)")
             }
             // The open session's record, or, for an entry whose session could not be opened, the one on disk.
-            let last = (try? session(name).record) ?? savedRecord(of: name)
+            let closing = try? session(name)
+            let last = closing?.record ?? savedRecord(of: name)
+            // What its calls still under way change is written nowhere from now on (``commit(_:takeBacks:)``).
+            closing?.isClosedDurably = true
             close(name)
             guard let persistence, let last else { return }
             do {

@@ -49,9 +49,10 @@ extension SessionRegistry {
         )
         for screen in base.stack.dropFirst() {
             try await abandonIfStopping(name, replay: number)
-            try stopIfClosed(session, calls: 0)
             let request = RouteRequest(id: screen.route, parameters: screen.parameters)
             await settle(session)
+            // After the settling, which may take seconds: a screen pushed on a closed session would never disappear.
+            try stopIfClosed(session, calls: 0)
             _ = try? await session.handle(screen.presentation == .modal ? .present(request) : .navigate(request))
         }
         try await commit(session)

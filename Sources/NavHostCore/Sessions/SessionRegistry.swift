@@ -184,9 +184,12 @@ public final class SessionRegistry {
     ///   session's unwritten changes were taken back (watchers never heard of them), or changes were taken back while
     ///   this one waited, so it may be among them. The change must not be acknowledged then.
     public func commit(_ session: NavigationSession, takeBacks: Int? = nil) async throws {
-        // A session closed meanwhile keeps nothing: its emptied record is written, and one a client opened under the
-        // name since owns the file (a closed session's later record would have a higher revision, and win).
-        guard let persistence, isOpen(session) else { return }
+        guard let persistence else { return }
+        // A session a CloseSession closed meanwhile keeps nothing: its emptied record is written, and one a client
+        // opened under the name since owns the file (a closed session's later record would have a higher revision,
+        // and win). The call is told, not answered as done. One the stop or a configuration reload closed keeps its
+        // record for the next start: what it changed is written as before.
+        if hasLostItsRecord(session) { throw NavigationError.sessionNotFound(session.name) }
         let takeBacks = takeBacks ?? session.takeBacks
         let record = session.record
         var failure: (any Error)?
@@ -230,7 +233,7 @@ public final class SessionRegistry {
             // between may have queued a newer one of the same revision (a restorable-only change makes none), and
             // the persistence keeps the later of two equal revisions. An older record queued last would overwrite
             // what that client was answered for.
-            guard isOpen(session) else { return }
+            guard !hasLostItsRecord(session) else { return }
             let record = session.record
             do {
                 try await persistence.save(record)
@@ -244,6 +247,12 @@ public final class SessionRegistry {
     /// Whether `session` is the one open under its name (not closed, nor replaced by another of the name).
     func isOpen(_ session: NavigationSession) -> Bool {
         sessions[session.name] === session
+    }
+
+    /// Whether `session`'s record is no longer its own: a `CloseSession` emptied it, or another session of its name
+    /// holds it now. A session the stop or a configuration reload closed keeps its record for the next start.
+    func hasLostItsRecord(_ session: NavigationSession) -> Bool {
+        session.isClosedDurably || sessions[session.name].map { $0 !== session } == true
     }
 
     /// Takes back what could not be written, and says so at `error` level. The daemon recovers by itself: the next
