@@ -32,10 +32,14 @@ public enum PluginStager {
         for manifest: PluginManifest,
         toolSDK: NavHostKitVersion = .current
     ) -> String? {
-        guard !manifest.sdkVersion.isCompatible(withHost: toolSDK) else { return nil }
-        return "\(manifest.name) is built against NavHostKit \(manifest.sdkVersion), which a daemon with this tool's "
-            + "\(toolSDK) refuses (abiMismatch): build it against the daemon's SDK (NAVHOST_SDK), or load it into a "
-            + "daemon of \(manifest.sdkVersion.major).\(manifest.sdkVersion.minor) or later"
+        let built = manifest.sdkVersion
+        guard !built.isCompatible(withHost: toolSDK) else { return nil }
+        let daemons =
+            built.major == toolSDK.major
+            ? "a daemon of \(built.major).\(built.minor) or a later \(built.major).x"
+            : "a daemon of NavHostKit \(built.major).\(built.minor) or a later \(built.major).x (another major version)"
+        return "\(manifest.name) is built against NavHostKit \(built), which a daemon with this tool's \(toolSDK) "
+            + "refuses (abiMismatch): build it against the daemon's SDK (NAVHOST_SDK), or load it into \(daemons)"
     }
 
     /// Stages the plugin whose sources are in `pluginFolder` (holding `plugin.json` and `Resources/`), from the

@@ -6,7 +6,7 @@ import Testing
 /// The fuzzer's seed corpus, and every crash it found (kept in the corpus), replayed through the same driver on
 /// every test run: each input must be served, in time, with replies the oracle accepts.
 ///
-/// One input at a time: each is served on the main actor within ``VarlinkFuzzing/timeLimit``, and its 90-odd inputs
+/// One input at a time: each is served on the main actor within ``VarlinkFuzzing/timeLimit``, and its 76 inputs
 /// started at once (`swift test --parallel` with no width) shared that one thread and all ran out of time together.
 @Suite("The fuzz corpus, replayed", .serialized)
 struct CorpusReplayTests {

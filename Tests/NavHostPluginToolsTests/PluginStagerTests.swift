@@ -37,6 +37,9 @@ struct PluginStagerTests {
         manifest.sdkVersion = try #require(NavHostKitVersion("\(current.major).\(current.minor + 1).0"))
         let warning = try #require(PluginStager.sdkWarning(for: manifest))
         #expect(warning.contains("abiMismatch") && warning.contains("NAVHOST_SDK"), "\(warning)")
+        manifest.sdkVersion = try #require(NavHostKitVersion("\(current.major + 1).0.0"))
+        let otherMajor = try #require(PluginStager.sdkWarning(for: manifest))
+        #expect(otherMajor.contains("or a later \(current.major + 1).x (another major version)"), "\(otherMajor)")
     }
 
     @Test("A library holding another feature than plugin.json names is refused")

@@ -53,8 +53,13 @@ package enum PluginDirectory {
     package static func readManifest(in folder: String) -> Result<PluginManifest, QuarantineReason> {
         let path = "\(folder)/\(PluginManifest.fileName)"
         guard FileIO.kind(of: path) == .regularFile else {
-            guard FileIO.kind(of: folder) == .directory else {
-                return .failure(QuarantineReason(.fileMissing, "there is no folder \(folder)"))
+            switch FileIO.kind(of: folder) {
+            case .directory: break
+            case nil: return .failure(QuarantineReason(.fileMissing, "there is no folder \(folder)"))
+            default:
+                return .failure(
+                    QuarantineReason(.fileMissing, "\(folder) is a file: load the plugin's folder, which holds it")
+                )
             }
             return .failure(
                 QuarantineReason(

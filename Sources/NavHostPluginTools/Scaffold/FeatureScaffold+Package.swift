@@ -133,7 +133,7 @@ extension FeatureScaffold {
         # folder it has to create is one no running navhostd watches yet: it says so.
         install:
         	@test -f $(STAGED)/manifest.json || { echo "nothing staged in $(STAGED): run make first" >&2; exit 1; }
-        	@test -d $(DESTDIR)$(PLUGINDIR) || echo "note: $(DESTDIR)$(PLUGINDIR) did not exist, so no navhostd \
+        	@test -n "$(DESTDIR)" || test -d $(PLUGINDIR) || echo "note: $(PLUGINDIR) did not exist, so no navhostd \
         watches it yet; for the daemon make run starts in a NavHost checkout: make install \
         PLUGINDIR=<checkout>/.build/debug/plugins" >&2
         	rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).installing

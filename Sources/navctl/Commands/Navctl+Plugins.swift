@@ -47,7 +47,7 @@ extension Navctl.Plugins {
                 by hand from outside the plugins folder, and, when two rows share a name, each one's folder. --json prints the io.navhost.Plugins.List reply: \
                 {"plugins":[{"name":…,"version":…,"state":…,"path":…,"folder":…,"routes":[…],\
                 "quarantine":{"code":…,"message":…},"lastReloadFailure":{…},"removalRefused":{…},\
-                "unloadedByHand":true,"loadedByHand":true},…]}.
+                "unloadedByHand":true,"loadedByHand":true,"sha256":…},…]}.
 
                 Examples:
                   navctl plugins
@@ -138,8 +138,8 @@ extension Navctl.Plugins {
                 The new build is loaded from a fresh private copy, and every session showing the plugin's screens \
                 rebuilds them in place. A refused build (PluginRefused, exit code 2) leaves the old version \
                 serving; plugins list --json then shows it as lastReloadFailure. Prints "reloaded NAME OLD → NEW \
-                from LIBRARY; the build in FOLDER", or "; the same build as before" when the folder's library did \
-                not change (a build that failed, or another folder than the one rebuilt). --json prints the Reload reply: {"plugin":{…}}.
+                from LIBRARY; the build in FOLDER", or "; the library in FOLDER is the one that served before" when \
+                it did not change (a build that failed, or another folder than the one rebuilt: the same code runs). --json prints the Reload reply: {"plugin":{…}}.
 
                 Examples:
                   navctl plugins reload Products
@@ -172,7 +172,7 @@ extension Navctl.Plugins {
                     // the same code again: say so, and where it came from.
                     line +=
                         previous?.sha256 != nil && previous?.sha256 == plugin.sha256
-                        ? "; the same build as before: the library in \(folder) did not change"
+                        ? "; the library in \(folder) is the one that served before"
                         : "; the build in \(folder)"
                 }
                 Console.print(line)

@@ -195,6 +195,28 @@ struct PluginControlOverridesTests {
         #expect(!state(of: "Settings", in: start()).contains("loaded"), "a restart agrees: \(overrides)")
     }
 
+    @Test("An Unload whose plugin's folder is renamed while it is written, the watcher taking it then, leaves no copy")
+    func unloadOfAMovingPluginWatchedWhileWritten() async throws {
+        defer { cleanUp() }
+        let control = start()
+        let plugins = workspace.plugins
+        var incomplete: Set<String> = []
+        // The watcher takes the rename while the file is written: it waits for the folder to settle before unloading
+        // the gone folder's plugin, and meanwhile refuses the renamed copy as duplicateName; the Unload then tries
+        // again with the copy written down too.
+        control.whileWriting = {
+            control.whileWriting = nil
+            try? FileManager.default.moveItem(atPath: "\(plugins)/Settings", toPath: "\(plugins)/Prefs")
+            control.take(.changed(["Settings", "Prefs"]), of: plugins, incomplete: &incomplete)
+        }
+
+        try await control.unload("Settings")
+        control.take(.settled, of: plugins, incomplete: &incomplete)
+        #expect(FileManager.default.fileExists(atPath: "\(plugins)/Prefs"), "renamed while written")
+        #expect(control.registry.status(named: "Settings")?.isLoaded != true, "\(state(of: "Settings", in: control))")
+        #expect(!state(of: "Settings", in: start()).contains("loaded"), "a restart agrees")
+    }
+
     @Test(
         "A hidden folder of the plugins folder, which the folder's own loading skips, is loaded by hand like any other"
     )
