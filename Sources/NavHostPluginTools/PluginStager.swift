@@ -26,8 +26,9 @@ public enum PluginStager {
         public var manifest: PluginManifest
     }
 
-    /// A warning for a plugin whose library was built against a newer NavHostKit than `toolSDK` (this tool's, and
-    /// the daemon's it came with): such a daemon refuses it (`abiMismatch`); `nil` when it can load.
+    /// A warning for a plugin whose library was built against a NavHostKit that `toolSDK` (this tool's, and the
+    /// daemon's it came with) cannot serve, a newer minor or another major version: such a daemon refuses it
+    /// (`abiMismatch`); `nil` when it can load.
     public static func sdkWarning(
         for manifest: PluginManifest,
         toolSDK: NavHostKitVersion = .current

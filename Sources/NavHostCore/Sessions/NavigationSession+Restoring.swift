@@ -20,8 +20,9 @@ extension NavigationSession {
     /// no longer fit: that screen and every screen above it are dropped, and ``droppedOnRestore`` says which and why.
     /// If even the root cannot come back, the session starts fresh at `configuration.root`. A screen whose restorable
     /// state no longer decodes comes back without it, started fresh on its route as after a reload
-    /// (``startedFreshOnRestore``): the stack a client was answered stays. The revision continues above the record's reservation, so it is higher than any
-    /// revision a client saw before the restart; a restore that dropped anything counts as one more change.
+    /// (``startedFreshOnRestore``): the stack a client was answered stays. The revision continues above the record's
+    /// reservation, so it is higher than any revision a client saw before the restart; a restore that dropped a
+    /// screen or started one fresh counts as one more change.
     public convenience init(
         restoring record: SessionRecord,
         configuration: SessionConfiguration,

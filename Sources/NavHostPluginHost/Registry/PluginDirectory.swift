@@ -64,7 +64,7 @@ package enum PluginDirectory {
             return .failure(
                 QuarantineReason(
                     .fileMissing,
-                    "there is no \(PluginManifest.fileName) in \(folder)\(stagingHint(for: folder))"
+                    "there is no \(PluginManifest.fileName) in \(folder)\(hint(forFolderWithoutManifest: folder))"
                 )
             )
         }
@@ -87,7 +87,7 @@ package enum PluginDirectory {
 extension PluginDirectory {
     /// What to load instead when `folder`, which has no manifest, is a plugin's package rather than its staged
     /// folder, or a folder of plugins (a newcomer's first `Load`); empty otherwise.
-    fileprivate static func stagingHint(for folder: String) -> String {
+    fileprivate static func hint(forFolderWithoutManifest folder: String) -> String {
         guard FileIO.kind(of: "\(folder)/plugin.json") == .regularFile else {
             let plugins = ((try? FileIO.directoryEntries(folder)) ?? []).filter { name in
                 !name.hasPrefix(".") && FileIO.kind(of: "\(folder)/\(name)/\(PluginManifest.fileName)") == .regularFile

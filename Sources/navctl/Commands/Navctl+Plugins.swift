@@ -44,7 +44,8 @@ extension Navctl.Plugins {
                 The NOTE column says why a plugin was quarantined, why a loaded one whose folder is gone keeps \
                 serving (removal refused: needed by Home), why its last new build was refused, that a removed \
                 one was unloaded by hand (it stays out until plugins load of its folder), that one was loaded \
-                by hand from outside the plugins folder, and, when two rows share a name, each one's folder. --json prints the io.navhost.Plugins.List reply: \
+                by hand from outside the plugins folder, and, when two rows share a name, each one's folder. \
+                --json prints the io.navhost.Plugins.List reply: \
                 {"plugins":[{"name":…,"version":…,"state":…,"path":…,"folder":…,"routes":[…],\
                 "quarantine":{"code":…,"message":…},"lastReloadFailure":{…},"removalRefused":{…},\
                 "unloadedByHand":true,"loadedByHand":true,"sha256":…},…]}.
@@ -139,7 +140,8 @@ extension Navctl.Plugins {
                 rebuilds them in place. A refused build (PluginRefused, exit code 2) leaves the old version \
                 serving; plugins list --json then shows it as lastReloadFailure. Prints "reloaded NAME OLD → NEW \
                 from LIBRARY; the build in FOLDER", or "; the library in FOLDER is the one that served before" when \
-                it did not change (a build that failed, or another folder than the one rebuilt: the same code runs). --json prints the Reload reply: {"plugin":{…}}.
+                it did not change (a build that failed, or another folder than the one rebuilt: the same code runs). \
+                --json prints the Reload reply: {"plugin":{…}}.
 
                 Examples:
                   navctl plugins reload Products

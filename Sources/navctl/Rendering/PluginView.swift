@@ -16,6 +16,7 @@ enum PluginView {
     /// A table of plugins: name, version, state, routes, and a note: why a quarantined one was refused, why a
     /// loaded one whose folder is gone keeps serving, that it was unloaded or loaded by hand, why its last new build
     /// was refused.
+    ///
     /// A name listed more than once (a copy refused as `duplicateName`, a row unloaded by hand beside the one
     /// serving) has each row's folder in its note, to tell them apart.
     static func lines(_ plugins: [PluginInfo]) -> [String] {
