@@ -89,8 +89,9 @@ extension PluginControl {
     }
 
     /// Whether `status` is a plugin's removal that an `Unload` made and a `Load` of its folder has not undone: what
-    /// `List` says as `unloadedByHand` and `PluginNotFound` as `unloadedFolder`.
-    private func isUnloadedByHand(_ status: PluginStatus) -> Bool {
+    /// `List` says as `unloadedByHand`, `PluginNotFound` as `unloadedFolder`, and the registry keeps listing beside a
+    /// plugin of its name loaded from elsewhere (``PluginRegistry/keepsRemovedRow``).
+    func isUnloadedByHand(_ status: PluginStatus) -> Bool {
         status.state == .removed && overrides.unloaded.contains(status.directory)
     }
 

@@ -77,7 +77,7 @@ public final class PluginControl {
         self.sessions = sessions
         self.overridesFile = overrides
         self.watcherLimit = watcherLimit
-        registry.keepsRemovedRow = { [weak self] row in self?.overrides.unloaded.contains(row.directory) == true }
+        registry.keepsRemovedRow = { [weak self] row in self?.isUnloadedByHand(row) == true }
     }
 
     // MARK: Changing the plugins
@@ -493,15 +493,10 @@ extension PluginControl {
     /// `name`.
     fileprivate func foldersOfThePluginsFolder(holding name: String) -> [String] {
         guard let pluginsFolder else { return [] }
-        let base = Self.folderPath(pluginsFolder)
-        return ((try? FileIO.directoryEntries(base)) ?? []).sorted().compactMap { folder in
-            let path = "\(base)/\(folder)"
-            guard !folder.hasPrefix("."), !overrides.unloaded.contains(path),
-                FileIO.kind(of: path) == .directory,
-                (try? PluginDirectory.readManifest(in: path).get())?.name == name
-            else { return nil }
-            return path
-        }
+        let candidates = (try? PluginDirectory.candidates(in: Self.folderPath(pluginsFolder))) ?? []
+        return candidates.filter { candidate in
+            (try? candidate.manifest.get())?.name == name && !overrides.unloaded.contains(candidate.directory)
+        }.map(\.directory)
     }
 
     /// Forgets the failed attempts at the stranded folders of an `Unload` (``strandedFolders(named:)``): a folder of

@@ -71,16 +71,14 @@ extension NavigationSession {
         if !droppedOnRestore.isEmpty || !startedFreshOnRestore.isEmpty {
             revision += 1
         }
-        if !droppedOnRestore.isEmpty {
-            for dropped in droppedOnRestore {
-                self.logger.warning(
-                    "Dropped a screen on restore",
-                    metadata: [
-                        "navhost.screen": "\(dropped.id)", "navhost.route": "\(dropped.route)",
-                        "reason": "\(dropped.reason)",
-                    ]
-                )
-            }
+        for dropped in droppedOnRestore {
+            self.logger.warning(
+                "Dropped a screen on restore",
+                metadata: [
+                    "navhost.screen": "\(dropped.id)", "navhost.route": "\(dropped.route)",
+                    "reason": "\(dropped.reason)",
+                ]
+            )
         }
         screens = restored
         recorder = FlightRecorder(capacity: options.flightRecorderCalls, base: recordingBase)

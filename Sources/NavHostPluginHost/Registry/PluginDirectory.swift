@@ -91,7 +91,7 @@ extension PluginDirectory {
         guard FileIO.kind(of: "\(folder)/plugin.json") == .regularFile else {
             let plugins = ((try? FileIO.directoryEntries(folder)) ?? []).filter { name in
                 !name.hasPrefix(".") && FileIO.kind(of: "\(folder)/\(name)/\(PluginManifest.fileName)") == .regularFile
-            }.sorted()
+            }
             guard !plugins.isEmpty else { return "" }
             return "; it holds plugin folders: load one of them (\(plugins.joined(separator: ", ")))"
         }
@@ -99,7 +99,7 @@ extension PluginDirectory {
             return "; plugin.json describes a package to stage: load the folder navhost-plugin-tool stage writes"
         }
         let staged = "\(folder)/.build/debug/plugins"
-        let built = ((try? FileIO.directoryEntries(staged)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        let built = ((try? FileIO.directoryEntries(staged)) ?? []).filter { !$0.hasPrefix(".") }
         guard built.count == 1 else {
             return "; it is a plugin's package: stage it (make, or navhost-plugin-tool stage) and load the staged"
                 + " folder, .build/debug/plugins/<Name> in it"
