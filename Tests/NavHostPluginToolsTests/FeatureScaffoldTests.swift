@@ -24,6 +24,24 @@ struct FeatureScaffoldTests {
     }
 
     @Test(
+        "Prose names the items in words, not as an identifier",
+        arguments: [
+            ("Orders", "a list of orders", "an added order shows"),
+            ("Shop", "a list of shop items", "an added shop item shows"),
+            ("HTTPLogs", "a list of http logs", "an added http log shows"),
+            ("Address", "a list of address items", "an added address item shows"),
+            ("Glossary", "a list of glossary items", "an added glossary item shows"),
+        ]
+    )
+    func proseNames(name: String, summary: String, testTitle: String) throws {
+        let files = try FeatureScaffold(name: name).files
+        let manifest = try #require(files.first { $0.path == "plugin.json" }?.contents)
+        let tests = try #require(files.first { $0.path == "Tests/\(name)FeatureTests.swift" }?.contents)
+        #expect(manifest.contains("\(name): \(summary), kept across restarts."))
+        #expect(tests.contains("The list starts empty; \(testTitle) at once and is stored"))
+    }
+
+    @Test(
         "A name that cannot name Swift targets is refused",
         arguments: ["", "orders", "9Lives", "Or-ders", "Orders!"]
     )

@@ -3,7 +3,7 @@
 extension FeatureScaffold {
     var dtoFile: String {
         #"""
-        /// \#(article.prefix(1).uppercased() + article.dropFirst()) \#(lowerEntity) as it is stored: `{"id":"1","title":"First"}`.
+        /// \#(article.prefix(1).uppercased() + article.dropFirst()) \#(entityInProse) as it is stored: `{"id":"1","title":"First"}`.
         struct \#(entity)DTO: Codable, Equatable, Sendable {
             let id: String
             let title: String
@@ -18,7 +18,7 @@ extension FeatureScaffold {
                 self.init(id: \#(lowerEntity).id, title: \#(lowerEntity).title)
             }
 
-            /// The \#(lowerEntity) as the domain sees it.
+            /// The \#(entityInProse) as the domain sees it.
             func toDomain() -> \#(entity) {
                 \#(entity)(id: id, title: title)
             }
@@ -31,7 +31,7 @@ extension FeatureScaffold {
         #"""
         import NavHostKit
 
-        /// Reads and writes the stored \#(lowerEntity) items.
+        /// Reads and writes the stored \#(entitiesInProse).
         protocol \#(name)DataSourceProtocol: Sendable {
             /// The stored list, or `nil` when none was ever stored.
             func \#(lowerName)() async throws -> [\#(entity)DTO]?
@@ -75,7 +75,7 @@ extension FeatureScaffold {
         #"""
         import NavHostKit
 
-        /// The \#(lowerEntity) items, kept in the host's durable store.
+        /// The \#(entitiesInProse), kept in the host's durable store.
         final class \#(name)RepositoryImpl: \#(name)RepositoryProtocol {
 
             // MARK: Private Properties

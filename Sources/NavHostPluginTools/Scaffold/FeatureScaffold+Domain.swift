@@ -3,7 +3,7 @@
 extension FeatureScaffold {
     var entityFile: String {
         #"""
-        /// One \#(lowerEntity) of the list.
+        /// One \#(entityInProse) of the list.
         struct \#(entity): Equatable, Sendable {
             /// Unique within the list: `1`, `2`, …
             var id: String
@@ -26,9 +26,9 @@ extension FeatureScaffold {
 
     var repositoryProtocolFile: String {
         #"""
-        /// Where the \#(lowerEntity) items are kept.
+        /// Where the \#(entitiesInProse) are kept.
         protocol \#(name)RepositoryProtocol: Sendable {
-            /// Every stored \#(lowerEntity), oldest first; empty when none was ever stored.
+            /// Every stored \#(entityInProse), oldest first; empty when none was ever stored.
             func fetch\#(name)() async throws -> [\#(entity)]
             /// Stores `\#(lowerName)`, replacing the earlier list.
             func save\#(name)(_ \#(lowerName): [\#(entity)]) async throws
@@ -39,13 +39,13 @@ extension FeatureScaffold {
 
     var getUseCaseFile: String {
         #"""
-        /// Gives every \#(lowerEntity).
+        /// Gives every \#(entityInProse).
         protocol Get\#(name)UseCaseProtocol: Sendable {
-            /// The stored \#(lowerEntity) items, oldest first.
+            /// The stored \#(entitiesInProse), oldest first.
             func execute() async throws -> [\#(entity)]
         }
 
-        /// Gives the stored \#(lowerEntity) items.
+        /// Gives the stored \#(entitiesInProse).
         final class Get\#(name)UseCase: Get\#(name)UseCaseProtocol {
 
             // MARK: Private Properties
@@ -70,15 +70,15 @@ extension FeatureScaffold {
 
     var addUseCaseFile: String {
         #"""
-        /// Adds \#(article) \#(lowerEntity) to the list.
+        /// Adds \#(article) \#(entityInProse) to the list.
         protocol Add\#(entity)UseCaseProtocol: Sendable {
-            /// Adds \#(article) \#(lowerEntity) titled `title` at the end of the list and returns it.
+            /// Adds \#(article) \#(entityInProse) titled `title` at the end of the list and returns it.
             ///
             /// - Throws: ``\#(name)Error/emptyTitle`` when `title` is blank.
             func execute(title: String) async throws -> \#(entity)
         }
 
-        /// Checks the title, numbers the new \#(lowerEntity), and stores the longer list.
+        /// Checks the title, numbers the new \#(entityInProse), and stores the longer list.
         final class Add\#(entity)UseCase: Add\#(entity)UseCaseProtocol {
 
             // MARK: Private Properties

@@ -185,7 +185,7 @@ extension FeatureScaffold {
         #"""
         # \#(name)
 
-        A NavHost feature plugin: \#(lowerEntity) items in a list (`\#(namespace).list`), kept across restarts in the
+        A NavHost feature plugin: \#(entitiesInProse) in a list (`\#(namespace).list`), kept across restarts in the
         feature's durable store. It is built against the NavHostKit SDK installed on this machine, not inside the
         NavHost repository.
 

@@ -13,7 +13,7 @@ extension FeatureScaffold {
         enum \#(name)Route: Route {
             static let namespace = "\#(namespace)"
 
-            /// Every \#(lowerEntity).
+            /// Every \#(entityInProse).
             case list
         }
 
@@ -25,7 +25,7 @@ extension FeatureScaffold {
         import NavHostKit
         import Observation
 
-        /// The list screen, `\#(namespace).list`: every \#(lowerEntity), oldest first, and a way to add one.
+        /// The list screen, `\#(namespace).list`: every \#(entityInProse), oldest first, and a way to add one.
         ///
         /// Its state on the wire:
         ///
@@ -38,7 +38,7 @@ extension FeatureScaffold {
 
             /// What the user can do on the list screen.
             enum Intent: ViewModelIntent {
-                /// Adds \#(article) \#(lowerEntity) titled `title`: `{"title":"First"}`.
+                /// Adds \#(article) \#(entityInProse) titled `title`: `{"title":"First"}`.
                 case onTappedAdd(title: String)
                 /// Loads the list again after a failure.
                 case onTappedRetry
@@ -63,7 +63,7 @@ extension FeatureScaffold {
                 }
             }
 
-            /// One \#(lowerEntity) as front ends show it.
+            /// One \#(entityInProse) as front ends show it.
             struct Item: Encodable, Equatable, Sendable {
                 var id: String
                 var title: String
@@ -160,7 +160,7 @@ extension FeatureScaffold {
                 case \#(name)Error.emptyTitle:
                     "Enter a title."
                 default:
-                    "The \#(lowerEntity) could not be added. Please try again."
+                    "The \#(entityInProse) could not be added. Please try again."
                 }
             }
         }

@@ -6,7 +6,7 @@ extension FeatureScaffold {
         {
             "name": "\#(name)",
             "version": "0.1.0",
-            "summary": "\#(name): a list of \#(lowerEntity) items, kept across restarts.",
+            "summary": "\#(name): a list of \#(entitiesInProse), kept across restarts.",
             "dependencies": [],
             "resources": []
         }
@@ -38,7 +38,7 @@ extension FeatureScaffold {
         #"""
         package import NavHostKit
 
-        /// The \#(name) feature: a list of \#(lowerEntity) items, kept in the host's durable store.
+        /// The \#(name) feature: a list of \#(entitiesInProse), kept in the host's durable store.
         ///
         /// Add a screen by adding a case to ``\#(name)Route``, a `ScreenDescriptor` here, and a ViewModel built in
         /// ``\#(name)Coordinator``.
@@ -48,7 +48,7 @@ extension FeatureScaffold {
                 ScreenDescriptor(
                     route: "\#(namespace).list",
                     viewModel: \#(name)ViewModel.self,
-                    summary: "Every \#(lowerEntity), oldest first, and a way to add one."
+                    summary: "Every \#(entityInProse), oldest first, and a way to add one."
                 )
             ]
 
@@ -85,7 +85,7 @@ extension FeatureScaffold {
 
             // MARK: Initialization
 
-            /// Keeps the \#(lowerEntity) items in `services.store` and logs to `services.logger`.
+            /// Keeps the \#(entitiesInProse) in `services.store` and logs to `services.logger`.
             init(services: HostServices) {
                 let repository = \#(name)RepositoryImpl(
                     dataSource: \#(name)StoreDataSource(store: services.store),

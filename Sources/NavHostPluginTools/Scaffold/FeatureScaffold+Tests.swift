@@ -21,7 +21,7 @@ extension FeatureScaffold {
                 #expect(feature.screens.map(\.intents) == [\#(name)ViewModel.Intent.names])
             }
 
-            @Test("The list starts empty; an added \#(lowerEntity) shows at once and is stored")
+            @Test("The list starts empty; an added \#(entityInProse) shows at once and is stored")
             func addShowsAndStores() async throws {
                 let host = try FeatureTestHost(features: [\#(name)Feature()], root: "\#(namespace).list")
                 try await host.settle()

@@ -120,8 +120,19 @@ extension FeatureScaffold {
     var lowerName: String { Self.lowerCamel(name) }
     /// `order` for `Order`.
     var lowerEntity: String { Self.lowerCamel(entity) }
-    /// `an` or `a`, for `lowerEntity` in prose.
-    var article: String { "aeiou".contains(lowerEntity.first ?? "x") ? "an" : "a" }
+    /// `order` for `Order`, `shop item` for `ShopItem`: the entity's name in prose.
+    var entityInProse: String { Self.words(of: entity).joined(separator: " ") }
+    /// `orders` for `Order`, `shop items` for `ShopItem`: more than one, in prose.
+    var entitiesInProse: String {
+        let one = entityInProse
+        if one.hasSuffix("s") || one.hasSuffix("x") || one.hasSuffix("ch") || one.hasSuffix("sh") { return one + "es" }
+        if one.hasSuffix("y"), let beforeY = one.dropLast().last, !"aeiou".contains(beforeY) {
+            return one.dropLast() + "ies"
+        }
+        return one + "s"
+    }
+    /// `an` or `a`, for `entityInProse`.
+    var article: String { "aeiou".contains(entityInProse.first ?? "x") ? "an" : "a" }
 }
 
 // MARK: - Private Functions
@@ -135,6 +146,28 @@ extension FeatureScaffold {
     fileprivate static func singular(of name: String) -> String {
         if name.hasSuffix("s"), !name.hasSuffix("ss"), name.count > 1 { return String(name.dropLast()) }
         return "\(name)Item"
+    }
+
+    /// The words of a type name, in lower case: `ShopItem` → `shop`, `item`; `HTTPRequest` → `http`, `request`.
+    fileprivate static func words(of name: String) -> [String] {
+        let characters = Array(name)
+        var words: [String] = []
+        var word = ""
+        for (index, character) in characters.enumerated() {
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            // A capital starts a word after a lower-case letter or a digit, and ends a run of capitals when a
+            // lower-case letter follows it (`HTTPRequest`: the `R`).
+            let startsWord =
+                character.isUppercase && !word.isEmpty
+                && (word.last?.isUppercase == false || next?.isLowercase == true)
+            if startsWord {
+                words.append(word.lowercased())
+                word = ""
+            }
+            word.append(character)
+        }
+        if !word.isEmpty { words.append(word.lowercased()) }
+        return words
     }
 
     /// The name with its leading capitals lowered: `Orders` → `orders`, `UserProfile` → `userProfile`,
