@@ -131,6 +131,15 @@ struct DaemonClientPluginTests {
             let message = refused.parameters["message"]?.stringValue ?? ""
             #expect(message.hasSuffix("it is a plugin's package: load its staged folder, \(staged)"), "\(message)")
 
+            // Staged by `make CONFIG=release` too: both are named.
+            let stagedForRelease = "\(package)/.build/release/plugins/Favorites"
+            try FileManager.default.createDirectory(atPath: stagedForRelease, withIntermediateDirectories: true)
+            let twice = try await #require(throws: NavHostClientError.self) {
+                try await client.loadPlugin(at: package)
+            }
+            let both = twice.parameters["message"]?.stringValue ?? ""
+            #expect(both.hasSuffix("load one of its staged folders, \(staged) or \(stagedForRelease)"), "\(both)")
+
             // A folder of plugins, and a folder that is not there, say so too.
             let folderOfPlugins = try await #require(throws: NavHostClientError.self) {
                 try await client.loadPlugin(at: directory)

@@ -98,12 +98,21 @@ extension PluginDirectory {
         guard FileIO.kind(of: "\(folder)/Package.swift") == .regularFile else {
             return "; plugin.json describes a package to stage: load the folder navhost-plugin-tool stage writes"
         }
-        let staged = "\(folder)/.build/debug/plugins"
-        let built = ((try? FileIO.directoryEntries(staged)) ?? []).filter { !$0.hasPrefix(".") }
-        guard built.count == 1 else {
+        // `make` stages into .build/debug/plugins, `make CONFIG=release` into .build/release/plugins.
+        let staged = ["debug", "release"].flatMap { configuration in
+            let plugins = "\(folder)/.build/\(configuration)/plugins"
+            return ((try? FileIO.directoryEntries(plugins)) ?? []).filter { !$0.hasPrefix(".") }.map {
+                "\(plugins)/\($0)"
+            }
+        }
+        switch staged.count {
+        case 0:
             return "; it is a plugin's package: stage it (make, or navhost-plugin-tool stage) and load the staged"
                 + " folder, .build/debug/plugins/<Name> in it"
+        case 1:
+            return "; it is a plugin's package: load its staged folder, \(staged[0])"
+        default:
+            return "; it is a plugin's package: load one of its staged folders, \(staged.joined(separator: " or "))"
         }
-        return "; it is a plugin's package: load its staged folder, \(staged)/\(built[0])"
     }
 }
