@@ -45,7 +45,7 @@ package enum ManifestDecoding {
         return text
     }
 
-    /// A parse error with its place as an editor shows it, line and column (from 1), not as a byte offset.
+    /// A parse error with its place as an editor shows it, line and column (from 1, in characters), not as a byte offset.
     private static func describe(_ error: JSONError, in bytes: some Collection<UInt8>) -> String {
         guard let offset = error.offset else { return error.description }
         var line = 1
@@ -54,7 +54,8 @@ package enum ManifestDecoding {
             if byte == UInt8(ascii: "\n") {
                 line += 1
                 column = 1
-            } else {
+            } else if byte & 0xC0 != 0x80 {
+                // A character's first byte: the bytes that continue a UTF-8 sequence take no column of their own.
                 column += 1
             }
         }

@@ -121,5 +121,9 @@ struct PluginManifestTests {
         let commaLeftOut = Array("{\n  \"name\": \"X\",\n  \"version\": \"1.0.0\"\n  \"routes\": []\n}\n".utf8)
         let placed = try #require(throws: PluginManifestError.self) { try PluginManifest(jsonBytes: commaLeftOut) }
         #expect("\(placed)".hasSuffix("(line 4, column 3)"), "where an editor shows it: \(placed)")
+        // Columns count characters, not bytes: "é" and "ü" are two bytes each in UTF-8.
+        let afterAccents = Array("{\n  \"name\": \"Café\", \"über\": 1 \"routes\": []\n}\n".utf8)
+        let accented = try #require(throws: PluginManifestError.self) { try PluginManifest(jsonBytes: afterAccents) }
+        #expect("\(accented)".hasSuffix("(line 2, column 29)"), "where an editor shows it: \(accented)")
     }
 }
