@@ -32,6 +32,19 @@ public actor InMemoryKeyValueStore: KeyValueStore {
         values[key] = nil
     }
 
+    /// Replaces the value under `key` with what `transform` makes of it, as one step (nothing else runs on the
+    /// store in between), and returns it.
+    public func updateValue(
+        forKey key: String,
+        _ transform: @Sendable (JSONValue?) throws -> JSONValue?
+    ) async throws -> JSONValue? {
+        if let failure { throw failure }
+        let updated = try transform(values[key])
+        values[key] = updated
+        writes.append(key)
+        return updated
+    }
+
     /// Makes every later call throw `error`, to play a store that is unreachable for a while; `nil` ends it.
     public func failEveryCall(with error: (any Error)?) {
         failure = error

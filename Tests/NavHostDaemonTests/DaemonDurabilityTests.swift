@@ -163,9 +163,39 @@ struct DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test("Two sessions' settings screens each change a preference: both are answered, shown and kept after kill -9")
+    func featureStoreChangesOfTwoSessionsBothSurviveKill() async throws {
+        let daemon = try await DaemonProcess.start()
+        var nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "settings.main"])
+        try await nav.call("OpenSession", ["name": "passenger", "root": "settings.main"])
+        try await Self.waitUntilLoaded(nav)
+        try await Self.waitUntilLoaded(nav, session: "passenger")
+
+        // Each screen loaded the defaults; each changes another preference. The second screen's change is made to
+        // what the store holds, not to its own copy: the theme the first one chose stays.
+        try await nav.call("Send", ["intent": "onChangedTheme", "arguments": ["theme": "dark"]])
+        let second = try await nav.call(
+            "Send",
+            ["session": "passenger", "intent": "onChangedLanguage", "arguments": ["language": "fr"]]
+        )
+        let answered = second["screen"]?["state"]?["value"]
+        #expect(answered?["theme"] == "dark" && answered?["language"] == "fr", "\(answered ?? .null)")
+
+        try await daemon.crash()
+        try await daemon.restart()
+        nav = try await NavigationClient.connect(to: daemon)
+        for session in ["main", "passenger"] {
+            try await Self.waitUntilLoaded(nav, session: session)
+            let shown = try await nav.topState(session: session)["value"]
+            #expect(shown?["theme"] == "dark" && shown?["language"] == "fr", "\(session): \(shown ?? .null)")
+        }
+        try await daemon.terminate()
+    }
+
     /// Waits (up to 2 s) until the top screen's state is loaded.
-    private static func waitUntilLoaded(_ nav: NavigationClient) async throws {
-        for _ in 0..<200 where try await nav.topState()["status"] != "loaded" {
+    private static func waitUntilLoaded(_ nav: NavigationClient, session: String = "main") async throws {
+        for _ in 0..<200 where try await nav.topState(session: session)["status"] != "loaded" {
             try await Task.sleep(for: .milliseconds(10))
         }
     }

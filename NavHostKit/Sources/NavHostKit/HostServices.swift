@@ -74,6 +74,11 @@ public struct HostServices: Sendable {
 /// Durable storage of JSON values by key, private to one feature; the place a `*RepositoryImpl` persists to.
 ///
 /// A write returns once the value is durable.
+///
+/// Intents of one screen can run at the same time, and the screens of every session share their feature's store: a
+/// change made as a read, then a write of what was read and changed, can overwrite a change another intent wrote in
+/// between, which that intent's caller was told is saved. Make such a change with ``update(_:forKey:_:)`` (or
+/// ``updateValue(forKey:_:)``), which reads and writes as one step.
 public protocol KeyValueStore: Sendable {
     /// The value stored under `key`, or `nil`.
     func value(forKey key: String) async throws -> JSONValue?
@@ -81,6 +86,21 @@ public protocol KeyValueStore: Sendable {
     func setValue(_ value: JSONValue, forKey key: String) async throws
     /// Removes the value under `key`, if any.
     func removeValue(forKey key: String) async throws
+    /// Replaces the value under `key` with what `transform` makes of it, as one step, and returns the value stored
+    /// now: no other write of the store comes between the read and the write, so each of two updates made at the same
+    /// time sees the other's result or is seen by it.
+    ///
+    /// `transform` gets the stored value, or `nil` when there is none, and returns the new value, or `nil` to remove
+    /// it. When it throws, nothing is written and the error is rethrown.
+    ///
+    /// The daemon's store and `NavHostTesting`'s `InMemoryKeyValueStore` do it as one step. A store that does not
+    /// implement it gets a default that reads, then writes, with no such guarantee.
+    ///
+    /// - Since: NavHostKit 2.2.0.
+    func updateValue(
+        forKey key: String,
+        _ transform: @Sendable (JSONValue?) throws -> JSONValue?
+    ) async throws -> JSONValue?
 }
 
 extension KeyValueStore {
@@ -93,5 +113,48 @@ extension KeyValueStore {
     /// Encodes `value` and stores it under `key`.
     public func save(_ value: some Encodable, forKey key: String) async throws {
         try await setValue(JSONValueEncoder().encode(value), forKey: key)
+    }
+
+    /// Changes the value of type `type` stored under `key` as one step (``updateValue(forKey:_:)``), and returns
+    /// it as stored now.
+    ///
+    /// `change` gets the stored value, or `nil` when there is none, and changes it in place; setting it to `nil`
+    /// removes it.
+    ///
+    /// ```swift
+    /// let items = try await store.update([ItemDTO].self, forKey: "items") { items in
+    ///     items = (items ?? []) + [ItemDTO(id: "\((items ?? []).count + 1)", title: title)]
+    /// }
+    /// ```
+    ///
+    /// - Throws: What `change` throws, or the decoding of a stored value that is not a `T`; nothing is written then.
+    /// - Since: NavHostKit 2.2.0.
+    public func update<T: Codable & Sendable>(
+        _ type: T.Type,
+        forKey key: String,
+        _ change: @Sendable (inout T?) throws -> Void
+    ) async throws -> T? {
+        let stored = try await updateValue(forKey: key) { json in
+            var value = try json.map { try JSONValueDecoder().decode(T.self, from: $0) }
+            try change(&value)
+            return try value.map { try JSONValueEncoder().encode($0) }
+        }
+        return try stored.map { try JSONValueDecoder().decode(T.self, from: $0) }
+    }
+
+    /// A read, then a write: for stores written before NavHostKit 2.2.0, which do not implement it as one step.
+    ///
+    /// - Since: NavHostKit 2.2.0.
+    public func updateValue(
+        forKey key: String,
+        _ transform: @Sendable (JSONValue?) throws -> JSONValue?
+    ) async throws -> JSONValue? {
+        let updated = try transform(try await value(forKey: key))
+        if let updated {
+            try await setValue(updated, forKey: key)
+        } else {
+            try await removeValue(forKey: key)
+        }
+        return updated
     }
 }

@@ -8,7 +8,7 @@ final class SettingsCoordinator: Coordinator {
     // MARK: Private Properties
 
     private let getPreferencesUseCase: any GetPreferencesUseCaseProtocol
-    private let savePreferencesUseCase: any SavePreferencesUseCaseProtocol
+    private let changePreferenceUseCase: any ChangePreferenceUseCaseProtocol
     private let resetPreferencesUseCase: any ResetPreferencesUseCaseProtocol
     private let logger: FeatureLogger
 
@@ -21,7 +21,7 @@ final class SettingsCoordinator: Coordinator {
             logger: services.logger
         )
         self.getPreferencesUseCase = GetPreferencesUseCase(repository: repository)
-        self.savePreferencesUseCase = SavePreferencesUseCase(repository: repository)
+        self.changePreferenceUseCase = ChangePreferenceUseCase(repository: repository)
         self.resetPreferencesUseCase = ResetPreferencesUseCase(repository: repository)
         self.logger = services.logger
     }
@@ -33,7 +33,7 @@ final class SettingsCoordinator: Coordinator {
         case .main:
             SettingsViewModel(
                 getPreferencesUseCase: getPreferencesUseCase,
-                savePreferencesUseCase: savePreferencesUseCase,
+                changePreferenceUseCase: changePreferenceUseCase,
                 resetPreferencesUseCase: resetPreferencesUseCase,
                 logger: logger
             )

@@ -12,12 +12,12 @@ struct SettingsViewModelTests {
 
     private func makeViewModel(
         get: GetPreferencesUseCaseMock = .returning(.defaults),
-        save: SavePreferencesUseCaseMock = SavePreferencesUseCaseMock(),
+        change: ChangePreferenceUseCaseMock = ChangePreferenceUseCaseMock(),
         reset: ResetPreferencesUseCaseMock = ResetPreferencesUseCaseMock()
     ) -> SettingsViewModel {
         SettingsViewModel(
             getPreferencesUseCase: get,
-            savePreferencesUseCase: save,
+            changePreferenceUseCase: change,
             resetPreferencesUseCase: reset,
             logger: .silent
         )
@@ -70,10 +70,10 @@ struct SettingsViewModelTests {
         #expect(shown(viewModel) == .customized)
     }
 
-    @Test("Each change shows at once and saves the whole set of preferences")
+    @Test("Each change shows at once and is made to the stored preferences, one preference at a time")
     func changesAreSaved() async throws {
-        let save = SavePreferencesUseCaseMock()
-        let viewModel = makeViewModel(save: save)
+        let change = ChangePreferenceUseCaseMock()
+        let viewModel = makeViewModel(change: change)
         await viewModel.onAppear()
 
         try await send("onChangedTheme", ["theme": "dark"], to: viewModel)
@@ -81,19 +81,25 @@ struct SettingsViewModelTests {
         try await send("onChangedLanguage", ["language": "fr"], to: viewModel)
 
         #expect(shown(viewModel) == .customized)
-        #expect(
-            save.saved == [
-                Preferences(theme: .dark, notificationsEnabled: true, language: .english),
-                Preferences(theme: .dark, notificationsEnabled: false, language: .english),
-                .customized,
-            ]
-        )
+        #expect(change.changes == [.theme(.dark), .notificationsEnabled(false), .language(.french)])
+    }
+
+    @Test("After a change, the screen shows the preferences as stored, with what another screen changed meanwhile")
+    func showsWhatIsStored() async {
+        let change = ChangePreferenceUseCaseMock()
+        let viewModel = makeViewModel(change: change)
+        await viewModel.onAppear()
+        change.changeElsewhere(.theme(.dark))
+
+        await viewModel.onChangedLanguage(.french)
+
+        #expect(shown(viewModel) == Preferences(theme: .dark, notificationsEnabled: true, language: .french))
     }
 
     @Test("A change shows before its save has finished")
     func changeShowsBeforeTheSaveFinishes() async {
         let suspension = Suspension<Void>()
-        let viewModel = makeViewModel(save: SavePreferencesUseCaseMock { _ in try await suspension.value() })
+        let viewModel = makeViewModel(change: ChangePreferenceUseCaseMock { _ in try await suspension.value() })
         await viewModel.onAppear()
 
         let changing = Task { await viewModel.onChangedTheme(.light) }
@@ -118,7 +124,7 @@ struct SettingsViewModelTests {
     func failedSaveGoesBack() async {
         let viewModel = makeViewModel(
             get: .returning(.customized),
-            save: SavePreferencesUseCaseMock { _ in throw TestError.unavailable }
+            change: ChangePreferenceUseCaseMock(storing: .customized) { _ in throw TestError.unavailable }
         )
         await viewModel.onAppear()
 
@@ -131,8 +137,8 @@ struct SettingsViewModelTests {
     @Test("The next successful change clears the save error")
     func successClearsTheError() async {
         let viewModel = makeViewModel(
-            save: SavePreferencesUseCaseMock { preferences in
-                if preferences.theme == .light { throw TestError.unavailable }
+            change: ChangePreferenceUseCaseMock { change in
+                if change == .theme(.light) { throw TestError.unavailable }
             }
         )
         await viewModel.onAppear()
@@ -144,12 +150,12 @@ struct SettingsViewModelTests {
         #expect(viewModel.state.value?.saveError == nil)
     }
 
-    @Test("A failed save does not undo a later change made while it was under way")
+    @Test("A failed save shows what is stored, with a later change made while it was under way")
     func failedSaveKeepsALaterChange() async {
         let first = Suspension<Void>()
         let viewModel = makeViewModel(
-            save: SavePreferencesUseCaseMock { preferences in
-                if preferences.language == .english { try await first.value() }
+            change: ChangePreferenceUseCaseMock { change in
+                if change == .theme(.light) { try await first.value() }
             }
         )
         await viewModel.onAppear()
@@ -160,8 +166,8 @@ struct SettingsViewModelTests {
         first.resume(throwing: TestError.unavailable)
         await changingTheme.value
 
-        #expect(shown(viewModel) == Preferences(theme: .light, notificationsEnabled: true, language: .german))
-        #expect(viewModel.state.value?.saveError == nil)
+        #expect(shown(viewModel) == Preferences(theme: .system, notificationsEnabled: true, language: .german))
+        #expect(viewModel.state.value?.saveError == "Your change could not be saved. Please try again.")
     }
 
     @Test("Resetting puts every preference back to its default")
@@ -189,11 +195,11 @@ struct SettingsViewModelTests {
 
     @Test("Changes before the preferences have loaded are ignored")
     func changesBeforeLoading() async {
-        let save = SavePreferencesUseCaseMock()
-        let viewModel = makeViewModel(save: save)
+        let change = ChangePreferenceUseCaseMock()
+        let viewModel = makeViewModel(change: change)
         await viewModel.onChangedTheme(.dark)
         #expect(viewModel.state == .idle)
-        #expect(save.saved.isEmpty)
+        #expect(change.changes.isEmpty)
     }
 
     @Test("The loaded state reads well as JSON, with the choices to offer")

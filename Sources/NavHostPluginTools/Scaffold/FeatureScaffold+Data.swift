@@ -35,8 +35,9 @@ extension FeatureScaffold {
         protocol \#(name)DataSourceProtocol: Sendable {
             /// The stored list, or `nil` when none was ever stored.
             func \#(lowerName)() async throws -> [\#(entity)DTO]?
-            /// Stores `\#(lowerName)`, replacing the earlier list.
-            func save\#(name)(_ \#(lowerName): [\#(entity)DTO]) async throws
+            /// Changes the stored list (empty when none was ever stored) with `change`, in one step with its read, and
+            /// returns it as stored.
+            func update\#(name)(_ change: @Sendable (inout [\#(entity)DTO]) -> Void) async throws -> [\#(entity)DTO]
         }
 
         /// Keeps the list in the feature's durable key-value store, under one key: `\#(namespace)`.
@@ -63,8 +64,15 @@ extension FeatureScaffold {
                 try await store.load([\#(entity)DTO].self, forKey: Self.key)
             }
 
-            func save\#(name)(_ \#(lowerName): [\#(entity)DTO]) async throws {
-                try await store.save(\#(lowerName), forKey: Self.key)
+            func update\#(name)(_ change: @Sendable (inout [\#(entity)DTO]) -> Void) async throws -> [\#(entity)DTO] {
+                // One step of the store: an item another intent adds meanwhile is in the list `change` gets, or it
+                // gets this one's.
+                let stored = try await store.update([\#(entity)DTO].self, forKey: Self.key) { list in
+                    var items = list ?? []
+                    change(&items)
+                    list = items
+                }
+                return stored ?? []
             }
         }
 
@@ -96,9 +104,13 @@ extension FeatureScaffold {
                 try await dataSource.\#(lowerName)()?.map { $0.toDomain() } ?? []
             }
 
-            func save\#(name)(_ \#(lowerName): [\#(entity)]) async throws {
-                try await dataSource.save\#(name)(\#(lowerName).map(\#(entity)DTO.init))
-                logger.debug("\#(namespace).saved", metadata: ["count": "\(\#(lowerName).count)"])
+            func add\#(entity)(titled title: String) async throws -> \#(entity) {
+                let stored = try await dataSource.update\#(name) { items in
+                    items.append(\#(entity)DTO(id: String(items.count + 1), title: title))
+                }
+                logger.debug("\#(namespace).saved", metadata: ["count": "\(stored.count)"])
+                // The list as stored ends with the item this update appended: no other write came in between.
+                return stored[stored.count - 1].toDomain()
             }
         }
 

@@ -30,8 +30,10 @@ extension FeatureScaffold {
         protocol \#(name)RepositoryProtocol: Sendable {
             /// Every stored \#(entityInProse), oldest first; empty when none was ever stored.
             func fetch\#(name)() async throws -> [\#(entity)]
-            /// Stores `\#(lowerName)`, replacing the earlier list.
-            func save\#(name)(_ \#(lowerName): [\#(entity)]) async throws
+            /// Adds \#(article) \#(entityInProse) titled `title` at the end of the stored list, numbered after the others,
+            /// and returns it. The read of the list and its write are one step: \#(entitiesInProse) added at the same
+            /// time, from this screen or another session's, all stay.
+            func add\#(entity)(titled title: String) async throws -> \#(entity)
         }
 
         """#
@@ -78,7 +80,7 @@ extension FeatureScaffold {
             func execute(title: String) async throws -> \#(entity)
         }
 
-        /// Checks the title, numbers the new \#(entityInProse), and stores the longer list.
+        /// Checks the title, then adds the \#(entityInProse) to the stored list.
         final class Add\#(entity)UseCase: Add\#(entity)UseCaseProtocol {
 
             // MARK: Private Properties
@@ -95,10 +97,7 @@ extension FeatureScaffold {
 
             func execute(title: String) async throws -> \#(entity) {
                 guard title.contains(where: { !$0.isWhitespace }) else { throw \#(name)Error.emptyTitle }
-                let \#(lowerName) = try await repository.fetch\#(name)()
-                let added = \#(entity)(id: String(\#(lowerName).count + 1), title: title)
-                try await repository.save\#(name)(\#(lowerName) + [added])
-                return added
+                return try await repository.add\#(entity)(titled: title)
             }
         }
 

@@ -60,6 +60,24 @@ public actor FileKeyValueStore: KeyValueStore {
         try persist(changed)
     }
 
+    /// Replaces the value under `key` with what `transform` makes of it, as one step, and returns it once the file
+    /// holding it is on disk: no other call of the store runs between the read and the write (the actor does not
+    /// suspend in between). A `nil` result removes the value; the file is written only when the value changes.
+    ///
+    /// - Throws: What `transform` throws, or ``FileAccessError`` when the file cannot be written; the store then
+    ///   keeps the values it had.
+    public func updateValue(
+        forKey key: String,
+        _ transform: @Sendable (JSONValue?) throws -> JSONValue?
+    ) throws -> JSONValue? {
+        var changed = try loadedValues()
+        let updated = try transform(changed[key])
+        guard updated != changed[key] else { return updated }
+        changed[key] = updated
+        try persist(changed)
+        return updated
+    }
+
     /// Every key and value, in the order they were first stored.
     public func allValues() throws -> JSONObject {
         try loadedValues()

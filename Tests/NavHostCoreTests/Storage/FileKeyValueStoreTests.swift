@@ -24,6 +24,34 @@ struct FileKeyValueStoreTests {
         #expect(try await reopened.allValues() == ["preferences": ["theme": "dark"]])
     }
 
+    @Test("Updates made at once each change what the one before stored; a throwing or nil transform writes or removes")
+    func updates() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = FileKeyValueStore(directory: "\(directory.path)/store", feature: "Orders", logger: .silent)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for number in 1...20 {
+                group.addTask {
+                    _ = try await store.update([Int].self, forKey: "numbers") { numbers in
+                        numbers = (numbers ?? []) + [number]
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let reopened = FileKeyValueStore(directory: "\(directory.path)/store", feature: "Orders", logger: .silent)
+        #expect(try await reopened.load([Int].self, forKey: "numbers")?.sorted() == Array(1...20))
+
+        await #expect(throws: CancellationError.self) {
+            try await store.updateValue(forKey: "numbers") { _ in throw CancellationError() }
+        }
+        let kept = try await store.load([Int].self, forKey: "numbers")
+        #expect(kept?.count == 20, "a throwing transform changes nothing")
+        #expect(try await store.updateValue(forKey: "numbers") { _ in nil } == nil)
+        let emptied = FileKeyValueStore(directory: "\(directory.path)/store", feature: "Orders", logger: .silent)
+        #expect(try await emptied.allValues() == [:])
+    }
+
     @Test("The file is one JSON object, private to the daemon, and no temporary file is left beside it")
     func fileLayout() async throws {
         let directory = try TemporaryDirectory()

@@ -20,21 +20,36 @@ final class GetPreferencesUseCaseMock: GetPreferencesUseCaseProtocol, ScriptedUs
     }
 }
 
-/// A `SavePreferencesUseCase` that records what it is asked to save, and fails when the test says so.
-final class SavePreferencesUseCaseMock: SavePreferencesUseCaseProtocol {
-    private let answer: @Sendable (Preferences) async throws -> Void
-    private let received = Mutex<[Preferences]>([])
+/// A `ChangePreferenceUseCase` over preferences it keeps itself: it records each change, runs the test's answer
+/// (which can suspend or fail), then makes the change and returns what it keeps.
+final class ChangePreferenceUseCaseMock: ChangePreferenceUseCaseProtocol {
+    private let answer: @Sendable (PreferenceChange) async throws -> Void
+    private let received = Mutex<[PreferenceChange]>([])
+    private let stored: Mutex<Preferences>
 
-    /// The preferences asked to be saved, oldest first.
-    var saved: [Preferences] { received.withLock { $0 } }
+    /// The changes asked for, oldest first.
+    var changes: [PreferenceChange] { received.withLock { $0 } }
 
-    init(_ answer: @escaping @Sendable (Preferences) async throws -> Void = { _ in }) {
+    init(
+        storing preferences: Preferences = .defaults,
+        _ answer: @escaping @Sendable (PreferenceChange) async throws -> Void = { _ in }
+    ) {
+        self.stored = Mutex(preferences)
         self.answer = answer
     }
 
-    func execute(_ preferences: Preferences) async throws {
-        received.withLock { $0.append(preferences) }
-        try await answer(preferences)
+    /// Makes `change` to what is kept without being asked: another session's screen.
+    func changeElsewhere(_ change: PreferenceChange) {
+        stored.withLock { change.apply(to: &$0) }
+    }
+
+    func execute(_ change: PreferenceChange) async throws -> Preferences {
+        received.withLock { $0.append(change) }
+        try await answer(change)
+        return stored.withLock { preferences in
+            change.apply(to: &preferences)
+            return preferences
+        }
     }
 }
 

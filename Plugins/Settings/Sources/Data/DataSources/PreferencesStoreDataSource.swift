@@ -4,8 +4,9 @@ import NavHostKit
 protocol PreferencesDataSourceProtocol: Sendable {
     /// The stored preferences, or `nil`.
     func preferences() async throws -> PreferencesDTO?
-    /// Stores `preferences`.
-    func savePreferences(_ preferences: PreferencesDTO) async throws
+    /// Changes the stored preferences (`nil` when none are stored) with `change`, in one step with their read, and
+    /// returns them as stored.
+    func updatePreferences(_ change: @Sendable (inout PreferencesDTO?) -> Void) async throws -> PreferencesDTO?
     /// Removes the stored preferences.
     func removePreferences() async throws
 }
@@ -34,8 +35,8 @@ final class PreferencesStoreDataSource: PreferencesDataSourceProtocol {
         try await store.load(PreferencesDTO.self, forKey: Self.key)
     }
 
-    func savePreferences(_ preferences: PreferencesDTO) async throws {
-        try await store.save(preferences, forKey: Self.key)
+    func updatePreferences(_ change: @Sendable (inout PreferencesDTO?) -> Void) async throws -> PreferencesDTO? {
+        try await store.update(PreferencesDTO.self, forKey: Self.key, change)
     }
 
     func removePreferences() async throws {

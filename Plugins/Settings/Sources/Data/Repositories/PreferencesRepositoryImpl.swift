@@ -21,8 +21,13 @@ final class PreferencesRepositoryImpl: PreferencesRepositoryProtocol {
         try await dataSource.preferences()?.toDomain()
     }
 
-    func savePreferences(_ preferences: Preferences) async throws {
-        try await dataSource.savePreferences(PreferencesDTO(preferences))
+    func changePreferences(_ change: PreferenceChange) async throws -> Preferences {
+        let stored = try await dataSource.updatePreferences { stored in
+            var preferences = stored?.toDomain() ?? .defaults
+            change.apply(to: &preferences)
+            stored = PreferencesDTO(preferences)
+        }
+        let preferences = stored?.toDomain() ?? .defaults
         logger.debug(
             "settings.saved",
             metadata: [
@@ -31,6 +36,7 @@ final class PreferencesRepositoryImpl: PreferencesRepositoryProtocol {
                 "language": "\(preferences.language.rawValue)",
             ]
         )
+        return preferences
     }
 
     func removePreferences() async throws {

@@ -2,8 +2,11 @@
 protocol PreferencesRepositoryProtocol: Sendable {
     /// The stored preferences, or `nil` when the user never saved any.
     func fetchPreferences() async throws -> Preferences?
-    /// Stores `preferences`, replacing the earlier ones.
-    func savePreferences(_ preferences: Preferences) async throws
+    /// Makes `change` to the stored preferences (to the defaults when none are stored) and returns them as stored.
+    ///
+    /// The read and the write are one step: two changes made at once, from one screen or from two sessions' screens,
+    /// both stay, and the last one made decides a preference both change.
+    func changePreferences(_ change: PreferenceChange) async throws -> Preferences
     /// Forgets the stored preferences.
     func removePreferences() async throws
 }

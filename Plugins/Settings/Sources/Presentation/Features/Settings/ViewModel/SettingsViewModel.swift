@@ -3,7 +3,8 @@ import Observation
 
 /// The settings screen, `settings.main`: theme, notifications and language.
 ///
-/// Each change shows at once and is saved through ``SavePreferencesUseCase``. If the save fails, the screen goes
+/// Each change shows at once, then is made to the stored preferences through ``ChangePreferenceUseCase``, and the
+/// screen shows them as stored, with the changes other screens made meanwhile. If the save fails, the screen goes
 /// back to what is stored and says so in `saveError`.
 ///
 /// Its state on the wire:
@@ -76,7 +77,7 @@ final class SettingsViewModel: ViewModel {
     @ObservationIgnored private var saved = Preferences.defaults
 
     private let getPreferencesUseCase: any GetPreferencesUseCaseProtocol
-    private let savePreferencesUseCase: any SavePreferencesUseCaseProtocol
+    private let changePreferenceUseCase: any ChangePreferenceUseCaseProtocol
     private let resetPreferencesUseCase: any ResetPreferencesUseCaseProtocol
     private let logger: FeatureLogger
 
@@ -88,12 +89,12 @@ final class SettingsViewModel: ViewModel {
 
     init(
         getPreferencesUseCase: any GetPreferencesUseCaseProtocol,
-        savePreferencesUseCase: any SavePreferencesUseCaseProtocol,
+        changePreferenceUseCase: any ChangePreferenceUseCaseProtocol,
         resetPreferencesUseCase: any ResetPreferencesUseCaseProtocol,
         logger: FeatureLogger
     ) {
         self.getPreferencesUseCase = getPreferencesUseCase
-        self.savePreferencesUseCase = savePreferencesUseCase
+        self.changePreferenceUseCase = changePreferenceUseCase
         self.resetPreferencesUseCase = resetPreferencesUseCase
         self.logger = logger
     }
@@ -117,15 +118,15 @@ final class SettingsViewModel: ViewModel {
     }
 
     func onChangedTheme(_ theme: Theme) async {
-        await savePreferences { $0.theme = theme }
+        await changePreference(.theme(theme))
     }
 
     func onChangedNotificationsEnabled(_ isEnabled: Bool) async {
-        await savePreferences { $0.notificationsEnabled = isEnabled }
+        await changePreference(.notificationsEnabled(isEnabled))
     }
 
     func onChangedLanguage(_ language: Language) async {
-        await savePreferences { $0.language = language }
+        await changePreference(.language(language))
     }
 
     func onTappedResetToDefaults() async {
@@ -167,18 +168,19 @@ private extension SettingsViewModel {
         }
     }
 
-    /// Shows the change at once, then saves it; goes back to what is stored if the save fails, unless a later change
-    /// has replaced this one meanwhile (that change's save decides).
-    func savePreferences(_ change: (inout Preferences) -> Void) async {
+    /// Shows the change at once, then makes it to the stored preferences and shows them as stored: with the changes
+    /// made meanwhile by this screen's other intents and by other sessions' screens. If the save fails, shows what is
+    /// stored and says so.
+    func changePreference(_ change: PreferenceChange) async {
         guard var preferences = shown else { return }
-        change(&preferences)
+        change.apply(to: &preferences)
         state = .loaded(formatContent(preferences))
         do {
-            try await savePreferencesUseCase.execute(preferences)
-            saved = preferences
+            saved = try await changePreferenceUseCase.execute(change)
+            state = .loaded(formatContent(saved))
         } catch {
             logger.error("settings.saveFailed", metadata: ["error": "\(error)"])
-            if shown == preferences { showSaveError() }
+            showSaveError()
         }
     }
 
