@@ -117,6 +117,29 @@ struct IntentTimeLimitTests {
         try expectCurrentText(of: host)
     }
 
+    @Test("An intent that ran out of time moves the stack no more: the navigation it asks for later is dropped")
+    func timedOutIntentCannotNavigate() async throws {
+        let save = ControlledSaveItemUseCase()
+        let host = try FeatureTestHost(features: [CatalogFeature(saveItem: save)], root: "catalog.list")
+        try await host.settle()
+        let editor = try host.session.present(RouteRequest(id: "catalog.editor"))
+        let sending = Task { @MainActor in try await host.send("onTappedSave") }
+        try await host.waitForRevision(editor.revision + 1)
+        await host.clock.advance(by: .seconds(30))
+        let error = await #expect(throws: NavigationError.self) { try await sending.value }
+        #expect(error?.code == .intentTimedOut)
+
+        // The use case returns after all, ignoring the cancellation, and the ViewModel dismisses its editor, as
+        // after a save in time: the client was answered that the intent did not finish, so the stack stays.
+        await save.control.answerNext(with: .success(()))
+        for _ in 0..<200 where host.top.state["isSaving"] != false {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await host.settle()
+        #expect(host.top.state["isSaving"] == false, "the ViewModel ran on")
+        #expect(host.routeIDs == ["catalog.list", "catalog.editor"])
+    }
+
     /// The JSON text the top screen keeps for `Send` replies is its snapshot as it is now, never one before its state
     /// or error changed.
     private func expectCurrentText(of host: FeatureTestHost) throws {

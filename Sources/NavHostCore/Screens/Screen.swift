@@ -159,7 +159,7 @@ final class Screen {
             onStateMayHaveChanged?(self)
             throw NavigationError(
                 .intentTimedOut,
-                "\(message.name) did not finish within \(limit); its work was cancelled",
+                "\(message.name) did not finish within \(limit); it was cancelled",
                 parameters: ["screen": .string(id.rawValue), "intent": .string(message.name)]
             )
         case .finished(nil):
@@ -261,7 +261,9 @@ extension Screen {
             let limit = intentTimer.limit
             intentTimer.start(task.number) { [weak self] in
                 race.finish(.timedOut(limit))
-                // Cancelled and abandoned: if it never returns, it no longer counts as the screen's work.
+                // Cancelled and abandoned: if it never returns, it no longer counts as the screen's work, and the
+                // navigation it asks for from now on is dropped (its caller is told it did not finish).
+                task.handle.abandon()
                 task.task.cancel()
                 self?.inFlight[task.number] = nil
             }
@@ -306,9 +308,11 @@ extension Screen {
         // status-record lock. Both of a call's tasks started this way cost about 6,800 instructions less per `Send`
         // (docs/architecture.md; `Benchmarks/Profiling/task-immediate-preference/run.sh` shows the lock).
         let task = SessionContext.$current.withValue(context) {
-            Task.startOnMainActor { [weak self] in
-                defer { self?.inFlight[number] = nil }
-                return await work(model)
+            ScreenTask.$current.withValue(handle) {
+                Task.startOnMainActor { [weak self] in
+                    defer { self?.inFlight[number] = nil }
+                    return await work(model)
+                }
             }
         }
         handle.setTask(task)
@@ -377,11 +381,23 @@ private final class StateChangeSignal: Sendable {
 /// A task a screen runs for its ViewModel, as the screen keeps it: cancelled when the screen closes, even before
 /// `Task.immediate` has returned it, and the race of the intent's caller waiting on it, told when the screen closes.
 @MainActor
-private final class ScreenTask {
+final class ScreenTask {
+    /// The screen task whose work runs now (bound for the task and inherited by the tasks it starts); `nil` outside
+    /// a screen's work.
+    @TaskLocal static var current: ScreenTask?
+
+    /// Whether the task's intent was given up on: its caller was answered that it did not finish in time. The
+    /// session drops the navigation such a task asks for (`NavigationSession.perform`).
+    private(set) var isAbandoned = false
     /// The race of the caller waiting on the task's intent, if one waits.
-    var race: Race?
+    fileprivate var race: Race?
     private var cancelled = false
     private var cancelTask: (() -> Void)?
+
+    /// Gives the task's intent up: its caller has been answered.
+    func abandon() {
+        isAbandoned = true
+    }
 
     /// The task, once `Task.immediate` has returned it; a cancel asked for before is applied now.
     func setTask<Result>(_ task: Task<Result, Never>) {

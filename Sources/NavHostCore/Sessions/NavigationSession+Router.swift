@@ -11,6 +11,15 @@ extension NavigationSession {
             )
             return false
         }
+        // An intent whose caller was answered `IntentTimedOut` changes the stack no more: the reply said it did not
+        // finish, and a push 50 ms later would be kept (and made durable) behind the client's back.
+        if ScreenTask.current?.isAbandoned == true {
+            logger.warning(
+                "Dropped navigation from an intent that ran out of time",
+                metadata: ["navhost.screen": "\(screenID)", "navhost.command": "\(command)"]
+            )
+            return false
+        }
         navigatingScreen = screenID
         defer { navigatingScreen = nil }
         do throws(NavigationError) {

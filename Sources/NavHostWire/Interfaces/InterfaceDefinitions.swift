@@ -225,10 +225,13 @@ public enum InterfaceDefinitions {
         # The intent exists but its arguments do not fit it.
         error InvalidIntentArguments (intent: string, reason: string)
 
-        # The screen's ViewModel failed while handling the intent.
+        # The screen's ViewModel failed while handling the intent. What it did before it
+        # failed stays: navigation it asked for, writes to its feature's store.
         error IntentFailed (screen: string, intent: string)
 
-        # The intent did not finish within the daemon's time limit.
+        # The intent did not finish within the daemon's time limit. It was cancelled: the
+        # navigation it asks for from now on is dropped, but work that goes on although
+        # cancelled (a write to its feature's store) may still be done.
         error IntentTimedOut (screen: string, intent: string)
 
         # Only the root is on the stack.
@@ -243,7 +246,9 @@ public enum InterfaceDefinitions {
         # Replace needs at least a root route.
         error EmptyStack ()
 
-        # The screen left the stack before the intent finished.
+        # The screen left the stack before the intent finished. The intent was cancelled;
+        # work that goes on although cancelled (a write to its feature's store) may still be
+        # done.
         error ScreenClosed (screen: string)
 
         # The feature could not build the screen for that route.

@@ -111,7 +111,7 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "How long an intent may run (like 30s, or off). Then its work is cancelled, the client gets IntentTimedOut and the screen shows an error. (default: 30s)",
+            "How long an intent may run (like 30s, or off). Then it is cancelled (navigation it asks for later is dropped), the client gets IntentTimedOut and the screen shows an error. (default: 30s)",
             valueName: "time"
         ),
         transform: TimeLimit.parse
