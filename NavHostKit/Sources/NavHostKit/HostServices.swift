@@ -96,8 +96,11 @@ public protocol KeyValueStore: Sendable {
     /// The daemon's store and `NavHostTesting`'s `InMemoryKeyValueStore` do it as one step. A store that does not
     /// implement it gets a default that reads, then writes, with no such guarantee.
     ///
+    /// It runs on its caller's actor until it reaches the store (`nonisolated(nonsending)`): updates a ViewModel makes
+    /// one after the other reach a store that is an actor in that order.
+    ///
     /// - Since: NavHostKit 2.2.0.
-    func updateValue(
+    nonisolated(nonsending) func updateValue(
         forKey key: String,
         _ transform: @Sendable (JSONValue?) throws -> JSONValue?
     ) async throws -> JSONValue?
@@ -129,7 +132,7 @@ extension KeyValueStore {
     ///
     /// - Throws: What `change` throws, or the decoding of a stored value that is not a `T`; nothing is written then.
     /// - Since: NavHostKit 2.2.0.
-    public func update<T: Codable & Sendable>(
+    public nonisolated(nonsending) func update<T: Codable & Sendable>(
         _ type: T.Type,
         forKey key: String,
         _ change: @Sendable (inout T?) throws -> Void
@@ -145,7 +148,7 @@ extension KeyValueStore {
     /// A read, then a write: for stores written before NavHostKit 2.2.0, which do not implement it as one step.
     ///
     /// - Since: NavHostKit 2.2.0.
-    public func updateValue(
+    public nonisolated(nonsending) func updateValue(
         forKey key: String,
         _ transform: @Sendable (JSONValue?) throws -> JSONValue?
     ) async throws -> JSONValue? {

@@ -202,6 +202,31 @@ struct SettingsViewModelTests {
         #expect(change.changes.isEmpty)
     }
 
+    @Test("Changes sent at once to one screen are stored in the order they were made, and it shows the last")
+    func concurrentChangesKeepTheirOrder() async throws {
+        // The real use case, repository and data source over an actor store, as the daemon runs them.
+        let store = InMemoryKeyValueStore()
+        let repository = PreferencesRepositoryImpl(
+            dataSource: PreferencesStoreDataSource(store: store),
+            logger: .silent
+        )
+        let viewModel = SettingsViewModel(
+            getPreferencesUseCase: GetPreferencesUseCase(repository: repository),
+            changePreferenceUseCase: ChangePreferenceUseCase(repository: repository),
+            resetPreferencesUseCase: ResetPreferencesUseCase(repository: repository),
+            logger: .silent
+        )
+        await viewModel.onAppear()
+        for round in 0..<200 {
+            let languages: [Language] = round.isMultiple(of: 2) ? [.spanish, .french] : [.french, .spanish]
+            let changes = languages.map { language in Task { await viewModel.onChangedLanguage(language) } }
+            for change in changes { await change.value }
+            let stored = try await repository.fetchPreferences()?.language
+            #expect(stored == languages[1], "round \(round): the later change is stored")
+            #expect(viewModel.state.value?.language == languages[1], "round \(round): and shown")
+        }
+    }
+
     @Test("The loaded state reads well as JSON, with the choices to offer")
     func loadedStateJSON() async throws {
         let viewModel = makeViewModel(get: .returning(.customized))

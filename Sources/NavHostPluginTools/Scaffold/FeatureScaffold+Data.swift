@@ -37,7 +37,9 @@ extension FeatureScaffold {
             func \#(lowerName)() async throws -> [\#(entity)DTO]?
             /// Changes the stored list (empty when none was ever stored) with `change`, in one step with its read, and
             /// returns it as stored.
-            func update\#(name)(_ change: @Sendable (inout [\#(entity)DTO]) -> Void) async throws -> [\#(entity)DTO]
+            nonisolated(nonsending) func update\#(name)(
+                _ change: @Sendable (inout [\#(entity)DTO]) -> Void
+            ) async throws -> [\#(entity)DTO]
         }
 
         /// Keeps the list in the feature's durable key-value store, under one key: `\#(namespace)`.
@@ -64,7 +66,9 @@ extension FeatureScaffold {
                 try await store.load([\#(entity)DTO].self, forKey: Self.key)
             }
 
-            func update\#(name)(_ change: @Sendable (inout [\#(entity)DTO]) -> Void) async throws -> [\#(entity)DTO] {
+            nonisolated(nonsending) func update\#(name)(
+                _ change: @Sendable (inout [\#(entity)DTO]) -> Void
+            ) async throws -> [\#(entity)DTO] {
                 // One step of the store: an item another intent adds meanwhile is in the list `change` gets, or it
                 // gets this one's.
                 let stored = try await store.update([\#(entity)DTO].self, forKey: Self.key) { list in
@@ -104,7 +108,7 @@ extension FeatureScaffold {
                 try await dataSource.\#(lowerName)()?.map { $0.toDomain() } ?? []
             }
 
-            func add\#(entity)(titled title: String) async throws -> \#(entity) {
+            nonisolated(nonsending) func add\#(entity)(titled title: String) async throws -> \#(entity) {
                 let stored = try await dataSource.update\#(name) { items in
                     items.append(\#(entity)DTO(id: String(items.count + 1), title: title))
                 }

@@ -33,7 +33,7 @@ extension FeatureScaffold {
             /// Adds \#(article) \#(entityInProse) titled `title` at the end of the stored list, numbered after the others,
             /// and returns it. The read of the list and its write are one step: \#(entitiesInProse) added at the same
             /// time, from this screen or another session's, all stay.
-            func add\#(entity)(titled title: String) async throws -> \#(entity)
+            nonisolated(nonsending) func add\#(entity)(titled title: String) async throws -> \#(entity)
         }
 
         """#
@@ -77,7 +77,7 @@ extension FeatureScaffold {
             /// Adds \#(article) \#(entityInProse) titled `title` at the end of the list and returns it.
             ///
             /// - Throws: ``\#(name)Error/emptyTitle`` when `title` is blank.
-            func execute(title: String) async throws -> \#(entity)
+            nonisolated(nonsending) func execute(title: String) async throws -> \#(entity)
         }
 
         /// Checks the title, then adds the \#(entityInProse) to the stored list.
@@ -95,7 +95,7 @@ extension FeatureScaffold {
 
             // MARK: Public Functions
 
-            func execute(title: String) async throws -> \#(entity) {
+            nonisolated(nonsending) func execute(title: String) async throws -> \#(entity) {
                 guard title.contains(where: { !$0.isWhitespace }) else { throw \#(name)Error.emptyTitle }
                 return try await repository.add\#(entity)(titled: title)
             }

@@ -146,7 +146,7 @@ extension FeatureScaffold {
                 self.result = result
             }
 
-            func execute(title: String) async throws -> \#(entity) {
+            nonisolated(nonsending) func execute(title: String) async throws -> \#(entity) {
                 try result.get()
             }
         }

@@ -43,7 +43,7 @@ final class ChangePreferenceUseCaseMock: ChangePreferenceUseCaseProtocol {
         stored.withLock { change.apply(to: &$0) }
     }
 
-    func execute(_ change: PreferenceChange) async throws -> Preferences {
+    nonisolated(nonsending) func execute(_ change: PreferenceChange) async throws -> Preferences {
         received.withLock { $0.append(change) }
         try await answer(change)
         return stored.withLock { preferences in

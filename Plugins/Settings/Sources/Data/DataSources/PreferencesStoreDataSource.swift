@@ -6,7 +6,8 @@ protocol PreferencesDataSourceProtocol: Sendable {
     func preferences() async throws -> PreferencesDTO?
     /// Changes the stored preferences (`nil` when none are stored) with `change`, in one step with their read, and
     /// returns them as stored.
-    func updatePreferences(_ change: @Sendable (inout PreferencesDTO?) -> Void) async throws -> PreferencesDTO?
+    nonisolated(nonsending) func updatePreferences(_ change: @Sendable (inout PreferencesDTO?) -> Void) async throws
+        -> PreferencesDTO?
     /// Removes the stored preferences.
     func removePreferences() async throws
 }
@@ -35,7 +36,9 @@ final class PreferencesStoreDataSource: PreferencesDataSourceProtocol {
         try await store.load(PreferencesDTO.self, forKey: Self.key)
     }
 
-    func updatePreferences(_ change: @Sendable (inout PreferencesDTO?) -> Void) async throws -> PreferencesDTO? {
+    nonisolated(nonsending) func updatePreferences(_ change: @Sendable (inout PreferencesDTO?) -> Void) async throws
+        -> PreferencesDTO?
+    {
         try await store.update(PreferencesDTO.self, forKey: Self.key, change)
     }
 

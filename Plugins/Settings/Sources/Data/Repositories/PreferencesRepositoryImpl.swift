@@ -21,7 +21,7 @@ final class PreferencesRepositoryImpl: PreferencesRepositoryProtocol {
         try await dataSource.preferences()?.toDomain()
     }
 
-    func changePreferences(_ change: PreferenceChange) async throws -> Preferences {
+    nonisolated(nonsending) func changePreferences(_ change: PreferenceChange) async throws -> Preferences {
         let stored = try await dataSource.updatePreferences { stored in
             var preferences = stored?.toDomain() ?? .defaults
             change.apply(to: &preferences)

@@ -5,8 +5,10 @@ protocol PreferencesRepositoryProtocol: Sendable {
     /// Makes `change` to the stored preferences (to the defaults when none are stored) and returns them as stored.
     ///
     /// The read and the write are one step: two changes made at once, from one screen or from two sessions' screens,
-    /// both stay, and the last one made decides a preference both change.
-    func changePreferences(_ change: PreferenceChange) async throws -> Preferences
+    /// both stay, and the last one made decides a preference both change. It runs on the caller's actor until it
+    /// reaches the store (`nonisolated(nonsending)`, like the use case and the data source): changes a screen makes
+    /// one after the other are made in that order, and answered in it.
+    nonisolated(nonsending) func changePreferences(_ change: PreferenceChange) async throws -> Preferences
     /// Forgets the stored preferences.
     func removePreferences() async throws
 }

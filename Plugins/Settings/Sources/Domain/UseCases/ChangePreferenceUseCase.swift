@@ -2,7 +2,7 @@
 protocol ChangePreferenceUseCaseProtocol: Sendable {
     /// Makes `change` to the stored preferences and returns them as stored: with every change made before it, on
     /// this screen or on another session's.
-    func execute(_ change: PreferenceChange) async throws -> Preferences
+    nonisolated(nonsending) func execute(_ change: PreferenceChange) async throws -> Preferences
 }
 
 /// Makes the change through the repository, in one step with the read of what it changes.
@@ -20,7 +20,7 @@ final class ChangePreferenceUseCase: ChangePreferenceUseCaseProtocol {
 
     // MARK: Public Functions
 
-    func execute(_ change: PreferenceChange) async throws -> Preferences {
+    nonisolated(nonsending) func execute(_ change: PreferenceChange) async throws -> Preferences {
         try await repository.changePreferences(change)
     }
 }
