@@ -78,6 +78,8 @@ public final class PluginControl {
         self.overridesFile = overrides
         self.watcherLimit = watcherLimit
         registry.keepsRemovedRow = { [weak self] row in self?.isUnloadedByHand(row) == true }
+        // A plugin kept because it is the root of a session goes once that session is closed.
+        sessions.onSessionClosed = { [weak self] _ in self?.retryRefusedRemovals() }
     }
 
     // MARK: Changing the plugins
@@ -461,8 +463,8 @@ extension PluginControl {
         }
     }
 
-    /// Tries again the removals refused earlier (SIGHUP): a session that pinned a plugin may have closed, or a
-    /// dependant's new build may no longer need it.
+    /// Tries again the removals refused earlier (SIGHUP, and after each `CloseSession`): a session that pinned a
+    /// plugin may have closed, or a dependant's new build may no longer need it.
     public func retryRefusedRemovals() {
         removeFreedPlugins()
     }

@@ -251,6 +251,27 @@ struct DaemonPluginFolderTests {
         #expect(settings?["removalRefused"]?["message"] == "the root of session main")
         try await daemon.terminate()
     }
+
+    @Test("A plugin kept as the root of a session opened over the wire goes once that session is closed")
+    func removalRefusedForASessionGoesWithIt() async throws {
+        let directory = try TestPlugins.copies()
+        let daemon = try await DaemonProcess.start(plugins: directory)
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("OpenSession", ["name": "passenger", "root": "settings.main"])
+        let plugins = try await PluginsWatch.start(on: daemon)
+
+        try FileManager.default.removeItem(atPath: "\(directory)/Settings")
+        let refused = try await plugins.event { $0["name"] == "Settings" }
+        #expect(refused["reason"]?["code"] == "inUse")
+        let kept = try await PluginsWatch.listed("Settings", in: daemon)
+        #expect(kept?["removalRefused"]?["rootOf"] == ["passenger"], "\(kept ?? .null)")
+
+        try await nav.call("CloseSession", ["name": "passenger"])
+        let removed = try await plugins.event { $0["name"] == "Settings" && $0["kind"] == "removed" }
+        #expect(removed["version"] != nil)
+        #expect(try await PluginsWatch.listed("Settings", in: daemon)?["state"] == "removed")
+        try await daemon.terminate()
+    }
 }
 
 // MARK: - Support

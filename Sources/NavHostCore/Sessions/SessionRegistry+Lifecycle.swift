@@ -82,6 +82,7 @@ extension SessionRegistry {
     ///   be emptied, it is closed and the error says that its stack is still on disk; ``SessionsShutDown`` once the
     ///   daemon is stopping.
     public func closeDurably(_ name: String) async throws {
+        defer { onSessionClosed?(name) }
         try await closeDurably(name, evenStopping: false)
     }
 

@@ -35,6 +35,10 @@ public final class SessionRegistry {
     /// The plugins loaded now, with their versions, for a flight recording's header (the daemon sets it).
     public var loadedPlugins: @MainActor () -> [SessionRecording.Plugin] = { [] }
 
+    /// Called once a `CloseSession` has run (done or refused): what the closed session held, like a plugin whose
+    /// removal its root refused, may go now (the plugin host sets it).
+    public var onSessionClosed: (@MainActor (String) -> Void)?
+
     /// The sessions' names, sorted.
     public var names: [String] { sessions.keys.sorted() }
 
