@@ -50,7 +50,7 @@ public struct NavHostKitVersion: Sendable, Hashable, Codable, Comparable, Custom
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let version = NavHostKitVersion(text) else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "\"\(text)\" is not MAJOR.MINOR.PATCH")
+                .init(codingPath: decoder.codingPath, debugDescription: "\"\(text)\" is not a version like 1.2.0")
             )
         }
         self = version

@@ -143,7 +143,10 @@ extension PluginRegistry {
             throw QuarantineReason(
                 .abiMismatch,
                 "built against NavHostKit \(manifest.sdkVersion); this daemon has \(sdkVersion), which serves "
-                    + "plugins built against \(sdkVersion.major).0.0 to \(sdkVersion.major).\(sdkVersion.minor).x"
+                    + "plugins built against \(sdkVersion.major).0.0 to \(sdkVersion.major).\(sdkVersion.minor).x: "
+                    + (manifest.sdkVersion.major == sdkVersion.major
+                        ? "build the plugin against this daemon's SDK, or update the daemon"
+                        : "build the plugin against a NavHostKit \(sdkVersion.major).x SDK")
             )
         }
         for dependency in manifest.hardDependencies {
@@ -217,6 +220,14 @@ extension PluginRegistry {
                 .abiMismatch,
                 "the library reports it was built against NavHostKit \(module.sdkVersion) (the manifest says "
                     + "\(manifest.sdkVersion)); this daemon has \(sdkVersion): stage the plugin again"
+            )
+        }
+        // Compatible, but not what the manifest says (edited by hand): `List` would report the manifest's version.
+        guard module.sdkVersion == manifest.sdkVersion else {
+            throw QuarantineReason(
+                .manifestMismatch,
+                "the library reports it was built against NavHostKit \(module.sdkVersion), the manifest says "
+                    + "\(manifest.sdkVersion): stage the plugin again"
             )
         }
         let routes = module.screens.map(PluginManifest.Route.init)

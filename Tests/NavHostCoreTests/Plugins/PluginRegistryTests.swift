@@ -105,7 +105,9 @@ struct PluginRegistryTests {
         #expect(statuses.count == 4)
         #expect(statuses.allSatisfy { $0.quarantineReason?.code == .abiMismatch })
         #expect(
-            statuses.first?.quarantineReason?.message.contains("serves plugins built against 3.0.0 to 3.0.x") == true
+            statuses.first?.quarantineReason?.message.hasSuffix(
+                "serves plugins built against 3.0.0 to 3.0.x: build the plugin against a NavHostKit 3.x SDK"
+            ) == true
         )
         #expect(registry.catalog.featureNames.isEmpty)
     }
@@ -126,6 +128,21 @@ struct PluginRegistryTests {
         #expect(status.quarantineReason?.code == .abiMismatch)
         #expect(status.quarantineReason?.message.contains("reports it was built against NavHostKit \(built)") == true)
         #expect(registry.catalog.featureNames.isEmpty)
+    }
+
+    @Test("A manifest whose SDK differs from the library's, both served by the daemon, is refused as a mismatch")
+    func manifestSDKMustMatchTheLibrary() throws {
+        let workspace = try PluginWorkspace(linking: [])
+        defer { workspace.remove() }
+        let built = NavHostKitVersion.current
+        let older = NavHostKitVersion(major: built.major, minor: built.minor - 1, patch: 0)
+        try workspace.addStaged("Settings") { $0.sdkVersion = older }
+        let registry = workspace.makeRegistry()
+
+        let status = registry.load(pluginAt: "\(workspace.plugins)/Settings")
+
+        #expect(status.quarantineReason?.code == .manifestMismatch)
+        #expect(status.quarantineReason?.message.contains("the manifest says \(older)") == true)
     }
 
     @Test("Each loaded plugin keeps its data in its own file under <state>/store")
