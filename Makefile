@@ -66,7 +66,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
-	install-sdk install-sdk-files install-docs install-sdk-docs check-docs release man deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
+	install-sdk install-sdk-files install-docs install-sdk-docs uninstall uninstall-sdk-files check-docs release man deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -209,6 +209,36 @@ install-sdk-docs:
 
 install-docs: install-sdk-docs
 	for doc in $(DOCS); do install -D -m 0644 $$doc $(DESTDIR)$(DOCDIR)/$$doc || exit 1; done
+
+# What install-sdk-files installed, file by file, with the folders it leaves empty: for a feature author's machine.
+# The daemon needs libNavHostKit.so too: after `make install`, `make uninstall` removes both.
+uninstall-sdk-files:
+	rm -f $(DESTDIR)$(PKGLIBDIR)/libNavHostKit.so $(DESTDIR)$(PKGLIBDIR)/libNavHostTesting.so \
+		$(DESTDIR)$(PKGLIBDIR)/navhost-plugin-tool $(DESTDIR)$(BINDIR)/navhost-plugin-tool \
+		$(DESTDIR)$(MANDIR)/man1/navhost-plugin-tool.1.gz
+	for module in $(SDK_MODULES); do \
+		for kind in swiftinterface swiftmodule swiftdoc; do \
+			rm -f $(DESTDIR)$(SDK_MODULEDIR)/$$module.swiftmodule/$(SDK_TRIPLE).$$kind; \
+		done; \
+		rmdir $(DESTDIR)$(SDK_MODULEDIR)/$$module.swiftmodule 2>/dev/null || true; \
+	done
+	for doc in $(SDK_DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$doc; done
+	-rmdir $(DESTDIR)$(SDK_MODULEDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/NavHostKit $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(PKGLIBDIR) 2>/dev/null
+
+# What install-files installed: the programs, the example plugins (by name: other plugins in PLUGINDIR stay), the
+# units, the documents, the man pages and the SDK. The configuration in SYSCONFDIR and the state folder stay, as
+# a package's removal leaves them.
+uninstall:
+	for program in navhostd navctl; do rm -f $(DESTDIR)$(PKGLIBDIR)/$$program $(DESTDIR)$(BINDIR)/$$program; done
+	for plugin in $(notdir $(PLUGIN_DIRS)); do rm -rf $(DESTDIR)$(PLUGINDIR)/$$plugin; done
+	rm -f $(DESTDIR)$(UNITDIR)/navhostd.service $(DESTDIR)$(UNITDIR)/navhostd.socket \
+		$(DESTDIR)$(SYSUSERSDIR)/navhost.conf $(DESTDIR)$(TMPFILESDIR)/navhost.conf
+	for doc in $(DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$doc; done
+	rm -f $(DESTDIR)$(MANDIR)/man8/navhostd.8.gz $(DESTDIR)$(MANDIR)/man1/navctl.1.gz \
+		$(DESTDIR)$(MANDIR)/man5/navhostd.conf.5.gz
+	-rmdir $(DESTDIR)$(PLUGINDIR) 2>/dev/null
+	$(MAKE) --no-print-directory uninstall-sdk-files
 
 # An out-of-tree plugin from scratch: the SDK installed into a temporary DESTDIR, a plugin package scaffolded outside
 # the repository, built, tested and staged there, then hot-loaded into a running daemon and driven over its socket.

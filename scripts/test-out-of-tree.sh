@@ -4,9 +4,11 @@
 #      the test kit, navhost-plugin-tool, and the daemon and navctl beside them;
 #   2. the INSTALLED navhost-plugin-tool scaffolds a plugin package, Favorites, into a folder outside the repository;
 #   3. in that folder, with no path into this checkout: `make` builds and stages it, `make test` runs its tests on the
-#      SDK's headless host; with an intent name that is no case of its enum, `make` refuses to stage it;
+#      SDK's headless host; with an intent name that is no case of its enum, `make` refuses to stage it and leaves
+#      nothing staged; `make check` loads it through the daemon's registry;
 #   4. the installed navhostd runs with the example plugins; `make install PLUGINDIR=…` copies the staged folder into
-#      its plugins folder while it runs, and navctl navigates to favorites.list and sends onTappedAdd over the socket.
+#      its plugins folder while it runs, and navctl navigates to favorites.list and sends onTappedAdd over the socket;
+#      `make uninstall` takes it out, and the daemon unloads it.
 #
 # Usage: BUILD_DIR=.build/debug scripts/test-out-of-tree.sh
 set -euo pipefail
@@ -57,8 +59,13 @@ cp "$viewmodel" "$work/viewmodel.swift"
 sed -i 's/static let names = \["onTappedAdd"/static let names = ["onTappedAdd", "onTappedAd"/' "$viewmodel"
 if (cd "$work/Favorites" && make) >"$work/misspelt.log" 2>&1; then fail "a plugin listing onTappedAd was staged"; fi
 grep -q '"onTappedAd"' "$work/misspelt.log" || fail "the refusal does not name onTappedAd: $(tail -5 "$work/misspelt.log")"
+[[ ! -e $staged ]] || fail "a refused staging left the build staged before, for make install to take"
 cp "$work/viewmodel.swift" "$viewmodel"
 (cd "$work/Favorites" && make) >/dev/null
+
+step "make check loads the staged plugin through the daemon's registry"
+(cd "$work/Favorites" && make check) 2>&1 | tee "$work/check.log"
+grep -q "1 loaded, 0 quarantined" "$work/check.log" || fail "make check: $(tail -3 "$work/check.log")"
 
 step "starting the installed navhostd with the example plugins"
 mkdir -p "$work/plugins" "$work/state"
@@ -89,5 +96,16 @@ navctl navigate favorites.list
 navctl send onTappedAdd title=Milk --json | tee "$work/send.json"
 grep -q '"title":"Milk"' "$work/send.json" || fail "the state after onTappedAdd does not hold the new item"
 navctl stack --json | grep -q '"route":"favorites.list"' || fail "favorites.list is not on the stack"
+
+step "make uninstall: the daemon unloads the plugin, and its screen leaves the stack"
+(cd "$work/Favorites" && make uninstall PLUGINDIR="$work/plugins")
+[[ ! -e $work/plugins/Favorites ]] || fail "make uninstall left $work/plugins/Favorites"
+removed=
+for _ in $(seq 100); do
+    if navctl plugins list | grep -Eq '^Favorites +0\.1\.0 +removed'; then removed=yes; break; fi
+    sleep 0.1
+done
+[[ -n $removed ]] || fail "the daemon did not unload Favorites: $(navctl plugins list)"
+navctl stack --json | grep -q '"route":"favorites.list"' && fail "favorites.list is still on the stack"
 
 step "passed"

@@ -113,6 +113,42 @@ struct UnitFileTests {
         #expect(libraries.output.contains(expected), "\(libraries.output)")
     }
 
+    @Test("make uninstall takes back what make install-files put, and leaves the configuration; the SDK's alike")
+    func uninstall() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let make = { (target: String) in
+            try await run(
+                "/usr/bin/make",
+                [
+                    "-C", TestPaths.packageRoot, "--no-print-directory", target, "DESTDIR=\(directory.path)",
+                    "BUILD_DIR=\(TestPaths.buildDirectory)",
+                ]
+            )
+        }
+        #expect(try await make("install-files").status == 0)
+        #expect(try Self.files(under: directory.path).count > 20)
+        #expect(try await make("uninstall").status == 0)
+        #expect(try Self.files(under: directory.path) == ["etc/navhost/navhostd.conf"], "an edited configuration stays")
+
+        try FileManager.default.removeItem(atPath: "\(directory.path)/etc")
+        #expect(try await make("install-sdk-files").status == 0)
+        #expect(try Self.files(under: directory.path).contains("usr/lib/navhost/libNavHostTesting.so"))
+        #expect(try await make("uninstall-sdk-files").status == 0)
+        #expect(try Self.files(under: directory.path) == [])
+    }
+
+    /// The files and symbolic links under `root`, relative to it, sorted.
+    private static func files(under root: String) throws -> [String] {
+        let manager = FileManager.default
+        return try manager.subpathsOfDirectory(atPath: root).filter { path in
+            var isDirectory: ObjCBool = false
+            let isLink = (try? manager.destinationOfSymbolicLink(atPath: "\(root)/\(path)")) != nil
+            return isLink
+                || (manager.fileExists(atPath: "\(root)/\(path)", isDirectory: &isDirectory) && !isDirectory.boolValue)
+        }.sorted()
+    }
+
     @Test("An install under another prefix points the units at that prefix")
     func otherPrefix() async throws {
         let directory = try TemporaryDirectory()

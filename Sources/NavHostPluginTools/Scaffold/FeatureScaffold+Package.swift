@@ -105,7 +105,9 @@ extension FeatureScaffold {
         # \#(name), a NavHost feature plugin built against the installed SDK.
         #   make            build lib\#(name)Feature.so and stage it: .build/<config>/plugins/\#(name)/ (manifest + library)
         #   make test       run the feature's tests on the SDK's headless host (NavHostTesting)
+        #   make check      load the staged plugin through the daemon's own registry, as navhostd will
         #   make install    copy the staged plugin into PLUGINDIR, where a running navhostd loads it by itself
+        #   make uninstall  remove it from PLUGINDIR: a running navhostd unloads it
         # SWIFTFLAGS adds options to swift build and swift test, like SWIFTFLAGS="-j 2".
         SWIFT       ?= swift
         SWIFTFLAGS  ?=
@@ -117,13 +119,21 @@ extension FeatureScaffold {
         STAGED      := $(BUILD_DIR)/plugins/\#(name)
         export NAVHOST_SDK
 
-        .PHONY: all build test install clean sdk
+        .PHONY: all build test check install uninstall clean sdk
 
         all: build
 
+        # The build staged before goes first: a build or a staging that fails leaves nothing make install could take
+        # for this one.
         build: sdk
+        	rm -rf $(STAGED)
         	$(SWIFT) build -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS) --product \#(name)Feature
         	$(NAVHOST_SDK)/navhost-plugin-tool stage --build-dir $(BUILD_DIR)
+
+        # Fails when navhostd would quarantine the plugin (a makeCoordinator that throws, a resource missing). A hard
+        # dependency must be staged beside it in $(BUILD_DIR)/plugins.
+        check: build
+        	$(NAVHOST_SDK)/navhost-plugin-tool check $(BUILD_DIR)/plugins
 
         test: sdk
         	$(SWIFT) test -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS)
@@ -141,6 +151,9 @@ extension FeatureScaffold {
         	cp -R $(STAGED) $(DESTDIR)$(PLUGINDIR)/.\#(name).installing
         	rm -rf $(DESTDIR)$(PLUGINDIR)/\#(name)
         	mv $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/\#(name)
+
+        uninstall:
+        	rm -rf $(DESTDIR)$(PLUGINDIR)/\#(name)
 
         clean:
         	rm -rf .build
