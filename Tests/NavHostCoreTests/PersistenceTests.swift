@@ -1,4 +1,6 @@
 import Foundation
+import InMemoryLogging
+import Logging
 import NavHostCore
 import NavHostKit
 import NavHostStorage
@@ -15,12 +17,15 @@ struct PersistenceTests {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("navhost-persist-\(UUID())").path
     }
 
-    func makeRegistry(features: [any FeatureModule]? = nil) throws -> SessionRegistry {
+    func makeRegistry(
+        features: [any FeatureModule]? = nil,
+        logger: Logger = Logger(label: "test")
+    ) throws -> SessionRegistry {
         let catalog = try FeatureCatalog.holding(features ?? [ProfileFeature(), DraftFeature()])
         return SessionRegistry(
             catalog: catalog,
             persistence: SessionPersistence(directory: directory),
-            logger: .init(label: "test")
+            logger: logger
         )
     }
 
@@ -203,11 +208,15 @@ struct PersistenceTests {
             ]
         )
         try file.save(saved)
-        let registry = try makeRegistry()
+        let logs = InMemoryLogHandler()
+        let registry = try makeRegistry(logger: Logger(label: "test") { _ in logs })
         let restored = try registry.open(main)
         #expect(restored.routeIDs == ["profile.user", "draft.editor"])
         #expect(restored.droppedOnRestore.isEmpty)
         #expect(restored.startedFreshOnRestore == [ScreenID("s2")])
+        // The log says why, naming the member, for the author who changed the state's type.
+        let warning = logs.entries.first { $0.message.description.contains("no longer decodes") }
+        #expect(warning?.metadata["error"].map { "\($0)".contains("text") } == true, "\(logs.entries)")
         #expect(restored.record.stack.map(\.id) == [ScreenID("s1"), ScreenID("s2")], "the IDs a client saw stay")
         #expect(restored.revision == saved.reservedRevision + 1, "the state it held is gone: one more change")
         #expect(restored.record.stack.last?.restorable != ["text": 42], "a new ViewModel's state")

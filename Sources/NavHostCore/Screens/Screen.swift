@@ -188,12 +188,14 @@ final class Screen {
         (try? model.encodeRestorableState()) ?? nil
     }
 
-    /// Hands back state saved earlier; `false` when the ViewModel keeps none or it does not decode.
-    func restore(_ saved: JSONValue) -> Bool {
-        guard model.restoreState(saved) else { return false }
+    /// Hands back state saved earlier.
+    ///
+    /// - Throws: Why the ViewModel did not take it: it keeps none, or the saved state does not decode (the decoding
+    ///   error names the member, for the log an author reads after changing the state's type).
+    func restore(_ saved: JSONValue) throws {
+        try model.restoreState(saved)
         // Restoring happens before observation starts: take the restored state as what clients first see.
         state = (try? model.encodeState()) ?? state
-        return true
     }
 }
 

@@ -21,7 +21,7 @@ struct ScreenModel {
     /// Encodes the restorable state, or `nil` when the ViewModel keeps none.
     let encodeRestorableState: @MainActor () throws -> EncodedRestorableState?
     /// Hands back restorable state saved earlier; `false` when it does not decode.
-    let restoreState: @MainActor (JSONValue) -> Bool
+    let restoreState: @MainActor (JSONValue) throws -> Void
     /// The names of the intents the ViewModel takes (its `Intent`'s `names`), read only when an intent is refused.
     let intentNames: @MainActor () -> [String]
 
@@ -60,7 +60,10 @@ struct ScreenModel {
                 }
             },
             encodeRestorableState: { try restorableAccess?.encode() },
-            restoreState: { saved in restorableAccess?.restore(saved) ?? false },
+            restoreState: { saved in
+                guard let restorableAccess else { throw KeepsNoRestorableState() }
+                try restorableAccess.restore(saved)
+            },
             intentNames: { VM.Intent.names }
         )
     }
@@ -72,7 +75,7 @@ struct ScreenModel {
         handle: @escaping @MainActor (IntentMessage) async throws -> Void,
         trackState: @escaping @MainActor (@escaping @Sendable () -> Void) -> Void,
         encodeRestorableState: @escaping @MainActor () throws -> EncodedRestorableState?,
-        restoreState: @escaping @MainActor (JSONValue) -> Bool,
+        restoreState: @escaping @MainActor (JSONValue) throws -> Void,
         intentNames: @escaping @MainActor () -> [String]
     ) {
         self.viewModel = viewModel
@@ -114,7 +117,12 @@ final class EncodedRestorableState: Sendable {
 @MainActor
 private struct RestorableAccess {
     let encode: @MainActor () throws -> EncodedRestorableState
-    let restore: @MainActor (JSONValue) -> Bool
+    let restore: @MainActor (JSONValue) throws -> Void
+}
+
+/// Why a screen took no saved state: its ViewModel keeps none (its build no longer adopts `RestorableViewModel`).
+private struct KeepsNoRestorableState: Error, CustomStringConvertible {
+    var description: String { "the ViewModel keeps no restorable state" }
 }
 
 @MainActor
@@ -144,11 +152,7 @@ private func access<VM: RestorableViewModel>(_ viewModel: VM) -> RestorableAcces
             return next
         },
         restore: { saved in
-            guard let state = try? JSONValueDecoder().decode(VM.RestorableState.self, from: saved) else {
-                return false
-            }
-            viewModel.restore(from: state)
-            return true
+            viewModel.restore(from: try JSONValueDecoder().decode(VM.RestorableState.self, from: saved))
         }
     )
 }

@@ -52,7 +52,7 @@ extension NavigationSession {
             guard let screen = try? makeScreen(for: request, presentation: entry.presentation, id: entry.id) else {
                 break
             }
-            if let saved = entry.restorable { _ = screen.restore(saved) }
+            if let saved = entry.restorable { try? screen.restore(saved) }
             rebuilt.append(screen)
         }
         guard !rebuilt.isEmpty else { return false }

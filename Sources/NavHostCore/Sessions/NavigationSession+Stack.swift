@@ -148,11 +148,18 @@ extension NavigationSession {
     func rebuild(_ old: Screen) -> Screen? {
         do throws(NavigationError) {
             let fresh = try makeScreen(for: old.route, presentation: old.presentation, id: old.id)
-            guard let saved = old.restorableState, !fresh.restore(saved) else { return fresh }
-            logger.notice(
-                "A rebuilt screen refused its old state; it starts fresh",
-                metadata: ["navhost.screen": "\(old.id)", "navhost.route": "\(old.route.id)"]
-            )
+            guard let saved = old.restorableState else { return fresh }
+            do {
+                try fresh.restore(saved)
+                return fresh
+            } catch {
+                logger.notice(
+                    "A rebuilt screen refused its old state; it starts fresh",
+                    metadata: [
+                        "navhost.screen": "\(old.id)", "navhost.route": "\(old.route.id)", "error": "\(error)",
+                    ]
+                )
+            }
             return try makeScreen(for: old.route, presentation: old.presentation, id: old.id)
         } catch {
             logger.warning(

@@ -162,7 +162,12 @@ extension PluginRegistry {
         if catalog.entry(named: manifest.name) != nil, manifest.name != replaced {
             // Which folder serves the name: the one to remove or unload for this one to load.
             let serving = statuses.first { $0.name == manifest.name && $0.isLoaded }.map { " from \($0.directory)" }
-            throw QuarantineReason(.duplicateName, "the plugin \(manifest.name) is already loaded\(serving ?? "")")
+            throw QuarantineReason(
+                .duplicateName,
+                "the plugin \(manifest.name) is already loaded\(serving ?? ""): a new build of that folder loads with "
+                    + "navctl plugins reload \(manifest.name); another folder's, once that one is unloaded (navctl "
+                    + "plugins unload \(manifest.name)) or its folder removed"
+            )
         }
         for route in manifest.routeIDs {
             if let owner = catalog.owner(ofRoute: route), owner != replaced {

@@ -78,8 +78,10 @@ struct PluginRegistryTests {
         #expect(again.quarantineReason?.code == .duplicateName)
         #expect(
             again.quarantineReason?.message
-                == "the plugin Settings is already loaded from \(workspace.plugins)/Settings",
-            "names the folder serving it"
+                == "the plugin Settings is already loaded from \(workspace.plugins)/Settings: a new build of that "
+                + "folder loads with navctl plugins reload Settings; another folder's, once that one is unloaded "
+                + "(navctl plugins unload Settings) or its folder removed",
+            "names the folder serving it, and what to do"
         )
         #expect(registry.status(named: "Settings")?.isLoaded == true)
         #expect(registry.statuses.filter { $0.name == "Settings" }.map(\.isLoaded) == [true, false])
