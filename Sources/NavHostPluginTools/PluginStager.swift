@@ -24,6 +24,9 @@ public enum PluginStager {
         public var directory: String
         /// The manifest written there.
         public var manifest: PluginManifest
+        /// The files in the package's `Resources/` that `plugin.json` does not list, by their path there: not
+        /// staged, so the daemon's plugin cannot read them (a test reading the folder can).
+        public var unlistedResources: [String] = []
     }
 
     /// A warning for a plugin whose library was built against a NavHostKit that `toolSDK` (this tool's, and the
@@ -98,7 +101,21 @@ public enum PluginStager {
             try files.moveItem(atPath: staging, toPath: final)
             try? files.removeItem(atPath: retired)
         }
-        return StagedPlugin(directory: final, manifest: staged)
+        let listed = Set(source.resources)
+        let unlisted = files(under: "\(pluginFolder)/\(PluginSource.resourcesFolder)").filter { !listed.contains($0) }
+        return StagedPlugin(directory: final, manifest: staged, unlistedResources: unlisted)
+    }
+
+    /// The regular files under `folder` (none when it is missing), by their path from it, sorted; hidden ones left out.
+    private static func files(under folder: String) -> [String] {
+        guard let entries = try? FileIO.directoryEntries(folder) else { return [] }
+        return entries.filter { !$0.hasPrefix(".") }.flatMap { name -> [String] in
+            switch FileIO.kind(of: "\(folder)/\(name)") {
+            case .regularFile: [name]
+            case .directory: files(under: "\(folder)/\(name)").map { "\(name)/\($0)" }
+            default: []
+            }
+        }
     }
 
     /// The plugin folders in `pluginsFolder`: its subfolders that hold a `plugin.json`, by name.

@@ -70,7 +70,14 @@ extension NavHostPluginTool {
                 )
                 let routes = staged.manifest.routeIDs.joined(separator: ", ")
                 print("staged \(staged.manifest.name) \(staged.manifest.version) in \(staged.directory): \(routes)")
-                if let warning = PluginStager.sdkWarning(for: staged.manifest) {
+                var warnings = PluginStager.sdkWarning(for: staged.manifest).map { [$0] } ?? []
+                if !staged.unlistedResources.isEmpty {
+                    warnings.append(
+                        "Resources/ holds \(staged.unlistedResources.joined(separator: ", ")), which plugin.json does "
+                            + "not list in resources: not staged, so the plugin cannot read it in the daemon"
+                    )
+                }
+                for warning in warnings {
                     let line = Array("warning: \(warning)\n".utf8)
                     _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
                 }

@@ -62,4 +62,14 @@ struct JSONObjectTests {
         let object = try JSONValueDecoder().decode(JSONObject.self, from: value)
         #expect(try JSONValueEncoder().encode(object) == value)
     }
+
+    @Test("A value is read into by key and by index: an array's element, nil past its end or when not an array")
+    func subscripts() {
+        let state: JSONValue = ["items": [["title": "Milk"], ["title": "Eggs"]], "count": 2]
+        #expect(state["items"]?[1]?["title"] == "Eggs")
+        #expect(state["items"]?[2] == nil)
+        #expect(state["items"]?[-1] == nil)
+        #expect(state[0] == nil, "an object has no elements")
+        #expect(state["count"]?[0] == nil)
+    }
 }

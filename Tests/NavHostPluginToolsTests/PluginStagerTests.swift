@@ -83,6 +83,31 @@ struct PluginStagerTests {
         )
     }
 
+    @Test("A file in Resources/ that plugin.json does not list is not staged, and staging says so")
+    func unlistedResources() throws {
+        let work = try ToolTestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let files = FileManager.default
+        try files.copyItem(atPath: "\(ToolTestPaths.package)/Plugins/Products", toPath: "\(work)/Products")
+        try files.createDirectory(atPath: "\(work)/Products/Resources/icons", withIntermediateDirectories: true)
+        files.createFile(atPath: "\(work)/Products/Resources/icons/star.svg", contents: Data("<svg/>".utf8))
+
+        let staged = try PluginStager.stage(
+            pluginFolder: "\(work)/Products",
+            buildDirectory: ToolTestPaths.buildDirectory,
+            outputDirectory: "\(work)/out"
+        )
+
+        #expect(staged.unlistedResources == ["icons/star.svg"])
+        #expect(!files.fileExists(atPath: "\(work)/out/Products/icons"))
+        let listedOnly = try PluginStager.stage(
+            pluginFolder: "\(ToolTestPaths.package)/Plugins/Products",
+            buildDirectory: ToolTestPaths.buildDirectory,
+            outputDirectory: "\(work)/out"
+        )
+        #expect(listedOnly.unlistedResources.isEmpty)
+    }
+
     @Test("A library that was not built, or a resource that is not there, stops staging with a reason")
     func failures() throws {
         let output = try ToolTestPaths.makeTemporaryDirectory()

@@ -70,6 +70,14 @@ extension JSONValue {
         objectValue?[key]
     }
 
+    /// The element at `index` when this is an array that long, otherwise `nil`: `state["items"]?[0]?["title"]`.
+    ///
+    /// - Since: NavHostKit 2.2.0.
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
+        return elements[index]
+    }
+
     /// The JSON type's name as the Varlink and JSON specifications spell it, for error messages.
     public var typeName: String {
         switch self {

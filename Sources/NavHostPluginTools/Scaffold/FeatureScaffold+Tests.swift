@@ -13,6 +13,16 @@ extension FeatureScaffold {
         @MainActor
         @Suite("The \#(name) feature on the navigation core")
         struct \#(name)FeatureTests {
+            /// The feature on the real navigation core, its list on top. `Resources` is the package's folder of files
+            /// `plugin.json` lists (`swift test` runs in the package), as `HostServices.resources` reads them.
+            static func makeHost() throws -> FeatureTestHost {
+                try FeatureTestHost(
+                    features: [\#(name)Feature()],
+                    root: "\#(namespace).list",
+                    resourceDirectory: "Resources"
+                )
+            }
+
             @Test("Its screens list every route, with the intents of its ViewModel")
             func screensListEveryRoute() throws {
                 let feature = \#(name)Feature()
@@ -23,7 +33,7 @@ extension FeatureScaffold {
 
             @Test("The list starts empty; an added \#(entityInProse) shows at once and is stored")
             func addShowsAndStores() async throws {
-                let host = try FeatureTestHost(features: [\#(name)Feature()], root: "\#(namespace).list")
+                let host = try Self.makeHost()
                 try await host.settle()
                 #expect(host.top.state == ["status": "loaded", "value": ["items": [], "addError": nil]])
 
@@ -35,7 +45,7 @@ extension FeatureScaffold {
 
             @Test("A blank title is refused with a message, and nothing is stored")
             func blankTitleIsRefused() async throws {
-                let host = try FeatureTestHost(features: [\#(name)Feature()], root: "\#(namespace).list")
+                let host = try Self.makeHost()
                 try await host.settle()
 
                 try await host.send("onTappedAdd", ["title": "  "])
