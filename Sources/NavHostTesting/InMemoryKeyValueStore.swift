@@ -33,15 +33,17 @@ public actor InMemoryKeyValueStore: KeyValueStore {
     }
 
     /// Replaces the value under `key` with what `transform` makes of it, as one step (nothing else runs on the
-    /// store in between), and returns it.
+    /// store in between), and returns it; records a write, as ``setValue(_:forKey:)`` does, when it stores a new value.
     public func updateValue(
         forKey key: String,
         _ transform: @Sendable (JSONValue?) throws -> JSONValue?
     ) async throws -> JSONValue? {
         if let failure { throw failure }
         let updated = try transform(values[key])
+        // As the daemon's store: a value that does not change is not written, and a removal is no write.
+        guard updated != values[key] else { return updated }
         values[key] = updated
-        writes.append(key)
+        if updated != nil { writes.append(key) }
         return updated
     }
 

@@ -1,4 +1,5 @@
 public import NavHostJSON
+internal import Synchronization
 
 /// What the daemon lends each feature's composition root.
 ///
@@ -137,12 +138,17 @@ extension KeyValueStore {
         forKey key: String,
         _ change: @Sendable (inout T?) throws -> Void
     ) async throws -> T? {
-        let stored = try await updateValue(forKey: key) { json in
+        // The value `change` made, as it made it: decoding the stored JSON again could fail for a type that does not
+        // round-trip, after the write, and answer an error for a change that is on disk.
+        let made = Mutex<T?>(nil)
+        _ = try await updateValue(forKey: key) { json in
             var value = try json.map { try JSONValueDecoder().decode(T.self, from: $0) }
             try change(&value)
-            return try value.map { try JSONValueEncoder().encode($0) }
+            let encoded = try value.map { try JSONValueEncoder().encode($0) }
+            made.withLock { $0 = value }
+            return encoded
         }
-        return try stored.map { try JSONValueDecoder().decode(T.self, from: $0) }
+        return made.withLock { $0 }
     }
 
     /// A read, then a write: for stores written before NavHostKit 2.2.0, which do not implement it as one step.

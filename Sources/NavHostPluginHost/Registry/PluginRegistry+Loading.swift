@@ -247,6 +247,14 @@ extension PluginRegistry {
         return module
     }
 
+    /// The store of the feature `name`: the one its earlier builds had, or a new one at its first load.
+    func store(of name: String) -> any KeyValueStore {
+        if let store = stores[name] { return store }
+        let store = makeStore(name)
+        stores[name] = store
+        return store
+    }
+
     /// Adds `module` to the catalog, or swaps it for the feature `replaced` when given.
     func register(
         _ module: any FeatureModule,
@@ -257,7 +265,7 @@ extension PluginRegistry {
         let services = HostServices(
             logger: FeatureLogger(swiftLog: logger, feature: module.name),
             clock: clock,
-            store: makeStore(module.name),
+            store: store(of: module.name),
             resourceDirectory: directory,
             random: SessionRandomSource(),
             optionalFeatures: optionalFeatures(for: manifest)

@@ -53,6 +53,10 @@ public final class PluginRegistry {
     let logger: Logger
     let clock: any Clock<Duration>
     let makeStore: StoreFactory
+    /// Each feature's store, made at its first load and lent again to every later build: one writer per file, so a
+    /// write of an old build's intent still running after a reload cannot overwrite, from its own copy of the
+    /// values, what the new build wrote.
+    var stores: [String: any KeyValueStore] = [:]
     let faultGuard: PluginFaultGuard?
 
     // MARK: Public Properties
@@ -88,7 +92,8 @@ public final class PluginRegistry {
     ///   - clock: The clock each feature's `HostServices` holds; by default ``SessionClock``, which a replay controls.
     ///   - sdkVersion: The NavHostKit version plugins must be compatible with.
     ///   - logger: Where outcomes are logged; each feature's logger derives from it.
-    ///   - makeStore: Makes a feature's store; by default a ``FileKeyValueStore`` in the state folder.
+    ///   - makeStore: Makes a feature's store, once: later builds of the feature get the same one; by default a
+    ///     ``FileKeyValueStore`` in the state folder.
     ///   - faultGuard: Names the plugin that crashes or stalls the daemon, and keeps it quarantined afterwards.
     public init(
         catalog: FeatureCatalog,

@@ -107,10 +107,18 @@ extension FileKeyValueStore {
     }
 
     /// Writes `changed` to the file, and keeps it only once it is on disk.
+    ///
+    /// A write that fails may still have replaced the file (the folder's sync after the rename failed): what the file
+    /// holds is then not known here, and the next call reads it again rather than trust the values kept.
     private func persist(_ changed: JSONObject) throws {
         let bytes = try JSONValue.object(changed).serializedBytes()
-        try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
-        try FileIO.writeAtomically(bytes, to: path, mode: 0o600)
+        do {
+            try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
+            try FileIO.writeAtomically(bytes, to: path, mode: 0o600)
+        } catch {
+            values = nil
+            throw error
+        }
         values = changed
     }
 }

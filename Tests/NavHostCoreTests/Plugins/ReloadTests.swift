@@ -136,6 +136,33 @@ struct ReloadTests {
         #expect(try control.reload("Products").status.libraryPath?.hasSuffix("/Products-3.so") == true)
     }
 
+    @Test("A reloaded plugin gets the store its earlier build had: one writer per file")
+    func reloadKeepsTheStore() throws {
+        let workspace = try PluginWorkspace()
+        defer { workspace.remove() }
+        var made: [String] = []
+        let registry = PluginRegistry(
+            catalog: FeatureCatalog(),
+            stateDirectory: workspace.state,
+            logger: .init(label: "test"),
+            makeStore: { feature in
+                made.append(feature)
+                return InMemoryKeyValueStore()
+            }
+        )
+        registry.loadAll(from: workspace.plugins)
+        let control = PluginControl(
+            registry: registry,
+            sessions: SessionRegistry(catalog: registry.catalog, logger: .init(label: "test"))
+        )
+
+        _ = try control.reload("Settings")
+        _ = try control.reload("Settings")
+
+        // An old build's intent still writing after the reload would otherwise rewrite the file from its own copy.
+        #expect(made.filter { $0 == "Settings" }.count == 1, "\(made)")
+    }
+
     @Test("A broken new build is refused: the old version keeps serving and the reason is kept")
     func brokenBuildRefused() throws {
         let workspace = try PluginWorkspace()
