@@ -4,8 +4,8 @@
 #      the test kit, navhost-plugin-tool, and the daemon and navctl beside them;
 #   2. the INSTALLED navhost-plugin-tool scaffolds a plugin package, Favorites, into a folder outside the repository;
 #   3. in that folder, with no path into this checkout: `make` builds and stages it, `make test` runs its tests on the
-#      SDK's headless host; with an intent name that is no case of its enum, `make` refuses to stage it and leaves
-#      nothing staged; `make check` loads it through the daemon's registry;
+#      SDK's headless host; with an intent name that is no case of its enum, `make` refuses to stage it, and
+#      `make install` then refuses the build staged before; `make check` loads it through the daemon's registry;
 #   4. the installed navhostd runs with the example plugins; `make install PLUGINDIR=…` copies the staged folder into
 #      its plugins folder while it runs, and navctl navigates to favorites.list and sends onTappedAdd over the socket;
 #      `make uninstall` takes it out, and the daemon unloads it.
@@ -59,7 +59,10 @@ cp "$viewmodel" "$work/viewmodel.swift"
 sed -i 's/static let names = \["onTappedAdd"/static let names = ["onTappedAdd", "onTappedAd"/' "$viewmodel"
 if (cd "$work/Favorites" && make) >"$work/misspelt.log" 2>&1; then fail "a plugin listing onTappedAd was staged"; fi
 grep -q '"onTappedAd"' "$work/misspelt.log" || fail "the refusal does not name onTappedAd: $(tail -5 "$work/misspelt.log")"
-[[ ! -e $staged ]] || fail "a refused staging left the build staged before, for make install to take"
+if (cd "$work/Favorites" && make install PLUGINDIR="$work/nowhere") >"$work/stale.log" 2>&1; then
+    fail "make install took the build staged before a failed make"
+fi
+grep -q "the last make failed" "$work/stale.log" || fail "make install after a failed make said: $(cat "$work/stale.log")"
 cp "$work/viewmodel.swift" "$viewmodel"
 (cd "$work/Favorites" && make) >/dev/null
 

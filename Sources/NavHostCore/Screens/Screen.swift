@@ -262,6 +262,9 @@ extension Screen {
         if let intentTimer, race.outcome == nil {
             let limit = intentTimer.limit
             intentTimer.start(task.number) { [weak self] in
+                // Finished in time (the caller may not have resumed yet to stop the clock): its caller is answered
+                // with its outcome, and the tasks it started keep their navigation.
+                guard race.outcome == nil else { return }
                 race.finish(.timedOut(limit))
                 // Cancelled and abandoned: if it never returns, it no longer counts as the screen's work, and the
                 // navigation it asks for from now on is dropped (its caller is told it did not finish).

@@ -176,12 +176,16 @@ extension NavigationSession {
         id restoredID: ScreenID? = nil
     ) throws(NavigationError) -> Screen {
         let id = restoredID ?? ScreenID("s\(nextScreenNumber)")
-        // A composition root may draw random numbers or read the clock while it builds the ViewModel.
+        // A composition root may draw random numbers or read the clock while it builds the ViewModel. The screen
+        // task of an intent that pushes this screen is not its: a task the new ViewModel starts in its `init` is
+        // the new screen's work, whatever becomes of that intent (``ScreenTask/current``).
         let made = SessionContext.$current.withValue(context) { () -> Result<any ViewModel, NavigationError> in
-            do throws(NavigationError) {
-                return .success(try catalog.makeViewModel(for: request, navigation: self, screen: id))
-            } catch {
-                return .failure(error)
+            ScreenTask.$current.withValue(nil) {
+                do throws(NavigationError) {
+                    return .success(try catalog.makeViewModel(for: request, navigation: self, screen: id))
+                } catch {
+                    return .failure(error)
+                }
             }
         }
         if case .failure(let error) = made, error.code == .viewModelFailed {

@@ -82,13 +82,14 @@ extension SessionRegistry {
     ///   be emptied, it is closed and the error says that its stack is still on disk; ``SessionsShutDown`` once the
     ///   daemon is stopping.
     public func closeDurably(_ name: String) async throws {
-        defer { onSessionClosed?(name) }
         try await closeDurably(name, evenStopping: false)
     }
 
     /// ``closeDurably(_:)``; with `evenStopping`, also once the daemon is stopping: a replay that the stop cuts short
     /// takes out the session it opened, as it was never answered for it.
     func closeDurably(_ name: String, evenStopping: Bool) async throws {
+        // What the session held may go now (a replay's session too); not during the stop, which closes everything.
+        defer { if !isShutDown { onSessionClosed?(name) } }
         try await oneAtATime(for: name) { () async throws in
             guard evenStopping || !isShutDown else { throw SessionsShutDown() }
             guard let entry = opened[name] else {

@@ -35,8 +35,9 @@ public final class SessionRegistry {
     /// The plugins loaded now, with their versions, for a flight recording's header (the daemon sets it).
     public var loadedPlugins: @MainActor () -> [SessionRecording.Plugin] = { [] }
 
-    /// Called once a `CloseSession` has run (done or refused): what the closed session held, like a plugin whose
-    /// removal its root refused, may go now (the plugin host sets it).
+    /// Called once a `CloseSession`, or a replay's closing of its session, has run (done or refused), unless the
+    /// daemon is stopping: what the closed session held, like a plugin whose removal its root refused, may go now
+    /// (the plugin host sets it).
     public var onSessionClosed: (@MainActor (String) -> Void)?
 
     /// The sessions' names, sorted.

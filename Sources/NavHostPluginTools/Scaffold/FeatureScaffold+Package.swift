@@ -117,18 +117,21 @@ extension FeatureScaffold {
         PLUGINDIR   ?= $(NAVHOST_SDK)/plugins
         BUILD_DIR   := .build/$(CONFIG)
         STAGED      := $(BUILD_DIR)/plugins/\#(name)
+        # Left by a make that failed, taken away by one that succeeds: make install refuses the build staged before.
+        FAILED      := $(BUILD_DIR)/.\#(name).make-failed
         export NAVHOST_SDK
 
         .PHONY: all build test check install uninstall clean sdk
 
         all: build
 
-        # The build staged before goes first: a build or a staging that fails leaves nothing make install could take
-        # for this one.
+        # A build or a staging that fails leaves the build staged before in place (a daemon may be loading it from
+        # there), and says so to make install, which refuses to take it for this one.
         build: sdk
-        	rm -rf $(STAGED)
+        	@mkdir -p $(BUILD_DIR) && touch $(FAILED)
         	$(SWIFT) build -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS) --product \#(name)Feature
         	$(NAVHOST_SDK)/navhost-plugin-tool stage --build-dir $(BUILD_DIR)
+        	@rm -f $(FAILED)
 
         # Fails when navhostd would quarantine the plugin (a makeCoordinator that throws, a resource missing). A hard
         # dependency must be staged beside it in $(BUILD_DIR)/plugins.
@@ -143,6 +146,8 @@ extension FeatureScaffold {
         # folder it has to create is one no running navhostd watches yet: it says so.
         install:
         	@test -f $(STAGED)/manifest.json || { echo "nothing staged in $(STAGED): run make first" >&2; exit 1; }
+        	@test ! -e $(FAILED) || { echo "the last make failed: $(STAGED) holds the build before it; run make" \
+        "again once it builds" >&2; exit 1; }
         	@test -n "$(DESTDIR)" || test -d $(PLUGINDIR) || echo "note: $(PLUGINDIR) did not exist, so no navhostd \
         watches it yet; for the daemon make run starts in a NavHost checkout: make install \
         PLUGINDIR=<checkout>/.build/debug/plugins" >&2

@@ -137,14 +137,15 @@ struct PluginRegistryTests {
         let workspace = try PluginWorkspace(linking: [])
         defer { workspace.remove() }
         let built = NavHostKitVersion.current
-        let older = NavHostKitVersion(major: built.major, minor: built.minor - 1, patch: 0)
-        try workspace.addStaged("Settings") { $0.sdkVersion = older }
+        // Another patch of the same minor: served by the daemon either way, so only the mismatch refuses it.
+        let claimed = NavHostKitVersion(major: built.major, minor: built.minor, patch: built.patch + 1)
+        try workspace.addStaged("Settings") { $0.sdkVersion = claimed }
         let registry = workspace.makeRegistry()
 
         let status = registry.load(pluginAt: "\(workspace.plugins)/Settings")
 
         #expect(status.quarantineReason?.code == .manifestMismatch)
-        #expect(status.quarantineReason?.message.contains("the manifest says \(older)") == true)
+        #expect(status.quarantineReason?.message.contains("the manifest says \(claimed)") == true)
     }
 
     @Test("Each loaded plugin keeps its data in its own file under <state>/store")

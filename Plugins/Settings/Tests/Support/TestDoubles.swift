@@ -61,7 +61,7 @@ final class ResetPreferencesUseCaseMock: ResetPreferencesUseCaseProtocol {
         self.answer = answer
     }
 
-    func execute() async throws -> Preferences {
+    nonisolated(nonsending) func execute() async throws -> Preferences {
         try await answer()
     }
 }

@@ -9,7 +9,7 @@ protocol PreferencesDataSourceProtocol: Sendable {
     nonisolated(nonsending) func updatePreferences(_ change: @Sendable (inout PreferencesDTO?) -> Void) async throws
         -> PreferencesDTO?
     /// Removes the stored preferences.
-    func removePreferences() async throws
+    nonisolated(nonsending) func removePreferences() async throws
 }
 
 /// Keeps the preferences in the feature's durable key-value store, under one key: `preferences`.
@@ -42,7 +42,9 @@ final class PreferencesStoreDataSource: PreferencesDataSourceProtocol {
         try await store.update(PreferencesDTO.self, forKey: Self.key, change)
     }
 
-    func removePreferences() async throws {
-        try await store.removeValue(forKey: Self.key)
+    nonisolated(nonsending) func removePreferences() async throws {
+        // Through `updateValue`, which runs on this caller's actor until the store (`removeValue` leaves it for
+        // Swift's global executor first): a change made after the reset cannot reach the store before it.
+        _ = try await store.updateValue(forKey: Self.key) { _ in nil }
     }
 }

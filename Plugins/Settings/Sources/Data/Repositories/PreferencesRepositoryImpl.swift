@@ -39,7 +39,7 @@ final class PreferencesRepositoryImpl: PreferencesRepositoryProtocol {
         return preferences
     }
 
-    func removePreferences() async throws {
+    nonisolated(nonsending) func removePreferences() async throws {
         try await dataSource.removePreferences()
         logger.debug("settings.reset")
     }

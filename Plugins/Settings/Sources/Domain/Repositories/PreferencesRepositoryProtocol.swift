@@ -9,6 +9,7 @@ protocol PreferencesRepositoryProtocol: Sendable {
     /// reaches the store (`nonisolated(nonsending)`, like the use case and the data source): changes a screen makes
     /// one after the other are made in that order, and answered in it.
     nonisolated(nonsending) func changePreferences(_ change: PreferenceChange) async throws -> Preferences
-    /// Forgets the stored preferences.
-    func removePreferences() async throws
+    /// Forgets the stored preferences; on the caller's actor until the store too, so that a reset and a change the
+    /// screen makes after it reach the store in that order.
+    nonisolated(nonsending) func removePreferences() async throws
 }

@@ -1,7 +1,7 @@
 /// Puts the user's preferences back to the defaults.
 protocol ResetPreferencesUseCaseProtocol: Sendable {
     /// Forgets the stored preferences and returns what applies now: ``Preferences/defaults``.
-    func execute() async throws -> Preferences
+    nonisolated(nonsending) func execute() async throws -> Preferences
 }
 
 /// Forgets the stored preferences, so that the defaults apply, including defaults changed by a later version.
@@ -19,7 +19,7 @@ final class ResetPreferencesUseCase: ResetPreferencesUseCaseProtocol {
 
     // MARK: Public Functions
 
-    func execute() async throws -> Preferences {
+    nonisolated(nonsending) func execute() async throws -> Preferences {
         try await repository.removePreferences()
         return .defaults
     }
