@@ -77,6 +77,14 @@ socket=$work/io.navhost
 "$sdk/navhostd" --socket "$socket" --plugins "$work/plugins" --state-dir "$work/state" >"$work/daemon.log" 2>&1 &
 daemon_pid=$!
 navctl() { "$sdk/navctl" "$@" --socket "$socket"; }
+# Waits up to ten seconds for `navctl plugins list` to show Favorites 0.1.0 in the state $1.
+favorites_becomes() {
+    for _ in $(seq 100); do
+        navctl plugins list | grep -Eq "^Favorites +0\.1\.0 +$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}
 for _ in $(seq 100); do [[ -S $socket ]] && break; sleep 0.1; done
 navctl stack >/dev/null || fail "the daemon does not answer"
 
@@ -86,12 +94,7 @@ step "make install into the running daemon's plugins folder"
 dry_run=$(cd "$work/Favorites" && make -n install)
 grep -q "$sdk/plugins" <<<"$dry_run" || fail "make install does not default to the plugins folder beside the SDK"
 (cd "$work/Favorites" && make install PLUGINDIR="$work/plugins")
-loaded=
-for _ in $(seq 100); do
-    if navctl plugins list | grep -Eq '^Favorites +0\.1\.0 +loaded'; then loaded=yes; break; fi
-    sleep 0.1
-done
-[[ -n $loaded ]] || fail "the daemon did not load Favorites"
+favorites_becomes loaded || fail "the daemon did not load Favorites"
 navctl plugins list
 
 step "navigating to favorites.list and sending onTappedAdd over the socket"
@@ -103,12 +106,7 @@ navctl stack --json | grep -q '"route":"favorites.list"' || fail "favorites.list
 step "make uninstall: the daemon unloads the plugin, and its screen leaves the stack"
 (cd "$work/Favorites" && make uninstall PLUGINDIR="$work/plugins")
 [[ ! -e $work/plugins/Favorites ]] || fail "make uninstall left $work/plugins/Favorites"
-removed=
-for _ in $(seq 100); do
-    if navctl plugins list | grep -Eq '^Favorites +0\.1\.0 +removed'; then removed=yes; break; fi
-    sleep 0.1
-done
-[[ -n $removed ]] || fail "the daemon did not unload Favorites: $(navctl plugins list)"
+favorites_becomes removed || fail "the daemon did not unload Favorites: $(navctl plugins list)"
 navctl stack --json | grep -q '"route":"favorites.list"' && fail "favorites.list is still on the stack"
 
 step "passed"
