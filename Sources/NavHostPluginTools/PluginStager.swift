@@ -107,12 +107,13 @@ public enum PluginStager {
     }
 
     /// The regular files under `folder` (none when it is missing), by their path from it, sorted; hidden ones left out.
-    private static func files(under folder: String) -> [String] {
-        guard let entries = try? FileIO.directoryEntries(folder) else { return [] }
+    /// Eight levels deep at most: a symbolic link to a folder above would otherwise be followed until paths overflow.
+    private static func files(under folder: String, levels: Int = 8) -> [String] {
+        guard levels > 0, let entries = try? FileIO.directoryEntries(folder) else { return [] }
         return entries.filter { !$0.hasPrefix(".") }.flatMap { name -> [String] in
             switch FileIO.kind(of: "\(folder)/\(name)") {
             case .regularFile: [name]
-            case .directory: files(under: "\(folder)/\(name)").map { "\(name)/\($0)" }
+            case .directory: files(under: "\(folder)/\(name)", levels: levels - 1).map { "\(name)/\($0)" }
             default: []
             }
         }
