@@ -20,7 +20,7 @@ struct ScreenModel {
     let trackState: @MainActor (_ onChange: @escaping @Sendable () -> Void) -> Void
     /// Encodes the restorable state, or `nil` when the ViewModel keeps none.
     let encodeRestorableState: @MainActor () throws -> EncodedRestorableState?
-    /// Hands back restorable state saved earlier; `false` when it does not decode.
+    /// Hands back restorable state saved earlier; throws why not when the ViewModel keeps none or it does not decode.
     let restoreState: @MainActor (JSONValue) throws -> Void
     /// The names of the intents the ViewModel takes (its `Intent`'s `names`), read only when an intent is refused.
     let intentNames: @MainActor () -> [String]

@@ -43,22 +43,21 @@ extension NavigationSession {
         for (index, entry) in record.stack.enumerated() {
             let request = RouteRequest(id: entry.route, parameters: entry.parameters)
             do throws(NavigationError) {
-                var screen = try makeScreen(for: request, presentation: entry.presentation, id: entry.id)
-                if let saved = entry.restorable {
-                    do {
-                        try screen.restore(saved)
-                    } catch {
-                        // The refused state may have been half taken: a new ViewModel, as a reload's rebuild makes.
-                        screen = try makeScreen(for: request, presentation: entry.presentation, id: entry.id)
-                        startedFreshOnRestore.append(entry.id)
-                        self.logger.warning(
-                            "A restored screen's saved state no longer decodes; it starts fresh",
-                            metadata: [
-                                "navhost.screen": "\(entry.id)", "navhost.route": "\(entry.route)",
-                                "error": "\(error)",
-                            ]
-                        )
-                    }
+                // A state that no longer decodes starts the screen fresh, as a reload's rebuild does.
+                let (screen, refusal) = try makeScreen(
+                    for: request,
+                    presentation: entry.presentation,
+                    id: entry.id,
+                    restoring: entry.restorable
+                )
+                if let refusal {
+                    startedFreshOnRestore.append(entry.id)
+                    self.logger.warning(
+                        "A restored screen's saved state no longer decodes; it starts fresh",
+                        metadata: [
+                            "navhost.screen": "\(entry.id)", "navhost.route": "\(entry.route)", "error": "\(refusal)",
+                        ]
+                    )
                 }
                 restored.append(screen)
             } catch {

@@ -147,20 +147,21 @@ extension NavigationSession {
     /// ViewModel takes it; `nil` when the catalog cannot build the route any more.
     func rebuild(_ old: Screen) -> Screen? {
         do throws(NavigationError) {
-            let fresh = try makeScreen(for: old.route, presentation: old.presentation, id: old.id)
-            guard let saved = old.restorableState else { return fresh }
-            do {
-                try fresh.restore(saved)
-                return fresh
-            } catch {
+            let (fresh, refusal) = try makeScreen(
+                for: old.route,
+                presentation: old.presentation,
+                id: old.id,
+                restoring: old.restorableState
+            )
+            if let refusal {
                 logger.notice(
                     "A rebuilt screen refused its old state; it starts fresh",
                     metadata: [
-                        "navhost.screen": "\(old.id)", "navhost.route": "\(old.route.id)", "error": "\(error)",
+                        "navhost.screen": "\(old.id)", "navhost.route": "\(old.route.id)", "error": "\(refusal)",
                     ]
                 )
             }
-            return try makeScreen(for: old.route, presentation: old.presentation, id: old.id)
+            return fresh
         } catch {
             logger.warning(
                 "A screen cannot be rebuilt after a reload; it and the screens above it are removed",

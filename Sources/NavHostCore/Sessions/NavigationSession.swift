@@ -206,6 +206,24 @@ extension NavigationSession {
         return screen
     }
 
+    /// The screen `id` for `request` holding the restorable state `saved`, or, when its ViewModel refuses it, a new
+    /// screen in its place (the refused state may have been half taken) with the reason it was refused.
+    func makeScreen(
+        for request: RouteRequest,
+        presentation: Presentation,
+        id: ScreenID,
+        restoring saved: JSONValue?
+    ) throws(NavigationError) -> (screen: Screen, refusal: (any Error)?) {
+        let screen = try makeScreen(for: request, presentation: presentation, id: id)
+        guard let saved else { return (screen, nil) }
+        do {
+            try screen.restore(saved)
+            return (screen, nil)
+        } catch {
+            return (try makeScreen(for: request, presentation: presentation, id: id), error)
+        }
+    }
+
     fileprivate func stateMayHaveChanged(_ screen: Screen) {
         guard screens.contains(where: { $0 === screen }) else { return }
         if let state = screen.takeChangedState() { record(.stateChanged(screen.id, state)) }
