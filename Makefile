@@ -226,12 +226,24 @@ uninstall-sdk-files:
 	-rmdir $(DESTDIR)$(SDK_MODULEDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/NavHostKit $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(PKGLIBDIR) 2>/dev/null
 
-# What install-files installed: the programs, the example plugins (by name: other plugins in PLUGINDIR stay), the
-# units, the documents, the man pages and the SDK. The configuration in SYSCONFDIR and the state folder stay, as
-# a package's removal leaves them.
+# What install-files installed: the programs, the plugins it copied (those listed in PKGLIBDIR/installed-plugins
+# whose manifest is still the one installed: a plugin put in their place since, and every other plugin in PLUGINDIR,
+# stay), the units, the documents, the man pages and the SDK. The configuration in SYSCONFDIR and the state folder
+# stay, as a package's removal leaves them.
 uninstall:
 	for program in navhostd navctl; do rm -f $(DESTDIR)$(PKGLIBDIR)/$$program $(DESTDIR)$(BINDIR)/$$program; done
-	for plugin in $(notdir $(PLUGIN_DIRS)); do rm -rf $(DESTDIR)$(PLUGINDIR)/$$plugin; done
+	if [ -f $(DESTDIR)$(PKGLIBDIR)/installed-plugins ]; then \
+		while read -r digest plugin; do \
+			manifest=$(DESTDIR)$(PLUGINDIR)/$$plugin/manifest.json; \
+			if [ ! -e $$manifest ]; then continue; fi; \
+			if [ "$$(sha256sum < $$manifest | cut -d' ' -f1)" = "$$digest" ]; then \
+				rm -rf $(DESTDIR)$(PLUGINDIR)/$$plugin; \
+			else \
+				echo "uninstall: keeps $(DESTDIR)$(PLUGINDIR)/$$plugin: it is not the plugin make install put there"; \
+			fi; \
+		done < $(DESTDIR)$(PKGLIBDIR)/installed-plugins; \
+		rm -f $(DESTDIR)$(PKGLIBDIR)/installed-plugins; \
+	fi
 	rm -f $(DESTDIR)$(UNITDIR)/navhostd.service $(DESTDIR)$(UNITDIR)/navhostd.socket \
 		$(DESTDIR)$(SYSUSERSDIR)/navhost.conf $(DESTDIR)$(TMPFILESDIR)/navhost.conf
 	for doc in $(DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$doc; done
@@ -269,6 +281,13 @@ install-files: install-sdk-files
 		fi; \
 	done
 	if [ -d $(BUILD_DIR)/plugins ]; then cp -R $(BUILD_DIR)/plugins/. $(DESTDIR)$(PLUGINDIR)/; fi
+	@# Each plugin installed, by the SHA-256 of its manifest (which holds its library's): `make uninstall` removes
+	@# those alone, and only while they are still the ones installed.
+	for manifest in $(wildcard $(BUILD_DIR)/plugins/*/manifest.json); do \
+		echo "$$(sha256sum < $$manifest | cut -d' ' -f1) $$(basename $$(dirname $$manifest))"; \
+	done | cat - $(wildcard $(DESTDIR)$(PKGLIBDIR)/installed-plugins) | awk '!seen[$$2]++' \
+		> $(DESTDIR)$(PKGLIBDIR)/installed-plugins.new
+	mv $(DESTDIR)$(PKGLIBDIR)/installed-plugins.new $(DESTDIR)$(PKGLIBDIR)/installed-plugins
 	for unit in systemd/navhostd.service systemd/navhostd.socket; do \
 		sed -e 's|/usr/bin/|$(BINDIR)/|g' -e 's|/usr/lib/navhost/plugins|$(PLUGINDIR)|g' \
 			-e 's|/usr/share/doc/navhost|$(DOCDIR)|g' $$unit \

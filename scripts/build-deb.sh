@@ -50,6 +50,8 @@ sdk=$work/navhost-sdk
 
 # 1. Everything `make install` installs, from BUILD_DIR.
 make --no-print-directory install-files DESTDIR="$stage" BUILD_DIR="$build_dir" PREFIX=/usr SYSCONFDIR=/etc >/dev/null
+# dpkg, not `make uninstall`, removes a package: the list of plugins for `make uninstall` does not ship.
+rm -f "$stage/usr/lib/navhost/installed-plugins"
 
 # 2. The SDK's programs, libraries and interfaces go to navhost-sdk; the rest is navhost, the SDK's documents too:
 # docs/sdk.md names them in /usr/share/doc/navhost/docs, where `make install-sdk` puts them.

@@ -138,6 +138,42 @@ struct UnitFileTests {
         #expect(try Self.files(under: directory.path) == [])
     }
 
+    @Test("make uninstall removes only the plugins make install put, and keeps one of the same name put there since")
+    func uninstallKeepsOtherPlugins() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let make = { (target: String) in
+            try await run(
+                "/usr/bin/make",
+                [
+                    "-C", TestPaths.packageRoot, "--no-print-directory", target, "DESTDIR=\(directory.path)",
+                    "BUILD_DIR=\(TestPaths.buildDirectory)",
+                ]
+            )
+        }
+        #expect(try await make("install-files").status == 0)
+        let plugins = "\(directory.path)/usr/lib/navhost/plugins"
+        // Another team's build of a plugin called Settings replaces the example; another plugin sits beside them.
+        try #"{"name":"Settings","note":"another team's"}"#.write(
+            toFile: "\(plugins)/Settings/manifest.json",
+            atomically: true,
+            encoding: .utf8
+        )
+        try FileManager.default.createDirectory(atPath: "\(plugins)/Favorites", withIntermediateDirectories: true)
+        try "{}".write(toFile: "\(plugins)/Favorites/manifest.json", atomically: true, encoding: .utf8)
+
+        let uninstall = try await make("uninstall")
+        #expect(uninstall.status == 0, "\(uninstall.errorOutput)")
+        #expect(uninstall.output.contains("keeps \(plugins)/Settings"), "\(uninstall.output)")
+        let left = try Self.files(under: directory.path).filter { !$0.hasPrefix("usr/lib/navhost/plugins/Settings/") }
+        #expect(
+            left == ["etc/navhost/navhostd.conf", "usr/lib/navhost/plugins/Favorites/manifest.json"],
+            "\(left)"
+        )
+        #expect(FileManager.default.fileExists(atPath: "\(plugins)/Settings/manifest.json"))
+        #expect(!FileManager.default.fileExists(atPath: "\(plugins)/Home"))
+    }
+
     /// The files and symbolic links under `root`, relative to it, sorted.
     private static func files(under root: String) throws -> [String] {
         let manager = FileManager.default
