@@ -70,25 +70,45 @@ struct DaemonSessionLifecycleTests {
         try await daemon.terminate()
     }
 
-    @Test("Opened again after a close, a session starts at its root and its revisions continue above the old ones")
+    @Test(
+        "Opened again after a close, a session starts at its root; its revisions and screen IDs continue past the old"
+    )
     func reopenedSessionContinuesRevisions() async throws {
         let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("OpenSession", ["name": "tv", "root": "products.list"])
         try await nav.call("Navigate", ["session": "tv", "route": "settings.main"])
         let before = try #require(try await nav.snapshot(session: "tv")["revision"]?.intValue)
+        let oldIDs = try await nav.snapshot(session: "tv")["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
+        #expect(oldIDs == ["s1", "s2"])
         try await nav.call("CloseSession", ["name": "tv"])
 
         let reopened = try await nav.call("OpenSession", ["name": "tv", "root": "home.main"])
+        try await nav.call("Navigate", ["session": "tv", "route": "settings.main"])
 
         #expect(reopened["snapshot"]?["stack"]?.arrayValue?.compactMap { $0["route"]?.stringValue } == ["home.main"])
         let revision = try #require(reopened["snapshot"]?["revision"]?.intValue)
         #expect(revision > before, "revisions only grow: \(before) then \(revision)")
+        // A screen ID kept from the closed session reaches no screen of the new one.
+        let newIDs = try await nav.snapshot(session: "tv")["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
+        #expect(newIDs == ["s3", "s4"])
+        let stale = await #expect(throws: VarlinkError.self) {
+            try await nav.call("Send", ["session": "tv", "screen": "s2", "intent": "onTappedRetry"])
+        }
+        #expect(stale?.name == "io.navhost.Navigation.ScreenNotFound")
         // A client resuming its watch of the old session from its last revision gets a snapshot of the new one.
         let watcher = try await NavigationClient.connect(to: daemon)
         let updates = WatchRecorder(watcher.watch(session: "tv", resumeFrom: before))
         let first = try await updates.next()
-        #expect(first["snapshot"]?["stack"]?.arrayValue?.count == 1, "\(first)")
+        #expect(first["snapshot"]?["stack"]?.arrayValue?.count == 2, "\(first)")
+
+        // Closed and opened again across a kill -9, it goes on past those too.
+        try await nav.call("CloseSession", ["name": "tv"])
+        try await daemon.crash()
+        try await daemon.restart()
+        let afterRestart = try await NavigationClient.connect(to: daemon)
+        let third = try await afterRestart.call("OpenSession", ["name": "tv", "root": "home.main"])
+        #expect(third["snapshot"]?["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["s5"], "\(third)")
         try await daemon.terminate()
     }
 

@@ -81,12 +81,15 @@ public final class NavigationSession: NavigationHandler {
     ///   - options: Event history, watcher bound, intent time limit.
     ///   - firstRevision: The revision it starts at: above every revision an earlier session of the same name gave
     ///     out, so that a client resuming a watch never takes the new session for the old one.
+    ///   - firstScreenNumber: The number of its root's ID (`s<number>`): past every screen an earlier session of the
+    ///     same name made, so that an ID a client kept from it never reaches a screen of this one.
     ///   - logger: Where refusals and dropped commands are logged.
     public convenience init(
         configuration: SessionConfiguration,
         catalog: FeatureCatalog,
         options: SessionOptions = SessionOptions(),
         firstRevision: UInt64 = 0,
+        firstScreenNumber: Int = 1,
         logger: Logger
     ) throws(NavigationError) {
         try self.init(
@@ -96,6 +99,7 @@ public final class NavigationSession: NavigationHandler {
             logger: logger
         )
         revision = firstRevision
+        nextScreenNumber = max(firstScreenNumber, 1)
         let root = try makeScreen(for: configuration.root, presentation: .push)
         screens = [root]
         recorder = FlightRecorder(capacity: options.flightRecorderCalls, base: recordingBase)

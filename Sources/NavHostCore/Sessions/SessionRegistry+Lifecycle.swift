@@ -51,7 +51,7 @@ extension SessionRegistry {
             }
             let session: NavigationSession
             do {
-                session = try open(entry.configuration, options: options, fresh: revisionFloor(of: entry.name))
+                session = try open(entry.configuration, options: options, fresh: freshStart(of: entry.name))
                 try await commit(session)
             } catch {
                 close(entry.name)
@@ -222,10 +222,14 @@ extension SessionRegistry {
         return record
     }
 
-    /// The revision a new session of `name` starts at: past the reservation of the record an earlier one left.
-    private func revisionFloor(of name: String) -> UInt64 {
-        guard let record = savedRecord(of: name) else { return 0 }
-        return max(record.reservedRevision, record.revision) + 1
+    /// Where a new session of `name` starts: its revisions past the reservation of the record an earlier one left,
+    /// its screen numbers past that one's.
+    private func freshStart(of name: String) -> FreshStart {
+        guard let record = savedRecord(of: name) else { return FreshStart(revision: 0, screenNumber: 1) }
+        return FreshStart(
+            revision: max(record.reservedRevision, record.revision) + 1,
+            screenNumber: record.nextScreenNumber
+        )
     }
 
     /// Runs `body` once no other OpenSession or CloseSession of `name` is under way, and keeps the others waiting

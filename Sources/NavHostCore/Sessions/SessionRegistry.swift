@@ -107,16 +107,16 @@ public final class SessionRegistry {
         try open(configuration, options: options, fresh: nil)
     }
 
-    /// Opens a session; with `fresh`, at its root, ignoring any saved record, its revisions starting at
-    /// `fresh` (above those an earlier session of the name gave out).
+    /// Opens a session; with `fresh`, at its root, ignoring any saved record, its revisions and screen numbers
+    /// starting at `fresh`'s (above those an earlier session of the name gave out).
     func open(
         _ configuration: SessionConfiguration,
         options: SessionOptions,
-        fresh firstRevision: UInt64?
+        fresh: FreshStart?
     ) throws(NavigationError) -> NavigationSession {
         if let existing = sessions[configuration.name] { return existing }
         let session: NavigationSession
-        let loaded: SessionStateFile.Loaded = firstRevision == nil ? loadRecord(of: configuration.name) : .none
+        let loaded: SessionStateFile.Loaded = fresh == nil ? loadRecord(of: configuration.name) : .none
         switch loaded {
         case .record(let record):
             session = try NavigationSession(
@@ -135,7 +135,8 @@ public final class SessionRegistry {
                 configuration: configuration,
                 catalog: catalog,
                 options: options,
-                firstRevision: firstRevision ?? 0,
+                firstRevision: fresh?.revision ?? 0,
+                firstScreenNumber: fresh?.screenNumber ?? 1,
                 logger: logger
             )
             if case .discarded(let reason, let movedTo) = loaded {
@@ -324,5 +325,17 @@ public final class SessionRegistry {
         sessions.removeAll()
         for watcher in listWatchers.values { watcher.finish(with: .closed) }
         listWatchers.removeAll()
+    }
+}
+
+// MARK: - Fresh start
+
+extension SessionRegistry {
+    /// Where a session opened afresh under a name starts: past what an earlier session of the name gave out.
+    struct FreshStart {
+        /// Its first revision.
+        let revision: UInt64
+        /// The number of its root's ID, `s<number>`.
+        let screenNumber: Int
     }
 }
