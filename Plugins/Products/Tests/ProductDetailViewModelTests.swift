@@ -39,7 +39,7 @@ struct ProductDetailViewModelTests {
     }
 
     @Test("Appearing shows loading while the product is fetched, then the product")
-    func appearingLoadsTheProduct() async {
+    func appearingLoadsTheProduct() async throws {
         let suspension = Suspension<Product>()
         let getProduct = GetProductUseCaseMock.suspended(suspension)
         let viewModel = makeViewModel(getProduct)
@@ -55,7 +55,7 @@ struct ProductDetailViewModelTests {
     }
 
     @Test("An unknown product shows that it is not available")
-    func unknownProduct() async {
+    func unknownProduct() async throws {
         let viewModel = makeViewModel(.failing(ProductsError.productNotFound(productID: "p9")), productID: "p9")
         await viewModel.onAppear()
         #expect(viewModel.state == .error("This product is not available."))
@@ -73,7 +73,9 @@ struct ProductDetailViewModelTests {
         await viewModel.onAppear()
         #expect(viewModel.state == .error("The product could not be loaded. Please try again."))
 
-        await viewModel.handle(try IntentMessage(name: "onTappedRetry").decode(as: ProductDetailViewModel.Intent.self))
+        try await viewModel.handle(
+            try IntentMessage(name: "onTappedRetry").decode(as: ProductDetailViewModel.Intent.self)
+        )
         #expect(viewModel.state == .loaded(wireDetail))
     }
 
@@ -83,16 +85,37 @@ struct ProductDetailViewModelTests {
         let viewModel = makeViewModel(.returning(wire), router: router)
         await viewModel.onAppear()
 
-        await viewModel.handle(try IntentMessage(name: "onTappedSeller").decode(as: ProductDetailViewModel.Intent.self))
+        try await viewModel.handle(
+            try IntentMessage(name: "onTappedSeller").decode(as: ProductDetailViewModel.Intent.self)
+        )
 
         #expect(router.commands == [.navigate(RouteRequest(id: "profile.user", parameters: ["userID": "u2"]))])
     }
 
-    @Test("Tapping the seller before the product has loaded goes nowhere")
-    func tappingTheSellerEarly() {
+    @Test("Tapping the seller with no product loaded fails, and goes nowhere")
+    func tappingTheSellerWithoutAProduct() async throws {
         let router = Router<ProductsRoute>()
-        makeViewModel(.returning(wire), router: router).onTappedSeller()
+        let viewModel = makeViewModel(.failing(), router: router)
+        await viewModel.onAppear()
+        await #expect(throws: LoadCompletion.NotLoaded.self) { try await viewModel.onTappedSeller() }
         #expect(router.commands.isEmpty)
+    }
+
+    @Test("Tapping the seller while the product loads waits for it, then opens their profile")
+    func tappingTheSellerWhileLoading() async throws {
+        let suspension = Suspension<Product>()
+        let router = Router<ProductsRoute>()
+        let viewModel = makeViewModel(.suspended(suspension), router: router)
+        let appearing = Task { await viewModel.onAppear() }
+        await suspension.untilCalled()
+
+        let tapping = Task { try await viewModel.onTappedSeller() }
+        await Task.yield()
+        #expect(router.commands.isEmpty)
+        suspension.resume(returning: wire)
+        await appearing.value
+        try await tapping.value
+        #expect(router.commands == [.navigate(RouteRequest(id: "profile.user", parameters: ["userID": "u2"]))])
     }
 
     @Test("The loaded state reads well as JSON")

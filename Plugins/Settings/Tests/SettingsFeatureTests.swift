@@ -94,8 +94,8 @@ struct SettingsFeatureTests {
         let store = InMemoryKeyValueStore()
         let before = try #require(try makeSettingsScreen(store: store))
         await before.onAppear()
-        await before.handle(.onChangedTheme(theme: .dark))
-        await before.handle(.onChangedLanguage(language: .japanese))
+        try await before.handle(.onChangedTheme(theme: .dark))
+        try await before.handle(.onChangedLanguage(language: .japanese))
 
         let after = try #require(try makeSettingsScreen(store: store))
         await after.onAppear()

@@ -24,7 +24,7 @@ struct SettingsViewModelTests {
     }
 
     private func send(_ name: String, _ arguments: JSONObject = [:], to viewModel: SettingsViewModel) async throws {
-        await viewModel.handle(try IntentMessage(name: name, arguments: arguments).decode(as: Intent.self))
+        try await viewModel.handle(try IntentMessage(name: name, arguments: arguments).decode(as: Intent.self))
     }
 
     /// The preferences the screen shows.
@@ -35,7 +35,7 @@ struct SettingsViewModelTests {
     }
 
     @Test("Appearing shows loading while the preferences are read, then the stored preferences")
-    func appearingLoadsThePreferences() async {
+    func appearingLoadsThePreferences() async throws {
         let suspension = Suspension<Preferences>()
         let viewModel = makeViewModel(get: .suspended(suspension))
         #expect(viewModel.state == .idle)
@@ -70,6 +70,43 @@ struct SettingsViewModelTests {
         #expect(shown(viewModel) == .customized)
     }
 
+    @Test("A change sent while the preferences load waits for them, then is made and shown")
+    func changeSentWhileLoadingIsMade() async throws {
+        let suspension = Suspension<Preferences>()
+        let change = ChangePreferenceUseCaseMock(storing: .customized)
+        let viewModel = makeViewModel(get: .suspended(suspension), change: change)
+        let appearing = Task { await viewModel.onAppear() }
+        await suspension.untilCalled()
+
+        let changing = Task { try await viewModel.onChangedLanguage(.german) }
+        await Task.yield()
+        #expect(change.changes.isEmpty, "it waits for the load")
+        suspension.resume(returning: .customized)
+        await appearing.value
+        try await changing.value
+
+        #expect(change.changes == [.language(.german)])
+        #expect(viewModel.state.value?.language == .german)
+    }
+
+    @Test("After a failed load a change is made all the same; one that fails too fails the intent")
+    func changeAfterAFailedLoad() async throws {
+        let change = ChangePreferenceUseCaseMock(storing: .customized)
+        let viewModel = makeViewModel(get: .failing(), change: change)
+        await viewModel.onAppear()
+
+        try await viewModel.onChangedTheme(.light)
+        #expect(viewModel.state.value?.theme == .light)
+
+        let failing = makeViewModel(
+            get: .failing(),
+            change: ChangePreferenceUseCaseMock { _ in throw TestError.unavailable }
+        )
+        await failing.onAppear()
+        await #expect(throws: TestError.self) { try await failing.onChangedTheme(.light) }
+        #expect(failing.state == .error("Your settings could not be loaded. Please try again."))
+    }
+
     @Test("Each change shows at once and is made to the stored preferences, one preference at a time")
     func changesAreSaved() async throws {
         let change = ChangePreferenceUseCaseMock()
@@ -85,28 +122,28 @@ struct SettingsViewModelTests {
     }
 
     @Test("After a change, the screen shows the preferences as stored, with what another screen changed meanwhile")
-    func showsWhatIsStored() async {
+    func showsWhatIsStored() async throws {
         let change = ChangePreferenceUseCaseMock()
         let viewModel = makeViewModel(change: change)
         await viewModel.onAppear()
         change.changeElsewhere(.theme(.dark))
 
-        await viewModel.onChangedLanguage(.french)
+        try await viewModel.onChangedLanguage(.french)
 
         #expect(shown(viewModel) == Preferences(theme: .dark, notificationsEnabled: true, language: .french))
     }
 
     @Test("A change shows before its save has finished")
-    func changeShowsBeforeTheSaveFinishes() async {
+    func changeShowsBeforeTheSaveFinishes() async throws {
         let suspension = Suspension<Void>()
         let viewModel = makeViewModel(change: ChangePreferenceUseCaseMock { _ in try await suspension.value() })
         await viewModel.onAppear()
 
-        let changing = Task { await viewModel.onChangedTheme(.light) }
+        let changing = Task { try await viewModel.onChangedTheme(.light) }
         await suspension.untilCalled()
         #expect(viewModel.state.value?.theme == .light)
         suspension.resume(returning: ())
-        await changing.value
+        try await changing.value
         #expect(viewModel.state.value?.theme == .light)
     }
 
@@ -121,37 +158,37 @@ struct SettingsViewModelTests {
     }
 
     @Test("A change that cannot be saved goes back to the stored preferences and says so")
-    func failedSaveGoesBack() async {
+    func failedSaveGoesBack() async throws {
         let viewModel = makeViewModel(
             get: .returning(.customized),
             change: ChangePreferenceUseCaseMock(storing: .customized) { _ in throw TestError.unavailable }
         )
         await viewModel.onAppear()
 
-        await viewModel.onChangedTheme(.light)
+        try await viewModel.onChangedTheme(.light)
 
         #expect(shown(viewModel) == .customized)
         #expect(viewModel.state.value?.saveError == "Your change could not be saved. Please try again.")
     }
 
     @Test("The next successful change clears the save error")
-    func successClearsTheError() async {
+    func successClearsTheError() async throws {
         let viewModel = makeViewModel(
             change: ChangePreferenceUseCaseMock { change in
                 if change == .theme(.light) { throw TestError.unavailable }
             }
         )
         await viewModel.onAppear()
-        await viewModel.onChangedTheme(.light)
+        try await viewModel.onChangedTheme(.light)
         #expect(viewModel.state.value?.saveError != nil)
 
-        await viewModel.onChangedTheme(.dark)
+        try await viewModel.onChangedTheme(.dark)
         #expect(viewModel.state.value?.theme == .dark)
         #expect(viewModel.state.value?.saveError == nil)
     }
 
     @Test("A failed save shows what is stored, with a later change made while it was under way")
-    func failedSaveKeepsALaterChange() async {
+    func failedSaveKeepsALaterChange() async throws {
         let first = Suspension<Void>()
         let viewModel = makeViewModel(
             change: ChangePreferenceUseCaseMock { change in
@@ -160,11 +197,11 @@ struct SettingsViewModelTests {
         )
         await viewModel.onAppear()
 
-        let changingTheme = Task { await viewModel.onChangedTheme(.light) }
+        let changingTheme = Task { try await viewModel.onChangedTheme(.light) }
         await first.untilCalled()
-        await viewModel.onChangedLanguage(.german)
+        try await viewModel.onChangedLanguage(.german)
         first.resume(throwing: TestError.unavailable)
-        await changingTheme.value
+        try await changingTheme.value
 
         #expect(shown(viewModel) == Preferences(theme: .system, notificationsEnabled: true, language: .german))
         #expect(viewModel.state.value?.saveError == "Your change could not be saved. Please try again.")
@@ -181,25 +218,25 @@ struct SettingsViewModelTests {
     }
 
     @Test("A reset that fails keeps the stored preferences and says so")
-    func failedReset() async {
+    func failedReset() async throws {
         let viewModel = makeViewModel(
             get: .returning(.customized),
             reset: ResetPreferencesUseCaseMock { throw TestError.unavailable }
         )
         await viewModel.onAppear()
-        await viewModel.onTappedResetToDefaults()
+        try await viewModel.onTappedResetToDefaults()
 
         #expect(shown(viewModel) == .customized)
         #expect(viewModel.state.value?.saveError == "Your change could not be saved. Please try again.")
     }
 
-    @Test("Changes before the preferences have loaded are ignored")
-    func changesBeforeLoading() async {
+    @Test("A change before the screen has appeared is made, and shows the preferences it stored")
+    func changeBeforeAppearing() async throws {
         let change = ChangePreferenceUseCaseMock()
         let viewModel = makeViewModel(change: change)
-        await viewModel.onChangedTheme(.dark)
-        #expect(viewModel.state == .idle)
-        #expect(change.changes.isEmpty)
+        try await viewModel.onChangedTheme(.dark)
+        #expect(change.changes == [.theme(.dark)])
+        #expect(viewModel.state.value?.theme == .dark)
     }
 
     @Test("Changes sent at once to one screen are stored in the order they were made, and it shows the last")
@@ -219,8 +256,8 @@ struct SettingsViewModelTests {
         await viewModel.onAppear()
         for round in 0..<200 {
             let languages: [Language] = round.isMultiple(of: 2) ? [.spanish, .french] : [.french, .spanish]
-            let changes = languages.map { language in Task { await viewModel.onChangedLanguage(language) } }
-            for change in changes { await change.value }
+            let changes = languages.map { language in Task { try await viewModel.onChangedLanguage(language) } }
+            for change in changes { try await change.value }
             let stored = try await repository.fetchPreferences()?.language
             #expect(stored == languages[1], "round \(round): the later change is stored")
             #expect(viewModel.state.value?.language == languages[1], "round \(round): and shown")

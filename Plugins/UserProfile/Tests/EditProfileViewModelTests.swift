@@ -31,11 +31,11 @@ struct EditProfileViewModelTests {
     }
 
     private func send(_ name: String, _ arguments: JSONObject = [:], to viewModel: EditProfileViewModel) async throws {
-        await viewModel.handle(try IntentMessage(name: name, arguments: arguments).decode(as: Intent.self))
+        try await viewModel.handle(try IntentMessage(name: name, arguments: arguments).decode(as: Intent.self))
     }
 
     @Test("Appearing shows loading while the profile is fetched, then a form holding it")
-    func appearingFillsTheForm() async {
+    func appearingFillsTheForm() async throws {
         let suspension = Suspension<UserProfile>()
         let viewModel = makeViewModel(getProfile: .suspended(suspension), update: realUpdate(.init()))
 
@@ -75,11 +75,42 @@ struct EditProfileViewModelTests {
         #expect(viewModel.state == .loaded(Form(name: "Augusta Ada King", email: "ada@example.org")))
     }
 
-    @Test("Changes before the form has loaded are ignored")
-    func changesBeforeLoading() {
+    @Test("An edit or a save with no form to act on fails (the form did not load), changing nothing")
+    func changesWithoutAForm() async throws {
         let viewModel = makeViewModel(update: realUpdate(.init()))
-        viewModel.onChangedName("Nobody")
+        await #expect(throws: LoadCompletion.NotLoaded.self) { try await viewModel.onChangedName("Nobody") }
+        await #expect(throws: LoadCompletion.NotLoaded.self) { try await viewModel.onTappedSave() }
         #expect(viewModel.state == .idle)
+    }
+
+    @Test("An edit and a save sent while the form loads wait for it, then edit and save it")
+    func changesWhileLoading() async throws {
+        let suspension = Suspension<UserProfile>()
+        let update = UpdateUserProfileUseCaseMock { update in
+            UserProfile(
+                id: update.userID,
+                name: update.name,
+                email: update.email,
+                memberSince: UserProfile.ada.memberSince
+            )
+        }
+        let router = Router<ProfileRoute>()
+        let viewModel = makeViewModel(getProfile: .suspended(suspension), update: update, router: router)
+        let appearing = Task { await viewModel.onAppear() }
+        await suspension.untilCalled()
+
+        let editing = Task {
+            try await viewModel.onChangedName("Augusta Ada King")
+            try await viewModel.onTappedSave()
+        }
+        await Task.yield()
+        #expect(update.updates.isEmpty)
+        suspension.resume(returning: .ada)
+        await appearing.value
+        try await editing.value
+
+        #expect(update.updates.map(\.name) == ["Augusta Ada King"])
+        #expect(router.commands == [.pop])
     }
 
     @Test("Saving a bad email address shows the use case's error on the email field and saves nothing")
@@ -114,10 +145,14 @@ struct EditProfileViewModelTests {
             (.invalidEmail, .email, "Enter an email address like name@example.com."),
         ]
     )
-    func validationErrorsLandOnTheirField(error: ProfileValidationError, field: ProfileField, message: String) async {
+    func validationErrorsLandOnTheirField(
+        error: ProfileValidationError,
+        field: ProfileField,
+        message: String
+    ) async throws {
         let viewModel = makeViewModel(update: UpdateUserProfileUseCaseMock { _ in throw error })
         await viewModel.onAppear()
-        await viewModel.onTappedSave()
+        try await viewModel.onTappedSave()
         let form = viewModel.state.value
         #expect(form?.nameError == (field == .name ? message : nil))
         #expect(form?.emailError == (field == .email ? message : nil))
@@ -130,7 +165,7 @@ struct EditProfileViewModelTests {
             update: UpdateUserProfileUseCaseMock { _ in throw ProfileValidationError.invalidEmail }
         )
         await viewModel.onAppear()
-        await viewModel.onTappedSave()
+        try await viewModel.onTappedSave()
         #expect(viewModel.state.value?.emailError != nil)
 
         try await send("onChangedEmail", ["email": "ada@example.org"], to: viewModel)
@@ -144,9 +179,9 @@ struct EditProfileViewModelTests {
         let router = Router<ProfileRoute>()
         let viewModel = makeViewModel(update: update, router: router)
         await viewModel.onAppear()
-        viewModel.onChangedEmail("  ADA@Example.org ")
+        try await viewModel.onChangedEmail("  ADA@Example.org ")
 
-        let saving = Task { await viewModel.onTappedSave() }
+        let saving = Task { try await viewModel.onTappedSave() }
         await suspension.untilCalled()
         #expect(viewModel.state.value?.isSaving == true)
         #expect(router.commands.isEmpty)
@@ -154,38 +189,38 @@ struct EditProfileViewModelTests {
         var saved = UserProfile.ada
         saved.email = "ada@example.org"
         suspension.resume(returning: saved)
-        await saving.value
+        try await saving.value
 
         #expect(update.updates == [ProfileUpdate(userID: "u1", name: "Ada Lovelace", email: "  ADA@Example.org ")])
         #expect(viewModel.state == .loaded(Form(name: "Ada Lovelace", email: "ada@example.org")))
         #expect(router.commands == [.pop])
     }
 
-    @Test("Tapping save twice while saving saves once")
-    func doubleSave() async {
+    @Test("Tapping save twice while saving saves once; the second save fails, as it saved nothing")
+    func doubleSave() async throws {
         let suspension = Suspension<UserProfile>()
         let update = UpdateUserProfileUseCaseMock { _ in try await suspension.value() }
         let viewModel = makeViewModel(update: update)
         await viewModel.onAppear()
 
-        let saving = Task { await viewModel.onTappedSave() }
+        let saving = Task { try await viewModel.onTappedSave() }
         await suspension.untilCalled()
-        await viewModel.onTappedSave()
+        await #expect(throws: EditProfileViewModel.SaveUnderWay.self) { try await viewModel.onTappedSave() }
         suspension.resume(returning: .ada)
-        await saving.value
+        try await saving.value
 
         #expect(update.updates.count == 1)
     }
 
     @Test("A save that fails for another reason says so and stays on the form")
-    func saveFailure() async {
+    func saveFailure() async throws {
         let router = Router<ProfileRoute>()
         let viewModel = makeViewModel(
             update: UpdateUserProfileUseCaseMock { _ in throw TestError.unavailable },
             router: router
         )
         await viewModel.onAppear()
-        await viewModel.onTappedSave()
+        try await viewModel.onTappedSave()
 
         #expect(viewModel.state.value?.saveError == "Your changes could not be saved. Please try again.")
         #expect(viewModel.state.value?.isSaving == false)
@@ -211,8 +246,8 @@ struct EditProfileViewModelTests {
             update: UpdateUserProfileUseCaseMock { _ in throw ProfileValidationError.invalidEmail }
         )
         await viewModel.onAppear()
-        viewModel.onChangedEmail("ada@")
-        await viewModel.onTappedSave()
+        try await viewModel.onChangedEmail("ada@")
+        try await viewModel.onTappedSave()
 
         let json = try JSONValueEncoder().encode(viewModel.state).serializedString()
         #expect(

@@ -105,7 +105,7 @@ struct UserProfileFeatureTests {
         )
         await profile.onAppear()
         #expect(profile.state.value?.name == "Grace Hopper")
-        await profile.handle(.onTappedEditProfile)
+        try await profile.handle(.onTappedEditProfile)
 
         let edit = try #require(
             try coordinator.makeViewModel(
@@ -115,8 +115,8 @@ struct UserProfileFeatureTests {
             ) as? EditProfileViewModel
         )
         await edit.onAppear()
-        await edit.handle(.onChangedName(name: "Rear Admiral Grace Hopper"))
-        await edit.handle(.onTappedSave)
+        try await edit.handle(.onChangedName(name: "Rear Admiral Grace Hopper"))
+        try await edit.handle(.onTappedSave)
 
         #expect(
             handler.performed.map(\.command) == [

@@ -32,7 +32,7 @@ struct UserProfileViewModelTests {
     }
 
     @Test("Appearing shows loading while the profile is fetched, then the profile")
-    func appearingLoadsTheProfile() async {
+    func appearingLoadsTheProfile() async throws {
         let suspension = Suspension<UserProfile>()
         let getProfile = GetUserProfileUseCaseMock.suspended(suspension)
         let viewModel = makeViewModel(getProfile)
@@ -49,7 +49,7 @@ struct UserProfileViewModelTests {
     }
 
     @Test("An unknown user shows an error")
-    func unknownUser() async {
+    func unknownUser() async throws {
         let viewModel = makeViewModel(.failing(UserProfileError.userNotFound(userID: "u9")), userID: "u9")
         await viewModel.onAppear()
         #expect(viewModel.state == .error("There is no user with this ID."))
@@ -67,12 +67,12 @@ struct UserProfileViewModelTests {
         #expect(viewModel.state == .error("The profile could not be loaded. Please try again."))
 
         let intent = try IntentMessage(name: "onTappedRetry").decode(as: UserProfileViewModel.Intent.self)
-        let retrying = Task { await viewModel.handle(intent) }
+        let retrying = Task { try await viewModel.handle(intent) }
         await suspension.untilCalled()
         #expect(viewModel.state == .loading)
 
         suspension.resume(returning: .ada)
-        await retrying.value
+        try await retrying.value
         #expect(viewModel.state == .loaded(adaProfile))
     }
 
@@ -82,24 +82,41 @@ struct UserProfileViewModelTests {
         let viewModel = makeViewModel(.returning(.ada), router: router)
         await viewModel.onAppear()
 
-        await viewModel.handle(
+        try await viewModel.handle(
             try IntentMessage(name: "onTappedEditProfile").decode(as: UserProfileViewModel.Intent.self)
         )
 
         #expect(router.commands == [.navigate(RouteRequest(id: "profile.edit", parameters: ["userID": "u1"]))])
     }
 
-    @Test("Tapping edit before the profile has loaded goes nowhere")
-    func tappingEditEarly() async {
+    @Test("Tapping edit when the profile did not load fails, and goes nowhere")
+    func tappingEditWithoutAProfile() async throws {
         let router = Router<ProfileRoute>()
         let viewModel = makeViewModel(.failing(), router: router)
         await viewModel.onAppear()
-        viewModel.onTappedEditProfile()
+        await #expect(throws: LoadCompletion.NotLoaded.self) { try await viewModel.onTappedEditProfile() }
         #expect(router.commands.isEmpty)
     }
 
+    @Test("Tapping edit while the profile loads waits for it, then opens the edit screen")
+    func tappingEditWhileLoading() async throws {
+        let suspension = Suspension<UserProfile>()
+        let router = Router<ProfileRoute>()
+        let viewModel = makeViewModel(.suspended(suspension), router: router)
+        let appearing = Task { await viewModel.onAppear() }
+        await suspension.untilCalled()
+
+        let tapping = Task { try await viewModel.onTappedEditProfile() }
+        await Task.yield()
+        #expect(router.commands.isEmpty)
+        suspension.resume(returning: .ada)
+        await appearing.value
+        try await tapping.value
+        #expect(router.commands == [.navigate(RouteRequest(id: "profile.edit", parameters: ["userID": "u1"]))])
+    }
+
     @Test("A profile saved elsewhere shows up while the screen is on the stack")
-    func followsChanges() async {
+    func followsChanges() async throws {
         let changes = ObserveUserProfileUseCaseMock()
         let viewModel = makeViewModel(.returning(.ada), changes: changes)
         await viewModel.onAppear()
@@ -113,7 +130,7 @@ struct UserProfileViewModelTests {
     }
 
     @Test("Leaving the stack stops following the profile: later changes do not reach the state")
-    func disappearingStopsFollowing() async {
+    func disappearingStopsFollowing() async throws {
         let changes = ObserveUserProfileUseCaseMock()
         let viewModel = makeViewModel(.returning(.ada), changes: changes)
         await viewModel.onAppear()

@@ -76,6 +76,8 @@ extension FeatureScaffold {
             /// Opens other screens, like `router.navigate(to: .detail(id: item.id))` once ``\#(name)Route`` has them.
             private let router: Router<\#(name)Route>
             private let logger: FeatureLogger
+            /// Holds an intent sent while the list loads until it has.
+            @ObservationIgnored private let loadCompletion = LoadCompletion()
 
             // MARK: Public Properties
 
@@ -103,15 +105,18 @@ extension FeatureScaffold {
 
             // MARK: Public Functions
 
-            func handle(_ intent: Intent) async {
+            func handle(_ intent: Intent) async throws {
                 switch intent {
-                case .onTappedAdd(let title): await onTappedAdd(title)
+                case .onTappedAdd(let title): try await onTappedAdd(title)
                 case .onTappedRetry: await onTappedRetry()
                 }
             }
 
-            func onTappedAdd(_ title: String) async {
-                guard state.value != nil else { return }
+            /// Adds \#(article) \#(entityInProse) once the list has loaded: a front end may send it right after
+            /// navigating here. Fails (`IntentFailed`) when the list did not load, rather than being answered as done
+            /// without adding.
+            func onTappedAdd(_ title: String) async throws {
+                _ = try await loadCompletion.value(of: state)
                 do {
                     let added = try await add\#(entity)UseCase.execute(title: title)
                     updateContent {
@@ -135,6 +140,7 @@ extension FeatureScaffold {
             func load\#(name)() async {
                 guard !state.isLoading else { return }
                 state = .loading
+                defer { loadCompletion.signal() }
                 do {
                     let \#(lowerName) = try await get\#(name)UseCase.execute()
                     state = .loaded(Content(items: \#(lowerName).map(formatItem), addError: nil))

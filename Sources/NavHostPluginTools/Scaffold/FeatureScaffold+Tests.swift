@@ -80,7 +80,7 @@ extension FeatureScaffold {
             }
 
             @Test("onAppear shows an error when the list cannot be read, and onTappedRetry loads it again")
-            func failureThenRetry() async {
+            func failureThenRetry() async throws {
                 let getUseCase = Get\#(name)UseCaseStub(.failure(TestError.unavailable))
                 let viewModel = makeViewModel(getUseCase: getUseCase)
 
@@ -88,18 +88,28 @@ extension FeatureScaffold {
                 #expect(viewModel.state == .error("The list could not be loaded. Please try again."))
 
                 getUseCase.result = .success([])
-                await viewModel.handle(.onTappedRetry)
+                try await viewModel.handle(.onTappedRetry)
                 #expect(viewModel.state == .loaded(.init(items: [], addError: nil)))
             }
 
             @Test("onTappedAdd shows the use case's refusal in addError")
-            func addRefused() async {
+            func addRefused() async throws {
                 let viewModel = makeViewModel(items: .success([]), added: .failure(\#(name)Error.emptyTitle))
                 await viewModel.onAppear()
 
-                await viewModel.handle(.onTappedAdd(title: ""))
+                try await viewModel.handle(.onTappedAdd(title: ""))
 
                 #expect(viewModel.state.value?.addError == "Enter a title.")
+            }
+
+            @Test("onTappedAdd fails when the list could not be loaded, rather than doing nothing")
+            func addWithoutTheList() async {
+                let viewModel = makeViewModel(items: .failure(TestError.unavailable))
+                await viewModel.onAppear()
+
+                await #expect(throws: LoadCompletion.NotLoaded.self) {
+                    try await viewModel.handle(.onTappedAdd(title: "First"))
+                }
             }
 
             private func makeViewModel(

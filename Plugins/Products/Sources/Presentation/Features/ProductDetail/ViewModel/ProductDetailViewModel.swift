@@ -50,6 +50,8 @@ final class ProductDetailViewModel: ViewModel {
     private let getProductUseCase: any GetProductUseCaseProtocol
     private let router: Router<ProductsRoute>
     private let logger: FeatureLogger
+    /// Holds an intent sent while the product loads until it has.
+    @ObservationIgnored private let loadCompletion = LoadCompletion()
 
     // MARK: Public Properties
 
@@ -77,10 +79,10 @@ final class ProductDetailViewModel: ViewModel {
 
     // MARK: Public Functions
 
-    func handle(_ intent: Intent) async {
+    func handle(_ intent: Intent) async throws {
         switch intent {
         case .onTappedRetry: await onTappedRetry()
-        case .onTappedSeller: onTappedSeller()
+        case .onTappedSeller: try await onTappedSeller()
         }
     }
 
@@ -88,8 +90,10 @@ final class ProductDetailViewModel: ViewModel {
         await loadProduct()
     }
 
-    func onTappedSeller() {
-        guard let detail = state.value else { return }
+    /// Opens the seller's profile once the product has loaded (a front end may send it right after navigating here);
+    /// fails when the product did not load.
+    func onTappedSeller() async throws {
+        let detail = try await loadCompletion.value(of: state)
         router.navigate(to: ExternalRoute.userProfile(userID: detail.seller.id))
     }
 }
@@ -100,6 +104,7 @@ private extension ProductDetailViewModel {
     func loadProduct() async {
         guard !state.isLoading else { return }
         state = .loading
+        defer { loadCompletion.signal() }
         do {
             let product = try await getProductUseCase.execute(productID: productID)
             state = .loaded(formatDetail(product))

@@ -75,6 +75,8 @@ final class SettingsViewModel: ViewModel {
 
     /// What the store holds, to go back to when a save fails.
     @ObservationIgnored private var saved = Preferences.defaults
+    /// Holds a change sent while the preferences load until they have.
+    @ObservationIgnored private let loadCompletion = LoadCompletion()
 
     private let getPreferencesUseCase: any GetPreferencesUseCaseProtocol
     private let changePreferenceUseCase: any ChangePreferenceUseCaseProtocol
@@ -107,36 +109,38 @@ final class SettingsViewModel: ViewModel {
 
     // MARK: Public Functions
 
-    func handle(_ intent: Intent) async {
+    func handle(_ intent: Intent) async throws {
         switch intent {
-        case .onChangedTheme(let theme): await onChangedTheme(theme)
-        case .onChangedNotificationsEnabled(let isEnabled): await onChangedNotificationsEnabled(isEnabled)
-        case .onChangedLanguage(let language): await onChangedLanguage(language)
-        case .onTappedResetToDefaults: await onTappedResetToDefaults()
+        case .onChangedTheme(let theme): try await onChangedTheme(theme)
+        case .onChangedNotificationsEnabled(let isEnabled): try await onChangedNotificationsEnabled(isEnabled)
+        case .onChangedLanguage(let language): try await onChangedLanguage(language)
+        case .onTappedResetToDefaults: try await onTappedResetToDefaults()
         case .onTappedRetry: await onTappedRetry()
         }
     }
 
-    func onChangedTheme(_ theme: Theme) async {
-        await changePreference(.theme(theme))
+    func onChangedTheme(_ theme: Theme) async throws {
+        try await changePreference(.theme(theme))
     }
 
-    func onChangedNotificationsEnabled(_ isEnabled: Bool) async {
-        await changePreference(.notificationsEnabled(isEnabled))
+    func onChangedNotificationsEnabled(_ isEnabled: Bool) async throws {
+        try await changePreference(.notificationsEnabled(isEnabled))
     }
 
-    func onChangedLanguage(_ language: Language) async {
-        await changePreference(.language(language))
+    func onChangedLanguage(_ language: Language) async throws {
+        try await changePreference(.language(language))
     }
 
-    func onTappedResetToDefaults() async {
-        guard state.value != nil else { return }
+    /// Resets the stored preferences, as ``changePreference(_:)`` makes a change.
+    func onTappedResetToDefaults() async throws {
+        await loadCompletion.wait(while: state.isLoading)
         do {
             let defaults = try await resetPreferencesUseCase.execute()
             saved = defaults
             state = .loaded(formatContent(defaults))
         } catch {
             logger.error("settings.resetFailed", metadata: ["error": "\(error)"])
+            guard state.value != nil else { throw error }
             showSaveError()
         }
     }
@@ -159,6 +163,7 @@ private extension SettingsViewModel {
     func loadPreferences() async {
         guard !state.isLoading else { return }
         state = .loading
+        defer { loadCompletion.signal() }
         do {
             saved = try await getPreferencesUseCase.execute()
             state = .loaded(formatContent(saved))
@@ -171,15 +176,23 @@ private extension SettingsViewModel {
     /// Shows the change at once, then makes it to the stored preferences and shows them as stored: with the changes
     /// made meanwhile by this screen's other intents and by other sessions' screens. If the save fails, shows what is
     /// stored and says so.
-    func changePreference(_ change: PreferenceChange) async {
-        guard var preferences = shown else { return }
-        change.apply(to: &preferences)
-        state = .loaded(formatContent(preferences))
+    ///
+    /// A change sent while the preferences load (a front end may send it right after navigating here) waits until
+    /// they have loaded. After a failed load it is made all the same, and shows the preferences it stored; if that
+    /// save fails too, there is nothing to show the failure in, so the intent fails (`IntentFailed`): never answered
+    /// as done when nothing was stored.
+    func changePreference(_ change: PreferenceChange) async throws {
+        await loadCompletion.wait(while: state.isLoading)
+        if var preferences = shown {
+            change.apply(to: &preferences)
+            state = .loaded(formatContent(preferences))
+        }
         do {
             saved = try await changePreferenceUseCase.execute(change)
             state = .loaded(formatContent(saved))
         } catch {
             logger.error("settings.saveFailed", metadata: ["error": "\(error)"])
+            guard state.value != nil else { throw error }
             showSaveError()
         }
     }

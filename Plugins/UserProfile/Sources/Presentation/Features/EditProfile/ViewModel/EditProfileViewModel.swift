@@ -60,6 +60,11 @@ final class EditProfileViewModel: ViewModel {
         }
     }
 
+    /// Thrown by a save sent while another is under way.
+    struct SaveUnderWay: Error, CustomStringConvertible {
+        var description: String { "a save of this form is under way" }
+    }
+
     // MARK: Private Properties
 
     private let userID: String
@@ -67,6 +72,8 @@ final class EditProfileViewModel: ViewModel {
     private let updateUserProfileUseCase: any UpdateUserProfileUseCaseProtocol
     private let router: Router<ProfileRoute>
     private let logger: FeatureLogger
+    /// Holds an edit or a save sent while the profile loads until it has.
+    @ObservationIgnored private let loadCompletion = LoadCompletion()
 
     // MARK: Public Properties
 
@@ -96,32 +103,40 @@ final class EditProfileViewModel: ViewModel {
 
     // MARK: Public Functions
 
-    func handle(_ intent: Intent) async {
+    /// Handles an intent. One that needs the form waits while the profile loads (a front end may send it right
+    /// after navigating here), and fails when there is no form (its load failed): never answered as done while it
+    /// did nothing.
+    func handle(_ intent: Intent) async throws {
         switch intent {
-        case .onChangedName(let name): onChangedName(name)
-        case .onChangedEmail(let email): onChangedEmail(email)
-        case .onTappedSave: await onTappedSave()
+        case .onChangedName(let name): try await onChangedName(name)
+        case .onChangedEmail(let email): try await onChangedEmail(email)
+        case .onTappedSave: try await onTappedSave()
         case .onTappedCancel: onTappedCancel()
         case .onTappedRetry: await onTappedRetry()
         }
     }
 
-    func onChangedName(_ name: String) {
+    func onChangedName(_ name: String) async throws {
+        _ = try await loadCompletion.value(of: state)
         updateForm {
             $0.name = name
             $0.nameError = nil
         }
     }
 
-    func onChangedEmail(_ email: String) {
+    func onChangedEmail(_ email: String) async throws {
+        _ = try await loadCompletion.value(of: state)
         updateForm {
             $0.email = email
             $0.emailError = nil
         }
     }
 
-    func onTappedSave() async {
-        guard let form = state.value, !form.isSaving else { return }
+    /// Saves the form. A second save while one is under way is refused (`SaveUnderWay`): answered as done, it would
+    /// say the form is saved before the first save has finished.
+    func onTappedSave() async throws {
+        let form = try await loadCompletion.value(of: state)
+        guard !form.isSaving else { throw SaveUnderWay() }
         updateForm {
             $0.isSaving = true
             $0.nameError = nil
@@ -170,6 +185,7 @@ private extension EditProfileViewModel {
     func loadProfile() async {
         guard !state.isLoading else { return }
         state = .loading
+        defer { loadCompletion.signal() }
         do {
             let profile = try await getUserProfileUseCase.execute(userID: userID)
             state = .loaded(Form(name: profile.name, email: profile.email))

@@ -46,6 +46,8 @@ final class UserProfileViewModel: ViewModel {
     private let observeUserProfileUseCase: any ObserveUserProfileUseCaseProtocol
     private let router: Router<ProfileRoute>
     private let logger: FeatureLogger
+    /// Holds an intent sent while the profile loads until it has.
+    @ObservationIgnored private let loadCompletion = LoadCompletion()
 
     // MARK: Public Properties
 
@@ -75,6 +77,8 @@ final class UserProfileViewModel: ViewModel {
 
     func onAppear() async {
         guard following == nil else { return }
+        // Loading from the start: an intent sent meanwhile waits for the profile.
+        state = .loading
         // Follow first, so that a change saved while the profile loads is not missed.
         let changes = await observeUserProfileUseCase.execute(userID: userID)
         following = Task { [weak self] in
@@ -93,19 +97,22 @@ final class UserProfileViewModel: ViewModel {
 
     // MARK: Public Functions
 
-    func handle(_ intent: Intent) async {
+    func handle(_ intent: Intent) async throws {
         switch intent {
         case .onTappedRetry: await onTappedRetry()
-        case .onTappedEditProfile: onTappedEditProfile()
+        case .onTappedEditProfile: try await onTappedEditProfile()
         }
     }
 
-    func onTappedEditProfile() {
-        guard state.value != nil else { return }
+    /// Opens the edit screen once the profile has loaded (a front end may send it right after navigating here); fails
+    /// when the profile did not load.
+    func onTappedEditProfile() async throws {
+        _ = try await loadCompletion.value(of: state)
         router.navigate(to: .edit(userID: userID))
     }
 
     func onTappedRetry() async {
+        guard !state.isLoading else { return }
         await loadProfile()
     }
 }
@@ -114,8 +121,8 @@ final class UserProfileViewModel: ViewModel {
 
 private extension UserProfileViewModel {
     func loadProfile() async {
-        guard !state.isLoading else { return }
         state = .loading
+        defer { loadCompletion.signal() }
         do {
             let profile = try await getUserProfileUseCase.execute(userID: userID)
             state = .loaded(formatProfile(profile))
