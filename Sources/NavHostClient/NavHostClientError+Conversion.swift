@@ -87,6 +87,8 @@ extension NavHostClientError {
         case .intentTimedOut: return "screen \(text("screen")) did not finish intent \(text("intent")) in time"
         case .cannotPopRoot: return "only the root is on the stack"
         case .noModalPresented: return "no modal screen is shown"
+        case .screenNotOnTop:
+            return "screen \(text("screen")) is not on top: its ViewModel's pop would close a screen above it"
         case .routeNotOnStack: return "no screen on the stack shows route \(text("route"))"
         case .emptyStack: return "a stack needs at least a root route"
         case .screenClosed: return "screen \(text("screen")) left the stack before the intent finished"

@@ -78,6 +78,8 @@ public struct NavHostClientError: Error, Sendable {
         public static let cannotPopRoot = Code(.cannotPopRoot)
         /// `NoModalPresented`: no modal screen is shown.
         public static let noModalPresented = Code(.noModalPresented)
+        /// `ScreenNotOnTop {screen}`: the screen's ViewModel popped or dismissed while other screens were above it.
+        public static let screenNotOnTop = Code(.screenNotOnTop)
         /// `RouteNotOnStack {route}`: no screen on the stack shows that route.
         public static let routeNotOnStack = Code(.routeNotOnStack)
         /// `EmptyStack`: a replace needs at least a root route.

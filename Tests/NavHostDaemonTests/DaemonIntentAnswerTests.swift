@@ -32,6 +32,51 @@ struct DaemonIntentAnswerTests {
         try await daemon.terminate()
     }
 
+    @Test("An intent whose navigation the daemon refuses is answered with the refusal, not as done")
+    func refusedNavigationFailsTheIntent() async throws {
+        let daemon = try await DaemonProcess.start(
+            sessions: ["main=products.list"],
+            extraArguments: ["--max-stack-depth", "2"]
+        )
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "products.detail", "parameters": ["productID": "p1"]])
+        let before = try await nav.snapshot()
+
+        // The seller's profile would be a third screen.
+        let refused = await #expect(throws: VarlinkError.self) {
+            try await nav.call("Send", ["intent": "onTappedSeller"])
+        }
+
+        #expect(refused?.name == "io.navhost.Navigation.StackTooDeep", "\(String(describing: refused))")
+        #expect(try await nav.snapshot()["revision"] == before["revision"], "nothing changed")
+        #expect(try await nav.routes() == ["products.list", "products.detail"])
+        try await daemon.terminate()
+    }
+
+    @Test("A ViewModel that pops while other screens are above it is refused (ScreenNotOnTop); they stay")
+    func popFromBelowTheTopIsRefused() async throws {
+        let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "profile.edit", "parameters": ["userID": "u1"]])
+        try await nav.call("Navigate", ["route": "products.list"])
+        let ids = try await nav.snapshot()["stack"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+        try #require(ids.count == 3)
+
+        // The edit screen's cancel pops: with the product list above it, that pop would close the list.
+        let refused = await #expect(throws: VarlinkError.self) {
+            try await nav.call("Send", ["screen": .string(ids[1]), "intent": "onTappedCancel"])
+        }
+
+        #expect(refused?.name == "io.navhost.Navigation.ScreenNotOnTop", "\(String(describing: refused))")
+        #expect(refused?.parameters["screen"] == .string(ids[1]))
+        #expect(try await nav.routes() == ["home.main", "profile.edit", "products.list"])
+        // On top, the same intent pops it.
+        try await nav.call("Pop")
+        try await nav.call("Send", ["intent": "onTappedCancel"])
+        #expect(try await nav.routes() == ["home.main"])
+        try await daemon.terminate()
+    }
+
     private static let calls = 4_000
 
     /// Sends an intent and waits at most `limit` for its answer. A call still waiting then is failed by closing the

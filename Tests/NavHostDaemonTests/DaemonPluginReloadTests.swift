@@ -62,6 +62,35 @@ struct DaemonPluginReloadTests {
         try await daemon.terminate()
     }
 
+    @Test("An intent in flight during a Reload navigates once: the old ViewModel's push is dropped, after kill -9 too")
+    func intentDuringReloadNavigatesOnce() async throws {
+        let directory = try await TestPlugins.directory()
+        let daemon = try await DaemonProcess.start(plugins: directory, extraArguments: Self.byHandOnly)
+        let nav = try await NavigationClient.connect(to: daemon)
+        for round in 0..<30 {
+            try await nav.call("Replace", ["routes": [["route": "home.main"]]])
+            // The tap waits for the current user before it pushes: the Reload comes in while it does.
+            async let tapped = nav.call("Send", ["intent": "onTappedProfile"])
+            async let reloaded = Self.plugins(daemon, "Reload", ["name": "Home"])
+            let answered: Bool
+            do {
+                _ = try await tapped
+                answered = true
+            } catch let error as VarlinkError where error.name == "io.navhost.Navigation.ScreenClosed" {
+                answered = false
+            }
+            _ = try await reloaded
+            let routes = try await nav.routes()
+            #expect(routes.filter { $0 == "profile.user" }.count == (answered ? 1 : 0), "round \(round): \(routes)")
+        }
+        let stack = try await nav.routes()
+        try await daemon.crash()
+        try await daemon.restart()
+        let afterRestart = try await NavigationClient.connect(to: daemon)
+        #expect(try await afterRestart.routes() == stack)
+        try await daemon.terminate()
+    }
+
     @Test("A replacement with the wrong SHA-256 is refused: the old version serves and List says why")
     func brokenReplacementIsRefused() async throws {
         let directory = try await TestPlugins.directory()

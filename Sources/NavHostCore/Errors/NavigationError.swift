@@ -39,6 +39,14 @@ extension NavigationError {
         Self(.routeNotFound, "no loaded feature offers route \"\(id)\"", parameters: ["route": .string(id)])
     }
 
+    static func screenNotOnTop(_ id: String) -> Self {
+        Self(
+            .screenNotOnTop,
+            "screen \"\(id)\" is not on top: its ViewModel's pop would close a screen above it",
+            parameters: ["screen": .string(id)]
+        )
+    }
+
     static func stackTooDeep(_ limit: Int) -> Self {
         Self(
             .stackTooDeep,

@@ -170,6 +170,10 @@ final class Screen {
             return
         case .finished(let error as IntentError):
             throw navigationError(for: error)
+        case .finished(let refusal as NavigationError):
+            // The navigation the intent asked for was refused (`NavigationSession.perform`): its caller is told so,
+            // with the refusal's own error, rather than answered as done.
+            throw refusal
         case .finished(let error?):
             throw NavigationError(
                 .intentFailed,
@@ -246,7 +250,7 @@ extension Screen {
         // The work reports its own result to the race: no second task waits on it.
         let task = pendingChange.lookingAfterward {
             startTask { model in
-                let result = await work(model)
+                let result = await work(model) ?? ScreenTask.current?.refusedNavigation
                 race.finish(.finished(result))
                 return result
             }
@@ -302,7 +306,7 @@ extension Screen {
         let model = self.model
         // Registered before the work starts, which may end it (and unregister it) before the task is returned. A
         // cancel asked for in that first stretch (the work closed the screen) is applied once the task is returned.
-        let handle = ScreenTask()
+        let handle = ScreenTask(screen: self)
         inFlight[number] = handle
         // A task inherits the task-local values bound where it is made: the ViewModel's work draws random numbers and
         // reads time through its session (`SessionContext`).
@@ -394,10 +398,23 @@ final class ScreenTask {
     /// Whether the task's intent was given up on: its caller was answered that it did not finish in time. The
     /// session drops the navigation such a task asks for (`NavigationSession.perform`).
     private(set) var isAbandoned = false
+    /// The screen that runs the task. A reload rebuilds a screen under the same ID: the old ViewModel's work, which
+    /// may go on although cancelled, is told from the new one's by this, not by the ID.
+    private weak var screen: Screen?
+    /// The first navigation the session refused to the task's work: its intent's caller is answered with it rather
+    /// than as done (`Screen.send`).
+    var refusedNavigation: NavigationError?
     /// The race of the caller waiting on the task's intent, if one waits.
     fileprivate var race: Race?
     private var cancelled = false
     private var cancelTask: (() -> Void)?
+
+    init(screen: Screen) {
+        self.screen = screen
+    }
+
+    /// Whether the screen that runs the task has left the stack (or is gone).
+    var screenHasClosed: Bool { screen?.isClosed ?? true }
 
     /// Gives the task's intent up: its caller has been answered.
     func abandon() {

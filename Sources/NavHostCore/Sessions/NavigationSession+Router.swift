@@ -4,7 +4,11 @@ public import NavHostKit
 
 extension NavigationSession {
     public func perform(_ command: NavigationCommand, from screenID: ScreenID) -> Bool {
-        guard screens.contains(where: { $0.id == screenID }) else {
+        // A screen a reload rebuilt keeps its ID: the old ViewModel's work, cancelled but going on, is told apart by
+        // the screen its task belongs to. Its navigation would come on top of the one the intent, delivered again to
+        // the new ViewModel, makes there.
+        let task = ScreenTask.current
+        guard let position = screens.lastIndex(where: { $0.id == screenID }), task?.screenHasClosed != true else {
             logger.debug(
                 "Dropped navigation from a screen that left the stack",
                 metadata: ["navhost.screen": "\(screenID)", "navhost.command": "\(command)"]
@@ -23,6 +27,16 @@ extension NavigationSession {
         navigatingScreen = screenID
         defer { navigatingScreen = nil }
         do throws(NavigationError) {
+            // A pop or a dismiss acts on the top: from a screen with others above it (a client may send an intent to
+            // any screen on the stack), it would close a screen the ViewModel does not own.
+            switch command {
+            case .pop where position != screens.count - 1:
+                throw .screenNotOnTop(screenID.rawValue)
+            case .dismiss where screens.lastIndex(where: { $0.presentation == .modal }).map { position < $0 } ?? false:
+                throw .screenNotOnTop(screenID.rawValue)
+            default:
+                break
+            }
             switch command {
             case .navigate(let request): try navigate(to: request)
             case .pop: try pop()
@@ -42,6 +56,8 @@ extension NavigationSession {
                 "Refused navigation from a ViewModel",
                 metadata: ["navhost.screen": "\(screenID)", "navhost.command": "\(command)", "error": "\(error)"]
             )
+            // The intent that asked for it is answered with the refusal, not as done.
+            if task?.refusedNavigation == nil { task?.refusedNavigation = error }
             return false
         }
     }

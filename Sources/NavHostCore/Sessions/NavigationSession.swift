@@ -16,7 +16,9 @@ public import NavHostWire
 /// ID is named.
 ///
 /// The session is also every screen's ``NavigationHandler``: a ViewModel's ``Router`` acts on the session of its
-/// screen, always on the top of the stack, and a router whose screen has left the stack is ignored.
+/// screen, always on the top of the stack. A router whose screen has left the stack (or was rebuilt by a reload) is
+/// ignored; a pop or dismiss from a screen with others above it is refused (`ScreenNotOnTop`), and an intent whose
+/// navigation is refused is answered with the refusal.
 @MainActor
 public final class NavigationSession: NavigationHandler {
     /// The outcome of a change: the revision it produced and the event watchers received.

@@ -23,6 +23,8 @@ public enum NavigationErrorName: String, Sendable, Hashable, CaseIterable {
     case cannotPopRoot = "CannotPopRoot"
     /// `dismiss` with no modal screen shown.
     case noModalPresented = "NoModalPresented"
+    /// A ViewModel's pop or dismiss from a screen with others above it: it would close a screen it does not own.
+    case screenNotOnTop = "ScreenNotOnTop"
     /// `popTo` a route that no screen on the stack shows.
     case routeNotOnStack = "RouteNotOnStack"
     /// `replace` with no routes: a stack needs a root.

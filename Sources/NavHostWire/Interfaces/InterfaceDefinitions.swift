@@ -240,6 +240,11 @@ public enum InterfaceDefinitions {
         # No modal screen is shown.
         error NoModalPresented ()
 
+        # A screen's ViewModel popped (or dismissed) through its Router while other screens
+        # were above it (a client may send an intent to any screen on the stack): the pop
+        # acts on the top, which would close a screen it does not own. Nothing was removed.
+        error ScreenNotOnTop (screen: string)
+
         # No screen on the stack shows that route.
         error RouteNotOnStack (route: string)
 
