@@ -242,7 +242,9 @@ public enum InterfaceDefinitions {
 
         # A screen's ViewModel popped (or dismissed) through its Router while other screens
         # were above it (a client may send an intent to any screen on the stack): the pop
-        # acts on the top, which would close a screen it does not own. Nothing was removed.
+        # acts on the top, which would close a screen it does not own. Nothing was removed;
+        # what the intent did before it popped stays (a save to its feature's store), as
+        # with any refused navigation (StackTooDeep, RouteNotFound) a Send is answered with.
         error ScreenNotOnTop (screen: string)
 
         # No screen on the stack shows that route.
