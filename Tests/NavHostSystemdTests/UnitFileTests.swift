@@ -117,15 +117,7 @@ struct UnitFileTests {
     func uninstall() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let make = { (target: String) in
-            try await run(
-                "/usr/bin/make",
-                [
-                    "-C", TestPaths.packageRoot, "--no-print-directory", target, "DESTDIR=\(directory.path)",
-                    "BUILD_DIR=\(TestPaths.buildDirectory)",
-                ]
-            )
-        }
+        let make = { (target: String) in try await Self.make(target, into: directory.path) }
         #expect(try await make("install-files").status == 0)
         #expect(try Self.files(under: directory.path).count > 20)
         #expect(try await make("uninstall").status == 0)
@@ -142,15 +134,7 @@ struct UnitFileTests {
     func uninstallKeepsOtherPlugins() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let make = { (target: String) in
-            try await run(
-                "/usr/bin/make",
-                [
-                    "-C", TestPaths.packageRoot, "--no-print-directory", target, "DESTDIR=\(directory.path)",
-                    "BUILD_DIR=\(TestPaths.buildDirectory)",
-                ]
-            )
-        }
+        let make = { (target: String) in try await Self.make(target, into: directory.path) }
         #expect(try await make("install-files").status == 0)
         let plugins = "\(directory.path)/usr/lib/navhost/plugins"
         // Another team's build of a plugin called Settings replaces the example; another plugin sits beside them.
@@ -172,6 +156,17 @@ struct UnitFileTests {
         )
         #expect(FileManager.default.fileExists(atPath: "\(plugins)/Settings/manifest.json"))
         #expect(!FileManager.default.fileExists(atPath: "\(plugins)/Home"))
+    }
+
+    /// Runs `make target` of the package with `DESTDIR=destination`, on the build folder the tests use.
+    private static func make(_ target: String, into destination: String) async throws -> CommandResult {
+        try await run(
+            "/usr/bin/make",
+            [
+                "-C", TestPaths.packageRoot, "--no-print-directory", target, "DESTDIR=\(destination)",
+                "BUILD_DIR=\(TestPaths.buildDirectory)",
+            ]
+        )
     }
 
     /// The files and symbolic links under `root`, relative to it, sorted.
