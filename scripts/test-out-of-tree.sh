@@ -3,9 +3,10 @@
 #   1. the SDK is installed into a temporary prefix (make install-files DESTDIR=…): libraries, module interfaces,
 #      the test kit, navhost-plugin-tool, and the daemon and navctl beside them;
 #   2. the INSTALLED navhost-plugin-tool scaffolds a plugin package, Favorites, into a folder outside the repository;
-#   3. in that folder, with no path into this checkout: `make` builds and stages it, `make test` runs its tests on the
-#      SDK's headless host; with an intent name that is no case of its enum, `make` refuses to stage it, and
-#      `make install` then refuses the build staged before; `make check` loads it through the daemon's registry;
+#   3. in that folder, with no path into this checkout (and a source file of its own that links Foundation): `make`
+#      builds and stages it, `make test` runs its tests on the SDK's headless host; with an intent name that is no
+#      case of its enum, `make` refuses to stage it, and `make install` then refuses the build staged before;
+#      `make check` loads it through the daemon's registry;
 #   4. the installed navhostd runs with the example plugins; `make install PLUGINDIR=…` copies the staged folder into
 #      its plugins folder while it runs, and navctl navigates to favorites.list and sends onTappedAdd over the socket;
 #      `make uninstall` takes it out, and the daemon unloads it.
@@ -43,8 +44,19 @@ step "make with NAVHOST_SDK naming no SDK: refused, saying so"
 if (cd "$work/Favorites" && NAVHOST_SDK="$work/nowhere" make) >"$work/no-sdk.log" 2>&1; then fail "make without an SDK succeeded"; fi
 grep -q "holds no NavHost SDK" "$work/no-sdk.log" || fail "make without an SDK said: $(tail -3 "$work/no-sdk.log")"
 
-step "make (build and stage) in the plugin's own folder"
-(cd "$work/Favorites" && make)
+step "make (build and stage) in the plugin's own folder, the plugin linking Foundation"
+# As a plugin that depends on a package using Foundation (Yams, …) does: loading it once made Foundation's run loop
+# take the tool's main queue over, and `navhost-plugin-tool stage` never ended.
+data_folder=$(dirname "$(grep -rl 'KeyValueStore' "$work/Favorites/Sources" | grep /Data/ | head -1)")
+cat >"$data_folder/FavoriteIdentifiers.swift" <<'SWIFT'
+import Foundation
+
+/// New identifiers, from Foundation: the plugin links it, as one depending on a package that uses it does.
+enum FavoriteIdentifiers {
+    static func make() -> String { UUID().uuidString }
+}
+SWIFT
+(cd "$work/Favorites" && timeout 300 make) || fail "make did not succeed (rc $?): did navhost-plugin-tool stage hang?"
 staged=$work/Favorites/.build/debug/plugins/Favorites
 [[ -f $staged/manifest.json && -f $staged/libFavoritesFeature.so ]] || fail "nothing staged in $staged"
 grep -Eq '"sdkVersion": *"2\.' "$staged/manifest.json" || fail "the manifest has no 2.x sdkVersion"

@@ -7,8 +7,13 @@ import ArgumentParser
 /// navhost-plugin-tool new Orders
 /// navhost-plugin-tool check .build/debug/plugins
 /// ```
+///
+/// Synchronous, every command of it: a plugin that links Foundation (directly, or through a package like Yams) makes
+/// Foundation's run loop take the main dispatch queue over when `stage` or `check` loads it, and an `async` main,
+/// whose work and exit go through that queue, then never ends (nothing drains it). navhostd has its own main executor
+/// (`MainThreadEventLoop`) for that reason.
 @main
-struct NavHostPluginTool: AsyncParsableCommand {
+struct NavHostPluginTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "navhost-plugin-tool",
         abstract: "Writes manifests for, stages, scaffolds and checks NavHost feature plugins.",

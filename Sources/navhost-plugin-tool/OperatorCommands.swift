@@ -10,7 +10,7 @@ import NavHostPluginHost
 
 extension NavHostPluginTool {
     /// Lists a plugins folder from its manifests.
-    struct List: AsyncParsableCommand {
+    struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Lists the plugins of a folder from their manifests alone; no code is loaded."
         )
@@ -18,14 +18,16 @@ extension NavHostPluginTool {
         @Argument(help: "The plugins folder, like .build/debug/plugins.")
         var directory: String
 
-        @MainActor
-        func run() async throws {
-            let registry = PluginRegistry(
-                catalog: FeatureCatalog(),
-                stateDirectory: "/nonexistent",
-                logger: Logger(label: "navhost-plugin-tool") { _ in SwiftLogNoOpLogHandler() }
-            )
-            for status in registry.scan(directory) { print(status) }
+        func run() throws {
+            // The main thread, which the main actor's work may take in a synchronous main (see NavHostPluginTool).
+            MainActor.assumeIsolated {
+                let registry = PluginRegistry(
+                    catalog: FeatureCatalog(),
+                    stateDirectory: "/nonexistent",
+                    logger: Logger(label: "navhost-plugin-tool") { _ in SwiftLogNoOpLogHandler() }
+                )
+                for status in registry.scan(directory) { print(status) }
+            }
         }
     }
 }
@@ -34,7 +36,7 @@ extension NavHostPluginTool {
 
 extension NavHostPluginTool {
     /// Loads a plugins folder the way the daemon does, and reports each plugin.
-    struct Check: AsyncParsableCommand {
+    struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Loads every plugin of a folder through the daemon's registry; fails if any is quarantined."
         )
@@ -48,8 +50,12 @@ extension NavHostPluginTool {
         @Flag(help: "Log each outcome to standard error.")
         var verbose = false
 
+        func run() throws {
+            try MainActor.assumeIsolated { try check() }
+        }
+
         @MainActor
-        func run() async throws {
+        private func check() throws {
             let temporary = stateDir == nil ? try makeTemporaryDirectory() : nil
             defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
             var logger = Logger(label: "navhost-plugin-tool") { StreamLogHandler.standardError(label: $0) }
