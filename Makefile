@@ -232,17 +232,20 @@ uninstall-sdk-files:
 # stay, as a package's removal leaves them.
 uninstall:
 	for program in navhostd navctl; do rm -f $(DESTDIR)$(PKGLIBDIR)/$$program $(DESTDIR)$(BINDIR)/$$program; done
-	if [ -f $(DESTDIR)$(PKGLIBDIR)/installed-plugins ]; then \
-		while read -r digest plugin; do \
-			manifest=$(DESTDIR)$(PLUGINDIR)/$$plugin/manifest.json; \
-			if [ ! -e $$manifest ]; then continue; fi; \
-			if [ "$$(sha256sum < $$manifest | cut -d' ' -f1)" = "$$digest" ]; then \
-				rm -rf $(DESTDIR)$(PLUGINDIR)/$$plugin; \
+	list="$(DESTDIR)$(PKGLIBDIR)/installed-plugins"; \
+	if [ -f "$$list" ]; then \
+		while read -r digest folder; do \
+			manifest="$(DESTDIR)$$folder/manifest.json"; \
+			if [ ! -e "$$manifest" ]; then continue; fi; \
+			if [ "$$(sha256sum < "$$manifest" | cut -d' ' -f1)" = "$$digest" ]; then \
+				rm -rf "$(DESTDIR)$$folder"; rmdir "$$(dirname "$(DESTDIR)$$folder")" 2>/dev/null || true; \
 			else \
-				echo "uninstall: keeps $(DESTDIR)$(PLUGINDIR)/$$plugin: it is not the plugin make install put there"; \
+				echo "uninstall: keeps $(DESTDIR)$$folder: it is not the plugin make install put there"; \
 			fi; \
-		done < $(DESTDIR)$(PKGLIBDIR)/installed-plugins; \
-		rm -f $(DESTDIR)$(PKGLIBDIR)/installed-plugins; \
+		done < "$$list"; \
+		rm -f "$$list"; \
+	else \
+		echo "uninstall: no $$list (an install by an earlier NavHost, or none): the plugins in $(DESTDIR)$(PLUGINDIR) stay"; \
 	fi
 	rm -f $(DESTDIR)$(UNITDIR)/navhostd.service $(DESTDIR)$(UNITDIR)/navhostd.socket \
 		$(DESTDIR)$(SYSUSERSDIR)/navhost.conf $(DESTDIR)$(TMPFILESDIR)/navhost.conf
@@ -281,13 +284,16 @@ install-files: install-sdk-files
 		fi; \
 	done
 	if [ -d $(BUILD_DIR)/plugins ]; then cp -R $(BUILD_DIR)/plugins/. $(DESTDIR)$(PLUGINDIR)/; fi
-	@# Each plugin installed, by the SHA-256 of its manifest (which holds its library's): `make uninstall` removes
-	@# those alone, and only while they are still the ones installed.
-	for manifest in $(wildcard $(BUILD_DIR)/plugins/*/manifest.json); do \
-		echo "$$(sha256sum < $$manifest | cut -d' ' -f1) $$(basename $$(dirname $$manifest))"; \
-	done | cat - $(wildcard $(DESTDIR)$(PKGLIBDIR)/installed-plugins) | awk '!seen[$$2]++' \
-		> $(DESTDIR)$(PKGLIBDIR)/installed-plugins.new
-	mv $(DESTDIR)$(PKGLIBDIR)/installed-plugins.new $(DESTDIR)$(PKGLIBDIR)/installed-plugins
+	@# Each plugin installed, by the SHA-256 of its manifest (which holds its library's) and its folder (under
+	@# DESTDIR): `make uninstall` removes those alone, and only while they are still the ones installed.
+	list="$(DESTDIR)$(PKGLIBDIR)/installed-plugins"; \
+	for manifest in $(BUILD_DIR)/plugins/*/manifest.json; do \
+		[ -f "$$manifest" ] || continue; \
+		digest=$$(sha256sum < "$$manifest" | cut -d' ' -f1); [ -n "$$digest" ] || exit 1; \
+		echo "$$digest $(PLUGINDIR)/$$(basename "$$(dirname "$$manifest")")"; \
+	done > "$$list.new" || exit 1; \
+	if [ -f "$$list" ]; then cat "$$list" >> "$$list.new"; fi; \
+	awk '!seen[$$2]++' "$$list.new" > "$$list" && rm -f "$$list.new"
 	for unit in systemd/navhostd.service systemd/navhostd.socket; do \
 		sed -e 's|/usr/bin/|$(BINDIR)/|g' -e 's|/usr/lib/navhost/plugins|$(PLUGINDIR)|g' \
 			-e 's|/usr/share/doc/navhost|$(DOCDIR)|g' $$unit \

@@ -200,8 +200,9 @@ extension NavHostClient {
     ///   - session: The session; `main` when `nil`.
     /// - Returns: The revision once the intent was handled, and the screen as it is then (`nil` when the intent
     ///   closed it).
-    /// - Throws: `IntentNotFound`, `InvalidIntentArguments`, `IntentFailed`, `IntentTimedOut`, `ScreenClosed`,
-    ///   `ScreenNotFound` as ``NavHostClientError``.
+    /// - Throws: `IntentNotFound`, `InvalidIntentArguments`, `IntentFailed` (its `refusedNavigation` parameter set when
+    ///   the daemon refused the navigation the intent asked for), `IntentTimedOut`, `ScreenClosed`, `ScreenNotFound`
+    ///   as ``NavHostClientError``.
     @discardableResult
     public func send(
         _ intent: String,

@@ -83,7 +83,11 @@ extension NavHostClientError {
             return "the screen has no intent \(text("intent")); it takes \(names.joined(separator: ", "))"
         case .invalidIntentArguments:
             return "the arguments do not fit intent \(text("intent")): \(parameters["reason"]?.stringValue ?? "?")"
-        case .intentFailed: return "screen \(text("screen")) failed while handling intent \(text("intent"))"
+        case .intentFailed:
+            if let refusal = parameters["refusedNavigation"]?.stringValue {
+                return "intent \(text("intent")) of screen \(text("screen")) asked for a navigation refused: \(refusal)"
+            }
+            return "screen \(text("screen")) failed while handling intent \(text("intent"))"
         case .intentTimedOut: return "screen \(text("screen")) did not finish intent \(text("intent")) in time"
         case .cannotPopRoot: return "only the root is on the stack"
         case .noModalPresented: return "no modal screen is shown"

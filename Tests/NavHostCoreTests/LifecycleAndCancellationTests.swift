@@ -56,8 +56,11 @@ struct LifecycleAndCancellationTests {
         try await host.send("onTappedItem", ["itemID": "i1"], to: list)
         #expect(host.top.route.id == "catalog.detail", "the list's intent went through while the save waits")
 
+        // The saved editor then dismisses itself, which would close the detail above it, opened by the list: refused.
         await save.control.answerNext(with: .success(()))
-        try await saving.value
+        let refused = await #expect(throws: NavigationError.self) { try await saving.value }
+        #expect(refused?.parameters["refusedNavigation"] == "ScreenNotOnTop")
+        #expect(host.routeIDs == ["catalog.list", "catalog.editor", "catalog.detail"])
     }
 
     @Test("An intent that a ViewModel answers by closing its own screen succeeds")

@@ -217,6 +217,26 @@ struct ModalLayerTests {
         #expect(error?.code == .noModalPresented)
     }
 
+    @Test("A ViewModel below the top closes the modal it presented; a modal a client presented it may not close")
+    func closingOnlyWhatItOpened() async throws {
+        let host = try FeatureTestHost(features: [CatalogFeature()], root: "catalog.list")
+        try await host.settle()
+        let list = host.top.id
+        try await host.send("onTappedAdd")
+        #expect(host.routeIDs == ["catalog.list", "catalog.editor"])
+
+        try await host.send("onTappedCloseEditor", to: list)
+        #expect(host.routeIDs == ["catalog.list"], "the list opened the editor")
+
+        try host.session.present(RouteRequest(id: "catalog.editor"))
+        let refused = await #expect(throws: NavigationError.self) {
+            try await host.send("onTappedCloseEditor", to: list)
+        }
+        #expect(refused?.code == .intentFailed)
+        #expect(refused?.parameters["refusedNavigation"] == "ScreenNotOnTop")
+        #expect(host.routeIDs == ["catalog.list", "catalog.editor"], "a client presented this one")
+    }
+
     @Test("A modal ViewModel closes itself through its Router")
     func modalDismissesItself() async throws {
         let host = try FeatureTestHost(features: [CatalogFeature()], root: "catalog.list")

@@ -47,13 +47,14 @@ struct DaemonIntentAnswerTests {
             try await nav.call("Send", ["intent": "onTappedSeller"])
         }
 
-        #expect(refused?.name == "io.navhost.Navigation.StackTooDeep", "\(String(describing: refused))")
+        #expect(refused?.name == "io.navhost.Navigation.IntentFailed", "\(String(describing: refused))")
+        #expect(refused?.parameters["refusedNavigation"] == "StackTooDeep")
         #expect(try await nav.snapshot()["revision"] == before["revision"], "nothing changed")
         #expect(try await nav.routes() == ["products.list", "products.detail"])
         try await daemon.terminate()
     }
 
-    @Test("A ViewModel that pops while other screens are above it is refused (ScreenNotOnTop); they stay")
+    @Test("A ViewModel that pops a screen it did not open, above its own, is refused (ScreenNotOnTop); it stays")
     func popFromBelowTheTopIsRefused() async throws {
         let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])
         let nav = try await NavigationClient.connect(to: daemon)
@@ -67,7 +68,8 @@ struct DaemonIntentAnswerTests {
             try await nav.call("Send", ["screen": .string(ids[1]), "intent": "onTappedCancel"])
         }
 
-        #expect(refused?.name == "io.navhost.Navigation.ScreenNotOnTop", "\(String(describing: refused))")
+        #expect(refused?.name == "io.navhost.Navigation.IntentFailed", "\(String(describing: refused))")
+        #expect(refused?.parameters["refusedNavigation"] == "ScreenNotOnTop")
         #expect(refused?.parameters["screen"] == .string(ids[1]))
         #expect(try await nav.routes() == ["home.main", "profile.edit", "products.list"])
         // On top, the same intent pops it.

@@ -22,7 +22,8 @@ public protocol NavigationHandler: AnyObject {
     /// Carries out `command` for the screen that owns the router.
     ///
     /// - Returns: Whether the command changed the stack; `false` when it was refused (unknown route, nothing to pop,
-    ///   or the screen that asked is no longer on the stack). The handler logs why.
+    ///   a pop of a screen the asking one did not open, or the screen that asked is no longer on the stack). The
+    ///   handler logs why; the daemon also fails the intent that asked (`IntentFailed`, with `refusedNavigation`).
     @discardableResult
     func perform(_ command: NavigationCommand, from screen: ScreenID) -> Bool
 }
@@ -56,7 +57,9 @@ public struct ScreenID: Sendable, Hashable, Codable, CustomStringConvertible {
 /// }
 /// ```
 ///
-/// Commands from a screen that has already been popped are ignored, so a late use case cannot move the stack.
+/// Commands from a screen that has already been popped are ignored, so a late use case cannot move the stack. A
+/// command the daemon refuses fails the intent that gave it: the front end is answered `IntentFailed`, with
+/// `refusedNavigation` naming why (docs/authoring-features.md, section 3).
 /// A `Router()` made without a handler records its commands in ``commands``, for previews and unit tests.
 @MainActor
 public final class Router<R: Route> {

@@ -54,10 +54,11 @@ struct HomeViewModelTests {
         #expect(router.commands == [.navigate(RouteRequest(id: "profile.user", parameters: ["userID": "u2"]))])
     }
 
-    @Test("Tapping profile when the session cannot be read stays on the root screen")
+    @Test("Tapping profile when the session cannot be read fails, and stays on the root screen")
     func tappingProfileWithoutASession() async throws {
         let router = Router<HomeRoute>()
-        try await makeViewModel(.failing(), router: router).onTappedProfile()
+        let viewModel = makeViewModel(.failing(), router: router)
+        await #expect(throws: TestError.self) { try await viewModel.onTappedProfile() }
         #expect(router.commands.isEmpty)
     }
 

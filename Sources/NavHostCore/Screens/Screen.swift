@@ -38,6 +38,10 @@ final class Screen {
     private(set) var closedItself = false
     /// Called (on the main actor, after the mutating stretch) when the state may have changed.
     var onStateMayHaveChanged: (@MainActor (Screen) -> Void)?
+    /// The screen whose ViewModel opened this one through its Router (a push or a present); `nil` for one a client
+    /// opened, and for one restored at a start (not recorded). A ViewModel may pop or dismiss only screens its own
+    /// opened (`NavigationSession.perform`).
+    var openedBy: ScreenID?
 
     // MARK: Initialization
 
@@ -171,9 +175,17 @@ final class Screen {
         case .finished(let error as IntentError):
             throw navigationError(for: error)
         case .finished(let refusal as NavigationError):
-            // The navigation the intent asked for was refused (`NavigationSession.perform`): its caller is told so,
-            // with the refusal's own error, rather than answered as done.
-            throw refusal
+            // The navigation the intent asked for was refused (`NavigationSession.perform`): its caller is told so
+            // rather than answered as done. As `IntentFailed`, not as the refusal's own error: what the intent did
+            // before stays (a save, a first push), where `StackTooDeep` alone would say nothing changed.
+            throw NavigationError(
+                .intentFailed,
+                "\(message.name) asked for navigation that was refused: \(refusal.message)",
+                parameters: [
+                    "screen": .string(id.rawValue), "intent": .string(message.name),
+                    "refusedNavigation": .string(refusal.code.name),
+                ]
+            )
         case .finished(let error?):
             throw NavigationError(
                 .intentFailed,
@@ -401,6 +413,8 @@ final class ScreenTask {
     /// The screen that runs the task. A reload rebuilds a screen under the same ID: the old ViewModel's work, which
     /// may go on although cancelled, is told from the new one's by this, not by the ID.
     private weak var screen: Screen?
+    /// The ID of ``screen``, kept when it is gone.
+    let screenID: ScreenID
     /// The first navigation the session refused to the task's work: its intent's caller is answered with it rather
     /// than as done (`Screen.send`).
     var refusedNavigation: NavigationError?
@@ -411,10 +425,18 @@ final class ScreenTask {
 
     init(screen: Screen) {
         self.screen = screen
+        self.screenID = screen.id
     }
 
     /// Whether the screen that runs the task has left the stack (or is gone).
     var screenHasClosed: Bool { screen?.isClosed ?? true }
+
+    /// Whether the task is the work of a screen called `id` that has left the stack: a screen a reload rebuilt
+    /// under the same ID is another screen. (A screen's work may navigate for another screen, through a callback its
+    /// coordinator wired: that is the other screen's navigation.)
+    func isWorkOfClosedScreen(_ id: ScreenID) -> Bool {
+        screenID == id && screenHasClosed
+    }
 
     /// Gives the task's intent up: its caller has been answered.
     func abandon() {

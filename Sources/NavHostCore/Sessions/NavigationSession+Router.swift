@@ -8,7 +8,9 @@ extension NavigationSession {
         // the screen its task belongs to. Its navigation would come on top of the one the intent, delivered again to
         // the new ViewModel, makes there.
         let task = ScreenTask.current
-        guard let position = screens.lastIndex(where: { $0.id == screenID }), task?.screenHasClosed != true else {
+        guard let position = screens.lastIndex(where: { $0.id == screenID }),
+            task?.isWorkOfClosedScreen(screenID) != true
+        else {
             logger.debug(
                 "Dropped navigation from a screen that left the stack",
                 metadata: ["navhost.screen": "\(screenID)", "navhost.command": "\(command)"]
@@ -28,22 +30,19 @@ extension NavigationSession {
         defer { navigatingScreen = nil }
         do throws(NavigationError) {
             // A pop or a dismiss acts on the top: from a screen with others above it (a client may send an intent to
-            // any screen on the stack), it would close a screen the ViewModel does not own.
+            // any screen on the stack), it may close only what its ViewModel opened, not a screen a client pushed.
+            try checkClosesOnlyItsOwn(command, from: position)
             switch command {
-            case .pop where position != screens.count - 1:
-                throw .screenNotOnTop(screenID.rawValue)
-            case .dismiss where screens.lastIndex(where: { $0.presentation == .modal }).map { position < $0 } ?? false:
-                throw .screenNotOnTop(screenID.rawValue)
-            default:
-                break
-            }
-            switch command {
-            case .navigate(let request): try navigate(to: request)
+            case .navigate(let request):
+                try navigate(to: request)
+                screens.last?.openedBy = screenID
             case .pop: try pop()
             case .popToRoot: popToRoot()
             case .popTo(let request): try popTo(request)
             case .replace(let requests): try replace(with: requests)
-            case .present(let request): try present(request)
+            case .present(let request):
+                try present(request)
+                screens.last?.openedBy = screenID
             case .dismiss: try dismiss()
             @unknown default:
                 // Only an SDK newer than this daemon's has other commands, and the registry refuses such plugins.
@@ -60,5 +59,39 @@ extension NavigationSession {
             if task?.refusedNavigation == nil { task?.refusedNavigation = error }
             return false
         }
+    }
+}
+
+// MARK: - Private Functions
+
+extension NavigationSession {
+    /// Throws `ScreenNotOnTop` when `command`, from the screen at `position`, would close a screen above it that it
+    /// did not open (at any remove): one a client pushed there. The screens at and below it that a dismiss closes are
+    /// the modal it is part of.
+    private func checkClosesOnlyItsOwn(_ command: NavigationCommand, from position: Int) throws(NavigationError) {
+        let closing: Range<Int>
+        switch command {
+        case .pop:
+            closing = (screens.count - 1)..<screens.count
+        case .dismiss:
+            guard let modal = screens.lastIndex(where: { $0.presentation == .modal }) else { return }
+            closing = modal..<screens.count
+        default:
+            return
+        }
+        let caller = screens[position].id
+        for index in closing where index > position && !opened(screens[index], from: caller) {
+            throw .screenNotOnTop(caller.rawValue)
+        }
+    }
+
+    /// Whether `screen` is the screen `id`, or was opened by it through its Router, at any remove.
+    private func opened(_ screen: Screen, from id: ScreenID) -> Bool {
+        var current: Screen? = screen
+        while let next = current {
+            if next.id == id { return true }
+            current = next.openedBy.flatMap { opener in screens.last { $0.id == opener } }
+        }
+        return false
     }
 }

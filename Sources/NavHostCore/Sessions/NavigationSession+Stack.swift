@@ -153,6 +153,7 @@ extension NavigationSession {
                 id: old.id,
                 restoring: old.restorableState
             )
+            fresh.openedBy = old.openedBy
             if let refusal {
                 logger.notice(
                     "A rebuilt screen refused its old state; it starts fresh",

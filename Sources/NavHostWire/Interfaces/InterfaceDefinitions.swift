@@ -225,9 +225,11 @@ public enum InterfaceDefinitions {
         # The intent exists but its arguments do not fit it.
         error InvalidIntentArguments (intent: string, reason: string)
 
-        # The screen's ViewModel failed while handling the intent. What it did before it
+        # The screen's ViewModel failed while handling the intent, or the daemon refused the
+        # navigation it asked for through its Router: refusedNavigation then names the
+        # refusal (StackTooDeep, RouteNotFound, ScreenNotOnTop, …). What it did before it
         # failed stays: navigation it asked for, writes to its feature's store.
-        error IntentFailed (screen: string, intent: string)
+        error IntentFailed (screen: string, intent: string, refusedNavigation: ?string)
 
         # The intent did not finish within the daemon's time limit. It was cancelled: the
         # navigation it asks for from now on is dropped, but work that goes on although
@@ -240,11 +242,10 @@ public enum InterfaceDefinitions {
         # No modal screen is shown.
         error NoModalPresented ()
 
-        # A screen's ViewModel popped (or dismissed) through its Router while other screens
-        # were above it (a client may send an intent to any screen on the stack): the pop
-        # acts on the top, which would close a screen it does not own. Nothing was removed;
-        # what the intent did before it popped stays (a save to its feature's store), as
-        # with any refused navigation (StackTooDeep, RouteNotFound) a Send is answered with.
+        # A screen's ViewModel popped (or dismissed) through its Router a screen it did not
+        # open: one a client pushed above it (a client may send an intent to any screen on
+        # the stack, and a pop acts on the top). Nothing was removed. A Send whose intent
+        # did this is answered IntentFailed with refusedNavigation "ScreenNotOnTop".
         error ScreenNotOnTop (screen: string)
 
         # No screen on the stack shows that route.

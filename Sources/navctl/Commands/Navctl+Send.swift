@@ -16,7 +16,8 @@ extension Navctl {
                 closed it.
 
                 Exit code 2 when the daemon refuses the intent (IntentNotFound, InvalidIntentArguments, \
-                ScreenNotFound), 3 when the ViewModel took it but failed (IntentFailed, IntentTimedOut) or the \
+                ScreenNotFound), 3 when the ViewModel took it but failed (IntentFailed, IntentTimedOut; \
+                IntentFailed also when the daemon refused the navigation it asked for, like StackTooDeep) or the \
                 screen left the stack first (ScreenClosed).
 
                 \(KeyValueArguments.rule)

@@ -47,8 +47,12 @@ final class CatalogListViewModel: ViewModel {
         case onTappedItem(itemID: String)
         case onTappedAdd
         case onTappedTwiceQuickly
+        /// Closes the editor `onTappedAdd` opened, from the list below it.
+        case onTappedCloseEditor
 
-        static let names = ["onTappedRetry", "onTappedItem", "onTappedAdd", "onTappedTwiceQuickly"]
+        static let names = [
+            "onTappedRetry", "onTappedItem", "onTappedAdd", "onTappedTwiceQuickly", "onTappedCloseEditor",
+        ]
     }
 
     func handle(_ intent: Intent) async {
@@ -57,6 +61,7 @@ final class CatalogListViewModel: ViewModel {
         case .onTappedItem(let itemID): onTappedItem(itemID: itemID)
         case .onTappedAdd: router.present(.editor)
         case .onTappedTwiceQuickly: onTappedTwiceQuickly()
+        case .onTappedCloseEditor: router.dismiss()
         }
     }
 

@@ -101,9 +101,11 @@ final class HomeViewModel: ViewModel {
         router.navigate(to: ExternalRoute.productList)
     }
 
-    /// Opens the signed-in user's profile; stays put, and logs why, when the session cannot be read.
+    /// Opens the signed-in user's profile.
     ///
-    /// - Throws: ``HomeError/featureUnavailable(_:)`` when UserProfile is not loaded (no tile shows it).
+    /// - Throws: ``HomeError/featureUnavailable(_:)`` when UserProfile is not loaded (no tile shows it); the
+    ///   session's error when it cannot be read (logged too): the intent fails rather than being answered as done
+    ///   while staying put.
     func onTappedProfile() async throws {
         try requireTile(.profile)
         do {
@@ -111,6 +113,7 @@ final class HomeViewModel: ViewModel {
             router.navigate(to: ExternalRoute.userProfile(userID: userID))
         } catch {
             logger.error("home.profile.sessionUnavailable", metadata: ["error": "\(error)"])
+            throw error
         }
     }
 

@@ -133,7 +133,7 @@ final class SettingsViewModel: ViewModel {
 
     /// Resets the stored preferences, as ``changePreference(_:)`` makes a change.
     func onTappedResetToDefaults() async throws {
-        await loadCompletion.wait(while: state.isLoading)
+        try await loadCompletion.wait(while: state.isLoading)
         do {
             let defaults = try await resetPreferencesUseCase.execute()
             saved = defaults
@@ -182,7 +182,7 @@ private extension SettingsViewModel {
     /// save fails too, there is nothing to show the failure in, so the intent fails (`IntentFailed`): never answered
     /// as done when nothing was stored.
     func changePreference(_ change: PreferenceChange) async throws {
-        await loadCompletion.wait(while: state.isLoading)
+        try await loadCompletion.wait(while: state.isLoading)
         if var preferences = shown {
             change.apply(to: &preferences)
             state = .loaded(formatContent(preferences))
