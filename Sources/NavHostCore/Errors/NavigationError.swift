@@ -42,7 +42,7 @@ extension NavigationError {
     static func screenNotOnTop(_ id: String) -> Self {
         Self(
             .screenNotOnTop,
-            "screen \"\(id)\" is not on top: its ViewModel's pop would close a screen above it",
+            "screen \"\(id)\" is not on top: its ViewModel's pop would close a screen above it that it did not open",
             parameters: ["screen": .string(id)]
         )
     }

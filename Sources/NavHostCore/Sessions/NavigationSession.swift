@@ -17,8 +17,9 @@ public import NavHostWire
 ///
 /// The session is also every screen's ``NavigationHandler``: a ViewModel's ``Router`` acts on the session of its
 /// screen, always on the top of the stack. A router whose screen has left the stack (or was rebuilt by a reload) is
-/// ignored; a pop or dismiss from a screen with others above it is refused (`ScreenNotOnTop`), and an intent whose
-/// navigation is refused is answered with the refusal.
+/// ignored; a pop or dismiss that would close a screen above the router's own that its ViewModel did not open is
+/// refused (`ScreenNotOnTop`), and an intent whose navigation is refused is answered `IntentFailed` naming the
+/// refusal.
 @MainActor
 public final class NavigationSession: NavigationHandler {
     /// The outcome of a change: the revision it produced and the event watchers received.
