@@ -237,6 +237,35 @@ struct ModalLayerTests {
         #expect(host.routeIDs == ["catalog.list", "catalog.editor"], "a client presented this one")
     }
 
+    @Test("A screen opened from another's onAppear counts as that screen's: who opened what stays right, with no loop")
+    func openingFromOnAppear() async throws {
+        let host = try FeatureTestHost(features: [RelayFeature()], root: "relay.step")
+        let below = try host.navigate(to: "relay.step").id
+        let step = try host.navigate(to: "relay.step").id
+        // The step opens a forward screen, whose onAppear opens another step at once.
+        try await host.send("onTappedForward", to: step)
+        try await host.settle()
+        #expect(host.routeIDs == ["relay.step", "relay.step", "relay.step", "relay.forward", "relay.step"])
+
+        // The forward screen opened the top step from its onAppear: it may pop it. The step below opened nothing
+        // above it that is still there but the forward: refused.
+        let forward = host.session.snapshot.stack[3].id
+        let refused = await #expect(throws: NavigationError.self) { try await host.send("onTappedPop", to: below) }
+        #expect(refused?.parameters["refusedNavigation"] == "ScreenNotOnTop")
+        try await host.send("onTappedPop", to: forward)
+        #expect(host.routeIDs == ["relay.step", "relay.step", "relay.step", "relay.forward"])
+
+        // A screen that pops itself from its onAppear leaves its opener with no opener of its own (it was the top
+        // when the pop ended): a pop from below then walks the openers and ends.
+        try await host.send("onTappedPop", to: forward)
+        try await host.send("onTappedGone", to: step)
+        #expect(host.routeIDs == ["relay.step", "relay.step", "relay.step"])
+        let stillRefused = await #expect(throws: NavigationError.self) {
+            try await host.send("onTappedPop", to: below)
+        }
+        #expect(stillRefused?.parameters["refusedNavigation"] == "ScreenNotOnTop")
+    }
+
     @Test("A modal ViewModel closes itself through its Router")
     func modalDismissesItself() async throws {
         let host = try FeatureTestHost(features: [CatalogFeature()], root: "catalog.list")

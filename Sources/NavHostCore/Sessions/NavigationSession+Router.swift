@@ -26,23 +26,21 @@ extension NavigationSession {
             )
             return false
         }
+        // Restored afterwards: a screen this command pushes may navigate from its `onAppear` before the command ends.
+        let outerNavigatingScreen = navigatingScreen
         navigatingScreen = screenID
-        defer { navigatingScreen = nil }
+        defer { navigatingScreen = outerNavigatingScreen }
         do throws(NavigationError) {
             // A pop or a dismiss acts on the top: from a screen with others above it (a client may send an intent to
             // any screen on the stack), it may close only what its ViewModel opened, not a screen a client pushed.
             try checkClosesOnlyItsOwn(command, from: position)
             switch command {
-            case .navigate(let request):
-                try navigate(to: request)
-                screens.last?.openedBy = screenID
+            case .navigate(let request): try navigate(to: request)
             case .pop: try pop()
             case .popToRoot: popToRoot()
             case .popTo(let request): try popTo(request)
             case .replace(let requests): try replace(with: requests)
-            case .present(let request):
-                try present(request)
-                screens.last?.openedBy = screenID
+            case .present(let request): try present(request)
             case .dismiss: try dismiss()
             @unknown default:
                 // Only an SDK newer than this daemon's has other commands, and the registry refuses such plugins.
@@ -85,10 +83,12 @@ extension NavigationSession {
         }
     }
 
-    /// Whether `screen` is the screen `id`, or was opened by it through its Router, at any remove.
+    /// Whether `screen` is the screen `id`, or was opened by it through its Router, at any remove. The walk goes down
+    /// the stack at most once per screen: a chain of openers cannot loop.
     private func opened(_ screen: Screen, from id: ScreenID) -> Bool {
         var current: Screen? = screen
-        while let next = current {
+        for _ in 0...screens.count {
+            guard let next = current else { return false }
             if next.id == id { return true }
             current = next.openedBy.flatMap { opener in screens.last { $0.id == opener } }
         }

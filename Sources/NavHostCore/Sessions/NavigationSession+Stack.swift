@@ -137,6 +137,8 @@ extension NavigationSession {
     func push(_ request: RouteRequest, presentation: Presentation) throws(NavigationError) -> Change {
         guard screens.count < options.maxStackDepth else { throw .stackTooDeep(options.maxStackDepth) }
         let screen = try makeScreen(for: request, presentation: presentation)
+        // Before it appears: its `onAppear` may navigate at once, and the screen on top is then another.
+        screen.openedBy = navigatingScreen
         screens.append(screen)
         let change = record(.pushed(screen.snapshot))
         screen.appear()
