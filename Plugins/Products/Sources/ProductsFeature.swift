@@ -5,7 +5,7 @@ package import NavHostKit
 /// The catalog comes from `products.json`, which the plugin ships as a resource (see `plugin.json`). A product's
 /// seller opens in the UserProfile feature, by route ID; UserProfile is an optional dependency, so without it the
 /// catalog works and `onTappedSeller` stays put: the daemon refuses the navigation, logs it, and answers the intent
-/// `RouteNotFound`.
+/// `IntentFailed` with `refusedNavigation` `RouteNotFound`.
 final class ProductsFeature: FeatureModule {
     let name = "Products"
     let screens = [
