@@ -262,7 +262,7 @@ extension Screen {
         // The work reports its own result to the race: no second task waits on it.
         let task = pendingChange.lookingAfterward {
             startTask { model in
-                let result = await work(model) ?? ScreenTask.current?.refusedNavigation
+                let result = await work(model)
                 race.finish(.finished(result))
                 return result
             }
@@ -303,8 +303,12 @@ extension Screen {
                 }
             }
         // Closed by its own navigation: the intent's own outcome still stands.
-        if case .closed = outcome, closedItself { return .finished(await task.task.value) }
-        return outcome
+        var ended = outcome
+        if case .closed = outcome, closedItself { ended = .finished(await task.task.value) }
+        // Handled without an error, but a navigation it asked for was refused (`NavigationSession.perform` notes it
+        // on the task): that is its outcome, not "done".
+        if case .finished(nil) = ended, let refusal = task.handle.refusedNavigation { return .finished(refusal) }
+        return ended
     }
 
     /// Starts `work` as the screen's task, at once: it runs on the caller's stretch of the main actor until it first
@@ -428,14 +432,11 @@ final class ScreenTask {
         self.screenID = screen.id
     }
 
-    /// Whether the screen that runs the task has left the stack (or is gone).
-    var screenHasClosed: Bool { screen?.isClosed ?? true }
-
-    /// Whether the task is the work of a screen called `id` that has left the stack: a screen a reload rebuilt
-    /// under the same ID is another screen. (A screen's work may navigate for another screen, through a callback its
-    /// coordinator wired: that is the other screen's navigation.)
+    /// Whether the task is the work of a screen called `id` that has left the stack (or is gone): a screen a reload
+    /// rebuilt under the same ID is another screen. (A screen's work may navigate for another screen, through a
+    /// callback its coordinator wired: that is the other screen's navigation.)
     func isWorkOfClosedScreen(_ id: ScreenID) -> Bool {
-        screenID == id && screenHasClosed
+        screenID == id && (screen?.isClosed ?? true)
     }
 
     /// Gives the task's intent up: its caller has been answered.

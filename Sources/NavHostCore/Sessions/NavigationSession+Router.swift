@@ -19,7 +19,7 @@ extension NavigationSession {
         }
         // An intent whose caller was answered `IntentTimedOut` changes the stack no more: the reply said it did not
         // finish, and a push 50 ms later would be kept (and made durable) behind the client's back.
-        if ScreenTask.current?.isAbandoned == true {
+        if task?.isAbandoned == true {
             logger.warning(
                 "Dropped navigation from an intent that ran out of time",
                 metadata: ["navhost.screen": "\(screenID)", "navhost.command": "\(command)"]
