@@ -1,5 +1,7 @@
+import Logging
 import NavHostCore
 import NavHostKit
+import NavHostStorage
 import NavHostTesting
 import NavHostWire
 import Testing
@@ -264,6 +266,30 @@ struct ModalLayerTests {
             try await host.send("onTappedPop", to: below)
         }
         #expect(stillRefused?.parameters["refusedNavigation"] == "ScreenNotOnTop")
+    }
+
+    @Test("Who opened a screen is kept in the session's record: restored from it, the opener may still close it")
+    func openerSurvivesARestore() async throws {
+        let host = try FeatureTestHost(features: [RelayFeature()], root: "relay.step")
+        let opener = try host.navigate(to: "relay.step").id
+        try await host.send("onTappedStep", to: opener)
+        try await host.settle()
+        #expect(host.routeIDs == ["relay.step", "relay.step", "relay.step"])
+
+        // Through the record's JSON, as the state folder keeps it, into a session restored from it.
+        let saved = try JSONValueDecoder().decode(
+            SessionRecord.self,
+            from: JSONValueEncoder().encode(host.session.record)
+        )
+        #expect(saved.stack.map(\.openedBy) == [nil, nil, opener])
+        let restored = try NavigationSession(
+            restoring: saved,
+            configuration: SessionConfiguration(root: RouteRequest(id: "relay.step")),
+            catalog: host.catalog,
+            logger: Logger(label: "navhost.test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        try await restored.send(IntentMessage(name: "onTappedPop"), to: opener)
+        #expect(restored.routeIDs == ["relay.step", "relay.step"], "the opener closed the screen it opened")
     }
 
     @Test("A modal ViewModel closes itself through its Router")

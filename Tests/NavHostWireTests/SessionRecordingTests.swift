@@ -37,6 +37,35 @@ struct SessionRecordingTests {
         ]
     )
 
+    @Test("Who opened a screen is kept in a recording's JSON, left out when no one did, and not compared by a replay")
+    func openedBy() throws {
+        var opened = Self.screen
+        opened.openedBy = 0
+        let text = try JSONValueEncoder().encode([Self.screen, opened]).serializedString()
+        #expect(!text.contains(#""openedBy":null"#) && text.contains(#""openedBy":0"#))
+        let read = try JSONValueDecoder().decode([RecordedScreen].self, from: JSONParser().parse(Array(text.utf8)[...]))
+        #expect(read == [Self.screen, opened])
+        // A recording made before openers were recorded replays as identical against a stack that has them.
+        #expect(
+            ReplayReport.Difference(
+                call: 1,
+                method: "Pop",
+                recorded: (1, nil, [Self.screen]),
+                replayed: (1, nil, [opened])
+            ) == nil
+        )
+        var moved = opened
+        moved.route = "catalog.list"
+        #expect(
+            ReplayReport.Difference(
+                call: 1,
+                method: "Pop",
+                recorded: (1, nil, [Self.screen]),
+                replayed: (1, nil, [moved])
+            ) != nil
+        )
+    }
+
     @Test("JSON lines, a header then one call per line, read back to the same recording")
     func jsonLinesRoundTrip() throws {
         let text = try Self.recording.jsonLines()

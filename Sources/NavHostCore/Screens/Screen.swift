@@ -39,8 +39,8 @@ final class Screen {
     /// Called (on the main actor, after the mutating stretch) when the state may have changed.
     var onStateMayHaveChanged: (@MainActor (Screen) -> Void)?
     /// The screen whose ViewModel opened this one through its Router (a push or a present), set before it appears;
-    /// `nil` for one a client opened, and for one restored at a start (not recorded). A ViewModel may pop or dismiss,
-    /// above its own screen, only screens its own opened (`NavigationSession.perform`).
+    /// `nil` for one a client opened. Saved in the session's record, so it holds across a restart. A ViewModel may pop
+    /// or dismiss, above its own screen, only screens its own opened (`NavigationSession.perform`).
     var openedBy: ScreenID?
 
     // MARK: Initialization

@@ -69,7 +69,21 @@ extension NavigationSession {
     }
 
     /// The stack as a recording keeps it.
-    var stackAsRecorded: [RecordedScreen] { screens.map { RecordedScreen($0.snapshot) } }
+    var stackAsRecorded: [RecordedScreen] {
+        screens.map { screen in
+            RecordedScreen(
+                screen.snapshot,
+                openedBy: screen.openedBy.flatMap { opener in screens.firstIndex { $0.id == opener } }
+            )
+        }
+    }
+
+    /// Marks the top screen as opened by the ViewModel of the screen at `position`, as a replay's base stack
+    /// recorded it.
+    func markTopOpened(byScreenAt position: Int) {
+        guard screens.indices.contains(position), position < screens.count - 1 else { return }
+        screens[screens.count - 1].openedBy = screens[position].id
+    }
 
     /// The stack and revision as a recording starts from them.
     var recordingBase: SessionRecording.Base {

@@ -53,6 +53,7 @@ extension NavigationSession {
                 break
             }
             if let saved = entry.restorable { try? screen.restore(saved) }
+            screen.openedBy = entry.openedBy
             rebuilt.append(screen)
         }
         guard !rebuilt.isEmpty else { return false }

@@ -50,6 +50,7 @@ extension NavigationSession {
                     id: entry.id,
                     restoring: entry.restorable
                 )
+                screen.openedBy = entry.openedBy
                 if let refusal {
                     startedFreshOnRestore.append(entry.id)
                     self.logger.warning(
@@ -133,7 +134,8 @@ struct RecordedStack {
                 route: screen.route.id,
                 parameters: screen.route.parameters,
                 presentation: screen.presentation,
-                restorable: restorable?.json
+                restorable: restorable?.json,
+                openedBy: screen.openedBy
             )
         }
         self.screens = screens
@@ -141,7 +143,7 @@ struct RecordedStack {
     }
 
     /// Whether `screens` are the ones the stack was made from, each with the restorable state it had then (a
-    /// screen's ID, route and presentation never change).
+    /// screen's ID, route, presentation and opener never change).
     func isCurrent(for screens: [Screen]) -> Bool {
         guard screens.count == self.screens.count else { return false }
         for index in screens.indices {

@@ -11,7 +11,8 @@ extension SessionRegistry {
     /// each call's outcome and the stack it leaves with what was recorded.
     ///
     /// The session starts with the recording's base stack: its root is the base's root, the screens above it are
-    /// pushed or presented again. Its features draw the recorded random numbers and run on a virtual clock
+    /// pushed or presented again, each marked as opened by the screen whose ViewModel opened it in the session
+    /// recorded. Its features draw the recorded random numbers and run on a virtual clock
     /// (``SessionContext``). After each call the replay lets the session settle — every screen idle, or no new
     /// revision for 50 ms — and compares the stack then with the one the recorded call left (the one the next call
     /// found, ``FlightRecorder``). Each call is made durable before the next, as it would be for a client. The replay
@@ -53,7 +54,11 @@ extension SessionRegistry {
             await settle(session)
             // After the settling, which may take seconds: a screen pushed on a closed session would never disappear.
             try stopIfClosed(session, calls: 0)
-            _ = try? await session.handle(screen.presentation == .modal ? .present(request) : .navigate(request))
+            let opened = try? await session.handle(
+                screen.presentation == .modal ? .present(request) : .navigate(request)
+            )
+            // A screen a ViewModel opened stays its to close, as in the session recorded.
+            if opened != nil, let opener = screen.openedBy { session.markTopOpened(byScreenAt: opener) }
         }
         try await commit(session)
         await settle(session)

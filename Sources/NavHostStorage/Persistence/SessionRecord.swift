@@ -14,19 +14,24 @@ public struct SessionRecord: Sendable, Hashable, Codable {
         public var presentation: Presentation
         /// The ViewModel's restorable state, when it keeps one.
         public var restorable: JSONValue?
+        /// The screen below it whose ViewModel opened it through its Router; `nil` for one a client opened (and in a
+        /// record written before the daemon kept it). What lets that ViewModel still close it after a restart.
+        public var openedBy: ScreenID?
 
         public init(
             id: ScreenID,
             route: String,
             parameters: JSONObject,
             presentation: Presentation,
-            restorable: JSONValue?
+            restorable: JSONValue?,
+            openedBy: ScreenID? = nil
         ) {
             self.id = id
             self.route = route
             self.parameters = parameters
             self.presentation = presentation
             self.restorable = restorable
+            self.openedBy = openedBy
         }
     }
 
@@ -99,8 +104,8 @@ extension SessionRecord {
 }
 
 extension SessionRecord.Screen {
-    /// Appends the screen's compact JSON text, as `JSONValueEncoder` makes it: `restorable` left out when there is
-    /// none.
+    /// Appends the screen's compact JSON text, as `JSONValueEncoder` makes it: `restorable` and `openedBy` left out
+    /// when there are none.
     fileprivate func appendJSON(to bytes: inout [UInt8]) throws(JSONError) {
         bytes.append(contentsOf: #"{"id":"#.utf8)
         try JSONValue.string(id.rawValue).appendSerializedBytes(to: &bytes)
@@ -113,6 +118,10 @@ extension SessionRecord.Screen {
         if let restorable {
             bytes.append(contentsOf: #","restorable":"#.utf8)
             try restorable.appendSerializedBytes(to: &bytes)
+        }
+        if let openedBy {
+            bytes.append(contentsOf: #","openedBy":"#.utf8)
+            try JSONValue.string(openedBy.rawValue).appendSerializedBytes(to: &bytes)
         }
         bytes.append(UInt8(ascii: "}"))
     }

@@ -7,16 +7,21 @@ public struct RecordedScreen: Sendable, Hashable, Codable {
     public var presentation: Presentation
     public var state: JSONValue
     public var error: String?
+    /// The place on the stack (0 is the root) of the screen whose ViewModel opened this one through its Router; `nil`
+    /// for one a client opened. A replay gives it back to the base stack's screens, which it opens itself; it is not
+    /// compared (``jsonValue`` leaves it out), since what a ViewModel opens shows in the routes anyway.
+    public var openedBy: Int?
 
-    public init(_ screen: ScreenSnapshot) {
+    public init(_ screen: ScreenSnapshot, openedBy: Int? = nil) {
         route = screen.route.id
         parameters = screen.route.parameters
         presentation = screen.presentation
         state = screen.state
         error = screen.error
+        self.openedBy = openedBy
     }
 
-    /// The screen as one JSON object, what a replay compares and diffs.
+    /// The screen as one JSON object, what a replay compares and diffs: everything but ``openedBy``.
     public var jsonValue: JSONValue {
         var members: JSONObject = [
             "route": .string(route),

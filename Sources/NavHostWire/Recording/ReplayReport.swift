@@ -72,7 +72,7 @@ extension ReplayReport.Difference {
         recorded: (revision: UInt64, error: String?, stack: [RecordedScreen]),
         replayed: (revision: UInt64, error: String?, stack: [RecordedScreen])
     ) {
-        guard recorded.error != replayed.error || recorded.stack != replayed.stack else { return nil }
+        guard recorded.error != replayed.error || !Self.same(recorded.stack, replayed.stack) else { return nil }
         self.call = call
         self.method = method
         revision = recorded.revision
@@ -82,6 +82,17 @@ extension ReplayReport.Difference {
         self.recorded = Self.comparable(recorded.stack)
         self.replayed = Self.comparable(replayed.stack)
         patch = JSONMergePatch.difference(from: self.recorded, to: self.replayed)
+    }
+
+    /// Whether two stacks hold the same screens as a replay compares them (``RecordedScreen/jsonValue``): who opened
+    /// which is not compared, so a recording made before it was recorded replays as identical.
+    private static func same(_ recorded: [RecordedScreen], _ replayed: [RecordedScreen]) -> Bool {
+        recorded.count == replayed.count
+            && zip(recorded, replayed).allSatisfy { pair in
+                var replayed = pair.1
+                replayed.openedBy = pair.0.openedBy
+                return pair.0 == replayed
+            }
     }
 
     /// A stack as an object keyed by position (`{"0": {…}, "1": {…}}`), so that its merge patch names the screens

@@ -1,3 +1,4 @@
+import Logging
 import NavHostJSON
 import NavHostKit
 import NavHostWire
@@ -77,5 +78,38 @@ struct FlightRecorderTests {
         #expect(recording.calls[2].stack.map(\.route) == ["home.main"])
         #expect(recording.calls[2].revision == driver.revision)
         driver.close()
+    }
+
+    @Test("Who opened a screen is recorded by place; a replay whose base holds the screen gives it back to its opener")
+    @MainActor
+    func replayKeepsOpeners() async throws {
+        let registry = SessionRegistry(
+            catalog: try .holding([RelayFeature()]),
+            logger: Logger(label: "navhost.test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        let session = try registry.open(SessionConfiguration(root: RouteRequest(id: "relay.step")))
+        try await session.handle(.navigate(RouteRequest(id: "relay.step")))
+        try await session.handle(.send(IntentMessage(name: "onTappedStep"), position: 1))
+        // From below the top: the step at 1 closes the one it opened.
+        try await session.handle(.send(IntentMessage(name: "onTappedPop"), position: 1))
+        let recording = session.recording(plugins: [])
+        #expect(recording.calls.map(\.error) == [nil, nil, nil])
+        #expect(recording.calls[1].stack.map(\.openedBy) == [nil, nil, 1])
+
+        // The recording as a full ring would leave it: its base is the stack the opening left.
+        let trimmed = SessionRecording(
+            header: SessionRecording.Header(
+                session: "main",
+                root: RouteRequest(id: "relay.step"),
+                plugins: [],
+                base: SessionRecording.Base(after: recording.calls[1]),
+                dropped: 2
+            ),
+            calls: [recording.calls[2]]
+        )
+        let report = try await registry.replay(trimmed, as: "replay-1")
+        #expect(report.difference == nil, "\(String(describing: report.difference))")
+        #expect(report.calls == 1)
+        registry.close("main")
     }
 }

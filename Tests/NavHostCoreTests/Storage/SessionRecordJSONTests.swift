@@ -27,6 +27,22 @@ struct SessionRecordJSONTests {
                     presentation: .modal,
                     restorable: ["filter": "lamp \"desk\"\n", "nested": ["on": true, "none": nil]]
                 ),
+                .init(
+                    id: ScreenID("s12"),
+                    route: "products.detail",
+                    parameters: ["productID": "p1"],
+                    presentation: .push,
+                    restorable: nil,
+                    openedBy: ScreenID("s11")
+                ),
+                .init(
+                    id: ScreenID("s13"),
+                    route: "products.review",
+                    parameters: [:],
+                    presentation: .modal,
+                    restorable: ["draft": "ok"],
+                    openedBy: ScreenID("s12")
+                ),
             ]
         ),
         SessionRecord(session: "edge", revision: UInt64(Int64.max) + 1, nextScreenNumber: Int.max, stack: []),
