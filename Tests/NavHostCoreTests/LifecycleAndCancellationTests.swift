@@ -85,6 +85,26 @@ struct LifecycleAndCancellationTests {
         #expect(router.navigate(to: .editor) == false)
         #expect(host.revision == revision)
     }
+
+    @Test("A Router kept by a ViewModel a reload replaced can no longer move the stack, from whatever task")
+    func routerOfReplacedViewModelIsIgnored() async throws {
+        let host = try FeatureTestHost(features: [RelayFeature()], root: "relay.step")
+        try host.navigate(to: "relay.step")
+        let kept = try #require(RelayStepViewModel.latestRouter)
+        // The reload's rebuild: the same screen IDs, new ViewModels.
+        try #require(host.session.rebuildScreens(showing: ["relay.step"]) != nil)
+        let fresh = try #require(RelayStepViewModel.latestRouter)
+        try await host.settle()
+        let revision = host.revision
+
+        // Work that outlives the old ViewModel runs outside its screen's tasks: nothing but the Router tells whose.
+        let moved = await Task.detached { await kept.navigate(to: .step) }.value
+        #expect(moved == false)
+        #expect(host.revision == revision)
+        #expect(host.routeIDs == ["relay.step", "relay.step"])
+        #expect(fresh.navigate(to: .step), "the new ViewModel's Router navigates")
+        #expect(host.routeIDs == ["relay.step", "relay.step", "relay.step"])
+    }
 }
 
 @MainActor

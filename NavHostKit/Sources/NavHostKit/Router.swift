@@ -57,9 +57,10 @@ public struct ScreenID: Sendable, Hashable, Codable, CustomStringConvertible {
 /// }
 /// ```
 ///
-/// Commands from a screen that has already been popped are ignored, so a late use case cannot move the stack. A
-/// command the daemon refuses fails the intent that gave it: the front end is answered `IntentFailed`, with
-/// `refusedNavigation` naming why (docs/authoring-features.md, section 3).
+/// Commands from a screen that has already been popped (or rebuilt by a reload) are ignored and return `false`, so a
+/// late use case cannot move the stack, whatever task it runs in. A command the daemon refuses fails the intent that
+/// gave it: the front end is answered `IntentFailed`, with `refusedNavigation` naming why
+/// (docs/authoring-features.md, section 3).
 /// A `Router()` made without a handler records its commands in ``commands``, for previews and unit tests.
 @MainActor
 public final class Router<R: Route> {
@@ -67,6 +68,9 @@ public final class Router<R: Route> {
 
     private weak var handler: (any NavigationHandler)?
     private let screen: ScreenID
+    /// Made without a handler: commands are recorded and succeed. A router whose handler is gone (its screen, or its
+    /// session, no longer exists) refuses them instead.
+    private let isDetached: Bool
 
     // MARK: Public Properties
 
@@ -79,12 +83,14 @@ public final class Router<R: Route> {
     public init(handler: any NavigationHandler, screen: ScreenID) {
         self.handler = handler
         self.screen = screen
+        self.isDetached = false
     }
 
     /// Creates a detached router that only records its commands.
     public init() {
         self.handler = nil
         self.screen = ScreenID("detached")
+        self.isDetached = true
     }
 
     // MARK: Public Functions
@@ -143,6 +149,7 @@ extension Router {
 
     private func perform(_ command: NavigationCommand) -> Bool {
         guard let handler else {
+            guard isDetached else { return false }
             commands.append(command)
             return true
         }

@@ -22,6 +22,8 @@ final class Screen {
     private let pendingChange = StateChangeSignal()
     /// The session's context, bound for every task the screen runs for its ViewModel.
     private let context: SessionContext?
+    /// What the ViewModel's `Router` hands its commands to; held here, the `Router` holds it weakly.
+    private let navigation: ScreenNavigation?
 
     // MARK: Public Properties
 
@@ -62,9 +64,11 @@ final class Screen {
         presentation: Presentation,
         model: ScreenModel,
         context: SessionContext? = nil,
+        navigation: ScreenNavigation? = nil,
         intentTimeLimit: (Duration, any Clock<Duration>)? = nil
     ) {
         self.context = context
+        self.navigation = navigation
         self.id = id
         self.route = route
         self.presentation = presentation

@@ -1,14 +1,31 @@
 public import NavHostKit
 
-// The session as every screen's `NavigationHandler`: what a ViewModel's `Router` does.
+// What a ViewModel's `Router` does: each screen's `ScreenNavigation` hands its commands here.
 
 extension NavigationSession {
+    /// Carries out `command` for the screen on the stack called `screenID`: a `Router` made on the session itself
+    /// (a test's, a tool's). A ViewModel's `Router` goes through its screen's ``ScreenNavigation``, which names the
+    /// screen object, not only its ID.
     public func perform(_ command: NavigationCommand, from screenID: ScreenID) -> Bool {
-        // A screen a reload rebuilt keeps its ID: the old ViewModel's work, cancelled but going on, is told apart by
-        // the screen its task belongs to. Its navigation would come on top of the one the intent, delivered again to
-        // the new ViewModel, makes there.
+        guard let screen = screens.last(where: { $0.id == screenID }) else {
+            logger.debug(
+                "Dropped navigation from a screen that left the stack",
+                metadata: ["navhost.screen": "\(screenID)", "navhost.command": "\(command)"]
+            )
+            return false
+        }
+        return perform(command, from: screen)
+    }
+
+    /// Carries out `command` for `screen`, if it is still on the stack.
+    func perform(_ command: NavigationCommand, from screen: Screen) -> Bool {
+        let screenID = screen.id
+        // A screen a reload rebuilt keeps its ID, with another `Screen`: the old ViewModel's work, cancelled but going
+        // on, asks for this one, which has left the stack. Its navigation would come on top of the one the intent,
+        // delivered again to the new ViewModel, makes there. The screen task tells the same for work of the old
+        // screen that navigates through another screen's `Router` (a callback its coordinator wired).
         let task = ScreenTask.current
-        guard let position = screens.lastIndex(where: { $0.id == screenID }),
+        guard let position = screens.lastIndex(where: { $0 === screen }),
             task?.isWorkOfClosedScreen(screenID) != true
         else {
             logger.debug(

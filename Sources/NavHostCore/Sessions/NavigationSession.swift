@@ -183,13 +183,14 @@ extension NavigationSession {
         id restoredID: ScreenID? = nil
     ) throws(NavigationError) -> Screen {
         let id = restoredID ?? ScreenID("s\(nextScreenNumber)")
+        let navigation = ScreenNavigation(session: self)
         // A composition root may draw random numbers or read the clock while it builds the ViewModel. The screen
         // task of an intent that pushes this screen is not its: a task the new ViewModel starts in its `init` is
         // the new screen's work, whatever becomes of that intent (``ScreenTask/current``).
         let made = SessionContext.$current.withValue(context) { () -> Result<any ViewModel, NavigationError> in
             ScreenTask.$current.withValue(nil) {
                 do throws(NavigationError) {
-                    return .success(try catalog.makeViewModel(for: request, navigation: self, screen: id))
+                    return .success(try catalog.makeViewModel(for: request, navigation: navigation, screen: id))
                 } catch {
                     return .failure(error)
                 }
@@ -207,8 +208,10 @@ extension NavigationSession {
             presentation: presentation,
             model: ScreenModel(viewModel),
             context: context,
+            navigation: navigation,
             intentTimeLimit: options.intentTimeLimit.map { ($0, options.clock) }
         )
+        navigation.screen = screen
         screen.onStateMayHaveChanged = { [weak self] screen in self?.stateMayHaveChanged(screen) }
         return screen
     }

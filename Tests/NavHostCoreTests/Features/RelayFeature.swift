@@ -14,8 +14,14 @@ enum RelayRoute: Route {
 @MainActor
 @Observable
 final class RelayStepViewModel: ViewModel {
+    /// The Router of the latest step made: what work that outlives its ViewModel (a detached task) would hold.
+    static var latestRouter: Router<RelayRoute>?
+
     private let router: Router<RelayRoute>
-    init(router: Router<RelayRoute>) { self.router = router }
+    init(router: Router<RelayRoute>) {
+        self.router = router
+        Self.latestRouter = router
+    }
 
     enum Intent: ViewModelIntent {
         case onTappedStep
