@@ -42,6 +42,8 @@ struct Daemon {
             ]
         )
         let access = AccessControl(configuration.access)
+        // Before anything reads or writes the state folder: a second daemon on it is refused.
+        try Self.lockStateDirectory(configuration.stateDirectory, logger: logger)
 
         // Before any plugin code runs: a plugin that crashed or stalled the last run is kept out, and one that does
         // so now is named (docs/robustness.md, "Plugin faults").
@@ -156,6 +158,25 @@ struct Daemon {
         _ = malloc_trim(0)
     }
 
+    /// Takes the state folder's lock for as long as the process lives. Without a folder that can be made or a lock
+    /// file that can be written there is nothing to keep safe: the daemon goes on, and says so.
+    ///
+    /// - Throws: ``StateDirectoryLock/InUse`` when another daemon holds it.
+    private static func lockStateDirectory(_ directory: String, logger: Logger) throws {
+        do {
+            try FileIO.makeDirectories(directory)
+            _ = try StateDirectoryLock.acquire(directory)
+        } catch let inUse as StateDirectoryLock.InUse {
+            logger.critical("\(inUse)")
+            throw inUse
+        } catch {
+            logger.warning(
+                "Cannot lock the state folder: a second daemon on it would not be refused",
+                metadata: ["error": "\(error)"]
+            )
+        }
+    }
+
     /// Moves the fault an earlier run recorded into the ledger, and installs the signal handlers on the main thread.
     /// Without a writable state folder the guard still keeps out what the ledger holds, but names no new culprit.
     private func guardAgainstPluginFaults(logger: Logger) async -> PluginFaultGuard {
@@ -193,15 +214,25 @@ struct Daemon {
         }
         try makeParentDirectory(of: configuration.socketPath)
         logger.info("Listening", metadata: ["navhost.socket": "\(configuration.socketPath)"])
-        return try await VarlinkServer.bind(
-            unixSocketPath: configuration.socketPath,
-            socketMode: configuration.socketMode,
-            service: service,
-            configuration: serverConfiguration,
-            isPrivilegedPeer: isControlUser,
-            logger: logger,
-            eventLoopGroup: eventLoop
-        )
+        do {
+            return try await VarlinkServer.bind(
+                unixSocketPath: configuration.socketPath,
+                socketMode: configuration.socketMode,
+                service: service,
+                configuration: serverConfiguration,
+                isPrivilegedPeer: isControlUser,
+                logger: logger,
+                eventLoopGroup: eventLoop
+            )
+        } catch let inUse as VarlinkServer.SocketInUse {
+            // Another daemon, most likely: taking its socket over would leave it running and unreachable.
+            let error = DaemonError(
+                "another server listens on \(inUse.path) (another navhostd?): stop it first, or give this daemon "
+                    + "another --socket"
+            )
+            logger.critical("\(error)")
+            throw error
+        }
     }
 
     private func makeParentDirectory(of path: String) throws {

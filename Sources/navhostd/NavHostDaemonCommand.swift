@@ -16,7 +16,8 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
             configured sessions, and serves \
             io.navhost.Navigation and io.navhost.Plugins over Varlink on a Unix socket. Under systemd it uses the \
             socket named "varlink" that the .socket unit passes, reports READY/STATUS/STOPPING, pings the watchdog \
-            and reloads on SIGHUP.
+            and reloads on SIGHUP. A second navhostd on the same state folder, or on a socket a server still \
+            listens on, is refused (exit status 1).
 
             Examples:
               navhostd --plugins .build/debug/plugins

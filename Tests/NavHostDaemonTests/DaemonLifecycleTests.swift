@@ -59,6 +59,38 @@ struct DaemonLifecycleTests {
         try await daemon.crash()
     }
 
+    @Test("A second daemon on a running one's state folder is refused, and the first one's sessions stay as they were")
+    func secondDaemonOnTheStateFolderIsRefused() async throws {
+        let first = try await DaemonProcess.start()
+        let nav = try await NavigationClient.connect(to: first)
+        try await nav.call("Navigate", ["route": "settings.main"])
+
+        // Its own socket, the first one's state folder: it would write the same records as if alone.
+        let second = try await DaemonProcess.start(stateDirectory: first.stateDirectory, waitingForReady: false)
+        #expect(try await second.waitForExit(within: .seconds(30)) != 0)
+        #expect(second.log.contains("navhostd (process \(first.pid)) uses the state folder \(first.stateDirectory)"))
+        #expect(try await nav.routes() == ["home.main", "settings.main"])
+        try await first.crash()
+        try await first.restart()
+        let again = try await NavigationClient.connect(to: first)
+        #expect(try await again.routes() == ["home.main", "settings.main"], "the acknowledged push survived")
+        _ = try await first.terminate()
+    }
+
+    @Test("A second daemon on a running one's socket is refused; the first one stays reachable, its socket in place")
+    func secondDaemonOnTheSocketIsRefused() async throws {
+        let first = try await DaemonProcess.start()
+        let second = try await DaemonProcess.start(
+            extraArguments: ["--socket", first.socketPath],
+            waitingForReady: false
+        )
+        #expect(try await second.waitForExit(within: .seconds(30)) != 0)
+        #expect(second.log.contains("another server listens on \(first.socketPath)"))
+        let nav = try await NavigationClient.connect(to: first)
+        #expect(try await nav.routes() == ["home.main"])
+        _ = try await first.terminate()
+    }
+
     @Test("On SIGTERM a watcher's stream ends cleanly and an in-flight call is answered")
     func gracefulShutdown() async throws {
         let daemon = try await DaemonProcess.start()

@@ -57,10 +57,13 @@ public final class VarlinkServer: Sendable {
 
     /// The path of the socket the server listens on, when it bound one itself.
     public let socketPath: String?
+    /// The socket file as bound, removed at the end only while the path still names it.
+    private let socketFile: SocketFileIdentity?
 
     private init(
         listener: NIOAsyncChannel<AcceptedConnection, Never>,
         socketPath: String?,
+        socketFile: SocketFileIdentity?,
         service: VarlinkService,
         settings: ConfigurationCell,
         isPrivilegedPeer: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool,
@@ -68,6 +71,7 @@ public final class VarlinkServer: Sendable {
     ) {
         self.listener = listener
         self.socketPath = socketPath
+        self.socketFile = socketFile
         self.service = service
         self.settings = settings
         let configuration = settings.value
@@ -88,7 +92,8 @@ public final class VarlinkServer: Sendable {
     ///   - unixSocketPath: Where the socket is created.
     ///   - socketMode: The permissions set on the socket file after binding (connecting needs write permission), or
     ///     `nil` to keep what the umask gave. Default: `0o660`, owner and group.
-    ///   - cleanupExistingSocketFile: Whether a socket file left at the path (by an earlier run) is removed first.
+    ///   - cleanupExistingSocketFile: Whether a socket file left at the path (by an earlier run) is removed first. A
+    ///     socket a server still listens on is not: the bind throws ``SocketInUse``.
     ///   - service: The interfaces and handlers to serve.
     ///   - configuration: Limits and error names.
     ///   - isPrivilegedPeer: Whether a peer may take the connections ``VarlinkServerConfiguration/reservedConnections``
@@ -106,6 +111,8 @@ public final class VarlinkServer: Sendable {
         logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkServer {
+        // NIO's clean-up removes any socket file, a live server's too: that server would go on, reachable no more.
+        if cleanupExistingSocketFile, isListening(at: unixSocketPath) { throw SocketInUse(path: unixSocketPath) }
         let settings = ConfigurationCell(configuration)
         let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
             .bind(unixDomainSocketPath: unixSocketPath, cleanupExistingSocketFile: cleanupExistingSocketFile) {
@@ -120,6 +127,7 @@ public final class VarlinkServer: Sendable {
         return VarlinkServer(
             listener: listener,
             socketPath: unixSocketPath,
+            socketFile: SocketFileIdentity(path: unixSocketPath),
             service: service,
             settings: settings,
             isPrivilegedPeer: isPrivilegedPeer,
@@ -153,6 +161,7 @@ public final class VarlinkServer: Sendable {
         return VarlinkServer(
             listener: listener,
             socketPath: nil,
+            socketFile: nil,
             service: service,
             settings: settings,
             isPrivilegedPeer: isPrivilegedPeer,
@@ -197,10 +206,11 @@ public final class VarlinkServer: Sendable {
 
     /// Accepts and serves connections until ``shutdownGracefully()`` has finished, or the task is cancelled.
     ///
-    /// When the server bound its socket file itself, it removes the file when it stops.
+    /// When the server bound its socket file itself, it removes the file when it stops, unless another file has
+    /// taken its path since.
     public func run() async throws {
         logger.info("Varlink server listening", metadata: ["varlink.socket": "\(socketPath ?? "(inherited)")"])
-        defer { if let socketPath { unlink(socketPath) } }
+        defer { if let socketPath { Self.removeSocketFile(socketPath, ifStill: socketFile) } }
         try await withThrowingDiscardingTaskGroup { group in
             try await listener.executeThenClose { inbound in
                 for try await accepted in inbound {

@@ -1,0 +1,58 @@
+internal import Glibc
+
+// The socket file a server binds itself: never taken from a server that still listens there, and removed at the end
+// only while it is still this server's.
+
+extension VarlinkServer {
+    /// Another process listens on the socket path a server was asked to bind: it answered a connection.
+    public struct SocketInUse: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The socket's path.
+        public var path: String
+
+        public var description: String {
+            "another server listens on \(path): stop it first, or give this one another socket path"
+        }
+    }
+
+    /// Which file a path names: a socket file replaced at the same path is another file.
+    struct SocketFileIdentity: Sendable, Hashable {
+        var device: UInt64
+        var inode: UInt64
+
+        init?(path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
+    }
+
+    /// Whether a server accepts connections on the socket at `path` (a file left by a server that is gone refuses
+    /// them).
+    static func isListening(at path: String) -> Bool {
+        guard SocketFileIdentity(path: path) != nil else { return false }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return connected == 0
+    }
+
+    /// Removes the socket file at `path` if it is still `identity`: another server may have bound the path since.
+    static func removeSocketFile(_ path: String, ifStill identity: SocketFileIdentity?) {
+        guard let identity, SocketFileIdentity(path: path) == identity else { return }
+        unlink(path)
+    }
+}
