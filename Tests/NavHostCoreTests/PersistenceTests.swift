@@ -1,5 +1,6 @@
 import Foundation
 import InMemoryLogging
+import IntegrationHarness
 import Logging
 import NavHostCore
 import NavHostKit
@@ -117,6 +118,87 @@ struct PersistenceTests {
         }
         _ = try await opening.value
         #expect(listedWhenReachable == true)
+    }
+
+    /// A reload (SIGHUP) runs while an OpenSession or a CloseSession waits for the list of opened sessions to be
+    /// written; when it declares that name, the call answered for a session that was not its own. The test acts in
+    /// that wait; on a busy machine the write may be over before it gets a turn, and it tries again with a new name.
+    @Test("A reload that declares a name while OpenSession of it writes the list wins: the call is refused")
+    func reloadDeclaringTheNameDuringOpenSessionWins() async throws {
+        let registry = try makeListingRegistry()
+        for attempt in 1...20 {
+            let name = "kiosk\(attempt)"
+            let opening = Task {
+                try await registry.openDurably(
+                    OpenedSessionsFile.Entry(name: name, root: "profile.user", parameters: ["userID": "wire"])
+                )
+            }
+            try await waitUntil { registry.opened[name] != nil }
+            guard (try? registry.session(name)) == nil else {
+                _ = try await opening.value
+                continue
+            }
+
+            // What the reload does (DaemonCore.apply): declare the configured names, then open their sessions.
+            registry.declareConfiguredSessions([name])
+            let configured = try registry.open(
+                SessionConfiguration(name: name, root: RouteRequest(id: "profile.user", parameters: ["userID": "conf"]))
+            )
+
+            let refused = await #expect(throws: NavigationError.self) { try await opening.value }
+            #expect(refused?.code == .sessionConfigured)
+            #expect(try registry.session(name) === configured)
+            #expect(configured.snapshot.stack.map(\.route.parameters) == [["userID": "conf"]])
+            let notClosed = await #expect(throws: NavigationError.self) { try await registry.closeDurably(name) }
+            #expect(notClosed?.code == .sessionConfigured)
+            #expect(try registry.session(name) === configured, "the configuration's session stays")
+            return
+        }
+        Issue.record("the list's write was over before the test had a turn, 20 times")
+    }
+
+    @Test("A reload that declares a name while CloseSession of it writes the list wins: the session stays, refused")
+    func reloadDeclaringTheNameDuringCloseSessionWins() async throws {
+        let registry = try makeListingRegistry()
+        for attempt in 1...20 {
+            let name = "kiosk\(attempt)"
+            let session = try await registry.openDurably(
+                OpenedSessionsFile.Entry(name: name, root: "profile.user", parameters: ["userID": "wire"])
+            )
+            let closing = Task { try await registry.closeDurably(name) }
+            try await waitUntil { registry.opened[name] == nil }
+            guard (try? registry.session(name)) === session else {
+                try await closing.value
+                continue
+            }
+
+            registry.declareConfiguredSessions([name])
+
+            let refused = await #expect(throws: NavigationError.self) { try await closing.value }
+            #expect(refused?.code == .sessionConfigured)
+            #expect(try registry.session(name) === session, "the session is the configuration's now, and stays")
+            return
+        }
+        Issue.record("the list's write was over before the test had a turn, 20 times")
+    }
+
+    private func makeListingRegistry() throws -> SessionRegistry {
+        SessionRegistry(
+            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+            persistence: SessionPersistence(directory: directory),
+            openedSessions: OpenedSessionsFile(directory: directory),
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        )
+    }
+
+    /// Gives other tasks of the main actor turns until `condition` holds (a deadline, not a count of turns: a write
+    /// waits for the disk).
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TimedOut(what: "the condition") }
+            await Task.yield()
+        }
     }
 
     @Test("Once shut down, the registry opens no listed session again, and OpenSession and CloseSession are refused")

@@ -39,6 +39,9 @@ extension SessionRegistry {
             var options = entry.options(over: defaultOptions)
             options.replaying = replaying
             guard catalog.owner(ofRoute: entry.root) != nil else { throw NavigationError.routeNotFound(entry.root) }
+            // Again after the wait: a reload (SIGHUP) may have declared the name meanwhile, and opened the
+            // configuration's session under it.
+            try checkStillFree(entry.name)
             // Listed durably before the session exists: a client that reaches it (by its name, or from Sessions or
             // WatchSessions) before this call is answered is answered for changes a restart keeps. A session a crash
             // cuts short here comes back at its root, as a call that was never answered may.
@@ -48,6 +51,17 @@ extension SessionRegistry {
             } catch {
                 opened[entry.name] = nil
                 throw error as? NavigationError ?? NavigationError.storageFailed("\(error)")
+            }
+            // And after the list's write: a reload that declared the name during it took the name (it is no longer
+            // listed) and opened the configuration's session, which `open` would hand back as this call's.
+            do throws(NavigationError) {
+                try checkStillFree(entry.name)
+            } catch {
+                if opened[entry.name] == entry {
+                    opened[entry.name] = nil
+                    try? await saveOpenedList()
+                }
+                throw error
             }
             let session: NavigationSession
             do {
@@ -92,7 +106,7 @@ extension SessionRegistry {
         defer { if !isShutDown { onSessionClosed?(name) } }
         try await oneAtATime(for: name) { () async throws in
             guard evenStopping || !isShutDown else { throw SessionsShutDown() }
-            guard let entry = opened[name] else {
+            guard !configuredNames.contains(name), let entry = opened[name] else {
                 if configuredNames.contains(name) || (try? session(name)) != nil {
                     throw NavigationError.sessionConfigured(name)
                 }
@@ -108,6 +122,9 @@ extension SessionRegistry {
                 opened[name] = entry
                 throw NavigationError.storageFailed("\(error)")
             }
+            // A reload (SIGHUP) that declared the name during the write made the session the configuration's: it
+            // stays, as if the reload had come first (the list without it is what the configuration wants too).
+            guard !configuredNames.contains(name) else { throw NavigationError.sessionConfigured(name) }
             // The open session's record, or, for an entry whose session could not be opened, the one on disk.
             let closing = try? session(name)
             let last = closing?.record ?? savedRecord(of: name)
@@ -151,7 +168,10 @@ extension SessionRegistry {
     /// declares becomes the configuration's (``declareConfiguredSessions(_:)``).
     public func openListedSessions() {
         guard !isShutDown else { return }
-        for entry in opened.values.sorted(by: { $0.name < $1.name }) where (try? session(entry.name)) == nil {
+        // A name an OpenSession or CloseSession is busy with is that call's: it opens the session itself, or is
+        // closing it.
+        for entry in opened.values.sorted(by: { $0.name < $1.name })
+        where (try? session(entry.name)) == nil && busyNames[entry.name] == nil {
             do {
                 try open(entry.configuration, options: entry.options(over: defaultOptions))
                 logger.info(
@@ -199,6 +219,13 @@ extension SessionRegistry {
     }
 
     // MARK: Private
+
+    /// Throws `SessionConfigured` when the configuration declares `name`, `SessionExists` when a session of the name
+    /// is open: what a call that opens a session over the wire checks again after each wait.
+    private func checkStillFree(_ name: String) throws(NavigationError) {
+        guard !configuredNames.contains(name) else { throw NavigationError.sessionConfigured(name) }
+        guard (try? session(name)) == nil else { throw NavigationError.sessionExists(name) }
+    }
 
     private func saveOpenedList() async throws {
         try await openedFile?.save(opened.values.sorted { $0.name < $1.name })

@@ -98,7 +98,15 @@ extension SessionRegistry {
         report.warnings = warnings
         try await abandonIfStopping(name, replay: number)
         try stopIfClosed(session, calls: report.calls)
-        if to == nil {
+        if to == nil, configuredNames.contains(name) {
+            // A reload (SIGHUP) declared the name while it was replayed: the session is the configuration's now, and
+            // stays, as the reply says.
+            report.leftOpen = true
+            report.warnings.append(
+                "the configuration declared session \(name) while it was replayed: it stays open, as the configuration's"
+            )
+            try await commit(session)
+        } else if to == nil {
             // Unless a client closed it meanwhile (and may have opened another of the name).
             if replaysUnderWay[name] == number { try await closeDurably(name, evenStopping: true) }
         } else {
