@@ -72,7 +72,9 @@ extension NavHostClientError {
             return value.stringValue.map { "\"\($0)\"" } ?? value.description
         }
         switch code {
-        case .sessionNotFound: return "no session \(text("session"))"
+        case .sessionNotFound:
+            guard let reason = parameters["reason"]?.stringValue else { return "no session \(text("session"))" }
+            return "session \(text("session")) is not open: \(reason)"
         case .screenNotFound: return "no screen \(text("screen")) on the stack"
         case .routeNotFound: return "no loaded feature offers route \(text("route"))"
         case .invalidRouteParameters:

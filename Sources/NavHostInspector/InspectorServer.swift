@@ -1,3 +1,4 @@
+internal import Glibc
 internal import HTTPTypes
 internal import Hummingbird
 internal import HummingbirdWebSocket
@@ -79,7 +80,7 @@ public struct InspectorServer: Sendable {
     ///   - stop: Returns when the server should stop (navctl: on SIGINT or SIGTERM).
     ///   - onListening: Called once the server listens, with its address.
     /// - Throws: ``NavHostClientError`` (`daemonUnreachable`) when the daemon cannot be reached at the start; the
-    ///   server's error when it cannot listen (the port is taken, say). Once serving, a daemon that goes away is
+    ///   ``PortInUse`` when the port asked for is taken; the server's error when it cannot listen otherwise. Once serving, a daemon that goes away is
     ///   shown on the page and reconnected to, not thrown.
     public func run(
         until stop: @escaping @Sendable () async -> Void,
@@ -109,8 +110,12 @@ public struct InspectorServer: Sendable {
         // Each task says whether it was the services that ended: they end on their own (an error), or after the
         // graceful shutdown `stop` triggers; waiting for `stop` ends when they do.
         try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await services.run()
+            group.addTask { [port] in
+                do {
+                    try await services.run()
+                } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                    throw PortInUse(port: port)
+                }
                 return true
             }
             group.addTask {
@@ -125,6 +130,12 @@ public struct InspectorServer: Sendable {
 
     /// How long a graceful shutdown may take before what is left is cancelled.
     public static let shutdownLimit: Duration = .seconds(5)
+
+    /// The port asked for is taken on the loopback address.
+    public struct PortInUse: Error, Sendable, Hashable {
+        /// The port.
+        public var port: Int
+    }
 }
 
 // MARK: - FeedService

@@ -52,7 +52,12 @@ struct DaemonClientTests {
             #expect(try await client.routes() == [])
             let error = try await #require(throws: NavHostClientError.self) { try await client.stack() }
             #expect(error.code == .sessionNotFound)
-            #expect(error.parameters == ["session": "main"])
+            #expect(error.parameters["session"] == "main")
+            #expect(
+                error.parameters["reason"]?.stringValue?.hasPrefix("declared by the configuration, but its root route")
+                    == true,
+                "main is the daemon's default session: declared, not open"
+            )
         }
     }
 

@@ -112,6 +112,28 @@ struct DaemonSessionLifecycleTests {
         try await daemon.terminate()
     }
 
+    @Test("A configured session whose root route is not offered is SessionNotFound with the reason; others are not")
+    func configuredSessionThatCannotOpen() async throws {
+        let daemon = try await DaemonProcess.start(sessions: ["main=home.main", "kiosk=products.nope"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        let configured = await #expect(throws: VarlinkError.self) {
+            try await nav.call("Navigate", ["session": "kiosk", "route": "products.list"])
+        }
+        #expect(configured?.name == "io.navhost.Navigation.SessionNotFound")
+        #expect(configured?.parameters["session"] == "kiosk")
+        #expect(
+            configured?.parameters["reason"]?.stringValue?.hasPrefix(
+                "declared by the configuration, but its root route cannot be opened now"
+            ) == true,
+            "\(String(describing: configured))"
+        )
+        let unknown = await #expect(throws: VarlinkError.self) {
+            try await nav.call("Navigate", ["session": "ghost", "route": "products.list"])
+        }
+        #expect(unknown?.parameters == ["session": "ghost"], "a name nothing declares has no reason")
+        try await daemon.terminate()
+    }
+
     @Test("OpenSession and CloseSession calls for one name, sent at once, run one after the other")
     func callsForOneNameAreSerialized() async throws {
         let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])

@@ -60,6 +60,38 @@ struct InspectorBrowserTests {
         #expect(status == 69)
         #expect(error?.hasPrefix("Error: daemonUnreachable") == true, "\(error ?? "")")
     }
+
+    @Test("navctl inspect on a port another program holds fails with 1 and names the port and the way out")
+    func portInUse() async throws {
+        let daemon = try await DaemonProcess.start(plugins: DaemonProcess.examplePlugins)
+        // Another program on a loopback port the system picked.
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(holder, $0, length) == 0 && listen(holder, 1) == 0 && getsockname(holder, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+
+        let inspector = try SpawnedProcess(
+            TestPaths.builtExecutable("navctl"),
+            ["inspect", "--socket", daemon.socketPath, "--port", "\(port)"]
+        )
+        let error = await inspector.readErrorLine()
+        let status = try await withTimeout(.seconds(20), "navctl inspect to give up") { await inspector.waitForExit() }
+        #expect(status == 1)
+        #expect(
+            error == "Error: port \(port) on 127.0.0.1 is in use: give another with --port, or leave --port out "
+                + "to let the system pick a free one"
+        )
+        try await daemon.terminate()
+    }
 }
 
 // MARK: - The steps

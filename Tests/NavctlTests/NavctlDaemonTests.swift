@@ -49,9 +49,11 @@ struct NavctlDaemonTests {
             #expect(plugins.output == #"{"plugins":[]}"# + "\n")
             let stack = try await Navctl.run(["stack"] + socket)
             #expect(stack.status == 2)
+            // The configuration declares main; with no plugins its root route cannot open, and the error says so.
+            let reason = "declared by the configuration, but its root route cannot be opened now; see the daemon's log"
             #expect(
-                stack.errors == #"Error: io.navhost.Navigation.SessionNotFound {"session":"main"}: no session "main""#
-                    + "\n"
+                stack.errors == #"Error: io.navhost.Navigation.SessionNotFound {"session":"main","reason":""#
+                    + reason + #""}: session "main" is not open: "# + reason + "\n"
             )
             let navigate = try await Navctl.run(["navigate", "products.detail", "productID=p3"] + socket)
             #expect(navigate.status == 2)

@@ -95,6 +95,28 @@ struct NavctlErrorTests {
         try Snapshots.assertMatches(run, named: "error-protocol", replacing: [service.socketPath: "<socket>"])
     }
 
+    @Test(
+        "A recording that cannot be read exits with 1; one that does not read as a recording with 2, InvalidRecording"
+    )
+    func unreadableRecording() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // No daemon: the file is checked before one is asked.
+        let socket = ["--socket", "\(directory)/io.navhost"]
+
+        let missing = try await Navctl.run(["replay", "\(directory)/none.navrec"] + socket)
+        #expect(missing.status == 1)
+        #expect(
+            missing.errors == "Error: cannot read \(directory)/none.navrec: open failed: No such file or directory\n"
+        )
+
+        try "not a recording\n".write(toFile: "\(directory)/garbage.navrec", atomically: true, encoding: .utf8)
+        let garbage = try await Navctl.run(["replay", "\(directory)/garbage.navrec"] + socket)
+        #expect(garbage.status == 2)
+        #expect(garbage.errors.hasPrefix("Error: InvalidRecording: \(directory)/garbage.navrec: line 1 is not JSON"))
+        #expect(garbage.errors.split(separator: "\n").count == 1, "one line")
+    }
+
     @Test("A socket path with no socket exits with 69: the daemon is unreachable")
     func missingSocket() async throws {
         let directory = try TestPaths.temporaryDirectory()

@@ -284,8 +284,25 @@ public final class SessionRegistry {
     /// The session called `name`, or the default session when `name` is `nil`.
     public func session(_ name: String? = nil) throws(NavigationError) -> NavigationSession {
         let name = name ?? SessionConfiguration.defaultName
-        guard let session = sessions[name] else { throw .sessionNotFound(name) }
+        guard let session = sessions[name] else { throw sessionNotOpen(name) }
         return session
+    }
+
+    /// `SessionNotFound` for `name`, saying why when the name is declared but its session could not open.
+    private func sessionNotOpen(_ name: String) -> NavigationError {
+        let reason: String
+        if let entry = opened[name] {
+            reason = "opened over the wire, but its root route \"\(entry.root)\" cannot be opened now"
+        } else if configuredNames.contains(name) {
+            reason = "declared by the configuration, but its root route cannot be opened now"
+        } else {
+            return .sessionNotFound(name)
+        }
+        return NavigationError(
+            .sessionNotFound,
+            "session \"\(name)\" is \(reason) (the daemon's log says why; it opens once the route's plugin loads)",
+            parameters: ["session": .string(name), "reason": .string(reason + "; see the daemon's log")]
+        )
     }
 
     private func loadRecord(of name: String) -> SessionStateFile.Loaded {

@@ -206,8 +206,10 @@ public enum InterfaceDefinitions {
           difference: ?ReplayDifference
         )
 
-        # No session has that name.
-        error SessionNotFound (session: string)
+        # No session has that name. reason says why when the name is declared (by the
+        # configuration, or by an OpenSession before a restart) but its session is not open:
+        # its root route could not be opened (its plugin is not loaded).
+        error SessionNotFound (session: string, reason: ?string)
 
         # No screen of the session has that ID.
         error ScreenNotFound (screen: string)

@@ -64,6 +64,12 @@ extension Navctl {
                 }
             } catch let error as NavHostClientError {
                 throw ConnectionOptions.report(error)
+            } catch let error as InspectorServer.PortInUse {
+                Console.printError(
+                    "Error: port \(error.port) on \(InspectorServer.host) is in use: give another with --port, or "
+                        + "leave --port out to let the system pick a free one"
+                )
+                throw ExitCode.failure
             }
             withExtendedLifetime(signals) {}
         }

@@ -44,7 +44,9 @@ extension Navctl {
                 guard let output else { return Console.write(text) }
                 try FileIO.writeAtomically(Array(text.utf8), to: output)
             } catch {
-                Console.printError("navctl: cannot write \(output ?? "the recording"): \(error)")
+                // The file's own failure, not the temporary file's it is written through.
+                let reason = (error as? FileAccessError)?.message ?? "\(error)"
+                Console.printError("Error: cannot write \(output ?? "the recording"): \(reason)")
                 throw ExitCode.failure
             }
             Console.printError(
@@ -100,12 +102,20 @@ extension Navctl {
         var name: String?
 
         func run() async throws {
+            let bytes: [UInt8]
+            do {
+                bytes = try FileIO.readFile(file)
+            } catch {
+                Console.printError("Error: cannot read \(file): \(error.message)")
+                throw ExitCode.failure
+            }
             let recording: SessionRecording
             do {
-                recording = try SessionRecording(jsonLines: String(decoding: try FileIO.readFile(file), as: UTF8.self))
+                recording = try SessionRecording(jsonLines: String(decoding: bytes, as: UTF8.self))
             } catch {
-                Console.printError("navctl: \(file): \(error)")
-                throw ExitCode.failure
+                // What the daemon answers for a recording that does not read, found before sending it.
+                Console.printError("Error: InvalidRecording: \(file): \(error)")
+                throw ExitCode.requestRefused
             }
             let report = try await connection.withClient { client throws(NavHostClientError) in
                 try await client.replay(recording, session: name, to: to)
