@@ -24,7 +24,8 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
               navhostd --socket /tmp/nav.sock --session main=home.main
               navhostd --session main=home.main --session kiosk=products.list
               navhostd --config /etc/navhost/navhostd.conf --check-config
-            """
+            """,
+        version: "navhostd \(NavHostVersion.current)"
     )
 
     @Option(

@@ -15,6 +15,7 @@ struct NavctlUsageTests {
             ("usage-unknown-subcommand", ["teleport", "home.main"]),
             ("usage-unknown-option", ["stack", "--sesion", "main"]),
             ("usage-negative-revision", ["watch", "--resume-from", "-1"]),
+            ("usage-replay-session", ["replay", "bug.navrec", "--session", "main"]),
         ]
     )
     func usageError(name: String, arguments: [String]) async throws {

@@ -101,6 +101,13 @@ extension Navctl {
         )
         var name: String?
 
+        func validate() throws {
+            // The session replayed is the recording's, the one replaying it a new one: --session would be ignored.
+            if connection.session != nil {
+                throw ValidationError("replay takes no --session: name the replaying session with --as NAME")
+            }
+        }
+
         func run() async throws {
             let bytes: [UInt8]
             do {
