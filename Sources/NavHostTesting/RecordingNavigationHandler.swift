@@ -11,6 +11,9 @@ public import NavHostKit
 /// #expect(handler.performed.map(\.command) == [.navigate(RouteRequest(id: "products.detail", …))])
 /// ```
 ///
+/// A `Router` holds its handler weakly: keep the handler in a variable for as long as the ViewModel navigates (one
+/// made inline in the call is freed at once, and the Router then refuses every command).
+///
 /// - Since: NavHostKit 2.2.0.
 @MainActor
 public final class RecordingNavigationHandler: NavigationHandler {

@@ -72,6 +72,7 @@ final class DaemonCore {
             )
         }
         sessions.updateDefaultOptions(configuration.sessionOptions)
+        sessions.openConfiguredSessions = { [weak self] in self?.openSessions() }
         loadPlugins()
         sessions.loadOpenedList()
         sessions.declareConfiguredSessions(Set(configuration.sessions.map(\.name)))
@@ -232,7 +233,9 @@ final class DaemonCore {
 
     private func openSessions() {
         guard !sessions.isShutDown else { return }
-        for session in configuration.sessions where (try? sessions.session(session.name)) == nil {
+        // A name a wire call is opening or closing is that call's until it is done; then the registry calls this again.
+        for session in configuration.sessions
+        where (try? sessions.session(session.name)) == nil && !sessions.isBusy(session.name) {
             do {
                 try sessions.open(session, options: configuration.options(forSession: session.name))
                 logger.info(

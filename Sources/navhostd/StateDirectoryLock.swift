@@ -15,7 +15,9 @@ struct StateDirectoryLock {
     /// - Throws: ``InUse`` when another process holds it; `DaemonError` when the lock file cannot be opened.
     static func acquire(_ directory: String) throws -> StateDirectoryLock {
         let path = "\(directory)/lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // A lock file another user left (an earlier run as root): `flock` needs no write access.
+        if descriptor < 0, errno == EACCES { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else {
             throw DaemonError("cannot open \(path): \(String(cString: strerror(errno)))")
         }

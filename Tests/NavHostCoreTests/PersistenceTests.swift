@@ -182,6 +182,50 @@ struct PersistenceTests {
         Issue.record("the list's write was over before the test had a turn, 20 times")
     }
 
+    @Test("A reload that declares a name while CloseSession empties its record gets the configuration's session after")
+    func reloadDeclaringTheNameWhileTheRecordIsEmptied() async throws {
+        let registry = try makeListingRegistry()
+        // What the daemon sets: open the configuration's sessions that are not open.
+        var declared: [String] = []
+        registry.openConfiguredSessions = {
+            for name in declared where (try? registry.session(name)) == nil && !registry.isBusy(name) {
+                _ = try? registry.open(
+                    SessionConfiguration(
+                        name: name,
+                        root: RouteRequest(id: "profile.user", parameters: ["userID": "conf"])
+                    )
+                )
+            }
+        }
+        for attempt in 1...20 {
+            let name = "kiosk\(attempt)"
+            let session = try await registry.openDurably(
+                OpenedSessionsFile.Entry(name: name, root: "profile.user", parameters: ["userID": "wire"])
+            )
+            try session.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u2"]))
+            try await registry.commit(session)
+            let closing = Task { try await registry.closeDurably(name) }
+            try await waitUntil { registry.isBusy(name) }
+            try await waitUntil { (try? registry.session(name)) == nil || !registry.isBusy(name) }
+            guard (try? registry.session(name)) == nil, registry.isBusy(name) else {
+                try await closing.value
+                continue
+            }
+
+            // The reload: the name is declared; its session is the busy call's to settle.
+            registry.declareConfiguredSessions([name])
+            declared.append(name)
+            registry.openConfiguredSessions?()
+            #expect((try? registry.session(name)) == nil, "not opened from the record being emptied")
+
+            try await closing.value
+            let configured = try registry.session(name)
+            #expect(configured.snapshot.stack.map(\.route.parameters) == [["userID": "conf"]], "at its own root")
+            return
+        }
+        Issue.record("the record's write was over before the test had a turn, 20 times")
+    }
+
     private func makeListingRegistry() throws -> SessionRegistry {
         SessionRegistry(
             catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),

@@ -1,4 +1,4 @@
-public import NavHostKit
+import NavHostKit
 
 /// The ``NavigationHandler`` a screen's ViewModel gets in its `Router`: the session, on behalf of that one screen.
 ///

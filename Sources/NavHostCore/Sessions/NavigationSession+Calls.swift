@@ -78,11 +78,14 @@ extension NavigationSession {
         }
     }
 
-    /// Marks the top screen as opened by the ViewModel of the screen at `position`, as a replay's base stack
-    /// recorded it.
-    func markTopOpened(byScreenAt position: Int) {
-        guard screens.indices.contains(position), position < screens.count - 1 else { return }
-        screens[screens.count - 1].openedBy = screens[position].id
+    /// ``handle(_:)`` for a `Navigate` or `Present` of a replay's base stack: the screen it opens counts as opened by
+    /// the ViewModel of the screen at `opener` (as in the session recorded), set before it appears, as a ViewModel's
+    /// own push sets it, so the record written for the push holds it.
+    func handle(_ call: SessionCall, openedByScreenAt opener: Int?) async throws(NavigationError) -> Change? {
+        let outer = navigatingScreen
+        navigatingScreen = opener.flatMap { screens.indices.contains($0) ? screens[$0].id : nil }
+        defer { navigatingScreen = outer }
+        return try await handle(call)
     }
 
     /// The stack and revision as a recording starts from them.

@@ -30,18 +30,18 @@ extension SessionRegistry {
             // Checked in the stretch that looks for a session of the name: once the sessions are closed for the stop,
             // an open one is no longer found, and its record would be replaced by a new root.
             guard !isShutDown else { throw SessionsShutDown() }
-            guard (try? session(entry.name)) == nil else { throw NavigationError.sessionExists(entry.name) }
+            try checkStillFree(entry.name)
             if let openedListProblem { throw NavigationError.storageFailed(openedListProblem) }
             // The writes of an earlier session of this name finish first: none of them may land after this one's.
             await persistence?.waitForQueuedWrites()
             guard !isShutDown else { throw SessionsShutDown() }
+            // Again after the wait: a reload (SIGHUP) may have declared the name meanwhile, and opened the
+            // configuration's session under it.
+            try checkStillFree(entry.name)
             persistence?.forget(entry.name)
             var options = entry.options(over: defaultOptions)
             options.replaying = replaying
             guard catalog.owner(ofRoute: entry.root) != nil else { throw NavigationError.routeNotFound(entry.root) }
-            // Again after the wait: a reload (SIGHUP) may have declared the name meanwhile, and opened the
-            // configuration's session under it.
-            try checkStillFree(entry.name)
             // Listed durably before the session exists: a client that reaches it (by its name, or from Sessions or
             // WatchSessions) before this call is answered is answered for changes a restart keeps. A session a crash
             // cuts short here comes back at its root, as a call that was never answered may.
@@ -68,7 +68,8 @@ extension SessionRegistry {
                 session = try open(entry.configuration, options: options, fresh: freshStart(of: entry.name))
                 try await commit(session)
             } catch {
-                close(entry.name)
+                // Unless a reload declared the name meanwhile: the session is the configuration's now.
+                if !configuredNames.contains(entry.name) { close(entry.name) }
                 opened[entry.name] = nil
                 do {
                     try await saveOpenedList()
@@ -210,6 +211,12 @@ extension SessionRegistry {
         }
     }
 
+    /// Whether an OpenSession, a CloseSession or a replay's opening or closing of `name` is under way: the session of
+    /// the name is that call's to open or close, and the configuration's is opened when it is done.
+    public func isBusy(_ name: String) -> Bool {
+        busyNames[name] != nil
+    }
+
     /// Closes the session `name` now, whatever opened it: screens get `onDisappear`, watchers end, and the session
     /// list's watchers hear of it. Its saved state stays.
     public func close(_ name: String) {
@@ -281,6 +288,10 @@ extension SessionRegistry {
                 next.resume()
             } else {
                 busyNames[name] = nil
+                // A reload that declared the name meanwhile left its session to open (`DaemonCore.openSessions`).
+                if configuredNames.contains(name), (try? session(name)) == nil, !isShutDown {
+                    openConfiguredSessions?()
+                }
             }
         }
         return try await body()

@@ -54,11 +54,11 @@ extension SessionRegistry {
             await settle(session)
             // After the settling, which may take seconds: a screen pushed on a closed session would never disappear.
             try stopIfClosed(session, calls: 0)
-            let opened = try? await session.handle(
-                screen.presentation == .modal ? .present(request) : .navigate(request)
-            )
             // A screen a ViewModel opened stays its to close, as in the session recorded.
-            if opened != nil, let opener = screen.openedBy { session.markTopOpened(byScreenAt: opener) }
+            _ = try? await session.handle(
+                screen.presentation == .modal ? .present(request) : .navigate(request),
+                openedByScreenAt: screen.openedBy
+            )
         }
         try await commit(session)
         await settle(session)
@@ -98,17 +98,14 @@ extension SessionRegistry {
         report.warnings = warnings
         try await abandonIfStopping(name, replay: number)
         try stopIfClosed(session, calls: report.calls)
-        if to == nil, configuredNames.contains(name) {
-            // A reload (SIGHUP) declared the name while it was replayed: the session is the configuration's now, and
-            // stays, as the reply says.
-            report.leftOpen = true
-            report.warnings.append(
-                "the configuration declared session \(name) while it was replayed: it stays open, as the configuration's"
-            )
-            try await commit(session)
-        } else if to == nil {
-            // Unless a client closed it meanwhile (and may have opened another of the name).
-            if replaysUnderWay[name] == number { try await closeDurably(name, evenStopping: true) }
+        if to == nil {
+            do {
+                guard !configuredNames.contains(name) else { throw NavigationError.sessionConfigured(name) }
+                // Unless a client closed it meanwhile (and may have opened another of the name).
+                if replaysUnderWay[name] == number { try await closeDurably(name, evenStopping: true) }
+            } catch let error as NavigationError where error.code == .sessionConfigured {
+                try await handOver(session, to: &report)
+            }
         } else {
             // The session stays open as the reply describes it: what the last settling changed is durable too.
             try await commit(session)
@@ -117,6 +114,20 @@ extension SessionRegistry {
     }
 
     // MARK: Private
+
+    /// A reload (SIGHUP) declared the name of the replay's session while it ran: the name is the configuration's.
+    /// The replay's session (on a virtual clock, drawing recorded numbers) gives way to the configuration's, opened
+    /// live from the stack the replay left, which is made durable first; the reply says the session stays open.
+    private func handOver(_ session: NavigationSession, to report: inout ReplayReport) async throws {
+        try await commit(session)
+        if isOpen(session) { close(session.name) }
+        openConfiguredSessions?()
+        report.leftOpen = true
+        report.warnings.append(
+            "the configuration declared session \(session.name) while it was replayed: it stays open as the "
+                + "configuration's, at the stack the replay left"
+        )
+    }
 
     /// Once the daemon is stopping (``shutDown()``), takes the session the replay `replay` opened out durably, if it is
     /// still that one, and throws ``SessionsShutDown``: its sessions are closed, and a replay cut short leaves nothing

@@ -39,6 +39,10 @@ public final class SessionRegistry {
     /// daemon is stopping: what the closed session held, like a plugin whose removal its root refused, may go now
     /// (the plugin host sets it).
     public var onSessionClosed: (@MainActor (String) -> Void)?
+    /// Opens the configuration's sessions that are not open (the daemon sets it). Called when a call that held a name
+    /// the configuration declares (an OpenSession, a CloseSession, a replay) lets it go with no session open under
+    /// it: a reload that declared the name meanwhile left its session to open (``isBusy(_:)``).
+    public var openConfiguredSessions: (@MainActor () -> Void)?
 
     /// The sessions' names, sorted.
     public var names: [String] { sessions.keys.sorted() }

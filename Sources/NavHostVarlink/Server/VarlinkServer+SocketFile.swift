@@ -14,30 +14,40 @@ extension VarlinkServer {
         }
     }
 
-    /// Which file a path names: a socket file replaced at the same path is another file.
+    /// Which file a path names: a socket file replaced at the same path is another file (an inode number may be
+    /// given again to a new file, its change time hardly).
     struct SocketFileIdentity: Sendable, Hashable {
         var device: UInt64
         var inode: UInt64
+        var changeSeconds: Int
+        var changeNanoseconds: Int
 
         init?(path: String) {
             var status = stat()
             guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
             device = UInt64(status.st_dev)
             inode = UInt64(status.st_ino)
+            changeSeconds = status.st_ctim.tv_sec
+            changeNanoseconds = status.st_ctim.tv_nsec
         }
     }
 
-    /// Whether a server accepts connections on the socket at `path` (a file left by a server that is gone refuses
-    /// them).
+    /// Whether a server may be listening on the socket at `path`: only a file that refuses connections (left by a
+    /// server that is gone) or no socket at all says no. The connection is not waited for: a server whose backlog
+    /// is full (a wedged daemon) answers `EAGAIN`, and counts as listening; so does one this user may not reach.
     static func isListening(at path: String) -> Bool {
         guard SocketFileIdentity(path: path) != nil else { return false }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return false }
+        let descriptor = socket(
+            AF_UNIX,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            0
+        )
+        guard descriptor >= 0 else { return true }
         defer { close(descriptor) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return true }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
@@ -47,7 +57,7 @@ extension VarlinkServer {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        return connected == 0
+        return connected == 0 || (errno != ECONNREFUSED && errno != ENOENT)
     }
 
     /// Removes the socket file at `path` if it is still `identity`: another server may have bound the path since.

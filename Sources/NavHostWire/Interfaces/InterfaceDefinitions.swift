@@ -190,8 +190,9 @@ public enum InterfaceDefinitions {
         # recorded random numbers, a virtual clock. Every call's outcome and stack are
         # compared with the recorded ones; difference is the first that differs, none
         # when identical. With to, the calls past that recorded revision are not made
-        # and the session stays open for inspection; without, it is closed at the end.
-        # Control clients only.
+        # and the session stays open for inspection; without, it is closed at the end,
+        # unless a reload declared its name meanwhile: then it stays, the configuration's
+        # (leftOpen, and a warning). Control clients only.
         method Replay(
           recording: object,
           session: ?string,

@@ -33,9 +33,10 @@ public struct ReplayReport: Sendable, Hashable {
     /// The first difference, or `nil` when every result matched: "identical".
     public var difference: Difference?
     /// What may make the replay differ for reasons other than the features' code: a plugin missing or in another
-    /// version, random numbers drawn that the recording does not hold.
+    /// version, random numbers drawn that the recording does not hold; and a reload that declared the session's name
+    /// while it ran.
     public var warnings: [String]
-    /// Whether the session is left open (`to` was given), for inspection.
+    /// Whether the session is left open: `to` was given, for inspection, or a reload declared its name meanwhile.
     public var leftOpen: Bool
 
     public var isIdentical: Bool { difference == nil }

@@ -110,6 +110,13 @@ struct FlightRecorderTests {
         let report = try await registry.replay(trimmed, as: "replay-1")
         #expect(report.difference == nil, "\(String(describing: report.difference))")
         #expect(report.calls == 1)
+
+        // Kept at its base: the record written for it (what a restart restores) holds the opener too.
+        let kept = try await registry.replay(trimmed, as: "replay-2", to: trimmed.header.base.revision)
+        #expect(kept.leftOpen)
+        let stack = try registry.session("replay-2").record.stack
+        #expect(stack.map(\.openedBy) == [nil, nil, stack[1].id])
+        registry.close("replay-2")
         registry.close("main")
     }
 }
