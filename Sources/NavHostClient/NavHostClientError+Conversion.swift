@@ -12,6 +12,7 @@ extension NavHostClientError {
         if let error = cause as? IOError {
             switch error.errnoCode {
             case ENOENT: reason = "no socket at \(socketPath) (is navhostd running?)"
+            case ECONNREFUSED where !Self.isSocket(socketPath): reason = "\(socketPath) is not a socket"
             case ECONNREFUSED: reason = "nothing listens on \(socketPath) (connection refused; is navhostd running?)"
             case EACCES, EPERM: reason = "permission denied opening \(socketPath)"
             case ENOTSOCK: reason = "\(socketPath) is not a socket"
@@ -24,6 +25,12 @@ extension NavHostClientError {
             reason = "cannot connect to \(socketPath): \(cause)"
         }
         return NavHostClientError(code: .daemonUnreachable, message: reason, cause: cause)
+    }
+
+    /// Whether `path` names a socket (a regular file there refuses connections too).
+    private static func isSocket(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
     }
 
     /// The error for whatever a call to `method` threw.
@@ -124,7 +131,10 @@ extension NavHostClientError {
         case .methodNotFound: return "the daemon does not know method \(text("method"))"
         case .methodNotImplemented: return "the daemon does not implement method \(text("method"))"
         case .invalidParameter: return "parameter \(text("parameter")) does not match the interface"
-        case .permissionDenied: return "the daemon does not allow this user to make that call"
+        case .permissionDenied:
+            return
+                "the daemon does not allow this user to make that call (control calls need root, the navhost group, or a user or group "
+                + "navhostd.conf's control.users or control.groups names)"
         case .expectedMore: return "the method has to be called with \"more\""
         case .internalError: return "the daemon failed internally (its log says why)"
         case .serviceShuttingDown: return "the daemon is shutting down"

@@ -72,7 +72,8 @@ struct ClientPluginTests {
             ),
             (
                 "org.varlink.service.PermissionDenied", [:], .permissionDenied,
-                "the daemon does not allow this user to make that call"
+                "the daemon does not allow this user to make that call (control calls need root, the navhost group, or a user or group "
+                    + "navhostd.conf's control.users or control.groups names)"
             ),
         ] as [(String, JSONObject, NavHostClientError.Code, String)]
     )

@@ -127,6 +127,17 @@ struct NavctlErrorTests {
         try Snapshots.assertMatches(run, named: "error-no-socket", replacing: [directory: "<tmp>"])
     }
 
+    @Test("A socket path that names a plain file exits with 69 and says it is not a socket")
+    func plainFileForSocket() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/not-a-socket"
+        try "".write(toFile: path, atomically: true, encoding: .utf8)
+        let run = try await Navctl.run(["stack", "--socket", path])
+        #expect(run.status == 69)
+        #expect(run.errors == "Error: daemonUnreachable: \(path) is not a socket\n")
+    }
+
     @Test("A socket nobody listens on exits with 69: connection refused")
     func refusedConnection() async throws {
         let service = try await ScriptedNavigationService.start()

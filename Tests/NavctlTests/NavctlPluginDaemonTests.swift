@@ -118,7 +118,9 @@ struct NavctlPluginDaemonTests {
                 #expect(denied.output.isEmpty)
                 #expect(
                     denied.errors
-                        == "Error: org.varlink.service.PermissionDenied: the daemon does not allow this user to make that call\n",
+                        == "Error: org.varlink.service.PermissionDenied: the daemon does not allow this user to make that "
+                        + "call (control calls need root, the navhost group, or a user or group navhostd.conf's control.users or "
+                        + "control.groups names)\n",
                     "\(arguments)"
                 )
             }
