@@ -8,7 +8,8 @@ enum ReplayView {
         guard let difference = report.difference else { return ["identical (\(reached))\(kept)"] }
         let which = difference.call == 0 ? "the first stack" : "call \(difference.call) (\(difference.method ?? "?"))"
         var lines = [
-            "differs at revision \(difference.revision): \(which); replayed revision \(difference.replayedRevision)\(kept)"
+            "differs at revision \(difference.revision): \(which); replayed revision \(difference.replayedRevision) "
+                + "(session \(report.session) numbers its own)\(kept)"
         ]
         if difference.recordedError != difference.replayedError {
             lines.append("  recorded: \(difference.recordedError ?? "done")")
