@@ -172,6 +172,8 @@ struct DaemonConfigurationTests {
         #expect(checked.output.contains("sessions: main=home.main kiosk=settings.main"), "\(checked.output)")
         #expect(checked.output.contains("max-connections 50,"), "\(checked.output)")
         #expect(checked.output.contains("control groups: (none)"), "\(checked.output)")
+        #expect(checked.output.contains("(mode 660 when navhostd binds it)"), "\(checked.output)")
+        #expect(checked.output.contains("intent-timeout 30.0 seconds,"), "\(checked.output)")
     }
 
     @Test("A reload that only declares a session says it opened it, not that limits changed")

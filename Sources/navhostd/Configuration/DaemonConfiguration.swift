@@ -49,7 +49,7 @@ struct DaemonConfiguration: Sendable {
                 files.isEmpty ? "files: none (defaults and options only)" : "files: \(files.joined(separator: ", "))"
             )
             let c = configuration
-            lines.append("socket: \(c.socketPath)")
+            lines.append("socket: \(c.socketPath) (mode \(String(c.socketMode, radix: 8)) when navhostd binds it)")
             lines.append("plugins: \(c.pluginDirectory)")
             lines.append("state-dir: \(c.stateDirectory)")
             lines.append("log-level: \(c.logLevel)")
@@ -60,7 +60,10 @@ struct DaemonConfiguration: Sendable {
             lines.append("control groups: \(groups.isEmpty ? "(none)" : groups)")
             lines.append(
                 "limits: max-connections \(c.server.maxConnections), max-connections-per-uid "
-                    + "\(c.server.maxConnectionsPerUID), max-stack-depth \(c.sessionOptions.maxStackDepth)"
+                    + "\(c.server.maxConnectionsPerUID), max-stack-depth \(c.sessionOptions.maxStackDepth), "
+                    + "intent-timeout \(c.sessionOptions.intentTimeLimit.map { "\($0)" } ?? "none"), "
+                    + "watch-queue-limit \(c.sessionOptions.watcherLimit), "
+                    + "stall-limit \(c.stallLimit.map { "\($0)" } ?? "none")"
             )
             return lines.joined(separator: "\n")
         }
