@@ -87,7 +87,9 @@ extension Navctl {
         @Argument(help: ArgumentHelp("The recording, as navctl record wrote it.", valueName: "file"))
         var file: String
 
+        // Unconditional: a negative number is a bad value, not a missing one (`--to -1`).
         @Option(
+            parsing: .unconditional,
             help: ArgumentHelp(
                 "Stop after the calls up to this recorded revision, and keep the session.",
                 valueName: "revision"

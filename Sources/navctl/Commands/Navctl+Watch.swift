@@ -36,8 +36,10 @@ extension Navctl {
         @Flag(help: "Append lines even when standard output is a terminal, instead of redrawing.")
         var plain = false
 
+        // Unconditional: a negative number is a bad value, not a missing one (`--resume-from -1`).
         @Option(
             name: .customLong("resume-from"),
+            parsing: .unconditional,
             help: ArgumentHelp(
                 "The last revision already seen: start with the events after it, if the daemon still holds them.",
                 valueName: "revision"
