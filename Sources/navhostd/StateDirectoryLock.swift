@@ -15,7 +15,8 @@ struct StateDirectoryLock {
     /// - Throws: ``InUse`` when another process holds it; `DaemonError` when the lock file cannot be opened.
     static func acquire(_ directory: String) throws -> StateDirectoryLock {
         let path = "\(directory)/lock"
-        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Readable by all (it holds a process ID): a daemon running as another user later can still lock it.
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         // A lock file another user left (an earlier run as root): `flock` needs no write access.
         if descriptor < 0, errno == EACCES { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else {
@@ -23,7 +24,12 @@ struct StateDirectoryLock {
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
-            let holder = Self.holder(descriptor)
+            // The holder writes its process ID just after it locks: give it a moment.
+            var holder = Self.holder(descriptor)
+            for _ in 0..<10 where holder == nil {
+                usleep(10_000)
+                holder = Self.holder(descriptor)
+            }
             close(descriptor)
             if code == EWOULDBLOCK { throw InUse(directory: directory, holder: holder) }
             throw DaemonError("cannot lock \(path): \(String(cString: strerror(code)))")

@@ -91,6 +91,19 @@ struct DaemonLifecycleTests {
         _ = try await first.terminate()
     }
 
+    @Test("A daemon that stops leaves alone a socket another daemon bound at its path since")
+    func stopLeavesAnotherDaemonsSocket() async throws {
+        let first = try await DaemonProcess.start()
+        // Its socket file removed by hand, a second daemon takes the path.
+        unlink(first.socketPath)
+        let second = try await DaemonProcess.start(extraArguments: ["--socket", first.socketPath])
+        #expect(try await first.terminate() == 0)
+        let nav = NavigationClient(client: try await VarlinkClient.connect(unixSocketPath: first.socketPath))
+        #expect(try await nav.routes() == ["home.main"], "the second daemon is still reachable")
+        try await second.terminate()
+        #expect(!FileManager.default.fileExists(atPath: first.socketPath), "each removes its own socket file")
+    }
+
     @Test("On SIGTERM a watcher's stream ends cleanly and an in-flight call is answered")
     func gracefulShutdown() async throws {
         let daemon = try await DaemonProcess.start()

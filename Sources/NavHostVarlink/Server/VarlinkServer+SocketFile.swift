@@ -1,4 +1,5 @@
 internal import Glibc
+internal import NIOCore
 
 // The socket file a server binds itself: never taken from a server that still listens there, and removed at the end
 // only while it is still this server's.
@@ -58,6 +59,55 @@ extension VarlinkServer {
             }
         }
         return connected == 0 || (errno != ECONNREFUSED && errno != ENOENT)
+    }
+
+    /// A new Unix stream socket bound at `path` (made `mode` when given) and listening, its descriptor non-blocking
+    /// and close-on-exec. With `removingStaleFile`, a socket file there that refuses connections is removed first; one
+    /// a server may be listening on is not (``SocketInUse``), nor is a file of another kind (the bind fails).
+    static func listeningSocket(at path: String, mode: UInt32?, removingStaleFile: Bool) throws -> Int32 {
+        if removingStaleFile, SocketFileIdentity(path: path) != nil {
+            guard !isListening(at: path) else { throw SocketInUse(path: path) }
+            unlink(path)
+        }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw IOError(errnoCode: ENAMETOOLONG, reason: "bind(\(path))")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let descriptor = socket(
+            AF_UNIX,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            0
+        )
+        guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "socket()") }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(descriptor)
+            throw IOError(errnoCode: code, reason: "bind(\(path))")
+        }
+        if let mode, chmod(path, mode_t(mode)) != 0 {
+            let code = errno
+            close(descriptor)
+            unlink(path)
+            throw IOError(errnoCode: code, reason: "chmod(\(path))")
+        }
+        guard listen(descriptor, 256) == 0 else {
+            let code = errno
+            close(descriptor)
+            unlink(path)
+            throw IOError(errnoCode: code, reason: "listen(\(path))")
+        }
+        return descriptor
     }
 
     /// Removes the socket file at `path` if it is still `identity`: another server may have bound the path since.

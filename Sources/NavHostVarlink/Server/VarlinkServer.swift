@@ -111,23 +111,29 @@ public final class VarlinkServer: Sendable {
         logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkServer {
-        // NIO's clean-up removes any socket file, a live server's too: that server would go on, reachable no more.
-        if cleanupExistingSocketFile, isListening(at: unixSocketPath) { throw SocketInUse(path: unixSocketPath) }
+        // Bound here, not by NIO's bootstrap: NIO removes whatever socket file is at the path when it binds (a live
+        // server's too) and again when the channel closes (by then perhaps another server's).
+        let descriptor = try listeningSocket(
+            at: unixSocketPath,
+            mode: socketMode,
+            removingStaleFile: cleanupExistingSocketFile
+        )
+        let socketFile = SocketFileIdentity(path: unixSocketPath)
         let settings = ConfigurationCell(configuration)
-        let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
-            .bind(unixDomainSocketPath: unixSocketPath, cleanupExistingSocketFile: cleanupExistingSocketFile) {
-                channel in
-                Self.initialize(channel, service: service, configuration: settings.value, logger: logger)
-            }
-        if let socketMode, chmod(unixSocketPath, mode_t(socketMode)) != 0 {
-            let code = errno
-            try? await listener.channel.close()
-            throw IOError(errnoCode: code, reason: "chmod(\(unixSocketPath))")
+        let listener: NIOAsyncChannel<AcceptedConnection, Never>
+        do {
+            listener = try await bootstrap(eventLoopGroup, configuration: configuration)
+                .bind(descriptor) { channel in
+                    Self.initialize(channel, service: service, configuration: settings.value, logger: logger)
+                }
+        } catch {
+            removeSocketFile(unixSocketPath, ifStill: socketFile)
+            throw error
         }
         return VarlinkServer(
             listener: listener,
             socketPath: unixSocketPath,
-            socketFile: SocketFileIdentity(path: unixSocketPath),
+            socketFile: socketFile,
             service: service,
             settings: settings,
             isPrivilegedPeer: isPrivilegedPeer,
