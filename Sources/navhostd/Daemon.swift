@@ -158,8 +158,8 @@ struct Daemon {
         _ = malloc_trim(0)
     }
 
-    /// Takes the state folder's lock for as long as the process lives. Without a folder that can be made or a lock
-    /// file that can be written there is nothing to keep safe: the daemon goes on, and says so.
+    /// Takes the state folder's lock for as long as the process lives. When the folder cannot be made or the lock
+    /// file cannot be opened at all, the daemon goes on unlocked, and says so.
     ///
     /// - Throws: ``StateDirectoryLock/InUse`` when another daemon holds it.
     private static func lockStateDirectory(_ directory: String, logger: Logger) throws {

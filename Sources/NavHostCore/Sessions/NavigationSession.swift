@@ -15,11 +15,10 @@ public import NavHostWire
 /// `popTo` removes the screens above the topmost one showing a route. Intents go to the top screen unless a screen
 /// ID is named.
 ///
-/// The session is also every screen's ``NavigationHandler``: a ViewModel's ``Router`` acts on the session of its
-/// screen, always on the top of the stack. A router whose screen has left the stack (or was rebuilt by a reload) is
-/// ignored; a pop or dismiss that would close a screen above the router's own that its ViewModel did not open is
-/// refused (`ScreenNotOnTop`), and an intent whose navigation is refused is answered `IntentFailed` naming the
-/// refusal.
+/// A ViewModel's ``Router`` acts on the session of its screen, through that screen's own handler (`ScreenNavigation`),
+/// always on the top of the stack. A router whose screen has left the stack (or was rebuilt by a reload) is ignored; a
+/// pop or dismiss that would close a screen above the router's own that its ViewModel did not open is refused
+/// (`ScreenNotOnTop`), and an intent whose navigation is refused is answered `IntentFailed` naming the refusal.
 @MainActor
 public final class NavigationSession: NavigationHandler {
     /// The outcome of a change: the revision it produced and the event watchers received.

@@ -10,13 +10,12 @@ extension SessionRegistry {
     /// Replays `recording` in a new session called `name`, opened durably like an `OpenSession` one, and compares
     /// each call's outcome and the stack it leaves with what was recorded.
     ///
-    /// The session starts with the recording's base stack: its root is the base's root, the screens above it are
-    /// pushed or presented again, each marked as opened by the screen whose ViewModel opened it in the session
-    /// recorded. Its features draw the recorded random numbers and run on a virtual clock
-    /// (``SessionContext``). After each call the replay lets the session settle — every screen idle, or no new
-    /// revision for 50 ms — and compares the stack then with the one the recorded call left (the one the next call
-    /// found, ``FlightRecorder``). Each call is made durable before the next, as it would be for a client. The replay
-    /// stops at the first difference.
+    /// The session starts with the recording's base stack: its root is the base's root, the screens above it are pushed
+    /// or presented again, each marked as opened by the screen whose ViewModel opened it in the session recorded. Its
+    /// features draw the recorded random numbers and run on a virtual clock (``SessionContext``). After each call the
+    /// replay lets the session settle — every screen idle, or no new revision for 50 ms — and compares the stack then
+    /// with the one the recorded call left (the one the next call found, ``FlightRecorder``). Each call is made durable
+    /// before the next, as it would be for a client. The replay stops at the first difference.
     ///
     /// - Parameters:
     ///   - to: The recorded revision to stop at: the calls that reached past it are not made, and the session stays
@@ -106,6 +105,8 @@ extension SessionRegistry {
             } catch let error as NavigationError where error.code == .sessionConfigured {
                 try await handOver(session, to: &report)
             }
+        } else if configuredNames.contains(name) {
+            try await handOver(session, to: &report)
         } else {
             // The session stays open as the reply describes it: what the last settling changed is durable too.
             try await commit(session)
