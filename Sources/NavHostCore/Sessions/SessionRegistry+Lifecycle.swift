@@ -107,7 +107,7 @@ extension SessionRegistry {
         defer { if !isShutDown { onSessionClosed?(name) } }
         try await oneAtATime(for: name) { () async throws in
             guard evenStopping || !isShutDown else { throw SessionsShutDown() }
-            guard !configuredNames.contains(name), let entry = opened[name] else {
+            guard let entry = opened[name] else {
                 if configuredNames.contains(name) || (try? session(name)) != nil {
                     throw NavigationError.sessionConfigured(name)
                 }

@@ -33,31 +33,16 @@ extension VarlinkServer {
         }
     }
 
-    /// Whether a server may be listening on the socket at `path`: only a file that refuses connections (left by a
-    /// server that is gone) or no socket at all says no. The connection is not waited for: a server whose backlog
-    /// is full (a wedged daemon) answers `EAGAIN`, and counts as listening; so does one this user may not reach.
+    /// Whether a server may be listening on the socket at `path`: only a path that refuses connections (a socket file
+    /// left by a server that is gone, or another kind of file) or names nothing says no. The connection is not waited
+    /// for: a server whose backlog is full (a wedged daemon) answers `EAGAIN`, and counts as listening; so does one
+    /// this user may not reach.
     static func isListening(at path: String) -> Bool {
-        guard SocketFileIdentity(path: path) != nil else { return false }
-        let descriptor = socket(
-            AF_UNIX,
-            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
-            0
-        )
+        guard let address = try? SocketAddress(unixDomainSocketPath: path) else { return true }
+        let descriptor = newStreamSocket()
         guard descriptor >= 0 else { return true }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return true }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let connected = address.withSockAddr { connect(descriptor, $0, socklen_t($1)) }
         return connected == 0 || (errno != ECONNREFUSED && errno != ENOENT)
     }
 
@@ -69,27 +54,10 @@ extension VarlinkServer {
             guard !isListening(at: path) else { throw SocketInUse(path: path) }
             unlink(path)
         }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw IOError(errnoCode: ENAMETOOLONG, reason: "bind(\(path))")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let descriptor = socket(
-            AF_UNIX,
-            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
-            0
-        )
+        let address = try SocketAddress(unixDomainSocketPath: path)
+        let descriptor = newStreamSocket()
         guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "socket()") }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let bound = address.withSockAddr { Glibc.bind(descriptor, $0, socklen_t($1)) }
         guard bound == 0 else {
             let code = errno
             close(descriptor)
@@ -101,13 +69,18 @@ extension VarlinkServer {
             unlink(path)
             throw IOError(errnoCode: code, reason: "chmod(\(path))")
         }
-        guard listen(descriptor, 256) == 0 else {
+        guard listen(descriptor, listenBacklog) == 0 else {
             let code = errno
             close(descriptor)
             unlink(path)
             throw IOError(errnoCode: code, reason: "listen(\(path))")
         }
         return descriptor
+    }
+
+    /// A new `AF_UNIX` stream socket, non-blocking and close-on-exec; -1 (and `errno`) when none can be made.
+    private static func newStreamSocket() -> Int32 {
+        socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     }
 
     /// Removes the socket file at `path` if it is still `identity`: another server may have bound the path since.

@@ -175,12 +175,15 @@ public final class VarlinkServer: Sendable {
         )
     }
 
+    /// How many connections may wait to be accepted, on a socket the server binds or NIO listens on.
+    static let listenBacklog: Int32 = 256
+
     private static func bootstrap(
         _ group: any EventLoopGroup,
         configuration: VarlinkServerConfiguration
     ) -> ServerBootstrap {
         ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.backlog, value: listenBacklog)
             // Without this, a client that half-closes after writing its calls gets no replies.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
     }
