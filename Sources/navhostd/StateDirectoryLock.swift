@@ -53,16 +53,11 @@ struct StateDirectoryLock {
         }
     }
 
+    /// The process ID the lock file names (its first line), if it names one yet.
     private static func holder(_ descriptor: Int32) -> Int32? {
         var bytes = [UInt8](repeating: 0, count: 32)
         let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return nil }
-        return Int32(String(decoding: bytes[..<count], as: UTF8.self).trimmingWhitespace)
-    }
-}
-
-extension String {
-    fileprivate var trimmingWhitespace: String {
-        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        return Int32(String(decoding: bytes[..<count].prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self))
     }
 }
