@@ -88,12 +88,7 @@ extension ReplayReport.Difference {
     /// Whether two stacks hold the same screens as a replay compares them (``RecordedScreen/jsonValue``): who opened
     /// which is not compared, so a recording made before it was recorded replays as identical.
     private static func same(_ recorded: [RecordedScreen], _ replayed: [RecordedScreen]) -> Bool {
-        recorded.count == replayed.count
-            && zip(recorded, replayed).allSatisfy { pair in
-                var replayed = pair.1
-                replayed.openedBy = pair.0.openedBy
-                return pair.0 == replayed
-            }
+        recorded.map(\.jsonValue) == replayed.map(\.jsonValue)
     }
 
     /// A stack as an object keyed by position (`{"0": {…}, "1": {…}}`), so that its merge patch names the screens
