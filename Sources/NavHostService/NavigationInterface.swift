@@ -75,10 +75,11 @@ public enum NavigationInterface {
             try access.requireControl(request)
             return try await handlers.replace(ReplaceParameters(request.parameters))
         }
-        // The busiest method: its reply is written from the screen's text, kept until the screen changes.
-        navigation.handleSerialized("Send") { request in
+        // The busiest method: it starts in the read that brought it, needs a task only if the intent suspends, and
+        // its reply is written from the screen's text, kept until the screen changes.
+        navigation.handleStarting("Send") { request in
             try access.requireControl(request)
-            return try await handlers.send(SendParameters(request.parameters))
+            return try handlers.startSending(SendParameters(request.parameters))
         }
         navigation.handle("Recording") { request in
             try access.requireControl(request)
@@ -202,25 +203,45 @@ private final class NavigationHandlers: Sendable {
         return ReplaceResult(revision: change.revision, stack: stack).jsonObject
     }
 
-    func send(_ input: SendParameters) async throws -> VarlinkSerializedParameters {
+    func startSending(_ input: SendParameters) throws -> VarlinkCallStart {
         let session = try sessions.session(input.session)
         let target = try session.screenID(of: input.screen)
         // A named screen is recorded by its place on the stack, which a replay can find again.
         let position = input.screen == nil ? nil : try session.position(of: target)
         let takeBacks = session.takeBacks
-        try await session.handle(.send(input.message, position: position))
+        let progress = try session.startHandling(.send(input.message, position: position))
+        guard case .suspended(let rest) = progress else {
+            return try sendReply(session, target, takeBacks: takeBacks)
+        }
+        return .suspended { [self] in
+            _ = try await rest()
+            return try await sendReply(session, target, takeBacks: takeBacks).parameters
+        }
+    }
+
+    /// The reply to a `Send` whose intent was handled: once whatever durable it changed is on disk.
+    private func sendReply(
+        _ session: NavigationSession,
+        _ target: ScreenID,
+        takeBacks: Int
+    ) throws -> VarlinkCallStart {
         // The reply describes the session as the record the commit takes now holds it: read in the same stretch, not
         // after the write, during which other work (another client's call, a load finishing) may change the screen
         // with changes not yet on disk.
-        let revision = session.revision
-        let screen = try session.serializedScreenSnapshot(target)
-        // The intent may have navigated (through the ViewModel's Router) or changed restorable state: the reply
-        // says it is done, so whatever durable changed is on disk first. An intent that changed nothing durable
-        // costs nothing here (the writer answers at once).
-        try await sessions.commit(session, takeBacks: takeBacks)
-        return VarlinkSerializedParameters(
-            text: try SendResult.serializedParameters(revision: revision, screen: screen)
+        let reply = VarlinkSerializedParameters(
+            text: try SendResult.serializedParameters(
+                revision: session.revision,
+                screen: try session.serializedScreenSnapshot(target)
+            )
         )
+        // The intent may have navigated (through the ViewModel's Router) or changed restorable state: the reply
+        // says it is done, so whatever durable changed is on disk first. An intent that changed nothing durable is
+        // answered at once.
+        if try sessions.commitAtOnce(session, takeBacks: takeBacks) { return .finished(reply) }
+        return .suspended { [sessions] in
+            try await sessions.commit(session, takeBacks: takeBacks)
+            return reply
+        }
     }
 
     // MARK: Recording and replay

@@ -34,6 +34,28 @@ struct ServerTests {
         }
     }
 
+    @Test("A handler started on the main actor answers as others do, whether it finished at once or suspended")
+    func startedHandler() async throws {
+        try await RunningServer.with { server in
+            let connection = try await RawVarlinkConnection.connect(to: server.path)
+            let calls = [
+                #"{"method":"org.navhost.test.Echo","parameters":{"text":"a","count":2}}"#,
+                #"{"method":"org.navhost.test.EchoStarted","parameters":{"text":"a","count":2}}"#,
+                #"{"method":"org.navhost.test.EchoStarted","parameters":{"text":"a"}}"#,
+                #"{"method":"org.navhost.test.EchoStarted","parameters":{"text":"fail"}}"#,
+                #"{"method":"org.navhost.test.EchoStarted","parameters":{"text":7}}"#,
+                #"{"method":"org.navhost.test.EchoStarted","parameters":{"text":"m"},"more":true}"#,
+            ]
+            try await connection.write(calls.map { $0 + "\0" }.joined())
+            let messages = try await connection.readMessages(calls.count)
+            #expect(messages[1] == messages[0])
+            #expect(messages[2] == #"{"parameters":{"text":"a"}}"#)
+            #expect(messages[3] == #"{"error":"org.navhost.test.Failed","parameters":{"reason":"declared"}}"#)
+            #expect(messages[4].contains(#""error":"org.varlink.service.InvalidParameter""#))
+            #expect(messages[5] == #"{"parameters":{"text":"m"}}"#)
+        }
+    }
+
     @Test("Many messages in one write are all answered, in order")
     func manyMessagesInOneWrite() async throws {
         try await RunningServer.with { server in

@@ -147,7 +147,13 @@ final class Screen {
     /// - Throws: ``NavigationError`` — unknown intent, bad arguments, a failure the ViewModel threw, or
     ///   `screenClosed`.
     func send(_ message: IntentMessage) async throws(NavigationError) {
-        let outcome = await runUntilClosed { model -> (any Error)? in
+        try await startSending(message).value
+    }
+
+    /// ``send(_:)``, started in the caller's stretch: the intent's first stretch runs before this returns, and an
+    /// intent that finished in it (most do) is answered without a task of the caller's.
+    func startSending(_ message: IntentMessage) throws(NavigationError) -> CallProgress<Void> {
+        let progress = startUntilClosed { model -> (any Error)? in
             do {
                 try await model.handle(message)
                 return nil
@@ -155,6 +161,11 @@ final class Screen {
                 return error
             }
         }
+        return try progress.map { [self] outcome throws(NavigationError) in try conclude(message, outcome) }
+    }
+
+    /// Answers an intent's caller from how it ended.
+    private func conclude(_ message: IntentMessage, _ outcome: IntentOutcome) throws(NavigationError) {
         // An intent's own changes are the session's before it is answered: the reply's revision and snapshot
         // include them (an intent that does not suspend runs in the caller's stretch, with no break for the
         // observation's own report to run in).
@@ -228,7 +239,7 @@ extension Screen {
         model.trackState { [weak self] in
             // Fires at the first mutation, before the value is stored: look again once the stretch is over, or when
             // the intent that made it returns, whichever comes first. In an intent's first stretch the screen looks
-            // itself when it ends (`runUntilClosed`): no task of its own then.
+            // itself when it ends (`startUntilClosed`): no task of its own then.
             guard pendingChange.raise() else { return }
             Task { @MainActor in self?.takeStateChange() }
         }
@@ -249,19 +260,19 @@ extension Screen {
         _ = startTask(work)
     }
 
-    /// Runs `work` as a task the screen owns and waits for the error it ends with (`nil` for none), or for the
-    /// screen to close, whichever comes first. The caller's cancellation cancels the work too. A screen already
-    /// closed runs nothing.
+    /// Runs `work` as a task the screen owns, until the error it ends with (`nil` for none), or until the screen
+    /// closes, whichever comes first; its first stretch runs before this returns. Awaiting a suspended result waits
+    /// for the rest, and the waiting task's cancellation cancels the work too. A screen already closed runs nothing.
     ///
     /// Not generic, like ``Race``: a generic class's `deinit` runs unspecialized, looking up its metadata on every
     /// intent.
-    fileprivate func runUntilClosed(
+    fileprivate func startUntilClosed(
         _ work: @escaping @MainActor (ScreenModel) async -> (any Error)?
-    ) async -> IntentOutcome {
+    ) -> CallProgress<IntentOutcome> {
         // Checked in the stretch that starts the work, not by the caller: the caller's `await` to get here may
         // have given the main actor up (see `Race`), and the screen may have closed meanwhile. Work started after
         // `close()` would reach a ViewModel after its `onDisappear`, and nothing would cancel it.
-        guard !isClosed else { return .closed }
+        guard !isClosed else { return .finished(.closed) }
         let race = Race()
         // The work reports its own result to the race: no second task waits on it.
         let task = pendingChange.lookingAfterward {
@@ -277,8 +288,11 @@ extension Screen {
         // The first stretch's own change, looked at as it ends: the look that a task would otherwise be started for
         // (`trackState`), one per intent that changes the state.
         takeStateChange()
-        // An intent that finished in that first stretch (most do) needs no clock: starting one would start the
-        // timer's task, to find the intent gone when it first ran (one task per intent, callgrind).
+        // Finished already (most intents are): nothing to wait for, nor to cancel, and no clock to start (a clock
+        // started would start the timer's task, to find the intent gone when it first ran).
+        if let finished = race.outcome, !isClosedByItsOwnWork(finished) {
+            return .finished(Self.outcome(finished, of: task.handle))
+        }
         if let intentTimer, race.outcome == nil {
             let limit = intentTimer.limit
             intentTimer.start(task.number) { [weak self] in
@@ -293,26 +307,32 @@ extension Screen {
                 self?.inFlight[task.number] = nil
             }
         }
-        defer { intentTimer?.finish(task.number) }
-        // Finished already: nothing to wait for, nor to cancel (a cancellation handler costs the task a status
-        // record, added and removed under its lock).
-        let outcome =
-            if let finished = race.outcome {
-                finished
-            } else {
-                await withTaskCancellationHandler {
-                    await race.wait()
-                } onCancel: {
-                    task.task.cancel()
-                }
+        return .suspended { [self] in
+            defer { intentTimer?.finish(task.number) }
+            // A cancellation handler costs the task a status record, added and removed under its lock: only here,
+            // where there is something to wait for.
+            let outcome = await withTaskCancellationHandler {
+                await race.wait()
+            } onCancel: {
+                task.task.cancel()
             }
-        // Closed by its own navigation: the intent's own outcome still stands.
-        var ended = outcome
-        if case .closed = outcome, closedItself { ended = .finished(await task.task.value) }
-        // Handled without an error, but a navigation it asked for was refused (`NavigationSession.perform` notes it
-        // on the task): that is its outcome, not "done".
-        if case .finished(nil) = ended, let refusal = task.handle.refusedNavigation { return .finished(refusal) }
-        return ended
+            // Closed by its own navigation: the intent's own outcome still stands.
+            if isClosedByItsOwnWork(outcome) { return Self.outcome(.finished(await task.task.value), of: task.handle) }
+            return Self.outcome(outcome, of: task.handle)
+        }
+    }
+
+    /// Whether `outcome` says the screen closed, and its own work closed it.
+    private func isClosedByItsOwnWork(_ outcome: IntentOutcome) -> Bool {
+        if case .closed = outcome { return closedItself }
+        return false
+    }
+
+    /// The outcome its caller is answered with: handled without an error, but a navigation it asked for was refused
+    /// (`NavigationSession.perform` notes it on the task): that is its outcome, not "done".
+    private static func outcome(_ outcome: IntentOutcome, of task: ScreenTask) -> IntentOutcome {
+        if case .finished(nil) = outcome, let refusal = task.refusedNavigation { return .finished(refusal) }
+        return outcome
     }
 
     /// Starts `work` as the screen's task, at once: it runs on the caller's stretch of the main actor until it first

@@ -15,14 +15,33 @@ extension NavigationSession {
     ///   the top screen, an intent that changed no state).
     @discardableResult
     public func handle(_ call: SessionCall) async throws(NavigationError) -> Change? {
+        try await startHandling(call).value
+    }
+
+    /// ``handle(_:)``, started in the caller's stretch: a call that does not suspend (every call but an intent whose
+    /// ViewModel awaits) has finished, and is filed, when this returns. See ``CallProgress``.
+    public func startHandling(_ call: SessionCall) throws(NavigationError) -> CallProgress<Change?> {
         settleRecording()
-        do throws(NavigationError) {
-            let change = try await perform(call)
-            file(call, refusedWith: nil)
-            return change
+        let progress: CallProgress<Change?>
+        do {
+            progress = try startPerforming(call)
         } catch {
             file(call, refusedWith: error)
             throw error
+        }
+        guard case .suspended(let rest) = progress else {
+            file(call, refusedWith: nil)
+            return progress
+        }
+        return .suspended { [self] () async throws(NavigationError) in
+            do throws(NavigationError) {
+                let change = try await rest()
+                file(call, refusedWith: nil)
+                return change
+            } catch {
+                file(call, refusedWith: error)
+                throw error
+            }
         }
     }
 
@@ -116,12 +135,9 @@ extension NavigationSession {
         recorder.append(RecordedCall(call: call, error: error?.code.name, revision: revision, stack: stack))
     }
 
-    fileprivate func perform(_ call: SessionCall) async throws(NavigationError) -> Change? {
-        // The other calls in a function that does not suspend: an async function allocates room in its task for
-        // every local whose size is known only at run time (all that hold the SDK's JSON types), for every case.
-        guard case .send(let intent, let position) = call else { return try performNavigation(call) }
-        try await send(intent, to: try screenID(at: position))
-        return nil
+    fileprivate func startPerforming(_ call: SessionCall) throws(NavigationError) -> CallProgress<Change?> {
+        guard case .send(let intent, let position) = call else { return .finished(try performNavigation(call)) }
+        return try startSending(intent, to: try screenID(at: position)).map { _ in nil }
     }
 
     /// Makes a call that navigates: every call but `send`.
@@ -134,7 +150,7 @@ extension NavigationSession {
         case .popTo(let request): return try popTo(request)
         case .dismiss: return try dismiss()
         case .replace(let requests): return try replace(with: requests)
-        case .send: preconditionFailure("perform(_:) sends intents itself")
+        case .send: preconditionFailure("startPerforming(_:) sends intents itself")
         }
     }
 }

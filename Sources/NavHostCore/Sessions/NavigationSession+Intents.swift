@@ -12,30 +12,12 @@ extension NavigationSession {
     /// and the intent is delivered again to the rebuilt screen (same ID), whose answer is the one returned: an
     /// intent is never answered by code that no longer serves, nor lost to a reload.
     public func send(_ intent: IntentMessage, to screen: ScreenID? = nil) async throws(NavigationError) {
-        var target = try self.screen(screen)
-        while true {
-            do {
-                return try await target.send(intent)
-            } catch let error where error.code == .screenClosed {
-                guard let rebuilt = screens.first(where: { $0.id == target.id && $0 !== target }) else { throw error }
-                logger.debug(
-                    "Delivering an intent again to its rebuilt screen",
-                    metadata: ["navhost.screen": "\(target.id)", "navhost.intent": "\(intent.name)"]
-                )
-                target = rebuilt
-            } catch let error where error.code == .intentFailed || error.code == .intentTimedOut {
-                // The client is told which intent of which screen failed; what the ViewModel threw is for the
-                // operator, in the log (the error's parameters carry only facts a client can act on).
-                logger.warning(
-                    "\(error.message)",
-                    metadata: [
-                        "navhost.screen": "\(target.id)", "navhost.route": "\(target.route.id)",
-                        "navhost.intent": "\(intent.name)",
-                    ]
-                )
-                throw error
-            }
-        }
+        try await startSending(intent, to: try self.screen(screen)).value
+    }
+
+    /// ``send(_:to:)``, started in the caller's stretch: see ``CallProgress``.
+    func startSending(_ intent: IntentMessage, to screen: ScreenID?) throws(NavigationError) -> CallProgress<Void> {
+        try startSending(intent, to: try self.screen(screen))
     }
 
     /// The ID of `screen`, checked to be on the stack; the top screen's when `screen` is `nil`.
@@ -55,5 +37,64 @@ extension NavigationSession {
     public func serializedScreenSnapshot(_ screen: ScreenID) throws(JSONError) -> [UInt8]? {
         guard let screen = try? self.screen(screen) else { return nil }
         return try screen.serializedSnapshot()
+    }
+}
+
+// MARK: - Private Functions
+
+extension NavigationSession {
+    /// Delivers `intent` to `target`, and again to the screen a reload rebuilt in its place if it closes meanwhile.
+    fileprivate func startSending(_ intent: IntentMessage, to target: Screen) throws(NavigationError) -> CallProgress<
+        Void
+    > {
+        var target = target
+        while true {
+            let progress: CallProgress<Void>
+            do {
+                progress = try target.startSending(intent)
+            } catch {
+                target = try redeliveryTarget(after: error, from: target, intent: intent)
+                continue
+            }
+            guard case .suspended(let rest) = progress else { return progress }
+            return .suspended { [self, target] () async throws(NavigationError) in
+                do throws(NavigationError) {
+                    try await rest()
+                } catch {
+                    let rebuilt = try redeliveryTarget(after: error, from: target, intent: intent)
+                    try await startSending(intent, to: rebuilt).value
+                }
+            }
+        }
+    }
+
+    /// The rebuilt screen to deliver `intent` to again after `target` answered `error`; rethrows any other error.
+    private func redeliveryTarget(
+        after error: NavigationError,
+        from target: Screen,
+        intent: IntentMessage
+    ) throws(NavigationError) -> Screen {
+        switch error.code {
+        case .screenClosed:
+            guard let rebuilt = screens.first(where: { $0.id == target.id && $0 !== target }) else { throw error }
+            logger.debug(
+                "Delivering an intent again to its rebuilt screen",
+                metadata: ["navhost.screen": "\(target.id)", "navhost.intent": "\(intent.name)"]
+            )
+            return rebuilt
+        case .intentFailed, .intentTimedOut:
+            // The client is told which intent of which screen failed; what the ViewModel threw is for the
+            // operator, in the log (the error's parameters carry only facts a client can act on).
+            logger.warning(
+                "\(error.message)",
+                metadata: [
+                    "navhost.screen": "\(target.id)", "navhost.route": "\(target.route.id)",
+                    "navhost.intent": "\(intent.name)",
+                ]
+            )
+            throw error
+        default:
+            throw error
+        }
     }
 }

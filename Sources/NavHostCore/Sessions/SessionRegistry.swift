@@ -194,14 +194,8 @@ public final class SessionRegistry {
     ///   session's unwritten changes were taken back (watchers never heard of them), or changes were taken back while
     ///   this one waited, so it may be among them. The change must not be acknowledged then.
     public func commit(_ session: NavigationSession, takeBacks: Int? = nil) async throws {
-        guard let persistence else { return }
-        // A session a CloseSession closed meanwhile keeps nothing: its emptied record is written, and one a client
-        // opened under the name since owns the file (a closed session's later record would have a higher revision,
-        // and win). The call is told, not answered as done. One the stop or a configuration reload closed keeps its
-        // record for the next start: what it changed is written as before.
-        if hasLostItsRecord(session) { throw NavigationError.sessionNotFound(session.name) }
         let takeBacks = takeBacks ?? session.takeBacks
-        let record = session.record
+        guard let persistence, let record = try recordToWrite(session, takeBacks: takeBacks) else { return }
         var failure: (any Error)?
         do {
             try await persistence.save(record)
@@ -219,6 +213,34 @@ public final class SessionRegistry {
         if let failure, !persistence.holdsStack(of: record) {
             throw NavigationError.storageFailed("\(failure)")
         }
+    }
+
+    /// ``commit(_:takeBacks:)`` when the session's state is durable already (a call that changed nothing kept across
+    /// a crash): done at once, without a wait. `false` when there is something to write: call
+    /// ``commit(_:takeBacks:)``.
+    ///
+    /// - Throws: ``NavigationError`` as ``commit(_:takeBacks:)``.
+    public func commitAtOnce(_ session: NavigationSession, takeBacks: Int? = nil) throws -> Bool {
+        try recordToWrite(session, takeBacks: takeBacks ?? session.takeBacks) == nil
+    }
+
+    /// The session's record when it must be written before a change is acknowledged; `nil` when it is durable
+    /// already, and then the commit is done.
+    private func recordToWrite(_ session: NavigationSession, takeBacks: Int) throws -> SessionRecord? {
+        guard let persistence else { return nil }
+        // A session a CloseSession closed meanwhile keeps nothing: its emptied record is written, and one a client
+        // opened under the name since owns the file (a closed session's later record would have a higher revision,
+        // and win). The call is told, not answered as done. One the stop or a configuration reload closed keeps its
+        // record for the next start: what it changed is written as before.
+        if hasLostItsRecord(session) { throw NavigationError.sessionNotFound(session.name) }
+        let record = session.record
+        guard persistence.saveAtOnce(record) else { return record }
+        session.releaseChanges(through: record.revision, record: record)
+        // A write that failed since the change was made took it back.
+        if session.takeBacks != takeBacks {
+            throw NavigationError.storageFailed(lastWriteFailure[session.name] ?? "a write of the session failed")
+        }
+        return nil
     }
 
     /// Returns once every session's current state is durable: after a change that may touch them all (a plugin

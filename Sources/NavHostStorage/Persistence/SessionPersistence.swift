@@ -132,14 +132,18 @@ public final class SessionPersistence: Sendable {
     ///
     /// - Throws: The write's failure; the daemon must not acknowledge the change then.
     public nonisolated(nonsending) func save(_ record: SessionRecord) async throws {
-        // Durable already (an intent that changed nothing kept across a crash, the common case): answered without a
-        // continuation.
-        let durable = states.withLock { states in
-            Self.takeNewest(record, into: &states[record.session, default: SessionState()]).isDurable
-        }
-        if durable { return }
+        if saveAtOnce(record) { return }
         guard let resumeExecutor else { return try await wait(for: record) }
         try await withTaskExecutorPreference(resumeExecutor) { try await wait(for: record) }
+    }
+
+    /// ``save(_:)``'s part that needs no wait: takes `record` as its session's newest and tells whether it, or a
+    /// newer record, is durable already (an intent that changed nothing kept across a crash, the common case). When
+    /// it is not, ``save(_:)`` writes it.
+    public func saveAtOnce(_ record: SessionRecord) -> Bool {
+        states.withLock { states in
+            Self.takeNewest(record, into: &states[record.session, default: SessionState()]).isDurable
+        }
     }
 
     /// Queues `record` and returns once it, or a newer record of its session, is durable.

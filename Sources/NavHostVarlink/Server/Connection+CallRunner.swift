@@ -34,37 +34,87 @@ extension Connection {
 
         /// Runs the call on the caller's isolation; returns its serialized final reply, `nil` for a `oneway` call.
         nonisolated(nonsending) func run(_ callID: StateMachine.CallID, _ call: VarlinkCall) async -> ByteBuffer? {
-            // The call's metadata is added to a logger only where one is used: most calls never log.
-            let request = VarlinkRequest(call: call, peer: peer, connectionLogger: logger, callNumber: callID.value)
-            let tracing = logger.logLevel <= .trace
-            if tracing { request.logger.trace("Varlink call started") }
+            let request = self.request(callID, call)
             let writer =
                 call.more ? streamWriter(callID, call, request: request) : VarlinkReplyWriter(notStreaming: call)
+            let output: Result<VarlinkOutput, any Error>
+            do {
+                if call.more {
+                    output = .success(
+                        try await streamCancellation.run { [service] in
+                            try await service.perform(request, writer: writer)
+                        }
+                    )
+                } else {
+                    output = .success(try await service.perform(request, writer: writer))
+                }
+            } catch {
+                output = .failure(error)
+            }
+            return finalReply(output, request: request)
+        }
+
+        /// What ``start(_:_:)`` got to.
+        enum Start: Sendable {
+            /// The call finished: its serialized final reply, `nil` for a `oneway` call.
+            case finished(ByteBuffer?)
+            /// The call's handler suspended: this finishes it, in a task, and returns its final reply.
+            case suspended(@MainActor @Sendable () async -> ByteBuffer?)
+        }
+
+        /// Starts a call whose handler starts on the main actor without a task
+        /// (``VarlinkInterfaceImplementation/handleStarting(_:_:)``), in the caller's stretch; `nil` for a call of
+        /// any other method, which ``run(_:_:)`` runs in a task.
+        @MainActor
+        func start(_ callID: StateMachine.CallID, _ call: VarlinkCall) -> Start? {
+            guard let route = service.startingRoute(for: call) else { return nil }
+            let request = self.request(callID, call)
+            let started: VarlinkCallStart
+            do {
+                started = try service.start(request, on: route)
+            } catch {
+                return .finished(finalReply(.failure(error), request: request))
+            }
+            switch started {
+            case .finished(let parameters):
+                return .finished(finalReply(.success(.serialized(parameters)), request: request))
+            case .suspended(let rest):
+                return .suspended { [self] in
+                    do {
+                        return finalReply(.success(.serialized(try await rest())), request: request)
+                    } catch {
+                        return finalReply(.failure(error), request: request)
+                    }
+                }
+            }
+        }
+
+        /// The call as its handler sees it; logs its start when tracing.
+        private func request(_ callID: StateMachine.CallID, _ call: VarlinkCall) -> VarlinkRequest {
+            // The call's metadata is added to a logger only where one is used: most calls never log.
+            let request = VarlinkRequest(call: call, peer: peer, connectionLogger: logger, callNumber: callID.value)
+            if logger.logLevel <= .trace { request.logger.trace("Varlink call started") }
+            return request
+        }
+
+        /// The serialized final reply of a call whose handler ended with `output`; `nil` for a `oneway` call.
+        private func finalReply(_ output: Result<VarlinkOutput, any Error>, request: VarlinkRequest) -> ByteBuffer? {
+            let call = request.call
             let reply: VarlinkReply
             // The parameters as a serializing handler wrote them; `reply` then only says that it is no error.
             var serializedParameters: VarlinkSerializedParameters?
-            do {
-                let output: VarlinkOutput
-                if call.more {
-                    output = try await streamCancellation.run { [service] in
-                        try await service.perform(request, writer: writer)
-                    }
-                } else {
-                    output = try await service.perform(request, writer: writer)
-                }
-                switch output {
-                case .object(let parameters):
-                    reply = VarlinkReply(parameters: parameters)
-                case .serialized(let parameters):
-                    reply = VarlinkReply(parameters: [:])
-                    serializedParameters = parameters
-                }
-            } catch {
+            switch output {
+            case .success(.object(let parameters)):
+                reply = VarlinkReply(parameters: parameters)
+            case .success(.serialized(let parameters)):
+                reply = VarlinkReply(parameters: [:])
+                serializedParameters = parameters
+            case .failure(let error):
                 reply = VarlinkReply(
                     error: wireError(for: error, streamCancelled: streamCancellation.isFired, request: request)
                 )
             }
-            if tracing {
+            if logger.logLevel <= .trace {
                 request.logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(reply.error ?? "")"])
             }
             if call.oneway { return nil }

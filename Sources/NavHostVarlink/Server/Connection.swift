@@ -207,24 +207,39 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         guard !stopped, let runner else { return }
         let connection = NIOLoopBound(self, eventLoop: eventLoop)
         let eventLoop = self.eventLoop
-        let body: nonisolated(nonsending) @Sendable () async -> Void = {
-            let reply = await runner.run(id, call)
+        let finish: @Sendable (ByteBuffer?) -> Void = { reply in
             if eventLoop.inEventLoop {
                 connection.value.callFinished(id, reply: reply)
             } else {
                 eventLoop.execute { connection.value.callFinished(id, reply: reply) }
             }
         }
-        startingCall = id.value
-        startingCallFinished = false
         let task: Task<Void, Never>
         if configuration.runsHandlersOnMainActor {
-            // The configuration says this event loop is the main thread (it traps when it is not).
+            // The configuration says this event loop is the main thread (it traps when it is not). A handler that
+            // starts on the main actor runs here, and needs a task only if it suspends.
+            let started = MainActor.assumeIsolated { runner.start(id, call) }
+            if case .finished(let reply) = started {
+                callFinished(id, reply: reply)
+                return
+            }
+            startingCall = id.value
+            startingCallFinished = false
             // `startOnMainActor`, not `Task.immediate`: see `Screen.startTask` in NavHostCore (Swift 6.3.1 gives an
             // out-of-line `Task.immediate` an executor preference, and each hop in its task a lock).
-            task = MainActor.assumeIsolated { Task.startOnMainActor { await body() } }
+            task = MainActor.assumeIsolated {
+                Task.startOnMainActor {
+                    if case .suspended(let rest) = started {
+                        finish(await rest())
+                    } else {
+                        finish(await runner.run(id, call))
+                    }
+                }
+            }
         } else {
-            task = Task.immediate(executorPreference: executor) { await body() }
+            startingCall = id.value
+            startingCallFinished = false
+            task = Task.immediate(executorPreference: executor) { finish(await runner.run(id, call)) }
         }
         startingCall = nil
         if !startingCallFinished {

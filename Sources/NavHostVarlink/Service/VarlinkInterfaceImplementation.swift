@@ -36,9 +36,14 @@ public struct VarlinkInterfaceImplementation: Sendable {
     public typealias SerializedHandler =
         nonisolated(nonsending) @Sendable (VarlinkRequest) async throws -> VarlinkSerializedParameters
 
+    /// A single-reply handler that starts on the main actor, synchronously, and writes its output parameters as
+    /// JSON text: see ``handleStarting(_:_:)``.
+    public typealias StartingHandler = @MainActor @Sendable (VarlinkRequest) throws -> VarlinkCallStart
+
     enum MethodHandler: Sendable {
         case single(Handler)
         case serialized(SerializedHandler)
+        case starting(StartingHandler)
         case streaming(StreamingHandler, requiresMore: Bool)
     }
 
@@ -80,6 +85,22 @@ public struct VarlinkInterfaceImplementation: Sendable {
     ///   - handler: Runs once per call, after the parameters passed validation.
     public mutating func handleSerialized(_ method: String, _ handler: @escaping SerializedHandler) {
         set(.serialized(handler), for: method)
+    }
+
+    /// Sets the handler of a method that answers with one reply written as JSON text, and that starts on the main
+    /// actor without a task: for the busiest method of a service whose work is the main actor's.
+    ///
+    /// On a connection whose event loop runs the main actor (``VarlinkServerConfiguration/runsHandlersOnMainActor``),
+    /// the handler runs in the read that brought the call; when it finishes there, the call is answered without a
+    /// task at all, and only a handler that returns ``VarlinkCallStart/suspended(_:)`` gets one, to finish in. A
+    /// `more` call, or any call on another server, runs it in a task as other handlers run.
+    ///
+    /// - Important: `method` must be declared by the interface; anything else is a programming error and traps.
+    /// - Parameters:
+    ///   - method: The method's name, without the interface.
+    ///   - handler: Runs once per call, after the parameters passed validation.
+    public mutating func handleStarting(_ method: String, _ handler: @escaping StartingHandler) {
+        set(.starting(handler), for: method)
     }
 
     /// Sets the handler of a method that may answer a `more` call with several replies.

@@ -43,6 +43,25 @@ extension VarlinkService {
         throw VarlinkError.methodNotImplemented(call.method)
     }
 
+    /// The route of a call whose method has a handler that starts on the main actor
+    /// (``VarlinkInterfaceImplementation/handleStarting(_:_:)``), for ``start(_:on:)``; `nil` for a call of any
+    /// other method, or with `more`: ``perform(_:writer:)`` runs it.
+    func startingRoute(for call: VarlinkCall) -> MethodRoute? {
+        guard !call.more, let route = routes[call.method], case .starting = route.handler else { return nil }
+        return route
+    }
+
+    /// ``perform(_:writer:)`` for a call ``startingRoute(for:)`` routed: the same checks, then the handler's first
+    /// stretch, before this returns.
+    @MainActor
+    func start(_ request: VarlinkRequest, on route: MethodRoute) throws -> VarlinkCallStart {
+        guard case .starting(let handler) = route.handler else { preconditionFailure("not a starting route") }
+        let call = request.call
+        try route.interface.validateInput(call.parameters, of: route.method)
+        if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
+        return try handler(request)
+    }
+
     /// Runs a method's handler, once the checks before it passed.
     private nonisolated(nonsending) func run(
         _ handler: VarlinkInterfaceImplementation.MethodHandler,
@@ -55,6 +74,8 @@ extension VarlinkService {
             return .object(try await handler(request))
         case .serialized(let handler):
             return .serialized(try await handler(request))
+        case .starting(let handler):
+            return .serialized(try await handler(request).parameters)
         case .streaming(let handler, let requiresMore):
             if requiresMore, !call.more { throw VarlinkError.expectedMore() }
             return .object(try await handler(request, writer))

@@ -17,6 +17,9 @@ enum TestInterface {
         method Echo(text: string, count: ?int) -> (text: string, count: ?int)
         # Echo, its reply's parameters written as JSON text by the handler.
         method EchoText(text: string, count: ?int) -> (text: string, count: ?int)
+        # EchoText, started on the main actor: finished at once, or after a suspension when `count` is given; fails
+        # with Failed when `text` is "fail".
+        method EchoStarted(text: string, count: ?int) -> (text: string, count: ?int)
 
         # Adds a point to an offset.
         method Move(point: Point, by: (dx: int, dy: int), tags: ?[]string) -> (point: Point)
@@ -109,6 +112,15 @@ func makeTestService(gates: Gates, recorder: Recorder) throws -> VarlinkService 
     var test = try VarlinkInterfaceImplementation(description: TestInterface.description)
     test.handle("Echo") { request in request.parameters }
     test.handleSerialized("EchoText") { request in try VarlinkSerializedParameters(request.parameters) }
+    test.handleStarting("EchoStarted") { request in
+        if request.parameters["text"] == "fail" { throw DeclaredFailure() }
+        let parameters = try VarlinkSerializedParameters(request.parameters)
+        guard request.parameters["count"] != nil else { return .finished(parameters) }
+        return .suspended {
+            await Task.yield()
+            return parameters
+        }
+    }
     test.handle("Move", parameters: MoveParameters.self) { parameters, _ in
         MoveReply(point: .init(x: parameters.point.x + parameters.by.dx, y: parameters.point.y + parameters.by.dy))
     }
