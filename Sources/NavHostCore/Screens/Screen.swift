@@ -348,20 +348,21 @@ extension Screen {
         // cancel asked for in that first stretch (the work closed the screen) is applied once the task is returned.
         let handle = ScreenTask(screen: self)
         inFlight[number] = handle
-        // A task inherits the task-local values bound where it is made: the ViewModel's work draws random numbers and
-        // reads time through its session (`SessionContext`).
+        // The ViewModel's work draws random numbers and reads time through its session (`SessionContext`), and the
+        // tasks it starts inherit that. Bound in the task, not around its start: a task copies the values bound where
+        // it is made, and a synchronous closure made on the main actor checks at run time that it runs there, which
+        // outside a task (an intent started in the read that brought it) is a slow check.
         //
         // `Task.startOnMainActor`, the runtime's older (and, to the compiler, deprecated) name for a `Task.immediate`
         // on the main actor: Swift 6.3.1 gives a `Task.immediate` the optimizer does not inline, as here, a
         // task-executor preference it was not asked for, and every hop in the task then takes the task's
         // status-record lock. Both of a call's tasks started this way cost about 6,800 instructions less per `Send`
         // (docs/architecture.md; `Benchmarks/Profiling/task-immediate-preference/run.sh` shows the lock).
-        let task = SessionContext.$current.withValue(context) {
-            ScreenTask.$current.withValue(handle) {
-                Task.startOnMainActor { [weak self] in
-                    defer { self?.inFlight[number] = nil }
-                    return await work(model)
-                }
+        let context = self.context
+        let task = Task.startOnMainActor { [weak self] in
+            defer { self?.inFlight[number] = nil }
+            return await SessionContext.$current.withValue(context) {
+                await ScreenTask.$current.withValue(handle) { await work(model) }
             }
         }
         handle.setTask(task)

@@ -172,8 +172,10 @@ public final class NavigationSession: NavigationHandler {
 extension NavigationSession {
     func screen(_ id: ScreenID?) throws(NavigationError) -> Screen {
         guard let id else { return screens[screens.count - 1] }
-        guard let screen = screens.first(where: { $0.id == id }) else { throw .screenNotFound(id.rawValue) }
-        return screen
+        // A loop, not `first(where:)`: a closure made on the main actor checks at run time that it runs there, and
+        // outside a task (a call started in the read that brought it) that check is a slow one.
+        for screen in screens where screen.id == id { return screen }
+        throw .screenNotFound(id.rawValue)
     }
 
     func makeScreen(

@@ -284,7 +284,9 @@ public final class SessionRegistry {
     /// Whether `session`'s record is no longer its own: a `CloseSession` emptied it, or another session of its name
     /// holds it now. A session the stop or a configuration reload closed keeps its record for the next start.
     func hasLostItsRecord(_ session: NavigationSession) -> Bool {
-        session.isClosedDurably || sessions[session.name].map { $0 !== session } == true
+        // Without a closure: see `NavigationSession.screen(_:)`.
+        guard !session.isClosedDurably, let current = sessions[session.name] else { return session.isClosedDurably }
+        return current !== session
     }
 
     /// Takes back what could not be written, and says so at `error` level. The daemon recovers by itself: the next

@@ -30,6 +30,15 @@ public final class SessionPersistence: Sendable {
             !writing && pending == nil && durable?.hasDurableContent(of: record) == true
         }
 
+        /// ``holdsDurably(_:)``; when it holds, the durable record takes `record`'s stack, equal to its own but
+        /// perhaps in other storage (the session built its stack again since the write, for a change it then undid):
+        /// the next comparison finds the same buffer and answers at once, instead of comparing every screen.
+        mutating func holdsDurablySharingStack(_ record: SessionRecord) -> Bool {
+            guard holdsDurably(record) else { return false }
+            durable?.stack = record.stack
+            return true
+        }
+
         /// Takes the pending record and the replies waiting on it for ``drain(_:)``, or, when none is left, ends
         /// the writing. In place, under the lock: the state is neither copied out nor looked up twice.
         ///
@@ -197,7 +206,7 @@ public final class SessionPersistence: Sendable {
     ) -> (record: SessionRecord, isDurable: Bool) {
         let record = state.newest.map { $0.revision > record.revision ? $0 : record } ?? record
         state.newest = record
-        return (record, state.holdsDurably(record))
+        return (record, state.holdsDurablySharingStack(record))
     }
 
     /// Writes the session's newest pending record until none is left. Runs on `queue`.
