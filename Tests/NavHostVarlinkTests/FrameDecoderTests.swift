@@ -19,18 +19,54 @@ struct FrameDecoderTests {
         }
     }
 
-    @Test("A message over the limit fails before its terminator arrives")
-    func tooLargeWithoutTerminator() throws {
-        let channel = EmbeddedChannel(handler: ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: 8)))
+    /// The two ways to put the framing in a pipeline: the server's handler, and NIO's generic one around the decoder.
+    enum Framing: CaseIterable, CustomTestStringConvertible {
+        case handler, byteToMessage
+
+        func channel(maxMessageSize: Int = VarlinkFrameDecoder.defaultMaxMessageSize) -> EmbeddedChannel {
+            switch self {
+            case .handler:
+                EmbeddedChannel(handler: VarlinkFrameHandler(maxMessageSize: maxMessageSize))
+            case .byteToMessage:
+                EmbeddedChannel(handler: ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: maxMessageSize)))
+            }
+        }
+
+        var testDescription: String { self == .handler ? "VarlinkFrameHandler" : "ByteToMessageHandler" }
+    }
+
+    @Test("The handler cuts drip-fed, whole and batched input into the same messages", arguments: [1, 2, 5, 1000])
+    func handlerChunks(chunkSize: Int) throws {
+        let input = Array(
+            (#"{"method":"a.b.C"}"# + "\0" + "1\0" + "22\0" + "\0" + String(repeating: "x", count: 100) + "\0").utf8
+        )
+        let expected = [#"{"method":"a.b.C"}"#, "1", "22", "", String(repeating: "x", count: 100)]
+        let channel = Framing.handler.channel(maxMessageSize: 1024)
+        var start = 0
+        while start < input.count {
+            let end = min(start + chunkSize, input.count)
+            try channel.writeInbound(ByteBuffer(bytes: input[start..<end]))
+            start = end
+        }
+        var messages: [String] = []
+        while let message = try channel.readInbound(as: ByteBuffer.self) { messages.append(String(buffer: message)) }
+        #expect(messages == expected)
+        #expect(try channel.finish().isClean)
+    }
+
+    @Test("A message over the limit fails before its terminator arrives", arguments: Framing.allCases)
+    func tooLargeWithoutTerminator(framing: Framing) throws {
+        let channel = framing.channel(maxMessageSize: 8)
         #expect(throws: VarlinkProtocolError.self) {
-            try channel.writeInbound(ByteBuffer(string: "123456789"))
+            try channel.writeInbound(ByteBuffer(string: "12345"))
+            try channel.writeInbound(ByteBuffer(string: "6789"))
         }
         _ = try? channel.finish()
     }
 
-    @Test("A message exactly at the limit passes; one byte more fails")
-    func limitIsInclusive() throws {
-        let channel = EmbeddedChannel(handler: ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: 4)))
+    @Test("A message exactly at the limit passes; one byte more fails", arguments: Framing.allCases)
+    func limitIsInclusive(framing: Framing) throws {
+        let channel = framing.channel(maxMessageSize: 4)
         try channel.writeInbound(ByteBuffer(string: "1234\0"))
         #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "1234"))
         #expect(throws: VarlinkProtocolError.self) {
@@ -39,15 +75,36 @@ struct FrameDecoderTests {
         _ = try? channel.finish()
     }
 
-    @Test("The stream ending inside a message is an error; trailing white space is not")
-    func endOfStream() throws {
-        let truncated = EmbeddedChannel(handler: ByteToMessageHandler(VarlinkFrameDecoder()))
-        try truncated.writeInbound(ByteBuffer(string: #"{"method""#))
+    @Test("After an error, nothing more comes out", arguments: Framing.allCases)
+    func nothingAfterError(framing: Framing) throws {
+        let channel = framing.channel(maxMessageSize: 4)
+        #expect(throws: VarlinkProtocolError.self) { try channel.writeInbound(ByteBuffer(string: "12345\0")) }
+        try? channel.writeInbound(ByteBuffer(string: "1\0"))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
+        _ = try? channel.finish()
+    }
+
+    @Test("The stream ending inside a message is an error; trailing white space is not", arguments: Framing.allCases)
+    func endOfStream(framing: Framing) throws {
+        let truncated = framing.channel()
+        try truncated.writeInbound(ByteBuffer(string: #"{"method":"a"}"# + "\0" + #"{"method""#))
+        #expect(try truncated.readInbound(as: ByteBuffer.self) == ByteBuffer(string: #"{"method":"a"}"#))
         #expect(throws: VarlinkProtocolError.self) { try truncated.finish() }
 
-        let whitespace = EmbeddedChannel(handler: ByteToMessageHandler(VarlinkFrameDecoder()))
+        let whitespace = framing.channel()
         try whitespace.writeInbound(ByteBuffer(string: "{}\0 \n"))
         #expect(try whitespace.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{}"))
         #expect(try whitespace.finish().isClean)
+    }
+
+    @Test("Input closed inside a message is an error, told before the event", arguments: Framing.allCases)
+    func inputClosed(framing: Framing) throws {
+        let channel = framing.channel()
+        try channel.writeInbound(ByteBuffer(string: "{"))
+        #expect(throws: VarlinkProtocolError.self) {
+            try channel.pipeline.syncOperations.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+            try channel.throwIfErrorCaught()
+        }
+        _ = try? channel.finish()
     }
 }

@@ -44,7 +44,7 @@ public final class VarlinkClient: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers(
-                        ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: maxMessageSize)),
+                        VarlinkFrameHandler(maxMessageSize: maxMessageSize),
                         VarlinkClientHandler(maxJSONDepth: maxJSONDepth)
                     )
                 }

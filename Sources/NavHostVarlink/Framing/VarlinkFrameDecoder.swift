@@ -10,10 +10,10 @@ public import NIOCore
 /// rest. When the stream ends in the middle of a message, decoding fails with
 /// ``VarlinkProtocolError/Code/truncatedMessage``; white space after the last NUL is ignored.
 ///
-/// Use it through NIO's `ByteToMessageHandler`:
+/// Use it through ``VarlinkFrameHandler``, as the server does, or through NIO's `ByteToMessageHandler`:
 ///
 /// ```swift
-/// try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: 1 << 20)))
+/// try channel.pipeline.syncOperations.addHandler(VarlinkFrameHandler(maxMessageSize: 1 << 20))
 /// ```
 public struct VarlinkFrameDecoder: ByteToMessageDecoder {
     public typealias InboundOut = ByteBuffer
@@ -36,18 +36,7 @@ public struct VarlinkFrameDecoder: ByteToMessageDecoder {
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        let readable = buffer.readableBytesView
-        let searchStart = readable.index(readable.startIndex, offsetBy: scannedBytes)
-        guard let terminator = readable[searchStart...].firstIndex(of: 0) else {
-            scannedBytes = readable.count
-            if scannedBytes > maxMessageSize { throw Self.tooLarge(limit: maxMessageSize) }
-            return .needMoreData
-        }
-        let length = readable.distance(from: readable.startIndex, to: terminator)
-        if length > maxMessageSize { throw Self.tooLarge(limit: maxMessageSize) }
-        let message = buffer.readSlice(length: length)!
-        buffer.moveReaderIndex(forwardBy: 1)
-        scannedBytes = 0
+        guard let message = try nextMessage(in: &buffer) else { return .needMoreData }
         context.fireChannelRead(Self.wrapInboundOut(message))
         return .continue
     }
@@ -58,15 +47,41 @@ public struct VarlinkFrameDecoder: ByteToMessageDecoder {
         seenEOF: Bool
     ) throws -> DecodingState {
         if try decode(context: context, buffer: &buffer) == .continue { return .continue }
-        let rest = buffer.readableBytesView
-        if seenEOF, rest.contains(where: { !Self.isWhitespace($0) }) {
-            throw VarlinkProtocolError(
-                code: .truncatedMessage,
-                message: "the stream ended inside a message (\(rest.count) bytes without a NUL terminator)"
-            )
-        }
-        buffer.moveReaderIndex(forwardBy: rest.count)
+        if seenEOF { try checkEnd(of: buffer) }
+        buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
         return .needMoreData
+    }
+
+    /// Takes the next message off the front of `buffer`, without its terminator; `nil` when `buffer` ends inside
+    /// one (then `buffer` must keep those bytes, and get the next ones appended, for the next call).
+    ///
+    /// - Throws: ``VarlinkProtocolError`` `messageTooLarge` once the message is over the limit.
+    mutating func nextMessage(in buffer: inout ByteBuffer) throws(VarlinkProtocolError) -> ByteBuffer? {
+        let readable = buffer.readableBytesView
+        let searchStart = readable.index(readable.startIndex, offsetBy: scannedBytes)
+        guard let terminator = readable[searchStart...].firstIndex(of: 0) else {
+            scannedBytes = readable.count
+            if scannedBytes > maxMessageSize { throw Self.tooLarge(limit: maxMessageSize) }
+            return nil
+        }
+        let length = readable.distance(from: readable.startIndex, to: terminator)
+        if length > maxMessageSize { throw Self.tooLarge(limit: maxMessageSize) }
+        let message = buffer.readSlice(length: length)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        scannedBytes = 0
+        return message
+    }
+
+    /// Checks what is left once the stream has ended: white space only.
+    ///
+    /// - Throws: ``VarlinkProtocolError`` `truncatedMessage` when `rest` holds the start of a message.
+    func checkEnd(of rest: ByteBuffer) throws(VarlinkProtocolError) {
+        let bytes = rest.readableBytesView
+        guard bytes.contains(where: { !Self.isWhitespace($0) }) else { return }
+        throw VarlinkProtocolError(
+            code: .truncatedMessage,
+            message: "the stream ended inside a message (\(bytes.count) bytes without a NUL terminator)"
+        )
     }
 
     private static func tooLarge(limit: Int) -> VarlinkProtocolError {

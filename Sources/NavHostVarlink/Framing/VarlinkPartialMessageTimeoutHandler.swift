@@ -8,7 +8,7 @@ public import NIOCore
 /// ``VarlinkProtocolError/Code/partialMessageTimeout`` down the pipeline. While the application has paused reading
 /// (back pressure), the peer is not to blame: the timer starts over instead.
 ///
-/// Put it in front of the ``VarlinkFrameDecoder``; it passes all data through unchanged.
+/// Put it in front of the ``VarlinkFrameHandler``; it passes all data through unchanged.
 public final class VarlinkPartialMessageTimeoutHandler: ChannelDuplexHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer

@@ -324,7 +324,7 @@ extension VarlinkServer {
         try pipeline.addHandler(
             VarlinkPartialMessageTimeoutHandler(timeout: timeAmount(configuration.partialMessageTimeout))
         )
-        try pipeline.addHandler(ByteToMessageHandler(VarlinkFrameDecoder(maxMessageSize: configuration.maxMessageSize)))
+        try pipeline.addHandler(VarlinkFrameHandler(maxMessageSize: configuration.maxMessageSize))
         let connection = Connection(
             eventLoop: channel.eventLoop,
             service: service,
