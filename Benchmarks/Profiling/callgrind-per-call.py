@@ -8,6 +8,10 @@ the difference of any figure between the runs, divided by N2 - N1, is what one c
     callgrind-per-call.py DIR --inclusive          by inclusive instructions per call (misleading for async
                                                    functions: a resumed continuation is counted in its caller)
     callgrind-per-call.py DIR --callers FUNCTION   who calls FUNCTION, with calls and instructions per call
+    callgrind-per-call.py DIR --callees FUNCTION   what FUNCTION calls, with calls and inclusive instructions per
+                                                   call: walk down from a function this way to find where a call's
+                                                   time goes (inclusive totals of recursive and async functions
+                                                   mislead; these do not)
 
 DIR is the folder `callgrind.sh` printed last; N1 and N2 are read from its file names. FUNCTION is matched against
 the demangled names (`swift_beginAccess`, `Connection.pump`); the callers of the first function that matches are
@@ -25,6 +29,7 @@ import sys
 
 COST = re.compile(r"\s*([\d,]+)\s+\([^)]*\)\s+(.*)")
 CALLER = re.compile(r"\s*([\d,]+)\s+\([^)]*\)\s+<\s+(.*?)\s+\(([\d,]+)x\)")
+CALLEE = re.compile(r"\s*([\d,]+)\s+\([^)]*\)\s+>\s+(.*?)\s+\(([\d,]+)x\)")
 
 
 def number(text):
@@ -77,6 +82,31 @@ def callers(path, function):
     sys.exit(f"no function matching {function!r} in {path}")
 
 
+def callees(path, function):
+    """For every function whose name holds `function` (the first one's name, with and without a recursion suffix):
+    the instructions and calls of what it calls."""
+    spent, calls = collections.Counter(), collections.Counter()
+    chosen = None
+    inside = False
+    for line in annotate(path, "--tree=calling").splitlines():
+        match = CALLEE.match(line)
+        if match:
+            if inside:
+                spent[match.group(2)] += number(match.group(1))
+                calls[match.group(2)] += number(match.group(3))
+            continue
+        inside = False
+        cost = COST.match(line)
+        if cost and "* " in line:
+            name = cost.group(2).lstrip("* ").strip()
+            if chosen is None and function in name:
+                chosen = name
+            inside = chosen is not None and name == chosen
+    if chosen is None:
+        sys.exit(f"no function matching {function!r} in {path}")
+    return spent, calls
+
+
 def runs(folder):
     files = sorted(glob.glob(os.path.join(folder, "callgrind.*")), key=lambda path: int(path.rsplit(".", 1)[1]))
     if len(files) != 2:
@@ -89,19 +119,22 @@ def main():
     parser.add_argument("folder")
     parser.add_argument("--inclusive", action="store_true")
     parser.add_argument("--callers", metavar="FUNCTION")
+    parser.add_argument("--callees", metavar="FUNCTION")
     parser.add_argument("--top", type=int, default=40)
     arguments = parser.parse_args()
     (first, second), calls = runs(arguments.folder)
 
-    if arguments.callers:
-        spent_first, count_first = callers(first, arguments.callers)
-        spent_second, count_second = callers(second, arguments.callers)
+    if arguments.callers or arguments.callees:
+        walk, function = (callers, arguments.callers) if arguments.callers else (callees, arguments.callees)
+        spent_first, count_first = walk(first, function)
+        spent_second, count_second = walk(second, function)
         rows = [
             ((count_second[name] - count_first[name]) / calls, (spent_second[name] - spent_first[name]) / calls, name)
             for name in spent_second
         ]
-        rows.sort(reverse=True)
-        print(f"callers of {arguments.callers}: calls per call, instructions per call")
+        rows.sort(key=lambda row: row[1] if arguments.callees else row[0], reverse=True)
+        kind = "callers" if arguments.callers else "callees"
+        print(f"{kind} of {function}: calls per call, instructions per call")
         for per_call, instructions, name in rows[: arguments.top]:
             print(f"{per_call:8.2f} {instructions:9.0f}  {name[:150]}")
         return
