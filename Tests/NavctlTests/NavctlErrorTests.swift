@@ -164,4 +164,33 @@ struct NavctlErrorTests {
         #expect(run.status == 69)
         try Snapshots.assertMatches(run, named: "error-connection-refused", replacing: [path: "<socket>"])
     }
+
+    @Test("A daemon that takes the connection and never answers is given up on after --timeout (exit 69)")
+    func noAnswer() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/io.navhost"
+        // Listening, never accepting: the kernel takes the connection and the call, and nothing answers.
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8.prefix($0.count - 1)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        defer { close(descriptor) }
+        try #require(bound == 0)
+        try #require(listen(descriptor, 8) == 0)
+
+        let run = try await Navctl.run(["stack", "--socket", path, "--timeout", "0.5"])
+        #expect(run.status == 69)
+        #expect(run.output.isEmpty)
+        #expect(run.errors == "Error: daemonUnreachable: no answer from \(path) within 0.5 s (--timeout)\n")
+
+        let refused = try await Navctl.run(["stack", "--socket", path, "--timeout", "-1"])
+        #expect(refused.status == 64)
+        #expect(refused.errors.hasPrefix("Error: --timeout takes seconds ≥ 0\n"))
+    }
 }

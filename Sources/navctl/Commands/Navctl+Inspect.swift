@@ -29,7 +29,7 @@ extension Navctl {
                 """
         )
 
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var connection: DaemonOptions
 
         @Option(help: ArgumentHelp("The TCP port on 127.0.0.1; 0 picks a free one.", valueName: "port"))
         var port: Int = 0

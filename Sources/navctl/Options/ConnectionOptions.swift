@@ -1,7 +1,7 @@
 import ArgumentParser
 
-/// Where the daemon is and which session to act on; every subcommand that talks to the daemon takes these.
-struct ConnectionOptions: ParsableArguments {
+/// Where the daemon is and which session to act on.
+struct DaemonOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -16,4 +16,28 @@ struct ConnectionOptions: ParsableArguments {
         help: ArgumentHelp("The session to act on. (default: the daemon's default session, main)", valueName: "name")
     )
     var session: String?
+}
+
+/// ``DaemonOptions``, and how long to wait for an answer: every subcommand that makes calls and ends takes these.
+struct ConnectionOptions: ParsableArguments {
+    @OptionGroup var daemon: DaemonOptions
+
+    @Option(
+        name: .long,
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds to wait for the daemon to answer before giving up (exit 69); 0 waits as long as it takes. A watch follows for as long as it runs. (default: 60)",
+            valueName: "seconds"
+        )
+    )
+    var timeout: Double?
+
+    var socket: String? { daemon.socket }
+    var session: String? { daemon.session }
+    /// ``timeout``, or its default.
+    var timeoutSeconds: Double { timeout ?? 60 }
+
+    func validate() throws {
+        if let timeout, !timeout.isFinite || timeout < 0 { throw ValidationError("--timeout takes seconds ≥ 0") }
+    }
 }

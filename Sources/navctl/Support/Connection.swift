@@ -1,16 +1,23 @@
 import ArgumentParser
 import NavHostClient
+import Synchronization
 
 // MARK: - Talking to the daemon
 
-extension ConnectionOptions {
+extension DaemonOptions {
     /// The socket path to use: `--socket`, else the default.
     var socketPath: String { socket ?? NavHostClient.defaultSocketPath() }
+}
+
+extension ConnectionOptions {
+    /// The socket path to use: `--socket`, else the default.
+    var socketPath: String { daemon.socketPath }
 
     /// Connects, runs `body`, closes the connection, and returns what `body` returned.
     ///
     /// A ``NavHostClientError`` is reported on standard error as one line, `Error: NAME PARAMETERS: MESSAGE`, and
-    /// becomes navctl's exit code for it.
+    /// becomes navctl's exit code for it. A daemon that has not answered within `--timeout` seconds is given up on:
+    /// the connection is closed, and the failure reported as the daemon being unreachable (exit 69).
     ///
     /// - Parameter words: The command's `key=value` words: when the daemon refused one's value for not being a
     ///   string, a second line says how to quote it (``QuotingHint``).
@@ -19,8 +26,11 @@ extension ConnectionOptions {
         keyValueWords words: [String] = [],
         _ body: (NavHostClient) async throws(NavHostClientError) -> Result
     ) async throws(ExitCode) -> Result {
+        let deadline = Deadline(seconds: timeoutSeconds)
         do throws(NavHostClientError) {
             let client = try await NavHostClient.connect(socketPath: socketPath)
+            let watchdog = deadline.watch { await client.close() }
+            defer { watchdog?.cancel() }
             let result: Result
             do throws(NavHostClientError) {
                 result = try await body(client)
@@ -31,6 +41,14 @@ extension ConnectionOptions {
             await client.close()
             return result
         } catch {
+            if deadline.hasPassed {
+                throw Self.report(
+                    NavHostClientError(
+                        code: .daemonUnreachable,
+                        message: "no answer from \(socketPath) within \(deadline.description) (--timeout)"
+                    )
+                )
+            }
             throw Self.report(error, keyValueWords: words)
         }
     }
@@ -41,5 +59,35 @@ extension ConnectionOptions {
         Console.printError("Error: \(error)")
         if let hint = QuotingHint.line(after: error, words: words) { Console.printError(hint) }
         return ExitCode(for: error)
+    }
+}
+
+// MARK: - Giving up on a daemon that does not answer
+
+/// How long navctl waits for the daemon, and whether that time has passed.
+private final class Deadline: Sendable {
+    private let seconds: Double
+    private let passed = Mutex(false)
+
+    init(seconds: Double) {
+        self.seconds = seconds
+    }
+
+    /// Whether the time ran out (and the connection was closed because of it).
+    var hasPassed: Bool { passed.withLock { $0 } }
+
+    var description: String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+
+    /// Runs `expire` once the time has run out, unless the task returned is cancelled first; `nil` when there is no
+    /// time limit.
+    func watch(expire: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
+        guard seconds > 0 else { return nil }
+        return Task {
+            guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
+            passed.withLock { $0 = true }
+            await expire()
+        }
     }
 }

@@ -13,7 +13,7 @@ import NavHostClient
 /// | 3 | the intent was taken but did not complete: `IntentFailed`, `IntentTimedOut`, `ScreenClosed` |
 /// | 4 | `navctl replay`: the replay differs from the recording |
 /// | 64 | usage: unknown subcommand or option, missing argument, malformed `key=value` (ArgumentParser's) |
-/// | 69 | the daemon is unreachable: no socket, connection refused, permission denied, or lost mid-call |
+/// | 69 | the daemon is unreachable: no socket, connection refused, permission denied, lost mid-call, or no answer in time |
 /// | 76 | protocol error: the daemon's reply does not match the interface navctl was built for |
 extension ExitCode {
     /// 2: the daemon answered with an error reply.
