@@ -107,4 +107,30 @@ struct FrameDecoderTests {
         }
         _ = try? channel.finish()
     }
+
+    @Test("The stream ending while a message is handed on: the rest is still checked once the messages before it are")
+    func endWhileHandingOn() throws {
+        /// Ends the input when the first message reaches it, as a handler that closes on a bad message would.
+        final class EndOnFirstMessage: ChannelInboundHandler {
+            typealias InboundIn = ByteBuffer
+            typealias InboundOut = ByteBuffer
+            private var seen = false
+
+            func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+                if !seen {
+                    seen = true
+                    context.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+                }
+                context.fireChannelRead(data)
+            }
+        }
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers(VarlinkFrameHandler(), EndOnFirstMessage())
+        #expect(throws: VarlinkProtocolError.self) {
+            try channel.writeInbound(ByteBuffer(string: "{}\0[]\0" + #"{"method""#))
+        }
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{}"))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "[]"))
+        _ = try? channel.finish()
+    }
 }

@@ -5,6 +5,9 @@
 /// use the answer at once, as the Varlink connection does in the read that brought the call, starts the call with a
 /// `start…` function and needs no task for it; one that is in a task anyway awaits ``value`` (each `async` function
 /// that makes a call is its `start…` twin followed by that).
+///
+/// - Important: A suspended call must be finished: await its rest. What it holds until then (an intent's time
+///   limit, the link that cancels the intent with its caller) is let go only there.
 public enum CallProgress<Value: Sendable>: Sendable {
     /// The call finished in the stretch that started it.
     case finished(Value)

@@ -11,8 +11,10 @@ internal import NavHostJSON
 /// handler starts there as an immediate task (`Task.immediate`, or its main-actor form), so a handler that does not
 /// suspend runs to its end, reply included, before the read that brought the call returns. On navhostd's event loop,
 /// which runs the main actor (``VarlinkServerConfiguration/runsHandlersOnMainActor``), that task is the main actor's,
-/// and a call that touches a session never leaves the thread or waits in a queue. A handler that does suspend
-/// finishes later; its reply comes back to the loop and takes its place in the order.
+/// and a call that touches a session never leaves the thread or waits in a queue; a handler set with
+/// ``VarlinkInterfaceImplementation/handleStarting(_:_:)`` runs there without a task at all, and gets one only to
+/// finish in if it suspends. A handler that does suspend finishes later; its reply comes back to the loop and takes
+/// its place in the order.
 ///
 /// Replies go out in batches: those released while one read is being handled are written together when it is over,
 /// so pipelined calls cost one write; a reply released outside a read goes out at once when nothing else is pending,
@@ -215,16 +217,19 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
             }
         }
         let task: Task<Void, Never>
+        // Set before anything of the call runs: a close its own writes cause meanwhile must not find the connection
+        // idle (`completeIfFinished`).
+        startingCall = id.value
+        startingCallFinished = false
         if configuration.runsHandlersOnMainActor {
             // The configuration says this event loop is the main thread (it traps when it is not). A handler that
             // starts on the main actor runs here, and needs a task only if it suspends.
             let started = MainActor.assumeIsolated { runner.start(id, call) }
             if case .finished(let reply) = started {
+                startingCall = nil
                 callFinished(id, reply: reply)
                 return
             }
-            startingCall = id.value
-            startingCallFinished = false
             // `startOnMainActor`, not `Task.immediate`: see `Screen.startTask` in NavHostCore (Swift 6.3.1 gives an
             // out-of-line `Task.immediate` an executor preference, and each hop in its task a lock).
             task = MainActor.assumeIsolated {
@@ -237,8 +242,6 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
                 }
             }
         } else {
-            startingCall = id.value
-            startingCallFinished = false
             task = Task.immediate(executorPreference: executor) { finish(await runner.run(id, call)) }
         }
         startingCall = nil

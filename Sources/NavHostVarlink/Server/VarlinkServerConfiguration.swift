@@ -46,8 +46,10 @@ public struct VarlinkServerConfiguration: Sendable, Hashable {
 
     /// Whether call handlers run on the main actor. Set it when the connections' event loop is the thread that runs
     /// the main actor (navhostd's): a handler's task then starts as the main actor's, in the read that brought the
-    /// call, and a handler that works on the main actor reaches it without a hop. Otherwise (the default) a handler
-    /// runs on the connection's event loop, and hops to whatever actor it calls.
+    /// call, and a handler that works on the main actor reaches it without a hop; a handler set with
+    /// ``VarlinkInterfaceImplementation/handleStarting(_:_:)`` runs there synchronously, without a task unless it
+    /// suspends. Otherwise (the default) a handler runs on the connection's event loop, and hops to whatever actor it
+    /// calls.
     public var runsHandlersOnMainActor: Bool = false
 
     /// Creates a configuration with the defaults.

@@ -91,9 +91,11 @@ public struct VarlinkInterfaceImplementation: Sendable {
     /// actor without a task: for the busiest method of a service whose work is the main actor's.
     ///
     /// On a connection whose event loop runs the main actor (``VarlinkServerConfiguration/runsHandlersOnMainActor``),
-    /// the handler runs in the read that brought the call; when it finishes there, the call is answered without a
+    /// the handler runs in the loop's callback that starts the call (the read that brought it, or, for a call that
+    /// waited for its turn, the answer to an earlier one); when it finishes there, the call is answered without a
     /// task at all, and only a handler that returns ``VarlinkCallStart/suspended(_:)`` gets one, to finish in. A
-    /// `more` call, or any call on another server, runs it in a task as other handlers run.
+    /// `more` call, or any call on another server, runs it in a task as other handlers run, in one stretch of the
+    /// main actor up to the suspension.
     ///
     /// - Important: `method` must be declared by the interface; anything else is a programming error and traps.
     /// - Parameters:

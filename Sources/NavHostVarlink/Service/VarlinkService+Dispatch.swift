@@ -62,6 +62,16 @@ extension VarlinkService {
         return try handler(request)
     }
 
+    /// Runs a starting handler in a task, its first stretch and the wait for its rest without leaving the main actor
+    /// in between (nothing else runs between the two, as when the connection starts it in the read).
+    @MainActor
+    private static func finish(
+        _ handler: VarlinkInterfaceImplementation.StartingHandler,
+        _ request: VarlinkRequest
+    ) async throws -> VarlinkSerializedParameters {
+        try await handler(request).parameters
+    }
+
     /// Runs a method's handler, once the checks before it passed.
     private nonisolated(nonsending) func run(
         _ handler: VarlinkInterfaceImplementation.MethodHandler,
@@ -75,7 +85,7 @@ extension VarlinkService {
         case .serialized(let handler):
             return .serialized(try await handler(request))
         case .starting(let handler):
-            return .serialized(try await handler(request).parameters)
+            return .serialized(try await Self.finish(handler, request))
         case .streaming(let handler, let requiresMore):
             if requiresMore, !call.more { throw VarlinkError.expectedMore() }
             return .object(try await handler(request, writer))
