@@ -133,4 +133,29 @@ struct FrameDecoderTests {
         #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "[]"))
         _ = try? channel.finish()
     }
+
+    @Test("The partial-message limit is each message's own: one that finishes in time resets it for the next")
+    func partialMessageLimitPerMessage() throws {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(
+            handler: VarlinkPartialMessageTimeoutHandler(timeout: .milliseconds(500)),
+            loop: loop
+        )
+        // Each message is finished 300 ms after it began, and each read that finishes one begins the next. After
+        // each read the channel asks for the next, as a channel that reads on its own does.
+        try channel.writeInbound(ByteBuffer(string: "{\"a\""))
+        channel.read()
+        for _ in 0..<5 {
+            loop.advanceTime(by: .milliseconds(300))
+            try channel.writeInbound(ByteBuffer(string: ":1}\0{\"a\""))
+            channel.read()
+            try channel.throwIfErrorCaught()
+        }
+        // The last one is left unfinished: it fails once it is over the limit, not before.
+        loop.advanceTime(by: .milliseconds(400))
+        try channel.throwIfErrorCaught()
+        loop.advanceTime(by: .milliseconds(200))
+        #expect(throws: VarlinkProtocolError.self) { try channel.throwIfErrorCaught() }
+        _ = try? channel.finish()
+    }
 }

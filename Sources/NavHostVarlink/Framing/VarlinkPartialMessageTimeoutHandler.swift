@@ -3,8 +3,9 @@ public import NIOCore
 /// Fails a connection whose peer starts a message and does not finish it in time.
 ///
 /// Without a limit, a peer could hold a connection (and the bytes of a half-sent message) forever. This handler
-/// starts a timer when a read ends inside a message (its last byte is not the NUL terminator) and cancels it when a
-/// read ends on a terminator. When the timer fires while the channel is waiting for input, it fires
+/// starts a timer when a read ends inside a message (its last byte is not the NUL terminator), cancels it when a
+/// read ends on a terminator, and starts it afresh when a read finishes one message and ends inside the next: the
+/// limit is each message's own. When the timer fires while the channel is waiting for input, it fires
 /// ``VarlinkProtocolError/Code/partialMessageTimeout`` down the pipeline. While the application has paused reading
 /// (back pressure), the peer is not to blame: the timer starts over instead.
 ///
@@ -33,11 +34,16 @@ public final class VarlinkPartialMessageTimeoutHandler: ChannelDuplexHandler {
         let bytes = unwrapInboundIn(data)
         readRequested = false
         if let last = bytes.readableBytesView.last {
+            let wasOpen = messageOpen
             messageOpen = last != 0
-            if messageOpen {
-                if timer == nil { schedule(context: context) }
-            } else {
+            if !messageOpen {
                 cancelTimer()
+            } else if !wasOpen || Self.holdsTerminator(bytes) {
+                // The message open now started in this read.
+                cancelTimer()
+                schedule(context: context)
+            } else if timer == nil {
+                schedule(context: context)
             }
         }
         context.fireChannelRead(data)
@@ -72,6 +78,10 @@ public final class VarlinkPartialMessageTimeoutHandler: ChannelDuplexHandler {
                 )
             )
         }
+    }
+
+    private static func holdsTerminator(_ bytes: ByteBuffer) -> Bool {
+        bytes.withUnsafeReadableBytes { $0.contains(0) }
     }
 
     private func cancelTimer() {
