@@ -86,6 +86,16 @@ struct Daemon {
         let status = StatusReporter(core: core, server: server)
         let watchdog = try Watchdog.configuredTimeout().map { Watchdog(timeout: $0) }
         if let watchdog { logger.info("Watchdog on", metadata: ["navhost.watchdog.timeout": "\(watchdog.timeout)"]) }
+        if let watchdog, let stallLimit = configuration.stallLimit, stallLimit >= watchdog.timeout {
+            // The pings stop as soon as the main thread is held: systemd would end the daemon before the stall
+            // detector names the plugin that held it (docs/robustness.md, "Plugin faults").
+            logger.warning(
+                "The stall limit is not under the watchdog's time-out: a plugin that holds the main thread is ended by the service manager, unnamed",
+                metadata: [
+                    "navhost.stall-limit": "\(stallLimit)", "navhost.watchdog.timeout": "\(watchdog.timeout)",
+                ]
+            )
+        }
 
         // Signals are trapped before READY, so a reload or stop right after READY is never lost.
         let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)

@@ -59,6 +59,21 @@ struct DaemonLifecycleTests {
         try await daemon.crash()
     }
 
+    @Test("A stall limit not under the watchdog's time-out is warned about at start; one under it is not")
+    func stallLimitOverTheWatchdog() async throws {
+        let warning = "The stall limit is not under the watchdog's time-out"
+        let over = try await DaemonProcess.start(environment: ["WATCHDOG_USEC": "2000000"])
+        #expect(over.log.contains(warning), "the default stall limit, 10 s, against a 2 s watchdog")
+        _ = try await over.terminate()
+
+        let under = try await DaemonProcess.start(
+            extraArguments: ["--stall-limit", "1s"],
+            environment: ["WATCHDOG_USEC": "2000000"]
+        )
+        #expect(!under.log.contains(warning))
+        _ = try await under.terminate()
+    }
+
     @Test("A second daemon on a running one's state folder is refused, and the first one's sessions stay as they were")
     func secondDaemonOnTheStateFolderIsRefused() async throws {
         let first = try await DaemonProcess.start()
