@@ -44,6 +44,9 @@ struct Daemon {
         let access = AccessControl(configuration.access)
         // Before anything reads or writes the state folder: a second daemon on it is refused.
         try Self.lockStateDirectory(configuration.stateDirectory, logger: logger)
+        // Before any plugin loads: a socket another server listens on refuses this daemon now (the bind checks again).
+        let inheritedSocket = try SocketActivation.listeningUnixSocket(named: "varlink")
+        if inheritedSocket == nil { try refuseTakenSocket(logger: logger) }
 
         // Before any plugin code runs: a plugin that crashed or stalled the last run is kept out, and one that does
         // so now is named (docs/robustness.md, "Plugin faults").
@@ -74,7 +77,7 @@ struct Daemon {
             )
         )
 
-        let server = try await bindServer(service: service, access: access, logger: logger)
+        let server = try await bindServer(inheritedSocket, service: service, access: access, logger: logger)
         let reloader = ConfigurationReloader(
             core: core,
             server: server,
@@ -205,13 +208,17 @@ struct Daemon {
     }
 
     /// Listens on the socket systemd passed (named `varlink`), or binds the configured path.
-    private func bindServer(service: VarlinkService, access: AccessControl, logger: Logger) async throws
-        -> VarlinkServer
-    {
+    /// Serves `inherited`, the socket systemd passed, or binds the configured socket path.
+    private func bindServer(
+        _ inherited: Int32?,
+        service: VarlinkService,
+        access: AccessControl,
+        logger: Logger
+    ) async throws -> VarlinkServer {
         let serverConfiguration = configuration.admittedServerConfiguration(logger: logger)
         // Control users may take the connections other users cannot (--reserved-connections).
         let isControlUser: @Sendable (VarlinkPeerCredentials?) -> Bool = { access.mayControl($0) }
-        if let inherited = try SocketActivation.listeningUnixSocket(named: "varlink") {
+        if let inherited {
             logger.info("Serving the socket systemd passed", metadata: ["navhost.socket.fd": "\(inherited)"])
             return try await VarlinkServer.bind(
                 listeningSocket: inherited,
@@ -235,14 +242,27 @@ struct Daemon {
                 eventLoopGroup: eventLoop
             )
         } catch let inUse as VarlinkServer.SocketInUse {
-            // Another daemon, most likely: taking its socket over would leave it running and unreachable.
-            let error = DaemonError(
-                "another server listens on \(inUse.path) (another navhostd?): stop it first, or give this daemon "
-                    + "another --socket"
-            )
-            logger.critical("\(error)")
-            throw error
+            throw Self.socketInUse(inUse, logger: logger)
         }
+    }
+
+    /// Refuses to start when another server listens on the configured socket.
+    private func refuseTakenSocket(logger: Logger) throws {
+        do {
+            try VarlinkServer.checkSocketIsFree(at: configuration.socketPath)
+        } catch {
+            throw Self.socketInUse(error, logger: logger)
+        }
+    }
+
+    /// Another daemon, most likely: taking its socket over would leave it running and unreachable.
+    private static func socketInUse(_ inUse: VarlinkServer.SocketInUse, logger: Logger) -> DaemonError {
+        let error = DaemonError(
+            "another server listens on \(inUse.path) (another navhostd?): stop it first, or give this daemon "
+                + "another --socket"
+        )
+        logger.critical("\(error)")
+        return error
     }
 
     private func makeParentDirectory(of path: String) throws {

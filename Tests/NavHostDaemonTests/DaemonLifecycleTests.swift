@@ -101,6 +101,7 @@ struct DaemonLifecycleTests {
         )
         #expect(try await second.waitForExit(within: .seconds(30)) != 0)
         #expect(second.log.contains("another server listens on \(first.socketPath)"))
+        #expect(!second.log.contains("Loaded a plugin"), "refused before any plugin code ran")
         let nav = try await NavigationClient.connect(to: first)
         #expect(try await nav.routes() == ["home.main"])
         _ = try await first.terminate()

@@ -33,6 +33,15 @@ extension VarlinkServer {
         }
     }
 
+    /// Throws ``SocketInUse`` when a server may be listening on the socket file at `path`, which
+    /// ``bind(unixSocketPath:socketMode:cleanupExistingSocketFile:service:configuration:isPrivilegedPeer:logger:eventLoopGroup:)``
+    /// would refuse:
+    /// for a caller with costly work to do before it binds, so that it is refused before that work, not after. The
+    /// bind checks again.
+    public static func checkSocketIsFree(at path: String) throws(SocketInUse) {
+        if SocketFileIdentity(path: path) != nil, isListening(at: path) { throw SocketInUse(path: path) }
+    }
+
     /// Whether a server may be listening on the socket at `path`: only a path that refuses connections (a socket file
     /// left by a server that is gone, or another kind of file) or names nothing says no. The connection is not waited
     /// for: a server whose backlog is full (a wedged daemon) answers `EAGAIN`, and counts as listening; so does one
