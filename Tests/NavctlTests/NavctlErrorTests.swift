@@ -171,9 +171,11 @@ struct NavctlErrorTests {
         #expect(run.output.isEmpty)
         #expect(run.errors == "Error: daemonUnreachable: no answer from \(path) within 0.5 s (--timeout)\n")
 
-        let refused = try await Navctl.run(["stack", "--socket", path, "--timeout", "-1"])
-        #expect(refused.status == 64)
-        #expect(refused.errors.hasPrefix("Error: --timeout takes seconds ≥ 0\n"))
+        for value in ["-1", "1e20", "nan"] {
+            let refused = try await Navctl.run(["stack", "--socket", path, "--timeout", value])
+            #expect(refused.status == 64)
+            #expect(refused.errors.hasPrefix("Error: --timeout takes seconds from 0 to 86400\n"), "\(value)")
+        }
     }
 
     /// A Unix stream socket bound at `path`, not listening yet.

@@ -34,10 +34,15 @@ struct ConnectionOptions: ParsableArguments {
 
     var socket: String? { daemon.socket }
     var session: String? { daemon.session }
+    /// A day: more is a mistake, and would not fit the clock's durations for long.
+    static let longestTimeout: Double = 86_400
+
     /// ``timeout``, or its default.
     var timeoutSeconds: Double { timeout ?? 60 }
 
     func validate() throws {
-        if let timeout, !timeout.isFinite || timeout < 0 { throw ValidationError("--timeout takes seconds ≥ 0") }
+        if let timeout, !(0...Self.longestTimeout).contains(timeout) {
+            throw ValidationError("--timeout takes seconds from 0 to \(Int(Self.longestTimeout))")
+        }
     }
 }
