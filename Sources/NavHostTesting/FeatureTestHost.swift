@@ -56,6 +56,8 @@ public final class FeatureTestHost {
     package let catalog: FeatureCatalog
     /// The session under test.
     package let session: NavigationSession
+    /// The copy of the listed resources the features read, when the host made one; removed with the host.
+    private let stagedResources: StagedResources?
     /// Every change since the host started or since the last ``takeSessionEvents()``, in the core's own form.
     package private(set) var sessionEvents: [SessionEvent] = []
 
@@ -67,12 +69,15 @@ public final class FeatureTestHost {
     ///   - features: The features under test (and any they navigate into).
     ///   - root: The root route's ID.
     ///   - parameters: The root route's parameters.
-    ///   - resourceDirectory: What `HostServices.resourceDirectory` says; point it at the plugin's shipped files.
+    ///   - resourceDirectory: Where the plugin's shipped files are (`Resources`, in a package `navhost-plugin-tool
+    ///     new` made). When the working directory, where `swift test` runs a package's tests, holds its `plugin.json`,
+    ///     the features find only the files it lists as `resources`, as a staged plugin does; otherwise every file in
+    ///     the folder.
     ///   - store: The key-value store to lend the features.
     ///   - optionalFeatures: The optional dependencies to report as loaded; by default every feature's name.
     ///   - intentTimeLimit: The intent time limit, measured on ``clock``: it only runs out when the test advances
     ///     the clock past it.
-    public init(
+    public convenience init(
         features: [any FeatureModule],
         root: String,
         _ parameters: JSONObject = JSONObject(),
@@ -81,6 +86,45 @@ public final class FeatureTestHost {
         optionalFeatures: Set<String>? = nil,
         intentTimeLimit: Duration? = .seconds(30)
     ) throws {
+        try self.init(
+            features: features,
+            root: root,
+            parameters,
+            resourceDirectory: resourceDirectory,
+            manifest: "plugin.json",
+            store: store,
+            optionalFeatures: optionalFeatures,
+            intentTimeLimit: intentTimeLimit
+        )
+    }
+
+    /// Registers `features` and opens a session rooted at `root`, the features finding only the resources that the
+    /// manifest at `manifest` lists (every file in `resourceDirectory` when no file is there).
+    ///
+    /// - Parameters:
+    ///   - features: The features under test (and any they navigate into).
+    ///   - root: The root route's ID.
+    ///   - parameters: The root route's parameters.
+    ///   - resourceDirectory: Where the plugin's shipped files are.
+    ///   - manifest: The plugin's `plugin.json`, relative to the working directory or absolute.
+    ///   - store: The key-value store to lend the features.
+    ///   - optionalFeatures: The optional dependencies to report as loaded; by default every feature's name.
+    ///   - intentTimeLimit: The intent time limit, measured on ``clock``.
+    /// - Throws: A `ResourceError` when the manifest is not one, or a file it lists cannot be read (staging the
+    ///   plugin would fail too); what registering a feature throws.
+    public init(
+        features: [any FeatureModule],
+        root: String,
+        _ parameters: JSONObject = JSONObject(),
+        resourceDirectory: String,
+        manifest: String,
+        store: InMemoryKeyValueStore = InMemoryKeyValueStore(),
+        optionalFeatures: Set<String>? = nil,
+        intentTimeLimit: Duration? = .seconds(30)
+    ) throws {
+        let staged = try StagedResources(listedIn: manifest, from: resourceDirectory)
+        let resourceDirectory = staged?.path ?? resourceDirectory
+        self.stagedResources = staged
         let clock = ManualClock()
         let random = SeededRandomSource(seed: 0)
         let present = OptionalFeatures(present: optionalFeatures ?? Set(features.map(\.name)))

@@ -1,7 +1,8 @@
 import Foundation
 import NavHostKit
-import NavHostTesting
 import Testing
+
+@testable import NavHostTesting
 
 /// `ResourceFolder`, what `HostServices.resources` reads a plugin's shipped files with.
 @Suite("A plugin's resources, read by name")
@@ -39,6 +40,49 @@ struct PluginResourcesTests {
             let error = #expect(throws: ResourceError.self) { try ResourceFolder(path: "/etc").contents(of: name) }
             #expect(error?.isMissing == false, "\(name)")
             #expect(error?.reason == "a resource is named by its path inside the plugin's folder", "\(name)")
+        }
+    }
+
+    @Test("A test host gives the features only the resources plugin.json lists, as staging does, and cleans up")
+    func stagedForATest() throws {
+        let package = FileManager.default.temporaryDirectory.appendingPathComponent("package-\(UUID().uuidString)")
+        let resources = package.appendingPathComponent("Resources")
+        try FileManager.default.createDirectory(
+            at: resources.appendingPathComponent("data"),
+            withIntermediateDirectories: true
+        )
+        defer { try? FileManager.default.removeItem(at: package) }
+        try Data("[1]".utf8).write(to: resources.appendingPathComponent("listed.json"))
+        try Data("[2]".utf8).write(to: resources.appendingPathComponent("data/rates.json"))
+        try Data("[3]".utf8).write(to: resources.appendingPathComponent("unlisted.json"))
+        let manifest = package.appendingPathComponent("plugin.json").path
+        try Data(#"{"name":"P","resources":["listed.json","data/rates.json"]}"#.utf8).write(
+            to: URL(fileURLWithPath: manifest)
+        )
+
+        var staged = try #require(try StagedResources(listedIn: manifest, from: resources.path))
+        let folder = ResourceFolder(path: staged.path)
+        #expect(try folder.contents(of: "listed.json") == Array("[1]".utf8))
+        #expect(try folder.contents(of: "data/rates.json") == Array("[2]".utf8))
+        #expect(throws: ResourceError(name: "unlisted.json", reason: "No such file or directory", isMissing: true)) {
+            try folder.contents(of: "unlisted.json")
+        }
+        let path = staged.path
+        staged = try #require(try StagedResources(listedIn: manifest, from: resources.path))
+        #expect(!FileManager.default.fileExists(atPath: path), "the first copy went with its value")
+        _ = staged
+
+        #expect(
+            try StagedResources(listedIn: package.appendingPathComponent("none.json").path, from: resources.path) == nil
+        )
+        try Data(#"{"resources":["gone.json"]}"#.utf8).write(to: URL(fileURLWithPath: manifest))
+        let missing = #expect(throws: ResourceError.self) {
+            try StagedResources(listedIn: manifest, from: resources.path)
+        }
+        #expect(missing?.isMissing == true)
+        try Data(#"{"resources":"listed.json"}"#.utf8).write(to: URL(fileURLWithPath: manifest))
+        #expect(throws: ResourceError(name: manifest, reason: "its resources are not a list of names")) {
+            try StagedResources(listedIn: manifest, from: resources.path)
         }
     }
 }
