@@ -27,8 +27,10 @@ final class StagedResources: Sendable {
         }
         let names: [String]
         do {
-            let object = try JSONParser().parse(manifest).objectValue
-            guard let list = object?["resources", default: .array([])].arrayValue else {
+            guard let object = try JSONParser().parse(manifest).objectValue else {
+                throw ResourceError(name: manifestPath, reason: "it is not a JSON object")
+            }
+            guard let list = object["resources", default: .array([])].arrayValue else {
                 throw ResourceError(name: manifestPath, reason: "its resources are not a list of names")
             }
             names = try list.map { value throws(ResourceError) in
@@ -42,7 +44,8 @@ final class StagedResources: Sendable {
         } catch {
             throw ResourceError(name: manifestPath, reason: "it is not JSON: \(error)")
         }
-        var template = Array("/tmp/navhost-test-resources.XXXXXX".utf8CString)
+        let temporary = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(temporary)/navhost-test-resources.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             throw ResourceError(
                 name: manifestPath,

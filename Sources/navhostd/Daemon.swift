@@ -207,8 +207,7 @@ struct Daemon {
         return faultGuard
     }
 
-    /// Listens on the socket systemd passed (named `varlink`), or binds the configured path.
-    /// Serves `inherited`, the socket systemd passed, or binds the configured socket path.
+    /// Listens on `inherited`, the socket systemd passed (named `varlink`), or binds the configured path.
     private func bindServer(
         _ inherited: Int32?,
         service: VarlinkService,

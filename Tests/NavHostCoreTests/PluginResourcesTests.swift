@@ -80,6 +80,10 @@ struct PluginResourcesTests {
             try StagedResources(listedIn: manifest, from: resources.path)
         }
         #expect(missing?.isMissing == true)
+        try Data("[]".utf8).write(to: URL(fileURLWithPath: manifest))
+        #expect(throws: ResourceError(name: manifest, reason: "it is not a JSON object")) {
+            try StagedResources(listedIn: manifest, from: resources.path)
+        }
         try Data(#"{"resources":"listed.json"}"#.utf8).write(to: URL(fileURLWithPath: manifest))
         #expect(throws: ResourceError(name: manifest, reason: "its resources are not a list of names")) {
             try StagedResources(listedIn: manifest, from: resources.path)
