@@ -110,8 +110,8 @@ public final class FeatureTestHost {
     ///   - store: The key-value store to lend the features.
     ///   - optionalFeatures: The optional dependencies to report as loaded; by default every feature's name.
     ///   - intentTimeLimit: The intent time limit, measured on ``clock``.
-    /// - Throws: A `ResourceError` when the manifest is not one, or a file it lists cannot be read (staging the
-    ///   plugin would fail too); what registering a feature throws.
+    /// - Throws: A `ResourceError` when the manifest is not one, or a file it lists cannot be read or copied; what
+    ///   registering a feature throws.
     public init(
         features: [any FeatureModule],
         root: String,

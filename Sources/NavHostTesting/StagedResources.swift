@@ -11,10 +11,11 @@ final class StagedResources: Sendable {
     private let made: [(path: String, isDirectory: Bool)]
 
     /// Copies the files the manifest at `manifestPath` lists as `resources` from `directory`; `nil` when there is no
-    /// manifest there (a test outside a plugin package).
+    /// manifest there (a test outside a plugin package). A listed file that is not in `directory` is left out: a
+    /// test that does not read it goes on (staging would refuse the plugin; `navhost-plugin-tool stage` says so).
     ///
     /// - Throws: ``ResourceError`` when the manifest cannot be read or is not an object whose `resources` are names,
-    ///   or a listed file cannot be read: staging the plugin would fail too.
+    ///   or a listed file cannot be read or copied.
     init?(listedIn manifestPath: String, from directory: String) throws(ResourceError) {
         let manifest: [UInt8]
         do {
@@ -77,7 +78,12 @@ final class StagedResources: Sendable {
         noting created: inout [(path: String, isDirectory: Bool)]
     ) throws(ResourceError) {
         for name in names {
-            let bytes = try source.contents(of: name)
+            let bytes: [UInt8]
+            do {
+                bytes = try source.contents(of: name)
+            } catch  where error.isMissing {
+                continue
+            }
             var folder = path
             for component in name.split(separator: "/").dropLast() {
                 folder += "/\(component)"
