@@ -162,7 +162,7 @@ private let sharedRows =
     MalformedMessage.all.map(\.session) + RefusedCall.all.map(\.session) + [
         "partial-message", "endless-message", "huge-string", "bad-intent-arguments", "popped-screen", "oneway-refused",
         "closes-mid-message", "closes-mid-stream", "half-close", "pipelines-past-limit", "never-reads",
-        "popped-in-flight",
+        "popped-in-flight", "paced-messages",
     ]
 
 @Suite(
@@ -227,6 +227,26 @@ struct BadInputTests {
         let connection = "\(id) "
         let closes = lines.filter { $0.contains("Closed a Varlink connection") && $0.contains(connection) }
         #expect(closes.count == 1, "\(closes)")
+    }
+
+    @Test("The partial-message limit is each message's own: messages that each end in time go on past it")
+    func pacedMessages() async throws {
+        let daemon = try SharedDaemon.daemon
+        let client = try await UnixStreamSocket.connect(to: daemon)
+        let call = #"{"method":"io.navhost.Navigation.Stack","parameters":{"session":"paced-messages"}}"#
+        let (head, tail) = (String(call.prefix(20)), String(call.dropFirst(20)))
+        // Each read finishes one message and starts the next; each message takes 0.6 s of the 1 s limit, and four
+        // of them 2.4 s together.
+        await client.write(head)
+        for _ in 0..<4 {
+            try await Task.sleep(for: .milliseconds(600))
+            await client.write(tail + "\0" + head)
+        }
+        await client.write(tail + "\0")
+        let replies = try await client.readMessages(5)
+        #expect(replies.count == 5)
+        #expect(replies.allSatisfy { $0.contains(#""revision""#) }, "\(replies)")
+        client.close()
     }
 
     @Test("A message that keeps growing without a NUL is cut off once it passes 1 MiB, before it ends")
