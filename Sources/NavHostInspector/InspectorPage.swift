@@ -190,13 +190,18 @@ enum InspectorPage {
           // MARK: Drawing
 
           function render() {
-            showConnection(view.connected ? "Live: following navhostd." : "navhostd is not reachable; trying again…");
             const names = Object.keys(view.sessions).sort();
             if (view.preferred && names.includes(view.preferred)) {
               view.selected = view.preferred;
               view.preferred = null;
             }
             if (!names.includes(view.selected)) view.selected = names.includes("main") ? "main" : (names[0] || null);
+            // A session asked for in the address (navctl inspect --session) that is not open: shown once it opens.
+            const waiting = view.preferred && view.connected
+              ? " Session " + view.preferred + " is not open; the page shows it once it opens" +
+                (view.selected ? ", " + view.selected + " until then." : ".")
+              : "";
+            showConnection((view.connected ? "Live: following navhostd." : "navhostd is not reachable; trying again…") + waiting);
             renderSessions(names);
             const session = view.sessions[view.selected];
             const documentNow = session && session.document;

@@ -125,16 +125,7 @@ extension InspectorBrowserTests {
         #expect(try await LoopbackHTTP.status(port: port, ["GET /ws?token=\(token) HTTP/1.1", host] + upgrade) == 101)
 
         // The page, with the token, in the browser.
-        let target = try await browser.call("Target.createTarget", ["url": "about:blank"])
-        let targetID = try #require(target["targetId"]?.stringValue)
-        let attached = try await browser.call(
-            "Target.attachToTarget",
-            ["targetId": .string(targetID), "flatten": true]
-        )
-        let page = try #require(attached["sessionId"]?.stringValue)
-        _ = try await browser.call("Page.enable", session: page)
-        _ = try await browser.call("Page.navigate", ["url": .string(url)], session: page)
-        let inspect = InspectorPageDriver(browser: browser, session: page)
+        let inspect = try await openPage(url, in: browser)
 
         try await inspect.waitUntil("the stack shows home.main") { try await inspect.stackRoutes() == ["home.main"] }
         #expect(try await inspect.text("plugins").contains("Products"))
@@ -227,6 +218,38 @@ extension InspectorBrowserTests {
             try await inspect.evaluate("document.getElementById('arguments').placeholder").stringValue
                 == "theme=… (light | dark | system)"
         }
+
+        // A session the address asks for (navctl inspect --session) that is not open: the page says so, shows main
+        // meanwhile, and the session once it opens.
+        let later = try await openPage(url + "#session=later", in: browser)
+        try await later.waitUntil("the page says session later is not open") {
+            try await later.text("connection")
+                == "Live: following navhostd. Session later is not open; the page shows it once it opens, main until then."
+        }
+        #expect(try await later.stackRoutes() == ["home.main", "settings.main"])
+        let opened = try await ChildProcess.run(
+            TestPaths.builtExecutable("navctl"),
+            ["session", "open", "later", "products.list", "--socket", daemon.socketPath]
+        )
+        #expect(opened.status == 0, "\(opened.errors)")
+        try await later.waitUntil("the page shows session later, and says nothing more about it") {
+            guard try await later.stackRoutes() == ["products.list"] else { return false }
+            return try await later.text("connection") == "Live: following navhostd."
+        }
+    }
+
+    /// Opens `url` in a new tab of `browser`.
+    func openPage(_ url: String, in browser: HeadlessChromium) async throws -> InspectorPageDriver {
+        let target = try await browser.call("Target.createTarget", ["url": "about:blank"])
+        let targetID = try #require(target["targetId"]?.stringValue)
+        let attached = try await browser.call(
+            "Target.attachToTarget",
+            ["targetId": .string(targetID), "flatten": true]
+        )
+        let page = try #require(attached["sessionId"]?.stringValue)
+        _ = try await browser.call("Page.enable", session: page)
+        _ = try await browser.call("Page.navigate", ["url": .string(url)], session: page)
+        return InspectorPageDriver(browser: browser, session: page)
     }
 
     /// Reads `navctl inspect`'s output until the line with the page's address.

@@ -20,7 +20,8 @@ extension Navctl {
                 address (?token=…) or in the cookie the page sets after the first good one; without it the answer \
                 is 401, with a wrong one or from a page of another origin 403. The page's actions are calls navctl \
                 makes on the daemon's socket as the user who started it, so the daemon's access control applies to \
-                them as to any other navctl command. --session chooses the session the page shows first.
+                them as to any other navctl command. --session chooses the session the page shows first; one \
+                that is not open yet is shown once it opens, and the page says so until then.
 
                 Examples:
                   navctl inspect
