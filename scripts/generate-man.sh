@@ -37,10 +37,24 @@ mkdir -p "$out"
 rm -f "$out"/*.[0-9]
 # The date of the last commit, not today's: the same tree gives the same pages.
 date=$(git log -1 --format=%cs 2>/dev/null || date -u +%F)
+# The generator drops every character outside ASCII (its mdoc escaping keeps only ASCII ones), so the help texts'
+# ellipses (`{"sessions":["main",…]}`, `?token=…`) and arrows would vanish from the pages without a trace. Each
+# program runs behind a wrapper that spells them in ASCII; any other such character stops the script, naming it.
+wrappers=$work/ascii
+mkdir -p "$wrappers"
 for page in navhostd:8 navctl:1 navhost-plugin-tool:1; do
     program=${page%%:*}
     if [[ -x $build_dir/$program ]]; then
-        "$tool" "$build_dir/$program" --section "${page##*:}" --date "$date" --authors "NavHost maintainers" \
+        dump=$("$build_dir/$program" --experimental-dump-help | sed -e 's/…/.../g' -e 's/→/->/g')
+        if left=$(LC_ALL=C grep -o -P '[^\x00-\x7F]+' <<<"$dump"); then
+            echo "generate-man: $program's help has characters the man page would lose: $(sort -u <<<"$left" | tr '\n' ' ')" >&2
+            echo "generate-man: spell them in ASCII in the help text, or teach this script to" >&2
+            exit 1
+        fi
+        printf '#!/usr/bin/env bash\nset -o pipefail\n%q "$@" | sed -e "s/…/.../g" -e "s/→/->/g"\n' \
+            "$(realpath "$build_dir/$program")" >"$wrappers/$program"
+        chmod +x "$wrappers/$program"
+        "$tool" "$wrappers/$program" --section "${page##*:}" --date "$date" --authors "NavHost maintainers" \
             --output-directory "$out"
     fi
 done
