@@ -7,8 +7,9 @@ public import NavHostJSON
 ///
 /// The text is either one JSON object (`{"text":"engine"}`) or `key=value` pairs, read by navctl's own rule
 /// (``KeyValueArguments``): the value is JSON when it parses as JSON (`3`, `true`, `"quoted"`), otherwise a plain
-/// string (`text=engine`). Pairs are separated by spaces, or one per line when a value holds spaces
-/// (`name=Ada Lovelace`). Empty text is no arguments.
+/// string (`text=engine`). Pairs are separated by spaces; a word that does not begin with `key=` continues the value
+/// before it, so `name=Ada Lovelace` is one pair. Text with a line break holds one pair per line, for a value whose
+/// words would begin pairs (`query=a=b c=d`). Empty text is no arguments.
 public enum InspectorIntentArguments {
     /// Why a text is not arguments.
     public struct Invalid: Error, Sendable, Hashable, CustomStringConvertible {
@@ -26,10 +27,12 @@ public enum InspectorIntentArguments {
             }
             return object
         }
-        let separator: Character = trimmed.contains("\n") ? "\n" : " "
-        let words = trimmed.split(separator: separator).map(\.trimmingWhitespace).filter { !$0.isEmpty }
+        let pairs =
+            trimmed.contains("\n")
+            ? trimmed.split(separator: "\n").map(\.trimmingWhitespace).filter { !$0.isEmpty }
+            : pairs(onOneLine: trimmed)
         do {
-            return try KeyValueArguments.parse(words)
+            return try KeyValueArguments.parse(pairs)
         } catch {
             throw Invalid(description: error.description)
         }
@@ -37,6 +40,35 @@ public enum InspectorIntentArguments {
 }
 
 // MARK: - Private Functions
+
+extension InspectorIntentArguments {
+    /// The pairs of one line: a word that begins with `key=` begins a pair, and any other word continues the value
+    /// before it, with the spaces between them. A first word that begins no pair is a pair of its own, which
+    /// ``KeyValueArguments`` refuses.
+    fileprivate static func pairs(onOneLine line: String) -> [String] {
+        var pairs: [String] = []
+        var rest = Substring(line)
+        while !rest.isEmpty {
+            let spaces = rest.prefix { $0.isWhitespace }
+            rest = rest.dropFirst(spaces.count)
+            let word = rest.prefix { !$0.isWhitespace }
+            rest = rest.dropFirst(word.count)
+            if pairs.isEmpty || beginsPair(word) {
+                pairs.append(String(word))
+            } else {
+                pairs[pairs.count - 1] += spaces + word
+            }
+        }
+        return pairs
+    }
+
+    /// Whether `word` begins with a key and `=`: letters, digits, `_`, `-` and `.` before the first `=`.
+    private static func beginsPair(_ word: Substring) -> Bool {
+        guard let equals = word.firstIndex(of: "=") else { return false }
+        let key = word[..<equals]
+        return !key.isEmpty && key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }
+    }
+}
 
 private extension StringProtocol {
     var trimmingWhitespace: String {

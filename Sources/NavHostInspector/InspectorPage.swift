@@ -96,7 +96,7 @@ enum InspectorPage {
               <form id="intent-form">
                 <label for="intent">Intent</label>
                 <select id="intent" name="intent"></select>
-                <label for="arguments">Arguments: key=value pairs (one per line when a value has spaces), or one JSON object</label>
+                <label for="arguments">Arguments: key=value pairs, by spaces or one per line, or one JSON object</label>
                 <textarea id="arguments" name="arguments" rows="3" placeholder="key=value"></textarea>
                 <div class="actions">
                   <button id="send" type="submit">Send intent</button>

@@ -45,35 +45,3 @@ struct InspectorTimelineTests {
         #expect(timeline.entries.map(\.revision) == [2])
     }
 }
-
-/// The intent form's arguments.
-@Suite("The intent form's arguments")
-struct InspectorIntentArgumentsTests {
-    @Test("key=value pairs read as navctl reads them: JSON when it parses, a string otherwise")
-    func pairs() throws {
-        #expect(try InspectorIntentArguments.parse("text=engine") == ["text": "engine"])
-        #expect(
-            try InspectorIntentArguments.parse(" count=3 on=true  note=null ") == ["count": 3, "on": true, "note": nil]
-        )
-        #expect(
-            try InspectorIntentArguments.parse("name=Ada Lovelace\nrole=\"x\"") == [
-                "name": "Ada Lovelace", "role": "x",
-            ]
-        )
-        #expect(try InspectorIntentArguments.parse("") == [:])
-        #expect(try InspectorIntentArguments.parse("empty=") == ["empty": ""])
-    }
-
-    @Test("One JSON object is taken as it is")
-    func json() throws {
-        #expect(try InspectorIntentArguments.parse(#"{"text":"engine","n":2}"#) == ["text": "engine", "n": 2])
-    }
-
-    @Test(
-        "A word without a key, a key given twice, or broken JSON is refused",
-        arguments: ["engine", "=x", "a=1 a=2", "{nope"]
-    )
-    func invalid(text: String) {
-        #expect(throws: InspectorIntentArguments.Invalid.self) { try InspectorIntentArguments.parse(text) }
-    }
-}
