@@ -90,9 +90,16 @@ extension PluginControl {
 
     /// Whether `status` is a plugin's removal that an `Unload` made and a `Load` of its folder has not undone: what
     /// `List` says as `unloadedByHand`, `PluginNotFound` as `unloadedFolder`, and the registry keeps listing beside a
-    /// plugin of its name loaded from elsewhere (``PluginRegistry/keepsRemovedRow``).
+    /// plugin of its name loaded from elsewhere (``PluginRegistry/keepsRemovedRow``). For a folder of the plugins
+    /// folder the overrides say so, across restarts; for one outside it, ``unloadedFromOutside``, in this run.
     func isUnloadedByHand(_ status: PluginStatus) -> Bool {
-        status.state == .removed && overrides.unloaded.contains(status.directory)
+        status.state == .removed
+            && (overrides.unloaded.contains(status.directory) || unloadedFromOutside.contains(status.directory))
+    }
+
+    /// Whether `directory` is a plugin folder of the plugins folder, which the daemon loads at start.
+    func isOfThePluginsFolder(_ directory: String) -> Bool {
+        pluginsFolder.map { PluginOverrides.isPlugin(directory, of: $0) } ?? false
     }
 
     /// `status` as `io.navhost.Plugins` reports it, saying whether it was unloaded or loaded by hand.

@@ -55,6 +55,10 @@ public final class PluginControl {
     var overridesProblem: String?
     /// The plugins folder ``loadAtStart(from:)`` loaded.
     var pluginsFolder: String?
+    /// The folders outside the plugins folder whose plugin an `Unload` took out in this run, and no `Load` brought
+    /// back: listed as unloaded by hand until the daemon stops, after which nothing loads them (the overrides no
+    /// longer list them) and nothing lists them.
+    var unloadedFromOutside: Set<String> = []
     /// The `Load` and `Unload` calls waiting for the one under way to finish, first come first served.
     var waitingCalls: [CheckedContinuation<Void, Never>] = []
     /// Whether a `Load` or `Unload` is under way.
@@ -99,7 +103,8 @@ public final class PluginControl {
         return try await oneAtATime { () async throws(PluginRegistry.ChangeError) -> PluginStatus in
             try await changeDurably(directory, noting: { $0.noteLoaded(directory, pluginsFolder: $1) }) {
                 () throws(PluginRegistry.ChangeError) -> PluginStatus in
-                try loadNow(pluginAt: directory)
+                unloadedFromOutside.remove(directory)
+                return try loadNow(pluginAt: directory)
             }
         }
     }
@@ -183,6 +188,7 @@ public final class PluginControl {
                         }
                         // Checked again: what needs it may have come while the change was written.
                         try unload(name, because: "unloaded by a control client")
+                        if !isOfThePluginsFolder(directory) { unloadedFromOutside.insert(directory) }
                         forgetStranded(stranded)
                         retryWaitingPlugins()
                     }

@@ -263,6 +263,25 @@ struct PluginControlOverridesTests {
         #expect(state(of: "UserProfile", in: start()) == "removed", "no folder brings the name back")
     }
 
+    @Test("A plugin loaded by hand from outside the plugins folder and unloaded says so, and its folder, until a Load")
+    func unloadOfAPluginLoadedFromOutside() async throws {
+        defer { cleanUp() }
+        let path = "\(elsewhere.path)/UserProfile"
+        let control = start()
+        try await control.load(pluginAt: path)
+        try await control.unload("UserProfile")
+
+        // Before, the row said nothing, and a Reload of the name named no folder: the author had no way back shown.
+        let row = try #require(control.reports.first { $0.name == "UserProfile" })
+        #expect(row.state == .removed && row.unloadedByHand == true && row.folder == path, "\(row)")
+        #expect(control.folderUnloadedByHand(named: "UserProfile") == path)
+        #expect(state(of: "UserProfile", in: start()) == "", "a restart loads it no more, and lists it no more")
+
+        try await control.load(pluginAt: path)
+        #expect(control.reports.filter { $0.name == "UserProfile" }.map(\.unloadedByHand) == [nil])
+        #expect(control.folderUnloadedByHand(named: "UserProfile") == nil)
+    }
+
     @Test("A folder unloaded by hand stays listed as such while a copy of its plugin loaded from elsewhere serves")
     func unloadedRowStaysBesideACopy() async throws {
         defer { cleanUp() }
@@ -279,10 +298,15 @@ struct PluginControlOverridesTests {
         #expect(rows.map(\.state) == [.removed, .loaded], "\(rows)")
         #expect(rows.first?.unloadedByHand == true && rows.first?.folder == "\(workspace.plugins)/Settings")
 
-        // The copy unloaded in turn: a Reload still names the folder a Load brings Settings back from.
+        // The copy unloaded in turn: a Reload still names the plugins folder's, whose Load brings Settings back at
+        // every start too; both rows say a Load of their folder brings it back.
         try await control.unload("Settings")
         #expect(control.folderUnloadedByHand(named: "Settings") == "\(workspace.plugins)/Settings")
-        #expect(control.reports.filter { $0.name == "Settings" && $0.unloadedByHand == true }.count == 1)
+        #expect(
+            control.reports.filter { $0.name == "Settings" && $0.unloadedByHand == true }.map(\.folder) == [
+                "\(workspace.plugins)/Settings", "\(elsewhere.path)/Settings",
+            ]
+        )
     }
 
     @Test("An Unload also unloads a copy of the plugin in the plugins folder under another folder name, for good")
