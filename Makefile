@@ -107,10 +107,12 @@ format:
 # (Tests/IntegrationHarness/SpawnedProcess.swift says which). Unbounded, every parameterized case starts at once (70 in-process
 # hosts for the fuzz corpus alone) and two cores cannot meet the time limits that catch a hang; three at a time
 # finishes the suite in about 55 s, against 65 to 110 s one at a time.
+# TEST_FILTER runs only the tests it matches (swift test --filter): `make test TEST_FILTER=OrdersFeatureTests`.
 TEST_WIDTH ?= 3
+TEST_FILTER ?=
 test: build lint
 	NAVHOST_BUILD_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test $(SWIFT_FLAGS) --skip-build --parallel \
-		--experimental-maximum-parallelization-width $(TEST_WIDTH)
+		--experimental-maximum-parallelization-width $(TEST_WIDTH) $(if $(TEST_FILTER),--filter '$(TEST_FILTER)')
 
 # The full-size memory test of docs/robustness.md: a Watch that never reads while another client drives 100,000 state
 # changes (about a minute in a debug build on 2 cores: 56 to 108 s in 20 CI runs; `make test` runs the same test with

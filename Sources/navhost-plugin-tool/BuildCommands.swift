@@ -138,10 +138,10 @@ extension NavHostPluginTool {
             print(
                 """
                 created \(folder) (\(scaffold.files.count) files), route \(scaffold.namespace).list
-                next: make test    builds lib\(name)Feature.so, stages it, runs \(name)FeatureTests
-                      make run     starts navhostd with it
-                (SwiftPM caches Package.swift by its text, not by the folders it lists: outside make, run
-                 `swift build --manifest-cache none` once so that it sees the new plugin.)
+                next: make test TEST_FILTER=\(name)FeatureTests    builds lib\(name)Feature.so, stages it, runs its tests
+                      make run    starts navhostd with it
+                (make test alone runs the whole suite. SwiftPM caches Package.swift by its text, not by the folders
+                 it lists: outside make, run `swift build --manifest-cache none` once so that it sees the new plugin.)
                 """
             )
         }
