@@ -44,9 +44,9 @@ public final class PluginControl {
 
     private var watchers: [ObjectIdentifier: PluginWatcher] = [:]
     var logger: Logger { registry.logger }
-    /// The manifest of the last build refused from each plugin folder, so that the same build is not tried (and
-    /// reported) again each time something else in its folder changes.
-    private var refusedBuilds: [String: PluginManifest] = [:]
+    /// The last build refused from each plugin folder, so that the same build is not tried (and reported) again each
+    /// time something else in its folder changes.
+    private var refusedBuilds: [String: RefusedBuild] = [:]
     /// Where ``overrides`` is kept; `nil` when what is loaded and unloaded by hand does not outlive the process.
     let overridesFile: PluginOverridesFile?
     /// The plugins loaded and unloaded by hand, as the file holds them (or is about to).
@@ -357,13 +357,14 @@ extension PluginControl {
                 refusedBuilds[path] = nil
                 clearReloadFailure(of: loaded.name)
             }
-            guard manifest != loaded.manifest, manifest != refusedBuilds[path] else { continue }
+            let build = RefusedBuild(manifest, in: path)
+            guard manifest != loaded.manifest, build != refusedBuilds[path] else { continue }
             if manifest.name == loaded.name {
                 do {
                     try reload(loaded.name)
                     refusedBuilds[path] = nil
                 } catch {
-                    refusedBuilds[path] = manifest
+                    refusedBuilds[path] = build
                 }
             } else {
                 unloadVanished(loaded)
@@ -566,5 +567,19 @@ extension PluginControl {
     fileprivate func setRemovalRefusal(_ refusal: PluginStatus.RemovalRefusal?, of name: String) {
         guard let index = registry.statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else { return }
         registry.statuses[index].removalRefused = refusal
+    }
+}
+
+/// A build tried from a plugin folder and refused: its manifest, and the library the manifest names as the file
+/// system had it then. The same manifest over another library is another build: a library refused for its checksum
+/// while it was still being written (a slow copy the folder watcher tried once the folder settled) is tried again
+/// once it is whole.
+private struct RefusedBuild: Equatable {
+    var manifest: PluginManifest
+    var library: FileIO.Stamp?
+
+    init(_ manifest: PluginManifest, in folder: String) {
+        self.manifest = manifest
+        self.library = FileIO.stamp(of: "\(folder)/\(manifest.library)")
     }
 }

@@ -179,6 +179,37 @@ struct DaemonPluginFolderTests {
         try await daemon.terminate()
     }
 
+    @Test("A library refused while half written is taken once it is whole, under the same manifest")
+    func halfWrittenBuildIsTakenOnceWhole() async throws {
+        let directory = try TestPlugins.copies()
+        let daemon = try await DaemonProcess.start(plugins: directory)
+        let plugins = try await PluginsWatch.start(on: daemon)
+        let whole = try Data(
+            contentsOf: URL(fileURLWithPath: "\(DaemonProcess.examplePlugins)/Products/libProductsFeature.so")
+        )
+        let half = whole.count / 2
+
+        // A slow copy: the new manifest and half the library, then a pause past the folder's settling.
+        try PluginFolder.deploy("Products", into: directory, version: "1.1.0") { folder in
+            try whole.prefix(half).write(to: URL(fileURLWithPath: "\(folder)/libProductsFeature.so"))
+        }
+        let failed = try await plugins.event(within: .seconds(20)) { $0["name"] == "Products" }
+        #expect(failed["kind"] == "failed")
+        #expect(failed["reason"]?["code"] == "checksumMismatch")
+
+        // The rest of the library, in place. Before, the build under the same manifest was taken for the refused one
+        // and left alone: only a Reload by hand or a restart took it.
+        let library = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(directory)/Products/libProductsFeature.so"))
+        try library.seekToEnd()
+        try library.write(contentsOf: whole.suffix(from: half))
+        try library.close()
+        let taken = try await plugins.event(within: .seconds(20)) { $0["name"] == "Products" }
+        #expect(taken["kind"] == "reloaded", "\(taken)")
+        let listed = try await PluginsWatch.listed("Products", in: daemon)
+        #expect(listed?["version"] == "1.1.0" && listed?["lastReloadFailure"] == nil, "\(listed ?? nil)")
+        try await daemon.terminate()
+    }
+
     @Test("A folder removed and its new build moved in at once reloads in place: the screens and their state stay")
     func removedThenMovedInReloads() async throws {
         let directory = try TestPlugins.copies(of: ["Home", "Products"])

@@ -23,6 +23,32 @@ package enum FileIO {
         }
     }
 
+    /// Which file is at a path, and which content it has as far as the file system says: its device and inode, size
+    /// and time of last change. A file written since, or another file moved in its place, has another stamp.
+    package struct Stamp: Sendable, Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+
+        package static func == (lhs: Stamp, rhs: Stamp) -> Bool {
+            lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
+                && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+        }
+    }
+
+    /// The stamp of the file at `path` (following symbolic links), or `nil` when nothing is there.
+    package static func stamp(of path: String) -> Stamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Stamp(
+            device: UInt64(info.st_dev),
+            inode: UInt64(info.st_ino),
+            size: Int64(info.st_size),
+            modified: info.st_mtim
+        )
+    }
+
     /// The names in the folder at `path`, without `.` and `..`, sorted.
     package static func directoryEntries(_ path: String) throws(FileAccessError) -> [String] {
         guard let directory = opendir(path) else { throw .system("opendir", path: path, errno: errno) }
