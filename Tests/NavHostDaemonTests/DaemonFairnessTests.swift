@@ -62,6 +62,32 @@ struct DaemonFairnessTests {
         #expect(try await daemon.terminate() == 0)
     }
 
+    @Test("A client whose replies back up is not idle: the send time-out ends it, not the shorter --idle-timeout")
+    func backedUpIsNotIdle() async throws {
+        let daemon = try await DaemonProcess.start(extraArguments: ["--idle-timeout", "1s", "--send-timeout", "4s"])
+        // Each reply carries the 128 kB session name back: a few of them fill every buffer on the way, and the daemon
+        // stops reading the rest. Made before the connection: in a debug build on a busy machine, making them can take
+        // longer than the idle time-out, and the connection would be idle for real.
+        let name = String(repeating: "n", count: 128 << 10)
+        let calls = Array(
+            [[UInt8]](repeating: try callMessage("io.navhost.Navigation.Stack", ["session": .string(name)]), count: 16)
+                .joined()
+        )
+        let client = try await UnixStreamSocket.connect(to: daemon.socketPath, receiveBuffer: 4096)
+        // Written from this task, not a task of its own, which a busy test process may start late. The write ends
+        // when the daemon closes the connection.
+        let started = ContinuousClock.now
+        let written = await client.write(calls)
+        try await client.waitUntilPeerCloses(within: .seconds(20))
+        let closedAfter = ContinuousClock.now - started
+        #expect(written.error != nil, "the daemon stopped reading: \(written.written) bytes written")
+        // Before, it was closed as idle about a second after its last call was read, its calls still unanswered.
+        #expect(!daemon.log.contains("Closed an idle Varlink connection"), "\(daemon.log)")
+        #expect(daemon.log.contains("(sendTimeout)"))
+        #expect(closedAfter >= .seconds(4), "not before the send time-out: \(closedAfter)")
+        #expect(try await daemon.terminate() == 0)
+    }
+
     @Test("SIGTERM with a Watch whose client has stopped reading: the daemon exits within 20 s")
     func stopWithAStalledWatch() async throws {
         // A send timeout far past TimeoutStopSec: only the shutdown's own limit can end the stalled connection.

@@ -177,7 +177,11 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { resumeReadingIfAllowed() }
+        if context.channel.isWritable {
+            // The client read its replies: activity, like a call.
+            lastActivity = .now()
+            resumeReadingIfAllowed()
+        }
         context.fireChannelWritabilityChanged()
     }
 
@@ -431,9 +435,12 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Closes a connection idle for ``VarlinkServerConfiguration/idleTimeout``: no call received, running or
-    /// unanswered (a Watch is a call that runs).
+    /// unanswered (a Watch is a call that runs). A connection whose replies back up, or whose calls wait to be
+    /// started, is not idle: the client stopped reading, and the send time-out is the limit for that
+    /// (``VarlinkSendTimeoutHandler``).
     private func checkIdle() {
-        guard !stopped, machine.pendingCalls == 0, let idleTimeout = configuration.idleTimeout,
+        guard !stopped, machine.pendingCalls == 0, frames.isEmpty, context?.channel.isWritable != false,
+            let idleTimeout = configuration.idleTimeout,
             NIODeadline.now() - lastActivity >= VarlinkServer.timeAmount(idleTimeout)
         else { return }
         logger.info("Closed an idle Varlink connection", metadata: ["varlink.idle-timeout": "\(idleTimeout)"])

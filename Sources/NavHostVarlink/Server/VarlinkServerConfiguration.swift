@@ -31,8 +31,9 @@ public struct VarlinkServerConfiguration: Sendable, Hashable {
     /// this long, the connection is closed. Default: 30 seconds.
     public var sendTimeout: Duration = .seconds(30)
     /// How long a connection may stay idle — no call received, running or unanswered; a running `more` call such as
-    /// a Watch is not idle — before the server closes it, so that clients that connect and walk away cannot hold
-    /// connections for ever. `nil` for no limit. Default: 5 minutes.
+    /// a Watch is not idle, nor a connection whose replies back up (``sendTimeout`` is its limit) — before the server
+    /// closes it, so that clients that connect and walk away cannot hold connections for ever. `nil` for no limit.
+    /// Default: 5 minutes.
     public var idleTimeout: Duration? = .seconds(300)
     /// How long a graceful shutdown waits for a connection to answer what it received and write out its replies;
     /// then the connection is closed whatever is left unsent (a client that stopped reading cannot hold the shutdown

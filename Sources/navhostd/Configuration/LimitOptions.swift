@@ -85,7 +85,7 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "How long a connection may stay idle, with no call received, running or unanswered (a Watch is running), before it is closed (like 5m, or off). (default: 5m)",
+            "How long a connection may stay idle, with no call received, running or unanswered (a Watch is running; replies backed up are --send-timeout's), before it is closed (like 5m, or off). (default: 5m)",
             valueName: "time"
         ),
         transform: TimeLimit.parse
