@@ -45,13 +45,15 @@ struct DaemonFairnessTests {
     @Test("A connection that stays idle is closed after --idle-timeout; a Watch is not idle")
     func idleConnections() async throws {
         let daemon = try await DaemonProcess.start(extraArguments: ["--idle-timeout", "1s"])
-        let idle = try await UnixStreamSocket.connect(to: daemon.socketPath)
+        // From before the connection: the daemon's clock for it starts when it takes it, which a busy machine may
+        // leave until after `connect` returned here.
         let started = ContinuousClock.now
+        let idle = try await UnixStreamSocket.connect(to: daemon.socketPath)
         let watcher = try await NavigationClient.connect(to: daemon)
         let updates = WatchRecorder(watcher.watch())
         try await idle.waitUntilPeerCloses(within: .seconds(20))
         let closedAfter = ContinuousClock.now - started
-        #expect(closedAfter >= .milliseconds(900), "not before the time-out: \(closedAfter)")
+        #expect(closedAfter >= .seconds(1), "not before the time-out: \(closedAfter)")
         #expect(daemon.log.contains("Closed an idle Varlink connection"))
         // The watcher has waited as long, and still gets every change.
         try await Task.sleep(for: .seconds(1))
