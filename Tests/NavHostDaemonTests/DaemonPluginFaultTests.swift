@@ -65,6 +65,26 @@ struct DaemonPluginFaultTests {
         try await Self.expectComesBackWithoutIt(daemon, fault: fault)
     }
 
+    @Test("A hold shorter than --stall-limit never ends the daemon, wherever it starts between two heartbeats")
+    func holdUnderTheLimit() async throws {
+        let daemon = try await Self.startDaemon()
+        let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
+        // Each holds the main thread for 0.95 s of the 1 s limit, starting wherever it falls between the detector's
+        // heartbeats, a quarter of a second apart (a pause of a random part of that first: right after a hold, the
+        // heartbeat held back runs at once). Before, the hold was measured from the last heartbeat that ran, up to a
+        // quarter of a second before it began: most such holds ended the daemon.
+        for count in 1...6 {
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0..<250)))
+            let reply = try await client.call(
+                "io.navhost.Navigation.Send",
+                parameters: ["session": "faulty", "intent": "onTappedHold"]
+            )
+            #expect(reply["screen"]?["state"]?["count"] == .int(Int64(count)))
+        }
+        #expect(!daemon.log.contains("held the main thread"), "\(daemon.log)")
+        #expect(try await daemon.terminate() == 0)
+    }
+
     @Test(
         "A composition root that hangs or traps at load: the daemon comes back with the plugin quarantined",
         arguments: PluginFault.atStart

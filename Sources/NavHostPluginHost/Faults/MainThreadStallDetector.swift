@@ -11,7 +11,8 @@ import Synchronization
 /// socket. A plugin that
 /// blocks it (a synchronous wait, a lock, an endless loop) stops every call of every client; no time limit can
 /// interrupt code that never yields. A thread of the detector's own posts a heartbeat to the main queue several times
-/// per `limit`; when none has run for `limit`, it probes the main thread through the ``PluginFaultGuard``, which
+/// per `limit` (a tick: a quarter of it, at most 250 ms); once the main thread has surely been held for `limit` (no
+/// heartbeat has run for `limit` and a tick), it probes the main thread through the ``PluginFaultGuard``, which
 /// records the plugin whose code is on its stack, logs the stall at `critical` and exits with status 70
 /// (`EX_SOFTWARE`). systemd restarts the service (`Restart=on-failure`), and the plugin stays quarantined
 /// (``QuarantineReason/Code/stalled``) until its library changes.
@@ -68,7 +69,10 @@ public final class MainThreadStallDetector: Sendable {
                     beatPending.store(false, ordering: .releasing)
                 }
             }
-            let held = Self.now() - lastBeat.load(ordering: .relaxed)
+            // How long the main thread has surely been held: since the heartbeat after the last one that ran. That
+            // one was posted at most a tick later, and would have run had the thread been free then. Measured from the
+            // last heartbeat, a hold that began just before the next was due ended the daemon up to a tick early.
+            let held = Self.now() - lastBeat.load(ordering: .relaxed) - tick
             if held > limitNanoseconds, !stopped.load(ordering: .relaxed) {
                 endDaemon(held: .nanoseconds(held))
             }

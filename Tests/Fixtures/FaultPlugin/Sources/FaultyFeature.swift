@@ -10,7 +10,8 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
     FeatureExport.export(FaultyFeature())
 }
 
-/// One screen, `faulty.main`, whose intents take the main thread down in three ways; `onTappedCount` behaves.
+/// One screen, `faulty.main`, whose intents take the main thread down in three ways; `onTappedCount` behaves, and
+/// `onTappedHold` holds the main thread for a while.
 final class FaultyFeature: FeatureModule {
     let name = "Faulty"
     let screens = [
@@ -62,6 +63,20 @@ enum MainThreadFault {
         }
     }
 
+    /// Holds the main thread for `milliseconds` by the monotonic clock, then lets go: a stall shorter than a limit.
+    static func hold(milliseconds: Int64) {
+        let end = monotonicMilliseconds() + milliseconds
+        while case let left = end - monotonicMilliseconds(), left > 0 {
+            usleep(useconds_t(min(left, 10) * 1_000))
+        }
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
     /// Traps, as a failed precondition or a force-unwrapped nil does.
     static func trap() -> Never {
         fatalError("Faulty: a precondition failed")
@@ -76,8 +91,10 @@ final class FaultyViewModel: ViewModel {
         case onTappedSpin
         case onTappedTrap
         case onTappedCount
+        /// Holds the main thread for 0.95 s, under the tests' 1 s stall limit.
+        case onTappedHold
 
-        static let names = ["onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount"]
+        static let names = ["onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold"]
     }
 
     struct State: Encodable, Equatable, Sendable {
@@ -94,6 +111,9 @@ final class FaultyViewModel: ViewModel {
         case .onTappedSpin: MainThreadFault.spin()
         case .onTappedTrap: MainThreadFault.trap()
         case .onTappedCount: state.count += 1
+        case .onTappedHold:
+            MainThreadFault.hold(milliseconds: 950)
+            state.count += 1
         }
     }
 }
