@@ -91,6 +91,36 @@ struct DaemonPluginReloadTests {
         try await daemon.terminate()
     }
 
+    @Test("An intent delivered again after each of many reloads keeps its one time limit, not one per delivery")
+    func timeLimitAcrossReloads() async throws {
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["StallPlugin"]),
+            sessions: ["main=stall.main"],
+            extraArguments: Self.byHandOnly + ["--intent-timeout", "2s"]
+        )
+        let nav = try await NavigationClient.connect(to: daemon)
+        // A use case that never returns, sent once.
+        let sending = Task { () -> (error: String?, at: ContinuousClock.Instant) in
+            do {
+                try await nav.call("Send", ["intent": "onTappedWait"])
+                return (nil, .now)
+            } catch let error as VarlinkError {
+                return (error.name, .now)
+            }
+        }
+        // A reload every half second for four seconds: each rebuilds the screen and delivers the intent again. Before,
+        // each delivery started the limit afresh, and the intent was answered only 2 s after the last reload.
+        for _ in 0..<8 {
+            try await Task.sleep(for: .milliseconds(500))
+            try await Self.plugins(daemon, "Reload", ["name": "Stall"])
+        }
+        let reloadsEnded = ContinuousClock.now
+        let answer = try await sending.value
+        #expect(answer.error == "io.navhost.Navigation.IntentTimedOut")
+        #expect(answer.at < reloadsEnded, "answered within its limit, while the reloads went on")
+        try await daemon.terminate()
+    }
+
     @Test("A replacement with the wrong SHA-256 is refused: the old version serves and List says why")
     func brokenReplacementIsRefused() async throws {
         let directory = try await TestPlugins.directory()

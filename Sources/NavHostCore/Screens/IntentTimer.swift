@@ -23,8 +23,19 @@ final class IntentTimer {
     var limit: Duration { timing.limit }
 
     /// Starts the clock for intent `number`; `expire` runs if it is still under way when its time is up.
-    func start(_ number: Int, expire: @escaping @MainActor () -> Void) {
+    ///
+    /// - Returns: The intent's deadline, for a delivery of the same intent to the screen a reload builds in this one's
+    ///   place (``start(remainingOf:expire:)``).
+    @discardableResult
+    func start(_ number: Int, expire: @escaping @MainActor () -> Void) -> IntentDeadline {
         timing.start(number, expire: expire)
+    }
+
+    /// Starts a clock of its own for an intent delivered again after a reload: `expire` runs once what is left of
+    /// `deadline` has passed, unless the returned task is cancelled first. An intent delivered again is rare, so it
+    /// gets a task of its own rather than a place in the queue, whose deadlines all come one limit after their start.
+    func start(remainingOf deadline: IntentDeadline, expire: @escaping @MainActor () -> Void) -> Task<Void, Never> {
+        timing.start(after: deadline.remaining(), expire: expire)
     }
 
     /// Stops the clock for intent `number`, which finished (or was given up) in time.
@@ -40,8 +51,22 @@ final class IntentTimer {
 private protocol IntentTiming {
     var limit: Duration { get }
     var pendingCount: Int { get }
-    func start(_ number: Int, expire: @escaping @MainActor () -> Void)
+    func start(_ number: Int, expire: @escaping @MainActor () -> Void) -> IntentDeadline
+    func start(after delay: Duration, expire: @escaping @MainActor () -> Void) -> Task<Void, Never>
     func finish(_ number: Int)
+}
+
+/// When an intent's time is up, kept across its deliveries: an intent delivered again to the screen a reload built
+/// in place of the one it was sent to gets what is left of its limit, not a new one (a plugin reloaded every second
+/// would otherwise keep an intent unanswered for as long as the reloads go on).
+@MainActor
+final class IntentDeadline {
+    /// The time left, on the session's clock; zero or less once it has passed.
+    let remaining: @MainActor () -> Duration
+
+    init(remaining: @escaping @MainActor () -> Duration) {
+        self.remaining = remaining
+    }
 }
 
 /// An intent on the clock: its deadline as a time since the timer's origin.
@@ -75,11 +100,23 @@ private final class ClockTiming<C: Clock<Duration>>: IntentTiming {
         self.origin = clock.now
     }
 
-    func start(_ number: Int, expire: @escaping @MainActor () -> Void) {
-        queue.append(TimedIntent(number: number, deadline: elapsed + limit, expire: expire))
-        guard !isSleeping else { return }
-        isSleeping = true
-        Task { await self.run() }
+    func start(_ number: Int, expire: @escaping @MainActor () -> Void) -> IntentDeadline {
+        let deadline = elapsed + limit
+        queue.append(TimedIntent(number: number, deadline: deadline, expire: expire))
+        if !isSleeping {
+            isSleeping = true
+            Task { await self.run() }
+        }
+        return IntentDeadline { [self] in deadline - elapsed }
+    }
+
+    func start(after delay: Duration, expire: @escaping @MainActor () -> Void) -> Task<Void, Never> {
+        let clock = self.clock
+        return Task {
+            if delay > .zero { try? await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil) }
+            guard !Task.isCancelled else { return }
+            expire()
+        }
     }
 
     func finish(_ number: Int) {

@@ -49,6 +49,9 @@ final class Screen {
 
     /// The intent time limit, on the clock it is measured with; `nil` for none.
     private let intentTimer: IntentTimer?
+    /// The deadline of the intent whose clock started last: read by the session right after an intent's first stretch
+    /// suspended, to give the same intent what is left of it if a reload rebuilds the screen.
+    private(set) var lastDeadline: IntentDeadline?
     /// Set when an intent ran out of time; cleared when the next intent to the screen succeeds.
     private(set) var error: String?
     /// The error as clients last saw it.
@@ -152,8 +155,14 @@ final class Screen {
 
     /// ``send(_:)``, started in the caller's stretch: the intent's first stretch runs before this returns, and an
     /// intent that finished in it (most do) is answered without a task of the caller's.
-    func startSending(_ message: IntentMessage) throws(NavigationError) -> CallProgress<Void> {
-        let progress = startUntilClosed { model -> (any Error)? in
+    ///
+    /// - Parameter deadline: The deadline of the same intent sent to the screen a reload rebuilt as this one: it gets
+    ///   what is left of it, not a new time limit. `nil` for an intent sent for the first time.
+    func startSending(
+        _ message: IntentMessage,
+        deadline: IntentDeadline? = nil
+    ) throws(NavigationError) -> CallProgress<Void> {
+        let progress = startUntilClosed(deadline: deadline) { model -> (any Error)? in
             do {
                 try await model.handle(message)
                 return nil
@@ -267,6 +276,7 @@ extension Screen {
     /// Not generic, like ``Race``: a generic class's `deinit` runs unspecialized, looking up its metadata on every
     /// intent.
     fileprivate func startUntilClosed(
+        deadline: IntentDeadline? = nil,
         _ work: @escaping @MainActor (ScreenModel) async -> (any Error)?
     ) -> CallProgress<IntentOutcome> {
         // Checked in the stretch that starts the work, not by the caller: the caller's `await` to get here may
@@ -293,9 +303,10 @@ extension Screen {
         if let finished = race.outcome, !isClosedByItsOwnWork(finished) {
             return .finished(Self.outcome(finished, of: task.handle))
         }
+        var ownClock: Task<Void, Never>?
         if let intentTimer, race.outcome == nil {
             let limit = intentTimer.limit
-            intentTimer.start(task.number) { [weak self] in
+            let expire: @MainActor () -> Void = { [weak self] in
                 // Finished in time (the caller may not have resumed yet to stop the clock): its caller is answered
                 // with its outcome, and the tasks it started keep their navigation.
                 guard race.outcome == nil else { return }
@@ -306,9 +317,20 @@ extension Screen {
                 task.task.cancel()
                 self?.inFlight[task.number] = nil
             }
+            if let deadline {
+                ownClock = intentTimer.start(remainingOf: deadline, expire: expire)
+                lastDeadline = deadline
+            } else {
+                lastDeadline = intentTimer.start(task.number, expire: expire)
+            }
+        } else {
+            lastDeadline = nil
         }
         return .suspended { [self] in
-            defer { intentTimer?.finish(task.number) }
+            defer {
+                intentTimer?.finish(task.number)
+                ownClock?.cancel()
+            }
             // A cancellation handler costs the task a status record, added and removed under its lock: only here,
             // where there is something to wait for.
             let outcome = await withTaskCancellationHandler {

@@ -43,26 +43,31 @@ extension NavigationSession {
 // MARK: - Private Functions
 
 extension NavigationSession {
-    /// Delivers `intent` to `target`, and again to the screen a reload rebuilt in its place if it closes meanwhile.
-    fileprivate func startSending(_ intent: IntentMessage, to target: Screen) throws(NavigationError) -> CallProgress<
-        Void
-    > {
+    /// Delivers `intent` to `target`, and again to the screen a reload rebuilt in its place if it closes meanwhile,
+    /// with what is left of the intent's time limit (`deadline`, once its first delivery started the clock).
+    fileprivate func startSending(
+        _ intent: IntentMessage,
+        to target: Screen,
+        deadline: IntentDeadline? = nil
+    ) throws(NavigationError) -> CallProgress<Void> {
         var target = target
         while true {
             let progress: CallProgress<Void>
             do {
-                progress = try target.startSending(intent)
+                progress = try target.startSending(intent, deadline: deadline)
             } catch {
                 target = try redeliveryTarget(after: error, from: target, intent: intent)
                 continue
             }
             guard case .suspended(let rest) = progress else { return progress }
+            // Read in the stretch that started the intent: its clock is the last the screen started.
+            let deadline = deadline ?? target.lastDeadline
             return .suspended { [self, target] () async throws(NavigationError) in
                 do throws(NavigationError) {
                     try await rest()
                 } catch {
                     let rebuilt = try redeliveryTarget(after: error, from: target, intent: intent)
-                    try await startSending(intent, to: rebuilt).value
+                    try await startSending(intent, to: rebuilt, deadline: deadline).value
                 }
             }
         }
