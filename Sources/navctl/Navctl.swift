@@ -61,4 +61,31 @@ struct Navctl: AsyncParsableCommand {
     // hands an option group a command decoded to the subcommands that declare the same group.
     @OptionGroup(title: "Global options") var connection: ConnectionOptions
     @OptionGroup(title: "Global options") var output: OutputOptions
+
+    /// ArgumentParser's `main`, with a word that is no command named as such first (``UnknownCommand``).
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        var commands = ["help"]
+        for command in configuration.subcommands { commands.append(command._commandName) }
+        for group in configuration.groupedSubcommands {
+            for command in group.subcommands { commands.append(command._commandName) }
+        }
+        if let unknown = UnknownCommand.find(
+            in: arguments,
+            commands: commands,
+            optionsTakingValues: ["--socket", "--session", "--timeout", "--generate-completion-script"]
+        ) {
+            exit(withError: ValidationError(unknown.description))
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

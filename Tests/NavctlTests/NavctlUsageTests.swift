@@ -13,6 +13,7 @@ struct NavctlUsageTests {
             ("usage-repeated-key", ["send", "onChangedFilter", "text=a", "text=b"]),
             ("usage-replace-parameters-first", ["replace", "productID=p3", "products.detail"]),
             ("usage-unknown-subcommand", ["teleport", "home.main"]),
+            ("usage-misspelt-subcommand", ["--socket", "/nonexistent/io.navhost", "naviagte", "products.list"]),
             ("usage-unknown-option", ["stack", "--sesion", "main"]),
             ("usage-negative-revision", ["watch", "--resume-from", "-1"]),
             ("usage-replay-session", ["replay", "bug.navrec", "--session", "main"]),
