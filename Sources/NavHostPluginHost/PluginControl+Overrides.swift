@@ -85,7 +85,9 @@ extension PluginControl {
     /// The folder of the plugin named `name` when it was unloaded by hand and not loaded since: a `Load` of that folder
     /// brings it back. `nil` for any other name.
     public func folderUnloadedByHand(named name: String) -> String? {
-        registry.statuses.first { $0.name == name && isUnloadedByHand($0) }?.directory
+        let rows = registry.statuses.filter { $0.name == name && isUnloadedByHand($0) }
+        // The plugins folder's first: its Load brings the plugin back at every start too.
+        return (rows.first { overrides.unloaded.contains($0.directory) } ?? rows.first)?.directory
     }
 
     /// Whether `status` is a plugin's removal that an `Unload` made and a `Load` of its folder has not undone: what

@@ -103,8 +103,10 @@ public final class PluginControl {
         return try await oneAtATime { () async throws(PluginRegistry.ChangeError) -> PluginStatus in
             try await changeDurably(directory, noting: { $0.noteLoaded(directory, pluginsFolder: $1) }) {
                 () throws(PluginRegistry.ChangeError) -> PluginStatus in
+                let status = try loadNow(pluginAt: directory)
+                // Only once it loaded: a refused Load leaves the folder unloaded by hand, as for the plugins folder's.
                 unloadedFromOutside.remove(directory)
-                return try loadNow(pluginAt: directory)
+                return status
             }
         }
     }

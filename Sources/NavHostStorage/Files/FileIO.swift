@@ -23,17 +23,20 @@ package enum FileIO {
         }
     }
 
-    /// Which file is at a path, and which content it has as far as the file system says: its device and inode, size
-    /// and time of last change. A file written since, or another file moved in its place, has another stamp.
+    /// Which file is at a path, and which content it has as far as the file system says: its device and inode, size,
+    /// and times of last modification and of last status change (which no program can set back, as `cp -p` does the
+    /// first). A file written since, or another file moved in its place, has another stamp.
     package struct Stamp: Sendable, Equatable {
         var device: UInt64
         var inode: UInt64
         var size: Int64
         var modified: timespec
+        var changed: timespec
 
         package static func == (lhs: Stamp, rhs: Stamp) -> Bool {
             lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
                 && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+                && lhs.changed.tv_sec == rhs.changed.tv_sec && lhs.changed.tv_nsec == rhs.changed.tv_nsec
         }
     }
 
@@ -45,7 +48,8 @@ package enum FileIO {
             device: UInt64(info.st_dev),
             inode: UInt64(info.st_ino),
             size: Int64(info.st_size),
-            modified: info.st_mtim
+            modified: info.st_mtim,
+            changed: info.st_ctim
         )
     }
 

@@ -277,6 +277,17 @@ struct PluginControlOverridesTests {
         #expect(control.folderUnloadedByHand(named: "UserProfile") == path)
         #expect(state(of: "UserProfile", in: start()) == "", "a restart loads it no more, and lists it no more")
 
+        // A refused Load of it (its folder emptied) leaves it unloaded by hand.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        await #expect(throws: PluginRegistry.ChangeError.self) { try await control.load(pluginAt: path) }
+        #expect(control.folderUnloadedByHand(named: "UserProfile") == path)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(
+            atPath: path,
+            withDestinationPath: try PluginWorkspace.stagedDirectory("UserProfile")
+        )
+
         try await control.load(pluginAt: path)
         #expect(control.reports.filter { $0.name == "UserProfile" }.map(\.unloadedByHand) == [nil])
         #expect(control.folderUnloadedByHand(named: "UserProfile") == nil)
