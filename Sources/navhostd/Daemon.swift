@@ -89,11 +89,14 @@ struct Daemon {
         let status = StatusReporter(core: core, server: server)
         let watchdog = try Watchdog.configuredTimeout().map { Watchdog(timeout: $0) }
         if let watchdog { logger.info("Watchdog on", metadata: ["navhost.watchdog.timeout": "\(watchdog.timeout)"]) }
-        if let watchdog, let stallLimit = configuration.stallLimit, stallLimit >= watchdog.timeout {
-            // The pings stop as soon as the main thread is held: systemd would end the daemon before the stall
+        if let watchdog, let stallLimit = configuration.stallLimit,
+            MainThreadStallDetector.longestHold(for: stallLimit) >= watchdog.timeout - watchdog.pingInterval
+        {
+            // The pings stop as soon as the main thread is held, and the last one may have gone out a ping interval
+            // before the hold began: systemd may end the daemon half its time-out into a hold, before the stall
             // detector names the plugin that held it (docs/robustness.md, "Plugin faults").
             logger.warning(
-                "The stall limit is not under the watchdog's time-out: a plugin that holds the main thread is ended by the service manager, unnamed",
+                "The stall limit is not under half the watchdog's time-out: a plugin that holds the main thread may be ended by the service manager, unnamed",
                 metadata: [
                     "navhost.stall-limit": "\(stallLimit)", "navhost.watchdog.timeout": "\(watchdog.timeout)",
                 ]

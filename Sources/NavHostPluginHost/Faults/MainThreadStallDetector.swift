@@ -57,9 +57,20 @@ public final class MainThreadStallDetector: Sendable {
 
     // MARK: Private Functions
 
+    /// The longest a hold of the main thread can last before a detector with `limit` ends the daemon: the limit, a
+    /// tick for the heartbeat that may have been due when the hold began, and a tick for the detector's own check.
+    public static func longestHold(for limit: Duration) -> Duration {
+        limit + .nanoseconds(2 * tick(for: nanoseconds(limit)))
+    }
+
+    /// How often the detector posts a heartbeat and checks: a quarter of the limit, at most 250 ms, at least 1 ms.
+    private static func tick(for limitNanoseconds: Int64) -> Int64 {
+        max(min(limitNanoseconds / 4, 250_000_000), 1_000_000)
+    }
+
     private func watch() {
         let limitNanoseconds = Self.nanoseconds(limit)
-        let tick = max(min(limitNanoseconds / 4, 250_000_000), 1_000_000)
+        let tick = Self.tick(for: limitNanoseconds)
         while !stopped.load(ordering: .relaxed) {
             usleep(useconds_t(tick / 1_000))
             if !beatPending.exchange(true, ordering: .acquiringAndReleasing) {
