@@ -46,7 +46,10 @@ for page in navhostd:8 navctl:1 navhost-plugin-tool:1; do
     program=${page%%:*}
     if [[ -x $build_dir/$program ]]; then
         dump=$("$build_dir/$program" --experimental-dump-help | sed -e 's/…/.../g' -e 's/→/->/g')
-        if left=$(LC_ALL=C grep -o -P '[^\x00-\x7F]+' <<<"$dump"); then
+        status=0
+        left=$(LC_ALL=C grep -o -P '[^\x00-\x7F]+' <<<"$dump") || status=$?
+        if ((status > 1)); then echo "generate-man: grep cannot look for characters outside ASCII" >&2; exit 1; fi
+        if ((status == 0)); then
             echo "generate-man: $program's help has characters the man page would lose: $(sort -u <<<"$left" | tr '\n' ' ')" >&2
             echo "generate-man: spell them in ASCII in the help text, or teach this script to" >&2
             exit 1

@@ -27,9 +27,10 @@ public enum InspectorIntentArguments {
             }
             return object
         }
+        // `\r\n` is one Character: a text from elsewhere than the page's form is split at any line break.
         let pairs =
-            trimmed.contains("\n")
-            ? trimmed.split(separator: "\n").map(\.trimmingWhitespace).filter { !$0.isEmpty }
+            trimmed.contains(where: \.isNewline)
+            ? trimmed.split(whereSeparator: \.isNewline).map(\.trimmingWhitespace).filter { !$0.isEmpty }
             : pairs(onOneLine: trimmed)
         do {
             return try KeyValueArguments.parse(pairs)

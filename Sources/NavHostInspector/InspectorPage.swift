@@ -224,7 +224,7 @@ enum InspectorPage {
               const button = element("button", name);
               button.type = "button";
               button.setAttribute("aria-pressed", String(name === view.selected));
-              button.onclick = () => { view.selected = name; view.revision = null; render(); };
+              button.onclick = () => { view.selected = name; view.preferred = null; view.revision = null; render(); };
               const item = element("li");
               item.append(button, element("span", "  revision " + (view.sessions[name].document || {}).revision, "muted"));
               list.append(item);

@@ -162,7 +162,7 @@ private let sharedRows =
     MalformedMessage.all.map(\.session) + RefusedCall.all.map(\.session) + [
         "partial-message", "endless-message", "huge-string", "bad-intent-arguments", "popped-screen", "oneway-refused",
         "closes-mid-message", "closes-mid-stream", "half-close", "pipelines-past-limit", "never-reads",
-        "popped-in-flight", "paced-messages",
+        "popped-in-flight",
     ]
 
 @Suite(
