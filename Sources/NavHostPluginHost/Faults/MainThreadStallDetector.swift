@@ -55,13 +55,13 @@ public final class MainThreadStallDetector: Sendable {
         stopped.store(true, ordering: .relaxed)
     }
 
-    // MARK: Private Functions
-
     /// The longest a hold of the main thread can last before a detector with `limit` ends the daemon: the limit, a
     /// tick for the heartbeat that may have been due when the hold began, and a tick for the detector's own check.
     public static func longestHold(for limit: Duration) -> Duration {
         limit + .nanoseconds(2 * tick(for: nanoseconds(limit)))
     }
+
+    // MARK: Private Functions
 
     /// How often the detector posts a heartbeat and checks: a quarter of the limit, at most 250 ms, at least 1 ms.
     private static func tick(for limitNanoseconds: Int64) -> Int64 {
