@@ -490,9 +490,7 @@ extension PluginControl {
         let tried = registry.statuses.filter { status in
             guard status.name == name, status.quarantineReason != nil else { return false }
             if overrides.loaded.contains(status.directory) { return true }
-            guard let pluginsFolder else { return false }
-            return PluginOverrides.isPlugin(status.directory, of: pluginsFolder)
-                && !overrides.unloaded.contains(status.directory)
+            return isOfThePluginsFolder(status.directory) && !overrides.unloaded.contains(status.directory)
         }.map(\.directory)
         let untried = foldersOfThePluginsFolder(holding: name).filter { path in
             registry.status(named: name)?.directory != path && !tried.contains(path)
@@ -519,9 +517,7 @@ extension PluginControl {
         var forgotten: [PluginStatus] = []
         for path in folders {
             forgotten += registry.forgetFailures(in: path)
-            if let pluginsFolder, PluginOverrides.isPlugin(path, of: pluginsFolder) {
-                registry.recordRemoved(pluginAt: path)
-            }
+            if isOfThePluginsFolder(path) { registry.recordRemoved(pluginAt: path) }
         }
         return forgotten
     }
