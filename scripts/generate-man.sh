@@ -45,7 +45,11 @@ mkdir -p "$wrappers"
 for page in navhostd:8 navctl:1 navhost-plugin-tool:1; do
     program=${page%%:*}
     if [[ -x $build_dir/$program ]]; then
-        dump=$("$build_dir/$program" --experimental-dump-help | sed -e 's/…/.../g' -e 's/→/->/g')
+        printf '#!/usr/bin/env bash\nset -o pipefail\n%q "$@" | sed -e "s/…/.../g" -e "s/→/->/g"\n' \
+            "$(realpath "$build_dir/$program")" >"$wrappers/$program"
+        chmod +x "$wrappers/$program"
+        # What the generator will read, checked here.
+        dump=$("$wrappers/$program" --experimental-dump-help)
         status=0
         left=$(LC_ALL=C grep -o -P '[^\x00-\x7F]+' <<<"$dump") || status=$?
         if ((status > 1)); then echo "generate-man: grep cannot look for characters outside ASCII" >&2; exit 1; fi
@@ -54,9 +58,6 @@ for page in navhostd:8 navctl:1 navhost-plugin-tool:1; do
             echo "generate-man: spell them in ASCII in the help text, or teach this script to" >&2
             exit 1
         fi
-        printf '#!/usr/bin/env bash\nset -o pipefail\n%q "$@" | sed -e "s/…/.../g" -e "s/→/->/g"\n' \
-            "$(realpath "$build_dir/$program")" >"$wrappers/$program"
-        chmod +x "$wrappers/$program"
         "$tool" "$wrappers/$program" --section "${page##*:}" --date "$date" --authors "NavHost maintainers" \
             --output-directory "$out"
     fi
