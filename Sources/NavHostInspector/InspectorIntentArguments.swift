@@ -8,7 +8,8 @@ public import NavHostJSON
 /// The text is either one JSON object (`{"text":"engine"}`) or `key=value` pairs, read by navctl's own rule
 /// (``KeyValueArguments``): the value is JSON when it parses as JSON (`3`, `true`, `"quoted"`), otherwise a plain
 /// string (`text=engine`). Pairs are separated by spaces; a word that does not begin with `key=` continues the value
-/// before it, so `name=Ada Lovelace` is one pair. Text with a line break holds one pair per line, for a value whose
+/// before it, so `name=Ada Lovelace` is one pair, and so does any word while that value is a JSON string, array or
+/// object not yet closed (`text="a b=1"`, `tags=["x", "y=z"]`). Text with a line break holds one pair per line, for a value whose
 /// words would begin pairs (`query=a=b c=d`). Empty text is no arguments.
 public enum InspectorIntentArguments {
     /// Why a text is not arguments.
@@ -44,8 +45,8 @@ public enum InspectorIntentArguments {
 
 extension InspectorIntentArguments {
     /// The pairs of one line: a word that begins with `key=` begins a pair, and any other word continues the value
-    /// before it, with the spaces between them. A first word that begins no pair is a pair of its own, which
-    /// ``KeyValueArguments`` refuses.
+    /// before it, with the spaces between them; so does every word while that value is an open JSON string, array or
+    /// object. A first word that begins no pair is a pair of its own, which ``KeyValueArguments`` refuses.
     fileprivate static func pairs(onOneLine line: String) -> [String] {
         var pairs: [String] = []
         var rest = Substring(line)
@@ -54,7 +55,7 @@ extension InspectorIntentArguments {
             rest = rest.dropFirst(spaces.count)
             let word = rest.prefix { !$0.isWhitespace }
             rest = rest.dropFirst(word.count)
-            if pairs.isEmpty || beginsPair(word) {
+            if pairs.isEmpty || (beginsPair(word) && !holdsOpenJSON(pairs[pairs.count - 1])) {
                 pairs.append(String(word))
             } else {
                 pairs[pairs.count - 1] += spaces + word
@@ -68,6 +69,35 @@ extension InspectorIntentArguments {
         guard let equals = word.firstIndex(of: "=") else { return false }
         let key = word[..<equals]
         return !key.isEmpty && key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }
+    }
+
+    /// Whether the value of `pair` (after its first `=`) begins a JSON string, array or object that it does not
+    /// close: a quote not yet matched, or more brackets opened than closed outside strings.
+    private static func holdsOpenJSON(_ pair: String) -> Bool {
+        guard let equals = pair.firstIndex(of: "="), let first = pair[pair.index(after: equals)...].first,
+            first == "\"" || first == "[" || first == "{"
+        else { return false }
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for character in pair[pair.index(after: equals)...] {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    inString = false
+                }
+            } else if character == "\"" {
+                inString = true
+            } else if character == "[" || character == "{" {
+                depth += 1
+            } else if character == "]" || character == "}" {
+                depth -= 1
+            }
+        }
+        return inString || depth > 0
     }
 }
 

@@ -34,6 +34,18 @@ struct InspectorIntentArgumentsTests {
         #expect(try InspectorIntentArguments.parse("query=a=b c=d\nn=1") == ["query": "a=b c=d", "n": 1])
     }
 
+    @Test("A JSON string, array or object keeps its words, even one that looks like a pair, until it closes")
+    func openJSONValues() throws {
+        #expect(try InspectorIntentArguments.parse(#"text="a b=1" n=2"#) == ["text": "a b=1", "n": 2])
+        #expect(try InspectorIntentArguments.parse(#"text="say \"x=1 y\"" n=2"#) == ["text": #"say "x=1 y""#, "n": 2])
+        #expect(
+            try InspectorIntentArguments.parse(#"tags=["x", "y=z"] where={"k": "a b=c"} on=true"#) == [
+                "tags": ["x", "y=z"], "where": ["k": "a b=c"], "on": true,
+            ]
+        )
+        #expect(try InspectorIntentArguments.parse(#"text="open b=1"#) == ["text": #""open b=1"#])
+    }
+
     @Test("One JSON object is taken as it is")
     func json() throws {
         #expect(try InspectorIntentArguments.parse(#"{"text":"engine","n":2}"#) == ["text": "engine", "n": 2])
