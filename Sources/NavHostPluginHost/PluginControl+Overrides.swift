@@ -86,8 +86,13 @@ extension PluginControl {
     /// brings it back. `nil` for any other name.
     public func folderUnloadedByHand(named name: String) -> String? {
         let rows = registry.statuses.filter { $0.name == name && isUnloadedByHand($0) }
-        // The plugins folder's first: its Load brings the plugin back at every start too.
-        return (rows.first { overrides.unloaded.contains($0.directory) } ?? rows.first)?.directory
+        // The plugins folder's first: its Load brings the plugin back at every start too. Then the folder outside
+        // it unloaded last.
+        let lastOutside = rows.max { earlier, later in
+            (unloadedFromOutside.firstIndex(of: earlier.directory) ?? -1)
+                < (unloadedFromOutside.firstIndex(of: later.directory) ?? -1)
+        }
+        return (rows.first { overrides.unloaded.contains($0.directory) } ?? lastOutside)?.directory
     }
 
     /// Whether `status` is a plugin's removal that an `Unload` made and a `Load` of its folder has not undone: what

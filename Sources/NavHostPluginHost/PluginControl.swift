@@ -56,9 +56,12 @@ public final class PluginControl {
     /// The plugins folder ``loadAtStart(from:)`` loaded.
     var pluginsFolder: String?
     /// The folders outside the plugins folder whose plugin an `Unload` took out in this run, and no `Load` brought
-    /// back: listed as unloaded by hand until the daemon stops, after which nothing loads them (the overrides no
-    /// longer list them) and nothing lists them.
-    var unloadedFromOutside: Set<String> = []
+    /// back, oldest first: listed as unloaded by hand until the daemon stops, after which nothing loads them (the
+    /// overrides no longer list them) and nothing lists them. At most ``outsideUnloadsListed``: past that, the oldest
+    /// one's row goes, so that loading and unloading folders does not grow the list without end.
+    var unloadedFromOutside: [String] = []
+    /// How many folders ``unloadedFromOutside`` keeps listed.
+    static let outsideUnloadsListed = 32
     /// The `Load` and `Unload` calls waiting for the one under way to finish, first come first served.
     var waitingCalls: [CheckedContinuation<Void, Never>] = []
     /// Whether a `Load` or `Unload` is under way.
@@ -105,7 +108,7 @@ public final class PluginControl {
                 () throws(PluginRegistry.ChangeError) -> PluginStatus in
                 let status = try loadNow(pluginAt: directory)
                 // Only once it loaded: a refused Load leaves the folder unloaded by hand, as for the plugins folder's.
-                unloadedFromOutside.remove(directory)
+                unloadedFromOutside.removeAll { $0 == directory }
                 return status
             }
         }
@@ -190,7 +193,7 @@ public final class PluginControl {
                         }
                         // Checked again: what needs it may have come while the change was written.
                         try unload(name, because: "unloaded by a control client")
-                        if !isOfThePluginsFolder(directory) { unloadedFromOutside.insert(directory) }
+                        if !isOfThePluginsFolder(directory) { noteUnloadedFromOutside(directory) }
                         forgetStranded(stranded)
                         retryWaitingPlugins()
                     }
@@ -520,6 +523,16 @@ extension PluginControl {
             if isOfThePluginsFolder(path) { registry.recordRemoved(pluginAt: path) }
         }
         return forgotten
+    }
+
+    /// Lists `directory`, outside the plugins folder, as unloaded by hand, and drops the row of the oldest one so
+    /// listed past ``outsideUnloadsListed``.
+    func noteUnloadedFromOutside(_ directory: String) {
+        unloadedFromOutside.removeAll { $0 == directory }
+        unloadedFromOutside.append(directory)
+        while unloadedFromOutside.count > Self.outsideUnloadsListed {
+            registry.forgetRemoved(in: unloadedFromOutside.removeFirst())
+        }
     }
 
     /// Throws what unloading the plugin `name` now would be refused for: it is not loaded, a session's configured

@@ -231,6 +231,11 @@ public final class PluginRegistry {
         return failures
     }
 
+    /// Forgets the row of a plugin removed from `directory`; a row of another state stays.
+    func forgetRemoved(in directory: String) {
+        statuses.removeAll { $0.directory == directory && $0.state == .removed }
+    }
+
     /// Deletes the private copies of libraries in `<state-dir>/plugin-images` that an earlier run of the daemon
     /// loaded. Call it once, before the first load: the copies this process maps must stay.
     public func removeImagesOfEarlierRuns() {

@@ -293,6 +293,28 @@ struct PluginControlOverridesTests {
         #expect(control.folderUnloadedByHand(named: "UserProfile") == nil)
     }
 
+    @Test("Folders outside the plugins folder unloaded by hand are listed up to a limit, the oldest going first")
+    func unloadsFromOutsideAreListedUpToALimit() async throws {
+        defer { cleanUp() }
+        let control = start()
+        let limit = PluginControl.outsideUnloadsListed
+        let folders = (0...limit).map { "\(elsewhere.path)/copy-\($0)" }
+        for folder in folders {
+            try FileManager.default.createSymbolicLink(
+                atPath: folder,
+                withDestinationPath: try PluginWorkspace.stagedDirectory("UserProfile")
+            )
+            try await control.load(pluginAt: folder)
+            try await control.unload("UserProfile")
+        }
+
+        // Before, each folder loaded and unloaded left a row until the daemon stopped: a list without end.
+        let listed = control.reports.filter { $0.name == "UserProfile" && $0.unloadedByHand == true }.map(\.folder)
+        #expect(listed.count == limit)
+        #expect(Set(listed) == Set(folders.dropFirst()), "the oldest folder's row went")
+        #expect(control.folderUnloadedByHand(named: "UserProfile") == folders.last)
+    }
+
     @Test("A folder unloaded by hand stays listed as such while a copy of its plugin loaded from elsewhere serves")
     func unloadedRowStaysBesideACopy() async throws {
         defer { cleanUp() }
