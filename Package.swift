@@ -283,6 +283,7 @@ let package = Package(
         .executableTarget(
             name: "navctl",
             dependencies: [
+                "NavHostCommandLine",
                 "NavHostClient",
                 "NavHostInspector",
                 "NavHostStorage",
@@ -314,6 +315,12 @@ let package = Package(
             swiftSettings: swiftSettings,
             linkerSettings: daemonLinkerSettings
         ),
+        // What navctl and navhost-plugin-tool add to ArgumentParser: a mistyped command named, with its likely fix.
+        .target(
+            name: "NavHostCommandLine",
+            dependencies: [argumentParser],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "NavHostPluginTools",
             dependencies: [
@@ -328,6 +335,7 @@ let package = Package(
         .executableTarget(
             name: "navhost-plugin-tool",
             dependencies: [
+                "NavHostCommandLine",
                 "NavHostCore",
                 "NavHostPluginHost",
                 "NavHostPluginTools",

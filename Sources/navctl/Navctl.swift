@@ -1,4 +1,5 @@
 import ArgumentParser
+import NavHostCommandLine
 import NavHostKit
 
 /// `navctl`: the operator's and script author's client for `navhostd`.
@@ -65,14 +66,9 @@ struct Navctl: AsyncParsableCommand {
     /// ArgumentParser's `main`, with a word that is no command named as such first (``UnknownCommand``).
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        var commands = ["help"]
-        for command in configuration.subcommands { commands.append(command._commandName) }
-        for group in configuration.groupedSubcommands {
-            for command in group.subcommands { commands.append(command._commandName) }
-        }
         if let unknown = UnknownCommand.find(
             in: arguments,
-            commands: commands,
+            of: Self.self,
             optionsTakingValues: ["--socket", "--session", "--timeout", "--generate-completion-script"]
         ) {
             exit(withError: ValidationError(unknown.description))

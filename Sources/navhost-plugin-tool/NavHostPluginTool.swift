@@ -1,4 +1,5 @@
 import ArgumentParser
+import NavHostCommandLine
 
 /// `navhost-plugin-tool`: the build's and the feature author's tool for NavHost plugins.
 ///
@@ -19,6 +20,14 @@ struct NavHostPluginTool: ParsableCommand {
         abstract: "Writes manifests for, stages, scaffolds and checks NavHost feature plugins.",
         subcommands: [Manifest.self, Stage.self, New.self, List.self, Check.self]
     )
+
+    /// ArgumentParser's `main`, with a word that is no command named as such first (``UnknownCommand``).
+    static func main() {
+        if let unknown = UnknownCommand.find(in: Array(CommandLine.arguments.dropFirst()), of: Self.self) {
+            exit(withError: ValidationError(unknown.description))
+        }
+        main(nil)
+    }
 }
 
 /// Options shared by the commands that read a build.

@@ -1,27 +1,53 @@
-import ArgumentParser
+public import ArgumentParser
 
-/// A command line whose command is not one of navctl's: ArgumentParser says only "2 unexpected arguments", which does
-/// not tell a typo (`naviagte`) from a stray word. This names the word, and the command it is probably a typo of.
-struct UnknownCommand: Error, CustomStringConvertible {
+/// A command line whose command is not one of the program's: ArgumentParser says only "2 unexpected arguments",
+/// which does not tell a typo (`naviagte`) from a stray word. This names the word, and the command it is probably a
+/// typo of.
+///
+/// ```swift
+/// if let unknown = UnknownCommand.find(in: arguments, of: Navctl.self, optionsTakingValues: ["--socket"]) {
+///     Navctl.exit(withError: ValidationError(unknown.description))
+/// }
+/// ```
+public struct UnknownCommand: Error, CustomStringConvertible {
+    /// The program's name, as its help is asked for: `navctl`.
+    public let program: String
     /// The word where a command was expected.
-    let word: String
+    public let word: String
     /// The command `word` is spelt most like, when one is close.
-    let suggestion: String?
+    public let suggestion: String?
 
-    var description: String {
+    public var description: String {
         let hint = suggestion.map { "; did you mean '\($0)'?" } ?? ""
-        return "unknown command '\(word)'\(hint) (navctl --help lists the commands)"
+        return "unknown command '\(word)'\(hint) (\(program) --help lists the commands)"
     }
 
-    /// The unknown command in `arguments` (navctl's, without the program's name), or `nil` when its first word that
-    /// is not an option is a command of `commands` (or there is none).
+    /// The unknown command in `arguments` (the program's, without its name), or `nil` when its first word that is
+    /// not an option is one of `command`'s subcommands or `help` (or there is none).
     ///
     /// - Parameter optionsTakingValues: The options before a command whose next word is their value.
+    public static func find(
+        in arguments: [String],
+        of command: any ParsableCommand.Type,
+        optionsTakingValues: Set<String> = []
+    ) -> UnknownCommand? {
+        let configuration = command.configuration
+        var commands = ["help"]
+        // Loops: swiftc 6.3.1 crashed on the same as one chain of `+`, `flatMap` and `map`.
+        for subcommand in configuration.subcommands { commands.append(subcommand._commandName) }
+        for group in configuration.groupedSubcommands {
+            for subcommand in group.subcommands { commands.append(subcommand._commandName) }
+        }
+        return find(in: arguments, commands: commands, optionsTakingValues: optionsTakingValues)
+            .map { UnknownCommand(program: command._commandName, word: $0.word, suggestion: $0.suggestion) }
+    }
+
+    /// ``find(in:of:optionsTakingValues:)`` over the commands `commands`: the unknown word and the suggestion.
     static func find(
         in arguments: [String],
         commands: [String],
         optionsTakingValues: Set<String>
-    ) -> UnknownCommand? {
+    ) -> (word: String, suggestion: String?)? {
         var index = arguments.startIndex
         while index < arguments.endIndex {
             let word = arguments[index]
@@ -33,11 +59,15 @@ struct UnknownCommand: Error, CustomStringConvertible {
                 continue
             }
             guard !commands.contains(word) else { return nil }
-            return UnknownCommand(word: word, suggestion: closest(to: word, among: commands))
+            return (word, closest(to: word, among: commands))
         }
         return nil
     }
+}
 
+// MARK: - Private Functions
+
+extension UnknownCommand {
     /// The command of `commands` at most two edits from `word` (the fewest wins), or the one `word` begins.
     private static func closest(to word: String, among commands: [String]) -> String? {
         let scored = commands.map { ($0, editDistance(word, $0)) }.filter { $0.1 <= 2 }

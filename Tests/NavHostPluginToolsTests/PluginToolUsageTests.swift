@@ -1,0 +1,32 @@
+import Foundation
+import IntegrationHarness
+import Testing
+
+/// `navhost-plugin-tool` run as a feature author runs it, with a command line it cannot take.
+@Suite("navhost-plugin-tool's usage errors")
+struct PluginToolUsageTests {
+    @Test(
+        "A mistyped command is named, with the command it is likely a typo of, and exits 64",
+        arguments: [
+            (["nwe", "Favorites"], "unknown command 'nwe'; did you mean 'new'?"),
+            (["stgae", "Plugins/Home"], "unknown command 'stgae'; did you mean 'stage'?"),
+            (["teleport"], "unknown command 'teleport' (navhost-plugin-tool --help lists the commands)"),
+        ]
+    )
+    func mistypedCommand(arguments: [String], message: String) async throws {
+        let run = try await ChildProcess.run(TestPaths.builtExecutable("navhost-plugin-tool"), arguments)
+        #expect(run.status == 64)
+        #expect(run.output.isEmpty)
+        #expect(run.errors.contains(message), "\(run.errors)")
+    }
+
+    @Test("A command it has still runs: help, and list of a folder that holds no plugin")
+    func knownCommand() async throws {
+        let help = try await ChildProcess.run(TestPaths.builtExecutable("navhost-plugin-tool"), ["help", "new"])
+        #expect(help.status == 0 && help.output.contains("navhost-plugin-tool new"), "\(help.errors)")
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let list = try await ChildProcess.run(TestPaths.builtExecutable("navhost-plugin-tool"), ["list", folder])
+        #expect(list.status == 0, "\(list.errors)")
+    }
+}
