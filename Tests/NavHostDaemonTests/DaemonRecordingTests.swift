@@ -89,7 +89,7 @@ struct DaemonRecordingTests {
 
         // 7 calls, 4 to a file: the first 4 in the older file, 2 in the newer; the last roll was never settled.
         let folder = "\(daemon.stateDirectory)/recordings"
-        let older = try String(contentsOfFile: "\(folder)/main.1.navrec", encoding: .utf8)
+        let older = try String(contentsOfFile: "\(folder)/main.navrec.1", encoding: .utf8)
         let newer = try String(contentsOfFile: "\(folder)/main.navrec", encoding: .utf8)
         #expect(older.split(separator: "\n").count == 5 && newer.split(separator: "\n").count == 3)
         let newerHeader = try JSONParser().parse(String(newer.split(separator: "\n")[0]))
@@ -115,8 +115,36 @@ struct DaemonRecordingTests {
         try await restarted.call("Navigate", ["route": "settings.main"])
         let afterRestart = try String(contentsOfFile: "\(folder)/main.navrec", encoding: .utf8)
         #expect(afterRestart.split(separator: "\n").count == 2, "a header and the settled Pop")
-        #expect(try String(contentsOfFile: "\(folder)/main.1.navrec", encoding: .utf8) == newer)
+        #expect(try String(contentsOfFile: "\(folder)/main.navrec.1", encoding: .utf8) == newer)
         try await daemon.terminate()
+    }
+
+    @Test("Kept on disk, the recordings of sessions x and x.1 stay apart, the older file of x included")
+    func recordingFilesOfSessionsWithDots() async throws {
+        let daemon = try await DaemonProcess.start(
+            extraArguments: ["--flight-recorder-on-disk", "--flight-recorder-calls", "2"]
+        )
+        let nav = try await NavigationClient.connect(to: daemon)
+        for name in ["x", "x.1"] { try await nav.call("OpenSession", ["name": .string(name), "root": "home.main"]) }
+        for _ in 0..<3 { try await nav.call("Navigate", ["session": "x.1", "route": "settings.main"]) }
+        for _ in 0..<4 { try await nav.call("Navigate", ["session": "x", "route": "products.list"]) }
+        for _ in 0..<2 { try await nav.call("Navigate", ["session": "x.1", "route": "settings.main"]) }
+        // Settles the latest call of each session to its file.
+        for name in ["x", "x.1"] { try await nav.call("CloseSession", ["name": .string(name)]) }
+        try await daemon.terminate()
+
+        // Before, x's older file was x.1.navrec, the current file of x.1: x's calls went into it, and x.1's were lost.
+        let folder = "\(daemon.stateDirectory)/recordings"
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(files == ["x.1.navrec", "x.1.navrec.1", "x.navrec", "x.navrec.1"], "\(files)")
+        for file in files {
+            let lines = try String(contentsOfFile: "\(folder)/\(file)", encoding: .utf8).split(separator: "\n")
+            let session = file.hasPrefix("x.1.") ? "x.1" : "x"
+            let route = session == "x" ? "products.list" : "settings.main"
+            #expect(try JSONParser().parse(String(lines[0]))["session"] == .string(session), "\(file)")
+            let routes = try lines.dropFirst().map { try JSONParser().parse(String($0))["call"]?["route"] }
+            #expect(!routes.isEmpty && routes.allSatisfy { $0 == .string(route) }, "\(file): \(routes)")
+        }
     }
 
     @Test("Recording and Replay refuse what they cannot do with typed errors, and change nothing")

@@ -3,12 +3,13 @@ import NavHostStorage
 import NavHostWire
 
 /// A session's flight recording written to disk as it is made, so that it outlives the daemon (a crash included):
-/// `<directory>/<session>.navrec`, and the one before it, `<session>.1.navrec`.
+/// `<directory>/<session>.navrec`, and the one before it, `<session>.navrec.1`: that name ends as no session's current
+/// file does, where `<session>.1.navrec` was the current file of the session named `<session>.1`.
 ///
 /// Each file is a whole recording (docs/recording.md): a header whose base is the stack before its first call, then
 /// one line per call, written when the call's stack is settled, that is when the next call comes (the latest call of
 /// a session that stops is written then; one a crash cut short is not). When a file holds `capacity` calls, or when
-/// the session opens again after a restart, it becomes `<session>.1.navrec` and a new one starts: the disk holds at
+/// the session opens again after a restart, it becomes `<session>.navrec.1` and a new one starts: the disk holds at
 /// most two files per session. Lines are appended without `fsync`: this is a diagnostic, not a promise.
 @MainActor
 final class FlightRecorderFile {
@@ -31,7 +32,7 @@ final class FlightRecorderFile {
         logger: @escaping (String) -> Void
     ) {
         self.path = "\(directory)/\(header.session).navrec"
-        self.previousPath = "\(directory)/\(header.session).1.navrec"
+        self.previousPath = "\(directory)/\(header.session).navrec.1"
         self.header = header
         self.capacity = max(capacity, 1)
         self.plugins = plugins
