@@ -79,7 +79,7 @@ public final class NavHostClient: Sendable {
 
     static func openConnection(to socketPath: String) async throws(NavHostClientError) -> VarlinkClient {
         do {
-            return try await VarlinkClient.connect(unixSocketPath: socketPath)
+            return try await VarlinkClient.connect(unixSocketPath: socketPath, maxMessageSize: maxReplySize)
         } catch {
             throw NavHostClientError.unreachable(socketPath: socketPath, cause: error)
         }
@@ -109,4 +109,12 @@ extension NavHostClient {
     public static let navigationInterface = NavHostInterfaceName.navigation
     /// `io.navhost.Plugins`: what is loaded, and what was refused and why.
     public static let pluginsInterface = NavHostInterfaceName.plugins
+}
+
+// MARK: - Limits
+
+extension NavHostClient {
+    /// The largest reply accepted, in bytes: 64 MiB. The daemon's own limit bounds what a client sends it (1 MiB by
+    /// default); what it answers may be larger, a `Recording` of a deep stack over many calls above all.
+    public static let maxReplySize = 64 << 20
 }

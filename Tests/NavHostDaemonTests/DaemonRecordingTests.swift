@@ -147,6 +147,38 @@ struct DaemonRecordingTests {
         }
     }
 
+    @Test(
+        "A recording over 1 MiB, a deep stack over many calls, is recorded whole; a replay names the daemon's message limit when over it, and replays under a larger one"
+    )
+    func recordingOverOneMebibyte() async throws {
+        let daemon = try await DaemonProcess.start()
+        let nav = try await NavigationClient.connect(to: daemon)
+        for _ in 0..<5 { try await nav.call("Navigate", ["route": "products.list"]) }
+        for _ in 0..<130 {
+            try await nav.call("Navigate", ["route": "products.list"])
+            try await nav.call("Pop")
+        }
+        let file = try TestPaths.temporaryDirectory() + "/deep.navrec"
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+
+        // Before, navctl refused the reply as a protocol violation (exit 76) and wrote nothing.
+        let record = try await Self.navctl(daemon, ["record", "-o", file])
+        #expect(record.status == 0, "\(record.errors)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        #expect(size > 1 << 20, "the recording is \(size) bytes: the test needs it over the default limit")
+
+        let overLimit = try await Self.navctl(daemon, ["replay", file])
+        #expect(overLimit.status != 0 && overLimit.errors.contains("max-message-size"), "\(overLimit.errors)")
+        #expect(try await nav.call("Sessions")["sessions"] == ["main"], "the daemon went on, and opened nothing")
+        try await daemon.terminate()
+
+        let larger = try await DaemonProcess.start(extraArguments: ["--max-message-size", "8M"])
+        let replay = try await Self.navctl(larger, ["replay", file])
+        #expect(replay.status == 0, "\(replay.output)\(replay.errors)")
+        #expect(replay.output.hasPrefix("identical (256 of 256 calls"), "\(replay.output)")
+        try await larger.terminate()
+    }
+
     @Test("Recording and Replay refuse what they cannot do with typed errors, and change nothing")
     func refusals() async throws {
         let daemon = try await DaemonProcess.start()

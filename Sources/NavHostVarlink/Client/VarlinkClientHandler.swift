@@ -80,7 +80,10 @@ final class VarlinkClientHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fail(VarlinkClientError(code: .protocolViolation, message: "the connection failed: \(error)"), context: context)
+        // A socket error (the service reset the connection, or closed it while a call was written) closes the
+        // connection; anything else the pipeline throws is the service's bytes breaking the protocol.
+        let code: VarlinkClientError.Code = error is IOError ? .connectionClosed : .protocolViolation
+        fail(VarlinkClientError(code: code, message: "the connection failed: \(error)"), context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

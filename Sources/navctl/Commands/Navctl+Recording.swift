@@ -127,7 +127,11 @@ extension Navctl {
                 throw ExitCode.requestRefused
             }
             let report = try await connection.withClient { client throws(NavHostClientError) in
-                try await client.replay(recording, session: name, to: to)
+                do throws(NavHostClientError) {
+                    return try await client.replay(recording, session: name, to: to)
+                } catch where error.code == .connectionClosed && bytes.count > Self.smallestMessageLimit {
+                    throw Self.explainingSize(error, bytes: bytes.count)
+                }
             }
             for warning in report.warnings { Console.printError("warning: \(warning)") }
             if output.json {
@@ -137,5 +141,24 @@ extension Navctl {
             }
             if !report.isIdentical { throw ExitCode.replayDiffers }
         }
+    }
+}
+
+// MARK: - Private Functions
+
+extension Navctl.Replay {
+    /// Below this size a recording is taken to fit any daemon's `max-message-size`; above it, a connection closed
+    /// during the `Replay` is said to be likely that limit.
+    fileprivate static let smallestMessageLimit = 64 << 10
+
+    /// `error`, a connection closed under a `Replay` of `bytes` bytes, with the daemon's message limit named: the
+    /// daemon closes a connection whose message is over it, without a reply.
+    fileprivate static func explainingSize(_ error: NavHostClientError, bytes: Int) -> NavHostClientError {
+        var explained = error
+        explained.message +=
+            "; the recording is \(bytes) bytes, and navhostd closes a connection whose message is over its"
+            + " max-message-size (1M unless limits.max-message-size or --max-message-size says otherwise):"
+            + " a daemon with a larger limit replays it, or record fewer calls (flight-recorder-calls)"
+        return explained
     }
 }
