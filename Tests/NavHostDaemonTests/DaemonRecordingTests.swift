@@ -148,6 +148,33 @@ struct DaemonRecordingTests {
     }
 
     @Test(
+        "A call made while the one before it still works (a client that does not wait) records that screen busy, and the replay, which lets it finish, is identical"
+    )
+    func callsThatDoNotWait() async throws {
+        let plugins = try await TestPlugins.directory(fixtures: ["DicePlugin"])
+        let daemon = try await DaemonProcess.start(plugins: plugins)
+        let nav = try await NavigationClient.connect(to: daemon)
+        // The dice screen's onAppear rolls after 500 ms; the Send comes at once, while it waits.
+        try await nav.call("Navigate", ["route": "dice.main"])
+        try await nav.call("Send", ["intent": "onTappedRoll"])
+        let file = try TestPaths.temporaryDirectory() + "/burst.navrec"
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        let record = try await Self.navctl(daemon, ["record", "-o", file])
+        #expect(record.status == 0, "\(record.errors)")
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        let navigate = try JSONParser().parse(String(lines[1]))
+        let dice = navigate["stack"]?[1]
+        #expect(dice?["busy"] == true && dice?["state"]?["rolls"] == [], "\(lines)")
+
+        // Before, the replay let the first roll happen before it compared, found one roll where none was recorded,
+        // and said "differs" at the Navigate.
+        let replay = try await Self.navctl(daemon, ["replay", file])
+        #expect(replay.status == 0, "\(replay.output)\(replay.errors)")
+        #expect(replay.output.hasPrefix("identical (2 of 2 calls"), "\(replay.output)")
+        try await daemon.terminate()
+    }
+
+    @Test(
         "A recording over 1 MiB, a deep stack over many calls, is recorded whole; a replay names the daemon's message limit when over it, and replays under a larger one"
     )
     func recordingOverOneMebibyte() async throws {

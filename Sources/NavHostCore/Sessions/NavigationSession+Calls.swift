@@ -87,12 +87,13 @@ extension NavigationSession {
         recorder.settleLatest(revision: revision, stack: stackAsRecorded, drawn: context.takeDrawn())
     }
 
-    /// The stack as a recording keeps it.
+    /// The stack as a recording keeps it, each screen whose work is under way marked busy.
     var stackAsRecorded: [RecordedScreen] {
         screens.map { screen in
             RecordedScreen(
                 screen.snapshot,
-                openedBy: screen.openedBy.flatMap { opener in screens.firstIndex { $0.id == opener } }
+                openedBy: screen.openedBy.flatMap { opener in screens.firstIndex { $0.id == opener } },
+                busy: !screen.isIdle
             )
         }
     }

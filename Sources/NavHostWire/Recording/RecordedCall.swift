@@ -11,17 +11,22 @@ public struct RecordedScreen: Sendable, Hashable, Codable {
     /// for one a client opened. A replay gives it back to the base stack's screens, which it opens itself; it is not
     /// compared (``jsonValue`` leaves it out), since what a ViewModel opens shows in the routes anyway.
     public var openedBy: Int?
+    /// Whether the screen's work (an `onAppear` load, an intent) was still under way when the stack was taken: a
+    /// client that did not wait for it. Its ``state`` and ``error`` then depend on timing, and a replay, which lets
+    /// every screen finish first, compares the rest of it only. Left out of the JSON form when `false`.
+    public var busy: Bool
 
-    public init(_ screen: ScreenSnapshot, openedBy: Int? = nil) {
+    public init(_ screen: ScreenSnapshot, openedBy: Int? = nil, busy: Bool = false) {
         route = screen.route.id
         parameters = screen.route.parameters
         presentation = screen.presentation
         state = screen.state
         error = screen.error
         self.openedBy = openedBy
+        self.busy = busy
     }
 
-    /// The screen as one JSON object, what a replay compares and diffs: everything but ``openedBy``.
+    /// The screen as one JSON object, what a replay compares and diffs: everything but ``openedBy`` and ``busy``.
     public var jsonValue: JSONValue {
         var members: JSONObject = [
             "route": .string(route),
@@ -31,6 +36,43 @@ public struct RecordedScreen: Sendable, Hashable, Codable {
         ]
         if let error { members["error"] = .string(error) }
         return .object(members)
+    }
+
+    /// Whether `replayed` is this screen as a replay compares them: without ``state`` and ``error`` when this one was
+    /// ``busy``.
+    public func matches(_ replayed: RecordedScreen) -> Bool {
+        guard busy else { return jsonValue == replayed.jsonValue }
+        return route == replayed.route && parameters == replayed.parameters && presentation == replayed.presentation
+    }
+}
+
+// MARK: - Codable
+
+extension RecordedScreen {
+    private enum CodingKeys: String, CodingKey {
+        case route, parameters, presentation, state, error, openedBy, busy
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        route = try container.decode(String.self, forKey: .route)
+        parameters = try container.decode(JSONObject.self, forKey: .parameters)
+        presentation = try container.decode(Presentation.self, forKey: .presentation)
+        state = try container.decode(JSONValue.self, forKey: .state)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+        openedBy = try container.decodeIfPresent(Int.self, forKey: .openedBy)
+        busy = try container.decodeIfPresent(Bool.self, forKey: .busy) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(route, forKey: .route)
+        try container.encode(parameters, forKey: .parameters)
+        try container.encode(presentation, forKey: .presentation)
+        try container.encode(state, forKey: .state)
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encodeIfPresent(openedBy, forKey: .openedBy)
+        if busy { try container.encode(busy, forKey: .busy) }
     }
 }
 

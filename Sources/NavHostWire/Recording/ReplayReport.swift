@@ -85,10 +85,11 @@ extension ReplayReport.Difference {
         patch = JSONMergePatch.difference(from: self.recorded, to: self.replayed)
     }
 
-    /// Whether two stacks hold the same screens as a replay compares them (``RecordedScreen/jsonValue``): who opened
-    /// which is not compared, so a recording made before it was recorded replays as identical.
+    /// Whether two stacks hold the same screens as a replay compares them (``RecordedScreen/matches(_:)``): who opened
+    /// which is not compared, so a recording made before it was recorded replays as identical, nor the state of a
+    /// screen recorded busy.
     private static func same(_ recorded: [RecordedScreen], _ replayed: [RecordedScreen]) -> Bool {
-        recorded.map(\.jsonValue) == replayed.map(\.jsonValue)
+        recorded.count == replayed.count && zip(recorded, replayed).allSatisfy { $0.matches($1) }
     }
 
     /// A stack as an object keyed by position (`{"0": {…}, "1": {…}}`), so that its merge patch names the screens

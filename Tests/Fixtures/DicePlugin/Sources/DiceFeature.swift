@@ -87,8 +87,9 @@ final class DiceViewModel: ViewModel {
         self.rollDieUseCase = rollDieUseCase
     }
 
+    /// Rolls once, after 500 ms: a call that comes sooner finds the screen still at work.
     func onAppear() async {
-        await roll(after: .zero)
+        await roll(after: .milliseconds(500))
     }
 
     func handle(_ intent: Intent) async {
