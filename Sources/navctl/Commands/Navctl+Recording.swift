@@ -129,7 +129,7 @@ extension Navctl {
             let report = try await connection.withClient { client throws(NavHostClientError) in
                 do throws(NavHostClientError) {
                     return try await client.replay(recording, session: name, to: to)
-                } catch where error.code == .connectionClosed && bytes.count > Self.smallestMessageLimit {
+                } catch  where error.code == .connectionClosed && bytes.count > Self.smallestMessageLimit {
                     throw Self.explainingSize(error, bytes: bytes.count)
                 }
             }
