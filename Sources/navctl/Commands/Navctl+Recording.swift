@@ -129,7 +129,8 @@ extension Navctl {
             let report = try await connection.withClient { client throws(NavHostClientError) in
                 do throws(NavHostClientError) {
                     return try await client.replay(recording, session: name, to: to)
-                } catch  where error.code == .connectionClosed && bytes.count > Self.smallestMessageLimit {
+                } catch {
+                    guard error.code == .connectionClosed, bytes.count > Self.smallestMessageLimit else { throw error }
                     throw Self.explainingSize(error, bytes: bytes.count)
                 }
             }
