@@ -517,6 +517,7 @@ let package = Package(
                 "IntegrationHarness",
                 sdk,
                 logging,
+                .product(name: "InMemoryLogging", package: "swift-log"),
                 nioCore,
                 nioPosix,
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -24,6 +24,8 @@ public struct AccessPolicy: Sendable {
     public var deferredControlGroup: String? { deferredGroupID?.name }
     private let deferredGroupID: DeferredGroupLookup?
     private let membership = GroupMembershipCache()
+    /// The budget of the refusals' log lines, shared by every copy of the policy.
+    private let refusalLog = LogBudget()
 
     /// A policy of `controlUIDs`, `controlGIDs` and the members of `deferredControlGroup`, which
     /// `lookUpGroup` resolves the first time it matters (`getgrnam` unless a test says otherwise).
@@ -68,7 +70,8 @@ public struct AccessPolicy: Sendable {
     /// Throws `org.varlink.service.PermissionDenied` unless the caller may control.
     ///
     /// A refusal is logged at `info` with the client's process and user ID (`navhost.client.pid`,
-    /// `navhost.client.uid`), so an operator can tell which program tried.
+    /// `navhost.client.uid`), so an operator can tell which program tried: at most 10 lines every 10 seconds
+    /// (``LogBudget``), since any user who may connect can repeat it without end.
     public func requireControl(_ request: VarlinkRequest) throws(VarlinkError) {
         guard mayControl(request.peer) else {
             var metadata: Logger.Metadata = [:]
@@ -76,7 +79,12 @@ public struct AccessPolicy: Sendable {
                 metadata["navhost.client.pid"] = "\(peer.pid)"
                 metadata["navhost.client.uid"] = "\(peer.uid)"
             }
-            request.logger.info("Refused a control call: the client may only read", metadata: metadata)
+            refusalLog.log(
+                .info,
+                "Refused a control call: the client may only read",
+                metadata: metadata,
+                to: request.logger
+            )
             throw VarlinkError.permissionDenied()
         }
     }

@@ -67,6 +67,24 @@ struct DaemonAccessTests {
         try await daemon.terminate()
     }
 
+    @Test("A reader that sends control calls without end gets each refused, and the log takes 10 lines of it")
+    func refusalsAreLoggedWithinABudget() async throws {
+        let daemon = try await DaemonProcess.start(extraArguments: ["--socket-mode", "0666"])
+        let denied = try await daemon.call(
+            as: 65534,
+            65534,
+            "io.navhost.Navigation.Navigate",
+            #"{"route":"settings.main"}"#,
+            times: 200
+        )
+        #expect(denied.hasPrefix("error org.varlink.service.PermissionDenied"), "\(denied)")
+        #expect(try await NavigationClient.connect(to: daemon).routes() == ["home.main"], "nothing changed")
+        // Before, each of the 200 refusals was a line: any user who may connect could fill the journal.
+        let refusals = daemon.log.split(separator: "\n").filter { $0.contains("Refused a control call") }
+        #expect(refusals.count == 10, "\(refusals.count) lines")
+        try await daemon.terminate()
+    }
+
     @Test("A socket the daemon binds itself is mode 0660: other users cannot connect at all")
     func defaultSocketMode() async throws {
         let daemon = try await DaemonProcess.start()
@@ -86,12 +104,18 @@ enum FileManagerAttributes {
 }
 
 extension DaemonProcess {
-    /// Calls `method` as the user `uid` and group `gid` through the `varlink-call-as` fixture, and returns what it
-    /// printed: the reply's parameters, or `error NAME …`.
-    func call(as uid: UInt32, _ gid: UInt32, _ method: String, _ parameters: String = "{}") async throws -> String {
+    /// Calls `method` as the user `uid` and group `gid` through the `varlink-call-as` fixture, `times` times on one
+    /// connection, and returns what it printed for the last: the reply's parameters, or `error NAME …`.
+    func call(
+        as uid: UInt32,
+        _ gid: UInt32,
+        _ method: String,
+        _ parameters: String = "{}",
+        times: Int = 1
+    ) async throws -> String {
         let result = try await ChildProcess.run(
             TestPaths.builtExecutable("varlink-call-as"),
-            ["\(uid)", "\(gid)", socketPath, method, parameters]
+            ["\(uid)", "\(gid)", socketPath, method, parameters] + (times > 1 ? ["--repeat", "\(times)"] : [])
         )
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -30,6 +30,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let configuration: VarlinkServerConfiguration
     private let closeReason: CloseReason
+    /// The server's budget of "the client broke the protocol" lines, shared by its connections.
+    private let closingLog: LogBudget
     private let service: VarlinkService
     private let peer: VarlinkPeerCredentials?
     private let parser: JSONParser
@@ -83,6 +85,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         peer: VarlinkPeerCredentials?,
         configuration: VarlinkServerConfiguration,
         closeReason: CloseReason,
+        closingLog: LogBudget,
         logger: Logger
     ) {
         self.eventLoop = eventLoop
@@ -91,6 +94,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         self.peer = peer
         self.configuration = configuration
         self.closeReason = closeReason
+        self.closingLog = closingLog
         self.logger = logger
         self.parser = JSONParser(maxDepth: configuration.maxJSONDepth)
         self.machine = StateMachine(
@@ -451,7 +455,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Logs why the connection is being closed, once: a client that broke a rule (a ``VarlinkProtocolError``,
-    /// including the send timeout that failed a write) at `info`, so an operator can see which client it was; I/O
+    /// including the send timeout that failed a write) at `info`, so an operator can see which client it was, within
+    /// the server's ``LogBudget`` for such lines; I/O
     /// errors, and whatever is reported after the first reason, at `debug`.
     private func logClosing(because error: any Error) {
         let cause: any Error = closeReason.recorded ?? error
@@ -461,9 +466,11 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         }
         closeLogged = true
         if cause is VarlinkProtocolError {
-            logger.info(
+            closingLog.log(
+                .info,
                 "Closed a Varlink connection: the client broke the protocol",
-                metadata: ["varlink.error": "\(cause)"]
+                metadata: ["varlink.error": "\(cause)"],
+                to: logger
             )
         } else {
             logger.debug("Closing a Varlink connection", metadata: ["varlink.error": "\(cause)"])

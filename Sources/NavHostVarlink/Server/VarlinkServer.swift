@@ -54,6 +54,8 @@ public final class VarlinkServer: Sendable {
     private var configuration: VarlinkServerConfiguration { settings.value }
     private let logger: Logger
     private let registry: ConnectionRegistry
+    /// The budget of "Refused a Varlink connection" lines: a client may connect in a loop.
+    private let refusalLog = LogBudget()
 
     /// The path of the socket the server listens on, when it bound one itself.
     public let socketPath: String?
@@ -120,11 +122,18 @@ public final class VarlinkServer: Sendable {
         )
         let socketFile = SocketFileIdentity(path: unixSocketPath)
         let settings = ConfigurationCell(configuration)
+        let closingLog = LogBudget()
         let listener: NIOAsyncChannel<AcceptedConnection, Never>
         do {
             listener = try await bootstrap(eventLoopGroup, configuration: configuration)
                 .bind(descriptor) { channel in
-                    Self.initialize(channel, service: service, configuration: settings.value, logger: logger)
+                    Self.initialize(
+                        channel,
+                        service: service,
+                        configuration: settings.value,
+                        closingLog: closingLog,
+                        logger: logger
+                    )
                 }
         } catch {
             removeSocketFile(unixSocketPath, ifStill: socketFile)
@@ -160,9 +169,16 @@ public final class VarlinkServer: Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkServer {
         let settings = ConfigurationCell(configuration)
+        let closingLog = LogBudget()
         let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
             .bind(listeningSocket) { channel in
-                Self.initialize(channel, service: service, configuration: settings.value, logger: logger)
+                Self.initialize(
+                    channel,
+                    service: service,
+                    configuration: settings.value,
+                    closingLog: closingLog,
+                    logger: logger
+                )
             }
         return VarlinkServer(
             listener: listener,
@@ -192,6 +208,7 @@ public final class VarlinkServer: Sendable {
         _ channel: any Channel,
         service: VarlinkService,
         configuration: VarlinkServerConfiguration,
+        closingLog: LogBudget,
         logger: Logger
     ) -> EventLoopFuture<AcceptedConnection> {
         VarlinkPeerCredentials.read(from: channel).flatMapThrowing { peer in
@@ -200,6 +217,7 @@ public final class VarlinkServer: Sendable {
                 service: service,
                 peer: peer,
                 configuration: configuration,
+                closingLog: closingLog,
                 logger: logger
             )
             return AcceptedConnection(connection)
@@ -257,12 +275,14 @@ public final class VarlinkServer: Sendable {
         accepted.take()
         let connection = accepted.connection
         guard let ticket = registry.admit(peer: connection.peer) else {
-            logger.info(
+            refusalLog.log(
+                .info,
                 "Refused a Varlink connection: over the connection limits",
                 metadata: [
                     "varlink.peer.uid": "\(connection.peer.map { String($0.uid) } ?? "unknown")",
                     "varlink.peer.pid": "\(connection.peer.map { String($0.pid) } ?? "unknown")",
-                ]
+                ],
+                to: logger
             )
             try? await connection.channel.close()
             return
@@ -290,7 +310,7 @@ public final class VarlinkServer: Sendable {
 
 // MARK: - One connection, without a listening socket
 
-/// A connection set up by ``VarlinkServer/makeConnection(_:service:peer:configuration:closeReason:logger:)``, to be
+/// A connection set up by ``VarlinkServer/makeConnection(_:service:peer:configuration:closeReason:closingLog:logger:)``, to be
 /// served by ``VarlinkServer/serveConnection(_:logger:onShutdown:)``.
 package struct ServedConnection: Sendable {
     /// The connection's channel.
@@ -315,6 +335,7 @@ extension VarlinkServer {
         peer: VarlinkPeerCredentials?,
         configuration: VarlinkServerConfiguration,
         closeReason: CloseReason = CloseReason(),
+        closingLog: LogBudget = LogBudget(),
         logger: Logger
     ) throws -> ServedConnection {
         let pipeline = channel.pipeline.syncOperations
@@ -331,6 +352,7 @@ extension VarlinkServer {
             peer: peer,
             configuration: configuration,
             closeReason: closeReason,
+            closingLog: closingLog,
             logger: logger
         )
         try pipeline.addHandler(connection)
@@ -341,7 +363,7 @@ extension VarlinkServer {
         )
     }
 
-    /// Serves one connection made by ``makeConnection(_:service:peer:configuration:closeReason:logger:)`` until it
+    /// Serves one connection made by ``makeConnection(_:service:peer:configuration:closeReason:closingLog:logger:)`` until it
     /// has closed and its handlers have returned: parses calls, runs the connection's state machine, dispatches to
     /// the service, writes replies in order. Never throws.
     ///

@@ -1,8 +1,9 @@
 // Test fixture: makes one Varlink call as another user, so tests can act as an unprivileged peer.
 //
-//   varlink-call-as UID GID SOCKET METHOD PARAMETERS-JSON
+//   varlink-call-as UID GID SOCKET METHOD PARAMETERS-JSON [--repeat COUNT]
 //   varlink-call-as UID GID SOCKET --hold COUNT
 //
+// With --repeat it makes the call COUNT times on one connection, and prints the last reply.
 // With --hold it opens COUNT connections one after another, keeps each one the daemon answers (GetInfo), prints
 // `held N refused M` and then holds them until it is killed.
 //
@@ -16,10 +17,13 @@ import NavHostVarlink
 struct VarlinkCallAs {
     static func main() async {
         let arguments = CommandLine.arguments
-        guard arguments.count == 6, let uid = UInt32(arguments[1]), let gid = UInt32(arguments[2]) else {
-            print("usage: varlink-call-as UID GID SOCKET METHOD PARAMETERS-JSON")
+        guard arguments.count == 6 || (arguments.count == 8 && arguments[6] == "--repeat"),
+            let uid = UInt32(arguments[1]), let gid = UInt32(arguments[2])
+        else {
+            print("usage: varlink-call-as UID GID SOCKET METHOD PARAMETERS-JSON [--repeat COUNT]")
             exit(2)
         }
+        let count = arguments.count == 8 ? max(Int(arguments[7]) ?? 1, 1) : 1
         guard setgroups(0, nil) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
             print("cannot drop privileges: \(String(cString: strerror(errno)))")
             exit(2)
@@ -39,6 +43,7 @@ struct VarlinkCallAs {
                 print("connect-failed \(error)")
                 exit(1)
             }
+            for _ in 1..<count { _ = try? await client.call(arguments[4], parameters: parameters) }
             let reply = try await client.call(arguments[4], parameters: parameters)
             print(try JSONValue.object(reply).serializedString())
         } catch let error as VarlinkError {

@@ -1,0 +1,68 @@
+public import Logging
+import Synchronization
+
+/// A bound on how often one message that clients can cause is logged: a refused call, a refused connection, a
+/// connection closed for breaking the protocol. Any local user can repeat those thousands of times a second; logged
+/// each time, they would fill the journal and, past journald's rate limit for the service, push out the messages
+/// that matter.
+///
+/// At most `lines` lines go out in each `interval`; the rest are counted, and the next line that goes out says how
+/// many were held back (`log.suppressed`).
+///
+/// ```swift
+/// let refusals = LogBudget()
+/// refusals.log(.info, "Refused a control call", metadata: ["navhost.client.uid": "1000"], to: logger)
+/// ```
+public final class LogBudget: Sendable {
+    /// How many lines go out in each interval.
+    public let lines: Int
+    /// How long an interval is.
+    public let interval: Duration
+    private let clock = ContinuousClock()
+    private let state: Mutex<State>
+
+    private struct State {
+        var intervalStart: ContinuousClock.Instant
+        var logged = 0
+        var suppressed = 0
+    }
+
+    /// A budget of `lines` lines every `interval`: 10 every 10 seconds by default.
+    public init(lines: Int = 10, per interval: Duration = .seconds(10)) {
+        self.lines = max(lines, 1)
+        self.interval = interval
+        self.state = Mutex(State(intervalStart: clock.now))
+    }
+
+    /// Logs `message` at `level` with `metadata` to `logger` when the budget allows, with how many lines it held back
+    /// before it; counts it as held back otherwise. A level `logger` does not log spends nothing.
+    public func log(
+        _ level: Logger.Level,
+        _ message: @autoclosure () -> Logger.Message,
+        metadata: @autoclosure () -> Logger.Metadata = [:],
+        to logger: Logger
+    ) {
+        guard logger.logLevel <= level, let suppressed = take() else { return }
+        var metadata = metadata()
+        if suppressed > 0 { metadata["log.suppressed"] = "\(suppressed)" }
+        logger.log(level: level, message(), metadata: metadata)
+    }
+
+    /// How many lines were held back since the last one, when one may go out now; `nil` when none may.
+    func take() -> Int? {
+        let now = clock.now
+        return state.withLock { state in
+            if state.intervalStart.duration(to: now) >= interval {
+                state.intervalStart = now
+                state.logged = 0
+            }
+            guard state.logged < lines else {
+                state.suppressed += 1
+                return nil
+            }
+            state.logged += 1
+            defer { state.suppressed = 0 }
+            return state.suppressed
+        }
+    }
+}

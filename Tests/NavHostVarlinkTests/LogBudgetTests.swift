@@ -1,0 +1,38 @@
+import InMemoryLogging
+import Logging
+import NavHostVarlink
+import Testing
+
+/// The bound on how often a message clients can cause is logged.
+@Suite("LogBudget")
+struct LogBudgetTests {
+    @Test("Past its lines in an interval a budget holds lines back, and the next line out says how many")
+    func holdsBackAndCounts() async throws {
+        let logs = InMemoryLogHandler()
+        let logger = Logger(label: "test") { _ in logs }
+        let budget = LogBudget(lines: 3, per: .milliseconds(200))
+        for number in 1...8 { budget.log(.info, "refused \(number)", to: logger) }
+        #expect(logs.entries.map(\.message.description) == ["refused 1", "refused 2", "refused 3"])
+        #expect(logs.entries.allSatisfy { $0.metadata["log.suppressed"] == nil })
+
+        try await Task.sleep(for: .milliseconds(250))
+        budget.log(.info, "refused 9", metadata: ["uid": "65534"], to: logger)
+        let line = try #require(logs.entries.last)
+        #expect(line.message.description == "refused 9")
+        #expect(line.metadata["log.suppressed"] == "5" && line.metadata["uid"] == "65534", "\(line.metadata)")
+        budget.log(.info, "refused 10", to: logger)
+        #expect(logs.entries.last?.metadata["log.suppressed"] == nil, "counted once")
+    }
+
+    @Test("A level the logger leaves out spends nothing of the budget")
+    func levelsNotLoggedAreFree() {
+        let logs = InMemoryLogHandler()
+        var logger = Logger(label: "test") { _ in logs }
+        logger.logLevel = .notice
+        let budget = LogBudget(lines: 1, per: .seconds(60))
+        for _ in 0..<5 { budget.log(.info, "quiet", to: logger) }
+        budget.log(.warning, "loud", to: logger)
+        #expect(logs.entries.map(\.message.description) == ["loud"])
+        #expect(logs.entries.first?.metadata["log.suppressed"] == nil)
+    }
+}
