@@ -24,6 +24,16 @@ struct LogBudgetTests {
         #expect(logs.entries.last?.metadata["log.suppressed"] == nil, "counted once")
     }
 
+    @Test("Each kind has a budget of its own: a flood of one kind does not hold back another")
+    func kindsApart() {
+        let logs = InMemoryLogHandler()
+        let logger = Logger(label: "test") { _ in logs }
+        let budget = LogBudget(lines: 2, per: .seconds(60))
+        for _ in 0..<5 { budget.log(.info, "invalid JSON", kind: "invalidJSON", to: logger) }
+        budget.log(.info, "too slow", kind: "sendTimeout", to: logger)
+        #expect(logs.entries.map(\.message.description) == ["invalid JSON", "invalid JSON", "too slow"])
+    }
+
     @Test("A level the logger leaves out spends nothing of the budget")
     func levelsNotLoggedAreFree() {
         let logs = InMemoryLogHandler()

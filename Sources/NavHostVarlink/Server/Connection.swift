@@ -465,11 +465,12 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         closeLogged = true
-        if cause is VarlinkProtocolError {
+        if let broken = cause as? VarlinkProtocolError {
             closingLog.log(
                 .info,
                 "Closed a Varlink connection: the client broke the protocol",
                 metadata: ["varlink.error": "\(cause)"],
+                kind: broken.code.description,
                 to: logger
             )
         } else {

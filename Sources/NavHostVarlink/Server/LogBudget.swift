@@ -6,8 +6,10 @@ import Synchronization
 /// each time, they would fill the journal and, past journald's rate limit for the service, push out the messages
 /// that matter.
 ///
-/// At most `lines` lines go out in each `interval`; the rest are counted, and the next line that goes out says how
-/// many were held back (`log.suppressed`).
+/// At most `lines` lines go out in each `interval` for each kind (a `kind` the caller names, like the protocol rule a
+/// client broke, so that a flood of one kind does not hide another); the rest are counted, and the next line of that
+/// kind that goes out says how many were held back (`log.suppressed`). The kinds are the caller's few names, never
+/// a client's words: each keeps a small count for the life of the budget.
 ///
 /// ```swift
 /// let refusals = LogBudget()
@@ -19,7 +21,7 @@ public final class LogBudget: Sendable {
     /// How long an interval is.
     public let interval: Duration
     private let clock = ContinuousClock()
-    private let state: Mutex<State>
+    private let states: Mutex<[String: State]>
 
     private struct State {
         var intervalStart: ContinuousClock.Instant
@@ -31,27 +33,31 @@ public final class LogBudget: Sendable {
     public init(lines: Int = 10, per interval: Duration = .seconds(10)) {
         self.lines = max(lines, 1)
         self.interval = interval
-        self.state = Mutex(State(intervalStart: clock.now))
+        self.states = Mutex([:])
     }
 
-    /// Logs `message` at `level` with `metadata` to `logger` when the budget allows, with how many lines it held back
-    /// before it; counts it as held back otherwise. A level `logger` does not log spends nothing.
+    /// Logs `message` at `level` with `metadata` to `logger` when the budget of `kind` allows, with how many lines of
+    /// that kind it held back before it; counts it as held back otherwise. A level `logger` does not log spends
+    /// nothing.
     public func log(
         _ level: Logger.Level,
         _ message: @autoclosure () -> Logger.Message,
         metadata: @autoclosure () -> Logger.Metadata = [:],
+        kind: String = "",
         to logger: Logger
     ) {
-        guard logger.logLevel <= level, let suppressed = take() else { return }
+        guard logger.logLevel <= level, let suppressed = take(kind) else { return }
         var metadata = metadata()
         if suppressed > 0 { metadata["log.suppressed"] = "\(suppressed)" }
         logger.log(level: level, message(), metadata: metadata)
     }
 
-    /// How many lines were held back since the last one, when one may go out now; `nil` when none may.
-    func take() -> Int? {
+    /// How many lines of `kind` were held back since the last one, when one may go out now; `nil` when none may.
+    func take(_ kind: String) -> Int? {
         let now = clock.now
-        return state.withLock { state in
+        return states.withLock { states in
+            var state = states[kind] ?? State(intervalStart: now)
+            defer { states[kind] = state }
             if state.intervalStart.duration(to: now) >= interval {
                 state.intervalStart = now
                 state.logged = 0
