@@ -59,39 +59,8 @@ public struct UnknownCommand: Error, CustomStringConvertible {
                 continue
             }
             guard !commands.contains(word) else { return nil }
-            return (word, closest(to: word, among: commands))
+            return (word, Spelling.closest(to: word, among: commands))
         }
         return nil
-    }
-}
-
-// MARK: - Private Functions
-
-extension UnknownCommand {
-    /// The command of `commands` at most two edits from `word` (the fewest wins), or the one `word` begins.
-    private static func closest(to word: String, among commands: [String]) -> String? {
-        let scored = commands.map { ($0, editDistance(word, $0)) }.filter { $0.1 <= 2 }
-        if let best = scored.min(by: { $0.1 < $1.1 }) { return best.0 }
-        return word.count >= 3 ? commands.first { $0.hasPrefix(word) } : nil
-    }
-
-    /// The Levenshtein distance between `a` and `b`, an adjacent swap counting as one edit (`naviagte`).
-    private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-        var rows = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { rows[i][0] = i }
-        for j in 0...b.count { rows[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                rows[i][j] = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    rows[i][j] = min(rows[i][j], rows[i - 2][j - 2] + 1)
-                }
-            }
-        }
-        return rows[a.count][b.count]
     }
 }

@@ -228,5 +228,27 @@ struct NavctlDaemonTests {
                 )
             }
         }
+
+        @Test(
+            "A misspelt route, intent, plugin or session gets the name it probably meant; a name like none gets none",
+            arguments: [
+                (["navigate", "products.lsit"], "hint: did you mean 'products.list'?"),
+                (["send", "onTappedSettngs"], "hint: did you mean 'onTappedSettings'?"),
+                (["plugins", "reload", "Prodcts"], "hint: did you mean 'Products'?"),
+                (["--session", "mian", "stack"], "hint: did you mean 'main'?"),
+                (["navigate", "checkout.cart"], nil),
+                (["plugins", "unload", "Nope"], nil),
+            ]
+        )
+        func misspeltNames(arguments: [String], hint: String?) async throws {
+            try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
+                let run = try await Navctl.run(arguments + ["--socket", daemon.socketPath])
+                #expect(run.status == 2, "\(run.errors)")
+                let lines = run.errors.split(separator: "\n").map(String.init)
+                // Before, the error line alone: the operator was left to list the names and compare them.
+                #expect(lines.count == (hint == nil ? 1 : 2) && lines.first?.hasPrefix("Error: ") == true, "\(lines)")
+                #expect(lines.dropFirst().first == hint, "\(lines)")
+            }
+        }
     }
 }

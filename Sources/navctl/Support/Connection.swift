@@ -20,13 +20,15 @@ extension ConnectionOptions {
     /// the connection is closed, and the failure reported as the daemon being unreachable (exit 69).
     ///
     /// - Parameter words: The command's `key=value` words: when the daemon refused one's value for not being a
-    ///   string, a second line says how to quote it (``QuotingHint``).
+    ///   string, a second line says how to quote it (``QuotingHint``). A route, intent, plugin or session name the
+    ///   daemon did not know gets a line with the one it probably meant (``SpellingHint``).
     @discardableResult
     func withClient<Result>(
         keyValueWords words: [String] = [],
         _ body: (NavHostClient) async throws(NavHostClientError) -> Result
     ) async throws(ExitCode) -> Result {
         let deadline = Deadline(seconds: timeoutSeconds)
+        var spellingHint: String?
         do throws(NavHostClientError) {
             let client = try await NavHostClient.connect(socketPath: socketPath)
             let watchdog = deadline.watch { await client.close() }
@@ -35,6 +37,7 @@ extension ConnectionOptions {
             do throws(NavHostClientError) {
                 result = try await body(client)
             } catch {
+                spellingHint = await SpellingHint.line(after: error, asking: client)
                 await client.close()
                 throw error
             }
@@ -49,15 +52,16 @@ extension ConnectionOptions {
                     )
                 )
             }
-            throw Self.report(error, keyValueWords: words)
+            throw Self.report(error, keyValueWords: words, hint: spellingHint)
         }
     }
 
     /// Reports a failed call on standard error, with a quoting hint when one of `words` was read as JSON where the
-    /// daemon wanted a string, and returns the exit code for it.
-    static func report(_ error: NavHostClientError, keyValueWords words: [String] = []) -> ExitCode {
+    /// daemon wanted a string, and `hint` (a ``SpellingHint``), and returns the exit code for it.
+    static func report(_ error: NavHostClientError, keyValueWords words: [String] = [], hint: String? = nil) -> ExitCode {
         Console.printError("Error: \(error)")
         if let hint = QuotingHint.line(after: error, words: words) { Console.printError(hint) }
+        if let hint { Console.printError(hint) }
         return ExitCode(for: error)
     }
 }
