@@ -58,8 +58,11 @@ extension ConnectionOptions {
 
     /// Reports a failed call on standard error, with a quoting hint when one of `words` was read as JSON where the
     /// daemon wanted a string, and `hint` (a ``SpellingHint``), and returns the exit code for it.
-    static func report(_ error: NavHostClientError, keyValueWords words: [String] = [], hint: String? = nil) -> ExitCode
-    {
+    static func report(
+        _ error: NavHostClientError,
+        keyValueWords words: [String] = [],
+        hint: String? = nil
+    ) -> ExitCode {
         Console.printError("Error: \(error)")
         if let hint = QuotingHint.line(after: error, words: words) { Console.printError(hint) }
         if let hint { Console.printError(hint) }
