@@ -20,12 +20,25 @@ COMMAND_LINE_ONLY = {"config", "check-config", "help", "version", "enable-test-h
 # Options whose key in the file has another name or place.
 RENAMED = {"session": "sessions", "control-uid": "control.users", "control-group": "control.groups",
            "state-dir": "state-dir"}
+# What a key says in the file, where the option's help speaks of the command line.
+TEXTS = {
+    "sessions": "The sessions and their root routes: NAME: ROUTE, or NAME: {root, parameters, max-stack-depth, "
+                "intent-timeout} for one with route parameters or limits of its own. (default: main: home.main)",
+    "control.users": "The users (names or IDs) that may control, besides root and the daemon's own user.",
+    "control.groups": "The groups (names or IDs) whose members may control. (default: navhost)",
+    "watch-plugins": "Load, reload and unload plugins as their folders change in the plugins directory (inotify); "
+                     "false loads them only at start, on SIGHUP and by navctl plugins. (default: true)",
+    "flight-recorder-on-disk": "Write each session's flight recording to <state-dir>/recordings/<session>.navrec as "
+                               "it is made, as well as keeping it in memory, so it outlives a crash "
+                               "(docs/recording.md). (default: false)",
+}
 # What a key's value looks like in the file, where it differs from the option's.
 VALUES = {
     "sessions": "NAME: ROUTE, or NAME: {root, parameters, max-stack-depth, intent-timeout}",
     "control.users": "[NAME or ID, ...]",
     "control.groups": "[NAME or ID, ...]",
     "watch-plugins": "true | false",
+    "flight-recorder-on-disk": "true | false",
     "socket-mode": "\"0660\"",
 }
 
@@ -49,6 +62,9 @@ def main():
             continue
         if not argument.get("shouldDisplay", True):
             continue
+        # The inverted flag of an on/off option (--no-watch-plugins): the file says false to the key.
+        if name.startswith("no-"):
+            continue
         key = RENAMED.get(name, name)
         section = argument.get("sectionTitle", "")
         if section.lower() == "limits":
@@ -56,7 +72,8 @@ def main():
         value = VALUES.get(key, "<" + argument.get("valueName", name) + ">")
         lines.append(".TP")
         lines.append("\\fB" + roff(key) + "\\fR: \\fI" + roff(value) + "\\fR")
-        lines.append(roff(argument.get("abstract", "")) + " (The option: \\fB\\-\\-" + roff(name) + "\\fR.)")
+        text = TEXTS.get(key, argument.get("abstract", ""))
+        lines.append(roff(text) + " (The option: \\fB\\-\\-" + roff(name) + "\\fR.)")
     if not lines:
         sys.exit("conf-man-keys: no options in the help dump")
     keys = "\n".join(lines)

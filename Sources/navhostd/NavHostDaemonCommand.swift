@@ -87,14 +87,14 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
     @Flag(
         inversion: .prefixedNo,
         help:
-            "Load, reload and unload plugins as their folders change in the plugins directory (inotify). (default: --watch-plugins)"
+            "Load, reload and unload plugins as their folders change in the plugins directory (inotify), or, with --no-watch-plugins, only at start, on SIGHUP and by navctl plugins. (default: --watch-plugins)"
     )
     var watchPlugins: Bool?
 
     @Flag(
         inversion: .prefixedNo,
         help:
-            "Write each session's flight recording to <state-dir>/recordings/<session>.navrec as it is made, as well as keeping it in memory, so it outlives a crash (docs/recording.md). (default: --no-flight-recorder-on-disk)"
+            "Write each session's flight recording to <state-dir>/recordings/<session>.navrec as it is made, as well as keeping it in memory, so it outlives a crash (docs/recording.md); --no-flight-recorder-on-disk keeps it in memory only. (default: --no-flight-recorder-on-disk)"
     )
     var flightRecorderOnDisk: Bool?
 
