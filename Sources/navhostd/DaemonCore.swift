@@ -21,6 +21,9 @@ final class DaemonCore {
     private let logger: Logger
     /// Why the state folder cannot be written, found at start; `nil` when it can.
     private(set) var stateFolderProblem: String?
+    /// Why each configured session that could not open did not, as last logged: the same failure is logged once,
+    /// however often the daemon tries again (each reload, each plugin change), and again when it changes.
+    private var openFailures: [String: String] = [:]
 
     /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
     var pluginReports: [PluginInfo] { pluginControl.reports }
@@ -104,13 +107,15 @@ final class DaemonCore {
         next.testHooks = old.testHooks
         configuration = next
 
+        let openBefore = Set(new.sessions.map(\.name).filter { (try? sessions.session($0)) != nil })
         sessions.declareConfiguredSessions(Set(new.sessions.map(\.name)))
         let kept = Set(new.sessions.map(\.name))
         for session in old.sessions where !kept.contains(session.name) && sessions.opened[session.name] == nil {
             sessions.close(session.name)
             changed.append("session \(session.name) closed")
         }
-        for session in new.sessions {
+        // A session that could not open (its root route refused) opens now at the new root: no restart needed.
+        for session in new.sessions where openBefore.contains(session.name) {
             let previous = old.sessions.first { $0.name == session.name }
             if let previous, previous.root != session.root {
                 needsRestart.append("sessions.\(session.name).root (for a session with no saved stack)")
@@ -124,7 +129,8 @@ final class DaemonCore {
             needsRestart.append("limits.flight-recorder-calls (for the sessions open now)")
         }
         openSessions()
-        for session in new.sessions where !old.sessions.contains(where: { $0.name == session.name }) {
+        // Declared now, or declared before but not open then (its root route refused), and open now.
+        for session in new.sessions where !openBefore.contains(session.name) {
             if (try? sessions.session(session.name)) != nil { changed.append("session \(session.name) opened") }
         }
         sessions.updateDefaultOptions(new.sessionOptions)
@@ -238,13 +244,17 @@ final class DaemonCore {
         where (try? sessions.session(session.name)) == nil && !sessions.isBusy(session.name) {
             do {
                 try sessions.open(session, options: configuration.options(forSession: session.name))
+                openFailures[session.name] = nil
                 logger.info(
                     "Opened session",
                     metadata: ["navhost.session": "\(session.name)", "navhost.route": "\(session.root.id)"]
                 )
             } catch {
+                let failure = "\(session.root): \(error)"
+                guard openFailures[session.name] != failure else { continue }
+                openFailures[session.name] = failure
                 logger.error(
-                    "Cannot open session: its root route is not available",
+                    "Cannot open a configured session at its root route",
                     metadata: [
                         "navhost.session": "\(session.name)", "navhost.route": "\(session.root.id)",
                         "error": "\(error)",

@@ -191,6 +191,36 @@ struct DaemonConfigurationTests {
     }
 
     @Test(
+        "A configured session whose root is refused is logged once, and a reload that mends its root says it opened it"
+    )
+    func reloadMendingASessionRoot() async throws {
+        let config = try ConfigFolder("sessions:\n  main: home.main\n")
+        let daemon = try await DaemonProcess.start(extraArguments: ["--config", config.file])
+        try config.dropIn("60-lobby.conf", "sessions:\n  lobby: profile.user\n")
+        var count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+        let failures = daemon.log.split(separator: "\n").filter { $0.contains("Cannot open a configured session") }
+        // Before, two lines for one reload (the reload and the registry each tried), saying the route was missing.
+        #expect(failures.count == 1 && failures.first?.contains("userID") == true, "\(failures)")
+
+        try config.dropIn(
+            "60-lobby.conf",
+            "sessions:\n  lobby:\n    root: profile.user\n    parameters: {userID: u2}\n"
+        )
+        count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+        let nav = try await NavigationClient.connect(to: daemon)
+        #expect(try await nav.routes(session: "lobby") == ["profile.user"])
+        // Before, "changed=nothing", and a warning that the root would change at the next start.
+        let reloaded = daemon.log.split(separator: "\n").filter { $0.contains("Reloaded the configuration") }
+        #expect(reloaded.last?.contains("session lobby opened") == true, "\(reloaded)")
+        #expect(!daemon.log.contains("sessions.lobby.root"), "\(daemon.log)")
+        try await daemon.terminate()
+    }
+
+    @Test(
         "SIGHUP with a new session and a lowered limit applies them while a Watch stays; an invalid one changes nothing"
     )
     func reload() async throws {
