@@ -21,6 +21,10 @@ extension DaemonDurabilityTests {
         )
         try await nav.call("OpenSession", ["name": "kiosk", "root": "settings.main"])
         try await nav.call("CloseSession", ["name": "kiosk"])
+        // Each is logged, the opening as the closing was (the opening was not).
+        let lines = daemon.log.split(separator: "\n")
+        #expect(lines.contains { $0.contains("Opened session") && $0.contains("navhost.session=kiosk") }, "\(lines)")
+        #expect(lines.contains { $0.contains("Closed session") && $0.contains("navhost.session=kiosk") }, "\(lines)")
 
         try await daemon.crash()
         try await daemon.restart()

@@ -81,6 +81,10 @@ extension SessionRegistry {
                 }
                 throw error as? NavigationError ?? NavigationError.storageFailed("\(error)")
             }
+            logger.info(
+                replaying == nil ? "Opened session" : "Opened session to replay a recording",
+                metadata: ["navhost.session": "\(entry.name)", "navhost.route": "\(entry.root)"]
+            )
             return session
         }
     }
