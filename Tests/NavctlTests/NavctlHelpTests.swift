@@ -6,7 +6,7 @@ struct NavctlHelpTests {
     static let subcommands = [
         "stack", "watch", "sessions", "routes", "plugins", "navigate", "present", "pop", "root", "popto", "dismiss",
         "replace", "send", "plugins list", "plugins load", "plugins reload", "plugins unload", "plugins watch",
-        "session", "session open", "session close", "session list", "inspect",
+        "session", "session open", "session close", "session list", "inspect", "record", "replay",
     ]
 
     @Test("navctl --help lists the subcommands, examples and exit codes")
@@ -22,6 +22,13 @@ struct NavctlHelpTests {
         let run = try await Navctl.run(words + ["--help"])
         #expect(run.status == 0)
         #expect(run.output.contains("Examples:"))
+        // Each example on a line of its own, indented two spaces: a long unbroken word before them (a JSON reply
+        // without spaces) made ArgumentParser's wrapping put a blank line and a one-space indent there.
+        let lines = run.output.split(separator: "\n", omittingEmptySubsequences: false)
+        if let examples = lines.firstIndex(of: "Examples:") {
+            let first = lines.index(after: examples)
+            #expect(lines[first].hasPrefix("  navctl "), "\(lines[first])")
+        }
         try Snapshots.assertMatches(run, named: "help-\(words.joined(separator: "-"))")
     }
 

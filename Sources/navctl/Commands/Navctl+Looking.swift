@@ -80,8 +80,8 @@ extension Navctl {
             discussion: """
                 Each route is printed as ROUTE(PARAMETERS)  FEATURE, then its summary and its intents, indented, \
                 each with its arguments as INTENT(NAME: TYPE, …): what `navctl send INTENT NAME=VALUE` takes (a \
-                ?TYPE may be left out). --json prints the Routes reply: {"routes":[{"route":…,"feature":…,\
-                "parameters":[…],"intents":[…],"summary":…,"intentArguments":{…}},…]}.
+                ?TYPE may be left out). --json prints the Routes reply: {"routes": [{"route": …, "feature": …, \
+                "parameters": […], "intents": […], "summary": …, "intentArguments": {…}}, …]}.
 
                 Examples:
                   navctl routes

@@ -46,9 +46,9 @@ extension Navctl.Plugins {
                 one was unloaded by hand (it stays out until plugins load of its folder), that one was loaded \
                 by hand from outside the plugins folder, and, when two rows share a name, each one's folder. \
                 --json prints the io.navhost.Plugins.List reply: \
-                {"plugins":[{"name":…,"version":…,"state":…,"path":…,"folder":…,"routes":[…],\
-                "quarantine":{"code":…,"message":…},"lastReloadFailure":{…},"removalRefused":{…},\
-                "unloadedByHand":true,"loadedByHand":true,"sha256":…},…]}.
+                {"plugins": [{"name": …, "version": …, "state": …, "path": …, "folder": …, "routes": […], \
+                "quarantine": {"code": …, "message": …}, "lastReloadFailure": {…}, "removalRefused": {…}, \
+                "unloadedByHand": true, "loadedByHand": true, "sha256": …}, …]}.
 
                 Examples:
                   navctl plugins
