@@ -17,6 +17,9 @@ struct NavctlUsageTests {
             ("usage-unknown-option", ["stack", "--sesion", "main"]),
             ("usage-negative-revision", ["watch", "--resume-from", "-1"]),
             ("usage-replay-session", ["replay", "bug.navrec", "--session", "main"]),
+            ("usage-inspect-json", ["inspect", "--json"]),
+            ("usage-inspect-timeout", ["--timeout=5", "inspect"]),
+            ("usage-record-json", ["record", "-o", "/nonexistent/bug.navrec", "--json"]),
         ]
     )
     func usageError(name: String, arguments: [String]) async throws {

@@ -82,3 +82,10 @@ extension Navctl {
         }
     }
 }
+
+extension Navctl.Inspect: UnusedRootOptions {
+    static let unusedRootOptions = [
+        "--json": "it serves a page and prints its address, not a reply",
+        "--timeout": "it follows the daemon for as long as it runs, and waits for it when it is gone",
+    ]
+}

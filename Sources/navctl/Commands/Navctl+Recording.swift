@@ -145,6 +145,10 @@ extension Navctl {
     }
 }
 
+extension Navctl.Record: UnusedRootOptions {
+    static let unusedRootOptions = ["--json": "the recording it writes is JSON lines already (docs/recording.md)"]
+}
+
 // MARK: - Private Functions
 
 extension Navctl.Replay {

@@ -1,0 +1,23 @@
+import ArgumentParser
+
+/// A command that has no use for some of the options every navctl command takes: ArgumentParser decodes them for
+/// `navctl` itself wherever they stand on the line (`navctl inspect --json`), so the command would run without a word
+/// and without doing what they ask. It lists them, and why, to refuse them instead.
+protocol UnusedRootOptions: ParsableCommand {
+    /// The options the command refuses (`--json`), each with why it has no use for it.
+    static var unusedRootOptions: [String: String] { get }
+}
+
+extension UnusedRootOptions {
+    /// Throws a usage error when `arguments` (navctl's, without the program's name) hold one of
+    /// ``unusedRootOptions``, as `--json` or `--timeout=5`.
+    static func refuseUnusedRootOptions(in arguments: [String]) throws(ValidationError) {
+        for argument in arguments {
+            if argument == "--" { return }
+            let option = String(argument.prefix { $0 != "=" })
+            if let reason = unusedRootOptions[option] {
+                throw ValidationError("\(_commandName) takes no \(option): \(reason)")
+            }
+        }
+    }
+}
