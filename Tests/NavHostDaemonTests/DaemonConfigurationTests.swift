@@ -162,17 +162,27 @@ struct DaemonConfigurationTests {
 
     @Test("--check-config says what the files and options amount to, options winning")
     func checkConfig() async throws {
-        let config = try ConfigFolder("sessions:\n  main: home.main\nlimits:\n  max-connections: 100\n")
+        let config = try ConfigFolder(
+            "sessions:\n  main: home.main\n  lobby:\n    root: settings.main\n    max-stack-depth: 3\n"
+                + "limits:\n  max-connections: 100\n"
+        )
         let checked = try await ChildProcess.run(
             TestPaths.builtExecutable("navhostd"),
             ["--config", config.file, "--check-config", "--max-connections", "50", "--session", "kiosk=settings.main"]
         )
         #expect(checked.status == 0, "\(checked.errors)")
         #expect(checked.output.contains("navhostd: the configuration is valid"))
-        #expect(checked.output.contains("sessions: main=home.main kiosk=settings.main"), "\(checked.output)")
+        #expect(
+            checked.output.contains("sessions: main=home.main lobby=settings.main kiosk=settings.main"),
+            "\(checked.output)"
+        )
+        #expect(checked.output.contains("session lobby: max-stack-depth 3, intent-timeout"), "\(checked.output)")
         #expect(checked.output.contains("max-connections 50,"), "\(checked.output)")
-        #expect(checked.output.contains("control groups: (none)"), "\(checked.output)")
-        #expect(checked.output.contains("(mode 660 when navhostd binds it)"), "\(checked.output)")
+        // Before: "control groups: (none)" though the navhost group may control, no word of a session's own
+        // limits, and "mode 660".
+        #expect(checked.output.contains("control groups: navhost (when the group exists)"), "\(checked.output)")
+        #expect(checked.output.contains("control users: 0 (root)"), "\(checked.output)")
+        #expect(checked.output.contains("(mode 0660 when navhostd binds it)"), "\(checked.output)")
         #expect(checked.output.contains("intent-timeout 30.0 seconds,"), "\(checked.output)")
     }
 

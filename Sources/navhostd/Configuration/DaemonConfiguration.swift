@@ -49,15 +49,29 @@ struct DaemonConfiguration: Sendable {
                 files.isEmpty ? "files: none (defaults and options only)" : "files: \(files.joined(separator: ", "))"
             )
             let c = configuration
-            lines.append("socket: \(c.socketPath) (mode \(String(c.socketMode, radix: 8)) when navhostd binds it)")
+            lines.append("socket: \(c.socketPath) (mode 0\(String(c.socketMode, radix: 8)) when navhostd binds it)")
             lines.append("plugins: \(c.pluginDirectory)")
             lines.append("state-dir: \(c.stateDirectory)")
             lines.append("log-level: \(c.logLevel)")
             lines.append("sessions: \(c.sessions.map { "\($0.name)=\($0.root.id)" }.joined(separator: " "))")
-            let users = c.access.controlUIDs.sorted().map(String.init).joined(separator: " ")
-            let groups = c.access.resolvedControlGIDs.sorted().map(String.init).joined(separator: " ")
-            lines.append("control users: \(users.isEmpty ? "(none)" : users)")
-            lines.append("control groups: \(groups.isEmpty ? "(none)" : groups)")
+            for session in c.sessions {
+                guard let own = c.sessionSettings[session.name], own.maxStackDepth != nil || own.intentTimeout != nil
+                else { continue }
+                let options = c.options(forSession: session.name)
+                lines.append(
+                    "session \(session.name): max-stack-depth \(options.maxStackDepth), "
+                        + "intent-timeout \(options.intentTimeLimit.map { "\($0)" } ?? "none")"
+                )
+            }
+            // Root and the daemon's own user are always listed (AccessPolicy.standard); the standard group is looked
+            // up by name when a client first asks to control, so it is shown by name.
+            let users = c.access.controlUIDs.sorted().map { uid in
+                uid == 0 ? "0 (root)" : uid == getuid() ? "\(uid) (the daemon's user)" : "\(uid)"
+            }
+            var groups = c.access.controlGIDs.sorted().map(String.init)
+            if let name = c.access.deferredControlGroup { groups.append("\(name) (when the group exists)") }
+            lines.append("control users: \(users.joined(separator: ", "))")
+            lines.append("control groups: \(groups.isEmpty ? "(none)" : groups.joined(separator: ", "))")
             lines.append(
                 "limits: max-connections \(c.server.maxConnections), max-connections-per-uid "
                     + "\(c.server.maxConnectionsPerUID), max-stack-depth \(c.sessionOptions.maxStackDepth), "
