@@ -177,14 +177,14 @@ struct Daemon {
     /// Takes the state folder's lock for as long as the process lives. When the folder cannot be made or the lock
     /// file cannot be opened at all, the daemon goes on unlocked, and says so.
     ///
-    /// - Throws: ``StateDirectoryLock/InUse`` when another daemon holds it.
+    /// - Throws: ``LoggedFailure`` (of a ``StateDirectoryLock/InUse``) when another daemon holds it.
     private static func lockStateDirectory(_ directory: String, logger: Logger) throws {
         do {
             try FileIO.makeDirectories(directory)
             _ = try StateDirectoryLock.acquire(directory)
         } catch let inUse as StateDirectoryLock.InUse {
             logger.critical("\(inUse)")
-            throw inUse
+            throw LoggedFailure(inUse)
         } catch {
             logger.warning(
                 "Cannot lock the state folder: a second daemon on it would not be refused",
@@ -232,7 +232,6 @@ struct Daemon {
             )
         }
         try makeParentDirectory(of: configuration.socketPath)
-        logger.info("Listening", metadata: ["navhost.socket": "\(configuration.socketPath)"])
         do {
             return try await VarlinkServer.bind(
                 unixSocketPath: configuration.socketPath,
@@ -244,7 +243,7 @@ struct Daemon {
                 eventLoopGroup: eventLoop
             )
         } catch let inUse as VarlinkServer.SocketInUse {
-            throw Self.socketInUse(inUse, logger: logger)
+            throw LoggedFailure(Self.socketInUse(inUse, logger: logger))
         }
     }
 
@@ -253,7 +252,7 @@ struct Daemon {
         do {
             try VarlinkServer.checkSocketIsFree(at: configuration.socketPath)
         } catch {
-            throw Self.socketInUse(error, logger: logger)
+            throw LoggedFailure(Self.socketInUse(error, logger: logger))
         }
     }
 
@@ -290,6 +289,14 @@ private enum DaemonPart: Sendable {
 struct DaemonError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A failure the daemon has logged already, at `critical`: `main` exits with status 1 without printing it again (on
+/// standard error, which the journal also takes, it showed twice).
+struct LoggedFailure: Error, CustomStringConvertible {
+    var cause: any Error
+    init(_ cause: any Error) { self.cause = cause }
+    var description: String { "\(cause)" }
 }
 
 /// What `GetInfo` says of the daemon.

@@ -11,6 +11,8 @@ MainThreadEventLoop.run { loop in
         do {
             try await command.run(eventLoop: loop)
             exit(EXIT_SUCCESS)
+        } catch is LoggedFailure {
+            exit(EXIT_FAILURE)
         } catch {
             NavHostDaemonCommand.exit(withError: error)
         }
