@@ -113,8 +113,8 @@ extension NavHostClientError {
             return
                 "\(text("session")) cannot name a session: use 1 to 64 letters, digits, -, _ and ., not starting with ."
         case .sessionConfigured:
-            return
-                "session \(text("session")) is declared by the daemon's configuration, which alone opens and closes it"
+            return "session \(text("session")) is declared by the daemon's configuration (its files, its --session "
+                + "options, or, when they declare none, the default main), which alone opens and closes it"
         case .storageFailed: return "the change could not be saved and was taken back: \(text("reason"))"
         case .invalidRecording: return "the recording cannot be replayed: \(parameters["message"]?.stringValue ?? "?")"
         case .pluginNotFound:

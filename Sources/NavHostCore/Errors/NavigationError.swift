@@ -78,7 +78,8 @@ extension NavigationError {
     static func sessionConfigured(_ name: String) -> Self {
         Self(
             .sessionConfigured,
-            "session \"\(name)\" is declared by the daemon's configuration, which alone opens and closes it",
+            "session \"\(name)\" is declared by the daemon's configuration (its files, its --session options, or, "
+                + "when they declare none, the default main), which alone opens and closes it",
             parameters: ["session": .string(name)]
         )
     }
