@@ -19,6 +19,12 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
             and reloads on SIGHUP. A second navhostd on the same state folder, or on a socket a server still \
             listens on, is refused (exit status 1).
 
+            Exit status: 0 after SIGTERM or SIGINT; 1 when another daemon holds the state folder or the socket; 64 \
+            for a command line it cannot take; 70 when a plugin held the main thread past --stall-limit; 78 for a \
+            configuration that is not valid. Signals: SIGHUP reads the configuration again; SIGTERM and SIGINT stop \
+            it. Files: /etc/navhost/navhostd.conf, its navhostd.conf.d/ drop-ins, the state folder (sessions, \
+            plugin faults, recordings). /usr/share/doc/navhost/docs/troubleshooting.md goes by symptom.
+
             Examples:
               navhostd --plugins .build/debug/plugins
               navhostd --socket /tmp/nav.sock --session main=home.main
