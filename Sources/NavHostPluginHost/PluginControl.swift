@@ -66,6 +66,11 @@ public final class PluginControl {
     var waitingCalls: [CheckedContinuation<Void, Never>] = []
     /// Whether a `Load` or `Unload` is under way.
     var isCallUnderWay = false
+    /// Called on the main actor after a plugin has loaded, or a new build has replaced one, once the change that did
+    /// it is done: the daemon opens the sessions whose root route was missing.
+    public var onPluginServing: (@MainActor () -> Void)?
+    /// Whether a call of ``onPluginServing`` is scheduled: the plugins a rescan loads together make one.
+    private var isServingHookScheduled = false
     /// Called once a `Load` or `Unload` has written the overrides and before it makes its change, at the point where
     /// the folder watcher or SIGHUP may have acted while the write waited for the disk: tests make such a change here.
     var whileWriting: (@MainActor () -> Void)?
@@ -284,6 +289,18 @@ extension PluginControl {
 
     fileprivate func publish(_ event: PluginEvent) {
         for watcher in watchers.values { watcher.deliver(event) { registry.statuses } }
+        if event.kind == .loaded || event.kind == .reloaded { scheduleServingHook() }
+    }
+
+    /// Calls ``onPluginServing`` once the work under way is done (a rescan, a `Load`), not in the middle of it.
+    fileprivate func scheduleServingHook() {
+        guard onPluginServing != nil, !isServingHookScheduled else { return }
+        isServingHookScheduled = true
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            isServingHookScheduled = false
+            onPluginServing?()
+        }
     }
 
     /// Acts on the plugin folders `folders` of `directory` (every folder there, and every plugin loaded from one,

@@ -21,9 +21,9 @@ final class DaemonCore {
     private let logger: Logger
     /// Why the state folder cannot be written, found at start; `nil` when it can.
     private(set) var stateFolderProblem: String?
-    /// Why each configured session that could not open did not, as last logged: the same failure is logged once,
-    /// however often the daemon tries again (each reload, each plugin change), and again when it changes.
-    private var openFailures: [String: String] = [:]
+    /// Why each configured session that could not open did not, as last logged: once per reload, not again at each
+    /// plugin that loads meanwhile.
+    private var openFailures = SessionOpenFailures()
 
     /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
     var pluginReports: [PluginInfo] { pluginControl.reports }
@@ -76,6 +76,11 @@ final class DaemonCore {
         }
         sessions.updateDefaultOptions(configuration.sessionOptions)
         sessions.openConfiguredSessions = { [weak self] in self?.openSessions() }
+        // A plugin that loads may bring the root route a session waited for.
+        pluginControl.onPluginServing = { [weak self] in
+            self?.openSessions()
+            self?.sessions.openListedSessions()
+        }
         loadPlugins()
         sessions.loadOpenedList()
         sessions.declareConfiguredSessions(Set(configuration.sessions.map(\.name)))
@@ -108,6 +113,9 @@ final class DaemonCore {
         configuration = next
 
         let openBefore = Set(new.sessions.map(\.name).filter { (try? sessions.session($0)) != nil })
+        // A reload says again what still cannot open.
+        openFailures.forgetAll()
+        sessions.listedOpenFailures.forgetAll()
         sessions.declareConfiguredSessions(Set(new.sessions.map(\.name)))
         let kept = Set(new.sessions.map(\.name))
         for session in old.sessions where !kept.contains(session.name) && sessions.opened[session.name] == nil {
@@ -244,15 +252,13 @@ final class DaemonCore {
         where (try? sessions.session(session.name)) == nil && !sessions.isBusy(session.name) {
             do {
                 try sessions.open(session, options: configuration.options(forSession: session.name))
-                openFailures[session.name] = nil
+                openFailures.forget(session.name)
                 logger.info(
                     "Opened session",
                     metadata: ["navhost.session": "\(session.name)", "navhost.route": "\(session.root.id)"]
                 )
             } catch {
-                let failure = "\(session.root): \(error)"
-                guard openFailures[session.name] != failure else { continue }
-                openFailures[session.name] = failure
+                guard openFailures.isNew(session.name, because: "\(session.root): \(error)") else { continue }
                 logger.error(
                     "Cannot open a configured session at its root route",
                     metadata: [

@@ -230,6 +230,27 @@ struct DaemonConfigurationTests {
         try await daemon.terminate()
     }
 
+    @Test("A configured session whose root's plugin is missing opens once the plugin is dropped into the folder")
+    func sessionOpensWhenItsPluginLoads() async throws {
+        let plugins = try await TestPlugins.directory()
+        try FileManager.default.removeItem(atPath: "\(plugins)/Products")
+        let config = try ConfigFolder("sessions:\n  main: home.main\n  lobby: products.list\n")
+        let daemon = try await DaemonProcess.start(plugins: plugins, extraArguments: ["--config", config.file])
+        let nav = try await NavigationClient.connect(to: daemon)
+        #expect(try await nav.call("Sessions")["sessions"] == ["main"])
+
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(plugins)/Products",
+            withDestinationPath: "\(DaemonProcess.examplePlugins)/Products"
+        )
+        // Before, only a reload (SIGHUP) opened it, though the docs said the plugin's arrival would.
+        #expect(try await pollUntil { try await nav.call("Sessions")["sessions"] == ["lobby", "main"] })
+        #expect(try await nav.routes(session: "lobby") == ["products.list"])
+        let failures = daemon.log.split(separator: "\n").filter { $0.contains("Cannot open a configured session") }
+        #expect(failures.count == 1, "logged once, not at each plugin that loaded: \(failures)")
+        try await daemon.terminate()
+    }
+
     @Test(
         "SIGHUP with a new session and a lowered limit applies them while a Watch stays; an invalid one changes nothing"
     )

@@ -169,7 +169,8 @@ extension SessionRegistry {
     }
 
     /// Opens the listed sessions that are not open, with ``SessionRegistry/defaultOptions``: at start after the
-    /// configured ones, and again on a reload (a plugin may have come back). A listed name the configuration now
+    /// configured ones, and again on a reload and when a plugin loads (it may bring the root route back). A failure
+    /// is logged once per reason (``listedOpenFailures``). A listed name the configuration now
     /// declares becomes the configuration's (``declareConfiguredSessions(_:)``).
     public func openListedSessions() {
         guard !isShutDown else { return }
@@ -179,13 +180,15 @@ extension SessionRegistry {
         where (try? session(entry.name)) == nil && busyNames[entry.name] == nil {
             do {
                 try open(entry.configuration, options: entry.options(over: defaultOptions))
+                listedOpenFailures.forget(entry.name)
                 logger.info(
                     "Opened a session opened over the wire before",
                     metadata: ["navhost.session": "\(entry.name)", "navhost.route": "\(entry.root)"]
                 )
             } catch {
+                guard listedOpenFailures.isNew(entry.name, because: "\(error)") else { continue }
                 logger.error(
-                    "Cannot open a session opened over the wire: its root route is not available (CloseSession forgets it)",
+                    "Cannot open a session opened over the wire at its root route (CloseSession forgets it)",
                     metadata: [
                         "navhost.session": "\(entry.name)", "navhost.route": "\(entry.root)", "error": "\(error)",
                     ]

@@ -43,6 +43,9 @@ public final class SessionRegistry {
     /// the configuration declares (an OpenSession, a CloseSession, a replay) lets it go with no session open under
     /// it: a reload that declared the name meanwhile left its session to open (``isBusy(_:)``).
     public var openConfiguredSessions: (@MainActor () -> Void)?
+    /// Why each session opened over the wire that could not open again did not, as ``openListedSessions()`` last
+    /// logged it.
+    public var listedOpenFailures = SessionOpenFailures()
 
     /// The sessions' names, sorted.
     public var names: [String] { sessions.keys.sorted() }
