@@ -315,7 +315,7 @@ let package = Package(
             swiftSettings: swiftSettings,
             linkerSettings: daemonLinkerSettings
         ),
-        // What navctl and navhost-plugin-tool add to ArgumentParser: a mistyped command named, with its likely fix.
+        // What navctl and navhost-plugin-tool add to ArgumentParser: a mistyped command or name, and its likely fix.
         .target(
             name: "NavHostCommandLine",
             dependencies: [argumentParser],
@@ -548,6 +548,7 @@ let package = Package(
             name: "NavctlTests",
             dependencies: [
                 "NavHostClient",
+                "NavHostCommandLine",
                 "IntegrationHarness",
                 sdk,
             ],

@@ -25,7 +25,7 @@ TEXTS = {
     "sessions": "The sessions and their root routes: NAME: ROUTE, or NAME: {root, parameters, max-stack-depth, "
                 "intent-timeout} for one with route parameters or limits of its own. (default: main: home.main)",
     "control.users": "The users (names or IDs) that may control, besides root and the daemon's own user.",
-    "control.groups": "The groups (names or IDs) whose members may control. (default: navhost)",
+    "control.groups": "The groups (names or IDs) whose members may control, besides navhost.",
     "watch-plugins": "Load, reload and unload plugins as their folders change in the plugins directory (inotify); "
                      "false loads them only at start, on SIGHUP and by navctl plugins. (default: true)",
     "flight-recorder-on-disk": "Write each session's flight recording to <state-dir>/recordings/<session>.navrec as "

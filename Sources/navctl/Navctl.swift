@@ -75,9 +75,6 @@ struct Navctl: AsyncParsableCommand {
         }
         do {
             var command = try parseAsRoot(arguments)
-            if let refusing = type(of: command) as? any UnusedRootOptions.Type {
-                try refusing.refuseUnusedRootOptions(in: arguments)
-            }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

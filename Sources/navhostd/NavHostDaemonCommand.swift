@@ -19,7 +19,8 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
             and reloads on SIGHUP. A second navhostd on the same state folder, or on a socket a server still \
             listens on, is refused (exit status 1).
 
-            Exit status: 0 after SIGTERM or SIGINT; 1 when another daemon holds the state folder or the socket; 64 \
+            Exit status: 0 after SIGTERM or SIGINT; 1 when it cannot start (another daemon holds the state folder \
+            or the socket, a folder it cannot create); 64 \
             for a command line it cannot take; 70 when a plugin held the main thread past --stall-limit; 78 for a \
             configuration that is not valid. Signals: SIGHUP reads the configuration again; SIGTERM and SIGINT stop \
             it. Files: /etc/navhost/navhostd.conf, its navhostd.conf.d/ drop-ins, the state folder (sessions, \
@@ -80,7 +81,7 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("control-group"),
-        help: "A group (name or ID) whose members may control; repeat for more. (default: navhost)"
+        help: "A group (name or ID) whose members may control, besides navhost; repeat for more."
     )
     var controlGroups: [String] = []
 

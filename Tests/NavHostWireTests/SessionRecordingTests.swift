@@ -66,6 +66,36 @@ struct SessionRecordingTests {
         )
     }
 
+    @Test(
+        "A screen recorded busy says so in its JSON (only then); a replay compares its route, parameters and presentation, and neither compares nor shows its state"
+    )
+    func busy() throws {
+        var busy = Self.screen
+        busy.busy = true
+        let text = try JSONValueEncoder().encode([Self.screen, busy]).serializedString()
+        #expect(text.components(separatedBy: #""busy":true"#).count == 2 && !text.contains(#""busy":false"#))
+        let read = try JSONValueDecoder().decode([RecordedScreen].self, from: JSONParser().parse(Array(text.utf8)[...]))
+        #expect(read == [Self.screen, busy])
+
+        var loaded = Self.screen
+        loaded.state = ["status": "loaded", "items": [1, 2]]
+        loaded.error = nil
+        #expect(busy.matches(loaded) && !Self.screen.matches(loaded))
+        #expect(
+            ReplayReport.Difference(call: 1, method: "Pop", recorded: (1, nil, [busy]), replayed: (1, nil, [loaded]))
+                == nil
+        )
+
+        // Another screen differs: the difference shown leaves out the state that was not compared.
+        var other = loaded
+        other.route = "catalog.list"
+        let difference = try #require(
+            ReplayReport.Difference(call: 1, method: "Pop", recorded: (1, nil, [busy]), replayed: (1, nil, [other]))
+        )
+        #expect(difference.recorded["0"]?["state"] == nil && difference.replayed["0"]?["state"] == nil)
+        #expect(difference.patch == ["0": ["route": "catalog.list"]], "\(String(describing: difference.patch))")
+    }
+
     @Test("JSON lines, a header then one call per line, read back to the same recording")
     func jsonLinesRoundTrip() throws {
         let text = try Self.recording.jsonLines()

@@ -147,7 +147,8 @@ extension SessionRegistry {
         throw NavigationError(
             .sessionNotFound,
             "session \(session.name) was closed while it was replayed; the replay stopped after \(calls) calls",
-            parameters: ["session": .string(session.name)]
+            // The reason says the name was right: a client shows no "did you mean" for it.
+            parameters: ["session": .string(session.name), "reason": "closed while it was replayed"]
         )
     }
 

@@ -80,8 +80,10 @@ extension ReplayReport.Difference {
         replayedRevision = replayed.revision
         recordedError = recorded.error
         replayedError = replayed.error
-        self.recorded = Self.comparable(recorded.stack)
-        self.replayed = Self.comparable(replayed.stack)
+        // What was not compared is not shown either: the state and error of the screens recorded busy.
+        let busy = Set(recorded.stack.indices.filter { recorded.stack[$0].busy })
+        self.recorded = Self.comparable(recorded.stack, leavingOutStateAt: busy)
+        self.replayed = Self.comparable(replayed.stack, leavingOutStateAt: busy)
         patch = JSONMergePatch.difference(from: self.recorded, to: self.replayed)
     }
 
@@ -93,10 +95,18 @@ extension ReplayReport.Difference {
     }
 
     /// A stack as an object keyed by position (`{"0": {…}, "1": {…}}`), so that its merge patch names the screens
-    /// that differ and only what differs in them.
-    private static func comparable(_ stack: [RecordedScreen]) -> JSONValue {
+    /// that differ and only what differs in them; without `state` and `error` at the positions `busy`.
+    private static func comparable(_ stack: [RecordedScreen], leavingOutStateAt busy: Set<Int>) -> JSONValue {
         var screens = JSONObject()
-        for (position, screen) in stack.enumerated() { screens[String(position)] = screen.jsonValue }
+        for (position, screen) in stack.enumerated() {
+            var shown = screen.jsonValue
+            if busy.contains(position), case .object(var members) = shown {
+                members["state"] = nil
+                members["error"] = nil
+                shown = .object(members)
+            }
+            screens[String(position)] = shown
+        }
         return JSONMergePatch.canonical(.object(screens))
     }
 }

@@ -42,6 +42,7 @@ extension Navctl {
         var timelineCapacity: Int = 200
 
         func validate() throws {
+            try Self.refuseUnusedRootOptions()
             guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
             guard timelineCapacity > 0 else { throw ValidationError("--timeline must be at least 1") }
         }

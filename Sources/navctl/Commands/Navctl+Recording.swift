@@ -28,6 +28,10 @@ extension Navctl {
 
         @OptionGroup var connection: ConnectionOptions
 
+        func validate() throws {
+            try Self.refuseUnusedRootOptions()
+        }
+
         @Option(
             name: .shortAndLong,
             help: ArgumentHelp("The file to write; standard output when left out.", valueName: "file")
@@ -152,8 +156,8 @@ extension Navctl.Record: UnusedRootOptions {
 // MARK: - Private Functions
 
 extension Navctl.Replay {
-    /// Below this size a recording is taken to fit any daemon's `max-message-size`; above it, a connection closed
-    /// during the `Replay` is said to be likely that limit.
+    /// Above this size, a connection closed during the `Replay` is said to be likely the daemon's `max-message-size`
+    /// (1 MiB by default; as low as 1 KiB allowed, but rarely set below 64 KiB): a guess for the hint, not a rule.
     fileprivate static let smallestMessageLimit = 64 << 10
 
     /// `error`, a connection closed under a `Replay` of `bytes` bytes, with the daemon's message limit named: the

@@ -29,6 +29,9 @@ extension ConnectionOptions {
     ) async throws(ExitCode) -> Result {
         let deadline = Deadline(seconds: timeoutSeconds)
         var spellingHint: String?
+        // Whether the daemon answered before the deadline: an error reply in time is reported as such, even when the
+        // deadline passes while the spelling hint asks for names.
+        var answeredInTime = false
         do throws(NavHostClientError) {
             let client = try await NavHostClient.connect(socketPath: socketPath)
             let watchdog = deadline.watch { await client.close() }
@@ -37,14 +40,15 @@ extension ConnectionOptions {
             do throws(NavHostClientError) {
                 result = try await body(client)
             } catch {
-                spellingHint = await SpellingHint.line(after: error, asking: client)
+                answeredInTime = !deadline.hasPassed
+                if answeredInTime { spellingHint = await SpellingHint.line(after: error, asking: client) }
                 await client.close()
                 throw error
             }
             await client.close()
             return result
         } catch {
-            if deadline.hasPassed {
+            if deadline.hasPassed, !answeredInTime {
                 throw Self.report(
                     NavHostClientError(
                         code: .daemonUnreachable,

@@ -10,8 +10,11 @@ protocol UnusedRootOptions: ParsableCommand {
 
 extension UnusedRootOptions {
     /// Throws a usage error when `arguments` (navctl's, without the program's name) hold one of
-    /// ``unusedRootOptions``, as `--json` or `--timeout=5`.
-    static func refuseUnusedRootOptions(in arguments: [String]) throws(ValidationError) {
+    /// ``unusedRootOptions``, as `--json` or `--timeout=5`. Called from the command's `validate()`, so that the
+    /// error comes with the command's own usage, which does not offer the option.
+    static func refuseUnusedRootOptions(
+        in arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) throws(ValidationError) {
         for argument in arguments {
             if argument == "--" { return }
             let option = String(argument.prefix { $0 != "=" })

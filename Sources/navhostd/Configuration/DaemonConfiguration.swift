@@ -63,10 +63,11 @@ struct DaemonConfiguration: Sendable {
                         + "intent-timeout \(options.intentTimeLimit.map { "\($0)" } ?? "none")"
                 )
             }
-            // Root and the daemon's own user are always listed (AccessPolicy.standard); the standard group is looked
-            // up by name when a client first asks to control, so it is shown by name.
+            // Root and the user running navhostd are always listed (AccessPolicy.standard): here, the user running
+            // the check. The standard group is looked up by name when a client first asks to control, so it is shown
+            // by name.
             let users = c.access.controlUIDs.sorted().map { uid in
-                uid == 0 ? "0 (root)" : uid == getuid() ? "\(uid) (the daemon's user)" : "\(uid)"
+                uid == 0 ? "0 (root)" : uid == getuid() ? "\(uid) (this user)" : "\(uid)"
             }
             var groups = c.access.controlGIDs.sorted().map(String.init)
             if let name = c.access.deferredControlGroup { groups.append("\(name) (when the group exists)") }

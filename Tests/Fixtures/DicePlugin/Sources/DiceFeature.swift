@@ -8,7 +8,7 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
     FeatureExport.export(DiceFeature())
 }
 
-/// One screen, `dice.main`: it rolls a die when it appears, and `onTappedRoll` waits a moment, then rolls again.
+/// One screen, `dice.main`: it rolls a die 500 ms after it appears, and `onTappedRoll` waits 300 ms, then rolls again.
 final class DiceFeature: FeatureModule {
     let name = "Dice"
     let screens = [
