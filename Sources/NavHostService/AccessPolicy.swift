@@ -70,8 +70,8 @@ public struct AccessPolicy: Sendable {
     /// Throws `org.varlink.service.PermissionDenied` unless the caller may control.
     ///
     /// A refusal is logged at `info` with the client's process and user ID (`navhost.client.pid`,
-    /// `navhost.client.uid`), so an operator can tell which program tried: at most 10 lines every 10 seconds
-    /// (``LogBudget``), since any user who may connect can repeat it without end.
+    /// `navhost.client.uid`), so an operator can tell which program tried: at most 10 lines every 10 seconds for each
+    /// user (``LogBudget``), since any user who may connect can repeat it without end.
     public func requireControl(_ request: VarlinkRequest) throws(VarlinkError) {
         guard mayControl(request.peer) else {
             var metadata: Logger.Metadata = [:]
@@ -83,6 +83,7 @@ public struct AccessPolicy: Sendable {
                 .info,
                 "Refused a control call: the client may only read",
                 metadata: metadata,
+                kind: request.peer.map { "\($0.uid)" } ?? "",
                 to: request.logger
             )
             throw VarlinkError.permissionDenied()

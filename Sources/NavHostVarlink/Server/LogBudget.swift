@@ -7,9 +7,10 @@ import Synchronization
 /// that matter.
 ///
 /// At most `lines` lines go out in each `interval` for each kind (a `kind` the caller names, like the protocol rule a
-/// client broke, so that a flood of one kind does not hide another); the rest are counted, and the next line of that
-/// kind that goes out says how many were held back (`log.suppressed`). The kinds are the caller's few names, never
-/// a client's words: each keeps a small count for the life of the budget.
+/// client broke or the user refused, so that a flood of one kind does not hide another); the rest are counted, and
+/// before the next line of that kind goes out, a line of its own says how many were held back (`log.suppressed`),
+/// so that the count is not read as the next client's. The kinds are the caller's few names, never a client's words:
+/// each keeps a small count for the life of the budget.
 ///
 /// ```swift
 /// let refusals = LogBudget()
@@ -47,9 +48,15 @@ public final class LogBudget: Sendable {
         to logger: Logger
     ) {
         guard logger.logLevel <= level, let suppressed = take(kind) else { return }
-        var metadata = metadata()
-        if suppressed > 0 { metadata["log.suppressed"] = "\(suppressed)" }
-        logger.log(level: level, message(), metadata: metadata)
+        let message = message()
+        if suppressed > 0 {
+            logger.log(
+                level: level,
+                "Held back \(suppressed) lines like the next one, over \(lines) in \(interval)",
+                metadata: ["log.suppressed": "\(suppressed)"]
+            )
+        }
+        logger.log(level: level, message, metadata: metadata())
     }
 
     /// How many lines of `kind` were held back since the last one, when one may go out now; `nil` when none may.
