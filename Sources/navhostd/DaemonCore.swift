@@ -19,7 +19,7 @@ final class DaemonCore {
     /// Loads, reloads and unloads plugins with the sessions kept in step.
     let pluginControl: PluginControl
     private let logger: Logger
-    /// Why the state folder cannot be written, found at start; `nil` when it can.
+    /// Why the state folder cannot be written, found at start and at each reload; `nil` when it can.
     private(set) var stateFolderProblem: String?
     /// Why each configured session that could not open did not, as last logged: once per reload, not again at each
     /// plugin that loads meanwhile.
@@ -174,10 +174,28 @@ final class DaemonCore {
             logger.info("Ignored a reload: the daemon is stopping")
             return
         }
+        recheckStateFolder()
         pluginControl.rescan(configuration.pluginDirectory)
         openSessions()
         sessions.openListedSessions()
         pluginControl.retryRefusedRemovals()
+    }
+
+    /// Tries a write in the state folder again, and says when the answer changed since the last check: `STATUS=`
+    /// follows it. Between checks, each change's own write finds out (`StorageFailed`).
+    private func recheckStateFolder() {
+        let problem = Self.writeProblem(in: configuration.stateDirectory)
+        guard problem != stateFolderProblem else { return }
+        stateFolderProblem = problem
+        let metadata: Logger.Metadata = ["navhost.state.directory": "\(configuration.stateDirectory)"]
+        if let problem {
+            logger.error(
+                "The state folder cannot be written: changes will be refused with StorageFailed until it can",
+                metadata: metadata.merging(["error": "\(problem)"]) { first, _ in first }
+            )
+        } else {
+            logger.notice("The state folder can be written again", metadata: metadata)
+        }
     }
 
     /// Follows the plugins folder until cancelled: plugins load, reload and unload as their folders change. Returns

@@ -148,6 +148,21 @@ struct DaemonStorageFailureTests {
         let failure = try await Self.failure(of: await nav.call("Navigate", ["route": "settings.main"]))
         #expect(failure?.name == "io.navhost.Navigation.StorageFailed")
         #expect(try await nav.routes() == ["home.main"])
+
+        // Mended, then broken again: each reload checks the folder anew, and STATUS= follows (before, it kept what
+        // the start had found, either way).
+        try await disk.remount(readOnly: false)
+        var count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        let mended = try await daemon.waitFor("READY=1", after: count)
+        #expect(!mended.contains("state folder not writable"), "\(mended)")
+        #expect(daemon.log.contains("The state folder can be written again"), "\(daemon.log)")
+        try await nav.call("Navigate", ["route": "settings.main"])
+        try await disk.remount(readOnly: true)
+        count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        let broken = try await daemon.waitFor("READY=1", after: count)
+        #expect(broken.contains("state folder not writable"), "\(broken)")
         #expect(try await daemon.terminate() == 0)
     }
 
