@@ -24,8 +24,9 @@ public struct AccessPolicy: Sendable {
     public var deferredControlGroup: String? { deferredGroupID?.name }
     private let deferredGroupID: DeferredGroupLookup?
     private let membership = GroupMembershipCache()
-    /// The budget of the refusals' log lines, shared by every copy of the policy.
-    private let refusalLog = LogBudget()
+    /// The budget of the refusals' log lines, shared by every copy of the policy, and handed on to the policy that
+    /// replaces it (``AccessControl/replace(with:)``), so that a reload does not open a new window for a flood.
+    fileprivate(set) var refusalLog = LogBudget()
 
     /// A policy of `controlUIDs`, `controlGIDs` and the members of `deferredControlGroup`, which
     /// `lookUpGroup` resolves the first time it matters (`getgrnam` unless a test says otherwise).
@@ -147,9 +148,13 @@ public final class AccessControl: Sendable {
     /// The policy in force.
     public var current: AccessPolicy { policy.withLock { $0 } }
 
-    /// Puts `policy` in force for every call from now on.
+    /// Puts `policy` in force for every call from now on. The budget of the refusals' log lines goes on.
     public func replace(with policy: AccessPolicy) {
-        self.policy.withLock { $0 = policy }
+        self.policy.withLock { current in
+            var policy = policy
+            policy.refusalLog = current.refusalLog
+            current = policy
+        }
     }
 
     /// Whether `peer` may control under the policy in force.

@@ -79,6 +79,11 @@ struct DaemonAccessTests {
         )
         #expect(denied.hasPrefix("error org.varlink.service.PermissionDenied"), "\(denied)")
         #expect(try await NavigationClient.connect(to: daemon).routes() == ["home.main"], "nothing changed")
+        // A reload does not open a new window (before, each SIGHUP let 10 more through).
+        let count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+        _ = try await daemon.call(as: 65534, 65534, "io.navhost.Navigation.Pop", times: 50)
         // Before, each of the 200 refusals was a line: any user who may connect could fill the journal.
         let refusals = daemon.log.split(separator: "\n").filter { $0.contains("Refused a control call") }
         #expect(refusals.count == 10, "\(refusals.count) lines")
