@@ -236,6 +236,7 @@ struct NavctlDaemonTests {
                 (["send", "onTappedSettngs"], "hint: did you mean 'onTappedSettings'?"),
                 (["plugins", "reload", "Prodcts"], "hint: did you mean 'Products'?"),
                 (["--session", "mian", "stack"], "hint: did you mean 'main'?"),
+                (["watch", "--session", "mian"], "hint: did you mean 'main'?"),
                 (["navigate", "checkout.cart"], nil),
                 (["plugins", "unload", "Nope"], nil),
             ]

@@ -51,7 +51,9 @@ enum Following {
         } catch let error as NavHostClientError where error.code == .serviceShuttingDown {
             ending = .endedByDaemon
         } catch let error as NavHostClientError {
-            throw ConnectionOptions.report(error)
+            // A misspelt session comes back on the stream's own connection: the hint asks on one of its own.
+            let hint = await SpellingHint.line(after: error, connectingTo: connection.socketPath)
+            throw ConnectionOptions.report(error, hint: hint)
         }
         if ending == .endedByDaemon {
             Console.printError("navctl: the daemon ended the watch")

@@ -14,6 +14,15 @@ enum SpellingHint {
         return "hint: did you mean '\(closest)'?"
     }
 
+    /// ``line(after:asking:)`` over a connection of its own to `socketPath`, for an error that came on a stream's
+    /// connection (a watch): `nil` as well when the daemon cannot be reached.
+    static func line(after error: NavHostClientError, connectingTo socketPath: String) async -> String? {
+        guard let client = try? await NavHostClient.connect(socketPath: socketPath) else { return nil }
+        let line = await line(after: error, asking: client)
+        await client.close()
+        return line
+    }
+
     /// The name `error` refused, and the names of its kind the daemon has.
     private static func askedAndKnown(
         _ error: NavHostClientError,
