@@ -32,6 +32,8 @@ struct InspectorIntentArgumentsTests {
         )
         #expect(try InspectorIntentArguments.parse(#"tags=[1, 2] on=true"#) == ["tags": [1, 2], "on": true])
         #expect(try InspectorIntentArguments.parse("query=a=b c=d\nn=1") == ["query": "a=b c=d", "n": 1])
+        // One pair and a line break after it: one pair a line, though the break is the text's last character.
+        #expect(try InspectorIntentArguments.parse("text=a=b c=d\n") == ["text": "a=b c=d"])
     }
 
     @Test("A JSON string, array or object keeps its words, even one that looks like a pair, until it closes")
