@@ -139,7 +139,11 @@ final class DaemonCore {
         openSessions()
         // Declared now, or declared before but not open then (its root route refused), and open now.
         for session in new.sessions where !openBefore.contains(session.name) {
-            if (try? sessions.session(session.name)) != nil { changed.append("session \(session.name) opened") }
+            if (try? sessions.session(session.name)) != nil {
+                changed.append("session \(session.name) opened")
+            } else if !old.sessions.contains(where: { $0.name == session.name }) {
+                changed.append("session \(session.name) declared, its root not open yet")
+            }
         }
         sessions.updateDefaultOptions(new.sessionOptions)
         for session in new.sessions {

@@ -213,6 +213,8 @@ struct DaemonConfigurationTests {
         let failures = daemon.log.split(separator: "\n").filter { $0.contains("Cannot open a configured session") }
         // Before, two lines for one reload (the reload and the registry each tried), saying the route was missing.
         #expect(failures.count == 1 && failures.first?.contains("userID") == true, "\(failures)")
+        let declared = daemon.log.split(separator: "\n").filter { $0.contains("Reloaded the configuration") }
+        #expect(declared.last?.contains("session lobby declared, its root not open yet") == true, "\(declared)")
 
         try config.dropIn(
             "60-lobby.conf",
