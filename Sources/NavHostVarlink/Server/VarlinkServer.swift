@@ -122,19 +122,13 @@ public final class VarlinkServer: Sendable {
         )
         let socketFile = SocketFileIdentity(path: unixSocketPath)
         let settings = ConfigurationCell(configuration)
-        let closingLog = LogBudget()
         let listener: NIOAsyncChannel<AcceptedConnection, Never>
         do {
             listener = try await bootstrap(eventLoopGroup, configuration: configuration)
-                .bind(descriptor) { channel in
-                    Self.initialize(
-                        channel,
-                        service: service,
-                        configuration: settings.value,
-                        closingLog: closingLog,
-                        logger: logger
-                    )
-                }
+                .bind(
+                    descriptor,
+                    childChannelInitializer: initializer(service: service, settings: settings, logger: logger)
+                )
         } catch {
             removeSocketFile(unixSocketPath, ifStill: socketFile)
             throw error
@@ -169,17 +163,11 @@ public final class VarlinkServer: Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkServer {
         let settings = ConfigurationCell(configuration)
-        let closingLog = LogBudget()
         let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
-            .bind(listeningSocket) { channel in
-                Self.initialize(
-                    channel,
-                    service: service,
-                    configuration: settings.value,
-                    closingLog: closingLog,
-                    logger: logger
-                )
-            }
+            .bind(
+                listeningSocket,
+                childChannelInitializer: initializer(service: service, settings: settings, logger: logger)
+            )
         return VarlinkServer(
             listener: listener,
             socketPath: nil,
@@ -202,6 +190,19 @@ public final class VarlinkServer: Sendable {
             .serverChannelOption(.backlog, value: listenBacklog)
             // Without this, a client that half-closes after writing its calls gets no replies.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
+    }
+
+    /// What each accepted socket goes through, with the configuration in force when it comes; its connections share
+    /// one budget of "the client broke the protocol" lines.
+    private static func initializer(
+        service: VarlinkService,
+        settings: ConfigurationCell,
+        logger: Logger
+    ) -> @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> {
+        let closingLog = LogBudget()
+        return { channel in
+            initialize(channel, service: service, configuration: settings.value, closingLog: closingLog, logger: logger)
+        }
     }
 
     private static func initialize(
