@@ -27,14 +27,15 @@ TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
 MANDIR       ?= $(PREFIX)/share/man
 SYSCONFDIR   ?= /etc
-# A folder with a space would be split into two words by the recipes below, and half of it created in the current
-# folder: such a path is refused before anything runs.
-INSTALL_PATHS := DESTDIR PREFIX BINDIR PKGLIBDIR PLUGINDIR UNITDIR SYSUSERSDIR TMPFILESDIR DOCDIR MANDIR SYSCONFDIR
-$(foreach path,$(INSTALL_PATHS),$(if $(word 2,$($(path))),\
-	$(error $(path)="$($(path))" holds a space, which make cannot install to; choose a folder without one)))
 # The SDK for plugins built outside this repository (docs/sdk.md): the libraries and navhost-plugin-tool live in
 # PKGLIBDIR, the module interfaces in SDK_MODULEDIR, one <Module>.swiftmodule/<triple>.* folder per module.
 SDK_MODULEDIR ?= $(PKGLIBDIR)/swift
+# A folder with a space would be split into two words by the recipes below, and half of it created in the current
+# folder: such a path is refused before anything runs.
+INSTALL_PATHS := DESTDIR PREFIX BINDIR PKGLIBDIR PLUGINDIR UNITDIR SYSUSERSDIR TMPFILESDIR DOCDIR MANDIR SYSCONFDIR \
+	SDK_MODULEDIR
+$(foreach path,$(INSTALL_PATHS),$(if $(word 2,$($(path))),\
+	$(error $(path)="$($(path))" holds a space, which make cannot install to; choose a folder without one)))
 SDK_MODULES  := NavHostKit NavHostJSON NavHostTesting
 # The documents are installed into DOCDIR at the paths they have here, so the links between them hold once installed
 # as they do in the repository (scripts/check-doc-links.py checks both): the SDK's with the SDK, the rest with the

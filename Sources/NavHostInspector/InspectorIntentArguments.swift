@@ -29,9 +29,9 @@ public enum InspectorIntentArguments {
             return object
         }
         // `\r\n` is one Character: a text from elsewhere than the page's form is split at any line break.
-        // The text as typed decides: a line break at its end (one pair, `query=a=b c=d` then Enter) counts.
+        // A line break the text ends with (Enter before Send) is no break between pairs.
         let pairs =
-            text.contains(where: \.isNewline)
+            trimmed.contains(where: \.isNewline)
             ? trimmed.split(whereSeparator: \.isNewline).map(\.trimmingWhitespace).filter { !$0.isEmpty }
             : pairs(onOneLine: trimmed)
         do {

@@ -39,6 +39,9 @@ public final class PluginControl {
 
     /// How many plugin watchers are attached.
     public var watcherCount: Int { watchers.count }
+    /// Called on the main actor after a plugin has loaded, or a new build has replaced one, once the change that did
+    /// it is done: the daemon opens the sessions whose root route was missing.
+    public var onPluginServing: (@MainActor () -> Void)?
 
     // MARK: Private Properties
 
@@ -66,9 +69,6 @@ public final class PluginControl {
     var waitingCalls: [CheckedContinuation<Void, Never>] = []
     /// Whether a `Load` or `Unload` is under way.
     var isCallUnderWay = false
-    /// Called on the main actor after a plugin has loaded, or a new build has replaced one, once the change that did
-    /// it is done: the daemon opens the sessions whose root route was missing.
-    public var onPluginServing: (@MainActor () -> Void)?
     /// Whether a call of ``onPluginServing`` is scheduled: the plugins a rescan loads together make one.
     private var isServingHookScheduled = false
     /// Called once a `Load` or `Unload` has written the overrides and before it makes its change, at the point where

@@ -132,8 +132,9 @@ struct Daemon {
                 for await _ in hangups {
                     _ = try? notifier.notify(.reloading)
                     logger.info("Reloading")
-                    await reloader.reload()
+                    // The plugins first: a session the new configuration declares may need one just dropped in.
                     await core.reload()
+                    await reloader.reload()
                     _ = try? notifier.notify(.ready, .status(await status.line()))
                     Self.releaseFreedMemory()
                 }

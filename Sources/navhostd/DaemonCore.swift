@@ -113,9 +113,6 @@ final class DaemonCore {
         configuration = next
 
         let openBefore = Set(new.sessions.map(\.name).filter { (try? sessions.session($0)) != nil })
-        // A reload says again what still cannot open.
-        openFailures.forgetAll()
-        sessions.listedOpenFailures.forgetAll()
         sessions.declareConfiguredSessions(Set(new.sessions.map(\.name)))
         let kept = Set(new.sessions.map(\.name))
         for session in old.sessions where !kept.contains(session.name) && sessions.opened[session.name] == nil {
@@ -141,7 +138,9 @@ final class DaemonCore {
         for session in new.sessions where !openBefore.contains(session.name) {
             if (try? sessions.session(session.name)) != nil {
                 changed.append("session \(session.name) opened")
-            } else if !old.sessions.contains(where: { $0.name == session.name }) {
+            } else if !old.sessions.contains(where: { $0.name == session.name }), !sessions.isBusy(session.name),
+                !sessions.isShutDown
+            {
                 changed.append("session \(session.name) declared, its root not open yet")
             }
         }
@@ -172,23 +171,30 @@ final class DaemonCore {
 
     /// Rescans the plugin directory (SIGHUP): loads new plugins, reloads changed ones, unloads vanished ones; then
     /// opens the sessions whose root route was missing, and tries again the removals refused earlier.
-    func reload() {
+    func reload() async {
         // A SIGHUP during the stop: the sessions are closed for good, and none is opened again.
         guard !sessions.isShutDown else {
             logger.info("Ignored a reload: the daemon is stopping")
             return
         }
-        recheckStateFolder()
+        await recheckStateFolder()
+        // The check may have waited for the disk: the stop may have begun meanwhile.
+        guard !sessions.isShutDown else { return }
+        // A reload says again what still cannot open, whether or not its configuration is taken.
+        openFailures.forgetAll()
+        sessions.listedOpenFailures.forgetAll()
         pluginControl.rescan(configuration.pluginDirectory)
         openSessions()
         sessions.openListedSessions()
         pluginControl.retryRefusedRemovals()
     }
 
-    /// Tries a write in the state folder again, and says when the answer changed since the last check: `STATUS=`
-    /// follows it. Between checks, each change's own write finds out (`StorageFailed`).
-    private func recheckStateFolder() {
-        let problem = Self.writeProblem(in: configuration.stateDirectory)
+    /// Tries a write in the state folder again, off the main thread (a hung disk must not hold it), and says when the
+    /// answer changed since the last check: `STATUS=` follows it. Between checks, each change's own write finds out
+    /// (`StorageFailed`).
+    private func recheckStateFolder() async {
+        let directory = configuration.stateDirectory
+        let problem = await Task.detached { Self.writeProblem(in: directory) }.value
         guard problem != stateFolderProblem else { return }
         stateFolderProblem = problem
         let metadata: Logger.Metadata = ["navhost.state.directory": "\(configuration.stateDirectory)"]
@@ -251,14 +257,15 @@ final class DaemonCore {
 
     /// Why a file cannot be created in `directory` (made when missing), in the system's words; `nil` when it can.
     /// A real write, not `access(2)`: root passes permission checks, and only a write meets a read-only or full disk.
-    private static func writeProblem(in directory: String) -> String? {
+    nonisolated private static func writeProblem(in directory: String) -> String? {
         do {
             try FileIO.makeDirectories(directory)
             try FileIO.writeAtomically(Array("navhostd\n".utf8), to: "\(directory)/.write-check")
             FileIO.remove("\(directory)/.write-check")
             return nil
         } catch {
-            return "\(error)"
+            // Without the temporary file's name, which differs each time: the same problem reads the same.
+            return "\(directory): \(error.message)"
         }
     }
 

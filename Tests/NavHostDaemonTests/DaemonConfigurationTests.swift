@@ -253,6 +253,30 @@ struct DaemonConfigurationTests {
         try await daemon.terminate()
     }
 
+    @Test("A reload that declares a session and finds its plugin just dropped in opens it, without an error first")
+    func reloadWithItsPlugin() async throws {
+        let plugins = try await TestPlugins.directory()
+        try FileManager.default.removeItem(atPath: "\(plugins)/Products")
+        let config = try ConfigFolder("sessions:\n  main: home.main\n")
+        let daemon = try await DaemonProcess.start(
+            plugins: plugins,
+            extraArguments: ["--config", config.file, "--no-watch-plugins"]
+        )
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(plugins)/Products",
+            withDestinationPath: "\(DaemonProcess.examplePlugins)/Products"
+        )
+        try config.dropIn("60-lobby.conf", "sessions:\n  lobby: products.list\n")
+        let count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+        let nav = try await NavigationClient.connect(to: daemon)
+        #expect(try await nav.call("Sessions")["sessions"] == ["lobby", "main"])
+        // Before, the configuration was applied before the rescan: an error, then the session opened anyway.
+        #expect(!daemon.log.contains("Cannot open a configured session"), "\(daemon.log)")
+        try await daemon.terminate()
+    }
+
     @Test(
         "SIGHUP with a new session and a lowered limit applies them while a Watch stays; an invalid one changes nothing"
     )

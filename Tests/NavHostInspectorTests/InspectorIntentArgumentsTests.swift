@@ -32,8 +32,9 @@ struct InspectorIntentArgumentsTests {
         )
         #expect(try InspectorIntentArguments.parse(#"tags=[1, 2] on=true"#) == ["tags": [1, 2], "on": true])
         #expect(try InspectorIntentArguments.parse("query=a=b c=d\nn=1") == ["query": "a=b c=d", "n": 1])
-        // One pair and a line break after it: one pair a line, though the break is the text's last character.
-        #expect(try InspectorIntentArguments.parse("text=a=b c=d\n") == ["text": "a=b c=d"])
+        // A line break at the end is Enter before Send: the words still make two pairs; a quoted value makes one.
+        #expect(try InspectorIntentArguments.parse("a=1 b=2\n") == ["a": 1, "b": 2])
+        #expect(try InspectorIntentArguments.parse("text=\"a=b c=d\"\n") == ["text": "a=b c=d"])
     }
 
     @Test("A JSON string, array or object keeps its words, even one that looks like a pair, until it closes")

@@ -235,7 +235,14 @@ public final class SessionRegistry {
         // opened under the name since owns the file (a closed session's later record would have a higher revision,
         // and win). The call is told, not answered as done. One the stop or a configuration reload closed keeps its
         // record for the next start: what it changed is written as before.
-        if hasLostItsRecord(session) { throw NavigationError.sessionNotFound(session.name) }
+        if hasLostItsRecord(session) {
+            // With a reason: the name was right, and a client shows no "did you mean" for it.
+            throw NavigationError(
+                .sessionNotFound,
+                "session \"\(session.name)\" was closed while the call was made",
+                parameters: ["session": .string(session.name), "reason": "closed while the call was made"]
+            )
+        }
         let record = session.record
         guard persistence.saveAtOnce(record) else { return record }
         session.releaseChanges(through: record.revision, record: record)

@@ -52,8 +52,8 @@ public final class LogBudget: Sendable {
         if suppressed > 0 {
             logger.log(
                 level: level,
-                "Held back \(suppressed) lines like the next one, over \(lines) in \(interval)",
-                metadata: ["log.suppressed": "\(suppressed)"]
+                "Held back \(suppressed) \(suppressed == 1 ? "line" : "lines") like the next one, over \(lines) in \(interval)",
+                metadata: ["log.suppressed": "\(suppressed)", "log.kind": "\(kind)"]
             )
         }
         logger.log(level: level, message, metadata: metadata())
