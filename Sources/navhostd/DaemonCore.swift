@@ -169,8 +169,10 @@ final class DaemonCore {
         return (changed, needsRestart)
     }
 
-    /// Rescans the plugin directory (SIGHUP): loads new plugins, reloads changed ones, unloads vanished ones; then
-    /// opens the sessions whose root route was missing, and tries again the removals refused earlier.
+    /// What a SIGHUP does before the configuration is read again: tries a write in the state folder again; rescans
+    /// the plugin directory (loads new plugins, reloads changed ones, unloads vanished ones); then opens the sessions
+    /// whose root route was missing, saying again why one still cannot open, and tries again the removals refused
+    /// earlier.
     func reload() async {
         // A SIGHUP during the stop: the sessions are closed for good, and none is opened again.
         guard !sessions.isShutDown else {

@@ -9,8 +9,8 @@ import Synchronization
 /// At most `lines` lines go out in each `interval` for each kind (a `kind` the caller names, like the protocol rule a
 /// client broke or the user refused, so that a flood of one kind does not hide another); the rest are counted, and
 /// before the next line of that kind goes out, a line of its own says how many were held back (`log.suppressed`),
-/// so that the count is not read as the next client's. The kinds are the caller's few names, never a client's words:
-/// each keeps a small count for the life of the budget.
+/// so that the count is not read as the next client's. The kinds are the caller's names (a rule, a user ID), never a
+/// client's words: each keeps a small count for the life of the budget.
 ///
 /// ```swift
 /// let refusals = LogBudget()
@@ -64,18 +64,20 @@ public final class LogBudget: Sendable {
         let now = clock.now
         return states.withLock { states in
             var state = states[kind] ?? State(intervalStart: now)
-            defer { states[kind] = state }
             if state.intervalStart.duration(to: now) >= interval {
                 state.intervalStart = now
                 state.logged = 0
             }
-            guard state.logged < lines else {
+            let heldBack = state.suppressed
+            let allowed = state.logged < lines
+            if allowed {
+                state.logged += 1
+                state.suppressed = 0
+            } else {
                 state.suppressed += 1
-                return nil
             }
-            state.logged += 1
-            defer { state.suppressed = 0 }
-            return state.suppressed
+            states[kind] = state
+            return allowed ? heldBack : nil
         }
     }
 }

@@ -84,6 +84,8 @@ extension Navctl {
     }
 }
 
+// MARK: - Options it has no use for
+
 extension Navctl.Inspect: UnusedRootOptions {
     static let unusedRootOptions = [
         "--json": "it serves a page and prints its address, not a reply",

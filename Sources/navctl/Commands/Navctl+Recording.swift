@@ -28,15 +28,15 @@ extension Navctl {
 
         @OptionGroup var connection: ConnectionOptions
 
-        func validate() throws {
-            try Self.refuseUnusedRootOptions()
-        }
-
         @Option(
             name: .shortAndLong,
             help: ArgumentHelp("The file to write; standard output when left out.", valueName: "file")
         )
         var output: String?
+
+        func validate() throws {
+            try Self.refuseUnusedRootOptions()
+        }
 
         func run() async throws {
             let recording = try await connection.withClient { client throws(NavHostClientError) in
@@ -148,6 +148,8 @@ extension Navctl {
         }
     }
 }
+
+// MARK: - Options it has no use for
 
 extension Navctl.Record: UnusedRootOptions {
     static let unusedRootOptions = ["--json": "the recording it writes is JSON lines already (docs/recording.md)"]
