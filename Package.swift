@@ -591,7 +591,7 @@ let package = Package(
 if Context.environment["NAVHOST_PACKAGE"] == "plugins" {
     let pluginWork: Set<String> = [
         "CFaultGuard", "CGcrypt", "NavHostWire", "NavHostStorage", "NavHostCore", "NavHostPluginHost",
-        "NavHostTesting", "NavHostPluginTools", "navhost-plugin-tool",
+        "NavHostTesting", "NavHostPluginTools", "NavHostCommandLine", "navhost-plugin-tool",
     ]
     let plugins = Set(pluginNames.flatMap(pluginTargets).map(\.name))
     package.targets.removeAll { !pluginWork.contains($0.name) && !plugins.contains($0.name) }
