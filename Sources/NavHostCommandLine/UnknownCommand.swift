@@ -5,8 +5,9 @@ public import ArgumentParser
 /// typo of.
 ///
 /// ```swift
-/// if let unknown = UnknownCommand.find(in: arguments, of: Navctl.self, optionsTakingValues: ["--socket"]) {
-///     Navctl.exit(withError: ValidationError(unknown.description))
+/// static func main() async {
+///     exitOnUnknownCommand(optionsTakingValues: ["--socket"])
+///     await main(nil)
 /// }
 /// ```
 public struct UnknownCommand: Error, CustomStringConvertible {
@@ -62,5 +63,18 @@ public struct UnknownCommand: Error, CustomStringConvertible {
             return (word, Spelling.closest(to: word, among: commands))
         }
         return nil
+    }
+}
+
+extension ParsableCommand {
+    /// Exits with a usage error that names the unknown command, and the one it is likely a typo of, when the
+    /// program's command line has one where a subcommand was expected (``UnknownCommand``); returns otherwise.
+    ///
+    /// - Parameter optionsTakingValues: The options before a command whose next word is their value.
+    public static func exitOnUnknownCommand(optionsTakingValues: Set<String> = []) {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let unknown = UnknownCommand.find(in: arguments, of: Self.self, optionsTakingValues: optionsTakingValues) {
+            exit(withError: ValidationError(unknown.description))
+        }
     }
 }

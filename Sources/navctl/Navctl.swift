@@ -65,23 +65,9 @@ struct Navctl: AsyncParsableCommand {
 
     /// ArgumentParser's `main`, with a word that is no command named as such first (``UnknownCommand``).
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        if let unknown = UnknownCommand.find(
-            in: arguments,
-            of: Self.self,
-            optionsTakingValues: ["--socket", "--session", "--timeout", "--generate-completion-script"]
-        ) {
-            exit(withError: ValidationError(unknown.description))
-        }
-        do {
-            var command = try parseAsRoot(arguments)
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        exitOnUnknownCommand(optionsTakingValues: [
+            "--socket", "--session", "--timeout", "--generate-completion-script",
+        ])
+        await main(nil)
     }
 }

@@ -23,9 +23,7 @@ struct NavHostPluginTool: ParsableCommand {
 
     /// ArgumentParser's `main`, with a word that is no command named as such first (``UnknownCommand``).
     static func main() {
-        if let unknown = UnknownCommand.find(in: Array(CommandLine.arguments.dropFirst()), of: Self.self) {
-            exit(withError: ValidationError(unknown.description))
-        }
+        exitOnUnknownCommand()
         main(nil)
     }
 }
