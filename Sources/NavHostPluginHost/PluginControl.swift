@@ -379,8 +379,10 @@ extension PluginControl {
                 refusedBuilds[path] = nil
                 clearReloadFailure(of: loaded.name)
             }
+            guard manifest != loaded.manifest else { continue }
+            // Only for a manifest that changed: the library's stamp is a system call per folder.
             let build = RefusedBuild(manifest, in: path)
-            guard manifest != loaded.manifest, build != refusedBuilds[path] else { continue }
+            guard build != refusedBuilds[path] else { continue }
             if manifest.name == loaded.name {
                 do {
                     try reload(loaded.name)
