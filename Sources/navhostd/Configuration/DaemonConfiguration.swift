@@ -54,14 +54,15 @@ struct DaemonConfiguration: Sendable {
             lines.append("state-dir: \(c.stateDirectory)")
             lines.append("log-level: \(c.logLevel)")
             lines.append("sessions: \(c.sessions.map { "\($0.name)=\($0.root.id)" }.joined(separator: " "))")
+            // The limits a session may set for itself, as the limits line and each such session's line say them.
+            let sessionLimits = { (options: SessionOptions) in
+                "max-stack-depth \(options.maxStackDepth), "
+                    + "intent-timeout \(options.intentTimeLimit.map { "\($0)" } ?? "none")"
+            }
             for session in c.sessions {
                 guard let own = c.sessionSettings[session.name], own.maxStackDepth != nil || own.intentTimeout != nil
                 else { continue }
-                let options = c.options(forSession: session.name)
-                lines.append(
-                    "session \(session.name): max-stack-depth \(options.maxStackDepth), "
-                        + "intent-timeout \(options.intentTimeLimit.map { "\($0)" } ?? "none")"
-                )
+                lines.append("session \(session.name): \(sessionLimits(c.options(forSession: session.name)))")
             }
             // Root and the user running navhostd are always listed (AccessPolicy.standard): here, the user running
             // the check. The standard group is looked up by name when a client first asks to control, so it is shown
@@ -75,8 +76,7 @@ struct DaemonConfiguration: Sendable {
             lines.append("control groups: \(groups.isEmpty ? "(none)" : groups.joined(separator: ", "))")
             lines.append(
                 "limits: max-connections \(c.server.maxConnections), max-connections-per-uid "
-                    + "\(c.server.maxConnectionsPerUID), max-stack-depth \(c.sessionOptions.maxStackDepth), "
-                    + "intent-timeout \(c.sessionOptions.intentTimeLimit.map { "\($0)" } ?? "none"), "
+                    + "\(c.server.maxConnectionsPerUID), \(sessionLimits(c.sessionOptions)), "
                     + "watch-queue-limit \(c.sessionOptions.watcherLimit), "
                     + "stall-limit \(c.stallLimit.map { "\($0)" } ?? "none")"
             )
