@@ -35,9 +35,10 @@ package enum TestPaths {
     /// The Python of the project's `.venv`, where `scripts/install-deps.sh` installs the `varlink` package.
     package static var venvPython: String { "\(packageRoot)/.venv/bin/python" }
 
-    /// A fresh socket path, short enough for `sockaddr_un`.
+    /// A fresh socket path, short enough for `sockaddr_un`: in the temporary folder, `TMPDIR` when set (`make test`
+    /// sets one per run, of 25 characters).
     package static func socketPath() -> String {
-        "/tmp/navhost-test-\(getpid())-\(SocketCounter.next()).sock"
+        "\(FileManager.default.temporaryDirectory.path)/navhost-test-\(getpid())-\(SocketCounter.next()).sock"
     }
 
     /// A fresh, empty temporary directory.
