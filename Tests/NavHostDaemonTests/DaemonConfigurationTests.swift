@@ -277,6 +277,31 @@ struct DaemonConfigurationTests {
         try await daemon.terminate()
     }
 
+    @Test("A session opened over the wire whose root's plugin is missing after a restart opens once the plugin is back")
+    func listedSessionOpensWhenItsPluginLoads() async throws {
+        let plugins = try await TestPlugins.directory()
+        let daemon = try await DaemonProcess.start(plugins: plugins)
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("OpenSession", ["name": "lobby", "root": "products.list"])
+        try await daemon.terminate()
+
+        try FileManager.default.removeItem(atPath: "\(plugins)/Products")
+        try await daemon.restart()
+        let client = try await NavigationClient.connect(to: daemon)
+        #expect(try await client.call("Sessions")["sessions"] == ["main"])
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(plugins)/Products",
+            withDestinationPath: "\(DaemonProcess.examplePlugins)/Products"
+        )
+        #expect(try await pollUntil { try await client.call("Sessions")["sessions"] == ["lobby", "main"] })
+        #expect(try await client.routes(session: "lobby") == ["products.list"])
+        let failures = daemon.log.split(separator: "\n").filter {
+            $0.contains("Cannot open a session opened over the wire") && $0.contains("lobby")
+        }
+        #expect(failures.count == 1, "logged once, not at each plugin that loaded: \(failures)")
+        try await daemon.terminate()
+    }
+
     @Test(
         "SIGHUP with a new session and a lowered limit applies them while a Watch stays; an invalid one changes nothing"
     )
