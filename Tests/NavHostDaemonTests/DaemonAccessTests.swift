@@ -67,7 +67,7 @@ struct DaemonAccessTests {
         try await daemon.terminate()
     }
 
-    @Test("A reader that sends control calls without end gets each refused, and the log takes 10 lines of it")
+    @Test("A reader that sends control calls without end gets each refused; the log takes 10 lines of each such user")
     func refusalsAreLoggedWithinABudget() async throws {
         let daemon = try await DaemonProcess.start(extraArguments: ["--socket-mode", "0666"])
         let denied = try await daemon.call(
@@ -84,9 +84,14 @@ struct DaemonAccessTests {
         daemon.send(signal: SIGHUP)
         _ = try await daemon.waitFor("READY=1", after: count)
         _ = try await daemon.call(as: 65534, 65534, "io.navhost.Navigation.Pop", times: 50)
+        // Another user's refusals have a budget of their own: the first user's flood does not hide who else tried.
+        _ = try await daemon.call(as: 65533, 65533, "io.navhost.Navigation.Pop", times: 30)
         // Before, each of the 200 refusals was a line: any user who may connect could fill the journal.
         let refusals = daemon.log.split(separator: "\n").filter { $0.contains("Refused a control call") }
-        #expect(refusals.count == 10, "\(refusals.count) lines")
+        let first = refusals.filter { $0.contains("navhost.client.uid=65534") }
+        let second = refusals.filter { $0.contains("navhost.client.uid=65533") }
+        #expect(first.count == 10, "\(first.count) lines")
+        #expect(second.count == 10, "\(second.count) lines")
         try await daemon.terminate()
     }
 
