@@ -33,6 +33,12 @@ struct DaemonStorageFailureTests {
 
         func free() throws { try FileManager.default.removeItem(atPath: "\(path)/filler") }
 
+        /// Gives back `kibibytes` of a filled one.
+        func leave(kibibytes: Int) async throws {
+            let shrunk = try await ChildProcess.run("/usr/bin/truncate", ["-s", "-\(kibibytes)K", "\(path)/filler"])
+            try #require(shrunk.status == 0, "truncate: \(shrunk.errors)")
+        }
+
         func remount(readOnly: Bool) async throws {
             let result = try await ChildProcess.run(
                 "/bin/mount",
@@ -106,6 +112,32 @@ struct DaemonStorageFailureTests {
         // The filter changes acknowledged on the full disk were durable: the list under it comes back with the last.
         try await restarted.call("Pop")
         #expect(try await DaemonDurabilityTests.durable(of: "main", through: restarted) == before)
+        #expect(try await daemon.terminate() == 0)
+    }
+
+    @Test("A replay a full disk refuses half-way leaves no session behind, after a kill -9 and a restart neither")
+    func replayRefusedHalfWay() async throws {
+        let (daemon, disk, nav) = try await Self.daemonOnTinyDisk()
+        defer { disk.unmount() }
+        // Calls whose records are large: a profile of a 30,000-character user ID, shown and closed twelve times.
+        let userID = JSONValue.string(String(repeating: "u", count: 30_000))
+        for _ in 0..<12 {
+            try await nav.call("Navigate", ["route": "profile.user", "parameters": ["userID": userID]])
+            try await nav.call("Pop")
+        }
+        let recording = try #require(try await nav.call("Recording")["recording"])
+        // Room for the replay's session to open and for its first records, not for all of them.
+        try await disk.fill()
+        try await disk.leave(kibibytes: 60)
+        let failure = try await Self.failure(of: await nav.call("Replay", ["recording": recording, "session": "rp"]))
+        #expect(failure?.name == "io.navhost.Navigation.StorageFailed", "\(String(describing: failure))")
+        // Before, the session stayed open at a half-replayed stack, and listed: a restart opened it again.
+        #expect(try await nav.call("Sessions")["sessions"] == ["main"])
+        try await daemon.crash()
+        try disk.free()
+        try await daemon.restart()
+        let restarted = try await NavigationClient.connect(to: daemon)
+        #expect(try await restarted.call("Sessions")["sessions"] == ["main"])
         #expect(try await daemon.terminate() == 0)
     }
 

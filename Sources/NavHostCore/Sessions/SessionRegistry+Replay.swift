@@ -20,7 +20,9 @@ extension SessionRegistry {
     /// - Parameters:
     ///   - to: The recorded revision to stop at: the calls that reached past it are not made, and the session stays
     ///     open for inspection (time travel). `nil` replays every call and closes the session.
-    /// - Throws: What ``openDurably(_:replaying:)`` throws when the session cannot be opened.
+    /// - Throws: What ``openDurably(_:replaying:)`` throws when the session cannot be opened; what a write throws
+    ///   (`StorageFailed`) when a replayed call cannot be made durable, after taking the session out again: a refused
+    ///   replay leaves no session behind.
     public func replay(
         _ recording: SessionRecording,
         as name: String,
@@ -28,9 +30,10 @@ extension SessionRegistry {
     ) async throws -> ReplayReport {
         // A plugin missing, or loaded in another version than recorded, is a warning: the replay goes on and says what
         // it finds.
-        var warnings = Self.pluginWarnings(recorded: recording.header.plugins, loaded: loadedPlugins())
-        let base = recording.header.base
-        guard let root = base.stack.first else { throw RecordingError("the recording's base stack is empty") }
+        let warnings = Self.pluginWarnings(recorded: recording.header.plugins, loaded: loadedPlugins())
+        guard let root = recording.header.base.stack.first else {
+            throw RecordingError("the recording's base stack is empty")
+        }
         let session = try await openDurably(
             OpenedSessionsFile.Entry(name: name, root: root.route, parameters: root.parameters),
             replaying: recording.randomNumbers
@@ -39,6 +42,30 @@ extension SessionRegistry {
         nextReplayNumber += 1
         replaysUnderWay[name] = number
         defer { if replaysUnderWay[name] == number { replaysUnderWay[name] = nil } }
+        do {
+            return try await drive(session, through: recording, to: to, replay: number, warnings: warnings)
+        } catch {
+            // Refused half-way (a write that failed): like any refused call, it leaves nothing behind. Before, its
+            // session stayed open and listed, at a half-replayed stack, restarts included.
+            await withdraw(session, replay: number)
+            throw error
+        }
+    }
+
+    // MARK: Private
+
+    /// Replays `recording`'s base stack and calls in `session`, the session ``replay(_:as:to:)`` opened for replay
+    /// `number`, and closes it or leaves it open as `to` says.
+    private func drive(
+        _ session: NavigationSession,
+        through recording: SessionRecording,
+        to: UInt64?,
+        replay number: Int,
+        warnings: [String]
+    ) async throws -> ReplayReport {
+        let name = session.name
+        let base = recording.header.base
+        var warnings = warnings
         var report = ReplayReport(
             session: name,
             calls: 0,
@@ -114,7 +141,21 @@ extension SessionRegistry {
         return report
     }
 
-    // MARK: Private
+    /// Takes out, durably when the disk allows, the session of replay `number` that was refused: unless a client
+    /// closed it meanwhile (the name may be another session's now) or the configuration declared its name.
+    private func withdraw(_ session: NavigationSession, replay number: Int) async {
+        guard replaysUnderWay[session.name] == number, isOpen(session), !configuredNames.contains(session.name) else {
+            return
+        }
+        do {
+            try await closeDurably(session.name, evenStopping: true)
+        } catch {
+            logger.error(
+                "Cannot take out the session of a replay that was refused",
+                metadata: ["navhost.session": "\(session.name)", "error": "\(error)"]
+            )
+        }
+    }
 
     /// A reload (SIGHUP) declared the name of the replay's session while it ran: the name is the configuration's.
     /// The replay's session (on a virtual clock, drawing recorded numbers) gives way to the configuration's, opened
