@@ -165,6 +165,27 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test("The screens an answered Reload rebuilt keep their stack and restorable state after kill -9, three times")
+    func reloadedScreensSurviveKill() async throws {
+        let daemon = try await DaemonProcess.start()
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "products.list"])
+        _ = try await DaemonDurabilityTests.durable(of: "main", through: nav)
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "lamp"]])
+        let before = try await DaemonDurabilityTests.durable(of: "main", through: nav)
+        #expect(before.filter == "lamp")
+        for round in 1...3 {
+            // Each Reload hands the filter over to a new build's ViewModel; what it answered must be what restarts.
+            let reply = try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Products"])
+            #expect(reply["plugin"]?["state"] == "loaded", "round \(round)")
+            try await daemon.crash()
+            try await daemon.restart()
+            let restarted = try await NavigationClient.connect(to: daemon)
+            #expect(try await DaemonDurabilityTests.durable(of: "main", through: restarted) == before, "round \(round)")
+        }
+        try await daemon.terminate()
+    }
+
     @Test("At least 20 kill -9s while a client loads, reloads and unloads plugins: every answered call holds")
     func pluginLoadUnloadKills() async throws {
         let folders = try await SplitPlugins()
