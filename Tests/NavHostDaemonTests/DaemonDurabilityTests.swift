@@ -193,6 +193,53 @@ struct DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test(
+        "Refused calls change nothing on disk either: a kill -9 right after each finds the stack and filter unchanged"
+    )
+    func refusedCallsSurviveKill() async throws {
+        let daemon = try await DaemonProcess.start(extraArguments: ["--max-stack-depth", "3"])
+        var nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "products.list"])
+        _ = try await DaemonDurabilityTests.durable(of: "main", through: nav)
+        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "lamp"]])
+        let before = try await DaemonDurabilityTests.durable(of: "main", through: nav)
+        let refusals: [(method: String, parameters: JSONObject, error: String)] = [
+            ("Navigate", ["route": "products.nowhere"], "io.navhost.Navigation.RouteNotFound"),
+            ("Navigate", ["route": "products.detail"], "io.navhost.Navigation.InvalidRouteParameters"),
+            ("Send", ["intent": "onTappedNowhere"], "io.navhost.Navigation.IntentNotFound"),
+            (
+                "Send", ["intent": "onChangedFilter", "arguments": ["text": 7]],
+                "io.navhost.Navigation.InvalidIntentArguments"
+            ),
+            ("Replace", ["routes": [["route": "home.main"], ["route": "x.y"]]], "io.navhost.Navigation.RouteNotFound"),
+            ("PopTo", ["route": "settings.main"], "io.navhost.Navigation.RouteNotOnStack"),
+        ]
+        for refusal in refusals {
+            let error = await #expect(throws: VarlinkError.self, "\(refusal.method)") {
+                try await nav.call(refusal.method, refusal.parameters)
+            }
+            #expect(error?.name == refusal.error, "\(refusal.method): \(String(describing: error))")
+            try await daemon.crash()
+            try await daemon.restart()
+            nav = try await NavigationClient.connect(to: daemon)
+            #expect(try await DaemonDurabilityTests.durable(of: "main", through: nav) == before, "\(refusal.method)")
+        }
+        // One screen more than the limit allows: StackTooDeep, the screen under it as it was.
+        try await nav.call("Navigate", ["route": "products.detail", "parameters": ["productID": "p1"]])
+        let above = try await DaemonDurabilityTests.durable(of: "main", through: nav)
+        let tooDeep = await #expect(throws: VarlinkError.self) {
+            try await nav.call("Navigate", ["route": "settings.main"])
+        }
+        #expect(tooDeep?.name == "io.navhost.Navigation.StackTooDeep")
+        try await daemon.crash()
+        try await daemon.restart()
+        nav = try await NavigationClient.connect(to: daemon)
+        #expect(try await DaemonDurabilityTests.durable(of: "main", through: nav) == above)
+        try await nav.call("Pop")
+        #expect(try await DaemonDurabilityTests.durable(of: "main", through: nav) == before)
+        try await daemon.terminate()
+    }
+
     /// Waits (up to 2 s) until the top screen's state is loaded.
     private static func waitUntilLoaded(_ nav: NavigationClient, session: String = "main") async throws {
         for _ in 0..<200 where try await nav.topState(session: session)["status"] != "loaded" {
