@@ -591,6 +591,7 @@ extension PluginControl {
     fileprivate func clearReloadFailure(of name: String) {
         guard let index = registry.statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else { return }
         registry.statuses[index].lastReloadFailure = nil
+        registry.statuses[index].lastRefusedBuild = nil
     }
 
     /// Sets or clears the removal refusal of the loaded plugin `name`.

@@ -23,6 +23,7 @@ extension PluginStatus {
             folder: directory
         )
         info.sha256 = manifest?.sha256
+        info.lastRefusedBuild = lastReloadFailure == nil ? nil : lastRefusedBuild
         return info
     }
 

@@ -360,6 +360,7 @@ extension InterfaceDefinitionTests {
     private static let loaded = {
         var plugin = loadedWithoutBuild
         plugin.sha256 = String(repeating: "ab", count: 32)
+        plugin.lastRefusedBuild = String(repeating: "cd", count: 32)
         return plugin
     }()
     private static let loadedWithoutBuild = PluginInfo(

@@ -54,12 +54,14 @@ extension PluginRegistry {
         }
         let old = statuses[index]
         let started = ContinuousClock.now
+        var build: String?
         do throws(QuarantineReason) {
             let manifest: PluginManifest
             switch PluginDirectory.readManifest(in: old.directory) {
             case .success(let read): manifest = read
             case .failure(let reason): throw reason
             }
+            build = manifest.sha256
             guard manifest.name == name else {
                 throw QuarantineReason(
                     .manifestMismatch,
@@ -105,6 +107,7 @@ extension PluginRegistry {
             )
         } catch {
             statuses[index].lastReloadFailure = error
+            statuses[index].lastRefusedBuild = build
             logger.warning(
                 "Refused a plugin's new build; the old version keeps serving",
                 metadata: [

@@ -55,6 +55,9 @@ public struct PluginStatus: Sendable, Hashable {
     /// Why the last reload of this loaded plugin was refused; `nil` when none was refused since it loaded. The
     /// version that loaded keeps serving.
     public var lastReloadFailure: QuarantineReason?
+    /// The SHA-256 of the library whose reload ``lastReloadFailure`` refused, as its manifest recorded it; `nil` when
+    /// its manifest did not read.
+    public var lastRefusedBuild: String?
     /// Set while this loaded plugin's folder is gone but others need it, so it keeps serving; cleared when its
     /// folder comes back or what needed it goes (then it is removed).
     public var removalRefused: RemovalRefusal?

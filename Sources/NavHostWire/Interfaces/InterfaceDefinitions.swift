@@ -333,7 +333,10 @@ public enum InterfaceDefinitions {
           loadedByHand: ?bool,
           # The SHA-256 of its library as its manifest records it: which build it is (a reload that keeps it ran the same
           # code again).
-          sha256: ?string
+          sha256: ?string,
+          # The SHA-256 of the library whose reload lastReloadFailure refused, as its manifest recorded it: which build was
+          # refused.
+          lastRefusedBuild: ?string
         )
 
         # One change to the plugins. "loaded": a new plugin serves (version, path). "reloaded": a new build replaced

@@ -82,6 +82,10 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     /// `sha256` as before runs the same code (its folder's library did not change). `nil` from a daemon that does not
     /// say, or for a folder whose manifest does not read.
     public var sha256: String?
+    /// The SHA-256 of the library whose reload ``lastReloadFailure`` refused, as that build's manifest recorded it:
+    /// a client that installed a build tells its refusal from an older one's. `nil` when none was refused, or from a
+    /// daemon that does not say.
+    public var lastRefusedBuild: String?
 
     /// Creates a plugin description, as a test double would.
     public init(
