@@ -8,7 +8,9 @@
 #      case of its enum, `make` refuses to stage it, and `make install` then refuses the build staged before;
 #      `make check` loads it through the daemon's registry;
 #   4. the installed navhostd runs with the example plugins; `make install PLUGINDIR=…` copies the staged folder into
-#      its plugins folder while it runs, and navctl navigates to favorites.list and sends onTappedAdd over the socket;
+#      its plugins folder while it runs and waits until the daemon says it serves it, and navctl navigates to
+#      favorites.list and sends onTappedAdd over the socket; `make install` of a build the daemon refuses fails with
+#      its reason, the version before serving on; a plain `swift build` after `make` is not installed (not staged);
 #      `make uninstall` takes it out, and the daemon unloads it.
 #
 # Usage: BUILD_DIR=.build/debug scripts/test-out-of-tree.sh
@@ -105,7 +107,12 @@ step "make install into the running daemon's plugins folder"
 # (The dry run's text is kept first: `grep -q` would stop reading early, and under pipefail make's SIGPIPE fails.)
 dry_run=$(cd "$work/Favorites" && make -n install)
 grep -q "$sdk/plugins" <<<"$dry_run" || fail "make install does not default to the plugins folder beside the SDK"
-(cd "$work/Favorites" && make install PLUGINDIR="$work/plugins")
+# make install asks the installed navctl whether the daemon took the build, and prints its answer.
+install_favorites() {
+    (cd "$work/Favorites" && NAVHOST_SOCKET=$socket make install PLUGINDIR="$work/plugins" NAVCTL="$sdk/navctl")
+}
+install_favorites | tee "$work/install.log"
+grep -q "^loaded Favorites 0.1.0 from" "$work/install.log" || fail "make install did not say the daemon loaded it"
 favorites_becomes loaded || fail "the daemon did not load Favorites"
 navctl plugins list
 
@@ -114,6 +121,24 @@ navctl navigate favorites.list
 navctl send onTappedAdd title=Milk --json | tee "$work/send.json"
 grep -q '"title":"Milk"' "$work/send.json" || fail "the state after onTappedAdd does not hold the new item"
 navctl stack --json | grep -q '"route":"favorites.list"' || fail "favorites.list is not on the stack"
+
+step "make install of a build the daemon refuses fails with its reason; the version before serves on"
+staged=$work/Favorites/.build/debug/plugins/Favorites
+cp "$staged/manifest.json" "$work/manifest.good"
+sed -i "s/\"sha256\": *\"[0-9a-f]*\"/\"sha256\": \"$(printf '0%.0s' $(seq 64))\"/" "$staged/manifest.json"
+if install_favorites >"$work/refused.log" 2>&1; then fail "make install of a refused build exited 0: $(cat "$work/refused.log")"; fi
+grep -q "refused Favorites: checksumMismatch" "$work/refused.log" || fail "make install said: $(cat "$work/refused.log")"
+grep -q "version 0.1.0 keeps serving" "$work/refused.log" || fail "make install said: $(cat "$work/refused.log")"
+navctl plugins list | grep -Eq "^Favorites +0\.1\.0 +loaded" || fail "Favorites 0.1.0 stopped serving"
+cp "$work/manifest.good" "$staged/manifest.json"
+install_favorites >"$work/again.log" 2>&1 || fail "make install of the good build again: $(cat "$work/again.log")"
+
+step "a swift build that make did not stage is not installed"
+touch "$work/Favorites/Sources/"*.swift
+(cd "$work/Favorites" && swift build --manifest-cache none -j 2 >/dev/null)
+if install_favorites >"$work/unstaged.log" 2>&1; then fail "make install took a build make did not stage"; fi
+grep -q "run make to stage it" "$work/unstaged.log" || fail "make install said: $(cat "$work/unstaged.log")"
+(cd "$work/Favorites" && make >/dev/null)
 
 step "make uninstall: the daemon unloads the plugin, and its screen leaves the stack"
 (cd "$work/Favorites" && make uninstall PLUGINDIR="$work/plugins")

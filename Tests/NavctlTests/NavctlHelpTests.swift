@@ -6,6 +6,7 @@ struct NavctlHelpTests {
     static let subcommands = [
         "stack", "watch", "sessions", "routes", "plugins", "navigate", "present", "pop", "root", "popto", "dismiss",
         "replace", "send", "plugins list", "plugins load", "plugins reload", "plugins unload", "plugins watch",
+        "plugins wait",
         "session", "session open", "session close", "session list", "inspect", "record", "replay",
     ]
 

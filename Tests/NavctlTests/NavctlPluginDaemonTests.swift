@@ -59,6 +59,50 @@ struct NavctlPluginDaemonTests {
         }
     }
 
+    @Test("plugins wait says whether the daemon took a build copied into its plugins folder: 0, 2 refused, 1 elsewhere")
+    func waitForACopiedBuild() async throws {
+        let directory = try await TestPlugins.directory()
+        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
+        try TestPlugins.copyExample("Products", in: directory)
+        try await NavctlDaemonTests.withDaemon(plugins: directory, arguments: ["--session", "main=settings.main"]) {
+            daemon in
+            let socket = ["--socket", daemon.socketPath]
+            let served = try await Navctl.run(["plugins", "wait", "\(directory)/Products"] + socket)
+            #expect(served.status == 0, "\(served.errors)")
+            #expect(served.output.hasPrefix("loaded Products 1.0.0 from "), "\(served.output)")
+
+            // A new build whose manifest does not match its library, renamed in as make install does.
+            let manifest = "\(directory)/Products/manifest.json"
+            let broken = try String(contentsOfFile: manifest, encoding: .utf8)
+                .replacingOccurrences(
+                    of: #""sha256" *: *"[0-9a-f]+""#,
+                    with: "\"sha256\": \"\(String(repeating: "0", count: 64))\"",
+                    options: .regularExpression
+                )
+            try broken.write(toFile: manifest + ".new", atomically: false, encoding: .utf8)
+            #expect(rename(manifest + ".new", manifest) == 0)
+            let refused = try await Navctl.run(
+                ["plugins", "wait", "\(directory)/Products", "--timeout", "30"] + socket
+            )
+            #expect(refused.status == 2, "\(refused.output) \(refused.errors)")
+            #expect(refused.errors.contains("Error: refused Products: checksumMismatch: "), "\(refused.errors)")
+            #expect(refused.errors.contains("; version 1.0.0 keeps serving"), "\(refused.errors)")
+
+            // A folder the daemon does not watch is said at once; so is a folder with no plugin.
+            let elsewhere = try TestPaths.temporaryDirectory()
+            try FileManager.default.copyItem(
+                atPath: "\(DaemonProcess.examplePlugins)/Settings",
+                toPath: "\(elsewhere)/Settings"
+            )
+            let outside = try await Navctl.run(["plugins", "wait", "\(elsewhere)/Settings"] + socket)
+            #expect(outside.status == 1, "\(outside.errors)")
+            #expect(outside.errors.contains("navctl plugins load \(elsewhere)/Settings"), "\(outside.errors)")
+            let empty = try await Navctl.run(["plugins", "wait", elsewhere] + socket)
+            #expect(empty.status == 1)
+            #expect(empty.errors.contains("holds no staged plugin"), "\(empty.errors)")
+        }
+    }
+
     @Test("A name nothing loaded has, a broken build and a plugin others need are refused with exit code 2")
     func refusals() async throws {
         try await Self.withPrivatePlugins { directory, daemon in

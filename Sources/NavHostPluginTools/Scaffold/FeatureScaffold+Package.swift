@@ -106,7 +106,8 @@ extension FeatureScaffold {
         #   make            build lib\#(name)Feature.so and stage it: .build/<config>/plugins/\#(name)/ (manifest + library)
         #   make test       run the feature's tests on the SDK's headless host (NavHostTesting)
         #   make check      load the staged plugin through the daemon's own registry, as navhostd will
-        #   make install    copy the staged plugin into PLUGINDIR, where a running navhostd loads it by itself
+        #   make install    copy the staged plugin into PLUGINDIR, where a running navhostd loads it by itself, and
+        #                   wait for its answer: a build it refuses fails make install, saying why
         #   make uninstall  remove it from PLUGINDIR: a running navhostd unloads it
         # SWIFTFLAGS adds options to swift build and swift test, like SWIFTFLAGS="-j 2".
         SWIFT       ?= swift
@@ -119,6 +120,12 @@ extension FeatureScaffold {
         STAGED      := $(BUILD_DIR)/plugins/\#(name)
         # Left by a make that failed, taken away by one that succeeds: make install refuses the build staged before.
         FAILED      := $(BUILD_DIR)/.\#(name).make-failed
+        LIBRARY     := lib\#(name)Feature.so
+        # The navctl make install asks whether the daemon took the build (navctl plugins wait), for up to
+        # INSTALL_WAIT seconds; NAVHOST_SOCKET names the daemon's socket, as for navctl itself. Without a navctl
+        # (the SDK alone installs none), make install only copies.
+        NAVCTL       ?= navctl
+        INSTALL_WAIT ?= 30
         export NAVHOST_SDK
 
         .PHONY: all build test check install uninstall clean sdk
@@ -143,11 +150,15 @@ extension FeatureScaffold {
 
         # Copies the staged folder beside its final place, then renames it in: the daemon never sees half a plugin.
         # It installs what make staged and builds nothing, so that sudo make install leaves .build to its owner. A
-        # folder it has to create is one no running navhostd watches yet: it says so.
+        # folder it has to create is one no running navhostd watches yet: it says so. Then it waits for the daemon's
+        # answer (navctl plugins wait): a build it refuses fails make install with the daemon's reason (the version
+        # loaded before keeps serving); no daemon to ask, or one that does not answer, is a note.
         install:
         	@test -f $(STAGED)/manifest.json || { echo "nothing staged in $(STAGED): run make first" >&2; exit 1; }
         	@test ! -e $(FAILED) || { echo "the last make failed: $(STAGED) holds the build before it; run make" \
         "again once it builds" >&2; exit 1; }
+        	@test ! $(BUILD_DIR)/$(LIBRARY) -nt $(STAGED)/$(LIBRARY) || { echo "$(BUILD_DIR)/$(LIBRARY) is newer than \
+        the build make staged (a swift build without make?): run make to stage it" >&2; exit 1; }
         	@test -n "$(DESTDIR)" || test -d $(PLUGINDIR) || echo "note: $(PLUGINDIR) did not exist, so no navhostd \
         watches it yet; for the daemon make run starts in a NavHost checkout: make install \
         PLUGINDIR=<checkout>/.build/debug/plugins" >&2
@@ -156,6 +167,14 @@ extension FeatureScaffold {
         	cp -R $(STAGED) $(DESTDIR)$(PLUGINDIR)/.\#(name).installing
         	rm -rf $(DESTDIR)$(PLUGINDIR)/\#(name)
         	mv $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/\#(name)
+        	@if test -n "$(DESTDIR)"; then :; \
+        	elif ! command -v $(NAVCTL) >/dev/null 2>&1; then \
+        		echo "note: no navctl ($(NAVCTL)) to ask whether the daemon took it: navctl plugins list says" >&2; \
+        	else \
+        		$(NAVCTL) plugins wait --timeout $(INSTALL_WAIT) $(PLUGINDIR)/\#(name); status=$$?; \
+        		if [ $$status -eq 2 ]; then exit 2; fi; \
+        		if [ $$status -ne 0 ]; then echo "note: installed in $(PLUGINDIR); no daemon said it took it" >&2; fi; \
+        	fi
 
         uninstall:
         	rm -rf $(DESTDIR)$(PLUGINDIR)/\#(name)

@@ -4,14 +4,14 @@ import NavHostClient
 import NavHostStorage
 import NavHostWire
 
-// The plugins group: list (the default), load, reload, unload, watch.
+// The plugins group: list (the default), load, reload, unload, watch, wait.
 
 // MARK: - plugins
 
 extension Navctl {
     struct Plugins: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List, load, reload, unload and watch the daemon's plugins.",
+            abstract: "List, load, reload, unload and watch the daemon's plugins, or wait for one it is given.",
             discussion: """
                 Without a subcommand, lists the plugins (plugins list). load, reload and unload change the running \
                 daemon and need a control user (root, the daemon's own user, or one it was given with \
@@ -27,8 +27,9 @@ extension Navctl {
                   navctl plugins reload Products
                   navctl plugins unload Orders
                   navctl plugins watch
+                  navctl plugins wait /usr/lib/navhost/plugins/Orders
                 """,
-            subcommands: [List.self, Load.self, Reload.self, Unload.self, Watch.self],
+            subcommands: [List.self, Load.self, Reload.self, Unload.self, Watch.self, Wait.self],
             defaultSubcommand: List.self
         )
     }
@@ -48,7 +49,7 @@ extension Navctl.Plugins {
                 --json prints the io.navhost.Plugins.List reply: \
                 {"plugins": [{"name": …, "version": …, "state": …, "path": …, "folder": …, "routes": […], \
                 "quarantine": {"code": …, "message": …}, "lastReloadFailure": {…}, "removalRefused": {…}, \
-                "unloadedByHand": true, "loadedByHand": true, "sha256": …}, …]}.
+                "unloadedByHand": true, "loadedByHand": true, "sha256": …, "lastRefusedBuild": …}, …]}.
 
                 Examples:
                   navctl plugins
@@ -118,7 +119,7 @@ extension Navctl.Plugins {
         /// written: the daemon has a working directory of its own.
         ///
         /// - Throws: `ExitCode.failure`, reported, when a relative path meets a current directory that cannot be read.
-        private static func absolute(_ path: String) throws(ExitCode) -> String {
+        static func absolute(_ path: String) throws(ExitCode) -> String {
             guard let absolute = AbsolutePath.resolving(path) else {
                 let reason = String(cString: strerror(errno))
                 Console.printError("Error: cannot make \(path) absolute: the current directory is unknown: \(reason)")
@@ -250,6 +251,133 @@ extension Navctl.Plugins {
             ) { client throws(NavHostClientError) in
                 try await client.watchPlugins()
             }
+        }
+    }
+}
+
+// MARK: - plugins wait
+
+extension Navctl.Plugins {
+    struct Wait: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Wait until the daemon serves the build in a plugin's folder, or refuses it.",
+            discussion: """
+                For a build copied into the plugins folder the daemon watches, which it loads (or reloads) by \
+                itself: says whether it took it. Reads the folder's manifest (the plugin's name and its \
+                library's SHA-256) and follows the daemon's plugins until it serves that build from that folder, \
+                printing "loaded NAME VERSION from LIBRARY" (exit 0), or refuses it: "Error: refused NAME: \
+                CODE: MESSAGE" (exit 2), with "; version V keeps serving" when one loaded before serves on. A \
+                folder outside the daemon's plugins folder, which it does not watch, exits with 1 at once \
+                (navctl plugins load loads it); no answer within --timeout (default 60) exits with 69, as an \
+                unreachable daemon does. Anyone who can reach the socket may wait.
+
+                Examples:
+                  navctl plugins wait /usr/lib/navhost/plugins/Orders
+                  navctl plugins wait ~/src/navhost/.build/debug/plugins/Orders --timeout 10
+                """
+        )
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Argument(help: ArgumentHelp("The plugin's folder, as staged (manifest.json beside it).", valueName: "path"))
+        var path: String
+
+        func validate() throws {
+            guard !path.isEmpty else { throw ValidationError("the path is empty") }
+        }
+
+        func run() async throws {
+            let folder = try Load.absolute(path)
+            let build: StagedBuild
+            do {
+                build = try StagedBuild(folder: folder)
+            } catch {
+                Console.printError("Error: \(error)")
+                throw ExitCode.failure
+            }
+            let verdict = try await Self.verdict(on: build, connection: connection)
+            switch verdict {
+            case .served(let plugin):
+                Console.print(
+                    PluginView.describe(
+                        PluginEvent(kind: .loaded, name: plugin.name, version: plugin.version, path: plugin.path)
+                    )
+                )
+            case .refused(let plugin, let reason):
+                let serving = plugin.state == .loaded ? "; version \(plugin.version) keeps serving" : ""
+                Console.printError("Error: refused \(build.name): \(reason.code): \(reason.message)\(serving)")
+                throw ExitCode.requestRefused
+            case .pending:
+                Console.printError(
+                    "Error: the daemon at \(connection.socketPath) did not take \(folder) within "
+                        + "\(Int(connection.timeoutSeconds)) s (--timeout): does it watch its plugins folder "
+                        + "(watch-plugins)?"
+                )
+                throw ExitCode.daemonUnreachable
+            }
+        }
+
+        /// Follows the daemon's plugins until it serves or refuses `build`, or `--timeout` passes (``pending``).
+        private static func verdict(
+            on build: StagedBuild,
+            connection: ConnectionOptions
+        ) async throws -> StagedBuild.Verdict {
+            let seconds = connection.timeoutSeconds
+            do {
+                let client = try await NavHostClient.connect(socketPath: connection.socketPath)
+                defer { Task { await client.close() } }
+                let watch = try await client.watchPlugins()
+                return try await withThrowingTaskGroup(of: StagedBuild.Verdict.self) { group in
+                    group.addTask { try await follow(watch, asking: client, for: build) }
+                    if seconds > 0 {
+                        group.addTask {
+                            try await Task.sleep(for: .seconds(seconds))
+                            return .pending
+                        }
+                    }
+                    defer { group.cancelAll() }
+                    return try await group.next() ?? .pending
+                }
+            } catch let error as NavHostClientError {
+                throw ConnectionOptions.report(error)
+            } catch let notWatched as NotWatched {
+                Console.printError(
+                    "Error: \(build.folder) is not in the plugins folder of the daemon at \(connection.socketPath) "
+                        + "(\(notWatched.pluginsFolder)), which it does not watch: navctl plugins load \(build.folder) "
+                        + "loads it from there"
+                )
+                throw ExitCode.failure
+            }
+        }
+
+        /// Reads `watch` until the daemon serves or refuses `build`.
+        ///
+        /// - Throws: ``NotWatched`` when the daemon loads its plugins from another folder; `connectionClosed` when
+        ///   the daemon ends the watch first.
+        private static func follow(
+            _ watch: NavHostPluginWatch,
+            asking client: NavHostClient,
+            for build: StagedBuild
+        ) async throws -> StagedBuild.Verdict {
+            for try await update in watch {
+                let plugins: [PluginInfo]
+                switch update {
+                case .plugins(let all, _):
+                    plugins = all
+                case .event:
+                    // An event names one change: the list says where every plugin stands after it.
+                    plugins = try await client.plugins()
+                }
+                if let folder = build.unwatchedFolder(in: plugins) { throw NotWatched(pluginsFolder: folder) }
+                let verdict = build.verdict(in: plugins)
+                if verdict != .pending { return verdict }
+            }
+            throw NavHostClientError(code: .connectionClosed, message: "the daemon ended the watch")
+        }
+
+        /// The daemon loads its plugins from another folder than the build's.
+        private struct NotWatched: Error {
+            let pluginsFolder: String
         }
     }
 }
