@@ -165,13 +165,19 @@ extension PluginRegistry {
             throw QuarantineReason(
                 .duplicateName,
                 "the plugin \(manifest.name) is already loaded\(serving ?? ""): a new build of that folder loads with "
-                    + "navctl plugins reload \(manifest.name); another folder's, once that one is unloaded (navctl "
-                    + "plugins unload \(manifest.name)) or its folder removed"
+                    + "navctl plugins reload \(manifest.name); another folder's once that one's folder is removed, or "
+                    + "by hand: navctl plugins unload \(manifest.name) (which keeps every folder of the name out), then "
+                    + "navctl plugins load <its folder>"
             )
         }
         for route in manifest.routeIDs {
             if let owner = catalog.owner(ofRoute: route), owner != replaced {
-                throw QuarantineReason(.routeConflict, "route \(route) is already offered by \(owner)")
+                // Refused now, it may win at the next start, which loads the plugins of a folder by name.
+                throw QuarantineReason(
+                    .routeConflict,
+                    "route \(route) is already offered by \(owner); while both are in the plugins folder, a restart "
+                        + "gives it to the one it loads first (by name, after their dependencies): take one out"
+                )
             }
         }
     }

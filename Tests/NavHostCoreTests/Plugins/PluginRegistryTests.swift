@@ -79,8 +79,9 @@ struct PluginRegistryTests {
         #expect(
             again.quarantineReason?.message
                 == "the plugin Settings is already loaded from \(workspace.plugins)/Settings: a new build of that "
-                + "folder loads with navctl plugins reload Settings; another folder's, once that one is unloaded "
-                + "(navctl plugins unload Settings) or its folder removed",
+                + "folder loads with navctl plugins reload Settings; another folder's once that one's folder is "
+                + "removed, or by hand: navctl plugins unload Settings (which keeps every folder of the name out), "
+                + "then navctl plugins load <its folder>",
             "names the folder serving it, and what to do"
         )
         #expect(registry.status(named: "Settings")?.isLoaded == true)
