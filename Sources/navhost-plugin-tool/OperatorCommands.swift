@@ -19,6 +19,7 @@ extension NavHostPluginTool {
         var directory: String
 
         func run() throws {
+            try refuseIfNoPluginsFolder(directory)
             // The main thread, which the main actor's work may take in a synchronous main (see NavHostPluginTool).
             MainActor.assumeIsolated {
                 let registry = PluginRegistry(
@@ -26,7 +27,9 @@ extension NavHostPluginTool {
                     stateDirectory: "/nonexistent",
                     logger: Logger(label: "navhost-plugin-tool") { _ in SwiftLogNoOpLogHandler() }
                 )
-                for status in registry.scan(directory) { print(status) }
+                let statuses = registry.scan(directory)
+                for status in statuses { print(status) }
+                if statuses.isEmpty { printToStandardError("no plugin in \(directory)") }
             }
         }
     }
@@ -51,6 +54,7 @@ extension NavHostPluginTool {
         var verbose = false
 
         func run() throws {
+            try refuseIfNoPluginsFolder(directory)
             try MainActor.assumeIsolated { try check() }
         }
 
@@ -72,6 +76,7 @@ extension NavHostPluginTool {
             }
             let quarantined = statuses.filter { !$0.isLoaded }.count
             print("\(statuses.count - quarantined) loaded, \(quarantined) quarantined")
+            if statuses.isEmpty { printToStandardError("no plugin in \(directory): nothing to check") }
             if quarantined > 0 || statuses.isEmpty { throw ExitCode.failure }
         }
 
@@ -87,4 +92,18 @@ extension NavHostPluginTool {
             return "\(Double(microseconds) / 1000) ms"
         }
     }
+}
+
+// MARK: - Private
+
+/// Exits with 1, saying why, when `directory` is no plugins folder (``PluginDirectory/problemAsPluginsFolder(_:)``).
+private func refuseIfNoPluginsFolder(_ directory: String) throws {
+    guard let problem = PluginDirectory.problemAsPluginsFolder(directory) else { return }
+    printToStandardError("Error: \(problem)")
+    throw ExitCode.failure
+}
+
+private func printToStandardError(_ line: String) {
+    let bytes = Array("\(line)\n".utf8)
+    _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }

@@ -28,5 +28,32 @@ struct PluginToolUsageTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let list = try await ChildProcess.run(TestPaths.builtExecutable("navhost-plugin-tool"), ["list", folder])
         #expect(list.status == 0, "\(list.errors)")
+        #expect(list.errors == "no plugin in \(folder)\n")
+    }
+
+    @Test(
+        "list and check of a folder that is no plugins folder say what it is and exit 1",
+        arguments: ["list", "check"]
+    )
+    func noPluginsFolder(command: String) async throws {
+        let cases = [
+            ("/nonexistent", "Error: /nonexistent is not a folder"),
+            (
+                "\(DaemonProcess.examplePlugins)/Home",
+                "is one plugin's folder, not a folder of plugins: give the folder that holds it, "
+                    + DaemonProcess.examplePlugins
+            ),
+            (
+                "\(TestPaths.packageRoot)/Plugins/Home",
+                "is a plugin's package, not a folder of plugins: give the folder of staged plugins, the checkout's "
+                    + ".build/debug/plugins"
+            ),
+        ]
+        for (folder, message) in cases {
+            let run = try await ChildProcess.run(TestPaths.builtExecutable("navhost-plugin-tool"), [command, folder])
+            #expect(run.status == 1, "\(command) \(folder)")
+            #expect(run.output.isEmpty, "\(command) \(folder): \(run.output)")
+            #expect(run.errors.contains(message), "\(command) \(folder): \(run.errors)")
+        }
     }
 }

@@ -82,6 +82,31 @@ package enum PluginDirectory {
     }
 }
 
+// MARK: - A folder given as a plugins folder
+
+extension PluginDirectory {
+    /// Why `folder`, given where a plugins folder is wanted (`navhost-plugin-tool list` and `check`), is none: it is
+    /// missing, one plugin's own folder, or a plugin's package; `nil` when it may be one (an empty folder may be).
+    package static func problemAsPluginsFolder(_ folder: String) -> String? {
+        guard FileIO.kind(of: folder) == .directory else { return "\(folder) is not a folder" }
+        if FileIO.kind(of: "\(folder)/\(PluginManifest.fileName)") == .regularFile {
+            let parent = folder.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+                .joined(separator: "/")
+            return "\(folder) is one plugin's folder, not a folder of plugins: give the folder that holds it, "
+                + "\(parent.isEmpty ? "/" : parent)"
+        }
+        if FileIO.kind(of: "\(folder)/plugin.json") == .regularFile {
+            let staged =
+                FileIO.kind(of: "\(folder)/Package.swift") == .regularFile
+                ? "\(folder)/.build/debug/plugins, where its make stages it"
+                : "the checkout's .build/debug/plugins, where make build stages it"
+            return
+                "\(folder) is a plugin's package, not a folder of plugins: give the folder of staged plugins, \(staged)"
+        }
+        return nil
+    }
+}
+
 // MARK: - Private
 
 extension PluginDirectory {
