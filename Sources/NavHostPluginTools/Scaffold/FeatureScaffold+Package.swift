@@ -229,11 +229,16 @@ extension FeatureScaffold {
         ```sh
         make              # builds lib\#(name)Feature.so and stages it in .build/debug/plugins/\#(name)/
         make test         # the feature's tests, on the SDK's headless host
-        make install      # copies it into the plugins folder beside the SDK (PLUGINDIR=… for another)
+        make check        # loads the staged plugin through the daemon's own registry, as navhostd will
+        make install      # copies it into the plugins folder beside the SDK (PLUGINDIR=… for another), and
+                          # waits for the daemon's answer: a build it refuses fails, with its reason
+        make uninstall    # takes it out of PLUGINDIR again: the daemon unloads it
         ```
 
         `SWIFTFLAGS="-j 2"` passes options to `swift build` and `swift test`; `NAVHOST_SDK=…` builds against another
-        installed SDK.
+        installed SDK. `make install` asks the daemon through `navctl` (`NAVCTL=…` names another, `NAVHOST_SOCKET=…`
+        another daemon's socket). A plugin this one needs (a hard dependency in `plugin.json`) must be staged beside
+        it for `make check`: copy its staged folder into `.build/debug/plugins/`.
 
         A running `navhostd` loads the plugin as soon as its folder appears in its plugins folder; then
         `navctl navigate \#(namespace).list` shows the list and `navctl send onTappedAdd title=First` adds an item.
