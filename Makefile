@@ -72,7 +72,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
-	install-sdk install-sdk-files install-docs install-sdk-docs uninstall uninstall-sdk-files check-docs release man deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
+	install-sdk sdk install-sdk-files install-docs install-sdk-docs uninstall uninstall-sdk-files check-docs release man deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -198,8 +198,17 @@ deb-files:
 	DEB_COMPRESSION=$(DEB_COMPRESSION) scripts/build-deb.sh $(DEB_BUILD_DIR) $(DEB_DIR)
 
 # The SDK alone, for plugin authors: libNavHostKit.so, the test kit libNavHostTesting.so, navhost-plugin-tool and the
-# module interfaces. Copies what the build produced; builds nothing.
-install-sdk: build install-sdk-files
+# module interfaces. install-sdk builds those products alone (sdk), with only the packages their build needs (no
+# test tools, no browser): a few minutes, where make build builds the daemon, the inspector and every test too;
+# install-sdk-files copies what a build produced and builds nothing.
+install-sdk: sdk install-sdk-files
+
+sdk:
+	@scripts/install-deps.sh --sdk
+	@python3 scripts/embed-interfaces.py
+	for product in NavHostTesting navhost-plugin-tool; do \
+		$(SWIFT) build $(SWIFT_FLAGS) --product $$product || exit 1; \
+	done
 
 install-sdk-files:
 	@test -f $(BUILD_DIR)/libNavHostTesting.so || { echo "install: $(BUILD_DIR) has no SDK; run make build" >&2; exit 1; }

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs what NavHost needs beyond the Swift toolchain, and only what is missing.
 # Debian packages through apt; Python tools (the Varlink reference implementation) into .venv through pip.
+# With --sdk, only what the SDK's build needs (make install-sdk): the C libraries' headers, no test tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+sdk_only=false
+[[ ${1:-} == --sdk ]] && sdk_only=true
 
 apt_packages=(
     pkg-config
@@ -17,6 +20,10 @@ apt_packages=(
     patchelf        # make deb: the packaged programs' run paths name the Swift runtime the package ships
     chromium        # headless, for the inspector page's browser test (Tests/NavHostInspectorTests)
 )
+
+if $sdk_only; then
+    apt_packages=(pkg-config libjson-c-dev libsystemd-dev libgcrypt20-dev libyaml-dev)
+fi
 
 missing=()
 for package in "${apt_packages[@]}"; do
@@ -35,7 +42,7 @@ if ((${#missing[@]})); then
 fi
 
 # The Python Varlink reference implementation (PyPI package `varlink`), for the interop and certification tests.
-if ! .venv/bin/python -c 'import varlink' >/dev/null 2>&1; then
+if ! $sdk_only && ! .venv/bin/python -c 'import varlink' >/dev/null 2>&1; then
     echo "install-deps: installing the Python varlink package into .venv"
     python3 -m venv .venv
     .venv/bin/pip install --quiet --disable-pip-version-check varlink
