@@ -89,7 +89,8 @@ build: deps
 
 # The daemon with the staged example plugins; its state stays in the build folder, its socket is the default one
 # (`$$XDG_RUNTIME_DIR/navhost/io.navhost`, or `/run/navhost/io.navhost` for root), where navctl looks. RUN_ARGS adds
-# options, such as RUN_ARGS="--socket /tmp/mine.sock" for a socket of one's own (navctl: NAVHOST_SOCKET).
+# options, such as RUN_ARGS="--socket /tmp/mine.sock" for a socket of one's own (navctl: NAVHOST_SOCKET), or
+# RUN_ARGS="--state-dir /tmp/mine" for a state folder of one's own (the last --state-dir given wins).
 RUN_ARGS ?=
 run: build
 	$(BUILD_DIR)/navhostd --plugins $(BUILD_DIR)/plugins --state-dir $(CURDIR)/.build/state $(RUN_ARGS)

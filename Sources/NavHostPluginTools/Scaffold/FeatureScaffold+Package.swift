@@ -104,7 +104,7 @@ extension FeatureScaffold {
         #"""
         # \#(name), a NavHost feature plugin built against the installed SDK.
         #   make            build lib\#(name)Feature.so and stage it: .build/<config>/plugins/\#(name)/ (manifest + library)
-        #   make test       run the feature's tests on the SDK's headless host (NavHostTesting)
+        #   make test       run the feature's tests on the SDK's headless host (NavHostTesting); TEST_FILTER=… some
         #   make check      load the staged plugin through the daemon's own registry, as navhostd will
         #   make install    copy the staged plugin into PLUGINDIR, where a running navhostd loads it by itself, and
         #                   wait for its answer: a build it refuses fails make install, saying why
@@ -145,8 +145,9 @@ extension FeatureScaffold {
         check: build
         	$(NAVHOST_SDK)/navhost-plugin-tool check $(BUILD_DIR)/plugins
 
+        # TEST_FILTER runs only the tests it matches (swift test --filter).
         test: sdk
-        	$(SWIFT) test -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS)
+        	$(SWIFT) test -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS) $(if $(TEST_FILTER),--filter '$(TEST_FILTER)')
 
         # Copies the staged folder beside its final place, then renames it in: the daemon never sees half a plugin.
         # It installs what make staged and builds nothing, so that sudo make install leaves .build to its owner. A
@@ -239,6 +240,9 @@ extension FeatureScaffold {
         installed SDK. `make install` asks the daemon through `navctl` (`NAVCTL=…` names another, `NAVHOST_SOCKET=…`
         another daemon's socket). A plugin this one needs (a hard dependency in `plugin.json`) must be staged beside
         it for `make check`: copy its staged folder into `.build/debug/plugins/`.
+
+        The tests check the routes and intents the feature offers, one by one: a route or an intent you add goes into
+        them too.
 
         A running `navhostd` loads the plugin as soon as its folder appears in its plugins folder; then
         `navctl navigate \#(namespace).list` shows the list and `navctl send onTappedAdd title=First` adds an item.
