@@ -8,8 +8,8 @@ import Testing
 // its session must hold after the restart — or that plus the calls it still had in flight, which may have landed.
 
 extension DaemonDurabilityTests {
-    /// What must survive of a session: its stack (routes and parameters) and, when the top screen is the product
-    /// list, the filter it restores.
+    /// What must survive of a session: its stack (routes, parameters and presentations) and, when the top screen is
+    /// the product list, the filter it restores.
     struct Durable: Equatable, CustomStringConvertible {
         var stack: [JSONValue]
         var filter: String?
@@ -26,21 +26,45 @@ extension DaemonDurabilityTests {
             var next = self
             switch call {
             case .navigate(let route, let parameters), .navigateOneway(let route, let parameters):
-                next.stack.append(["route": .string(route), "parameters": .object(parameters)])
+                next.stack.append(Self.screen(route, parameters))
                 next.filter = route == "products.list" ? "" : nil
+            case .present(let route):
+                next.stack.append(Self.screen(route, presentation: "modal"))
+                next.filter = nil
             case .pop:
                 if next.stack.count > 1 { next.stack.removeLast() }
                 next.filter = nil
+            case .popToRoot:
+                next.stack = Array(next.stack.prefix(1))
+                next.filter = nil
+            case .popTo(let route):
+                if let index = next.stack.lastIndex(where: { $0["route"]?.stringValue == route }) {
+                    next.stack = Array(next.stack.prefix(through: index))
+                }
+                // The list under the popped screens restores its own filter: read back, not known here.
+                next.filter = nil
+            case .dismiss:
+                if let index = next.modalIndex { next.stack = Array(next.stack.prefix(upTo: index)) }
+                next.filter = nil
             case .replace(let routes):
-                next.stack = routes.map { ["route": .string($0), "parameters": [:]] }
+                next.stack = routes.map { Self.screen($0) }
                 next.filter = nil
             case .sendProduct(let product):
-                next.stack.append(["route": "products.detail", "parameters": ["productID": .string(product)]])
+                next.stack.append(Self.screen("products.detail", ["productID": .string(product)]))
                 next.filter = nil
             case .sendFilter(let text):
                 next.filter = text
             }
             return next
+        }
+
+        /// Where the topmost modal screen is, if one is shown.
+        var modalIndex: Int? { stack.lastIndex { $0["presentation"] == "modal" } }
+
+        /// A screen of the stack as ``DaemonDurabilityTests/durable(of:through:)`` reads it.
+        static func screen(_ route: String, _ parameters: JSONObject = [:], presentation: String = "push") -> JSONValue
+        {
+            ["route": .string(route), "parameters": .object(parameters), "presentation": .string(presentation)]
         }
 
         /// Equal, where the filter counts only when both sides know it.
@@ -53,7 +77,11 @@ extension DaemonDurabilityTests {
     enum MixedCall: Sendable {
         case navigate(String, JSONObject)
         case navigateOneway(String, JSONObject)
+        case present(String)
         case pop
+        case popToRoot
+        case popTo(String)
+        case dismiss
         case replace([String])
         case sendProduct(String)
         case sendFilter(String)
@@ -68,14 +96,14 @@ extension DaemonDurabilityTests {
     }
 
     @Test(
-        "At least 50 kill -9s under four clients mixing Navigate, oneway Navigate, Pop, Replace and Send lose nothing acknowledged"
+        "At least 50 kill -9s under four clients mixing Navigate (oneway too), Present, the pops, Replace and Send lose nothing acknowledged"
     )
     func mixedKills() async throws {
         let sessions = (0..<4).map { "c\($0)" }
         let daemon = try await DaemonProcess.start(sessions: sessions.map { "\($0)=home.main" })
         var random = SeededRandom(seed: 20_261_125)
         var acknowledged: [String: Durable] = [:]
-        for session in sessions { acknowledged[session] = Durable(stack: [["route": "home.main", "parameters": [:]]]) }
+        for session in sessions { acknowledged[session] = Durable(stack: [Durable.screen("home.main")]) }
         var kills = 0
         var calls = 0
         var inFlightLanded = 0
@@ -156,11 +184,16 @@ extension DaemonDurabilityTests {
                         random.next() % 2 == 0
                         ? .sendFilter("f\(random.next() % 1000)") : .sendProduct("p\(random.next() % 3 + 1)")
                 } else {
-                    switch random.next() % 6 {
+                    let list = current.stack.lastIndex { $0["route"] == "products.list" }
+                    switch random.next() % 10 {
                     case 0, 1: call = .navigate("products.list", [:])
                     case 2: call = .navigate("profile.user", ["userID": .string("u\(random.next() % 3 + 1)")])
                     case 3: call = .navigateOneway("settings.main", [:])
                     case 4 where current.stack.count > 1: call = .pop
+                    case 5: call = .present("settings.main")
+                    case 6 where current.modalIndex != nil: call = .dismiss
+                    case 7 where current.stack.count > 1: call = .popToRoot
+                    case 8 where list.map({ $0 < current.stack.count - 1 }) == true: call = .popTo("products.list")
                     default: call = .replace(["home.main", "products.list"])
                     }
                 }
@@ -178,8 +211,16 @@ extension DaemonDurabilityTests {
                         "Navigate",
                         sessionParameter.merging(["route": .string(route), "parameters": .object(parameters)])
                     )
+                case .present(let route):
+                    try await client.call("Present", sessionParameter.merging(["route": .string(route)]))
                 case .pop:
                     try await client.call("Pop", sessionParameter)
+                case .popToRoot:
+                    try await client.call("PopToRoot", sessionParameter)
+                case .popTo(let route):
+                    try await client.call("PopTo", sessionParameter.merging(["route": .string(route)]))
+                case .dismiss:
+                    try await client.call("Dismiss", sessionParameter)
                 case .replace(let routes):
                     let requests = routes.map { JSONValue.object(["route": .string($0)]) }
                     try await client.call("Replace", sessionParameter.merging(["routes": .array(requests)]))
@@ -212,19 +253,25 @@ extension DaemonDurabilityTests {
     /// The session's durable state as the daemon shows it; for a product list on top, once it has loaded.
     static func durable(of session: String, through client: NavigationClient) async throws -> Durable {
         var snapshot = try await client.snapshot(session: session)
-        var stack = (snapshot["stack"]?.arrayValue ?? []).map {
-            JSONValue.object(["route": $0["route"] ?? .null, "parameters": $0["parameters"] ?? [:]])
-        }
+        var stack = (snapshot["stack"]?.arrayValue ?? []).map(Self.durableScreen)
         guard stack.last?["route"] == "products.list" else { return Durable(stack: stack, filter: nil) }
         for _ in 0..<200 where snapshot["stack"]?.arrayValue?.last?["state"]?["status"] != "loaded" {
             try await Task.sleep(for: .milliseconds(5))
             snapshot = try await client.snapshot(session: session)
         }
-        stack = (snapshot["stack"]?.arrayValue ?? []).map {
-            JSONValue.object(["route": $0["route"] ?? .null, "parameters": $0["parameters"] ?? [:]])
-        }
+        stack = (snapshot["stack"]?.arrayValue ?? []).map(Self.durableScreen)
         let filter = snapshot["stack"]?.arrayValue?.last?["state"]?["value"]?["filter"]?.stringValue
         return Durable(stack: stack, filter: filter)
+    }
+}
+
+extension DaemonDurabilityTests {
+    /// What of a screen of a snapshot must survive: its route, parameters and presentation.
+    fileprivate static func durableScreen(_ screen: JSONValue) -> JSONValue {
+        [
+            "route": screen["route"] ?? .null, "parameters": screen["parameters"] ?? [:],
+            "presentation": screen["presentation"] ?? .null,
+        ]
     }
 }
 
