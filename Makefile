@@ -212,7 +212,7 @@ sdk:
 	done
 
 install-sdk-files:
-	@test -f $(BUILD_DIR)/libNavHostTesting.so || { echo "install: $(BUILD_DIR) has no SDK; run make build" >&2; exit 1; }
+	@test -f $(BUILD_DIR)/libNavHostTesting.so || { echo "install: $(BUILD_DIR) has no SDK; run make sdk" >&2; exit 1; }
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DOCDIR)
 	install -m 0755 $(BUILD_DIR)/libNavHostKit.so $(BUILD_DIR)/libNavHostTesting.so $(DESTDIR)$(PKGLIBDIR)/
 	install -m 0755 $(BUILD_DIR)/navhost-plugin-tool $(DESTDIR)$(PKGLIBDIR)/

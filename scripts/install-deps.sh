@@ -22,7 +22,7 @@ apt_packages=(
 )
 
 if $sdk_only; then
-    apt_packages=(pkg-config libjson-c-dev libsystemd-dev libgcrypt20-dev libyaml-dev)
+    apt_packages=(pkg-config python3 libjson-c-dev libsystemd-dev libgcrypt20-dev libyaml-dev)
 fi
 
 missing=()

@@ -24,6 +24,7 @@ extension PluginStatus {
         )
         info.sha256 = manifest?.sha256
         info.lastRefusedBuild = lastReloadFailure == nil ? nil : lastRefusedBuild
+        info.triedAt = triedAt
         return info
     }
 

@@ -131,6 +131,8 @@ struct DaemonStorageFailureTests {
         try await disk.leave(kibibytes: 60)
         let failure = try await Self.failure(of: await nav.call("Replay", ["recording": recording, "session": "rp"]))
         #expect(failure?.name == "io.navhost.Navigation.StorageFailed", "\(String(describing: failure))")
+        // Refused half-way: its session had opened (a failure to open takes nothing out).
+        #expect(daemon.log.contains("Opened session to replay a recording"), "\(daemon.log)")
         // Before, the session stayed open at a half-replayed stack, and listed: a restart opened it again.
         #expect(try await nav.call("Sessions")["sessions"] == ["main"])
         try await daemon.crash()

@@ -361,6 +361,7 @@ extension InterfaceDefinitionTests {
         var plugin = loadedWithoutBuild
         plugin.sha256 = String(repeating: "ab", count: 32)
         plugin.lastRefusedBuild = String(repeating: "cd", count: 32)
+        plugin.triedAt = 1_764_400_000_000
         return plugin
     }()
     private static let loadedWithoutBuild = PluginInfo(

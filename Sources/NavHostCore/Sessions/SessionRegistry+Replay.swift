@@ -150,6 +150,9 @@ extension SessionRegistry {
         do {
             try await closeDurably(session.name, evenStopping: true)
         } catch {
+            // Closed but its record not emptied: closeDurably logged it. Still open: the list of opened sessions
+            // could not be written, and a restart brings the session back.
+            guard isOpen(session) else { return }
             logger.error(
                 "Cannot take out the session of a replay that was refused",
                 metadata: ["navhost.session": "\(session.name)", "error": "\(error)"]

@@ -90,10 +90,9 @@ extension PluginDirectory {
     package static func problemAsPluginsFolder(_ folder: String) -> String? {
         guard FileIO.kind(of: folder) == .directory else { return "\(folder) is not a folder" }
         if FileIO.kind(of: "\(folder)/\(PluginManifest.fileName)") == .regularFile {
-            let parent = folder.split(separator: "/", omittingEmptySubsequences: false).dropLast()
-                .joined(separator: "/")
+            let trimmed = folder.count > 1 && folder.hasSuffix("/") ? String(folder.dropLast()) : folder
             return "\(folder) is one plugin's folder, not a folder of plugins: give the folder that holds it, "
-                + "\(parent.isEmpty ? "/" : parent)"
+                + FileIO.parentDirectory(of: trimmed)
         }
         if FileIO.kind(of: "\(folder)/plugin.json") == .regularFile {
             let staged =

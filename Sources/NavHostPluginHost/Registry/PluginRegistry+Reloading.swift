@@ -108,6 +108,7 @@ extension PluginRegistry {
         } catch {
             statuses[index].lastReloadFailure = error
             statuses[index].lastRefusedBuild = build
+            statuses[index].triedAt = PluginStatus.now()
             logger.warning(
                 "Refused a plugin's new build; the old version keeps serving",
                 metadata: [

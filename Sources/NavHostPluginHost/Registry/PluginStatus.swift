@@ -1,3 +1,5 @@
+import Glibc
+
 /// What the registry knows of one plugin folder: its manifest, and whether the plugin was loaded or quarantined.
 public struct PluginStatus: Sendable, Hashable {
     /// Where the plugin stands.
@@ -58,6 +60,9 @@ public struct PluginStatus: Sendable, Hashable {
     /// The SHA-256 of the library whose reload ``lastReloadFailure`` refused, as its manifest recorded it; `nil` when
     /// its manifest did not read.
     public var lastRefusedBuild: String?
+    /// When the daemon last tried this plugin's folder — loaded it, refused it, or refused a new build of it — in
+    /// milliseconds since the Unix epoch: a client that installed a build tells an answer about it from an older one.
+    public var triedAt: Int64 = PluginStatus.now()
     /// Set while this loaded plugin's folder is gone but others need it, so it keeps serving; cleared when its
     /// folder comes back or what needed it goes (then it is removed).
     public var removalRefused: RemovalRefusal?
@@ -94,6 +99,13 @@ public struct PluginStatus: Sendable, Hashable {
         self.state = state
         self.libraryPath = libraryPath
         self.loadDuration = loadDuration
+    }
+
+    /// The wall clock, in milliseconds since the Unix epoch.
+    static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 }
 

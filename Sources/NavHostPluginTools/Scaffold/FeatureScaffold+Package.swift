@@ -122,8 +122,8 @@ extension FeatureScaffold {
         FAILED      := $(BUILD_DIR)/.\#(name).make-failed
         LIBRARY     := lib\#(name)Feature.so
         # The navctl make install asks whether the daemon took the build (navctl plugins wait), for up to
-        # INSTALL_WAIT seconds; NAVHOST_SOCKET names the daemon's socket, as for navctl itself. Without a navctl
-        # (the SDK alone installs none), make install only copies.
+        # INSTALL_WAIT seconds; NAVHOST_SOCKET names the daemon's socket, as for navctl itself (under sudo, give it as
+        # sudo make install NAVHOST_SOCKET=…). Without a navctl (the SDK alone installs none), make install only copies.
         NAVCTL       ?= navctl
         INSTALL_WAIT ?= 30
         export NAVHOST_SDK
@@ -172,7 +172,8 @@ extension FeatureScaffold {
         	elif ! command -v $(NAVCTL) >/dev/null 2>&1; then \
         		echo "note: no navctl ($(NAVCTL)) to ask whether the daemon took it: navctl plugins list says" >&2; \
         	else \
-        		$(NAVCTL) plugins wait --timeout $(INSTALL_WAIT) $(PLUGINDIR)/\#(name); status=$$?; \
+        		$(NAVCTL) plugins wait $(if $(NAVHOST_SOCKET),--socket $(NAVHOST_SOCKET)) --timeout $(INSTALL_WAIT) \
+        			$(PLUGINDIR)/\#(name); status=$$?; \
         		if [ $$status -eq 2 ]; then exit 2; fi; \
         		if [ $$status -ne 0 ]; then echo "note: installed in $(PLUGINDIR); no daemon said it took it" >&2; fi; \
         	fi

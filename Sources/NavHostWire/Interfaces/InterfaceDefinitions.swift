@@ -336,7 +336,10 @@ public enum InterfaceDefinitions {
           sha256: ?string,
           # The SHA-256 of the library whose reload lastReloadFailure refused, as its manifest recorded it: which build was
           # refused.
-          lastRefusedBuild: ?string
+          lastRefusedBuild: ?string,
+          # When the daemon last tried the plugin's folder (loaded it, refused it, or refused a new build of it), in
+          # milliseconds since the Unix epoch: which install an answer is about.
+          triedAt: ?int
         )
 
         # One change to the plugins. "loaded": a new plugin serves (version, path). "reloaded": a new build replaced

@@ -86,6 +86,9 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     /// a client that installed a build tells its refusal from an older one's. `nil` when none was refused, or from a
     /// daemon that does not say.
     public var lastRefusedBuild: String?
+    /// When the daemon last tried the plugin's folder (loaded it, refused it, or refused a new build of it), in
+    /// milliseconds since the Unix epoch; `nil` from a daemon that does not say.
+    public var triedAt: Int64?
 
     /// Creates a plugin description, as a test double would.
     public init(

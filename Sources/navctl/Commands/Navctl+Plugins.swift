@@ -49,7 +49,7 @@ extension Navctl.Plugins {
                 --json prints the io.navhost.Plugins.List reply: \
                 {"plugins": [{"name": …, "version": …, "state": …, "path": …, "folder": …, "routes": […], \
                 "quarantine": {"code": …, "message": …}, "lastReloadFailure": {…}, "removalRefused": {…}, \
-                "unloadedByHand": true, "loadedByHand": true, "sha256": …, "lastRefusedBuild": …}, …]}.
+                "unloadedByHand": true, "loadedByHand": true, "sha256": …, "lastRefusedBuild": …, "triedAt": …}, …]}.
 
                 Examples:
                   navctl plugins
@@ -269,7 +269,9 @@ extension Navctl.Plugins {
                 CODE: MESSAGE" (exit 2), with "; version V keeps serving" when one loaded before serves on. A \
                 folder outside the daemon's plugins folder, which it does not watch, exits with 1 at once \
                 (navctl plugins load loads it); no answer within --timeout (default 60) exits with 69, as an \
-                unreachable daemon does. Anyone who can reach the socket may wait.
+                unreachable daemon does, and an error reply to the watch with 1. A build refused before and put \
+                in place again unchanged is waited for: only a refusal made after the folder was put in place (its \
+                change time) counts. Anyone who can reach the socket may wait.
 
                 Examples:
                   navctl plugins wait /usr/lib/navhost/plugins/Orders
@@ -310,7 +312,7 @@ extension Navctl.Plugins {
             case .pending:
                 Console.printError(
                     "Error: the daemon at \(connection.socketPath) did not take \(folder) within "
-                        + "\(Int(connection.timeoutSeconds)) s (--timeout): does it watch its plugins folder "
+                        + "\(connection.timeoutSeconds.formatted) s (--timeout): does it watch its plugins folder "
                         + "(watch-plugins)?"
                 )
                 throw ExitCode.daemonUnreachable
@@ -339,7 +341,10 @@ extension Navctl.Plugins {
                     return try await group.next() ?? .pending
                 }
             } catch let error as NavHostClientError {
-                throw ConnectionOptions.report(error)
+                // Exit 2 says the build was refused (make install fails on it): an error reply to the watch itself
+                // (the daemon stopping, a watcher too slow) is another failure.
+                let code = ConnectionOptions.report(error)
+                throw code == .requestRefused ? ExitCode.failure : code
             } catch let notWatched as NotWatched {
                 Console.printError(
                     "Error: \(build.folder) is not in the plugins folder of the daemon at \(connection.socketPath) "
@@ -379,5 +384,12 @@ extension Navctl.Plugins {
         private struct NotWatched: Error {
             let pluginsFolder: String
         }
+    }
+}
+
+extension Double {
+    /// Seconds as a person writes them: `60`, `0.5`.
+    fileprivate var formatted: String {
+        self == rounded() && abs(self) < 1e15 ? "\(Int(self))" : "\(self)"
     }
 }

@@ -5,15 +5,20 @@ import NavHostWire
 
 // MARK: - A build staged in a plugin folder
 
-/// The build of a plugin in a folder, as `navctl plugins wait` looks for it among the daemon's plugins: its name and
-/// its library's SHA-256, as the folder's manifest records them.
+/// The build of a plugin in a folder, as `navctl plugins wait` looks for it among the daemon's plugins: its name,
+/// version and library's SHA-256, as the folder's manifest records them, and when the folder was put in place.
 struct StagedBuild: Sendable {
     /// The plugin's folder, absolute.
     let folder: String
     /// The plugin's name.
     let name: String
+    /// Its version, as its manifest says.
+    let version: String?
     /// The SHA-256 of its library: which build it is.
     let sha256: String
+    /// When the folder was put in place (its status change time: a rename into the plugins folder sets it), in
+    /// milliseconds since the Unix epoch. A refusal the daemon made before it is about an earlier install.
+    let installedAt: Int64
 
     /// What the daemon made of the build.
     enum Verdict: Sendable, Equatable {
@@ -45,22 +50,32 @@ struct StagedBuild: Sendable {
         guard let name = manifest["name"]?.stringValue, let sha256 = manifest["sha256"]?.stringValue else {
             throw StagedBuildError("\(path) names no plugin and no library checksum (name, sha256)")
         }
+        var status = stat()
+        guard stat(folder, &status) == 0 else {
+            throw StagedBuildError("cannot read \(folder): \(String(cString: strerror(errno)))")
+        }
         self.folder = folder
         self.name = name
+        self.version = manifest["version"]?.stringValue
         self.sha256 = sha256
+        self.installedAt = Int64(status.st_ctim.tv_sec) * 1000 + Int64(status.st_ctim.tv_nsec) / 1_000_000
     }
 
     /// What the daemon whose plugins are `plugins` made of this build.
+    ///
+    /// A plugin serving this very build (its library and version) is an answer whenever it was loaded. A refusal is
+    /// one only when the daemon tried the folder after it was put in place: the same build refused before, and put
+    /// in place again once the cause was mended, is waited for.
     func verdict(in plugins: [PluginInfo]) -> Verdict {
         for plugin in plugins where plugin.name == name && isThisFolder(plugin.folder) {
             switch plugin.state {
-            case .loaded where plugin.sha256 == sha256:
+            case .loaded where plugin.sha256 == sha256 && (version == nil || plugin.version == version):
                 return .served(plugin)
             case .loaded:
-                if let failure = plugin.lastReloadFailure, plugin.lastRefusedBuild == sha256 {
+                if let failure = plugin.lastReloadFailure, plugin.lastRefusedBuild == sha256, isAnswer(plugin) {
                     return .refused(plugin, reason: failure)
                 }
-            case .quarantined where plugin.sha256 == sha256:
+            case .quarantined where plugin.sha256 == sha256 && isAnswer(plugin):
                 if let reason = plugin.quarantine { return .refused(plugin, reason: reason) }
             case .removed where plugin.unloadedByHand == true:
                 return .refused(
@@ -80,14 +95,22 @@ struct StagedBuild: Sendable {
 
     /// The folder the daemon whose plugins are `plugins` loads plugins from by itself, when this build's folder is
     /// not in it and the daemon knows nothing of it (it will not take the build by itself); `nil` otherwise, and when
-    /// it cannot tell (the daemon has no plugin of its plugins folder).
+    /// it cannot tell (no plugin it loaded from its plugins folder).
     func unwatchedFolder(in plugins: [PluginInfo]) -> String? {
-        let found = plugins.first { $0.state != .removed && $0.loadedByHand != true && $0.folder != nil }
-        guard let watched = found?.folder,
-            Self.resolved(Self.parent(watched)) != Self.resolved(Self.parent(folder)),
+        // Loaded rows only: `loadedByHand` marks the loaded ones from elsewhere, not a refused folder loaded by hand.
+        let watched = plugins.filter { $0.state == .loaded && $0.loadedByHand != true }.compactMap(\.folder)
+            .map { FileIO.parentDirectory(of: $0) }
+        let parent = FileIO.parentDirectory(of: folder)
+        guard let first = watched.first, !watched.contains(where: { Self.resolved($0) == Self.resolved(parent) }),
             !plugins.contains(where: { isThisFolder($0.folder) })
         else { return nil }
-        return Self.parent(watched)
+        return first
+    }
+
+    /// Whether the daemon tried the plugin's folder after this build was put in place (or does not say when).
+    private func isAnswer(_ plugin: PluginInfo) -> Bool {
+        guard let triedAt = plugin.triedAt else { return true }
+        return triedAt >= installedAt
     }
 
     /// Whether `other`, a folder the daemon names, is this build's folder (symbolic links resolved).
@@ -102,15 +125,13 @@ struct StagedBuild: Sendable {
         defer { free(real) }
         return String(cString: real)
     }
-
-    private static func parent(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-        return String(path[..<slash])
-    }
 }
 
 /// Why a folder holds no plugin build navctl can wait for.
 struct StagedBuildError: Error, CustomStringConvertible {
+    /// What is wrong, for a person.
     let description: String
+
+    /// Creates the error saying `description`.
     init(_ description: String) { self.description = description }
 }
