@@ -94,16 +94,10 @@ extension Navctl.Plugins {
 
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
-
-        @Argument(help: ArgumentHelp("The plugin's folder, as staged (manifest.json beside it).", valueName: "path"))
-        var path: String
-
-        func validate() throws {
-            guard !path.isEmpty else { throw ValidationError("the path is empty") }
-        }
+        @OptionGroup var folder: PluginFolderArgument
 
         func run() async throws {
-            let path = try Self.absolute(path)
+            let path = try folder.absolute()
             try await connection.withClient { client throws(NavHostClientError) in
                 let plugin = try await client.loadPlugin(at: path)
                 if output.json { return try JSONOutput.print(["plugin": plugin]) }
@@ -114,19 +108,31 @@ extension Navctl.Plugins {
                 )
             }
         }
+    }
+}
 
-        /// `path` made absolute against the current directory, with `.`, `..` and repeated slashes resolved as
-        /// written: the daemon has a working directory of its own.
-        ///
-        /// - Throws: `ExitCode.failure`, reported, when a relative path meets a current directory that cannot be read.
-        static func absolute(_ path: String) throws(ExitCode) -> String {
-            guard let absolute = AbsolutePath.resolving(path) else {
-                let reason = String(cString: strerror(errno))
-                Console.printError("Error: cannot make \(path) absolute: the current directory is unknown: \(reason)")
-                throw ExitCode.failure
-            }
-            return absolute
+// MARK: - The folder of a staged plugin
+
+/// The folder of a staged plugin, as `plugins load` and `plugins wait` take it.
+struct PluginFolderArgument: ParsableArguments {
+    @Argument(help: ArgumentHelp("The plugin's folder, as staged (manifest.json in it).", valueName: "path"))
+    var path: String
+
+    func validate() throws {
+        guard !path.isEmpty else { throw ValidationError("the path is empty") }
+    }
+
+    /// ``path`` made absolute against the current directory, with `.`, `..` and repeated slashes resolved as
+    /// written: the daemon has a working directory of its own.
+    ///
+    /// - Throws: `ExitCode.failure`, reported, when a relative path meets a current directory that cannot be read.
+    func absolute() throws(ExitCode) -> String {
+        guard let absolute = AbsolutePath.resolving(path) else {
+            let reason = String(cString: strerror(errno))
+            Console.printError("Error: cannot make \(path) absolute: the current directory is unknown: \(reason)")
+            throw ExitCode.failure
         }
+        return absolute
     }
 }
 
@@ -280,16 +286,10 @@ extension Navctl.Plugins {
         )
 
         @OptionGroup var connection: ConnectionOptions
-
-        @Argument(help: ArgumentHelp("The plugin's folder, as staged (manifest.json beside it).", valueName: "path"))
-        var path: String
-
-        func validate() throws {
-            guard !path.isEmpty else { throw ValidationError("the path is empty") }
-        }
+        @OptionGroup var pluginFolder: PluginFolderArgument
 
         func run() async throws {
-            let folder = try Load.absolute(path)
+            let folder = try pluginFolder.absolute()
             let build: StagedBuild
             do {
                 build = try StagedBuild(folder: folder)
