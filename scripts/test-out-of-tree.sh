@@ -130,6 +130,10 @@ if install_favorites >"$work/refused.log" 2>&1; then fail "make install of a ref
 grep -q "refused Favorites: checksumMismatch" "$work/refused.log" || fail "make install said: $(cat "$work/refused.log")"
 grep -q "version 0.1.0 keeps serving" "$work/refused.log" || fail "make install said: $(cat "$work/refused.log")"
 navctl plugins list | grep -Eq "^Favorites +0\.1\.0 +loaded" || fail "Favorites 0.1.0 stopped serving"
+# The build installed before is back in the plugins folder: a restart serves what serves now.
+grep -q "is back in $work/plugins/Favorites" "$work/refused.log" || fail "make install said: $(cat "$work/refused.log")"
+cmp -s "$work/manifest.good" "$work/plugins/Favorites/manifest.json" || fail "the refused build stayed in the folder"
+[[ ! -e $work/plugins/.Favorites.previous ]] || fail "make install left $work/plugins/.Favorites.previous"
 cp "$work/manifest.good" "$staged/manifest.json"
 install_favorites >"$work/again.log" 2>&1 || fail "make install of the good build again: $(cat "$work/again.log")"
 

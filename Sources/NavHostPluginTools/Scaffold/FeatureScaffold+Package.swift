@@ -152,8 +152,9 @@ extension FeatureScaffold {
         # Copies the staged folder beside its final place, then renames it in: the daemon never sees half a plugin.
         # It installs what make staged and builds nothing, so that sudo make install leaves .build to its owner. A
         # folder it has to create is one no running navhostd watches yet: it says so. Then it waits for the daemon's
-        # answer (navctl plugins wait): a build it refuses fails make install with the daemon's reason (the version
-        # loaded before keeps serving); no daemon to ask, or one that does not answer, is a note.
+        # answer (navctl plugins wait): a build it refuses fails make install with the daemon's reason, and the build
+        # installed before goes back in its place (hidden beside it meanwhile), which the daemon serves on: a restart
+        # would load the refused one. No daemon to ask, or one that does not answer, is a note.
         install:
         	@test -f $(STAGED)/manifest.json || { echo "nothing staged in $(STAGED): run make first" >&2; exit 1; }
         	@test ! -e $(FAILED) || { echo "the last make failed: $(STAGED) holds the build before it; run make" \
@@ -163,20 +164,27 @@ extension FeatureScaffold {
         	@test -n "$(DESTDIR)" || test -d $(PLUGINDIR) || echo "note: $(PLUGINDIR) did not exist, so no navhostd \
         watches it yet; for the daemon make run starts in a NavHost checkout: make install \
         PLUGINDIR=<checkout>/.build/debug/plugins" >&2
-        	rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).installing
+        	rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/.\#(name).previous
         	mkdir -p $(DESTDIR)$(PLUGINDIR)
         	cp -R $(STAGED) $(DESTDIR)$(PLUGINDIR)/.\#(name).installing
-        	rm -rf $(DESTDIR)$(PLUGINDIR)/\#(name)
+        	if test -d $(DESTDIR)$(PLUGINDIR)/\#(name); then \
+        		mv $(DESTDIR)$(PLUGINDIR)/\#(name) $(DESTDIR)$(PLUGINDIR)/.\#(name).previous; fi
         	mv $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/\#(name)
-        	@if test -n "$(DESTDIR)"; then :; \
-        	elif ! command -v $(NAVCTL) >/dev/null 2>&1; then \
+        	@if test -n "$(DESTDIR)"; then status=0; \
+        	elif ! command -v $(NAVCTL) >/dev/null 2>&1; then status=0; \
         		echo "note: no navctl ($(NAVCTL)) to ask whether the daemon took it: navctl plugins list says" >&2; \
         	else \
         		$(NAVCTL) plugins wait $(if $(NAVHOST_SOCKET),--socket $(NAVHOST_SOCKET)) --timeout $(INSTALL_WAIT) \
         			$(PLUGINDIR)/\#(name); status=$$?; \
-        		if [ $$status -eq 2 ]; then exit 2; fi; \
-        		if [ $$status -ne 0 ]; then echo "note: installed in $(PLUGINDIR); no daemon said it took it" >&2; fi; \
-        	fi
+        		if [ $$status -ne 0 ] && [ $$status -ne 2 ]; then \
+        			echo "note: installed in $(PLUGINDIR); no daemon said it took it" >&2; fi; \
+        	fi; \
+        	if [ $$status -eq 2 ] && test -d $(PLUGINDIR)/.\#(name).previous; then \
+        		rm -rf $(PLUGINDIR)/\#(name) && mv $(PLUGINDIR)/.\#(name).previous $(PLUGINDIR)/\#(name) && \
+        		echo "make install: the build installed before is back in $(PLUGINDIR)/\#(name)" >&2; \
+        	fi; \
+        	rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).previous; \
+        	exit $$status
 
         uninstall:
         	rm -rf $(DESTDIR)$(PLUGINDIR)/\#(name)

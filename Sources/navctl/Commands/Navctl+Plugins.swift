@@ -275,9 +275,10 @@ extension Navctl.Plugins {
                 CODE: MESSAGE" (exit 2), with "; version V keeps serving" when one loaded before serves on. A \
                 folder outside the daemon's plugins folder, which it does not watch, exits with 1 at once \
                 (navctl plugins load loads it); no answer within --timeout (default 60) exits with 69, as an \
-                unreachable daemon does, and an error reply to the watch with 1. A build refused before and put \
-                in place again unchanged is waited for: only a refusal made after the folder was put in place (its \
-                change time) counts. Anyone who can reach the socket may wait.
+                unreachable daemon or a lost connection does, and an error reply to the watch with 1. Only an \
+                answer the daemon gave after the folder was put in place (its change time) counts: a build \
+                refused before and put in place again is waited for; one that serves already, put in place \
+                unchanged, is the answer after 3 s. Anyone who can reach the socket may wait.
 
                 Examples:
                   navctl plugins wait /usr/lib/navhost/plugins/Orders
@@ -311,9 +312,9 @@ extension Navctl.Plugins {
                 throw ExitCode.requestRefused
             case .pending:
                 Console.printError(
-                    "Error: the daemon at \(connection.socketPath) did not take \(folder) within "
-                        + "\(connection.timeoutSeconds.formatted) s (--timeout): does it watch its plugins folder "
-                        + "(watch-plugins)?"
+                    "Error: the daemon at \(connection.socketPath) gave no answer about \(folder) within "
+                        + "\(connection.timeoutSeconds.formatted) s (--timeout): is it busy, and does it watch its "
+                        + "plugins folder (watch-plugins)? A folder whose name starts with a dot is never loaded."
                 )
                 throw ExitCode.daemonUnreachable
             }
@@ -329,8 +330,15 @@ extension Navctl.Plugins {
                 let client = try await NavHostClient.connect(socketPath: connection.socketPath)
                 defer { Task { await client.close() } }
                 let watch = try await client.watchPlugins()
-                return try await withThrowingTaskGroup(of: StagedBuild.Verdict.self) { group in
+                // Each task answers a verdict, or nil for none: the first verdict ends the wait.
+                return try await withThrowingTaskGroup(of: StagedBuild.Verdict?.self) { group in
                     group.addTask { try await follow(watch, asking: client, for: build) }
+                    group.addTask {
+                        // Put in place unchanged, a serving build is not tried again: it serves as it is.
+                        try await Task.sleep(for: StagedBuild.settling)
+                        let verdict = build.verdict(in: try await client.plugins(), acceptingUntried: true)
+                        return verdict == .pending ? nil : verdict
+                    }
                     if seconds > 0 {
                         group.addTask {
                             try await Task.sleep(for: .seconds(seconds))
@@ -338,7 +346,10 @@ extension Navctl.Plugins {
                         }
                     }
                     defer { group.cancelAll() }
-                    return try await group.next() ?? .pending
+                    while let verdict = try await group.next() {
+                        if let verdict { return verdict }
+                    }
+                    return .pending
                 }
             } catch let error as NavHostClientError {
                 // Exit 2 says the build was refused (make install fails on it): an error reply to the watch itself
@@ -363,7 +374,7 @@ extension Navctl.Plugins {
             _ watch: NavHostPluginWatch,
             asking client: NavHostClient,
             for build: StagedBuild
-        ) async throws -> StagedBuild.Verdict {
+        ) async throws -> StagedBuild.Verdict? {
             for try await update in watch {
                 let plugins: [PluginInfo]
                 switch update {
