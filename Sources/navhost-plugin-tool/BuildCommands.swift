@@ -1,5 +1,4 @@
 import ArgumentParser
-import Glibc
 import NavHostCore
 import NavHostKit
 import NavHostPluginTools
@@ -77,10 +76,7 @@ extension NavHostPluginTool {
                             + "not list in resources: not staged, so the plugin cannot read it in the daemon"
                     )
                 }
-                for warning in warnings {
-                    let line = Array("warning: \(warning)\n".utf8)
-                    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-                }
+                for warning in warnings { printToStandardError("warning: \(warning)") }
             }
         }
     }

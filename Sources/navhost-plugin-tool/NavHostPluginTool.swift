@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import NavHostCommandLine
 
 /// `navhost-plugin-tool`: the build's and the feature author's tool for NavHost plugins.
@@ -26,6 +27,12 @@ struct NavHostPluginTool: ParsableCommand {
         exitOnUnknownCommand()
         main(nil)
     }
+}
+
+/// Writes `line` and a line break to standard error, at once (a warning, a failure's reason).
+func printToStandardError(_ line: String) {
+    let bytes = Array("\(line)\n".utf8)
+    _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
 /// Options shared by the commands that read a build.

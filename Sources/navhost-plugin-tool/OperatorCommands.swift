@@ -102,8 +102,3 @@ private func refuseIfNoPluginsFolder(_ directory: String) throws {
     printToStandardError("Error: \(problem)")
     throw ExitCode.failure
 }
-
-private func printToStandardError(_ line: String) {
-    let bytes = Array("\(line)\n".utf8)
-    _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-}
