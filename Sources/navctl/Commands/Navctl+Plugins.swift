@@ -313,7 +313,7 @@ extension Navctl.Plugins {
             case .pending:
                 Console.printError(
                     "Error: the daemon at \(connection.socketPath) gave no answer about \(folder) within "
-                        + "\(connection.timeoutSeconds.formatted) s (--timeout): is it busy, and does it watch its "
+                        + "\(connection.timeoutDescription) (--timeout): is it busy, and does it watch its "
                         + "plugins folder (watch-plugins)? A folder whose name starts with a dot is never loaded."
                 )
                 throw ExitCode.daemonUnreachable
@@ -395,12 +395,5 @@ extension Navctl.Plugins {
         private struct NotWatched: Error {
             let pluginsFolder: String
         }
-    }
-}
-
-extension Double {
-    /// Seconds as a person writes them: `60`, `0.5`.
-    fileprivate var formatted: String {
-        self == rounded() && abs(self) < 1e15 ? "\(Int(self))" : "\(self)"
     }
 }

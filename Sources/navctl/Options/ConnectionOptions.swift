@@ -40,6 +40,14 @@ struct ConnectionOptions: ParsableArguments {
     /// ``timeout``, or its default.
     var timeoutSeconds: Double { timeout ?? 60 }
 
+    /// ``timeoutSeconds`` as navctl says a time limit: `60 s`, `0.5 s`.
+    var timeoutDescription: String { Self.describe(seconds: timeoutSeconds) }
+
+    /// `seconds` as navctl says a time limit: `60 s`, `0.5 s`.
+    static func describe(seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+
     func validate() throws {
         if let timeout, !(0...Self.longestTimeout).contains(timeout) {
             throw ValidationError("--timeout takes seconds from 0 to \(Int(Self.longestTimeout))")

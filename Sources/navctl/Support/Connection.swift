@@ -88,9 +88,7 @@ private final class Deadline: Sendable {
     /// Whether the time ran out (and the connection was closed because of it).
     var hasPassed: Bool { passed.withLock { $0 } }
 
-    var description: String {
-        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
-    }
+    var description: String { ConnectionOptions.describe(seconds: seconds) }
 
     /// Runs `expire` once the time has run out, unless the task returned is cancelled first; `nil` when there is no
     /// time limit.
