@@ -16,14 +16,18 @@ package enum TestPlugins {
     package static func directory(fixtures: [String] = []) async throws -> String {
         let directory = try TestPaths.temporaryDirectory() + "/plugins"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        for name in examples {
-            try FileManager.default.createSymbolicLink(
-                atPath: "\(directory)/\(name)",
-                withDestinationPath: "\(DaemonProcess.examplePlugins)/\(name)"
-            )
-        }
+        for name in examples { try linkExample(name, in: directory) }
         for fixture in fixtures { try await stageFixture(fixture, into: directory) }
         return directory
+    }
+
+    /// Puts the staged example plugin `name` into `directory` as a symbolic link to it, as ``directory(fixtures:)``
+    /// does for each: a plugin dropped into a running daemon's folder.
+    package static func linkExample(_ name: String, in directory: String) throws {
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(directory)/\(name)",
+            withDestinationPath: "\(DaemonProcess.examplePlugins)/\(name)"
+        )
     }
 
     /// Stages the fixture plugin in `Tests/Fixtures/<fixture>` into `directory` the way `make build` stages the

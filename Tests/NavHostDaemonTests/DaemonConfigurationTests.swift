@@ -241,10 +241,7 @@ struct DaemonConfigurationTests {
         let nav = try await NavigationClient.connect(to: daemon)
         #expect(try await nav.call("Sessions")["sessions"] == ["main"])
 
-        try FileManager.default.createSymbolicLink(
-            atPath: "\(plugins)/Products",
-            withDestinationPath: "\(DaemonProcess.examplePlugins)/Products"
-        )
+        try TestPlugins.linkExample("Products", in: plugins)
         // Before, only a reload (SIGHUP) opened it, though the docs said the plugin's arrival would.
         #expect(try await pollUntil { try await nav.call("Sessions")["sessions"] == ["lobby", "main"] })
         #expect(try await nav.routes(session: "lobby") == ["products.list"])
@@ -262,10 +259,7 @@ struct DaemonConfigurationTests {
             plugins: plugins,
             extraArguments: ["--config", config.file, "--no-watch-plugins"]
         )
-        try FileManager.default.createSymbolicLink(
-            atPath: "\(plugins)/Products",
-            withDestinationPath: "\(DaemonProcess.examplePlugins)/Products"
-        )
+        try TestPlugins.linkExample("Products", in: plugins)
         try config.dropIn("60-lobby.conf", "sessions:\n  lobby: products.list\n")
         let count = daemon.notifications.count
         daemon.send(signal: SIGHUP)
@@ -289,10 +283,7 @@ struct DaemonConfigurationTests {
         try await daemon.restart()
         let client = try await NavigationClient.connect(to: daemon)
         #expect(try await client.call("Sessions")["sessions"] == ["main"])
-        try FileManager.default.createSymbolicLink(
-            atPath: "\(plugins)/Products",
-            withDestinationPath: "\(DaemonProcess.examplePlugins)/Products"
-        )
+        try TestPlugins.linkExample("Products", in: plugins)
         #expect(try await pollUntil { try await client.call("Sessions")["sessions"] == ["lobby", "main"] })
         #expect(try await client.routes(session: "lobby") == ["products.list"])
         let failures = daemon.log.split(separator: "\n").filter {

@@ -71,16 +71,8 @@ struct NavctlPluginDaemonTests {
             #expect(served.status == 0, "\(served.errors)")
             #expect(served.output.hasPrefix("loaded Products 1.0.0 from "), "\(served.output)")
 
-            // A new build whose manifest does not match its library, renamed in as make install does.
-            let manifest = "\(directory)/Products/manifest.json"
-            let broken = try String(contentsOfFile: manifest, encoding: .utf8)
-                .replacingOccurrences(
-                    of: #""sha256" *: *"[0-9a-f]+""#,
-                    with: "\"sha256\": \"\(String(repeating: "0", count: 64))\"",
-                    options: .regularExpression
-                )
-            try broken.write(toFile: manifest + ".new", atomically: false, encoding: .utf8)
-            #expect(rename(manifest + ".new", manifest) == 0)
+            // A new build whose manifest does not match its library, written in by a rename.
+            try TestPlugins.breakChecksum(of: "Products", in: directory)
             let refused = try await Navctl.run(
                 ["plugins", "wait", "\(directory)/Products", "--timeout", "30"] + socket
             )
