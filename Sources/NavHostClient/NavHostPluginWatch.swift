@@ -4,7 +4,7 @@ public import NavHostWire
 
 extension NavHostClient {
     /// Follows the plugins (`io.navhost.Plugins.Watch`): every plugin first, as ``plugins()`` lists them, then one
-    /// event per change (loaded, reloaded, removed, failed), as they happen.
+    /// event per change (loaded, reloaded, removed, failed, checked), as they happen.
     ///
     /// ```swift
     /// for try await update in try await client.watchPlugins() {

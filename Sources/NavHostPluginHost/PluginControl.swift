@@ -374,12 +374,13 @@ extension PluginControl {
                 _ = try? reload(loaded.name)
                 continue
             }
-            if manifest == loaded.manifest, refusedBuilds[path] != nil {
+            if manifest == loaded.manifest {
                 // The folder holds the serving build again: the refused one it held is no longer there to report.
-                refusedBuilds[path] = nil
-                clearReloadFailure(of: loaded.name)
+                if refusedBuilds.removeValue(forKey: path) != nil { clearReloadFailure(of: loaded.name) }
+                // Put in place again, it is the build a restart loads: a file missing from it is said now.
+                if folders?.contains(folder) == true { recheckFolder(of: loaded.name) }
+                continue
             }
-            guard manifest != loaded.manifest else { continue }
             // Only for a manifest that changed: the library's stamp is a system call per folder.
             let build = RefusedBuild(manifest, in: path)
             guard build != refusedBuilds[path] else { continue }
@@ -399,6 +400,17 @@ extension PluginControl {
         // A copy of a plugin now gone, refused as duplicateName while it served, takes its place, as at a restart.
         if unloadedAny { retryWaitingPlugins(in: base) }
         return incomplete
+    }
+
+    /// Checks the folder of the loaded plugin `name`, which changed but holds the serving manifest, and publishes
+    /// what the check found: `checked`, or `failed` with the reason a restart would refuse the build there.
+    fileprivate func recheckFolder(of name: String) {
+        guard let status = registry.status(named: name) else { return }
+        if let reason = registry.recheckFolder(of: name) {
+            publish(.failed(name, version: status.version, folder: status.directory, reason: reason))
+        } else if let checked = registry.status(named: name) {
+            publish(.checked(checked))
+        }
     }
 
     /// Loads the plugin folders `folders` of `directory`, dependencies first; then retries the plugins there that

@@ -69,6 +69,17 @@ extension PluginEvent {
         )
     }
 
+    /// The folder of the loaded plugin `status` changed and still holds the build that serves.
+    static func checked(_ status: PluginStatus) -> PluginEvent {
+        PluginEvent(
+            kind: .checked,
+            name: status.name,
+            version: status.version?.description,
+            path: status.libraryPath,
+            folder: status.directory
+        )
+    }
+
     /// `name` was unloaded, or its folder went away.
     static func removed(_ name: String, version: SemanticVersion?, folder: String?) -> PluginEvent {
         PluginEvent(kind: .removed, name: name, version: version?.description, folder: folder)

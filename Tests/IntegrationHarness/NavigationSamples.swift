@@ -147,6 +147,12 @@ package enum NavigationSamples {
                 "reason": ["code": "checksumMismatch", "message": "the library's SHA-256 does not match the manifest"],
             ]
         ],
+        [
+            "event": [
+                "kind": "checked", "name": "Products", "version": "1.1.0",
+                "path": "/var/lib/navhost/plugin-images/Products-2.so", "folder": "/usr/lib/navhost/plugins/Products",
+            ]
+        ],
         ["plugins": [reloadedProductsPlugin], "coalesced": true],
     ]
 }

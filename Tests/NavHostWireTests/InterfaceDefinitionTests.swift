@@ -417,6 +417,7 @@ extension InterfaceDefinitionTests {
                         PluginEvent(kind: .reloaded, name: "Products", version: "1.1.0", previousVersion: "1.0.0"),
                         PluginEvent(kind: .removed, name: "Orders", version: "1.0.0", folder: "/srv/plugins/Orders"),
                         PluginEvent(kind: .failed, name: "Broken", folder: "/srv/plugins/Broken", reason: quarantine),
+                        PluginEvent(kind: .checked, name: "Orders", version: "1.0.0", folder: "/srv/plugins/Orders"),
                     ].map { ((try? PluginWatchReply.event($0).jsonObject()) ?? [:], nil) }
             ),
             "Load": MethodSamples(

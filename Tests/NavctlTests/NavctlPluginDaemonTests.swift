@@ -102,6 +102,41 @@ struct NavctlPluginDaemonTests {
         }
     }
 
+    @Test("plugins wait answers for a serving build put in place again once the daemon checked its folder")
+    func waitForTheServingBuildPutInPlaceAgain() async throws {
+        let directory = try await TestPlugins.directory()
+        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
+        try TestPlugins.copyExample("Products", in: directory)
+        try await NavctlDaemonTests.withDaemon(plugins: directory, arguments: ["--session", "main=settings.main"]) {
+            daemon in
+            let socket = ["--socket", daemon.socketPath]
+            let source = "\(DaemonProcess.examplePlugins)/Products"
+            // The build that serves, without the resource its manifest lists: what a restart would refuse.
+            try TestPlugins.deploy(folder: source, as: "Products", into: directory) { incoming in
+                try FileManager.default.removeItem(atPath: "\(incoming)/products.json")
+            }
+            let refused = try await Navctl.run(
+                ["plugins", "wait", "\(directory)/Products", "--timeout", "20"] + socket
+            )
+            #expect(refused.status == 2, "\(refused.output) \(refused.errors)")
+            #expect(
+                refused.errors.contains("Error: refused Products: fileMissing: the resource products.json"),
+                "\(refused.errors)"
+            )
+            #expect(refused.errors.contains("; version 1.0.0 keeps serving"), "\(refused.errors)")
+            let listed = try await Navctl.run(["plugins", "list", "--json"] + socket)
+            #expect(listed.output.contains(#""lastReloadFailure""#), "\(listed.output)")
+
+            // Put in place whole again: the daemon's check answers, and the failure is gone.
+            try TestPlugins.deploy(folder: source, as: "Products", into: directory)
+            let served = try await Navctl.run(["plugins", "wait", "\(directory)/Products", "--timeout", "20"] + socket)
+            #expect(served.status == 0, "\(served.output) \(served.errors)")
+            #expect(served.output.hasPrefix("loaded Products 1.0.0 from "), "\(served.output)")
+            let relisted = try await Navctl.run(["plugins", "list", "--json"] + socket)
+            #expect(!relisted.output.contains(#""lastReloadFailure""#), "\(relisted.output)")
+        }
+    }
+
     @Test("A name nothing loaded has, a broken build and a plugin others need are refused with exit code 2")
     func refusals() async throws {
         try await Self.withPrivatePlugins { directory, daemon in

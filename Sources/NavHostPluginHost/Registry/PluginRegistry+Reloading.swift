@@ -121,6 +121,44 @@ extension PluginRegistry {
         }
     }
 
+    /// Checks that the loaded plugin `name`'s folder, whose manifest is the one serving, holds that build whole: the
+    /// library the manifest names, with the manifest's checksum, and every resource it lists. It is the build a
+    /// restart loads from there; nothing is loaded now.
+    ///
+    /// Stamps the status's ``PluginStatus/triedAt``. A folder that fails is kept as the status's
+    /// ``PluginStatus/lastReloadFailure`` (the loaded version keeps serving); one that passes clears a failure an
+    /// earlier build of the folder left.
+    ///
+    /// - Returns: Why the folder's build would be refused; `nil` when it is whole, or `name` is not loaded.
+    func recheckFolder(of name: String) -> QuarantineReason? {
+        guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }),
+            let manifest = statuses[index].manifest
+        else { return nil }
+        let directory = statuses[index].directory
+        statuses[index].triedAt = PluginStatus.now()
+        do throws(QuarantineReason) {
+            let library = "\(directory)/\(manifest.library)"
+            try checkLibraryFile(at: library, for: manifest, from: library)
+            try checkResources(of: manifest, in: directory)
+            statuses[index].lastReloadFailure = nil
+            statuses[index].lastRefusedBuild = nil
+            return nil
+        } catch {
+            statuses[index].lastReloadFailure = error
+            statuses[index].lastRefusedBuild = manifest.sha256
+            logger.warning(
+                "The folder of a serving plugin no longer holds its build whole; a restart would refuse it",
+                metadata: [
+                    "navhost.plugin": "\(name)",
+                    "navhost.plugin.directory": "\(directory)",
+                    "navhost.plugin.reason": "\(error.code)",
+                    "error": "\(error.message)",
+                ]
+            )
+            return error
+        }
+    }
+
     /// Why unloading the plugin `name` would be refused because loaded plugins list it as a hard dependency (`inUse`,
     /// naming them); `nil` when none does.
     func dependentsRefusal(toUnload name: String) -> QuarantineReason? {

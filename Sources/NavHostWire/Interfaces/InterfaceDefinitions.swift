@@ -337,17 +337,19 @@ public enum InterfaceDefinitions {
           # The SHA-256 of the library whose reload lastReloadFailure refused, as its manifest recorded it: which build was
           # refused.
           lastRefusedBuild: ?string,
-          # When the daemon last tried the plugin's folder (loaded it, refused it, or refused a new build of it), in
-          # milliseconds since the Unix epoch: which install an answer is about.
+          # When the daemon last tried the plugin's folder (loaded it, refused it, refused a new build of it, or
+          # checked it), in milliseconds since the Unix epoch: which install an answer is about.
           triedAt: ?int
         )
 
         # One change to the plugins. "loaded": a new plugin serves (version, path). "reloaded": a new build replaced
         # a loaded one (previousVersion -> version, path). "removed": it was unloaded or its folder went away.
-        # "failed": a plugin, or a new build of a loaded one, was refused (reason); a loaded one keeps serving. `folder` is
-        # the plugin's folder, where its manifest is.
+        # "failed": a plugin, or a new build of a loaded one, was refused (reason); a loaded one keeps serving.
+        # "checked": a loaded plugin's folder changed and still holds the build that serves, whole (library checksum,
+        # resources): nothing reloads (a folder that no longer holds it whole is "failed"). `folder` is the plugin's
+        # folder, where its manifest is. Clients should show a kind they do not know rather than fail on it.
         type PluginEvent (
-          kind: (loaded, reloaded, removed, failed),
+          kind: (loaded, reloaded, removed, failed, checked),
           name: string,
           version: ?string,
           previousVersion: ?string,

@@ -18,6 +18,9 @@ public struct PluginEvent: Sendable, Hashable, Codable {
         /// A plugin, or a new build of a loaded one, was refused (``PluginEvent/reason``); a loaded one keeps
         /// serving.
         public static let failed = Kind(rawValue: "failed")
+        /// A loaded plugin's folder changed and still holds the build that serves, whole (its library's checksum,
+        /// its resources): nothing reloads. A folder that no longer holds it whole is `failed` instead.
+        public static let checked = Kind(rawValue: "checked")
 
         /// The wire name.
         public var description: String { rawValue }

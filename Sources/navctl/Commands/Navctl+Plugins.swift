@@ -230,11 +230,12 @@ extension Navctl.Plugins {
 extension Navctl.Plugins {
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Follow the plugins live: one line per plugin loaded, reloaded, removed or refused.",
+            abstract: "Follow the plugins live: one line per plugin loaded, reloaded, checked, removed or refused.",
             discussion: """
                 Prints the plugins as plugins list does, then one line per change: "loaded NAME VERSION from \
                 LIBRARY", "reloaded NAME OLD → NEW from LIBRARY", "removed NAME VERSION", "failed NAME VERSION from PATH: \
-                CODE: MESSAGE". --json prints every reply as one line, as the Watch replies carry them: \
+                CODE: MESSAGE", "checked NAME VERSION from LIBRARY" (its folder changed and still holds the build \
+                that serves). --json prints every reply as one line, as the Watch replies carry them: \
                 {"plugins":[…]} first, then {"event":{"kind":…,"name":…,…}} per change, or \
                 {"plugins":[…],"coalesced":true} when navctl fell behind.
 
@@ -277,8 +278,9 @@ extension Navctl.Plugins {
                 (navctl plugins load loads it); no answer within --timeout (default 60) exits with 69, as an \
                 unreachable daemon or a lost connection does, and an error reply to the watch with 1. Only an \
                 answer the daemon gave after the folder was put in place (its change time) counts: a build \
-                refused before and put in place again is waited for; one that serves already, put in place \
-                unchanged, is the answer after 3 s. Anyone who can reach the socket may wait.
+                refused before and put in place again is waited for, and so is one that serves already, put in \
+                place again, until the daemon has checked the folder (its library's checksum, its resources). \
+                Anyone who can reach the socket may wait.
 
                 Examples:
                   navctl plugins wait /usr/lib/navhost/plugins/Orders
@@ -330,15 +332,9 @@ extension Navctl.Plugins {
                 let client = try await NavHostClient.connect(socketPath: connection.socketPath)
                 defer { Task { await client.close() } }
                 let watch = try await client.watchPlugins()
-                // Each task answers a verdict, or nil for none: the first verdict ends the wait.
-                return try await withThrowingTaskGroup(of: StagedBuild.Verdict?.self) { group in
+                // The first verdict ends the wait: the daemon's, or none (pending) once the time is up.
+                return try await withThrowingTaskGroup(of: StagedBuild.Verdict.self) { group in
                     group.addTask { try await follow(watch, asking: client, for: build) }
-                    group.addTask {
-                        // Put in place unchanged, a serving build is not tried again: it serves as it is.
-                        try await Task.sleep(for: StagedBuild.settling)
-                        let verdict = build.verdict(in: try await client.plugins(), acceptingUntried: true)
-                        return verdict == .pending ? nil : verdict
-                    }
                     if seconds > 0 {
                         group.addTask {
                             try await Task.sleep(for: .seconds(seconds))
@@ -346,10 +342,7 @@ extension Navctl.Plugins {
                         }
                     }
                     defer { group.cancelAll() }
-                    while let verdict = try await group.next() {
-                        if let verdict { return verdict }
-                    }
-                    return .pending
+                    return try await group.next() ?? .pending
                 }
             } catch let error as NavHostClientError {
                 // Exit 2 says the build was refused (make install fails on it): an error reply to the watch itself
@@ -374,7 +367,7 @@ extension Navctl.Plugins {
             _ watch: NavHostPluginWatch,
             asking client: NavHostClient,
             for build: StagedBuild
-        ) async throws -> StagedBuild.Verdict? {
+        ) async throws -> StagedBuild.Verdict {
             for try await update in watch {
                 let plugins: [PluginInfo]
                 switch update {

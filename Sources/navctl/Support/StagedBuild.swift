@@ -61,27 +61,20 @@ struct StagedBuild: Sendable {
         self.installedAt = Int64(status.st_ctim.tv_sec) * 1000 + Int64(status.st_ctim.tv_nsec) / 1_000_000
     }
 
-    /// How long the daemon may take to try a folder put in place, at most: it tries a build whose library does not
-    /// match its manifest yet once nothing has changed in the folder for 2 s (docs/plugins-reload.md).
-    static let settling: Duration = .seconds(3)
-
     /// What the daemon whose plugins are `plugins` made of this build.
     ///
     /// An answer is one the daemon gave after the folder was put in place (the plugin's `triedAt`): the same build
-    /// refused before, and put in place again once the cause was mended, is waited for; so is a new manifest of a
-    /// library and version that serve (its new dependencies or resources may be refused). With `acceptingUntried`,
-    /// once the daemon has had ``settling`` to try the folder, a plugin serving this library and version is the
-    /// answer even untried: the daemon does not try again a folder whose manifest is the one that serves.
-    func verdict(in plugins: [PluginInfo], acceptingUntried: Bool = false) -> Verdict {
+    /// refused before, and put in place again once the cause was mended, is waited for; so is a build that serves
+    /// already, put in place again, until the daemon has checked that the folder holds it whole (and a new manifest
+    /// of a library and version that serve, whose new dependencies or resources may be refused).
+    func verdict(in plugins: [PluginInfo]) -> Verdict {
         for plugin in plugins where plugin.name == name && isThisFolder(plugin.folder) {
             switch plugin.state {
             case .loaded:
                 if let failure = plugin.lastReloadFailure, plugin.lastRefusedBuild == sha256, isAnswer(plugin) {
                     return .refused(plugin, reason: failure)
                 }
-                if plugin.sha256 == sha256, version == nil || plugin.version == version,
-                    acceptingUntried || isAnswer(plugin)
-                {
+                if plugin.sha256 == sha256, version == nil || plugin.version == version, isAnswer(plugin) {
                     return .served(plugin)
                 }
             case .quarantined where plugin.sha256 == sha256 && isAnswer(plugin):
