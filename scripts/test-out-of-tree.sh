@@ -135,7 +135,9 @@ grep -q "is back in $work/plugins/Favorites" "$work/refused.log" || fail "make i
 cmp -s "$work/manifest.good" "$work/plugins/Favorites/manifest.json" || fail "the refused build stayed in the folder"
 [[ ! -e $work/plugins/.Favorites.previous ]] || fail "make install left $work/plugins/.Favorites.previous"
 cp "$work/manifest.good" "$staged/manifest.json"
+# The build that serves, installed again: the daemon checks the folder and says so.
 install_favorites >"$work/again.log" 2>&1 || fail "make install of the good build again: $(cat "$work/again.log")"
+grep -q "^loaded Favorites 0.1.0 from" "$work/again.log" || fail "make install again said: $(cat "$work/again.log")"
 
 step "a swift build that make did not stage is not installed"
 touch "$work/Favorites/Sources/"*.swift
