@@ -165,23 +165,51 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
-    @Test("The screens an answered Reload rebuilt keep their stack and restorable state after kill -9, three times")
+    @Test("An answered Reload of another build, and the intents its code answers, hold after kill -9, three rounds")
     func reloadedScreensSurviveKill() async throws {
-        let daemon = try await DaemonProcess.start()
-        let nav = try await NavigationClient.connect(to: daemon)
-        try await nav.call("Navigate", ["route": "products.list"])
-        _ = try await DaemonDurabilityTests.durable(of: "main", through: nav)
-        try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "lamp"]])
-        let before = try await DaemonDurabilityTests.durable(of: "main", through: nav)
-        #expect(before.filter == "lamp")
-        for round in 1...3 {
-            // Each Reload hands the filter over to a new build's ViewModel; what it answered must be what restarts.
-            let reply = try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Products"])
-            #expect(reply["plugin"]?["state"] == "loaded", "round \(round)")
+        // Settings 1.1.0 is other code: its defaults choose the dark theme where 1.0.0's choose the system's.
+        let rebuilt = try await DaemonPluginRebuildTests.settings.value
+        let original = "\(DaemonProcess.examplePlugins)/Settings"
+        let directory = try TestPlugins.copies()
+        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
+        let daemon = try await DaemonProcess.start(
+            plugins: directory,
+            sessions: ["main=settings.main"],
+            extraArguments: DaemonPluginRebuildTests.byHandOnly
+        )
+        var nav = try await NavigationClient.connect(to: daemon)
+        try await DaemonPluginRebuildTests.waitForSettings(nav)
+        try await nav.call("Send", ["intent": "onChangedLanguage", "arguments": ["language": "fr"]])
+        for (round, version) in ["1.1.0", "1.0.0", "1.1.0"].enumerated() {
+            let theme = version == "1.1.0" ? "dark" : "system"
+            if version == "1.1.0" {
+                try PluginRebuilder.deploy(rebuilt, into: directory)
+            } else {
+                try TestPlugins.deploy(folder: original, as: "Settings", into: directory)
+            }
+            try await nav.call("Send", ["intent": "onChangedTheme", "arguments": ["theme": "light"]])
+            let reply = try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Settings"])
+            #expect(reply["plugin"]?["version"]?.stringValue == version, "round \(round)")
+            // The screen the new code rebuilt: the state the old code left, which the restart must give back.
             try await daemon.crash()
             try await daemon.restart()
-            let restarted = try await NavigationClient.connect(to: daemon)
-            #expect(try await DaemonDurabilityTests.durable(of: "main", through: restarted) == before, "round \(round)")
+            nav = try await NavigationClient.connect(to: daemon)
+            try await DaemonPluginRebuildTests.waitForSettings(nav)
+            let serving = try await DaemonPluginReloadTests.plugins(daemon, "List")["plugins"]?.arrayValue?
+                .first { $0["name"] == "Settings" }
+            #expect(serving?["version"]?.stringValue == version, "round \(round): the answered build serves")
+            #expect(try await nav.routes() == ["settings.main"], "round \(round)")
+            #expect(try await nav.topState()["value"]?["theme"] == "light", "round \(round)")
+            #expect(try await nav.topState()["value"]?["language"] == "fr", "round \(round)")
+            // The new code answers an intent; its answer holds too.
+            try await nav.call("Send", ["intent": "onTappedResetToDefaults"])
+            #expect(try await nav.topState()["value"]?["theme"]?.stringValue == theme, "round \(round)")
+            try await daemon.crash()
+            try await daemon.restart()
+            nav = try await NavigationClient.connect(to: daemon)
+            try await DaemonPluginRebuildTests.waitForSettings(nav)
+            #expect(try await nav.topState()["value"]?["theme"]?.stringValue == theme, "round \(round) after kill -9")
+            try await nav.call("Send", ["intent": "onChangedLanguage", "arguments": ["language": "fr"]])
         }
         try await daemon.terminate()
     }
