@@ -6,7 +6,7 @@
 #   3. in that folder, with no path into this checkout (and a source file of its own that links Foundation): `make`
 #      builds and stages it, `make test` runs its tests on the SDK's headless host; with an intent name that is no
 #      case of its enum, `make` refuses to stage it, and `make install` then refuses the build staged before;
-#      `make check` loads it through the daemon's registry;
+#      `make check` loads it through the daemon's registry, and fails for a Route enum of another namespace;
 #   4. the installed navhostd runs with the example plugins; `make install PLUGINDIR=…` copies the staged folder into
 #      its plugins folder while it runs and waits until the daemon says it serves it, and navctl navigates to
 #      favorites.list and sends onTappedAdd over the socket; `make install` of a build the daemon refuses fails with
@@ -83,6 +83,18 @@ cp "$work/viewmodel.swift" "$viewmodel"
 step "make check loads the staged plugin through the daemon's registry"
 (cd "$work/Favorites" && make check) 2>&1 | tee "$work/check.log"
 grep -q "1 loaded, 0 quarantined" "$work/check.log" || fail "make check: $(tail -3 "$work/check.log")"
+
+step "a Route enum whose namespace is not its screens': make check fails, naming the route"
+route=$(grep -rl 'static let namespace = "favorites"' "$work/Favorites/Sources")
+cp "$route" "$work/route.swift"
+sed -i 's/static let namespace = "favorites"/static let namespace = "favourites"/' "$route"
+if (cd "$work/Favorites" && make check) >"$work/namespace.log" 2>&1; then
+    fail "make check passed a Route enum of another namespace: $(tail -3 "$work/namespace.log")"
+fi
+grep -q "Favorites lists favorites.list among its screens but its coordinator does not know it" "$work/namespace.log" \
+    || fail "make check said: $(tail -5 "$work/namespace.log")"
+cp "$work/route.swift" "$route"
+(cd "$work/Favorites" && make) >/dev/null
 
 step "starting the installed navhostd with the example plugins"
 mkdir -p "$work/plugins" "$work/state"

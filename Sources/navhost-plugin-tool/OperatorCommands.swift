@@ -41,7 +41,14 @@ extension NavHostPluginTool {
     /// Loads a plugins folder the way the daemon does, and reports each plugin.
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Loads every plugin of a folder through the daemon's registry; fails if any is quarantined."
+            abstract: "Loads every plugin of a folder through the daemon's registry; fails if any is quarantined.",
+            discussion: """
+                Each plugin is loaded as the daemon loads it: manifest, checksum, ELF, SDK version, dependencies, \
+                entry point, routes against the manifest, makeCoordinator. Then each route a loaded plugin lists \
+                is asked of its coordinator once, with no parameters, by no session: a route its Route enum has no \
+                case for (or whose namespace is not the enum's), which the daemon would find only at the first \
+                navigation there (ViewModelFailed), fails the check too. Exits with 1 on any failure.
+                """
         )
 
         @Argument(help: "The plugins folder, like .build/debug/plugins.")
@@ -76,8 +83,14 @@ extension NavHostPluginTool {
             }
             let quarantined = statuses.filter { !$0.isLoaded }.count
             print("\(statuses.count - quarantined) loaded, \(quarantined) quarantined")
+            // Loaded, a plugin may still list a route its coordinator cannot build: the daemon finds it only at the
+            // first navigation there.
+            let unknownRoutes = statuses.filter(\.isLoaded).flatMap { registry.catalog.unknownRoutes(of: $0.name) }
+            for unknown in unknownRoutes {
+                printToStandardError("Error: \(unknown): a navigation there fails with ViewModelFailed")
+            }
             if statuses.isEmpty { printToStandardError("no plugin in \(directory): nothing to check") }
-            if quarantined > 0 || statuses.isEmpty { throw ExitCode.failure }
+            if quarantined > 0 || statuses.isEmpty || !unknownRoutes.isEmpty { throw ExitCode.failure }
         }
 
         private func makeTemporaryDirectory() throws -> String {

@@ -87,6 +87,20 @@ struct ErrorTests {
         try await expectRefusal(.routeNotFound, on: host) { _ = try host.navigate(to: "note.nowhere") }
     }
 
+    @Test("The routes a feature lists but cannot build are found before any navigation; parameters needed are not")
+    @MainActor
+    func unknownRoutesFoundBeforeNavigation() throws {
+        let catalog = try FeatureCatalog.holding([NoteFeature(), MisspeltNoteFeature(), CatalogFeature()])
+        let misspelt = catalog.unknownRoutes(of: "MisspeltNote")
+        #expect(misspelt.map(\.route) == ["note.editors"])
+        #expect(misspelt.first?.description.hasPrefix("MisspeltNote lists note.editors among its screens") == true)
+        #expect(catalog.unknownRoutes(of: "Note").isEmpty)
+        // catalog.detail needs an itemID: asked for without one, its coordinator knows it all the same.
+        #expect(catalog.routes.contains { $0.screen.route == "catalog.detail" })
+        #expect(catalog.unknownRoutes(of: "Catalog").isEmpty)
+        #expect(catalog.unknownRoutes(of: "Nowhere").isEmpty)
+    }
+
     @Test("A ViewModel that throws is IntentFailed")
     func throwingIntent() async throws {
         let host = try await makeHost()

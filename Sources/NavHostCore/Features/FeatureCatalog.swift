@@ -136,8 +136,7 @@ public final class FeatureCatalog {
             // most likely a descriptor's route with no case of that name (or namespace) in its Route enum.
             throw NavigationError(
                 .viewModelFailed,
-                "\(owner) lists \(request.id) among its screens but its coordinator does not know it "
-                    + "(RouteError.unknownRoute): its Route enum has no case of that name, or another namespace",
+                UnknownRoute(feature: owner, route: request.id).description,
                 parameters: ["route": .string(request.id)]
             )
         } catch RouteError.invalidParameters(let route, let reason) {
