@@ -103,7 +103,7 @@ struct ClientPluginTests {
                 received.append(update)
             }
 
-            try #require(received.count == 6)
+            try #require(received.count == 7)
             guard case .plugins(let first, coalesced: false) = received[0] else {
                 Issue.record("the first update is not the plain list: \(received[0])")
                 return
@@ -133,8 +133,14 @@ struct ClientPluginTests {
             #expect(failed.kind == .failed)
             #expect(failed.reason?.code == "checksumMismatch")
             #expect(failed.folder == "/usr/lib/navhost/plugins/Products")
-            guard case .plugins(let coalesced, coalesced: true) = received[5] else {
-                Issue.record("the last update is not a coalesced list: \(received[5])")
+            guard case .event(let checked) = received[5] else {
+                Issue.record("update 6 is not an event: \(received[5])")
+                return
+            }
+            #expect(checked.kind == .checked)
+            #expect(checked.folder == "/usr/lib/navhost/plugins/Products")
+            guard case .plugins(let coalesced, coalesced: true) = received[6] else {
+                Issue.record("the last update is not a coalesced list: \(received[6])")
                 return
             }
             #expect(coalesced.map(\.version) == ["1.1.0"])
