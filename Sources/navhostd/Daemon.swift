@@ -13,7 +13,8 @@ import UnixSignals
 
 /// `navhostd`'s composition root: builds every part, then runs them as one service group.
 ///
-/// Start-up order: logging, plugins, sessions, the Varlink service, the socket, the signal handlers, then `READY=1`.
+/// Start-up order: logging, plugins, sessions, the Varlink service, the socket, the plugins folder's watch, the signal
+/// handlers, then `READY=1`.
 /// The server, the reload handler, the plugins folder's follower and the watchdog run as child tasks of one task group (the shape of
 /// swift-service-lifecycle's `ServiceGroup`, which the daemon did not use while the SDK's `JSONObject` was another
 /// package's type that a second static copy would break; since SDK 2.0 it is NavHost's own). SIGTERM (or SIGINT) shuts down gracefully: `STOPPING=1`, no new connections, in-flight
@@ -103,6 +104,8 @@ struct Daemon {
             )
         }
 
+        // The plugins folder is watched before READY, so a plugin dropped in right after READY is never missed.
+        let pluginFolder = configuration.watchesPlugins ? await core.watchPluginFolder() : nil
         // Signals are trapped before READY, so a reload or stop right after READY is never lost.
         let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let hangups = await UnixSignalsSequence(trapping: .sighup)
@@ -140,9 +143,9 @@ struct Daemon {
                 }
                 return .reload
             }
-            if configuration.watchesPlugins {
+            if let pluginFolder {
                 group.addTask {
-                    await core.followPluginFolder()
+                    await core.follow(pluginFolder)
                     return .pluginFolder
                 }
             }

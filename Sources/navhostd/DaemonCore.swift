@@ -210,9 +210,10 @@ final class DaemonCore {
         }
     }
 
-    /// Follows the plugins folder until cancelled: plugins load, reload and unload as their folders change. Returns
-    /// at once, with a warning, when the folder cannot be watched (SIGHUP still rescans it).
-    func followPluginFolder() async {
+    /// Starts watching the plugins folder, then brings the plugins in step with it (as SIGHUP does): a change made
+    /// between the load at start and the watch is taken, and one made once `READY=1` has gone out is seen. `nil`, with
+    /// a warning, when the folder cannot be watched (SIGHUP still rescans it).
+    func watchPluginFolder() -> PluginFolderMonitor? {
         let monitor: PluginFolderMonitor
         do {
             monitor = try PluginFolderMonitor(directory: configuration.pluginDirectory)
@@ -221,9 +222,16 @@ final class DaemonCore {
                 "Cannot watch the plugins folder; send SIGHUP to rescan it",
                 metadata: ["navhost.plugins.directory": "\(configuration.pluginDirectory)", "error": "\(error)"]
             )
-            return
+            return nil
         }
         logger.info("Watching the plugins folder", metadata: ["navhost.plugins.directory": "\(monitor.directory)"])
+        pluginControl.rescan(configuration.pluginDirectory)
+        return monitor
+    }
+
+    /// Follows the plugins folder `monitor` watches until cancelled: plugins load, reload and unload as their folders
+    /// change.
+    func follow(_ monitor: PluginFolderMonitor) async {
         await withTaskCancellationHandler {
             await pluginControl.follow(configuration.pluginDirectory, changes: monitor.changes)
         } onCancel: {
