@@ -230,7 +230,9 @@ extension PluginRegistry {
             throw QuarantineReason(
                 .abiMismatch,
                 "the library reports it was built against NavHostKit \(module.sdkVersion) (the manifest says "
-                    + "\(manifest.sdkVersion)); this daemon has \(sdkVersion): stage the plugin again"
+                    + "\(manifest.sdkVersion)); this daemon has \(sdkVersion), which serves plugins built against "
+                    + "\(sdkVersion.major).0.0 to \(sdkVersion.major).\(sdkVersion.minor).x: build the plugin against "
+                    + "this daemon's SDK and stage it again"
             )
         }
         // Compatible, but not what the manifest says (edited by hand): `List` would report the manifest's version.
