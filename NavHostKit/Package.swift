@@ -38,7 +38,9 @@ let package = Package(
         .target(
             name: "NavHostKit",
             dependencies: ["NavHostJSON"],
-            swiftSettings: resilient
+            swiftSettings: resilient,
+            // The name plugins record (NEEDED) and the dynamic linker looks for: the same across minor versions.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-soname=libNavHostKit.so"])]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -11,7 +11,8 @@
 #      its plugins folder while it runs and waits until the daemon says it serves it, and navctl navigates to
 #      favorites.list and sends onTappedAdd over the socket; `make install` of a build the daemon refuses fails with
 #      its reason, the version before serving on; a plain `swift build` after `make` is not installed (not staged);
-#      `make uninstall` takes it out, and the daemon unloads it.
+#      `make uninstall` of it while it is a session's root fails with the daemon's reason and puts it back; without
+#      that session, `make uninstall` takes it out and says the daemon unloaded it.
 #
 # Usage: BUILD_DIR=.build/debug scripts/test-out-of-tree.sh
 set -euo pipefail
@@ -33,6 +34,8 @@ step "installing the SDK, navhostd and navctl into $work/root"
 make --no-print-directory install-files DESTDIR="$work/root" BUILD_DIR="$build_dir" >"$work/install.log"
 sdk=$work/root/usr/lib/navhost
 ls "$sdk"/swift/NavHostKit.swiftmodule/*.swiftinterface >/dev/null
+# The name plugins record and the dynamic linker looks for, the same across minor versions (docs/sdk.md).
+readelf -d "$sdk/libNavHostKit.so" | grep -q 'SONAME.*\[libNavHostKit\.so\]' || fail "libNavHostKit.so has no SONAME"
 
 step "scaffolding Favorites outside the repository with the installed navhost-plugin-tool"
 "$work/root/usr/bin/navhost-plugin-tool" new Favorites --out-of-tree "$work/Favorites"
@@ -100,8 +103,12 @@ step "starting the installed navhostd with the example plugins"
 mkdir -p "$work/plugins" "$work/state"
 cp -R "$sdk/plugins/." "$work/plugins/"
 socket=$work/io.navhost
-"$sdk/navhostd" --socket "$socket" --plugins "$work/plugins" --state-dir "$work/state" >"$work/daemon.log" 2>&1 &
-daemon_pid=$!
+# Session kiosk's root is the plugin's list: it opens once Favorites serves, and keeps it from being uninstalled.
+start_daemon() {
+    "$sdk/navhostd" --socket "$socket" --plugins "$work/plugins" --state-dir "$work/state" "$@" >>"$work/daemon.log" 2>&1 &
+    daemon_pid=$!
+}
+start_daemon --session main=home.main --session kiosk=favorites.list
 navctl() { "$sdk/navctl" "$@" --socket "$socket"; }
 # Waits up to ten seconds for `navctl plugins list` to show Favorites 0.1.0 in the state $1.
 favorites_becomes() {
@@ -158,9 +165,29 @@ if install_favorites >"$work/unstaged.log" 2>&1; then fail "make install took a 
 grep -q "run make to stage it" "$work/unstaged.log" || fail "make install said: $(cat "$work/unstaged.log")"
 (cd "$work/Favorites" && make >/dev/null)
 
+uninstall_favorites() {
+    (cd "$work/Favorites" && NAVHOST_SOCKET=$socket make uninstall PLUGINDIR="$work/plugins" NAVCTL="$sdk/navctl")
+}
+
+step "make uninstall of a plugin serving a session's root fails with the daemon's reason; the folder is back"
+if uninstall_favorites >"$work/kept.log" 2>&1; then fail "make uninstall of kiosk's root exited 0: $(cat "$work/kept.log")"; fi
+grep -q "refused to remove Favorites: .*kiosk.*; version 0.1.0 keeps serving" "$work/kept.log" \
+    || fail "make uninstall said: $(cat "$work/kept.log")"
+[[ -f $work/plugins/Favorites/manifest.json ]] || fail "make uninstall did not put $work/plugins/Favorites back"
+[[ ! -e $work/plugins/.Favorites.removing ]] || fail "make uninstall left $work/plugins/.Favorites.removing"
+navctl plugins list | grep -Eq "^Favorites +0\.1\.0 +loaded" || fail "Favorites stopped serving"
+
 step "make uninstall: the daemon unloads the plugin, and its screen leaves the stack"
-(cd "$work/Favorites" && make uninstall PLUGINDIR="$work/plugins")
-[[ ! -e $work/plugins/Favorites ]] || fail "make uninstall left $work/plugins/Favorites"
+# Without session kiosk, which pinned it.
+kill "$daemon_pid"; wait "$daemon_pid" || true
+start_daemon --session main=home.main
+for _ in $(seq 100); do navctl stack >/dev/null 2>&1 && break; sleep 0.1; done
+navctl stack --json | grep -q '"route":"favorites.list"' || fail "favorites.list is not on main's stack after a restart"
+uninstall_favorites >"$work/uninstall.log" 2>&1 || fail "make uninstall: $(cat "$work/uninstall.log")"
+grep -q "^removed Favorites 0.1.0 from $work/plugins/Favorites" "$work/uninstall.log" \
+    || fail "make uninstall said: $(cat "$work/uninstall.log")"
+[[ ! -e $work/plugins/Favorites && ! -e $work/plugins/.Favorites.removing ]] \
+    || fail "make uninstall left $work/plugins/Favorites"
 favorites_becomes removed || fail "the daemon did not unload Favorites: $(navctl plugins list)"
 navctl stack --json | grep -q '"route":"favorites.list"' && fail "favorites.list is still on the stack"
 

@@ -137,6 +137,42 @@ struct NavctlPluginDaemonTests {
         }
     }
 
+    @Test("plugins wait --removed says whether the daemon unloaded the plugin of a folder taken out: 0, 2 refused")
+    func waitForARemovedFolder() async throws {
+        let directory = try await TestPlugins.directory()
+        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
+        try TestPlugins.makeHardDependency(of: "Home", on: "Settings", in: directory)
+        try await NavctlDaemonTests.withDaemon(plugins: directory, arguments: ["--session", "main=home.main"]) {
+            daemon in
+            let socket = ["--socket", daemon.socketPath]
+            let files = FileManager.default
+            let present = try await Navctl.run(["plugins", "wait", "--removed", "\(directory)/Products"] + socket)
+            #expect(present.status == 1, "\(present.output) \(present.errors)")
+            #expect(present.errors.contains("is still there"), "\(present.errors)")
+
+            try files.moveItem(atPath: "\(directory)/Products", toPath: "\(directory)/.Products.away")
+            let removed = try await Navctl.run(
+                ["plugins", "wait", "--removed", "\(directory)/Products", "--timeout", "20"] + socket
+            )
+            #expect(removed.status == 0, "\(removed.output) \(removed.errors)")
+            #expect(removed.output.hasPrefix("removed Products 1.0.0 from \(directory)/Products"), "\(removed.output)")
+
+            // Home cannot work without Settings: the daemon keeps it serving, and says so.
+            try files.moveItem(atPath: "\(directory)/Settings", toPath: "\(directory)/.Settings.away")
+            let refused = try await Navctl.run(
+                ["plugins", "wait", "--removed", "\(directory)/Settings", "--timeout", "20"] + socket
+            )
+            #expect(refused.status == 2, "\(refused.output) \(refused.errors)")
+            let reason = "Error: refused to remove Settings: needed by Home; version 1.0.0 keeps serving"
+            #expect(refused.errors.contains(reason), "\(refused.errors)")
+            try files.moveItem(atPath: "\(directory)/.Settings.away", toPath: "\(directory)/Settings")
+
+            let nothing = try await Navctl.run(["plugins", "wait", "--removed", "\(directory)/Nothing"] + socket)
+            #expect(nothing.status == 0, "\(nothing.errors)")
+            #expect(nothing.output.hasPrefix("nothing serves from \(directory)/Nothing"), "\(nothing.output)")
+        }
+    }
+
     @Test("A name nothing loaded has, a broken build and a plugin others need are refused with exit code 2")
     func refusals() async throws {
         try await Self.withPrivatePlugins { directory, daemon in

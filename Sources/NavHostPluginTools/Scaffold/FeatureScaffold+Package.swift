@@ -108,7 +108,8 @@ extension FeatureScaffold {
         #   make check      load the staged plugin through the daemon's own registry, as navhostd will
         #   make install    copy the staged plugin into PLUGINDIR, where a running navhostd loads it by itself, and
         #                   wait for its answer: a build it refuses fails make install, saying why
-        #   make uninstall  remove it from PLUGINDIR: a running navhostd unloads it
+        #   make uninstall  remove it from PLUGINDIR, and wait for a running navhostd to unload it: a removal it
+        #                   refuses (other plugins need it) puts it back and fails, saying why
         # SWIFTFLAGS adds options to swift build and swift test, like SWIFTFLAGS="-j 2".
         SWIFT       ?= swift
         SWIFTFLAGS  ?=
@@ -164,39 +165,66 @@ extension FeatureScaffold {
         	@test -n "$(DESTDIR)" || test -d $(PLUGINDIR) || echo "note: $(PLUGINDIR) did not exist, so no navhostd \
         watches it yet; for the daemon make run starts in a NavHost checkout: make install \
         PLUGINDIR=<checkout>/.build/debug/plugins" >&2
-        	rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/.\#(name).previous
-        	mkdir -p $(DESTDIR)$(PLUGINDIR)
-        	cp -R $(STAGED) $(DESTDIR)$(PLUGINDIR)/.\#(name).installing
-        	if test -d $(DESTDIR)$(PLUGINDIR)/\#(name); then \
+        	@echo "make install: $(STAGED) -> $(DESTDIR)$(PLUGINDIR)/\#(name)"
+        	@rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/.\#(name).previous
+        	@mkdir -p $(DESTDIR)$(PLUGINDIR)
+        	@cp -R $(STAGED) $(DESTDIR)$(PLUGINDIR)/.\#(name).installing
+        	@if test -d $(DESTDIR)$(PLUGINDIR)/\#(name); then \
         		mv $(DESTDIR)$(PLUGINDIR)/\#(name) $(DESTDIR)$(PLUGINDIR)/.\#(name).previous; fi
-        	mv $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/\#(name)
+        	@mv $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/\#(name)
         	@if test -n "$(DESTDIR)"; then status=0; \
         	elif ! command -v $(NAVCTL) >/dev/null 2>&1; then status=0; \
-        		echo "note: no navctl ($(NAVCTL)) to ask whether the daemon took it: navctl plugins list says" >&2; \
+        		echo "note: no navctl ($(NAVCTL)) to ask whether the daemon took it; set NAVCTL to the daemon's" >&2; \
         	else \
         		$(NAVCTL) plugins wait $(if $(NAVHOST_SOCKET),--socket $(NAVHOST_SOCKET)) --timeout $(INSTALL_WAIT) \
         			$(PLUGINDIR)/\#(name); status=$$?; \
-        		if [ $$status -ne 0 ] && [ $$status -ne 2 ]; then \
+        		if [ $$status -eq 69 ]; then status=0; \
         			echo "note: installed in $(PLUGINDIR); no daemon said it took it" >&2; fi; \
         	fi; \
         	if [ $$status -eq 2 ] && test -d $(PLUGINDIR)/.\#(name).previous; then \
         		rm -rf $(PLUGINDIR)/\#(name) && mv $(PLUGINDIR)/.\#(name).previous $(PLUGINDIR)/\#(name) && \
-        		echo "make install: the build installed before is back in $(PLUGINDIR)/\#(name)" >&2; \
+        		echo "make install: the build installed before is back in $(PLUGINDIR)/\#(name) (what the daemon" \
+        			"serves did not change)" >&2; \
+        	elif [ $$status -eq 2 ]; then \
+        		echo "make install: $(PLUGINDIR)/\#(name) stays, quarantined: the daemon tries it again when the" \
+        			"plugins it needs change; make uninstall takes it out" >&2; \
         	fi; \
         	rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).previous; \
         	exit $$status
 
+        # Moves the plugin's folder aside (hidden), then waits for the daemon's answer (navctl plugins wait
+        # --removed): a removal it refuses (loaded plugins need the plugin, or it serves a session's root) puts the
+        # folder back and fails make uninstall with the daemon's reason, the plugin serving on; otherwise the folder
+        # goes. No daemon to ask, or one that does not answer, is a note.
         uninstall:
-        	rm -rf $(DESTDIR)$(PLUGINDIR)/\#(name)
+        	@test -d $(DESTDIR)$(PLUGINDIR)/\#(name) || { echo "make uninstall: nothing in $(DESTDIR)$(PLUGINDIR)/\#(name)"; \
+        		exit 0; }
+        	@echo "make uninstall: $(DESTDIR)$(PLUGINDIR)/\#(name)"
+        	@rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).removing
+        	@mv $(DESTDIR)$(PLUGINDIR)/\#(name) $(DESTDIR)$(PLUGINDIR)/.\#(name).removing
+        	@if test -n "$(DESTDIR)" || ! command -v $(NAVCTL) >/dev/null 2>&1; then status=0; \
+        	else \
+        		$(NAVCTL) plugins wait --removed $(if $(NAVHOST_SOCKET),--socket $(NAVHOST_SOCKET)) \
+        			--timeout $(INSTALL_WAIT) $(PLUGINDIR)/\#(name); status=$$?; \
+        		if [ $$status -eq 69 ]; then status=0; \
+        			echo "note: removed from $(PLUGINDIR); no daemon said it unloaded it" >&2; fi; \
+        	fi; \
+        	if [ $$status -eq 2 ]; then \
+        		mv $(PLUGINDIR)/.\#(name).removing $(PLUGINDIR)/\#(name) && \
+        		echo "make uninstall: $(PLUGINDIR)/\#(name) is back in place: the daemon serves it on" >&2; \
+        	else rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).removing; fi; \
+        	exit $$status
 
         clean:
         	rm -rf .build
 
         # A wrong NAVHOST_SDK is said here, not as the compiler's "no such module 'NavHostKit'".
         sdk:
-        	@test -f $(NAVHOST_SDK)/libNavHostKit.so && test -d $(NAVHOST_SDK)/swift || { \
-        		echo "$(NAVHOST_SDK) holds no NavHost SDK (libNavHostKit.so and swift/): set NAVHOST_SDK to the folder" \
-        			"make install-sdk-files filled (PKGLIBDIR: /usr/lib/navhost by default)" >&2; exit 1; }
+        	@test -f $(NAVHOST_SDK)/libNavHostKit.so && test -d $(NAVHOST_SDK)/swift \
+        		&& test -x $(NAVHOST_SDK)/navhost-plugin-tool || { \
+        		echo "$(NAVHOST_SDK) holds no NavHost SDK (libNavHostKit.so, swift/, navhost-plugin-tool): set" \
+        			"NAVHOST_SDK to the folder make install-sdk-files filled (PKGLIBDIR: /usr/lib/navhost by default)" >&2; \
+        		exit 1; }
 
         """#
     }
@@ -242,7 +270,7 @@ extension FeatureScaffold {
         make check        # loads the staged plugin through the daemon's own registry, as navhostd will
         make install      # copies it into the plugins folder beside the SDK (PLUGINDIR=… for another), and
                           # waits for the daemon's answer: a build it refuses fails, with its reason
-        make uninstall    # takes it out of PLUGINDIR again: the daemon unloads it
+        make uninstall    # takes it out of PLUGINDIR again and waits for the daemon to unload it
         ```
 
         `SWIFTFLAGS="-j 2"` passes options to `swift build` and `swift test`; `NAVHOST_SDK=…` builds against another

@@ -3,6 +3,7 @@ import Glibc
 import NavHostClient
 import NavHostStorage
 import NavHostWire
+import Synchronization
 
 // The plugins group: list (the default), load, reload, unload, watch, wait.
 
@@ -282,17 +283,37 @@ extension Navctl.Plugins {
                 place again, until the daemon has checked the folder (its library's checksum, its resources). \
                 Anyone who can reach the socket may wait.
 
+                With --removed, for a plugin's folder taken out of the plugins folder (moved away or deleted): \
+                waits until the daemon no longer serves a plugin from it, printing "removed NAME VERSION from \
+                FOLDER" (exit 0; "nothing serves from FOLDER" when nothing did), or refuses to remove it: \
+                "Error: refused to remove NAME: needed by …; version V keeps serving" (exit 2), when loaded \
+                plugins list it as a hard dependency or it serves a session's configured root. The daemon acts \
+                once its plugins folder has been still for 2 s (a folder back by then is a replacement). A folder \
+                still there exits with 1.
+
                 Examples:
                   navctl plugins wait /usr/lib/navhost/plugins/Orders
                   navctl plugins wait ~/src/navhost/.build/debug/plugins/Orders --timeout 10
+                  navctl plugins wait --removed /usr/lib/navhost/plugins/Orders
                 """
         )
 
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var pluginFolder: PluginFolderArgument
 
+        @Flag(help: "Wait for the daemon to stop serving the plugin of a folder taken out of its plugins folder.")
+        var removed = false
+
         func run() async throws {
             let folder = try pluginFolder.absolute()
+            if removed {
+                try await waitForRemoval(of: folder)
+            } else {
+                try await waitForBuild(in: folder)
+            }
+        }
+
+        private func waitForBuild(in folder: String) async throws {
             let build: StagedBuild
             do {
                 build = try StagedBuild(folder: folder)
@@ -300,7 +321,21 @@ extension Navctl.Plugins {
                 Console.printError("Error: \(error)")
                 throw ExitCode.failure
             }
-            let verdict = try await Self.verdict(on: build, connection: connection)
+            let verdict: StagedBuild.Verdict?
+            do {
+                verdict = try await Self.follow(connection) { plugins throws(NotWatched) in
+                    if let folder = build.unwatchedFolder(in: plugins) { throw NotWatched(pluginsFolder: folder) }
+                    let verdict = build.verdict(in: plugins)
+                    return verdict == .pending ? nil : verdict
+                }
+            } catch let notWatched as NotWatched {
+                Console.printError(
+                    "Error: \(build.folder) is not in the plugins folder of the daemon at \(connection.socketPath) "
+                        + "(\(notWatched.pluginsFolder)), which it does not watch: navctl plugins load \(build.folder) "
+                        + "loads it from there"
+                )
+                throw ExitCode.failure
+            }
             switch verdict {
             case .served(let plugin):
                 Console.print(
@@ -312,7 +347,7 @@ extension Navctl.Plugins {
                 let serving = plugin.state == .loaded ? "; version \(plugin.version) keeps serving" : ""
                 Console.printError("Error: refused \(build.name): \(reason.code): \(reason.message)\(serving)")
                 throw ExitCode.requestRefused
-            case .pending:
+            case .pending, nil:
                 Console.printError(
                     "Error: the daemon at \(connection.socketPath) gave no answer about \(folder) within "
                         + "\(connection.timeoutDescription) (--timeout): is it busy, and does it watch its "
@@ -322,66 +357,88 @@ extension Navctl.Plugins {
             }
         }
 
-        /// Follows the daemon's plugins until it serves or refuses `build`, or `--timeout` passes (``pending``).
-        private static func verdict(
-            on build: StagedBuild,
-            connection: ConnectionOptions
-        ) async throws -> StagedBuild.Verdict {
+        private func waitForRemoval(of folder: String) async throws {
+            guard FileIO.kind(of: folder) == nil else {
+                Console.printError("Error: \(folder) is still there: take it out of the plugins folder first")
+                throw ExitCode.failure
+            }
+            let removal = RemovedPluginFolder(folder: folder)
+            // The plugin last seen serving from the folder: the one a removal took out.
+            let serving = Mutex<PluginInfo?>(nil)
+            let verdict = try await Self.follow(connection) { plugins in
+                let verdict = removal.verdict(in: plugins)
+                switch verdict {
+                case .pending, .refused: serving.withLock { $0 = removal.serving(in: plugins) }
+                case .removed: break
+                }
+                return verdict == .pending ? nil : verdict
+            }
+            switch verdict {
+            case .removed:
+                guard let plugin = serving.withLock({ $0 }) else {
+                    Console.print("nothing serves from \(folder)")
+                    return
+                }
+                Console.print(
+                    PluginView.describe(
+                        PluginEvent(kind: .removed, name: plugin.name, version: plugin.version, folder: folder)
+                    )
+                )
+            case .refused(let plugin, let refusal):
+                Console.printError(
+                    "Error: refused to remove \(plugin.name): \(refusal.message); version \(plugin.version) keeps "
+                        + "serving"
+                )
+                throw ExitCode.requestRefused
+            case .pending, nil:
+                Console.printError(
+                    "Error: the daemon at \(connection.socketPath) still serves a plugin from \(folder) after "
+                        + "\(connection.timeoutDescription) (--timeout): is it busy, and does it watch its plugins "
+                        + "folder (watch-plugins)?"
+                )
+                throw ExitCode.daemonUnreachable
+            }
+        }
+
+        /// Follows the daemon's plugins until `answer` finds an answer in them, or `--timeout` passes (`nil`).
+        ///
+        /// - Throws: What `answer` throws; `ExitCode` for a lost connection (69) or an error reply to the watch (1:
+        ///   exit 2 says the daemon refused what was waited for, which `make install` fails on).
+        private static func follow<Answer: Sendable, Failure: Error>(
+            _ connection: ConnectionOptions,
+            until answer: @escaping @Sendable ([PluginInfo]) throws(Failure) -> Answer?
+        ) async throws -> Answer? {
             let seconds = connection.timeoutSeconds
             do {
                 let client = try await NavHostClient.connect(socketPath: connection.socketPath)
                 defer { Task { await client.close() } }
                 let watch = try await client.watchPlugins()
-                // The first verdict ends the wait: the daemon's, or none (pending) once the time is up.
-                return try await withThrowingTaskGroup(of: StagedBuild.Verdict.self) { group in
-                    group.addTask { try await follow(watch, asking: client, for: build) }
+                return try await withThrowingTaskGroup(of: Answer?.self) { group in
+                    group.addTask {
+                        for try await update in watch {
+                            switch update {
+                            case .plugins(let plugins, _):
+                                if let found = try answer(plugins) { return found }
+                            case .event:
+                                // An event names one change: the list says where every plugin stands after it.
+                                if let found = try answer(try await client.plugins()) { return found }
+                            }
+                        }
+                        throw NavHostClientError(code: .connectionClosed, message: "the daemon ended the watch")
+                    }
                     if seconds > 0 {
                         group.addTask {
                             try await Task.sleep(for: .seconds(seconds))
-                            return .pending
+                            return nil
                         }
                     }
                     defer { group.cancelAll() }
-                    return try await group.next() ?? .pending
+                    return try await group.next() ?? nil
                 }
             } catch let error as NavHostClientError {
-                // Exit 2 says the build was refused (make install fails on it): an error reply to the watch itself
-                // (the daemon stopping, a watcher too slow) is another failure.
                 let code = ConnectionOptions.report(error)
                 throw code == .requestRefused ? ExitCode.failure : code
-            } catch let notWatched as NotWatched {
-                Console.printError(
-                    "Error: \(build.folder) is not in the plugins folder of the daemon at \(connection.socketPath) "
-                        + "(\(notWatched.pluginsFolder)), which it does not watch: navctl plugins load \(build.folder) "
-                        + "loads it from there"
-                )
-                throw ExitCode.failure
             }
-        }
-
-        /// Reads `watch` until the daemon serves or refuses `build`.
-        ///
-        /// - Throws: ``NotWatched`` when the daemon loads its plugins from another folder; `connectionClosed` when
-        ///   the daemon ends the watch first.
-        private static func follow(
-            _ watch: NavHostPluginWatch,
-            asking client: NavHostClient,
-            for build: StagedBuild
-        ) async throws -> StagedBuild.Verdict {
-            for try await update in watch {
-                let plugins: [PluginInfo]
-                switch update {
-                case .plugins(let all, _):
-                    plugins = all
-                case .event:
-                    // An event names one change: the list says where every plugin stands after it.
-                    plugins = try await client.plugins()
-                }
-                if let folder = build.unwatchedFolder(in: plugins) { throw NotWatched(pluginsFolder: folder) }
-                let verdict = build.verdict(in: plugins)
-                if verdict != .pending { return verdict }
-            }
-            throw NavHostClientError(code: .connectionClosed, message: "the daemon ended the watch")
         }
 
         /// The daemon loads its plugins from another folder than the build's.

@@ -117,15 +117,26 @@ struct StagedBuild: Sendable {
 
     /// Whether `other`, a folder the daemon names, is this build's folder (symbolic links resolved).
     private func isThisFolder(_ other: String?) -> Bool {
-        guard let other else { return false }
-        return other == folder || Self.resolved(other) == Self.resolved(folder)
+        Self.isSameFolder(other, as: folder)
     }
 
-    /// `path` with symbolic links resolved; `path` itself when it does not resolve.
+    /// Whether `other`, a folder the daemon names, is `folder` (symbolic links resolved; for a folder that is gone,
+    /// those of its parent).
+    static func isSameFolder(_ other: String?, as folder: String) -> Bool {
+        guard let other else { return false }
+        return other == folder || resolved(other) == resolved(folder)
+    }
+
+    /// `path` with symbolic links resolved; for a path that does not resolve (a folder taken away), its parent's
+    /// resolved and its name; `path` itself when neither resolves.
     private static func resolved(_ path: String) -> String {
-        guard let real = realpath(path, nil) else { return path }
-        defer { free(real) }
-        return String(cString: real)
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        guard let parent = realpath(FileIO.parentDirectory(of: path), nil) else { return path }
+        defer { free(parent) }
+        return "\(String(cString: parent))/\(FileIO.fileName(of: path))"
     }
 }
 
