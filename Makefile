@@ -286,8 +286,8 @@ uninstall:
 test-out-of-tree: build
 	BUILD_DIR=$(BUILD_DIR) scripts/test-out-of-tree.sh
 
-# NavHostKit's API and ABI against its last release, and a plugin built against the previous release's SDK loaded into
-# this daemon (docs/sdk.md, "How it is checked").
+# NavHostKit's API and ABI against its last release, and a plugin built against each earlier release's SDK (of the
+# major version) loaded into this daemon (docs/sdk.md, "How it is checked").
 sdk-api-check: deps
 	scripts/check-sdk-api.sh
 
