@@ -53,6 +53,15 @@ breakage() {
     done
 }
 
+# Prints what was added from the dumps in $1 to those in $2 (the ABI mode's "new API" lines), one line each.
+additions() {
+    local old=$1 new=$2
+    for module in "${modules[@]}"; do
+        swift-api-digester -diagnose-sdk -abi -input-paths "$old/$module.abi.json" -input-paths "$new/$module.abi.json" \
+            2>&1 | grep -E "is a new API without '@available'$" | sed "s/^/$module: /" || true
+    done
+}
+
 current=$(scripts/sdk-releases.sh --current)
 [[ -n $current ]] || { say "cannot read the version in NavHostKitVersion.swift"; exit 1; }
 say "the SDK in the working tree is $current"
@@ -67,6 +76,9 @@ dump "$work/scratch" "$root/.build-sdk-api/scratch" "$work/scratch-dump"
 found=$(breakage "$work/current" "$work/scratch-dump")
 printf '%s\n' "$found"
 grep -q 'LoadingState.isLoading has been removed' <<<"$found" || { say "FAILED: the removal was not reported"; exit 1; }
+# And the other way round: the member put back is an addition.
+added=$(additions "$work/scratch-dump" "$work/current")
+grep -q 'isLoading' <<<"$added" || { say "FAILED: the addition was not reported: $added"; exit 1; }
 
 release=$(scripts/sdk-releases.sh | tail -n 1)
 if [[ -z $release ]]; then
@@ -90,6 +102,16 @@ else
     printf '%s\n' "$broken"
     say "FAILED: breaking changes since $released without a new major version ($current): bump it, or keep the API"
     exit 1
+fi
+# A release is what plugins were built against: once made, its version names that API, and an addition needs a new one.
+if [[ $current == "$released" ]]; then
+    added=$(additions "$work/release-dump" "$work/current")
+    if [[ -n $added ]]; then
+        printf '%s\n' "$added"
+        say "FAILED: API added since the release $released, still versioned $released: set the next minor version in"
+        say "NavHostKitVersion.compiled and start its section in NavHostKit/CHANGELOG.md"
+        exit 1
+    fi
 fi
 if [[ $(printf '%s\n%s\n' "$released" "$current" | sort -t. -k1,1n -k2,2n -k3,3n | tail -n 1) != "$current" ]]; then
     say "FAILED: the working tree's version $current is older than the release $released"
