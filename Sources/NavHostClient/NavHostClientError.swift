@@ -202,12 +202,17 @@ public struct NavHostClientError: Error, Sendable {
 // MARK: - CustomStringConvertible
 
 extension NavHostClientError: CustomStringConvertible {
-    /// One line: the error name and its parameters when the daemon answered with an error, then the message.
+    /// One line: the error name and its parameters when the daemon answered with an error, then the message. A
+    /// `message` parameter the message already says (`PluginRefused`'s) is left out of the parameters.
     ///
     /// `io.navhost.Navigation.RouteNotFound {"route":"products.lst"}: no loaded feature offers route "products.lst"`
     public var description: String {
         guard let errorName else { return "\(code): \(message)" }
-        let parameterText = parameters.isEmpty ? "" : " \(JSONValue.object(parameters))"
+        var shown = parameters
+        if let said = parameters["message"]?.stringValue, message.contains(said) {
+            shown.removeValue(forKey: "message")
+        }
+        let parameterText = shown.isEmpty ? "" : " \(JSONValue.object(shown))"
         return "\(errorName)\(parameterText): \(message)"
     }
 }

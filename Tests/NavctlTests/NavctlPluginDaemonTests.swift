@@ -193,7 +193,7 @@ struct NavctlPluginDaemonTests {
             #expect(broken.status == 2)
             #expect(broken.output.isEmpty)
             #expect(
-                broken.errors.hasPrefix(#"Error: io.navhost.Plugins.PluginRefused {"code":"checksumMismatch","#),
+                broken.errors.hasPrefix(#"Error: io.navhost.Plugins.PluginRefused {"code":"checksumMismatch"}: refused (checksumMismatch): "#),
                 "\(broken.errors)"
             )
             #expect(broken.errors.contains(": refused (checksumMismatch): "), "\(broken.errors)")
@@ -210,7 +210,7 @@ struct NavctlPluginDaemonTests {
             let needed = try await Navctl.run(["plugins", "unload", "Products"] + socket)
             #expect(needed.status == 2)
             #expect(
-                needed.errors.hasPrefix(#"Error: io.navhost.Plugins.PluginRefused {"code":"inUse","#),
+                needed.errors.hasPrefix(#"Error: io.navhost.Plugins.PluginRefused {"code":"inUse"}: refused (inUse): "#),
                 "\(needed.errors)"
             )
             let nowhere = try await Navctl.run(["plugins", "load", "\(directory)/Nowhere"] + socket)
