@@ -89,6 +89,12 @@ extension NavHostPluginTool {
             for unknown in unknownRoutes {
                 printToStandardError("Error: \(unknown): a navigation there fails with ViewModelFailed")
             }
+            if statuses.contains(where: { $0.quarantineReason?.code == .dependencyMissing }) {
+                printToStandardError(
+                    "hint: check loads a plugin's hard dependencies from \(directory) only: copy each one's staged "
+                        + "folder there"
+                )
+            }
             if statuses.isEmpty { printToStandardError("no plugin in \(directory): nothing to check") }
             if quarantined > 0 || statuses.isEmpty || !unknownRoutes.isEmpty { throw ExitCode.failure }
         }

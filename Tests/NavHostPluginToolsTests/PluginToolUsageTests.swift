@@ -31,6 +31,20 @@ struct PluginToolUsageTests {
         #expect(list.errors == "no plugin in \(folder)\n")
     }
 
+    @Test("check of a plugin whose hard dependency is not beside it says where check looks for it")
+    func checkWithoutAHardDependency() async throws {
+        let folder = try TestPlugins.copies(of: ["Home"])
+        defer { try? FileManager.default.removeItem(atPath: (folder as NSString).deletingLastPathComponent) }
+        try TestPlugins.makeHardDependency(of: "Home", on: "Settings", in: folder)
+        let run = try await ChildProcess.run(TestPaths.builtExecutable("navhost-plugin-tool"), ["check", folder])
+        #expect(run.status == 1)
+        #expect(run.output.contains("dependencyMissing: needs Settings"), "\(run.output)")
+        #expect(
+            run.errors.contains("hint: check loads a plugin's hard dependencies from \(folder) only"),
+            "\(run.errors)"
+        )
+    }
+
     @Test(
         "list and check of a folder that is no plugins folder say what it is and exit 1",
         arguments: ["list", "check"]
