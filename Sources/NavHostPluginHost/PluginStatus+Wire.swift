@@ -69,15 +69,10 @@ extension PluginEvent {
         )
     }
 
-    /// The folder of the loaded plugin `status` changed and still holds the build that serves.
+    /// The folder of the loaded plugin `status` changed and still holds the build that serves: the event names the
+    /// folder checked, not the library serving.
     static func checked(_ status: PluginStatus) -> PluginEvent {
-        PluginEvent(
-            kind: .checked,
-            name: status.name,
-            version: status.version?.description,
-            path: status.libraryPath,
-            folder: status.directory
-        )
+        PluginEvent(kind: .checked, name: status.name, version: status.version?.description, folder: status.directory)
     }
 
     /// `name` was unloaded, or its folder went away.

@@ -150,7 +150,7 @@ package enum NavigationSamples {
         [
             "event": [
                 "kind": "checked", "name": "Products", "version": "1.1.0",
-                "path": "/var/lib/navhost/plugin-images/Products-2.so", "folder": "/usr/lib/navhost/plugins/Products",
+                "folder": "/usr/lib/navhost/plugins/Products",
             ]
         ],
         ["plugins": [reloadedProductsPlugin], "coalesced": true],

@@ -235,7 +235,7 @@ extension Navctl.Plugins {
             discussion: """
                 Prints the plugins as plugins list does, then one line per change: "loaded NAME VERSION from \
                 LIBRARY", "reloaded NAME OLD → NEW from LIBRARY", "removed NAME VERSION", "failed NAME VERSION from PATH: \
-                CODE: MESSAGE", "checked NAME VERSION from LIBRARY" (its folder changed and still holds the build \
+                CODE: MESSAGE", "checked NAME VERSION from FOLDER" (its folder changed and still holds the build \
                 that serves). --json prints every reply as one line, as the Watch replies carry them: \
                 {"plugins":[…]} first, then {"event":{"kind":…,"name":…,…}} per change, or \
                 {"plugins":[…],"coalesced":true} when navctl fell behind.
