@@ -190,5 +190,8 @@ grep -q "^removed Favorites 0.1.0 from $work/plugins/Favorites" "$work/uninstall
     || fail "make uninstall left $work/plugins/Favorites"
 favorites_becomes removed || fail "the daemon did not unload Favorites: $(navctl plugins list)"
 navctl stack --json | grep -q '"route":"favorites.list"' && fail "favorites.list is still on the stack"
+# Nothing left to take out: no failure.
+uninstall_favorites >"$work/again.log" 2>&1 || fail "make uninstall with nothing installed: $(cat "$work/again.log")"
+grep -q "nothing in $work/plugins/Favorites" "$work/again.log" || fail "make uninstall again said: $(cat "$work/again.log")"
 
 step "passed"

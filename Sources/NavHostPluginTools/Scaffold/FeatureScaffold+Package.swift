@@ -186,33 +186,37 @@ extension FeatureScaffold {
         		echo "make install: the build installed before is back in $(PLUGINDIR)/\#(name) (what the daemon" \
         			"serves did not change)" >&2; \
         	elif [ $$status -eq 2 ]; then \
-        		echo "make install: $(PLUGINDIR)/\#(name) stays, quarantined: the daemon tries it again when the" \
-        			"plugins it needs change; make uninstall takes it out" >&2; \
+        		echo "make install: $(PLUGINDIR)/\#(name) stays, refused for the reason above: the daemon tries it" \
+        			"again when its folder changes or a plugin it needs arrives; make uninstall takes it out" >&2; \
         	fi; \
         	rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).previous; \
         	exit $$status
 
         # Moves the plugin's folder aside (hidden), then waits for the daemon's answer (navctl plugins wait
-        # --removed): a removal it refuses (loaded plugins need the plugin, or it serves a session's root) puts the
-        # folder back and fails make uninstall with the daemon's reason, the plugin serving on; otherwise the folder
-        # goes. No daemon to ask, or one that does not answer, is a note.
+        # --removed): a removal it refuses (loaded plugins need the plugin, or it serves a session's root), or any
+        # other failure to ask, puts the folder back and fails make uninstall, the plugin serving on; otherwise the
+        # folder goes. No daemon to ask, or one that does not answer, is a note. Nothing installed is no failure.
         uninstall:
-        	@test -d $(DESTDIR)$(PLUGINDIR)/\#(name) || { echo "make uninstall: nothing in $(DESTDIR)$(PLUGINDIR)/\#(name)"; \
-        		exit 0; }
-        	@echo "make uninstall: $(DESTDIR)$(PLUGINDIR)/\#(name)"
-        	@rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).removing
-        	@mv $(DESTDIR)$(PLUGINDIR)/\#(name) $(DESTDIR)$(PLUGINDIR)/.\#(name).removing
-        	@if test -n "$(DESTDIR)" || ! command -v $(NAVCTL) >/dev/null 2>&1; then status=0; \
+        	@if ! test -d $(DESTDIR)$(PLUGINDIR)/\#(name); then \
+        		echo "make uninstall: nothing in $(DESTDIR)$(PLUGINDIR)/\#(name)"; exit 0; fi; \
+        	echo "make uninstall: $(DESTDIR)$(PLUGINDIR)/\#(name)"; \
+        	rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).removing; \
+        	mv $(DESTDIR)$(PLUGINDIR)/\#(name) $(DESTDIR)$(PLUGINDIR)/.\#(name).removing || exit 1; \
+        	if test -n "$(DESTDIR)" || ! command -v $(NAVCTL) >/dev/null 2>&1; then status=0; \
         	else \
         		$(NAVCTL) plugins wait --removed $(if $(NAVHOST_SOCKET),--socket $(NAVHOST_SOCKET)) \
         			--timeout $(INSTALL_WAIT) $(PLUGINDIR)/\#(name); status=$$?; \
         		if [ $$status -eq 69 ]; then status=0; \
         			echo "note: removed from $(PLUGINDIR); no daemon said it unloaded it" >&2; fi; \
         	fi; \
-        	if [ $$status -eq 2 ]; then \
-        		mv $(PLUGINDIR)/.\#(name).removing $(PLUGINDIR)/\#(name) && \
+        	if [ $$status -eq 0 ]; then rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).removing; \
+        	elif test -e $(PLUGINDIR)/\#(name); then \
+        		echo "make uninstall: $(PLUGINDIR)/\#(name) was put in place meanwhile; the folder taken out is" \
+        			"$(PLUGINDIR)/.\#(name).removing" >&2; \
+        	else \
+        		mv -T $(PLUGINDIR)/.\#(name).removing $(PLUGINDIR)/\#(name) && \
         		echo "make uninstall: $(PLUGINDIR)/\#(name) is back in place: the daemon serves it on" >&2; \
-        	else rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).removing; fi; \
+        	fi; \
         	exit $$status
 
         clean:
