@@ -336,7 +336,8 @@ extension PluginControl {
                     continue
                 }
                 if let loaded {
-                    unloadVanished(loaded)
+                    // Seen gone by the watcher, a refusal is said again: whoever took the folder out waits for it.
+                    unloadVanished(loaded, sayingAgain: folders?.contains(folder) == true)
                     unloadedAny = unloadedAny || registry.status(named: loaded.name)?.isLoaded != true
                 }
                 for refused in registry.forgetFailures(in: path) {
@@ -377,8 +378,9 @@ extension PluginControl {
             if manifest == loaded.manifest {
                 // The folder holds the serving build again: the refused one it held is no longer there to report.
                 if refusedBuilds.removeValue(forKey: path) != nil { clearReloadFailure(of: loaded.name) }
-                // Put in place again, it is the build a restart loads: a file missing from it is said now.
-                if folders?.contains(folder) == true { recheckFolder(of: loaded.name) }
+                // Put in place again, it is the build a restart loads: a file missing from it is said now. A rescan
+                // (SIGHUP, or the watcher's lost events) checks the folders changed since the daemon last tried them.
+                if folders?.contains(folder) ?? Self.hasChanged(path, of: loaded) { recheckFolder(of: loaded.name) }
                 continue
             }
             // Only for a manifest that changed: the library's stamp is a system call per folder.
@@ -479,8 +481,9 @@ extension PluginControl {
     /// Unloads a plugin whose folder went away. When it cannot go (a session starts at one of its routes, or loaded
     /// plugins list it as a hard dependency), it keeps serving from its private copy, and the refusal is said three
     /// ways: a `warning` log line naming who needs it, its status's ``PluginStatus/removalRefused`` (what
-    /// `io.navhost.Plugins.List` shows), and a `failed` event.
-    fileprivate func unloadVanished(_ loaded: PluginStatus) {
+    /// `io.navhost.Plugins.List` shows), and a `failed` event — once, unless `sayingAgain`, while it stays the same.
+    /// Its status's ``PluginStatus/triedAt`` says when the daemon last refused.
+    fileprivate func unloadVanished(_ loaded: PluginStatus, sayingAgain: Bool = false) {
         do {
             try unload(loaded.name, because: "its folder was removed")
         } catch {
@@ -491,6 +494,12 @@ extension PluginControl {
             )
             let alreadySaid = registry.status(named: loaded.name)?.removalRefused == refusal
             setRemovalRefusal(refusal, of: loaded.name)
+            if let index = registry.statuses.firstIndex(where: { $0.name == loaded.name && $0.isLoaded }) {
+                registry.statuses[index].triedAt = PluginStatus.now()
+            }
+            if alreadySaid, sayingAgain {
+                publish(.failed(loaded.name, version: loaded.version, folder: loaded.directory, reason: reason))
+            }
             guard !alreadySaid else { return }
             logger.warning(
                 "Refused to remove a plugin whose folder is gone: others need it, so it keeps serving",
@@ -596,6 +605,15 @@ extension PluginControl {
         for status in registry.loadedPlugins where status.removalRefused != nil {
             guard FileIO.kind(of: status.directory) != .directory else { continue }
             unloadVanished(status)
+        }
+    }
+
+    /// Whether the folder `path` of the loaded plugin `loaded`, or its library there, changed after the daemon last
+    /// tried it (its status change time against ``PluginStatus/triedAt``).
+    fileprivate static func hasChanged(_ path: String, of loaded: PluginStatus) -> Bool {
+        let files = [path] + (loaded.manifest.map { ["\(path)/\($0.library)"] } ?? [])
+        return files.contains { file in
+            FileIO.stamp(of: file).map { $0.changedMilliseconds > loaded.triedAt } ?? false
         }
     }
 

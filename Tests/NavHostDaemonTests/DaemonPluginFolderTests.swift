@@ -127,6 +127,78 @@ struct DaemonPluginFolderTests {
         try await daemon.terminate()
     }
 
+    @Test("A plugin folder put in place right after READY loads: the folder is watched before the daemon is ready")
+    func pluginDroppedRightAfterReady() async throws {
+        let directory = try TestPlugins.copies(of: ["Settings"])
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        // No watch or call first: the daemon said READY, and that is all a deployment script waits for.
+        try PluginFolder.deploy("UserProfile", into: directory)
+        #expect(
+            try await PluginsWatch.eventually {
+                try await PluginsWatch.listed("UserProfile", in: daemon)?["state"] == "loaded"
+            },
+            "a folder put in place once the daemon was ready was never loaded"
+        )
+        try await daemon.terminate()
+    }
+
+    @Test("The serving build put in place again is checked: checked when whole, failed when a resource is missing")
+    func servingBuildPutInPlaceAgainIsChecked() async throws {
+        let directory = try TestPlugins.copies(of: ["Settings", "Products"])
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let plugins = try await PluginsWatch.start(on: daemon)
+
+        try PluginFolder.deploy("Products", into: directory)
+        let checked = try await plugins.event { $0["name"] == "Products" }
+        #expect(checked["kind"] == "checked", "\(plugins.events)")
+        #expect(checked["folder"]?.stringValue == "\(directory)/Products")
+        #expect(try await PluginsWatch.listed("Products", in: daemon)?["lastReloadFailure"] == nil)
+
+        try PluginFolder.deploy("Products", into: directory) { copy in
+            try FileManager.default.removeItem(atPath: "\(copy)/products.json")
+        }
+        let failed = try await plugins.event { $0["name"] == "Products" && $0["kind"] != "checked" }
+        #expect(failed["kind"] == "failed")
+        #expect(failed["reason"]?["code"] == "fileMissing")
+        let listed = try await PluginsWatch.listed("Products", in: daemon)
+        #expect(listed?["state"] == "loaded", "the loaded version serves on")
+        #expect(listed?["lastReloadFailure"]?["code"] == "fileMissing")
+        #expect(listed?["lastRefusedBuild"] == listed?["sha256"], "the build refused is the one serving")
+        let events = plugins.events.filter { $0["name"] == "Products" }
+        #expect(events.count == 2, "one event per change: \(plugins.events)")
+        try await daemon.terminate()
+    }
+
+    @Test("Unwatched, a SIGHUP checks the loaded plugins' folders changed since they were tried, and no others")
+    func rescanChecksChangedServingFolders() async throws {
+        let directory = try TestPlugins.copies(of: ["Settings", "Products"])
+        let daemon = try await DaemonProcess.start(
+            plugins: directory,
+            sessions: ["main=settings.main"],
+            extraArguments: ["--no-watch-plugins"]
+        )
+        let plugins = try await PluginsWatch.start(on: daemon)
+        try PluginFolder.deploy("Products", into: directory) { copy in
+            try FileManager.default.removeItem(atPath: "\(copy)/products.json")
+        }
+        daemon.send(signal: SIGHUP)
+        let failed = try await plugins.event { $0["name"] == "Products" }
+        #expect(failed["kind"] == "failed")
+        #expect(failed["reason"]?["code"] == "fileMissing")
+        #expect(try await PluginsWatch.listed("Products", in: daemon)?["lastReloadFailure"]?["code"] == "fileMissing")
+
+        // Nothing changed since: the next SIGHUP checks nothing, and says nothing.
+        daemon.send(signal: SIGHUP)
+        try PluginFolder.deploy("Products", into: directory)
+        daemon.send(signal: SIGHUP)
+        let checked = try await plugins.event { $0["name"] == "Products" && $0["kind"] != "failed" }
+        #expect(checked["kind"] == "checked")
+        #expect(try await PluginsWatch.listed("Products", in: daemon)?["lastReloadFailure"] == nil)
+        #expect(plugins.events.filter { $0["name"] == "Settings" }.isEmpty, "\(plugins.events)")
+        #expect(plugins.events.count == 2, "\(plugins.events)")
+        try await daemon.terminate()
+    }
+
     @Test("A broken build dropped over a loaded plugin is refused: failed with the reason, the old one serves")
     func brokenBuildIsRefused() async throws {
         let directory = try TestPlugins.copies()

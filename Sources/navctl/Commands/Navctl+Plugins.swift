@@ -298,11 +298,11 @@ extension Navctl.Plugins {
                 """
         )
 
-        @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var pluginFolder: PluginFolderArgument
-
         @Flag(help: "Wait for the daemon to stop serving the plugin of a folder taken out of its plugins folder.")
         var removed = false
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var pluginFolder: PluginFolderArgument
 
         func run() async throws {
             let folder = try pluginFolder.absolute()

@@ -50,15 +50,14 @@ struct StagedBuild: Sendable {
         guard let name = manifest["name"]?.stringValue, let sha256 = manifest["sha256"]?.stringValue else {
             throw StagedBuildError("\(path) names no plugin and no library checksum (name, sha256)")
         }
-        var status = stat()
-        guard stat(folder, &status) == 0 else {
+        guard let installedAt = PluginFolderPath.changedAt(folder) else {
             throw StagedBuildError("cannot read \(folder): \(String(cString: strerror(errno)))")
         }
         self.folder = folder
         self.name = name
         self.version = manifest["version"]?.stringValue
         self.sha256 = sha256
-        self.installedAt = Int64(status.st_ctim.tv_sec) * 1000 + Int64(status.st_ctim.tv_nsec) / 1_000_000
+        self.installedAt = installedAt
     }
 
     /// What the daemon whose plugins are `plugins` made of this build.
@@ -103,7 +102,7 @@ struct StagedBuild: Sendable {
         let watched = plugins.filter { $0.state == .loaded && $0.loadedByHand != true }.compactMap(\.folder)
             .map { FileIO.parentDirectory(of: $0) }
         let parent = FileIO.parentDirectory(of: folder)
-        guard let first = watched.first, !watched.contains(where: { Self.resolved($0) == Self.resolved(parent) }),
+        guard let first = watched.first, !watched.contains(where: { PluginFolderPath.isSame($0, as: parent) }),
             !plugins.contains(where: { isThisFolder($0.folder) })
         else { return nil }
         return first
@@ -115,28 +114,9 @@ struct StagedBuild: Sendable {
         return triedAt >= installedAt
     }
 
-    /// Whether `other`, a folder the daemon names, is this build's folder (symbolic links resolved).
+    /// Whether `other`, a folder the daemon names, is this build's folder.
     private func isThisFolder(_ other: String?) -> Bool {
-        Self.isSameFolder(other, as: folder)
-    }
-
-    /// Whether `other`, a folder the daemon names, is `folder` (symbolic links resolved; for a folder that is gone,
-    /// those of its parent).
-    static func isSameFolder(_ other: String?, as folder: String) -> Bool {
-        guard let other else { return false }
-        return other == folder || resolved(other) == resolved(folder)
-    }
-
-    /// `path` with symbolic links resolved; for a path that does not resolve (a folder taken away), its parent's
-    /// resolved and its name; `path` itself when neither resolves.
-    private static func resolved(_ path: String) -> String {
-        if let real = realpath(path, nil) {
-            defer { free(real) }
-            return String(cString: real)
-        }
-        guard let parent = realpath(FileIO.parentDirectory(of: path), nil) else { return path }
-        defer { free(parent) }
-        return "\(String(cString: parent))/\(FileIO.fileName(of: path))"
+        PluginFolderPath.isSame(other, as: folder)
     }
 }
 
