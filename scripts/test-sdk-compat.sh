@@ -100,7 +100,11 @@ serve_plugin_built_against() {
     step "passed: a plugin built against NavHostKit $version served by a daemon with NavHostKit $current"
 }
 
-while read -r version commit; do
+mapfile -t lines <<<"$releases"
+served=()
+for line in "${lines[@]}"; do
+    read -r version commit <<<"$line"
     serve_plugin_built_against "$version" "$commit"
-done <<<"$releases"
-step "passed: plugins built against NavHostKit $(awk '{print $1}' <<<"$releases" | paste -sd, -) served by $current"
+    served+=("$version")
+done
+step "passed: plugins built against NavHostKit ${served[*]} served by $current"

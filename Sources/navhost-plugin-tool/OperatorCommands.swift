@@ -89,7 +89,8 @@ extension NavHostPluginTool {
             for unknown in unknownRoutes {
                 printToStandardError("Error: \(unknown): a navigation there fails with ViewModelFailed")
             }
-            if statuses.contains(where: { $0.quarantineReason?.code == .dependencyMissing }) {
+            let missing = statuses.compactMap(\.quarantineReason).filter { $0.code == .dependencyMissing }
+            if missing.contains(where: { $0.message.hasSuffix("which is not installed") }) {
                 printToStandardError(
                     "hint: check loads a plugin's hard dependencies from \(directory) only: copy each one's staged "
                         + "folder there"

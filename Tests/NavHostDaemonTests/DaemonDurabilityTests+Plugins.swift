@@ -197,7 +197,8 @@ extension DaemonDurabilityTests {
             try await DaemonPluginRebuildTests.waitForSettings(nav)
             let serving = try await DaemonPluginReloadTests.plugins(daemon, "List")["plugins"]?.arrayValue?
                 .first { $0["name"] == "Settings" }
-            #expect(serving?["version"]?.stringValue == version, "round \(round): the answered build serves")
+            // The folder's build, as at any start: what the kill tests is the state below, which the Reload handed over.
+            #expect(serving?["version"]?.stringValue == version, "round \(round): the folder's build serves")
             #expect(try await nav.routes() == ["settings.main"], "round \(round)")
             #expect(try await nav.topState()["value"]?["theme"] == "light", "round \(round)")
             #expect(try await nav.topState()["value"]?["language"] == "fr", "round \(round)")

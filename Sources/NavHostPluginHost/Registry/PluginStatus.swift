@@ -54,10 +54,11 @@ public struct PluginStatus: Sendable, Hashable {
     public var libraryPath: String?
     /// How long loading took, from the first check to the catalog; `nil` when nothing was attempted.
     public var loadDuration: Duration?
-    /// Why the last reload of this loaded plugin was refused; `nil` when none was refused since it loaded. The
-    /// version that loaded keeps serving.
+    /// Why the build last tried from this loaded plugin's folder was refused (a new build's reload, or the serving
+    /// build's folder found no longer whole); `nil` when none was since it loaded. The version that loaded keeps
+    /// serving.
     public var lastReloadFailure: QuarantineReason?
-    /// The SHA-256 of the library whose reload ``lastReloadFailure`` refused, as its manifest recorded it; `nil` when
+    /// The SHA-256 of the library of the build ``lastReloadFailure`` refused, as its manifest recorded it; `nil` when
     /// its manifest did not read.
     public var lastRefusedBuild: String?
     /// When the daemon last tried this plugin's folder — loaded it, refused it, or refused a new build of it — in

@@ -319,7 +319,8 @@ public enum InterfaceDefinitions {
           sdkVersion: ?string,
           routes: []string,
           quarantine: ?Quarantine,
-          # Set when the last reload of this loaded plugin was refused: the version shown keeps serving.
+          # Set when the build last tried from this loaded plugin's folder was refused (a new build's reload, or the serving
+          # build's folder found no longer whole): the version shown keeps serving.
           lastReloadFailure: ?Quarantine,
           # Set while its folder is gone but others need it: it keeps serving until its folder comes back or they go.
           removalRefused: ?RemovalRefused,
@@ -334,8 +335,8 @@ public enum InterfaceDefinitions {
           # The SHA-256 of its library as its manifest records it: which build it is (a reload that keeps it ran the same
           # code again).
           sha256: ?string,
-          # The SHA-256 of the library whose reload lastReloadFailure refused, as its manifest recorded it: which build was
-          # refused.
+          # The SHA-256 of the library of the build lastReloadFailure refused, as its manifest recorded it: which build was
+          # refused (the one serving, when its folder failed the check).
           lastRefusedBuild: ?string,
           # When the daemon last tried the plugin's folder (loaded it, refused it, refused a new build of it, or
           # checked it), in milliseconds since the Unix epoch: which install an answer is about.

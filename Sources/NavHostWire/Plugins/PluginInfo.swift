@@ -65,7 +65,8 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     public var routes: [String]
     /// Why it was refused; `nil` for a loaded plugin.
     public var quarantine: Quarantine?
-    /// Why the last reload of this loaded plugin was refused, if it was: the version shown keeps serving.
+    /// Why the build last tried from this loaded plugin's folder was refused, if it was (a new build's reload, or the
+    /// serving build's folder found no longer whole): the version shown keeps serving.
     public var lastReloadFailure: Quarantine?
     /// Set while its folder is gone but loaded plugins (or a session's root) need it: it keeps serving.
     public var removalRefused: RemovalRefused?
@@ -82,9 +83,9 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     /// `sha256` as before runs the same code (its folder's library did not change). `nil` from a daemon that does not
     /// say, or for a folder whose manifest does not read.
     public var sha256: String?
-    /// The SHA-256 of the library whose reload ``lastReloadFailure`` refused, as that build's manifest recorded it:
-    /// a client that installed a build tells its refusal from an older one's. `nil` when none was refused, or from a
-    /// daemon that does not say.
+    /// The SHA-256 of the library of the build ``lastReloadFailure`` refused, as its manifest recorded it (``sha256``
+    /// itself when the serving build's folder failed the check): a client that installed a build tells its refusal
+    /// from an older one's. `nil` when none was refused, or from a daemon that does not say.
     public var lastRefusedBuild: String?
     /// When the daemon last tried the plugin's folder (loaded it, refused it, or refused a new build of it), in
     /// milliseconds since the Unix epoch; `nil` from a daemon that does not say.

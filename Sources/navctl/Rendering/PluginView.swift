@@ -44,7 +44,10 @@ enum PluginView {
         }
         if plugin.loadedByHand == true { notes.append("loaded by hand from \(plugin.folder ?? plugin.path)") }
         if let failure = plugin.lastReloadFailure {
-            notes.append("new build refused: \(failure.code): \(failure.message)")
+            // The serving build itself, when its folder no longer holds it whole: a restart would refuse it.
+            let isServingBuild = plugin.lastRefusedBuild != nil && plugin.lastRefusedBuild == plugin.sha256
+            let which = isServingBuild ? "its folder's build" : "new build"
+            notes.append("\(which) refused: \(failure.code): \(failure.message)")
         }
         return notes.joined(separator: "; ")
     }
