@@ -215,15 +215,6 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         if call.more { writeBatch() }
         // That write may have failed and closed the channel under us.
         guard !stopped, let runner else { return }
-        let connection = NIOLoopBound(self, eventLoop: eventLoop)
-        let eventLoop = self.eventLoop
-        let finish: @Sendable (ByteBuffer?) -> Void = { reply in
-            if eventLoop.inEventLoop {
-                connection.value.callFinished(id, reply: reply)
-            } else {
-                eventLoop.execute { connection.value.callFinished(id, reply: reply) }
-            }
-        }
         let task: Task<Void, Never>
         // Set before anything of the call runs: a close its own writes cause meanwhile must not find the connection
         // idle (`completeIfFinished`).
@@ -238,6 +229,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
                 callFinished(id, reply: reply)
                 return
             }
+            let finish = finisher(of: id)
             // `startOnMainActor`, not `Task.immediate`: see `Screen.startTask` in NavHostCore (Swift 6.3.1 gives an
             // out-of-line `Task.immediate` an executor preference, and each hop in its task a lock).
             task = MainActor.assumeIsolated {
@@ -250,6 +242,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
                 }
             }
         } else {
+            let finish = finisher(of: id)
             task = Task.immediate(executorPreference: executor) { finish(await runner.run(id, call)) }
         }
         startingCall = nil
@@ -259,6 +252,20 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
             if stopped { task.cancel() }
         }
         completeIfFinished()
+    }
+
+    /// What a call's task calls with its final reply, from any thread. Made only for a call that gets a task: one that
+    /// finishes where it starts is told so directly, without a closure.
+    private func finisher(of id: StateMachine.CallID) -> @Sendable (ByteBuffer?) -> Void {
+        let connection = NIOLoopBound(self, eventLoop: eventLoop)
+        let eventLoop = self.eventLoop
+        return { reply in
+            if eventLoop.inEventLoop {
+                connection.value.callFinished(id, reply: reply)
+            } else {
+                eventLoop.execute { connection.value.callFinished(id, reply: reply) }
+            }
+        }
     }
 
     private func callFinished(_ id: StateMachine.CallID, reply: ByteBuffer?) {
