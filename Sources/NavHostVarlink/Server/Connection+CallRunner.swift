@@ -99,31 +99,32 @@ extension Connection {
 
         /// The serialized final reply of a call whose handler ended with `output`; `nil` for a `oneway` call.
         private func finalReply(_ output: Result<VarlinkOutput, any Error>, request: VarlinkRequest) -> ByteBuffer? {
-            let call = request.call
             let reply: VarlinkReply
-            // The parameters as a serializing handler wrote them; `reply` then only says that it is no error.
-            var serializedParameters: VarlinkSerializedParameters?
             switch output {
             case .success(.object(let parameters)):
                 reply = VarlinkReply(parameters: parameters)
             case .success(.serialized(let parameters)):
-                reply = VarlinkReply(parameters: [:])
-                serializedParameters = parameters
+                // Written as the handler wrote them: no reply object (nor its empty `JSONObject`) is made.
+                logFinished(request, error: nil)
+                if request.call.oneway { return nil }
+                var buffer = ByteBufferAllocator().buffer(capacity: parameters.text.count + 16)
+                buffer.writeVarlinkReply(parameters)
+                return buffer
             case .failure(let error):
                 reply = VarlinkReply(
                     error: wireError(for: error, streamCancelled: streamCancellation.isFired, request: request)
                 )
             }
-            if logger.logLevel <= .trace {
-                request.logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(reply.error ?? "")"])
-            }
-            if call.oneway { return nil }
-            if let serializedParameters {
-                var buffer = ByteBuffer()
-                buffer.writeVarlinkReply(serializedParameters)
-                return buffer
-            }
+            logFinished(request, error: reply.error)
+            if request.call.oneway { return nil }
             return Self.serialize(reply, configuration: configuration, request: request)
+        }
+
+        /// Logs the end of a call when tracing.
+        private func logFinished(_ request: VarlinkRequest, error: String?) {
+            if logger.logLevel <= .trace {
+                request.logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(error ?? "")"])
+            }
         }
 
         /// The writer of a `more` call's replies with `continues`: each goes to the connection as it comes.
