@@ -18,6 +18,7 @@ extension VarlinkInterface {
     ///   by its path: fields joined with `.`, array elements as `[index]`, map values as `.key`
     ///   (`configuration.speed`, `items[2].name`, `labels.color`).
     public func validateInput(_ parameters: JSONObject, of method: Method) throws(VarlinkError) {
+        if isValid(parameters, fields: method.input) { return }
         if let path = firstInvalidPath(in: parameters, fields: method.input) {
             throw VarlinkError.invalidParameter(String(path.dropFirst()))
         }
@@ -34,6 +35,31 @@ extension VarlinkInterface {
 
     // The paths are made on the way back from the offending value, relative to the value checked: "" for the value
     // itself, `.name…` below a member, `[index]…` below an element. A valid call, the common case, makes none.
+
+    /// Whether `object` holds valid members for `fields`, in one walk over its members: no look-up of each field by
+    /// name, as ``firstInvalidPath(in:fields:)`` makes to name the first offence. `true` only when that finds none;
+    /// `false` may be said of a valid object too (a declaration of more than 64 fields), and the caller then asks it.
+    private func isValid(_ object: JSONObject, fields: [VarlinkField]) -> Bool {
+        guard fields.count <= 64 else { return false }
+        // The non-optional fields, and those of them seen with a value: one bit each, by position.
+        var required: UInt64 = 0
+        var seen: UInt64 = 0
+        for (position, field) in fields.enumerated() where !field.type.isOptional {
+            required |= 1 << UInt64(position)
+        }
+        // The two arrays, not the object's `Collection` conformance: each member of the SDK's resilient type would
+        // cost witness calls and copies.
+        let keys = object.keys
+        let values = object.values
+        for index in keys.indices {
+            let key = keys[index]
+            guard let position = fields.firstIndex(where: { $0.name == key }) else { return false }
+            // `null` passes only an optional type, whose field `required` does not ask for.
+            if firstInvalidPath(in: values[index], type: fields[position].type) != nil { return false }
+            seen |= 1 << UInt64(position)
+        }
+        return seen & required == required
+    }
 
     private func firstInvalidPath(in object: JSONObject, fields: [VarlinkField]) -> String? {
         for key in object.keys where !fields.contains(where: { $0.name == key }) {
@@ -68,7 +94,7 @@ extension VarlinkInterface {
             guard let declaration = types[name] else { return "" }
             return firstInvalidPath(in: value, type: declaration.type)
         case (.structure(let fields), .object(let members)):
-            return firstInvalidPath(in: members, fields: fields)
+            return isValid(members, fields: fields) ? nil : firstInvalidPath(in: members, fields: fields)
         case (.enumeration(let names), .string(let name)):
             return names.contains(name) ? nil : ""
         case (.array(let element), .array(let elements)):
