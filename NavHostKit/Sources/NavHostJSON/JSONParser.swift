@@ -130,14 +130,20 @@ public struct JSONParser: Sendable {
             for offset in 2..<6 where bytes[index + offset] != UInt8(ascii: "0") { return false }
             return true
         }
+        // The backslashes found by `memchr`, which reads many bytes at a time: a loop over the bytes one by one cost
+        // about four instructions per byte of every message.
+        guard let base = bytes.baseAddress else { return nil }
         var anyEscape = false
         var scan = 0
-        while scan < bytes.count {
-            if bytes[scan] == UInt8(ascii: "\\"), escapeStarts(at: scan) {
+        while scan < bytes.count,
+            let found = memchr(base + scan, Int32(UInt8(ascii: "\\")), bytes.count - scan)
+        {
+            let backslash = base.distance(to: UnsafeRawPointer(found))
+            if escapeStarts(at: backslash) {
                 anyEscape = true
                 break
             }
-            scan += 1
+            scan = backslash + 1
         }
         guard anyEscape else { return nil }
         var index = 0
