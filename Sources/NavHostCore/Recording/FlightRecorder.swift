@@ -39,14 +39,22 @@ struct FlightRecorder {
 
     /// Files a call, with the stack right after it; ``settleLatest(revision:stack:drawn:)`` replaces that stack
     /// with the one the next call finds.
-    mutating func append(_ call: RecordedCall) {
+    ///
+    /// Every `Send` files one: the entry is taken, not copied, and the one it replaces is read in place, not copied
+    /// whole for the three members the base keeps (each copy of the entry goes through the value witnesses of the
+    /// SDK's resilient types in its call).
+    mutating func append(_ call: consuming RecordedCall) {
         guard isEnabled else { return }
         latestUnsettled = true
         if calls.count < capacity {
             calls.append(call)
             return
         }
-        base = SessionRecording.Base(after: calls[start])
+        base = SessionRecording.Base(
+            revision: calls[start].revision,
+            stack: calls[start].stack,
+            random: calls[start].random
+        )
         calls[start] = call
         start = (start + 1) % capacity
         dropped += 1
