@@ -170,7 +170,13 @@ final class Screen {
                 return error
             }
         }
-        return try progress.map { [self] outcome throws(NavigationError) in try conclude(message, outcome) }
+        // Not `progress.map`: its escaping closure would be allocated for every intent, though most finish here.
+        switch progress {
+        case .finished(let outcome):
+            return .finished(try conclude(message, outcome))
+        case .suspended(let rest):
+            return .suspended { [self] () async throws(NavigationError) in try conclude(message, try await rest()) }
+        }
     }
 
     /// Answers an intent's caller from how it ended.
