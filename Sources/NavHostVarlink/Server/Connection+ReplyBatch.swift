@@ -21,6 +21,9 @@ extension Connection {
 
         private var replies: [ByteBuffer] = []
         private var bytes = 0
+        /// An empty array with room, handed back by ``recycle(_:)``: the next batch fills it, and a write costs no
+        /// allocation of an array of its own.
+        private var spare: [ByteBuffer] = []
 
         var isEmpty: Bool { replies.isEmpty }
 
@@ -31,13 +34,21 @@ extension Connection {
             bytes += reply.readableBytes
         }
 
-        /// Empties the batch and returns what it held, in order.
+        /// Empties the batch and returns what it held, in order; hand the array to ``recycle(_:)`` once written.
         mutating func take() -> [ByteBuffer] {
-            defer {
-                replies.removeAll(keepingCapacity: true)
-                bytes = 0
-            }
-            return replies
+            bytes = 0
+            var taken: [ByteBuffer] = []
+            swap(&taken, &spare)
+            swap(&taken, &replies)
+            return taken
+        }
+
+        /// Takes back an array ``take()`` returned, once its replies are written, to hold a later batch.
+        mutating func recycle(_ taken: inout [ByteBuffer]) {
+            // `popLast`, not `removeAll(keepingCapacity:)`, which goes through `replaceSubrange`: a batch holds one
+            // reply or a few.
+            while taken.popLast() != nil {}
+            if spare.capacity == 0 { swap(&spare, &taken) }
         }
     }
 }

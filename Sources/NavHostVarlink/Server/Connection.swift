@@ -382,10 +382,12 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         batchDeadline?.cancel()
         batchDeadline = nil
         guard !batch.isEmpty, let context else { return }
-        for reply in batch.take() {
+        var replies = batch.take()
+        for reply in replies {
             context.write(wrapOutboundOut(reply), promise: nil)
         }
         context.flush()
+        batch.recycle(&replies)
     }
 
     // MARK: - Closing
