@@ -289,7 +289,9 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         spareActions = []
         event(&machine, &actions)
         perform(actions)
-        actions.removeAll(keepingCapacity: true)
+        // `popLast`, not `removeAll(keepingCapacity:)`, which goes through `replaceSubrange`: an event has an action
+        // or two.
+        while actions.popLast() != nil {}
         spareActions = actions
     }
 
