@@ -12,15 +12,16 @@ import Testing
 struct NavctlPluginDaemonTests {
     /// Runs `body` with the private plugin directory and a daemon loading it (with `arguments` added), then stops
     /// the daemon and removes the directory. The daemon's session `main` starts at `settings.main`, so that Home,
-    /// which depends on every other example, may be unloaded.
+    /// which depends on every other example, may be unloaded. It follows its plugins folder only when `watching`.
     static func withPrivatePlugins(
+        watching: Bool = false,
         arguments: [String] = [],
         _ body: (String, DaemonProcess) async throws -> Void
     ) async throws {
         let directory = try await TestPlugins.directory()
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
         try TestPlugins.copyExample("Products", in: directory)
-        let arguments = ["--session", "main=settings.main", "--no-watch-plugins"] + arguments
+        let arguments = ["--session", "main=settings.main"] + (watching ? [] : ["--no-watch-plugins"]) + arguments
         try await NavctlDaemonTests.withDaemon(plugins: directory, arguments: arguments) { daemon in
             try await body(directory, daemon)
         }
@@ -61,11 +62,7 @@ struct NavctlPluginDaemonTests {
 
     @Test("plugins wait says whether the daemon took a build copied into its plugins folder: 0, 2 refused, 1 elsewhere")
     func waitForACopiedBuild() async throws {
-        let directory = try await TestPlugins.directory()
-        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
-        try TestPlugins.copyExample("Products", in: directory)
-        try await NavctlDaemonTests.withDaemon(plugins: directory, arguments: ["--session", "main=settings.main"]) {
-            daemon in
+        try await Self.withPrivatePlugins(watching: true) { directory, daemon in
             let socket = ["--socket", daemon.socketPath]
             let served = try await Navctl.run(["plugins", "wait", "\(directory)/Products"] + socket)
             #expect(served.status == 0, "\(served.errors)")
@@ -104,11 +101,7 @@ struct NavctlPluginDaemonTests {
 
     @Test("plugins wait answers for a serving build put in place again once the daemon checked its folder")
     func waitForTheServingBuildPutInPlaceAgain() async throws {
-        let directory = try await TestPlugins.directory()
-        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
-        try TestPlugins.copyExample("Products", in: directory)
-        try await NavctlDaemonTests.withDaemon(plugins: directory, arguments: ["--session", "main=settings.main"]) {
-            daemon in
+        try await Self.withPrivatePlugins(watching: true) { directory, daemon in
             let socket = ["--socket", daemon.socketPath]
             let source = "\(DaemonProcess.examplePlugins)/Products"
             // The build that serves, without the resource its manifest lists: what a restart would refuse.
