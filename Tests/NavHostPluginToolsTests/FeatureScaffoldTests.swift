@@ -23,6 +23,51 @@ struct FeatureScaffoldTests {
         #expect(scaffold.namespace == namespace)
     }
 
+    @Test("An entity named like a type the tests import is refused, and a feature whose singular is one gets …Item")
+    func entityNamedLikeAnImportedType() throws {
+        #expect(try FeatureScaffold(name: "Tags").entity == "TagItem")
+        #expect(try FeatureScaffold(name: "Routers").entity == "RouterItem")
+        #expect {
+            try FeatureScaffold(name: "Labels", entity: "Tag")
+        } throws: { error in
+            "\(error)".contains("\"Tag\" is also a type of Swift Testing") && "\(error)".contains("--entity TagItem")
+        }
+    }
+
+    @Test("The names refused as entities cover every top-level type of the modules the scaffold's tests import")
+    func importedTypeNamesAreComplete() throws {
+        var interfaces = ["NavHostKit", "NavHostJSON", "NavHostTesting"].map {
+            "\(TestPaths.buildDirectory)/Modules/\($0).swiftinterface"
+        }
+        // Swift Testing's, from the toolchain that runs these tests.
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for folder in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(folder)/swift") {
+            let swift = URL(fileURLWithPath: "\(folder)/swift").resolvingSymlinksInPath()
+            let testing = swift.deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("lib/swift/linux/Testing.swiftmodule")
+            if let found = try? FileManager.default.contentsOfDirectory(atPath: testing.path)
+                .first(where: { $0.hasSuffix(".swiftinterface") })
+            {
+                interfaces.append("\(testing.path)/\(found)")
+            }
+            break
+        }
+        #expect(interfaces.count == 4, "Swift Testing's interface was not found beside the swift on the PATH")
+        for interface in interfaces {
+            let text = try String(contentsOfFile: interface, encoding: .utf8)
+            // Top-level declarations start at the first column (attributes may come first on the line).
+            let declared = text.split(separator: "\n").compactMap { line -> String? in
+                guard !line.hasPrefix(" "),
+                    let match = line.firstMatch(of: /public (?:final )?(?:struct|enum|class|protocol|actor) ([A-Z]\w*)/)
+                else { return nil }
+                return String(match.1)
+            }
+            #expect(!declared.isEmpty, "\(interface)")
+            let missing = Set(declared).subtracting(FeatureScaffold.importedTypeNames.keys)
+            #expect(missing.isEmpty, "\(interface) declares \(missing.sorted()), which an entity may not be named")
+        }
+    }
+
     @Test(
         "Prose names the items in words, not as an identifier",
         arguments: [

@@ -53,6 +53,13 @@ public struct FeatureScaffold: Sendable, Hashable {
         guard Self.isTypeName(entity), entity != name else {
             throw PluginToolError(.invalidName, "\"\(entity)\" cannot name the items: use another entity name")
         }
+        if let module = Self.importedTypeNames[entity] {
+            throw PluginToolError(
+                .invalidName,
+                "\"\(entity)\" is also a type of \(module), which the plugin's files import: its tests would not "
+                    + "compile (\"'\(entity)' is ambiguous\"); name the items otherwise, like --entity \(entity)Item"
+            )
+        }
         let namespace = namespace ?? Self.lowerCamel(name)
         guard ManifestRules.isIdentifier(namespace) else {
             throw PluginToolError(.invalidName, "\"\(namespace)\" cannot start route IDs: use letters and digits")
@@ -144,9 +151,58 @@ extension FeatureScaffold {
     }
 
     fileprivate static func singular(of name: String) -> String {
-        if name.hasSuffix("s"), !name.hasSuffix("ss"), name.count > 1 { return String(name.dropLast()) }
+        if name.hasSuffix("s"), !name.hasSuffix("ss"), name.count > 1 {
+            let singular = String(name.dropLast())
+            // `Tags` → `TagItem`: `Tag` is Swift Testing's, which the tests import.
+            return importedTypeNames[singular] == nil ? singular : "\(singular)Item"
+        }
         return "\(name)Item"
     }
+
+    /// The top-level types of the modules the scaffold's files import, by name, with the module: an entity of one of
+    /// these names is ambiguous where both are imported (the tests import the feature, Swift Testing, NavHostKit and
+    /// NavHostTesting).
+    package static let importedTypeNames: [String: String] = {
+        let modules: [(String, [String])] = [
+            (
+                "Swift Testing",
+                [
+                    "Attachable", "AttachableAsImage", "AttachableImageFormat", "AttachableWrapper", "Attachment",
+                    "Bug", "Comment", "ConditionTrait", "Confirmation", "CustomTestArgumentEncodable",
+                    "CustomTestStringConvertible", "ExitStatus", "ExitTest", "Expectation", "ExpectationFailedError",
+                    "Issue", "IssueHandlingTrait", "KnownIssueMatcher", "ParallelizationTrait", "SourceLocation",
+                    "SuiteTrait", "Tag", "Test", "TestScoping", "TestTrait", "TimeLimitTrait", "Trait",
+                ]
+            ),
+            (
+                "NavHostKit",
+                [
+                    "Coordinator", "FeatureCoordinator", "FeatureExport", "FeatureLogEntry", "FeatureLogHandler",
+                    "FeatureLogger", "FeatureModule", "HostServices", "IntentArgument", "IntentError", "IntentMessage",
+                    "JSONError", "JSONIncrementalParser", "JSONObject", "JSONParser", "JSONValue", "JSONValueDecoder",
+                    "JSONValueEncoder", "KeyValueStore", "LoadCompletion", "LoadingState", "NavHostKitVersion",
+                    "NavigationCommand", "NavigationHandler", "NoIntent", "NoState", "OptionalFeatures",
+                    "PluginResources", "RandomSource", "RandomSourceGenerator", "ResourceError", "ResourceFolder",
+                    "RestorableViewModel", "Route", "RouteError", "RouteRequest", "Router", "SDKImageProbe",
+                    "ScreenDescriptor", "ScreenID", "SystemRandomSource", "ViewModel", "ViewModelIntent",
+                ]
+            ),
+            (
+                "NavHostTesting",
+                [
+                    "FeatureTestHost", "InMemoryKeyValueStore", "ManualClock", "RecordingNavigationHandler",
+                    "ScriptedAnswers", "ScriptedUseCase", "SeededRandomSource", "SettleTimeout", "Suspension",
+                    "TestError", "TestScreen",
+                ]
+            ),
+            ("Synchronization", ["Atomic", "AtomicLazyReference", "Mutex", "WordPair"]),
+        ]
+        var names: [String: String] = [:]
+        for (module, types) in modules {
+            for type in types { names[type] = module }
+        }
+        return names
+    }()
 
     /// The words of a type name, in lower case: `ShopItem` → `shop`, `item`; `HTTPRequest` → `http`, `request`.
     fileprivate static func words(of name: String) -> [String] {
