@@ -31,6 +31,8 @@ struct NavHostPluginTool: ParsableCommand {
 
 /// Writes `line` and a line break to standard error, at once (a warning, a failure's reason).
 func printToStandardError(_ line: String) {
+    // What went to standard output before comes first where both go to one pipe (a build's log): every stream flushed.
+    fflush(nil)
     let bytes = Array("\(line)\n".utf8)
     _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }

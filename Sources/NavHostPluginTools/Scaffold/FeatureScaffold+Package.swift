@@ -174,7 +174,7 @@ extension FeatureScaffold {
         	@mv $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/\#(name)
         	@if test -n "$(DESTDIR)"; then status=0; \
         	elif ! command -v $(NAVCTL) >/dev/null 2>&1; then status=0; \
-        		echo "note: no navctl ($(NAVCTL)) to ask whether the daemon took it; set NAVCTL to the daemon's" >&2; \
+        		echo "note: installed; no navctl ($(NAVCTL)) to ask whether the daemon took it (NAVCTL=… names one)" >&2; \
         	else \
         		$(NAVCTL) plugins wait $(if $(NAVHOST_SOCKET),--socket $(NAVHOST_SOCKET)) --timeout $(INSTALL_WAIT) \
         			$(PLUGINDIR)/\#(name); status=$$?; \
@@ -202,7 +202,10 @@ extension FeatureScaffold {
         	echo "make uninstall: $(DESTDIR)$(PLUGINDIR)/\#(name)"; \
         	rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).removing; \
         	mv $(DESTDIR)$(PLUGINDIR)/\#(name) $(DESTDIR)$(PLUGINDIR)/.\#(name).removing || exit 1; \
-        	if test -n "$(DESTDIR)" || ! command -v $(NAVCTL) >/dev/null 2>&1; then status=0; \
+        	if test -n "$(DESTDIR)"; then status=0; \
+        	elif ! command -v $(NAVCTL) >/dev/null 2>&1; then status=0; \
+        		echo "note: removed; no navctl ($(NAVCTL)) to ask whether the daemon unloaded it (NAVCTL=… names" \
+        			"one; navctl plugins list says \"removal refused\" when another plugin needs it)" >&2; \
         	else \
         		$(NAVCTL) plugins wait --removed $(if $(NAVHOST_SOCKET),--socket $(NAVHOST_SOCKET)) \
         			--timeout $(INSTALL_WAIT) $(PLUGINDIR)/\#(name); status=$$?; \

@@ -116,7 +116,7 @@ extension Navctl.Plugins {
 
 /// The folder of a staged plugin, as `plugins load` and `plugins wait` take it.
 struct PluginFolderArgument: ParsableArguments {
-    @Argument(help: ArgumentHelp("The plugin's folder, as staged (manifest.json in it).", valueName: "path"))
+    @Argument(help: ArgumentHelp("The plugin's folder, where its manifest.json is (or was).", valueName: "path"))
     var path: String
 
     func validate() throws {
@@ -359,7 +359,10 @@ extension Navctl.Plugins {
 
         private func waitForRemoval(of folder: String) async throws {
             guard FileIO.kind(of: folder) == nil else {
-                Console.printError("Error: \(folder) is still there: take it out of the plugins folder first")
+                Console.printError(
+                    "Error: \(folder) is still there: plugins wait --removed is for a plugin's folder taken out of "
+                        + "the plugins folder"
+                )
                 throw ExitCode.failure
             }
             let removal = RemovedPluginFolder(folder: folder)
