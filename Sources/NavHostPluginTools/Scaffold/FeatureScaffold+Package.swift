@@ -218,7 +218,8 @@ extension FeatureScaffold {
         			"$(PLUGINDIR)/.\#(name).removing" >&2; \
         	else \
         		mv -T $(PLUGINDIR)/.\#(name).removing $(PLUGINDIR)/\#(name) && \
-        		echo "make uninstall: $(PLUGINDIR)/\#(name) is back in place: the daemon serves it on" >&2; \
+        		if [ $$status -eq 2 ]; then served=": the daemon serves it on"; else served=""; fi && \
+        		echo "make uninstall: $(PLUGINDIR)/\#(name) is back in place$$served" >&2; \
         	fi; \
         	exit $$status
 
