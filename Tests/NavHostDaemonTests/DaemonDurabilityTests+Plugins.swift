@@ -170,15 +170,9 @@ extension DaemonDurabilityTests {
         // Settings 1.1.0 is other code: its defaults choose the dark theme where 1.0.0's choose the system's.
         let rebuilt = try await DaemonPluginRebuildTests.settings.value
         let original = "\(DaemonProcess.examplePlugins)/Settings"
-        let directory = try TestPlugins.copies()
+        let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies()
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
-        let daemon = try await DaemonProcess.start(
-            plugins: directory,
-            sessions: ["main=settings.main"],
-            extraArguments: DaemonPluginRebuildTests.byHandOnly
-        )
-        var nav = try await NavigationClient.connect(to: daemon)
-        try await DaemonPluginRebuildTests.waitForSettings(nav)
+        var nav = firstClient
         try await nav.call("Send", ["intent": "onChangedLanguage", "arguments": ["language": "fr"]])
         for (round, version) in ["1.1.0", "1.0.0", "1.1.0"].enumerated() {
             let theme = version == "1.1.0" ? "dark" : "system"

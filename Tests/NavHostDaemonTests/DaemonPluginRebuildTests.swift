@@ -56,14 +56,7 @@ struct DaemonPluginRebuildTests {
     @Test("Reload of a rebuilt Settings renamed into place: the new code answers, the screen and its preferences stay")
     func reloadRunsTheRebuiltCode() async throws {
         let rebuilt = try await Self.settings.value
-        let directory = try TestPlugins.copies()
-        let daemon = try await DaemonProcess.start(
-            plugins: directory,
-            sessions: ["main=settings.main"],
-            extraArguments: Self.byHandOnly
-        )
-        let nav = try await NavigationClient.connect(to: daemon)
-        try await Self.waitForSettings(nav)
+        let (directory, daemon, nav) = try await Self.startOnCopies()
         try await nav.call("Send", ["intent": "onTappedResetToDefaults"])
         #expect(try await nav.topState()["value"]?["theme"] == "system", "1.0.0 resets to the system's theme")
         try await nav.call("Send", ["intent": "onChangedTheme", "arguments": ["theme": "light"]])
@@ -123,6 +116,20 @@ struct DaemonPluginRebuildTests {
     }
 
     // MARK: - Helpers
+
+    /// A daemon loading copies of the example plugins (in `directory`, changed by hand only), its session `main` at
+    /// `settings.main` with the settings loaded, and a client of it.
+    static func startOnCopies() async throws -> (directory: String, daemon: DaemonProcess, nav: NavigationClient) {
+        let directory = try TestPlugins.copies()
+        let daemon = try await DaemonProcess.start(
+            plugins: directory,
+            sessions: ["main=settings.main"],
+            extraArguments: byHandOnly
+        )
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await waitForSettings(nav)
+        return (directory, daemon, nav)
+    }
 
     /// Waits until the top screen, the settings, shows loaded preferences.
     static func waitForSettings(_ nav: NavigationClient) async throws {
