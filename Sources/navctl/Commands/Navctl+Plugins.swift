@@ -273,7 +273,9 @@ extension Navctl.Plugins {
                 For a build copied into the plugins folder the daemon watches, which it loads (or reloads) by \
                 itself: says whether it took it. Reads the folder's manifest (the plugin's name and its \
                 library's SHA-256) and follows the daemon's plugins until it serves that build from that folder, \
-                printing "loaded NAME VERSION from LIBRARY" (exit 0), or refuses it: "Error: refused NAME: \
+                printing the daemon's event that answered: "loaded NAME VERSION from LIBRARY", "reloaded NAME OLD \
+                → NEW from LIBRARY" or "checked NAME VERSION from FOLDER", or "serving NAME VERSION from LIBRARY" \
+                when it served the build before navctl asked (exit 0); or until it refuses it: "Error: refused NAME: \
                 CODE: MESSAGE" (exit 2), with "; version V keeps serving" when one loaded before serves on. A \
                 folder outside the daemon's plugins folder, which it does not watch, exits with 1 at once \
                 (navctl plugins load loads it); no answer within --timeout (default 60) exits with 69, as an \
@@ -321,11 +323,14 @@ extension Navctl.Plugins {
                 Console.printError("Error: \(error)")
                 throw ExitCode.failure
             }
+            // The event that answered, when one did: the build served before navctl began to follow otherwise.
+            let answeringEvent = Mutex<PluginEvent?>(nil)
             let verdict: StagedBuild.Verdict?
             do {
-                verdict = try await Self.follow(connection) { plugins throws(NotWatched) in
+                verdict = try await Self.follow(connection) { plugins, event throws(NotWatched) in
                     if let folder = build.unwatchedFolder(in: plugins) { throw NotWatched(pluginsFolder: folder) }
                     let verdict = build.verdict(in: plugins)
+                    if verdict != .pending { answeringEvent.withLock { $0 = event } }
                     return verdict == .pending ? nil : verdict
                 }
             } catch let notWatched as NotWatched {
@@ -338,11 +343,7 @@ extension Navctl.Plugins {
             }
             switch verdict {
             case .served(let plugin):
-                Console.print(
-                    PluginView.describe(
-                        PluginEvent(kind: .loaded, name: plugin.name, version: plugin.version, path: plugin.path)
-                    )
-                )
+                Console.print(build.describeServing(plugin, answeredBy: answeringEvent.withLock { $0 }))
             case .refused(let plugin, let reason):
                 let serving = plugin.state == .loaded ? "; version \(plugin.version) keeps serving" : ""
                 Console.printError("Error: refused \(build.name): \(reason.code): \(reason.message)\(serving)")
@@ -368,7 +369,7 @@ extension Navctl.Plugins {
             let removal = RemovedPluginFolder(folder: folder)
             // The plugin last seen serving from the folder: the one a removal took out.
             let serving = Mutex<PluginInfo?>(nil)
-            let verdict = try await Self.follow(connection) { plugins in
+            let verdict = try await Self.follow(connection) { plugins, _ in
                 let verdict = removal.verdict(in: plugins)
                 switch verdict {
                 case .pending, .refused: serving.withLock { $0 = removal.serving(in: plugins) }
@@ -404,12 +405,14 @@ extension Navctl.Plugins {
         }
 
         /// Follows the daemon's plugins until `answer` finds an answer in them, or `--timeout` passes (`nil`).
+        /// `answer` is given the plugins, and the event after which the daemon listed them (`nil` for the list the
+        /// watch starts with).
         ///
         /// - Throws: What `answer` throws; `ExitCode` for a lost connection (69) or an error reply to the watch (1:
         ///   exit 2 says the daemon refused what was waited for, which `make install` fails on).
         private static func follow<Answer: Sendable, Failure: Error>(
             _ connection: ConnectionOptions,
-            until answer: @escaping @Sendable ([PluginInfo]) throws(Failure) -> Answer?
+            until answer: @escaping @Sendable ([PluginInfo], PluginEvent?) throws(Failure) -> Answer?
         ) async throws -> Answer? {
             let seconds = connection.timeoutSeconds
             do {
@@ -421,10 +424,10 @@ extension Navctl.Plugins {
                         for try await update in watch {
                             switch update {
                             case .plugins(let plugins, _):
-                                if let found = try answer(plugins) { return found }
-                            case .event:
+                                if let found = try answer(plugins, nil) { return found }
+                            case .event(let event):
                                 // An event names one change: the list says where every plugin stands after it.
-                                if let found = try answer(try await client.plugins()) { return found }
+                                if let found = try answer(try await client.plugins(), event) { return found }
                             }
                         }
                         throw NavHostClientError(code: .connectionClosed, message: "the daemon ended the watch")

@@ -94,6 +94,19 @@ struct StagedBuild: Sendable {
         return .pending
     }
 
+    /// The line `navctl plugins wait` prints for `plugin`, which serves this build: the daemon's event when one about
+    /// this build answered (`loaded`, `reloaded OLD → NEW`, or `checked` for a serving build put in place again);
+    /// `serving NAME VERSION from LIBRARY` when the daemon served it before navctl began to follow (which of the
+    /// three it was is no longer known).
+    func describeServing(_ plugin: PluginInfo, answeredBy event: PluginEvent?) -> String {
+        if let event, event.name == name, [.loaded, .reloaded, .checked].contains(event.kind),
+            event.version == plugin.version, isThisFolder(event.folder)
+        {
+            return PluginView.describe(event)
+        }
+        return "serving \(plugin.name) \(plugin.version) from \(plugin.path)"
+    }
+
     /// The folder the daemon whose plugins are `plugins` loads plugins from by itself, when this build's folder is
     /// not in it and the daemon knows nothing of it (it will not take the build by itself); `nil` otherwise, and when
     /// it cannot tell (no plugin it loaded from its plugins folder).
