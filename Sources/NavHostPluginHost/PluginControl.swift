@@ -347,7 +347,10 @@ extension PluginControl {
                 continue
             }
             let manifest = try? PluginDirectory.readManifest(in: path).get()
-            if waitingForCompleteFiles, manifest.map({ PluginDirectory.hasFiles(of: $0, in: path) }) != true {
+            // Watched, a folder that does not hold its manifest's build whole may be a copy still being written: it
+            // waits for the plugins folder to settle.
+            let checkedWhole = waitingForCompleteFiles
+            if checkedWhole, manifest.map({ PluginDirectory.incompleteness(of: $0, in: path) == nil }) != true {
                 incomplete.insert(folder)
                 continue
             }
@@ -380,7 +383,12 @@ extension PluginControl {
                 if refusedBuilds.removeValue(forKey: path) != nil { clearReloadFailure(of: loaded.name) }
                 // Put in place again, it is the build a restart loads: a file missing from it is said now. A rescan
                 // (SIGHUP, or the watcher's lost events) checks the folders changed since the daemon last tried them.
-                if folders?.contains(folder) ?? Self.hasChanged(path, of: loaded) { recheckFolder(of: loaded.name) }
+                if folders?.contains(folder) ?? Self.hasChanged(path, of: loaded) {
+                    recheckFolder(
+                        of: loaded.name,
+                        found: checkedWhole ? nil : PluginDirectory.incompleteness(of: manifest, in: path)
+                    )
+                }
                 continue
             }
             // Only for a manifest that changed: the library's stamp is a system call per folder.
@@ -404,14 +412,16 @@ extension PluginControl {
         return incomplete
     }
 
-    /// Checks the folder of the loaded plugin `name`, which changed but holds the serving manifest, and publishes
-    /// what the check found: `checked`, or `failed` with the reason a restart would refuse the build there.
-    fileprivate func recheckFolder(of name: String) {
+    /// Records the check of the folder of the loaded plugin `name`, which changed but holds the serving manifest,
+    /// and publishes what it found: `checked`, or `failed` with `problem`, the reason a restart would refuse the
+    /// build there.
+    fileprivate func recheckFolder(of name: String, found problem: QuarantineReason?) {
+        registry.recordFolderCheck(of: name, found: problem)
         guard let status = registry.status(named: name) else { return }
-        if let reason = registry.recheckFolder(of: name) {
-            publish(.failed(name, version: status.version, folder: status.directory, reason: reason))
-        } else if let checked = registry.status(named: name) {
-            publish(.checked(checked))
+        if let problem {
+            publish(.failed(name, version: status.version, folder: status.directory, reason: problem))
+        } else {
+            publish(.checked(status))
         }
     }
 

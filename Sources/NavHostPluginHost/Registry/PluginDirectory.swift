@@ -36,17 +36,30 @@ package enum PluginDirectory {
         return candidates
     }
 
-    /// Whether the plugin's files are complete in `folder`: the library `manifest` names, with the manifest's SHA-256,
-    /// and every resource it lists (a copy still being written, or a library and a manifest of two different builds,
-    /// are not).
-    package static func hasFiles(of manifest: PluginManifest, in folder: String) -> Bool {
-        (try? SHA256.hexDigest(ofFileAt: "\(folder)/\(manifest.library)")) == manifest.sha256
-            && missingResource(of: manifest, in: folder) == nil
+    /// Why `folder` does not hold the build `manifest` describes whole: the library it names is missing or
+    /// unreadable (`fileMissing`), has another SHA-256 than the manifest's (`checksumMismatch`), or a resource it
+    /// lists is not a file there (`fileMissing`); `nil` when the folder holds it whole. A copy still being written,
+    /// and a library and a manifest of two different builds, do not. The library is hashed as it is read, not read
+    /// whole: the ELF checks of a load are not made.
+    package static func incompleteness(of manifest: PluginManifest, in folder: String) -> QuarantineReason? {
+        let library = "\(folder)/\(manifest.library)"
+        guard FileIO.kind(of: library) == .regularFile else { return .libraryMissing(library) }
+        let digest: String
+        do {
+            digest = try SHA256.hexDigest(ofFileAt: library)
+        } catch {
+            return .libraryUnreadable(library, error)
+        }
+        guard digest == manifest.sha256 else { return .checksumMismatch(library, digest: digest, manifest: manifest) }
+        return missingResource(of: manifest, in: folder)
     }
 
-    /// The first resource `manifest` lists that is not a file in `folder`; `nil` when all are.
-    package static func missingResource(of manifest: PluginManifest, in folder: String) -> String? {
-        manifest.resources.first { FileIO.kind(of: "\(folder)/\($0)") != .regularFile }
+    /// Why `folder` misses a resource `manifest` lists (the first that is not a file there); `nil` when none is
+    /// missing.
+    package static func missingResource(of manifest: PluginManifest, in folder: String) -> QuarantineReason? {
+        guard let missing = manifest.resources.first(where: { FileIO.kind(of: "\(folder)/\($0)") != .regularFile })
+        else { return nil }
+        return QuarantineReason(.fileMissing, "the resource \(missing) the manifest lists is not in \(folder)")
     }
 
     /// Reads and validates `<folder>/manifest.json`.
@@ -138,5 +151,27 @@ extension PluginDirectory {
         default:
             return "; it is a plugin's package: load one of its staged folders, \(staged.joined(separator: " or "))"
         }
+    }
+}
+
+// MARK: - Reasons about a folder's files
+
+extension QuarantineReason {
+    /// The library `path` a manifest names is not a file.
+    static func libraryMissing(_ path: String) -> QuarantineReason {
+        QuarantineReason(.fileMissing, "the library \(path) named by the manifest is not there")
+    }
+
+    /// The library `path` a manifest names cannot be read.
+    static func libraryUnreadable(_ path: String, _ error: FileAccessError) -> QuarantineReason {
+        QuarantineReason(.fileMissing, "the library \(path) cannot be read: \(error)")
+    }
+
+    /// The library `path` has the SHA-256 `digest`, not the one `manifest` was written for.
+    static func checksumMismatch(_ path: String, digest: String, manifest: PluginManifest) -> QuarantineReason {
+        QuarantineReason(
+            .checksumMismatch,
+            "\(path) has SHA-256 \(digest), the manifest says \(manifest.sha256): stage the plugin again"
+        )
     }
 }

@@ -100,23 +100,16 @@ extension PluginRegistry {
         for manifest: PluginManifest,
         from original: String
     ) throws(QuarantineReason) {
-        guard FileIO.kind(of: path) == .regularFile else {
-            throw QuarantineReason(.fileMissing, "the library \(original) named by the manifest is not there")
-        }
+        guard FileIO.kind(of: path) == .regularFile else { throw .libraryMissing(original) }
         // Read once: the checksum, the header and the layout all look at the same bytes.
         let contents: [UInt8]
         do {
             contents = try FileIO.readFile(path, limit: 1 << 30)
         } catch {
-            throw QuarantineReason(.fileMissing, "the library \(original) cannot be read: \(error)")
+            throw .libraryUnreadable(original, error)
         }
         let digest = SHA256.hexDigest(of: contents)
-        guard digest == manifest.sha256 else {
-            throw QuarantineReason(
-                .checksumMismatch,
-                "\(original) has SHA-256 \(digest), the manifest says \(manifest.sha256): stage the plugin again"
-            )
-        }
+        guard digest == manifest.sha256 else { throw .checksumMismatch(original, digest: digest, manifest: manifest) }
         guard let header = ELFHeader(bytes: contents) else {
             throw QuarantineReason(.notASharedObject, "\(original) is not an ELF file")
         }
@@ -133,8 +126,7 @@ extension PluginRegistry {
     /// Every resource the manifest lists is a file in `directory`: a plugin whose resources are not all there would
     /// fail when its feature first reads one (at start, or long after).
     func checkResources(of manifest: PluginManifest, in directory: String) throws(QuarantineReason) {
-        guard let missing = PluginDirectory.missingResource(of: manifest, in: directory) else { return }
-        throw QuarantineReason(.fileMissing, "the resource \(missing) the manifest lists is not in \(directory)")
+        if let missing = PluginDirectory.missingResource(of: manifest, in: directory) { throw missing }
     }
 
     /// The SDK version, the dependencies and the routes, from the manifest alone.

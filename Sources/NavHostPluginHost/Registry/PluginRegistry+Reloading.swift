@@ -121,42 +121,29 @@ extension PluginRegistry {
         }
     }
 
-    /// Checks that the loaded plugin `name`'s folder, whose manifest is the one serving, holds that build whole: the
-    /// library the manifest names, with the manifest's checksum, and every resource it lists. It is the build a
-    /// restart loads from there; nothing is loaded now.
+    /// Records what a check of the loaded plugin `name`'s folder, whose manifest is the one serving, found: `problem`,
+    /// why the folder does not hold that build whole (``PluginDirectory/incompleteness(of:in:)``), or `nil`. It is
+    /// the build a restart loads from there; nothing is loaded now. A library with the serving build's checksum is
+    /// the file that passed a load's checks, so the checksum and the resources are all there is to check.
     ///
-    /// Stamps the status's ``PluginStatus/triedAt``. A folder that fails is kept as the status's
-    /// ``PluginStatus/lastReloadFailure`` (the loaded version keeps serving); one that passes clears a failure an
+    /// Stamps the status's ``PluginStatus/triedAt``. A problem is kept as the status's
+    /// ``PluginStatus/lastReloadFailure`` (the loaded version keeps serving); a folder whole again clears a failure an
     /// earlier build of the folder left.
-    ///
-    /// - Returns: Why the folder's build would be refused; `nil` when it is whole, or `name` is not loaded.
-    func recheckFolder(of name: String) -> QuarantineReason? {
-        guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }),
-            let manifest = statuses[index].manifest
-        else { return nil }
-        let directory = statuses[index].directory
+    func recordFolderCheck(of name: String, found problem: QuarantineReason?) {
+        guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else { return }
         statuses[index].triedAt = PluginStatus.now()
-        do throws(QuarantineReason) {
-            let library = "\(directory)/\(manifest.library)"
-            try checkLibraryFile(at: library, for: manifest, from: library)
-            try checkResources(of: manifest, in: directory)
-            statuses[index].lastReloadFailure = nil
-            statuses[index].lastRefusedBuild = nil
-            return nil
-        } catch {
-            statuses[index].lastReloadFailure = error
-            statuses[index].lastRefusedBuild = manifest.sha256
-            logger.warning(
-                "The folder of a serving plugin no longer holds its build whole; a restart would refuse it",
-                metadata: [
-                    "navhost.plugin": "\(name)",
-                    "navhost.plugin.directory": "\(directory)",
-                    "navhost.plugin.reason": "\(error.code)",
-                    "error": "\(error.message)",
-                ]
-            )
-            return error
-        }
+        statuses[index].lastReloadFailure = problem
+        statuses[index].lastRefusedBuild = problem == nil ? nil : statuses[index].manifest?.sha256
+        guard let problem else { return }
+        logger.warning(
+            "The folder of a serving plugin no longer holds its build whole; a restart would refuse it",
+            metadata: [
+                "navhost.plugin": "\(name)",
+                "navhost.plugin.directory": "\(statuses[index].directory)",
+                "navhost.plugin.reason": "\(problem.code)",
+                "error": "\(problem.message)",
+            ]
+        )
     }
 
     /// Why unloading the plugin `name` would be refused because loaded plugins list it as a hard dependency (`inUse`,
