@@ -85,7 +85,16 @@ extension NavHostPluginTool {
             print("\(statuses.count - quarantined) loaded, \(quarantined) quarantined")
             // Loaded, a plugin may still list a route its coordinator cannot build: the daemon finds it only at the
             // first navigation there.
-            let unknownRoutes = statuses.filter(\.isLoaded).flatMap { registry.catalog.unknownRoutes(of: $0.name) }
+            let unknownRoutes = statuses.filter(\.isLoaded).flatMap { status in
+                registry.catalog.unknownRoutes(of: status.name) { route in
+                    CrashNote.set(
+                        "Error: \(status.name) crashed when its coordinator was asked for the route \(route) with no "
+                            + "parameters: a navigation there without them would take the daemon down the same way. "
+                            + "For parameters a route cannot do without, throw RouteError.invalidParameters."
+                    )
+                }
+            }
+            CrashNote.set(nil)
             for unknown in unknownRoutes {
                 printToStandardError("Error: \(unknown): a navigation there fails with ViewModelFailed")
             }

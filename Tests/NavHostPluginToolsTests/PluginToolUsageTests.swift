@@ -45,6 +45,26 @@ struct PluginToolUsageTests {
         )
     }
 
+    @Test("check of a plugin whose coordinator crashes on a route names the plugin and the route before the crash")
+    func checkOfACoordinatorThatCrashes() async throws {
+        let folder = try await TestPlugins.directory(fixtures: ["FaultPlugin"])
+        defer { try? FileManager.default.removeItem(atPath: (folder as NSString).deletingLastPathComponent) }
+        let run = try await ChildProcess.run(
+            "/usr/bin/env",
+            [
+                "NAVHOST_FAULTY_ROUTE=trap", "SWIFT_BACKTRACE=enable=no",
+                TestPaths.builtExecutable("navhost-plugin-tool"), "check", folder,
+            ]
+        )
+        #expect(run.status != 0 && run.status != 1, "\(run.output) \(run.errors)")
+        #expect(
+            run.errors.contains(
+                "Error: Faulty crashed when its coordinator was asked for the route faulty.main with no parameters"
+            ),
+            "\(run.errors)"
+        )
+    }
+
     @Test(
         "list and check of a folder that is no plugins folder say what it is and exit 1",
         arguments: ["list", "check"]

@@ -24,10 +24,14 @@ extension FeatureCatalog {
     /// Each route is asked for once with no parameters, by no session: a route whose parameters are required counts
     /// as known when its coordinator says which are missing, and a ViewModel built for one without parameters is
     /// dropped at once (it runs its initialiser, not `onAppear`; navigation it asks for is refused).
-    package func unknownRoutes(of name: String) -> [UnknownRoute] {
+    ///
+    /// - Parameter willAsk: Called with each route before its coordinator is asked for it: what a crash in the
+    ///   plugin's code happened on.
+    package func unknownRoutes(of name: String, willAsk: (_ route: String) -> Void = { _ in }) -> [UnknownRoute] {
         guard let entry = entry(named: name) else { return [] }
         let navigation = NoNavigation()
         return entry.screens.compactMap { screen in
+            willAsk(screen.route)
             do {
                 _ = try entry.coordinator.makeViewModel(
                     for: RouteRequest(id: screen.route),

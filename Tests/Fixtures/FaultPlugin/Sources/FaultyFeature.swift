@@ -1,6 +1,7 @@
 // A test fixture, not an example: a plugin that does what no feature may do to the daemon — block the main thread,
 // spin on it, trap — so that the daemon's fault guard can be tested against a real `.so` (docs/robustness.md,
-// "Plugin faults"). Its composition root misbehaves when NAVHOST_FAULTY_INIT says so: `hang` or `trap`.
+// "Plugin faults"). Its composition root misbehaves when NAVHOST_FAULTY_INIT says so: `hang` or `trap`; its
+// coordinator traps when asked for a route while NAVHOST_FAULTY_ROUTE is set (for navhost-plugin-tool check).
 import Glibc
 import NavHostKit
 import Observation
@@ -43,7 +44,8 @@ enum FaultyRoute: Route {
 @MainActor
 final class FaultyCoordinator: Coordinator {
     func makeViewModel(for route: FaultyRoute, router: Router<FaultyRoute>) -> any ViewModel {
-        FaultyViewModel()
+        if getenv("NAVHOST_FAULTY_ROUTE") != nil { MainThreadFault.trap() }
+        return FaultyViewModel()
     }
 }
 
