@@ -98,11 +98,15 @@ extension NavHostPluginTool {
             for unknown in unknownRoutes {
                 printToStandardError("Error: \(unknown): a navigation there fails with ViewModelFailed")
             }
-            let missing = statuses.compactMap(\.quarantineReason).filter { $0.code == .dependencyMissing }
-            if missing.contains(where: { $0.message.hasSuffix("which is not installed") }) {
+            // A hard dependency no folder here holds, as opposed to one here that was refused.
+            let present = Set(statuses.map(\.name))
+            let absent = statuses.filter { $0.quarantineReason?.code == .dependencyMissing }
+                .flatMap { $0.manifest?.hardDependencies.map(\.name) ?? [] }
+                .filter { !present.contains($0) }
+            if !absent.isEmpty {
                 printToStandardError(
-                    "hint: check loads a plugin's hard dependencies from \(directory) only: copy each one's staged "
-                        + "folder there"
+                    "hint: check loads a plugin's hard dependencies from \(directory) only: copy the staged folder of "
+                        + "\(Set(absent).sorted().joined(separator: ", ")) there"
                 )
             }
             if statuses.isEmpty { printToStandardError("no plugin in \(directory): nothing to check") }

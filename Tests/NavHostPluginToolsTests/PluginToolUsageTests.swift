@@ -40,7 +40,10 @@ struct PluginToolUsageTests {
         #expect(run.status == 1)
         #expect(run.output.contains("dependencyMissing: needs Settings"), "\(run.output)")
         #expect(
-            run.errors.contains("hint: check loads a plugin's hard dependencies from \(folder) only"),
+            run.errors.contains(
+                "hint: check loads a plugin's hard dependencies from \(folder) only: copy the staged folder of "
+                    + "Settings there"
+            ),
             "\(run.errors)"
         )
     }
