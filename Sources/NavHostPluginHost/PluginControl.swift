@@ -122,13 +122,22 @@ public final class PluginControl {
     /// Replaces the plugin `name` with the build now in its folder, then rebuilds its screens in every session.
     ///
     /// - Throws: ``PluginRegistry/ChangeError/notLoaded(_:)`` when no loaded plugin has that name, or
-    ///   ``PluginRegistry/ChangeError/refused(_:)`` when the new build fails a check; the old version then keeps
-    ///   serving and no session changes.
+    ///   ``PluginRegistry/ChangeError/refused(_:)`` when the new build fails a check, or no longer offers a route a
+    ///   session starts at (`inUse`, as an unload of the plugin would be); the old version then keeps serving and no
+    ///   session changes.
     @discardableResult
     public func reload(_ name: String) throws(PluginRegistry.ChangeError) -> PluginRegistry.Replacement {
         let replacement: PluginRegistry.Replacement
         do {
-            replacement = try registry.reload(name)
+            replacement = try registry.reload(name) { dropped in
+                sessions.all.first { dropped.contains($0.configuredRoot.id) }.map { session in
+                    QuarantineReason(
+                        .inUse,
+                        "the new build has no route \(session.configuredRoot.id), where session \(session.name) "
+                            + "starts: \(howToFree(session))"
+                    )
+                }
+            }
         } catch {
             if case .refused(let reason) = error {
                 // The refused build's version, when its manifest reads.
@@ -512,7 +521,7 @@ extension PluginControl {
             }
             guard !alreadySaid else { return }
             logger.warning(
-                "Refused to remove a plugin whose folder is gone: others need it, so it keeps serving",
+                "Refused to remove a plugin whose folder is gone; it keeps serving",
                 metadata: [
                     "navhost.plugin": "\(loaded.name)",
                     "navhost.plugin.directory": "\(loaded.directory)",
@@ -599,14 +608,19 @@ extension PluginControl {
                 QuarantineReason(
                     .inUse,
                     "session \(session.name) starts at \(session.configuredRoot.id), which \(name) serves; "
-                        + (sessions.configuredNames.contains(session.name)
-                            ? "change its root where it is declared (the configuration or --session) first"
-                            : "close it first (navctl session close \(session.name))")
+                        + howToFree(session)
                 )
             )
         }
         if let refusal = registry.dependentsRefusal(toUnload: name) { throw .refused(refusal) }
         return directory
+    }
+
+    /// What frees the route `session` starts at: a change to its declaration, or closing it.
+    private func howToFree(_ session: NavigationSession) -> String {
+        sessions.configuredNames.contains(session.name)
+            ? "change its root where it is declared (the configuration or --session) first"
+            : "close it first (navctl session close \(session.name))"
     }
 
     /// Removes the plugins whose removal was refused and whose folder is still gone, now that what needed them may

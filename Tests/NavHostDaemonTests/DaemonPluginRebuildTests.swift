@@ -29,6 +29,26 @@ struct DaemonPluginRebuildTests {
         )
     }
 
+    /// Settings 2.0.0, whose one route is `settings.preferences`: `settings.main`, where the tests' session starts,
+    /// is gone.
+    static let settingsWithoutMain = Task {
+        try await PluginRebuilder.rebuild(
+            plugin: "Settings",
+            editing: [
+                (
+                    file: "Sources/Presentation/Router/SettingsRoute.swift", replace: "case main",
+                    with: "case preferences"
+                ),
+                (
+                    file: "Sources/SettingsFeature.swift", replace: #"route: "settings.main""#,
+                    with: #"route: "settings.preferences""#
+                ),
+                (file: "Sources/SettingsCoordinator.swift", replace: "case .main:", with: "case .preferences:"),
+            ],
+            version: "2.0.0"
+        )
+    }
+
     /// The library `make build` staged.
     static let original = "\(DaemonProcess.examplePlugins)/Settings/libSettingsFeature.so"
 
@@ -81,6 +101,34 @@ struct DaemonPluginRebuildTests {
         #expect(listed["version"] == "1.1.0")
         #expect(listed["state"] == "loaded")
         #expect(listed["lastReloadFailure"] == nil || listed["lastReloadFailure"] == .null)
+        try await daemon.terminate()
+    }
+
+    @Test("A new build without the route a session starts at is refused (inUse): the old build serves the session on")
+    func reloadThatDropsASessionsRootIsRefused() async throws {
+        let rebuilt = try await Self.settingsWithoutMain.value
+        let (directory, daemon, nav) = try await Self.startOnCopies()
+        try await nav.call("Send", ["intent": "onChangedTheme", "arguments": ["theme": "light"]])
+
+        try PluginRebuilder.deploy(rebuilt, into: directory)
+        let refusal = await #expect(throws: VarlinkError.self) {
+            try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Settings"])
+        }
+
+        #expect(refusal?.name == "io.navhost.Plugins.PluginRefused")
+        #expect(refusal?.parameters["code"] == "inUse")
+        let message = refusal?.parameters["message"]?.stringValue ?? ""
+        #expect(message.contains("the new build has no route settings.main, where session main starts"), "\(message)")
+        let listed = try #require(try await DaemonPluginReloadTests.listed("Settings", in: daemon))
+        #expect(listed["version"] == "1.0.0")
+        #expect(listed["lastReloadFailure"]?["code"] == "inUse")
+        try await nav.call("Send", ["intent": "onChangedLanguage", "arguments": ["language": "fr"]])
+        let state = try await nav.topState()["value"]
+        #expect(state?["theme"] == "light" && state?["language"] == "fr", "the session's screen, served by 1.0.0")
+        let unload = await #expect(throws: VarlinkError.self) {
+            try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
+        }
+        #expect(unload?.parameters["code"] == "inUse", "the plugin still serves the session's root")
         try await daemon.terminate()
     }
 

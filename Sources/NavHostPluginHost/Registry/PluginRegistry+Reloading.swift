@@ -42,13 +42,19 @@ extension PluginRegistry {
     ///
     /// The old code stays mapped (nothing is ever unloaded), so each reload costs the memory of one more image.
     ///
+    /// - Parameter refusalToDrop: Why the new build may not leave out the routes it is given, routes of the old
+    ///   version its manifest no longer lists (a session starts at one); `nil` when it may. Asked before any code is
+    ///   loaded.
     /// - Returns: What was swapped; the caller rebuilds the sessions' screens of ``Replacement/oldRoutes``.
     /// - Throws: ``ChangeError/notLoaded(_:)``, or ``ChangeError/refused(_:)`` when the new build fails a check: the
     ///   old version keeps serving and its status's ``PluginStatus/lastReloadFailure`` says why.
     ///
     /// Internal: only ``PluginControl`` reloads, since a reload without rebuilding the sessions' screens and telling
     /// the watchers leaves screens built by the old code.
-    func reload(_ name: String) throws(ChangeError) -> Replacement {
+    func reload(
+        _ name: String,
+        refusalToDrop: (_ routes: Set<String>) -> QuarantineReason? = { _ in nil }
+    ) throws(ChangeError) -> Replacement {
         guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else {
             throw .notLoaded(name)
         }
@@ -68,6 +74,9 @@ extension PluginRegistry {
                     "the manifest in \(old.directory) now names \(manifest.name), not \(name)"
                 )
             }
+            let dropped = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)
+                .subtracting(manifest.routeIDs)
+            if !dropped.isEmpty, let refusal = refusalToDrop(dropped) { throw refusal }
             let image = try privateCopy(of: "\(old.directory)/\(manifest.library)", for: name)
             var opened = false
             defer { if !opened, image.hasPrefix(imageDirectory) { FileIO.remove(image) } }
