@@ -33,8 +33,9 @@ extension NavHostClientError {
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
     }
 
-    /// The error for whatever a call to `method` threw.
-    static func converting(_ error: any Error, method: String) -> NavHostClientError {
+    /// The error for whatever a call to `method` threw; `answered` when the daemon had answered it (a stream's
+    /// first reply came) before.
+    static func converting(_ error: any Error, method: String, answered: Bool = false) -> NavHostClientError {
         switch error {
         case let error as NavHostClientError:
             return error
@@ -43,7 +44,9 @@ extension NavHostClientError {
         case let error as VarlinkClientError where error.code == .connectionClosed:
             return NavHostClientError(
                 code: .connectionClosed,
-                message: "the daemon closed the connection before it answered \(method)",
+                message: answered
+                    ? "the daemon closed the connection during \(method), which it had answered"
+                    : "the daemon closed the connection before it answered \(method)",
                 cause: error
             )
         case let error as VarlinkClientError:

@@ -46,6 +46,8 @@ public struct NavHostStream<Element: Sendable>: AsyncSequence, Sendable {
         private let connection: StreamConnection
         private var replies: VarlinkReplySequence.AsyncIterator
         private let decoder: ReplyDecoder
+        /// Whether a reply came: a connection closed after it is not one closed before the daemon answered.
+        private var answered = false
 
         init(connection: StreamConnection, replies: VarlinkReplySequence.AsyncIterator, decoder: ReplyDecoder) {
             self.connection = connection
@@ -68,12 +70,13 @@ public struct NavHostStream<Element: Sendable>: AsyncSequence, Sendable {
                     let endedHere = Task.isCancelled || connection.closedByClient
                     await connection.close()
                     if endedHere { return nil }
-                    throw NavHostClientError.converting(error, method: decoder.method)
+                    throw NavHostClientError.converting(error, method: decoder.method, answered: answered)
                 }
                 guard let reply else {
                     await connection.close()
                     return nil
                 }
+                answered = true
                 // The final reply of a stream the daemon ends carries no update.
                 if reply.isEmpty { continue }
                 do {
