@@ -157,7 +157,8 @@ extension NavigationSession {
             )
             fresh.openedBy = old.openedBy
             if let refusal {
-                logger.notice(
+                // The state the users' acknowledged changes made is gone from now on: as loud as at a restart.
+                logger.warning(
                     "A rebuilt screen refused its old state; it starts fresh",
                     metadata: [
                         "navhost.screen": "\(old.id)", "navhost.route": "\(old.route.id)", "error": "\(refusal)",
