@@ -147,7 +147,7 @@ public final class PluginControl {
             }
             throw error
         }
-        for session in sessions.all { session.rebuildScreens(showing: replacement.oldRoutes) }
+        sessions.rebuildScreens(showing: replacement.oldRoutes)
         publish(.reloaded(name, replacement))
         // The new build may no longer need a plugin whose removal was refused for it.
         removeFreedPlugins()

@@ -355,6 +355,36 @@ struct PersistenceTests {
         #expect(onDisk.stack.last?.restorable != ["text": 42])
     }
 
+    @Test("A restart that loses screens keeps the record from before aside, whole: put in place, it brings them back")
+    func lostScreensAreKeptAside() async throws {
+        let first = try makeRegistry()
+        let session = try first.open(main)
+        try session.navigate(to: RouteRequest(id: "draft.editor", parameters: ["documentID": "d1"]))
+        try await first.commit(session)
+        let saved = session.record
+        let sessions = "\(directory)/sessions"
+
+        // Started without the feature of the screen on top: it is dropped, and the record from before kept aside.
+        let logs = InMemoryLogHandler()
+        let without = try makeRegistry(features: [ProfileFeature()], logger: Logger(label: "test") { _ in logs })
+        let restored = try without.open(main)
+        #expect(restored.routeIDs == ["profile.user"])
+        try await without.commit(restored)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: sessions).filter {
+            $0.hasPrefix("main.json.lost-")
+        }
+        #expect(aside.count == 1, "\(aside)")
+        let warning = logs.entries.first { $0.message.description.contains("kept its record from before aside") }
+        #expect(warning?.metadata["navhost.file"].map { "\($0)".hasSuffix(aside.first ?? "-") } == true)
+
+        // Moved into place while stopped, with the feature back: the screen and its state come back.
+        try FileManager.default.removeItem(atPath: "\(sessions)/main.json")
+        try FileManager.default.moveItem(atPath: "\(sessions)/\(aside[0])", toPath: "\(sessions)/main.json")
+        let back = try makeRegistry().open(main)
+        #expect(back.routeIDs == ["profile.user", "draft.editor"])
+        #expect(back.record.stack == saved.stack)
+    }
+
     @Test(
         "A corrupt, truncated or foreign file is moved aside with a timestamp and the session starts fresh",
         arguments: ["corrupt", "truncated", "checksum", "version", "empty"]

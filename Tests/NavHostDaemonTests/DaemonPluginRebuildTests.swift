@@ -132,6 +132,33 @@ struct DaemonPluginRebuildTests {
         try await daemon.terminate()
     }
 
+    @Test("A reload that removes a screen keeps the session's record from before aside, that screen in it")
+    func reloadThatRemovesAScreenKeepsTheRecordAside() async throws {
+        let rebuilt = try await Self.settingsWithoutMain.value
+        let directory = try TestPlugins.copies()
+        let daemon = try await DaemonProcess.start(
+            plugins: directory,
+            sessions: ["main=home.main"],
+            extraArguments: Self.byHandOnly
+        )
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "settings.main"])
+        try await Self.waitForSettings(nav)
+
+        try PluginRebuilder.deploy(rebuilt, into: directory)
+        try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Settings"])
+
+        #expect(try await nav.snapshot()["stack"]?.arrayValue?.map { $0["route"] } == ["home.main"])
+        let sessions = "\(daemon.stateDirectory)/sessions"
+        let aside = try FileManager.default.contentsOfDirectory(atPath: sessions).filter {
+            $0.hasPrefix("main.json.lost-")
+        }
+        #expect(aside.count == 1, "\(aside)")
+        let kept = try String(contentsOfFile: "\(sessions)/\(aside.first ?? "-")", encoding: .utf8)
+        #expect(kept.contains(#""route":"home.main""#) && kept.contains(#""route":"settings.main""#), "\(kept)")
+        try await daemon.terminate()
+    }
+
     @Test("Writing a rebuilt plugin in place over the old one leaves exactly the new build's files")
     func writeInPlaceLeavesTheNewFiles() async throws {
         let rebuilt = try await Self.settings.value

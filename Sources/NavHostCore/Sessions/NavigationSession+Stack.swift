@@ -93,19 +93,24 @@ extension NavigationSession {
     ///   which leaves the stack as it was).
     @discardableResult
     public func rebuildScreens(showing routes: Set<String>) -> Change? {
+        lostOnRebuild = []
         guard screens.contains(where: { routes.contains($0.route.id) }) else { return nil }
         var rebuilt: [Screen] = []
-        for old in screens {
+        for (index, old) in screens.enumerated() {
             guard routes.contains(old.route.id) else {
                 rebuilt.append(old)
                 continue
             }
-            guard let fresh = rebuild(old) else { break }
+            guard let fresh = rebuild(old) else {
+                lostOnRebuild += screens[index...].map(\.id)
+                break
+            }
             rebuilt.append(fresh)
         }
         if rebuilt.isEmpty {
             guard let root = try? makeScreen(for: configuredRoot, presentation: .push) else {
                 logger.error("Cannot rebuild the session's root after a reload; the old screens stay")
+                lostOnRebuild = []
                 return nil
             }
             rebuilt = [root]
@@ -157,6 +162,7 @@ extension NavigationSession {
             )
             fresh.openedBy = old.openedBy
             if let refusal {
+                lostOnRebuild.append(old.id)
                 // The state the users' acknowledged changes made is gone from now on: as loud as at a restart.
                 logger.warning(
                     "A rebuilt screen refused its old state; it starts fresh",

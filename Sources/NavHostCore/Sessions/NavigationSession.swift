@@ -136,6 +136,9 @@ public final class NavigationSession: NavigationHandler {
     /// The screens a restore brought back without their restorable state, which no longer decoded: each started
     /// fresh on its route. Empty for a session that was not restored.
     public internal(set) var startedFreshOnRestore: [ScreenID] = []
+    /// The screens the last ``rebuildScreens(showing:)`` lost: removed (the new build cannot show them, or one below
+    /// them), or started fresh (their state no longer decodes).
+    public internal(set) var lostOnRebuild: [ScreenID] = []
 
     // MARK: Public Functions
 

@@ -134,8 +134,11 @@ public final class SessionRegistry {
                 logger: logger
             )
             restoreNotes[configuration.name] = .restored(dropped: session.droppedOnRestore)
-            if session.droppedOnRestore.isEmpty, session.startedFreshOnRestore.isEmpty {
+            let lost = session.droppedOnRestore.map(\.id) + session.startedFreshOnRestore
+            if lost.isEmpty {
                 persistence?.assumeDurable(record)
+            } else {
+                keepAside(record, losing: lost, at: "a restart")
             }
         case let loaded:
             session = try NavigationSession(

@@ -114,6 +114,17 @@ public struct SessionStateFile: Sendable {
         return JournalPosition(generation: position.generation, size: end)
     }
 
+    /// Writes `record` durably beside the session's file, as a snapshot of its own, `<name>.json.<suffix>`: a
+    /// record the session is about to lose screens of. Moved to `<name>.json` while the daemon is stopped (the
+    /// journal, of another generation, is then passed over), it is the session's record again.
+    ///
+    /// - Returns: The path written.
+    public func keepAside(_ record: SessionRecord, suffix: String) throws -> String {
+        let aside = "\(path).\(suffix)"
+        try FileIO.writePrivately(Self.envelope(of: record, generation: Self.newGeneration()), to: aside)
+        return aside
+    }
+
     /// Reads the record: the snapshot's, or the newest whole line of its generation in the journal. A snapshot that
     /// cannot be trusted is moved aside with the journal, named with `now` (seconds since 1970; the current time
     /// when `nil`).

@@ -1,0 +1,47 @@
+import Glibc
+import NavHostKit
+public import NavHostStorage
+
+// Keeping aside the record of a session about to lose screens, or their state, so that what clients were answered is
+// still on disk.
+
+extension SessionRegistry {
+    /// Rebuilds, in every session, the screens showing one of `routes`, after their plugin was replaced
+    /// (``NavigationSession/rebuildScreens(showing:)``). A session that loses screens in it — the new build cannot
+    /// show them, or cannot read their state — has its record from before kept aside (``keepAside(_:losing:at:)``).
+    public func rebuildScreens(showing routes: Set<String>) {
+        for session in all where session.routeIDs.contains(where: routes.contains) {
+            let before = session.record
+            session.rebuildScreens(showing: routes)
+            if !session.lostOnRebuild.isEmpty { keepAside(before, losing: session.lostOnRebuild, at: "a reload") }
+        }
+    }
+
+    /// Writes `record`, the session's record before it lost `screens` at `moment` (a restart, a reload), beside its
+    /// file as `<name>.json.lost-<milliseconds since 1970>`, and says so in a warning naming the file. Moved to
+    /// `<name>.json` while the daemon is stopped, with the plugin that serves those screens back, it brings them back.
+    ///
+    /// Nothing is kept without persistence; a write that fails is logged, and the session goes on.
+    func keepAside(_ record: SessionRecord, losing screens: [ScreenID], at moment: String) {
+        guard let persistence else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let stamp = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+        let lost = screens.map(\.rawValue).joined(separator: " ")
+        do {
+            let path = try persistence.file(for: record.session).keepAside(record, suffix: "lost-\(stamp)")
+            logger.warning(
+                "Screens of a session could not come back as they were; kept its record from before aside",
+                metadata: [
+                    "navhost.session": "\(record.session)", "navhost.screens": "\(lost)", "navhost.after": "\(moment)",
+                    "navhost.file": "\(path)",
+                ]
+            )
+        } catch {
+            logger.error(
+                "Cannot keep aside the record of a session that lost screens",
+                metadata: ["navhost.session": "\(record.session)", "navhost.screens": "\(lost)", "error": "\(error)"]
+            )
+        }
+    }
+}
