@@ -275,7 +275,7 @@ extension Navctl.Plugins {
                 library's SHA-256) and follows the daemon's plugins until it serves that build from that folder, \
                 printing the daemon's event that answered: "loaded NAME VERSION from LIBRARY", "reloaded NAME OLD \
                 → NEW from LIBRARY" or "checked NAME VERSION from FOLDER", or "serving NAME VERSION from LIBRARY" \
-                when it served the build before navctl asked (exit 0); or until it refuses it: "Error: refused NAME: \
+                when navctl did not see that event (exit 0); or until it refuses it: "Error: refused NAME: \
                 CODE: MESSAGE" (exit 2), with "; version V keeps serving" when one loaded before serves on. A \
                 folder outside the daemon's plugins folder, which it does not watch, exits with 1 at once \
                 (navctl plugins load loads it); no answer within --timeout (default 60) exits with 69, as an \

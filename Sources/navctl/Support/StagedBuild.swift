@@ -94,15 +94,15 @@ struct StagedBuild: Sendable {
         return .pending
     }
 
-    /// The line `navctl plugins wait` prints for `plugin`, which serves this build: the daemon's event when one about
-    /// this build answered (`loaded`, `reloaded OLD → NEW`, or `checked` for a serving build put in place again);
-    /// `serving NAME VERSION from LIBRARY` when the daemon served it before navctl began to follow (which of the
-    /// three it was is no longer known).
+    /// The line `navctl plugins wait` prints for `plugin`, which serves this build: the daemon's event when the one
+    /// that answered is about it (`loaded` or `reloaded OLD → NEW` of the library serving, or `checked` for a serving
+    /// build put in place again); `serving NAME VERSION from LIBRARY` when navctl did not see that event (the daemon
+    /// served the build before navctl began to follow, or the answer came after another plugin's event).
     func describeServing(_ plugin: PluginInfo, answeredBy event: PluginEvent?) -> String {
-        if let event, event.name == name, [.loaded, .reloaded, .checked].contains(event.kind),
-            event.version == plugin.version, isThisFolder(event.folder)
-        {
-            return PluginView.describe(event)
+        if let event, event.name == name, event.version == plugin.version, isThisFolder(event.folder) {
+            // Each load is of a private copy of its own: the path tells this load from an earlier one.
+            let isThisLoad = (event.kind == .loaded || event.kind == .reloaded) && event.path == plugin.path
+            if isThisLoad || event.kind == .checked { return PluginView.describe(event) }
         }
         return "serving \(plugin.name) \(plugin.version) from \(plugin.path)"
     }
