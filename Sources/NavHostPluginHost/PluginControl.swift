@@ -91,7 +91,7 @@ public final class PluginControl {
         self.watcherLimit = watcherLimit
         registry.keepsRemovedRow = { [weak self] row in self?.isUnloadedByHand(row) == true }
         // A plugin kept because it is the root of a session goes once that session is closed.
-        sessions.onSessionClosed = { [weak self] _ in self?.retryRefusedRemovals() }
+        sessions.onSessionClosed = { [weak self] _ in self?.retryRefusedChanges() }
     }
 
     // MARK: Changing the plugins
@@ -129,15 +129,7 @@ public final class PluginControl {
     public func reload(_ name: String) throws(PluginRegistry.ChangeError) -> PluginRegistry.Replacement {
         let replacement: PluginRegistry.Replacement
         do {
-            replacement = try registry.reload(name) { dropped in
-                sessions.all.first { dropped.contains($0.configuredRoot.id) }.map { session in
-                    QuarantineReason(
-                        .inUse,
-                        "the new build has no route \(session.configuredRoot.id), where session \(session.name) "
-                            + "starts: \(howToFree(session))"
-                    )
-                }
-            }
+            replacement = try registry.reload(name) { dropped in refusalToDrop(dropped) }
         } catch {
             if case .refused(let reason) = error {
                 // The refused build's version, when its manifest reads.
@@ -534,10 +526,26 @@ extension PluginControl {
         }
     }
 
-    /// Tries again the removals refused earlier (SIGHUP, and after each `CloseSession`): a session that pinned a
-    /// plugin may have closed, or a dependant's new build may no longer need it.
-    public func retryRefusedRemovals() {
+    /// Tries again the removals and the new builds refused earlier (SIGHUP, and after each `CloseSession`): a
+    /// session that pinned a plugin, or started at a route its new build drops, may have closed, or a dependant's new
+    /// build may no longer need it.
+    public func retryRefusedChanges() {
         removeFreedPlugins()
+        reloadBuildsFreed()
+    }
+
+    /// Reloads the new builds refused because a session started at a route they drop (`inUse`), still in their
+    /// folders, once no session starts at one any more.
+    fileprivate func reloadBuildsFreed() {
+        for status in registry.loadedPlugins where status.lastReloadFailure?.code == .inUse {
+            guard let manifest = try? PluginDirectory.readManifest(in: status.directory).get(),
+                manifest.sha256 == status.lastRefusedBuild
+            else { continue }
+            let serving = registry.catalog.entry(named: status.name)?.screens.map(\.route) ?? status.routes
+            guard refusalToDrop(Set(serving).subtracting(manifest.routeIDs)) == nil else { continue }
+            refusedBuilds[status.directory] = nil
+            _ = try? reload(status.name)
+        }
     }
 }
 
@@ -614,6 +622,18 @@ extension PluginControl {
         }
         if let refusal = registry.dependentsRefusal(toUnload: name) { throw .refused(refusal) }
         return directory
+    }
+
+    /// Why a new build that no longer offers the routes `dropped` is refused: a session starts at one of them
+    /// (`inUse`); `nil` when none does.
+    private func refusalToDrop(_ dropped: Set<String>) -> QuarantineReason? {
+        sessions.all.first { dropped.contains($0.configuredRoot.id) }.map { session in
+            QuarantineReason(
+                .inUse,
+                "the new build has no route \(session.configuredRoot.id), where session \(session.name) starts: "
+                    + "\(howToFree(session)); the daemon then takes the build by itself"
+            )
+        }
     }
 
     /// What frees the route `session` starts at: a change to its declaration, or closing it.

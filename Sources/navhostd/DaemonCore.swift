@@ -188,7 +188,7 @@ final class DaemonCore {
         pluginControl.rescan(configuration.pluginDirectory)
         openSessions()
         sessions.openListedSessions()
-        pluginControl.retryRefusedRemovals()
+        pluginControl.retryRefusedChanges()
     }
 
     /// Tries a write in the state folder again, off the main thread (a hung disk must not hold it), and says when the

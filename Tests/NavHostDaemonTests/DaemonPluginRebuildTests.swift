@@ -132,6 +132,35 @@ struct DaemonPluginRebuildTests {
         try await daemon.terminate()
     }
 
+    @Test(
+        "A build refused for a session's root route is taken by itself once that session, opened over the wire, closes"
+    )
+    func refusedBuildIsTakenOnceTheSessionCloses() async throws {
+        let rebuilt = try await Self.settingsWithoutMain.value
+        let directory = try TestPlugins.copies()
+        let daemon = try await DaemonProcess.start(
+            plugins: directory,
+            sessions: ["main=home.main"],
+            extraArguments: Self.byHandOnly
+        )
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("OpenSession", ["name": "kiosk", "root": "settings.main"])
+
+        try PluginRebuilder.deploy(rebuilt, into: directory)
+        let refusal = await #expect(throws: VarlinkError.self) {
+            try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Settings"])
+        }
+        let message = refusal?.parameters["message"]?.stringValue ?? ""
+        #expect(message.contains("close it first (navctl session close kiosk)"), "\(message)")
+        #expect(try await DaemonPluginReloadTests.listed("Settings", in: daemon)?["version"] == "1.0.0")
+
+        try await nav.call("CloseSession", ["name": "kiosk"])
+        let listed = try await DaemonPluginReloadTests.listed("Settings", in: daemon)
+        #expect(listed?["version"] == "2.0.0", "\(String(describing: listed))")
+        #expect(listed?["lastReloadFailure"] == nil || listed?["lastReloadFailure"] == .null)
+        try await daemon.terminate()
+    }
+
     @Test("A reload that removes a screen keeps the session's record from before aside, that screen in it")
     func reloadThatRemovesAScreenKeepsTheRecordAside() async throws {
         let rebuilt = try await Self.settingsWithoutMain.value

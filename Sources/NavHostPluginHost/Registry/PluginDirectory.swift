@@ -51,12 +51,12 @@ package enum PluginDirectory {
             return .libraryUnreadable(library, error)
         }
         guard digest == manifest.sha256 else { return .checksumMismatch(library, digest: digest, manifest: manifest) }
-        return missingResource(of: manifest, in: folder)
+        return missingResourceReason(of: manifest, in: folder)
     }
 
     /// Why `folder` misses a resource `manifest` lists (the first that is not a file there); `nil` when none is
     /// missing.
-    package static func missingResource(of manifest: PluginManifest, in folder: String) -> QuarantineReason? {
+    package static func missingResourceReason(of manifest: PluginManifest, in folder: String) -> QuarantineReason? {
         guard let missing = manifest.resources.first(where: { FileIO.kind(of: "\(folder)/\($0)") != .regularFile })
         else { return nil }
         return QuarantineReason(.fileMissing, "the resource \(missing) the manifest lists is not in \(folder)")

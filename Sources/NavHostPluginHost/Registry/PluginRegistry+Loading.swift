@@ -126,7 +126,7 @@ extension PluginRegistry {
     /// Every resource the manifest lists is a file in `directory`: a plugin whose resources are not all there would
     /// fail when its feature first reads one (at start, or long after).
     func checkResources(of manifest: PluginManifest, in directory: String) throws(QuarantineReason) {
-        if let missing = PluginDirectory.missingResource(of: manifest, in: directory) { throw missing }
+        if let missing = PluginDirectory.missingResourceReason(of: manifest, in: directory) { throw missing }
     }
 
     /// The SDK version, the dependencies and the routes, from the manifest alone.
