@@ -1,3 +1,4 @@
+internal import Glibc
 public import NIOCore
 
 /// Splits a Varlink byte stream into messages: each message ends with one NUL byte.
@@ -57,19 +58,28 @@ public struct VarlinkFrameDecoder: ByteToMessageDecoder {
     ///
     /// - Throws: ``VarlinkProtocolError`` `messageTooLarge` once the message is over the limit.
     mutating func nextMessage(in buffer: inout ByteBuffer) throws(VarlinkProtocolError) -> ByteBuffer? {
-        let readable = buffer.readableBytesView
-        let searchStart = readable.index(readable.startIndex, offsetBy: scannedBytes)
-        guard let terminator = readable[searchStart...].firstIndex(of: 0) else {
-            scannedBytes = readable.count
+        guard let length = firstNUL(in: buffer) else {
+            scannedBytes = buffer.readableBytes
             if scannedBytes > maxMessageSize { throw Self.tooLarge(limit: maxMessageSize) }
             return nil
         }
-        let length = readable.distance(from: readable.startIndex, to: terminator)
         if length > maxMessageSize { throw Self.tooLarge(limit: maxMessageSize) }
         let message = buffer.readSlice(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)
         scannedBytes = 0
         return message
+    }
+
+    /// The offset of the first NUL among `buffer`'s readable bytes, past the ones already scanned; `nil` when there is
+    /// none. Found with `memchr`, which reads many bytes at a time: `firstIndex(of:)` over the bytes' view cost about
+    /// six instructions per byte of every message.
+    private func firstNUL(in buffer: ByteBuffer) -> Int? {
+        buffer.withUnsafeReadableBytes { bytes -> Int? in
+            guard let base = bytes.baseAddress, bytes.count > scannedBytes,
+                let found = memchr(base + scannedBytes, 0, bytes.count - scannedBytes)
+            else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
+        }
     }
 
     /// Checks what is left once the stream has ended: white space only.
