@@ -242,7 +242,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try single(key).decode(type) }
 
     private func single(_ key: Key) throws -> SingleContainer {
-        SingleContainer(json: try member(key), codingPath: codingPath + [key])
+        SingleContainer(json: try member(key), parentPath: codingPath, key: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -319,7 +319,27 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 
 private struct SingleContainer: SingleValueDecodingContainer {
     let json: JSONValue
-    let codingPath: [any CodingKey]
+    /// The path of the container the value is a member of, and the member's key: the value's own path is built
+    /// from them only when asked for (an error), not for every member read (an array each).
+    private let parentPath: [any CodingKey]
+    private let key: (any CodingKey)?
+
+    var codingPath: [any CodingKey] {
+        guard let key else { return parentPath }
+        return parentPath + [key]
+    }
+
+    init(json: JSONValue, codingPath: [any CodingKey]) {
+        self.json = json
+        self.parentPath = codingPath
+        self.key = nil
+    }
+
+    init(json: JSONValue, parentPath: [any CodingKey], key: any CodingKey) {
+        self.json = json
+        self.parentPath = parentPath
+        self.key = key
+    }
 
     func decodeNil() -> Bool { json.isNull }
 
