@@ -9,8 +9,16 @@ import Synchronization
 /// virtual clock whose sleeps end at once. That is what makes a replay deterministic without the feature knowing.
 public final class SessionContext: Sendable {
     /// The context of the session whose work runs now; `nil` outside any session (a plugin's composition root, a
-    /// task a feature detached).
-    @TaskLocal public static var current: SessionContext?
+    /// task a feature detached). In a screen's task (and the tasks it starts), its session's, which the task's
+    /// handle carries; elsewhere the one ``bound``.
+    public static var current: SessionContext? {
+        if let task = ScreenTask.current { return task.context }
+        return bound
+    }
+
+    /// The context bound for a session's work outside a screen's task (a ViewModel's composition root), and where
+    /// no screen's task runs (tests).
+    @TaskLocal public static var bound: SessionContext?
 
     private struct State {
         var drawn: [UInt64] = []

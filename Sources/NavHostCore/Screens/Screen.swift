@@ -374,12 +374,14 @@ extension Screen {
         let model = self.model
         // Registered before the work starts, which may end it (and unregister it) before the task is returned. A
         // cancel asked for in that first stretch (the work closed the screen) is applied once the task is returned.
-        let handle = ScreenTask(screen: self)
+        let handle = ScreenTask(screen: self, context: context)
         inFlight[number] = handle
         // The ViewModel's work draws random numbers and reads time through its session (`SessionContext`), and the
-        // tasks it starts inherit that. Bound in the task, not around its start: a task copies the values bound where
-        // it is made, and a synchronous closure made on the main actor checks at run time that it runs there, which
-        // outside a task (an intent started in the read that brought it) is a slow check.
+        // tasks it starts inherit that: the handle, bound as the task's, carries the context (one task-local bound,
+        // not two: each binding is an async closure, a frame and a push and pop of the task's local values). Bound
+        // in the task, not around its start: a task copies the values bound where it is made, and a synchronous
+        // closure made on the main actor checks at run time that it runs there, which outside a task (an intent
+        // started in the read that brought it) is a slow check.
         //
         // `Task.startOnMainActor`, the runtime's older (and, to the compiler, deprecated) name for a `Task.immediate`
         // on the main actor: Swift 6.3.1 gives a `Task.immediate` the optimizer does not inline, as here, a
@@ -389,9 +391,7 @@ extension Screen {
         let context = self.context
         let task = Task.startOnMainActor { [weak self] in
             defer { self?.inFlight[number] = nil }
-            return await SessionContext.$current.withValue(context) {
-                await ScreenTask.$current.withValue(handle) { await work(model) }
-            }
+            return await ScreenTaskBinding.$task.withValue(handle) { await work(model) }
         }
         handle.setTask(task)
         return (number, task, handle)
@@ -462,7 +462,10 @@ private final class StateChangeSignal: Sendable {
 final class ScreenTask {
     /// The screen task whose work runs now (bound for the task and inherited by the tasks it starts); `nil` outside
     /// a screen's work.
-    @TaskLocal static var current: ScreenTask?
+    nonisolated static var current: ScreenTask? { ScreenTaskBinding.task }
+
+    /// The context of the session whose screen runs the task: ``SessionContext/current`` in the task's work.
+    nonisolated let context: SessionContext?
 
     /// Whether the task's intent was given up on: its caller was answered that it did not finish in time. The
     /// session drops the navigation such a task asks for (`NavigationSession.perform`).
@@ -480,9 +483,10 @@ final class ScreenTask {
     private var cancelled = false
     private var cancelTask: (() -> Void)?
 
-    init(screen: Screen) {
+    init(screen: Screen, context: SessionContext?) {
         self.screen = screen
         self.screenID = screen.id
+        self.context = context
     }
 
     /// Whether the task is the work of a screen called `id` that has left the stack (or is gone): a screen a reload
@@ -507,6 +511,12 @@ final class ScreenTask {
         cancelled = true
         cancelTask?()
     }
+}
+
+/// Where ``ScreenTask/current`` is bound: outside the main-actor class, so that ``SessionContext/current`` can read
+/// it on any thread.
+enum ScreenTaskBinding {
+    @TaskLocal static var task: ScreenTask?
 }
 
 /// The first of several events to finish wins; later ones are ignored. Main-actor only.

@@ -191,8 +191,8 @@ extension NavigationSession {
         // A composition root may draw random numbers or read the clock while it builds the ViewModel. The screen
         // task of an intent that pushes this screen is not its: a task the new ViewModel starts in its `init` is
         // the new screen's work, whatever becomes of that intent (``ScreenTask/current``).
-        let made = SessionContext.$current.withValue(context) { () -> Result<any ViewModel, NavigationError> in
-            ScreenTask.$current.withValue(nil) {
+        let made = SessionContext.$bound.withValue(context) { () -> Result<any ViewModel, NavigationError> in
+            ScreenTaskBinding.$task.withValue(nil) {
                 do throws(NavigationError) {
                     return .success(try catalog.makeViewModel(for: request, navigation: navigation, screen: id))
                 } catch {

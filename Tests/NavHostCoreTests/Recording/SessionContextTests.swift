@@ -8,7 +8,7 @@ struct SessionContextTests {
     func randomNumbers() {
         let replaying = SessionContext(replaying: [7, 8])
         #expect(
-            SessionContext.$current.withValue(replaying) { [SessionRandomSource().next(), replaying.nextRandom()] } == [
+            SessionContext.$bound.withValue(replaying) { [SessionRandomSource().next(), replaying.nextRandom()] } == [
                 7, 8,
             ]
         )
@@ -17,7 +17,7 @@ struct SessionContextTests {
         #expect(replaying.takeDrawn().isEmpty, "a replay keeps nothing")
 
         let live = SessionContext()
-        let drawn = SessionContext.$current.withValue(live) { (0..<3).map { _ in SessionRandomSource().next() } }
+        let drawn = SessionContext.$bound.withValue(live) { (0..<3).map { _ in SessionRandomSource().next() } }
         #expect(live.takeDrawn() == drawn)
         #expect(live.takeDrawn().isEmpty)
         _ = SessionRandomSource().next()
@@ -28,7 +28,7 @@ struct SessionContextTests {
     func virtualClock() async throws {
         let context = SessionContext(replaying: [])
         let clock = SessionClock()
-        try await SessionContext.$current.withValue(context) {
+        try await SessionContext.$bound.withValue(context) {
             let start = clock.now
             try await clock.sleep(for: .seconds(3600))
             try await clock.sleep(until: start.advanced(by: .seconds(10)), tolerance: nil)
