@@ -137,13 +137,7 @@ struct DaemonPluginRebuildTests {
     )
     func refusedBuildIsTakenOnceTheSessionCloses() async throws {
         let rebuilt = try await Self.settingsWithoutMain.value
-        let directory = try TestPlugins.copies()
-        let daemon = try await DaemonProcess.start(
-            plugins: directory,
-            sessions: ["main=home.main"],
-            extraArguments: Self.byHandOnly
-        )
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (directory, daemon, nav) = try await Self.startOnCopies(root: "home.main")
         try await nav.call("OpenSession", ["name": "kiosk", "root": "settings.main"])
 
         try PluginRebuilder.deploy(rebuilt, into: directory)
@@ -164,13 +158,7 @@ struct DaemonPluginRebuildTests {
     @Test("A reload that removes a screen keeps the session's record from before aside, that screen in it")
     func reloadThatRemovesAScreenKeepsTheRecordAside() async throws {
         let rebuilt = try await Self.settingsWithoutMain.value
-        let directory = try TestPlugins.copies()
-        let daemon = try await DaemonProcess.start(
-            plugins: directory,
-            sessions: ["main=home.main"],
-            extraArguments: Self.byHandOnly
-        )
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (directory, daemon, nav) = try await Self.startOnCopies(root: "home.main")
         try await nav.call("Navigate", ["route": "settings.main"])
         try await Self.waitForSettings(nav)
 
@@ -222,16 +210,18 @@ struct DaemonPluginRebuildTests {
     // MARK: - Helpers
 
     /// A daemon loading copies of the example plugins (in `directory`, changed by hand only), its session `main` at
-    /// `settings.main` with the settings loaded, and a client of it.
-    static func startOnCopies() async throws -> (directory: String, daemon: DaemonProcess, nav: NavigationClient) {
+    /// `root` (the settings, loaded, unless told otherwise), and a client of it.
+    static func startOnCopies(
+        root: String = "settings.main"
+    ) async throws -> (directory: String, daemon: DaemonProcess, nav: NavigationClient) {
         let directory = try TestPlugins.copies()
         let daemon = try await DaemonProcess.start(
             plugins: directory,
-            sessions: ["main=settings.main"],
+            sessions: ["main=\(root)"],
             extraArguments: byHandOnly
         )
         let nav = try await NavigationClient.connect(to: daemon)
-        try await waitForSettings(nav)
+        if root == "settings.main" { try await waitForSettings(nav) }
         return (directory, daemon, nav)
     }
 
