@@ -26,11 +26,12 @@ public struct JSONValueDecoder: Sendable {
     /// `onChangedFilter.text`. A case decoded by hand that lists the arguments' keys (`allKeys`), or never opens them
     /// as a keyed container, is not checked.
     package func decode<T: Decodable>(_ type: T.Type, case name: String, arguments: JSONObject) throws -> T {
-        guard !arguments.isEmpty else { return try T(from: CaseDecoder(name: name, arguments: arguments, read: nil)) }
-        let read = ReadMembers()
+        // Empty arguments hold no member to be unknown: what is read of them is not noted.
+        let read = ReadMembers(name: name, arguments: arguments, notesMembers: !arguments.isEmpty)
+        guard !arguments.isEmpty else { return try T(from: CaseDecoder(read: read)) }
         let value: T
         do {
-            value = try T(from: CaseDecoder(name: name, arguments: arguments, read: read))
+            value = try T(from: CaseDecoder(read: read))
         } catch var error as JSONError where error.code == .keyNotFound {
             // A required argument missing beside one the case did not read that is spelt almost like it: say so, as
             // for an unknown member (the unread one may still be a later argument, hence only a near spelling).
@@ -171,13 +172,25 @@ private struct ValueDecoder: Decoder {
     }
 }
 
-/// The members of a case's arguments that its decoding has read (``JSONValueDecoder/decode(_:case:arguments:)``).
+/// A case being decoded (``JSONValueDecoder/decode(_:case:arguments:)``): its name and arguments, and the members of
+/// the arguments its decoding has read. One reference for the case's decoder and its container to hold: the decoder
+/// then fits an existential's inline buffer (no box of its own is allocated), and each copy of either is one retain.
 private final class ReadMembers {
+    let name: String
+    let arguments: JSONObject
+    /// Whether the members read are noted, for the check for unknown members.
+    let notesMembers: Bool
     /// Whether the arguments were opened as a keyed container at all.
     var isOpened = false
     /// Whether the decoding listed every key (`allKeys`): it then reads what it chooses, and nothing is unknown.
     var isAll = false
     var names: [String] = []
+
+    init(name: String, arguments: JSONObject, notesMembers: Bool) {
+        self.name = name
+        self.arguments = arguments
+        self.notesMembers = notesMembers
+    }
 
     func note(_ name: String) {
         if !names.contains(name) { names.append(name) }
@@ -381,30 +394,28 @@ private struct SingleContainer: SingleValueDecodingContainer {
 /// key without walking a member list, and hands `arguments` to the case's nested container as they are. What a
 /// synthesized enum does not ask for is read from the object, built then.
 private struct CaseDecoder: Decoder {
-    let name: String
-    let arguments: JSONObject
-    let read: ReadMembers?
+    let read: ReadMembers
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(CaseContainer<Key>(name: name, arguments: arguments, read: read))
+        KeyedDecodingContainer(CaseContainer<Key>(read: read))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try ValueDecoder(json: .object([name: .object(arguments)]), codingPath: []).unkeyedContainer()
+        try ValueDecoder(json: .object([read.name: .object(read.arguments)]), codingPath: []).unkeyedContainer()
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        SingleContainer(json: .object([name: .object(arguments)]), codingPath: [])
+        SingleContainer(json: .object([read.name: .object(read.arguments)]), codingPath: [])
     }
 }
 
 private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let name: String
-    let arguments: JSONObject
-    let read: ReadMembers?
+    let read: ReadMembers
     var codingPath: [any CodingKey] { [] }
+    private var name: String { read.name }
+    private var arguments: JSONObject { read.arguments }
 
     var allKeys: [Key] {
         guard let key = Key(stringValue: name) else { return [] }
@@ -418,9 +429,11 @@ private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
         guard key.stringValue == name else { return try object.nestedContainer(keyedBy: type, forKey: key) }
-        read?.isOpened = true
+        read.isOpened = true
         // Paths start at the arguments: the case's name is not a member anyone sent.
-        return KeyedDecodingContainer(KeyedContainer<NestedKey>(members: arguments, codingPath: [], read: read))
+        return KeyedDecodingContainer(
+            KeyedContainer<NestedKey>(members: arguments, codingPath: [], read: read.notesMembers ? read : nil)
+        )
     }
 
     // MARK: What a synthesized enum does not ask for
