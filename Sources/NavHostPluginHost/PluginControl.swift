@@ -1,5 +1,6 @@
 import Logging
 public import NavHostCore
+import NavHostKit
 public import NavHostStorage
 import NavHostWire
 
@@ -122,14 +123,21 @@ public final class PluginControl {
     /// Replaces the plugin `name` with the build now in its folder, then rebuilds its screens in every session.
     ///
     /// - Throws: ``PluginRegistry/ChangeError/notLoaded(_:)`` when no loaded plugin has that name, or
-    ///   ``PluginRegistry/ChangeError/refused(_:)`` when the new build fails a check, or no longer offers a route a
-    ///   session starts at (`inUse`, as an unload of the plugin would be); the old version then keeps serving and no
-    ///   session changes.
+    ///   ``PluginRegistry/ChangeError/refused(_:)`` when the new build fails a check, or no longer offers, or cannot
+    ///   build, the root a session starts at (`inUse`, as an unload of the plugin would be); the old version then
+    ///   keeps serving and no session changes.
     @discardableResult
     public func reload(_ name: String) throws(PluginRegistry.ChangeError) -> PluginRegistry.Replacement {
         let replacement: PluginRegistry.Replacement
         do {
-            replacement = try registry.reload(name) { dropped in refusalToDrop(dropped) }
+            let roots = sessions.all.filter { session in
+                registry.catalog.entry(named: name)?.screens.contains { $0.route == session.configuredRoot.id } == true
+            }
+            replacement = try registry.reload(
+                name,
+                refusalToDrop: { dropped in refusalToDrop(dropped) },
+                refusalToServe: { coordinator in refusalToServe(roots, by: coordinator) }
+            )
         } catch {
             if case .refused(let reason) = error {
                 // The refused build's version, when its manifest reads.
@@ -634,6 +642,24 @@ extension PluginControl {
                     + "\(howToFree(session)); the daemon then takes the build by itself"
             )
         }
+    }
+
+    /// Why a new build whose composition root is `coordinator` is refused: it cannot build the root of one of
+    /// `sessions` (`inUse`: its parameters no longer fit, say); `nil` when it builds every one.
+    private func refusalToServe(_ sessions: [NavigationSession], by coordinator: any FeatureCoordinator)
+        -> QuarantineReason?
+    {
+        for session in sessions {
+            guard let failure = FeatureCatalog.failure(of: coordinator, building: session.configuredRoot) else {
+                continue
+            }
+            return QuarantineReason(
+                .inUse,
+                "the new build cannot show \(session.configuredRoot.id), where session \(session.name) starts: "
+                    + "\(failure); \(howToFree(session)); the daemon then takes the build by itself"
+            )
+        }
+        return nil
     }
 
     /// What frees the route `session` starts at: a change to its declaration, or closing it.

@@ -49,6 +49,26 @@ struct DaemonPluginRebuildTests {
         )
     }
 
+    /// UserProfile 2.0.0, whose `profile.user` takes `id` where 1.0.0 took `userID`.
+    static let profileWithRenamedParameter = Task {
+        try await PluginRebuilder.rebuild(
+            plugin: "UserProfile",
+            editing: [
+                (
+                    file: "Sources/Presentation/Router/ProfileRoute.swift",
+                    replace: "case user(userID: String)",
+                    with: "case user(id: String)"
+                ),
+                (
+                    file: "Sources/UserProfileFeature.swift",
+                    replace: "route: \"profile.user\",\n            parameters: [\"userID\"],",
+                    with: "route: \"profile.user\",\n            parameters: [\"id\"],"
+                ),
+            ],
+            version: "2.0.0"
+        )
+    }
+
     /// The library `make build` staged.
     static let original = "\(DaemonProcess.examplePlugins)/Settings/libSettingsFeature.so"
 
@@ -152,6 +172,26 @@ struct DaemonPluginRebuildTests {
         let listed = try await DaemonPluginReloadTests.listed("Settings", in: daemon)
         #expect(listed?["version"] == "2.0.0", "\(String(describing: listed))")
         #expect(listed?["lastReloadFailure"] == nil || listed?["lastReloadFailure"] == .null)
+        try await daemon.terminate()
+    }
+
+    @Test("A new build that cannot show a session's root with its parameters is refused (inUse) until it closes")
+    func reloadThatRefusesARootsParametersIsRefused() async throws {
+        let rebuilt = try await Self.profileWithRenamedParameter.value
+        let (directory, daemon, nav) = try await Self.startOnCopies(root: "home.main")
+        try await nav.call("OpenSession", ["name": "kiosk", "root": "profile.user", "parameters": ["userID": "u1"]])
+
+        try PluginRebuilder.deploy(rebuilt, into: directory)
+        let refusal = await #expect(throws: VarlinkError.self) {
+            try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "UserProfile"])
+        }
+
+        #expect(refusal?.parameters["code"] == "inUse")
+        let message = refusal?.parameters["message"]?.stringValue ?? ""
+        #expect(message.contains("the new build cannot show profile.user, where session kiosk starts"), "\(message)")
+        #expect(try await DaemonPluginReloadTests.listed("UserProfile", in: daemon)?["version"] == "1.0.0")
+        try await nav.call("CloseSession", ["name": "kiosk"])
+        #expect(try await DaemonPluginReloadTests.listed("UserProfile", in: daemon)?["version"] == "2.0.0")
         try await daemon.terminate()
     }
 

@@ -1,4 +1,4 @@
-import NavHostKit
+package import NavHostKit
 
 // Finding, before any session asks, the routes a feature lists that its coordinator cannot build.
 
@@ -44,6 +44,21 @@ extension FeatureCatalog {
                 // Parameters that do not fit, or another failure: the route itself is one the coordinator knows.
             }
             return nil
+        }
+    }
+}
+
+extension FeatureCatalog {
+    /// What `coordinator` throws when asked for a screen of `request`, by no session; `nil` when it builds one. The
+    /// ViewModel built is dropped at once (it runs its initialiser, not `onAppear`; navigation it asks for is
+    /// refused).
+    package static func failure(of coordinator: any FeatureCoordinator, building request: RouteRequest) -> (any Error)?
+    {
+        do {
+            _ = try coordinator.makeViewModel(for: request, navigation: NoNavigation(), screen: ScreenID("root-check"))
+            return nil
+        } catch {
+            return error
         }
     }
 }

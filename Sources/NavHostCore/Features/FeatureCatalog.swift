@@ -23,6 +23,8 @@ public final class FeatureCatalog {
         case malformedRoute(String)
         /// The feature's composition root threw.
         case coordinatorFailed(String)
+        /// The caller refused the new coordinator of a replacement, for this reason.
+        case refused(String)
 
         public var description: String {
             switch self {
@@ -30,6 +32,7 @@ public final class FeatureCatalog {
             case .routeConflict(let route, let owner): return "route \(route) is already offered by \(owner)"
             case .malformedRoute(let route): return "route ID \"\(route)\" is not namespace.name"
             case .coordinatorFailed(let reason): return "makeCoordinator threw: \(reason)"
+            case .refused(let reason): return reason
             }
         }
     }
@@ -74,12 +77,15 @@ public final class FeatureCatalog {
     ///
     /// If a check fails or the composition root throws, nothing changes: `replaced` keeps serving.
     ///
+    /// - Parameter refusal: Why the caller refuses the new composition root, asked before anything is swapped (a
+    ///   session's root it cannot build); `nil` to take it.
     /// - Returns: The entry that was replaced.
     @discardableResult
     public func replace(
         _ replaced: String,
         with module: any FeatureModule,
-        services: HostServices
+        services: HostServices,
+        accepting refusal: (any FeatureCoordinator) -> String? = { _ in nil }
     ) throws(RegistrationError) -> Entry? {
         try validate(module, replacing: replaced)
         let coordinator: any FeatureCoordinator
@@ -88,6 +94,7 @@ public final class FeatureCatalog {
         } catch {
             throw .coordinatorFailed("\(error)")
         }
+        if let reason = refusal(coordinator) { throw .refused(reason) }
         let old = entries[replaced]
         unregister(replaced)
         insert(Entry(module: module, coordinator: coordinator, screens: module.screens))

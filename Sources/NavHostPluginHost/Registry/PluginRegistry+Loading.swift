@@ -260,7 +260,8 @@ extension PluginRegistry {
         _ module: any FeatureModule,
         describedBy manifest: PluginManifest,
         from directory: String,
-        replacing replaced: String?
+        replacing replaced: String?,
+        accepting refusal: (any FeatureCoordinator) -> QuarantineReason? = { _ in nil }
     ) throws(QuarantineReason) {
         let services = HostServices(
             logger: FeatureLogger(swiftLog: logger, feature: module.name),
@@ -272,7 +273,7 @@ extension PluginRegistry {
         )
         do {
             if let replaced {
-                try catalog.replace(replaced, with: module, services: services)
+                try catalog.replace(replaced, with: module, services: services) { refusal($0)?.message }
             } else {
                 try catalog.register(module, services: services)
             }
@@ -286,6 +287,8 @@ extension PluginRegistry {
                 throw QuarantineReason(.manifestMismatch, "route ID \"\(route)\" is not namespace.name")
             case .coordinatorFailed(let detail):
                 throw QuarantineReason(.initialisationFailed, "makeCoordinator(services:) threw: \(detail)")
+            case .refused(let reason):
+                throw QuarantineReason(.inUse, reason)
             }
         }
     }

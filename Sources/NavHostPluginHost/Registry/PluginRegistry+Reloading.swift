@@ -42,9 +42,11 @@ extension PluginRegistry {
     ///
     /// The old code stays mapped (nothing is ever unloaded), so each reload costs the memory of one more image.
     ///
-    /// - Parameter refusalToDrop: Why the new build may not leave out the routes it is given, routes of the old
-    ///   version its manifest no longer lists (a session starts at one); `nil` when it may. Asked before any code is
-    ///   loaded.
+    /// - Parameters:
+    ///   - refusalToDrop: Why the new build may not leave out the routes it is given, routes of the old version its
+    ///     manifest no longer lists (a session starts at one); `nil` when it may. Asked before any code is loaded.
+    ///   - refusalToServe: Why the new build's composition root is refused (it cannot build the root of a session
+    ///     that starts at one of its routes); `nil` to take it. Asked before the swap.
     /// - Returns: What was swapped; the caller rebuilds the sessions' screens of ``Replacement/oldRoutes``.
     /// - Throws: ``ChangeError/notLoaded(_:)``, or ``ChangeError/refused(_:)`` when the new build fails a check: the
     ///   old version keeps serving and its status's ``PluginStatus/lastReloadFailure`` says why.
@@ -53,7 +55,8 @@ extension PluginRegistry {
     /// the watchers leaves screens built by the old code.
     func reload(
         _ name: String,
-        refusalToDrop: (_ routes: Set<String>) -> QuarantineReason? = { _ in nil }
+        refusalToDrop: (_ routes: Set<String>) -> QuarantineReason? = { _ in nil },
+        refusalToServe: (any FeatureCoordinator) -> QuarantineReason? = { _ in nil }
     ) throws(ChangeError) -> Replacement {
         guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else {
             throw .notLoaded(name)
@@ -87,7 +90,7 @@ extension PluginRegistry {
             opened = true
             let module = try featureModule(of: library, describedBy: manifest)
             let oldRoutes = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)
-            try register(module, describedBy: manifest, from: old.directory, replacing: name)
+            try register(module, describedBy: manifest, from: old.directory, replacing: name, accepting: refusalToServe)
             let status = PluginStatus(
                 name: name,
                 directory: old.directory,

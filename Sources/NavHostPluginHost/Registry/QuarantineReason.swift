@@ -67,7 +67,7 @@ public struct QuarantineReason: Error, Sendable, Hashable {
         public static let stalled = Code(.stalled)
         /// Not a quarantine: an unload or a removal of a loaded plugin was refused because it is in use (a loaded
         /// plugin lists it as a hard dependency, or a session's configured root route is one of its routes), or a
-        /// new build of it was, because it drops a route a session starts at.
+        /// new build of it was, because it drops or cannot build the root a session starts at.
         public static let inUse = Code(.inUse)
         /// Not a quarantine: a `Load` or `Unload` was refused because what it changes could not be written to the
         /// state folder (or the file of the plugins loaded and unloaded by hand could not be read at start), so a

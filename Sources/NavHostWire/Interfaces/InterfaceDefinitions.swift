@@ -375,8 +375,8 @@ public enum InterfaceDefinitions {
         # Replaces the loaded plugin `name` with the build now in its folder, loaded from a fresh private copy. Every
         # session showing its screens rebuilds them in place (same screen IDs, restorable state handed over) and reports
         # one `replaced` event. A refused build leaves the old version serving (see `lastReloadFailure`); one that no
-        # longer offers a route a session starts at is refused (PluginRefused, inUse) until that session closes or is
-        # declared with another root, and is then loaded by the daemon itself.
+        # longer offers, or cannot build, the root a session starts at is refused (PluginRefused, inUse) until that
+        # session closes or is declared with another root, and is then loaded by the daemon itself.
         method Reload(name: string) -> (plugin: Plugin)
 
         # Takes the loaded plugin `name` out: its routes disappear, and every session pops its screens and those above
@@ -394,7 +394,7 @@ public enum InterfaceDefinitions {
         error PluginNotFound (name: string, unloadedFolder: ?string)
 
         # The plugin, or its new build, was refused; `code` is a quarantine code such as checksumMismatch, or inUse for an
-        # unload refused because the plugin is needed or a new build that drops a session's root route, or storageFailed
+        # unload refused because the plugin is needed or a new build that cannot serve a session's root, or storageFailed
         # for a Load or Unload that could not be written.
         error PluginRefused (code: string, message: string)
 
