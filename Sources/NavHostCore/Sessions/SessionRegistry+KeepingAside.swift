@@ -24,9 +24,7 @@ extension SessionRegistry {
     /// Nothing is kept without persistence; a write that fails is logged, and the session goes on.
     func keepAside(_ record: SessionRecord, losing screens: [ScreenID], at moment: String) {
         guard let persistence else { return }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let stamp = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+        let stamp = timespec.wallClockNow().milliseconds
         let lost = screens.map(\.rawValue).joined(separator: " ")
         do {
             let path = try persistence.file(for: record.session).keepAside(record, suffix: "lost-\(stamp)")

@@ -1,4 +1,5 @@
 import Glibc
+import NavHostStorage
 
 /// What the registry knows of one plugin folder: its manifest, and whether the plugin was loaded or quarantined.
 public struct PluginStatus: Sendable, Hashable {
@@ -103,11 +104,7 @@ public struct PluginStatus: Sendable, Hashable {
     }
 
     /// The wall clock, in milliseconds since the Unix epoch.
-    static func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-    }
+    static func now() -> Int64 { timespec.wallClockNow().milliseconds }
 }
 
 // MARK: - CustomStringConvertible

@@ -34,9 +34,7 @@ package enum FileIO {
         var changed: timespec
 
         /// When the file's status last changed (written, renamed, its mode set), in milliseconds since the epoch.
-        package var changedMilliseconds: Int64 {
-            Int64(changed.tv_sec) * 1000 + Int64(changed.tv_nsec) / 1_000_000
-        }
+        package var changedMilliseconds: Int64 { changed.milliseconds }
 
         package static func == (lhs: Stamp, rhs: Stamp) -> Bool {
             lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
