@@ -549,8 +549,9 @@ extension PluginControl {
             guard let manifest = try? PluginDirectory.readManifest(in: status.directory).get(),
                 manifest.sha256 == status.lastRefusedBuild
             else { continue }
-            let serving = registry.catalog.entry(named: status.name)?.screens.map(\.route) ?? status.routes
-            guard refusalToDrop(Set(serving).subtracting(manifest.routeIDs)) == nil else { continue }
+            guard refusalToDrop(registry.routes(servedBy: status).subtracting(manifest.routeIDs)) == nil else {
+                continue
+            }
             refusedBuilds[status.directory] = nil
             _ = try? reload(status.name)
         }

@@ -77,8 +77,8 @@ extension PluginRegistry {
                     "the manifest in \(old.directory) now names \(manifest.name), not \(name)"
                 )
             }
-            let dropped = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)
-                .subtracting(manifest.routeIDs)
+            let oldRoutes = routes(servedBy: old)
+            let dropped = oldRoutes.subtracting(manifest.routeIDs)
             if !dropped.isEmpty, let refusal = refusalToDrop(dropped) { throw refusal }
             let image = try privateCopy(of: "\(old.directory)/\(manifest.library)", for: name)
             var opened = false
@@ -89,7 +89,6 @@ extension PluginRegistry {
             let library = try open(image, for: manifest)
             opened = true
             let module = try featureModule(of: library, describedBy: manifest)
-            let oldRoutes = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)
             try register(module, describedBy: manifest, from: old.directory, replacing: name, accepting: refusalToServe)
             let status = PluginStatus(
                 name: name,
@@ -158,6 +157,11 @@ extension PluginRegistry {
         )
     }
 
+    /// The routes the loaded plugin `status` serves: its catalog entry's, or those its status lists.
+    func routes(servedBy status: PluginStatus) -> Set<String> {
+        Set(catalog.entry(named: status.name)?.screens.map(\.route) ?? status.routes)
+    }
+
     /// Why unloading the plugin `name` would be refused because loaded plugins list it as a hard dependency (`inUse`,
     /// naming them); `nil` when none does.
     func dependentsRefusal(toUnload name: String) -> QuarantineReason? {
@@ -183,7 +187,7 @@ extension PluginRegistry {
         }
         if let refusal = dependentsRefusal(toUnload: name) { throw .refused(refusal) }
         let old = statuses[index]
-        let routes = Set(catalog.entry(named: name)?.screens.map(\.route) ?? old.routes)
+        let routes = routes(servedBy: old)
         catalog.unregister(name)
         statuses[index] = PluginStatus(name: name, directory: old.directory, manifest: old.manifest, state: .removed)
         logger.info(
