@@ -15,7 +15,9 @@ import NavHostWire
 /// ```
 ///
 /// - A reload swaps the catalog entry, then each session rebuilds the screens of the old version's routes in place
-///   (``NavigationSession/rebuildScreens(showing:)``): one `replaced` event per session that showed one.
+///   (``NavigationSession/rebuildScreens(showing:)``): one `replaced` event per session that showed one. The screens
+///   it could not bring back as they were are kept in the new build's status (``PluginStatus/lostAtReload``) and
+///   named in the `reloaded` event.
 /// - An unload removes the routes, then each session pops the plugin's lowest screen and everything above it
 ///   (``NavigationSession/removeScreens(showing:)``): one event per session. The features that list it as an
 ///   optional dependency are told it is gone. An unload that would take away a session's configured root route, or
@@ -122,13 +124,15 @@ public final class PluginControl {
 
     /// Replaces the plugin `name` with the build now in its folder, then rebuilds its screens in every session.
     ///
+    /// - Returns: The replacement, whose status names the screens the sessions lost (``PluginStatus/lostAtReload``).
+    ///
     /// - Throws: ``PluginRegistry/ChangeError/notLoaded(_:)`` when no loaded plugin has that name, or
     ///   ``PluginRegistry/ChangeError/refused(_:)`` when the new build fails a check, or no longer offers, or cannot
     ///   build, the root a session starts at (`inUse`, as an unload of the plugin would be); the old version then
     ///   keeps serving and no session changes.
     @discardableResult
     public func reload(_ name: String) throws(PluginRegistry.ChangeError) -> PluginRegistry.Replacement {
-        let replacement: PluginRegistry.Replacement
+        var replacement: PluginRegistry.Replacement
         do {
             let roots = sessions.all.filter { session in
                 registry.catalog.entry(named: name)?.screens.contains { $0.route == session.configuredRoot.id } == true
@@ -147,8 +151,10 @@ public final class PluginControl {
             }
             throw error
         }
-        sessions.rebuildScreens(showing: replacement.oldRoutes)
-        publish(.reloaded(name, replacement))
+        let lost = sessions.rebuildScreens(showing: replacement.oldRoutes)
+        registry.recordLoss(of: name, lost)
+        replacement.status.lostAtReload = lost
+        publish(.reloaded(name, replacement, lost: lost))
         // The new build may no longer need a plugin whose removal was refused for it.
         removeFreedPlugins()
         return replacement

@@ -1,3 +1,4 @@
+import NavHostCore
 public import NavHostWire
 
 // The plugin host's statuses and changes in the form io.navhost.Plugins reports them (NavHostWire's `PluginInfo` and
@@ -25,6 +26,7 @@ extension PluginStatus {
         info.sha256 = manifest?.sha256
         info.lastRefusedBuild = lastReloadFailure == nil ? nil : lastRefusedBuild
         info.triedAt = triedAt
+        info.lostAtReload = lostAtReload.isEmpty ? nil : lostAtReload.map(\.info)
         return info
     }
 
@@ -34,6 +36,18 @@ extension PluginStatus {
         case .removed: .removed
         case .found, .quarantined: .quarantined
         }
+    }
+}
+
+extension ScreensLost {
+    /// The loss as `io.navhost.Plugins` reports it.
+    var info: PluginInfo.LostScreens {
+        PluginInfo.LostScreens(
+            session: session,
+            startedFresh: startedFresh.map(\.rawValue),
+            removed: removed.map(\.rawValue),
+            keptAside: keptAside
+        )
     }
 }
 
@@ -57,15 +71,17 @@ extension PluginEvent {
         )
     }
 
-    /// A new build of `name` replaced a loaded one.
-    static func reloaded(_ name: String, _ replacement: PluginRegistry.Replacement) -> PluginEvent {
+    /// A new build of `name` replaced a loaded one; the sessions lost `lost` in it.
+    static func reloaded(_ name: String, _ replacement: PluginRegistry.Replacement, lost: [ScreensLost]) -> PluginEvent
+    {
         PluginEvent(
             kind: .reloaded,
             name: name,
             version: replacement.newVersion.description,
             previousVersion: replacement.oldVersion?.description,
             path: replacement.status.libraryPath,
-            folder: replacement.status.directory
+            folder: replacement.status.directory,
+            lost: lost.isEmpty ? nil : lost.map(\.info)
         )
     }
 

@@ -195,16 +195,22 @@ struct DaemonPluginRebuildTests {
         try await daemon.terminate()
     }
 
-    @Test("A reload that removes a screen keeps the session's record from before aside, that screen in it")
+    @Test("A reload that removes a screen keeps the session's record from before aside, and says so where it is")
     func reloadThatRemovesAScreenKeepsTheRecordAside() async throws {
         let rebuilt = try await Self.settingsWithoutMain.value
         let (directory, daemon, nav) = try await Self.startOnCopies(root: "home.main")
-        try await nav.call("Navigate", ["route": "settings.main"])
+        let navigated = try await nav.call("Navigate", ["route": "settings.main"])
+        let screen = try #require(navigated["screen"]?["id"]?.stringValue)
         try await Self.waitForSettings(nav)
+        let plugins = try await PluginsWatch.start(on: daemon)
 
         try PluginRebuilder.deploy(rebuilt, into: directory)
-        try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Settings"])
+        let reload = try await ChildProcess.run(
+            TestPaths.builtExecutable("navctl"),
+            ["--socket", daemon.socketPath, "plugins", "reload", "Settings"]
+        )
 
+        #expect(reload.status == 0, "\(reload.errors)")
         #expect(try await nav.snapshot()["stack"]?.arrayValue?.map { $0["route"] } == ["home.main"])
         let sessions = "\(daemon.stateDirectory)/sessions"
         let aside = try FileManager.default.contentsOfDirectory(atPath: sessions).filter {
@@ -213,6 +219,54 @@ struct DaemonPluginRebuildTests {
         #expect(aside.count == 1, "\(aside)")
         let kept = try String(contentsOfFile: "\(sessions)/\(aside.first ?? "-")", encoding: .utf8)
         #expect(kept.contains(#""route":"home.main""#) && kept.contains(#""route":"settings.main""#), "\(kept)")
+        let lost: JSONValue = [
+            [
+                "session": "main", "startedFresh": [], "removed": [.string(screen)],
+                "keptAside": .string("\(sessions)/\(aside.first ?? "-")"),
+            ]
+        ]
+        #expect(try await DaemonPluginReloadTests.listed("Settings", in: daemon)?["lostAtReload"] == lost)
+        #expect(try await plugins.event { $0["kind"] == "reloaded" }["lost"] == lost)
+        #expect(
+            reload.errors.contains(
+                "warning: session main: screen \(screen) removed (this build cannot show them); its record from "
+                    + "before is kept in \(sessions)/main.json.lost-"
+            ),
+            "\(reload.errors)"
+        )
+        let list = try await ChildProcess.run(
+            TestPaths.builtExecutable("navctl"),
+            ["--socket", daemon.socketPath, "plugins", "list"]
+        )
+        #expect(
+            list.output.contains("its reload cost session main screens \(screen), record before in"),
+            "\(list.output)"
+        )
+        try await daemon.terminate()
+    }
+
+    @Test("plugins wait (make install) warns of the screens the build it waited for took from a session")
+    func waitWarnsOfLostScreens() async throws {
+        let rebuilt = try await Self.settingsWithoutMain.value
+        let directory = try TestPlugins.copies()
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=home.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        let navigated = try await nav.call("Navigate", ["route": "settings.main"])
+        let screen = try #require(navigated["screen"]?["id"]?.stringValue)
+        try await Self.waitForSettings(nav)
+
+        try PluginRebuilder.deploy(rebuilt, into: directory)
+        let wait = try await ChildProcess.run(
+            TestPaths.builtExecutable("navctl"),
+            ["--socket", daemon.socketPath, "plugins", "wait", "\(directory)/Settings"]
+        )
+
+        #expect(wait.status == 0, "\(wait.errors)")
+        #expect(wait.output.contains("Settings") && wait.output.contains("2.0.0"), "\(wait.output)")
+        #expect(
+            wait.errors.contains("warning: session main: screen \(screen) removed (this build cannot show them)"),
+            "\(wait.errors)"
+        )
         try await daemon.terminate()
     }
 

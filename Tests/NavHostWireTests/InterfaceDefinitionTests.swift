@@ -362,8 +362,15 @@ extension InterfaceDefinitionTests {
         plugin.sha256 = String(repeating: "ab", count: 32)
         plugin.lastRefusedBuild = String(repeating: "cd", count: 32)
         plugin.triedAt = 1_764_400_000_000
+        plugin.lostAtReload = [lostScreens]
         return plugin
     }()
+    private static let lostScreens = PluginInfo.LostScreens(
+        session: "main",
+        startedFresh: ["s2"],
+        removed: ["s3", "s4"],
+        keptAside: "/var/lib/navhost/sessions/main.json.lost-1764400000000"
+    )
     private static let loadedWithoutBuild = PluginInfo(
         name: "Products",
         version: "1.1.0",
@@ -415,6 +422,7 @@ extension InterfaceDefinitionTests {
                     + [
                         PluginEvent(kind: .loaded, name: "Products", version: "1.0.0", path: "/p/Products.so"),
                         PluginEvent(kind: .reloaded, name: "Products", version: "1.1.0", previousVersion: "1.0.0"),
+                        PluginEvent(kind: .reloaded, name: "Products", version: "2.0.0", lost: [lostScreens]),
                         PluginEvent(kind: .removed, name: "Orders", version: "1.0.0", folder: "/srv/plugins/Orders"),
                         PluginEvent(kind: .failed, name: "Broken", folder: "/srv/plugins/Broken", reason: quarantine),
                         PluginEvent(kind: .checked, name: "Orders", version: "1.0.0", folder: "/srv/plugins/Orders"),

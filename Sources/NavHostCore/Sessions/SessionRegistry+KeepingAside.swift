@@ -1,6 +1,6 @@
 import Glibc
 import NavHostKit
-public import NavHostStorage
+import NavHostStorage
 
 // Keeping aside the record of a session about to lose screens, or their state, so that what clients were answered is
 // still on disk.
@@ -9,12 +9,27 @@ extension SessionRegistry {
     /// Rebuilds, in every session, the screens showing one of `routes`, after their plugin was replaced
     /// (``NavigationSession/rebuildScreens(showing:)``). A session that loses screens in it — the new build cannot
     /// show them, or cannot read their state — has its record from before kept aside (``keepAside(_:losing:at:)``).
-    public func rebuildScreens(showing routes: Set<String>) {
+    ///
+    /// - Returns: What each session that lost screens lost, in the order of ``all``.
+    @discardableResult
+    public func rebuildScreens(showing routes: Set<String>) -> [ScreensLost] {
+        var losses: [ScreensLost] = []
         for session in all where session.routeIDs.contains(where: routes.contains) {
             let before = session.record
             session.rebuildScreens(showing: routes)
-            if !session.lostOnRebuild.isEmpty { keepAside(before, losing: session.lostOnRebuild, at: "a reload") }
+            let lost = session.lostOnRebuild
+            guard !lost.isEmpty else { continue }
+            let onStack = Set(session.screens.map(\.id))
+            losses.append(
+                ScreensLost(
+                    session: session.name,
+                    startedFresh: lost.filter(onStack.contains),
+                    removed: lost.filter { !onStack.contains($0) },
+                    keptAside: keepAside(before, losing: lost, at: "a reload")
+                )
+            )
         }
+        return losses
     }
 
     /// Writes `record`, the session's record before it lost `screens` at `moment` (a restart, a reload), beside its
@@ -22,8 +37,11 @@ extension SessionRegistry {
     /// `<name>.json` while the daemon is stopped, with the plugin that serves those screens back, it brings them back.
     ///
     /// Nothing is kept without persistence; a write that fails is logged, and the session goes on.
-    func keepAside(_ record: SessionRecord, losing screens: [ScreenID], at moment: String) {
-        guard let persistence else { return }
+    ///
+    /// - Returns: The file written, or `nil` when nothing was kept.
+    @discardableResult
+    func keepAside(_ record: SessionRecord, losing screens: [ScreenID], at moment: String) -> String? {
+        guard let persistence else { return nil }
         let stamp = timespec.wallClockNow().milliseconds
         let lost = screens.map(\.rawValue).joined(separator: " ")
         do {
@@ -35,11 +53,13 @@ extension SessionRegistry {
                     "navhost.file": "\(path)",
                 ]
             )
+            return path
         } catch {
             logger.error(
                 "Cannot keep aside the record of a session that lost screens",
                 metadata: ["navhost.session": "\(record.session)", "navhost.screens": "\(lost)", "error": "\(error)"]
             )
+            return nil
         }
     }
 }

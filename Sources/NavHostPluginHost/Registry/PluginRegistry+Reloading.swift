@@ -1,3 +1,4 @@
+import NavHostCore
 import NavHostKit
 import NavHostStorage
 
@@ -155,6 +156,13 @@ extension PluginRegistry {
                 "error": "\(problem.message)",
             ]
         )
+    }
+
+    /// Records in the status of the loaded plugin `name` what the reload that made it serve lost
+    /// (``PluginStatus/lostAtReload``).
+    func recordLoss(of name: String, _ lost: [ScreensLost]) {
+        guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else { return }
+        statuses[index].lostAtReload = lost
     }
 
     /// The routes the loaded plugin `status` serves: its catalog entry's, or those its status lists.

@@ -1,4 +1,5 @@
 import Glibc
+public import NavHostCore
 import NavHostStorage
 
 /// What the registry knows of one plugin folder: its manifest, and whether the plugin was loaded or quarantined.
@@ -68,6 +69,9 @@ public struct PluginStatus: Sendable, Hashable {
     /// Set while this loaded plugin's folder is gone but others need it, so it keeps serving; cleared when its
     /// folder comes back or what needed it goes (then it is removed).
     public var removalRefused: RemovalRefusal?
+    /// What the reload that made this build serve cost the sessions: per session, the screens it could not bring back
+    /// as they were (``ScreensLost``). Empty when it lost none, and for a build that loaded without replacing one.
+    public var lostAtReload: [ScreensLost] = []
 
     /// The plugin's version, when the manifest reads.
     public var version: SemanticVersion? { manifest?.version }

@@ -310,6 +310,17 @@ public enum InterfaceDefinitions {
           message: string
         )
 
+        # The screens of one session a reload could not bring back as they were: startedFresh are still on the stack but
+        # started fresh (their saved state did not decode with the new build); removed were taken off it, with the screens
+        # above them (the new build cannot show them). keptAside is the file holding the session's record from before: moved
+        # to the session's file with the daemon stopped and the old build back, it brings them back.
+        type LostScreens (
+          session: string,
+          startedFresh: []string,
+          removed: []string,
+          keptAside: ?string
+        )
+
         # One plugin as the daemon knows it. "removed": it served until it was unloaded or its folder went away.
         type Plugin (
           name: string,
@@ -340,12 +351,16 @@ public enum InterfaceDefinitions {
           lastRefusedBuild: ?string,
           # When the daemon last tried the plugin's folder (loaded it, refused it, refused a new build of it, or
           # checked it), in milliseconds since the Unix epoch: which install an answer is about.
-          triedAt: ?int
+          triedAt: ?int,
+          # What the reload that made this build serve cost the sessions, per session that lost screens; absent when it
+          # lost none.
+          lostAtReload: ?[]LostScreens
         )
 
         # One change to the plugins. "loaded": a new plugin serves (version, path). "reloaded": a new build replaced
         # a loaded one (previousVersion -> version, path). "removed": it was unloaded or its folder went away.
-        # "failed": a plugin, or a new build of a loaded one, was refused (reason); a loaded one keeps serving.
+        # "failed": a plugin, or a new build of a loaded one, was refused (reason); a loaded one keeps serving. A "reloaded"
+        # event's lost names the screens the new build could not bring back as they were (as the plugin's lostAtReload).
         # "checked": a loaded plugin's folder changed and still holds the build that serves, whole (library checksum,
         # resources): nothing reloads (a folder that no longer holds it whole is "failed"). `folder` is the plugin's
         # folder, where its manifest is. Clients should show a kind they do not know rather than fail on it.
@@ -356,7 +371,8 @@ public enum InterfaceDefinitions {
           previousVersion: ?string,
           path: ?string,
           folder: ?string,
-          reason: ?Quarantine
+          reason: ?Quarantine,
+          lost: ?[]LostScreens
         )
 
         # Every plugin found: loaded, quarantined, or removed since it loaded.
@@ -374,7 +390,8 @@ public enum InterfaceDefinitions {
 
         # Replaces the loaded plugin `name` with the build now in its folder, loaded from a fresh private copy. Every
         # session showing its screens rebuilds them in place (same screen IDs, restorable state handed over) and reports
-        # one `replaced` event. A refused build leaves the old version serving (see `lastReloadFailure`); one that no
+        # one `replaced` event; the screens it could not bring back as they were are in the plugin's lostAtReload. A
+        # refused build leaves the old version serving (see `lastReloadFailure`); one that no
         # longer offers, or cannot build, the root a session starts at is refused (PluginRefused, inUse) until that
         # session closes or is declared with another root, and is then loaded by the daemon itself.
         method Reload(name: string) -> (plugin: Plugin)

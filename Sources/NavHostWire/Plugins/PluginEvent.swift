@@ -41,6 +41,9 @@ public struct PluginEvent: Sendable, Hashable, Codable {
     public var folder: String?
     /// Why the plugin was refused, for `failed`.
     public var reason: PluginInfo.Quarantine?
+    /// For `reloaded`: the screens of each session the new build could not bring back as they were; `nil` when it
+    /// lost none.
+    public var lost: [PluginInfo.LostScreens]?
 
     /// Creates an event, as a test double would.
     public init(
@@ -50,7 +53,8 @@ public struct PluginEvent: Sendable, Hashable, Codable {
         previousVersion: String? = nil,
         path: String? = nil,
         folder: String? = nil,
-        reason: PluginInfo.Quarantine? = nil
+        reason: PluginInfo.Quarantine? = nil,
+        lost: [PluginInfo.LostScreens]? = nil
     ) {
         self.kind = kind
         self.name = name
@@ -59,5 +63,6 @@ public struct PluginEvent: Sendable, Hashable, Codable {
         self.path = path
         self.folder = folder
         self.reason = reason
+        self.lost = lost
     }
 }

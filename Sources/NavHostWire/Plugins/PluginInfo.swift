@@ -34,6 +34,29 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         }
     }
 
+    /// The screens of one session that a reload could not bring back as they were.
+    ///
+    /// With the daemon stopped and the build before back in place, moving ``keptAside`` to the session's file brings
+    /// them back as they were (docs/durability.md).
+    public struct LostScreens: Sendable, Hashable, Codable {
+        /// The session's name.
+        public var session: String
+        /// The screens still on the stack that started fresh: their saved state did not decode with the new build.
+        public var startedFresh: [String]
+        /// The screens taken off the stack: the new build cannot show them (or one below them).
+        public var removed: [String]
+        /// The file that holds the session's record from before the reload; `nil` when none was kept.
+        public var keptAside: String?
+
+        /// Creates a report, as a test double would.
+        public init(session: String, startedFresh: [String], removed: [String], keptAside: String? = nil) {
+            self.session = session
+            self.startedFresh = startedFresh
+            self.removed = removed
+            self.keptAside = keptAside
+        }
+    }
+
     /// Why a loaded plugin whose folder went away keeps serving.
     public struct RemovalRefused: Sendable, Hashable, Codable {
         /// The loaded plugins that list it as a hard dependency.
@@ -90,6 +113,10 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     /// When the daemon last tried the plugin's folder (loaded it, refused it, or refused a new build of it), in
     /// milliseconds since the Unix epoch; `nil` from a daemon that does not say.
     public var triedAt: Int64?
+
+    /// What the reload that made this build serve cost the sessions, per session that lost screens; `nil` when it
+    /// lost none, for a build that did not replace one, and from a daemon that does not say.
+    public var lostAtReload: [LostScreens]?
 
     /// Creates a plugin description, as a test double would.
     public init(

@@ -149,7 +149,9 @@ extension Navctl.Plugins {
                 serving; plugins list --json then shows it as lastReloadFailure. Prints "reloaded NAME OLD → NEW \
                 from LIBRARY; the build in FOLDER", or "; the library in FOLDER is the one that served before" when \
                 it did not change (a build that failed, or another folder than the one rebuilt: the same code runs). \
-                --json prints the Reload reply: {"plugin":{…}}.
+                A session that lost screens to the new build (started fresh: their saved state does not decode; \
+                removed: it cannot show them) gets a warning on standard error naming them and the file that \
+                keeps its record from before. --json prints the Reload reply: {"plugin":{…}}.
 
                 Examples:
                   navctl plugins reload Products
@@ -186,6 +188,7 @@ extension Navctl.Plugins {
                         : "; the build in \(folder)"
                 }
                 Console.print(line)
+                warnOfLosses(plugin.lostAtReload)
             }
         }
     }
@@ -283,7 +286,9 @@ extension Navctl.Plugins {
                 answer the daemon gave after the folder was put in place (its change time) counts: a build \
                 refused before and put in place again is waited for, and so is one that serves already, put in \
                 place again, until the daemon has checked the folder (its library's checksum, its resources). \
-                Anyone who can reach the socket may wait.
+                A build whose reload cost a session screens (started fresh, or removed) is taken all the same, \
+                and a warning per session on standard error names them and the file that keeps the session's \
+                record from before. Anyone who can reach the socket may wait.
 
                 With --removed, for a plugin's folder taken out of the plugins folder (moved away or deleted): \
                 waits until the daemon no longer serves a plugin from it, printing "removed NAME VERSION from \
@@ -343,7 +348,10 @@ extension Navctl.Plugins {
             }
             switch verdict {
             case .served(let plugin):
-                Console.print(build.describeServing(plugin, answeredBy: answeringEvent.withLock { $0 }))
+                let event = answeringEvent.withLock { $0 }
+                Console.print(build.describeServing(plugin, answeredBy: event))
+                // A build put in place again (checked) replaced nothing now.
+                if event?.kind != .checked || event?.name != build.name { warnOfLosses(plugin.lostAtReload) }
             case .refused(let plugin, let reason):
                 let serving = plugin.state == .loaded ? "; version \(plugin.version) keeps serving" : ""
                 Console.printError("Error: refused \(build.name): \(reason.code): \(reason.message)\(serving)")
@@ -452,4 +460,12 @@ extension Navctl.Plugins {
             let pluginsFolder: String
         }
     }
+}
+
+// MARK: - Private
+
+/// Says on standard error what the reload that made a build serve cost the sessions (`lost`, a plugin's
+/// `lostAtReload`): its screens that started fresh or were removed, and where each session's record from before is.
+private func warnOfLosses(_ lost: [PluginInfo.LostScreens]?) {
+    for loss in PluginView.losses(lost ?? []) { Console.printError("warning: \(loss)") }
 }

@@ -15,7 +15,7 @@ import NavHostWire
 enum PluginView {
     /// A table of plugins: name, version, state, routes, and a note: why a quarantined one was refused, why a
     /// loaded one whose folder is gone keeps serving, that it was unloaded or loaded by hand, why its last new build
-    /// was refused.
+    /// was refused, which screens of which sessions the reload that made it serve cost.
     ///
     /// A name listed more than once (a copy refused as `duplicateName`, a row unloaded by hand beside the one
     /// serving) has each row's folder in its note, to tell them apart.
@@ -49,6 +49,12 @@ enum PluginView {
             let which = isServingBuild ? "its folder's build" : "new build"
             notes.append("\(which) refused: \(failure.code): \(failure.message)")
         }
+        for loss in plugin.lostAtReload ?? [] {
+            notes.append(
+                "its reload cost session \(loss.session) screens \((loss.startedFresh + loss.removed).joined(separator: " "))"
+                    + (loss.keptAside.map { ", record before in \($0)" } ?? "")
+            )
+        }
         return notes.joined(separator: "; ")
     }
 
@@ -66,6 +72,35 @@ enum PluginView {
         if let from = event.path ?? event.folder { line += " from \(from)" }
         if let reason = event.reason { line += ": \(reason.code): \(reason.message)" }
         return line
+    }
+
+    /// One line per session that lost screens to a reload (`lost`, from a `reloaded` event or a plugin's
+    /// `lostAtReload`): which screens started fresh, which were removed, and where the record from before is.
+    ///
+    /// ```
+    /// session main: screen 3 started fresh (its saved state does not decode with this build); screens 4 5 removed
+    /// (this build cannot show them); its record from before is kept in /var/lib/navhost/sessions/main.json.lost-…
+    /// ```
+    static func losses(_ lost: [PluginInfo.LostScreens]) -> [String] {
+        lost.map { loss in
+            var parts: [String] = []
+            if !loss.startedFresh.isEmpty {
+                parts.append(
+                    "\(screens(loss.startedFresh)) started fresh (saved state that does not decode with this build)"
+                )
+            }
+            if !loss.removed.isEmpty {
+                parts.append("\(screens(loss.removed)) removed (this build cannot show them)")
+            }
+            parts.append(
+                loss.keptAside.map { "its record from before is kept in \($0)" } ?? "no record from before was kept"
+            )
+            return "session \(loss.session): " + parts.joined(separator: "; ")
+        }
+    }
+
+    private static func screens(_ ids: [String]) -> String {
+        (ids.count == 1 ? "screen " : "screens ") + ids.joined(separator: " ")
     }
 }
 
@@ -87,6 +122,7 @@ struct PluginWatchRenderer: UpdateRenderer {
         case .event(let event):
             if json { return try JSONOutput.print(["event": event]) }
             Console.print(PluginView.describe(event))
+            for loss in PluginView.losses(event.lost ?? []) { Console.print("  lost: \(loss)") }
         }
     }
 }

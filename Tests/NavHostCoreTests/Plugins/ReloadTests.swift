@@ -59,6 +59,25 @@ struct ReloadTests {
         #expect(session.rebuildScreens(showing: ["nothing.here"]) == nil)
     }
 
+    @Test("A reload says, per session, which screens started fresh: the new build could not read what they saved")
+    func rebuildReportsScreensStartedFresh() async throws {
+        let sessions = try makeSessions()
+        let session = try sessions.open(main)
+        let other = try sessions.open(SessionConfiguration(name: "kiosk", root: main.root))
+        try session.navigate(to: draft)
+        try session.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u2"]))
+        try await session.send(IntentMessage(name: "onChangedText", arguments: ["text": "hello"]), to: ScreenID("s2"))
+
+        try sessions.catalog.replace("Draft", with: RenumberedDraftFeature(), services: Self.services)
+        let lost = sessions.rebuildScreens(showing: ["draft.editor"])
+
+        // Without persistence nothing is kept aside; the session that showed no draft lost nothing.
+        #expect(lost == [ScreensLost(session: "main", startedFresh: [ScreenID("s2")], removed: [], keptAside: nil)])
+        #expect(try session.screenSnapshot(ScreenID("s2")).state["text"] == "", "it started fresh")
+        #expect(session.snapshot.stack.count == 3, "the screens above it stay")
+        #expect(other.snapshot.stack.count == 1)
+    }
+
     @Test("An intent in flight when its screen is rebuilt is answered by the new build, not lost or refused")
     func intentInFlightIsDeliveredAgain() async throws {
         let sessions = try makeSessions()
