@@ -116,9 +116,10 @@ private final class NavigationHandlers: Sendable {
     // MARK: Opening and closing sessions
 
     func openSession(_ input: OpenSessionParameters) async throws -> JSONObject {
-        let session = try await sessions.openDurably(input)
+        // The session as its first record holds it: another client may change it while that record is written.
+        let (session, snapshot) = try await sessions.openDurablyAnswering(input)
         eventReplies.forget(session.name)
-        return StackReply(snapshot: session.snapshot).jsonObject
+        return StackReply(snapshot: snapshot).jsonObject
     }
 
     func closeSession(named name: String) async throws -> JSONObject {
@@ -209,13 +210,39 @@ private final class NavigationHandlers: Sendable {
         // A named screen is recorded by its place on the stack, which a replay can find again.
         let position = input.screen == nil ? nil : try session.position(of: target)
         let takeBacks = session.takeBacks
-        let progress = try session.startHandling(.send(input.message, position: position))
+        let progress: CallProgress<NavigationSession.Change?>
+        do {
+            progress = try session.startHandling(.send(input.message, position: position))
+        } catch {
+            return try failureReply(error, session, takeBacks: takeBacks)
+        }
         guard case .suspended(let rest) = progress else {
             return try sendReply(session, target, takeBacks: takeBacks)
         }
         return .suspended { [self] in
-            _ = try await rest()
+            do {
+                _ = try await rest()
+            } catch {
+                return try await failureReply(error, session, takeBacks: takeBacks).parameters
+            }
             return try await sendReply(session, target, takeBacks: takeBacks).parameters
+        }
+    }
+
+    /// The error reply to a `Send` whose intent failed (`IntentFailed`, `IntentTimedOut`, `ScreenClosed`…): once what
+    /// it changed before it failed is on disk. The error says that what the intent did stays — navigation it asked
+    /// for, restorable state it changed — so that is durable first, as for an answer that it is done; an intent refused
+    /// before it ran changed nothing and is answered at once. A write that fails instead throws its own error
+    /// (`StorageFailed`: what the intent did was taken back).
+    private func failureReply(
+        _ failure: any Error,
+        _ session: NavigationSession,
+        takeBacks: Int
+    ) throws -> VarlinkCallStart {
+        if try sessions.commitAtOnce(session, takeBacks: takeBacks) { throw failure }
+        return .suspended { [sessions] in
+            try await sessions.commit(session, takeBacks: takeBacks)
+            throw failure
         }
     }
 

@@ -82,6 +82,46 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test("The stack OpenSession answers with holds after kill -9, though another client navigates the session at once")
+    func openReplyHoldsWhileAnotherClientNavigates() async throws {
+        let daemon = try await DaemonProcess.start()
+        var lost: [String] = []
+        let rounds = 10
+        for round in 0..<rounds {
+            let name = "r\(round)"
+            let opener = try await NavigationClient.connect(to: daemon)
+            let mover = try await NavigationClient.connect(to: daemon)
+            let listClient = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
+            // The mover navigates the session the moment WatchSessions says it opened: while its first record is
+            // being written, before OpenSession is answered.
+            let (listening, listened) = AsyncStream.makeStream(of: Void.self)
+            let moving = Task {
+                for try await reply in listClient.callMore("io.navhost.Navigation.WatchSessions", parameters: [:]) {
+                    listened.yield()
+                    guard reply["event"]?["name"] == .string(name) else { continue }
+                    _ = try? await mover.call("Navigate", ["session": .string(name), "route": "settings.main"])
+                    return
+                }
+            }
+            for await _ in listening { break }
+
+            let opened = try await opener.call("OpenSession", ["name": .string(name), "root": "home.main"])
+            try await daemon.crash()
+            moving.cancel()
+            try await daemon.restart()
+
+            let answered = opened["snapshot"]?["stack"]?.arrayValue?.compactMap { $0["route"]?.stringValue } ?? []
+            let reader = try await NavigationClient.connect(to: daemon)
+            let routes = try await reader.routes(session: name)
+            if Array(routes.prefix(answered.count)) != answered {
+                lost.append("round \(round): OpenSession answered \(answered), a restart shows \(routes)")
+            }
+        }
+        print("durability of OpenSession under a racing client: \(rounds) opens, \(rounds) kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+
     @Test("A closed session's stack does not come back when the configuration declares its name later, kill -9 or not")
     func closedSessionStackStaysGone() async throws {
         let config = try DaemonConfigurationTests.ConfigFolder("sessions:\n  main: home.main\n")

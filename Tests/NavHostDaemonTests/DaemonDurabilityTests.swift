@@ -240,6 +240,46 @@ struct DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test(
+        "A Send answered IntentFailed keeps what its intent did before it failed across kill -9 right after the error"
+    )
+    func failedSendsKeepWhatTheyDid() async throws {
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            sessions: ["main=faulty.main"]
+        )
+        var nav = try await NavigationClient.connect(to: daemon)
+        var lost: [String] = []
+        let rounds = 8
+        for round in 0..<rounds {
+            _ = try await nav.call("Replace", ["routes": [["route": "faulty.main"]]])
+            let opens = round.isMultiple(of: 2)
+            let note = "n\(round)"
+            let failure = await #expect(throws: VarlinkError.self) {
+                if opens {
+                    try await nav.call("Send", ["intent": "onTappedOpenThenFail"])
+                } else {
+                    let arguments: JSONValue = ["text": .string(note)]
+                    try await nav.call("Send", ["intent": "onChangedNoteThenFail", "arguments": arguments])
+                }
+            }
+            #expect(failure?.name == "io.navhost.Navigation.IntentFailed", "\(String(describing: failure))")
+            try await daemon.crash()
+            try await daemon.restart()
+            nav = try await NavigationClient.connect(to: daemon)
+            let routes = try await nav.routes()
+            if opens, routes != ["faulty.main", "faulty.main"] {
+                lost.append("round \(round): the screen the failed intent opened is gone: \(routes)")
+            }
+            if !opens, try await nav.topState()["note"] != .string(note) {
+                lost.append("round \(round): the note \(note) the failed intent set is gone")
+            }
+        }
+        print("durability of failed Sends: \(rounds) IntentFailed replies, \(rounds) kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+
     /// Waits (up to 2 s) until the top screen's state is loaded.
     private static func waitUntilLoaded(_ nav: NavigationClient, session: String = "main") async throws {
         for _ in 0..<200 where try await nav.topState(session: session)["status"] != "loaded" {

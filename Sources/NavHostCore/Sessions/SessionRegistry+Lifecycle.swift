@@ -1,5 +1,6 @@
 import NavHostKit
 public import NavHostStorage
+public import NavHostWire
 
 // Sessions opened and closed while the daemon runs: over the wire (durably, before the reply) and by configuration.
 
@@ -24,9 +25,20 @@ extension SessionRegistry {
         _ entry: OpenedSessionsFile.Entry,
         replaying: [UInt64]? = nil
     ) async throws -> NavigationSession {
+        try await openDurablyAnswering(entry, replaying: replaying).session
+    }
+
+    /// ``openDurably(_:replaying:)``, with the session's snapshot as its first record, the one written, holds it: what
+    /// the call is answered with. Read in the stretch that takes the record to write, not after the write, during which
+    /// another client (one that saw it in `WatchSessions`) may change the session with changes not on disk yet.
+    public func openDurablyAnswering(
+        _ entry: OpenedSessionsFile.Entry,
+        replaying: [UInt64]? = nil
+    ) async throws -> (session: NavigationSession, snapshot: SessionSnapshot) {
         guard SessionConfiguration.isValidName(entry.name) else { throw NavigationError.invalidSessionName(entry.name) }
         guard !configuredNames.contains(entry.name) else { throw NavigationError.sessionConfigured(entry.name) }
-        return try await oneAtATime(for: entry.name) { () async throws -> NavigationSession in
+        return try await oneAtATime(for: entry.name) {
+            () async throws -> (session: NavigationSession, snapshot: SessionSnapshot) in
             // Checked in the stretch that looks for a session of the name: once the sessions are closed for the stop,
             // an open one is no longer found, and its record would be replaced by a new root.
             guard !isShutDown else { throw SessionsShutDown() }
@@ -64,8 +76,10 @@ extension SessionRegistry {
                 throw error
             }
             let session: NavigationSession
+            let snapshot: SessionSnapshot
             do {
                 session = try open(entry.configuration, options: options, fresh: freshStart(of: entry.name))
+                snapshot = session.snapshot
                 try await commit(session)
             } catch {
                 // Unless a reload declared the name meanwhile: the session is the configuration's now.
@@ -85,7 +99,7 @@ extension SessionRegistry {
                 replaying == nil ? "Opened session" : "Opened session to replay a recording",
                 metadata: ["navhost.session": "\(entry.name)", "navhost.route": "\(entry.root)"]
             )
-            return session
+            return (session, snapshot)
         }
     }
 

@@ -231,7 +231,8 @@ public enum InterfaceDefinitions {
         # The screen's ViewModel failed while handling the intent, or the daemon refused the
         # navigation it asked for through its Router: refusedNavigation then names the
         # refusal (StackTooDeep, RouteNotFound, ScreenNotOnTop, …). What it did before it
-        # failed stays: navigation it asked for, writes to its feature's store.
+        # failed stays: navigation it asked for, restorable state it changed, writes to its
+        # feature's store; like a Send answered as done, it is on disk before this error.
         error IntentFailed (screen: string, intent: string, refusedNavigation: ?string)
 
         # The intent did not finish within the daemon's time limit. It was cancelled: the

@@ -1,7 +1,8 @@
 // A test fixture, not an example: a plugin that does what no feature may do to the daemon — block the main thread,
 // spin on it, trap — so that the daemon's fault guard can be tested against a real `.so` (docs/robustness.md,
 // "Plugin faults"). Its composition root misbehaves when NAVHOST_FAULTY_INIT says so: `hang` or `trap`; its
-// coordinator traps when asked for a route while NAVHOST_FAULTY_ROUTE is set (for navhost-plugin-tool check).
+// coordinator traps when asked for a route while NAVHOST_FAULTY_ROUTE is set (for navhost-plugin-tool check). Two of
+// its intents fail after changing what an error reply must keep: a navigation, restorable state (the kill -9 tests).
 import Glibc
 import NavHostKit
 import Observation
@@ -11,8 +12,9 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
     FeatureExport.export(FaultyFeature())
 }
 
-/// One screen, `faulty.main`, whose intents take the main thread down in three ways; `onTappedCount` behaves, and
-/// `onTappedHold` holds the main thread for a while.
+/// One screen, `faulty.main`, whose intents take the main thread down in three ways; `onTappedCount` behaves,
+/// `onTappedHold` holds the main thread for a while, and `onTappedOpenThenFail` and `onChangedNoteThenFail` throw
+/// after opening another `faulty.main` or changing the restorable note.
 final class FaultyFeature: FeatureModule {
     let name = "Faulty"
     let screens = [
@@ -45,7 +47,7 @@ enum FaultyRoute: Route {
 final class FaultyCoordinator: Coordinator {
     func makeViewModel(for route: FaultyRoute, router: Router<FaultyRoute>) -> any ViewModel {
         if getenv("NAVHOST_FAULTY_ROUTE") != nil { MainThreadFault.trap() }
-        return FaultyViewModel()
+        return FaultyViewModel(router: router)
     }
 }
 
@@ -87,7 +89,7 @@ enum MainThreadFault {
 
 @MainActor
 @Observable
-final class FaultyViewModel: ViewModel {
+final class FaultyViewModel: RestorableViewModel {
     enum Intent: ViewModelIntent {
         case onTappedBlock
         case onTappedSpin
@@ -95,19 +97,43 @@ final class FaultyViewModel: ViewModel {
         case onTappedCount
         /// Holds the main thread for 0.85 s, under the tests' 1 s stall limit.
         case onTappedHold
+        /// Opens another `faulty.main` above this one, then fails.
+        case onTappedOpenThenFail
+        /// Sets the restorable note, then fails.
+        case onChangedNoteThenFail(text: String)
 
-        static let names = ["onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold"]
+        static let names = [
+            "onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold", "onTappedOpenThenFail",
+            "onChangedNoteThenFail",
+        ]
     }
 
     struct State: Encodable, Equatable, Sendable {
         var count = 0
+        var note = ""
     }
 
+    struct Saved: Codable, Equatable {
+        var note: String
+    }
+
+    /// Why an intent that fails on purpose failed.
+    struct FailedOnPurpose: Error {}
+
     private(set) var state = State()
+    private let router: Router<FaultyRoute>
 
-    init() {}
+    init(router: Router<FaultyRoute>) {
+        self.router = router
+    }
 
-    func handle(_ intent: Intent) async {
+    var restorableState: Saved { Saved(note: state.note) }
+
+    func restore(from saved: Saved) {
+        state.note = saved.note
+    }
+
+    func handle(_ intent: Intent) async throws {
         switch intent {
         case .onTappedBlock: MainThreadFault.block()
         case .onTappedSpin: MainThreadFault.spin()
@@ -116,6 +142,12 @@ final class FaultyViewModel: ViewModel {
         case .onTappedHold:
             MainThreadFault.hold(milliseconds: 850)
             state.count += 1
+        case .onTappedOpenThenFail:
+            _ = router.navigate(to: .main)
+            throw FailedOnPurpose()
+        case .onChangedNoteThenFail(let text):
+            state.note = text
+            throw FailedOnPurpose()
         }
     }
 }
