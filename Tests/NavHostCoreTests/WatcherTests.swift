@@ -99,6 +99,56 @@ struct WatcherTests {
         }
     }
 
+    @Test("Resuming past more events than the watcher's queue holds starts with a snapshot, then events after it")
+    func resumeBeyondTheQueue() async throws {
+        let session = try makeSession(watcherLimit: 4)
+        try push(session, 10)
+        // Four missed events fit the queue: they come as events.
+        let near = session.watch(from: 6)
+        var revisions: [UInt64] = []
+        while near.pendingCount > 0 {
+            if case .event(let event)? = try await near.next() { revisions.append(event.revision) }
+        }
+        #expect(revisions == [7, 8, 9, 10])
+        // Eight do not: one snapshot of now stands in for them (they were queued, coalesced into a snapshot of now,
+        // and the older ones queued after it; twice the queue ended the new watcher as too slow).
+        let far = session.watch(from: 2)
+        #expect(far.pendingCount == 1)
+        guard case .snapshot(let snapshot, coalesced: false)? = try await far.next() else {
+            Issue.record("expected a snapshot")
+            return
+        }
+        #expect(snapshot.revision == 10)
+        try push(session, 1)
+        guard case .event(let event)? = try await far.next() else {
+            Issue.record("expected the next event")
+            return
+        }
+        #expect(event.revision == 11)
+    }
+
+    @Test("A coalesced snapshot that shows changes not released yet is followed by no event it already shows")
+    func coalescedSnapshotCoversHeldEvents() async throws {
+        let session = try makeSession(watcherLimit: 2)
+        session.holdsEventsUntilDurable = true
+        let watcher = session.watch()
+        try push(session, 3)  // revisions 1 to 3, held until "durable"
+        session.releaseChanges(through: 1, record: session.record)  // queued after the first snapshot: queue full
+        session.releaseChanges(through: 2, record: session.record)  // coalesces: a snapshot of now, revision 3
+        session.releaseChanges(through: 3, record: session.record)  // shown by that snapshot already
+        try push(session, 1)
+        session.releaseChanges(through: 4, record: session.record)
+        var revisions: [UInt64] = []
+        while watcher.pendingCount > 0 {
+            switch try await watcher.next() {
+            case .snapshot(let snapshot, _)?: revisions.append(snapshot.revision)
+            case .event(let event)?: revisions.append(event.revision)
+            case nil: break
+            }
+        }
+        #expect(revisions == [3, 4], "each update after the last, none at or below a snapshot's revision")
+    }
+
     @Test("A watcher that falls behind gets one coalesced snapshot, then events after it")
     func slowWatcherCoalesces() async throws {
         let session = try makeSession(watcherLimit: 4)

@@ -4,13 +4,18 @@ public import NavHostWire
 
 extension NavigationSession {
     /// Starts a watcher: a snapshot first, or, when resuming from `revision`, the events after it if they are
-    /// still held (else a snapshot); then one event per revision.
+    /// still held and fit in the watcher's queue (``SessionOptions/watcherLimit``; else a snapshot); then one event
+    /// per revision.
     public func watch(from resumeRevision: UInt64? = nil) -> SessionWatcher {
         let first: SessionWatcher.Update
         var missed: [SessionEvent] = []
         // Resuming needs every event after `resumeRevision`; while changes wait for the disk, some are not in the
-        // log yet, so the watcher starts from a snapshot instead (which shows them).
-        if let resumeRevision, unreleased.isEmpty, let held = log.events(after: resumeRevision, current: revision) {
+        // log yet, so the watcher starts from a snapshot instead (which shows them). More than its queue holds would
+        // coalesce as they are queued — into a snapshot followed by the older events still to queue — or end it as
+        // too slow before it read anything: a snapshot stands in for them from the start.
+        if let resumeRevision, unreleased.isEmpty, let held = log.events(after: resumeRevision, current: revision),
+            held.count <= options.watcherLimit
+        {
             missed = held
             first = missed.isEmpty ? .snapshot(snapshot, coalesced: false) : .event(missed.removeFirst())
         } else {
@@ -38,10 +43,18 @@ extension NavigationSession {
     public var watcherCount: Int { watchers.count }
 
     /// Sends `event` to every watcher that started before it, and keeps it for watchers that resume.
+    ///
+    /// A watcher that lags gets a coalesced snapshot instead: the session as it is now, which may show changes whose
+    /// events are not released yet (they wait for the disk). The watcher then starts again after that snapshot's
+    /// revision, so that no event it already shows follows it.
     func tellWatchers(_ event: SessionEvent) {
         log.append(event)
         for (id, watcher) in watchers where event.revision > watcherStarts[id] ?? 0 {
-            watcher.deliver(event) { snapshot }
+            watcher.deliver(event) {
+                let current = snapshot
+                watcherStarts[id] = current.revision
+                return current
+            }
         }
     }
 }
