@@ -275,7 +275,7 @@ public final class PluginControl {
 
     /// Ends every watcher (the daemon is stopping).
     public func closeWatchers() {
-        for watcher in watchers.values { watcher.finish(with: .closed) }
+        for watcher in watchers.values { watcher.finish(with: .stopping) }
         watchers.removeAll()
     }
 }

@@ -146,7 +146,11 @@ private final class NavigationHandlers: Sendable {
             throw VarlinkError(name: NavigationErrorName.watcherTooSlow.qualifiedName)
         } catch SessionListWatcher.Ending.closed {
             return [:]
+        } catch SessionListWatcher.Ending.stopping {
+            throw SessionsShutDown()
         }
+        // Cancelled (the server stopping, or the client gone): the server ends it with ServiceShuttingDown.
+        try Task.checkCancellation()
         return [:]
     }
 
@@ -334,7 +338,11 @@ private final class NavigationHandlers: Sendable {
             throw VarlinkError(name: NavigationErrorName.watcherTooSlow.qualifiedName)
         } catch SessionWatcher.Ending.closed {
             return [:]
+        } catch SessionWatcher.Ending.stopping {
+            throw SessionsShutDown()
         }
+        // Cancelled (the server stopping, or the client gone): the server ends it with ServiceShuttingDown.
+        try Task.checkCancellation()
         return [:]
     }
 
@@ -371,7 +379,11 @@ private final class NavigationHandlers: Sendable {
             throw VarlinkError(name: NavigationErrorName.watcherTooSlow.qualifiedName)
         } catch SessionWatcher.Ending.closed {
             return [:]
+        } catch SessionWatcher.Ending.stopping {
+            throw SessionsShutDown()
         }
+        // Cancelled (the server stopping, or the client gone): the server ends it with ServiceShuttingDown.
+        try Task.checkCancellation()
         return [:]
     }
 

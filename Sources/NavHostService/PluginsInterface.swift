@@ -78,11 +78,15 @@ private final class PluginsHandlers: Sendable {
                     try await replies.send(try PluginWatchReply.event(event).jsonObject())
                 }
             }
+        } catch PluginWatcher.Ending.stopping {
+            throw SessionsShutDown()
         } catch PluginWatcher.Ending.closed {
             return [:]
         } catch PluginWatcher.Ending.tooSlow {
             throw VarlinkError(name: PluginsErrorName.watcherTooSlow.qualifiedName)
         }
+        // Cancelled (the server stopping, or the client gone): the server ends it with ServiceShuttingDown.
+        try Task.checkCancellation()
         return [:]
     }
 

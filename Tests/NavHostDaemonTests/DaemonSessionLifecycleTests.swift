@@ -34,6 +34,54 @@ struct DaemonSessionLifecycleTests {
         try await daemon.terminate()
     }
 
+    @Test(
+        "A stopping daemon ends every watch with ServiceShuttingDown, which a client tells from a session closed ({})"
+    )
+    func stopEndsWatchesWithShuttingDown() async throws {
+        let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("OpenSession", ["name": "kiosk", "root": "settings.main"])
+        let calls: [(method: String, parameters: JSONObject)] = [
+            ("io.navhost.Navigation.Watch", ["session": "main"]),
+            ("io.navhost.Navigation.Watch", ["session": "main", "changes": "merge-patch"]),
+            ("io.navhost.Navigation.WatchSessions", [:]),
+            ("io.navhost.Plugins.Watch", [:]),
+            ("io.navhost.Navigation.Watch", ["session": "kiosk"]),
+        ]
+        var endings: [Task<String, any Error>] = []
+        for call in calls {
+            let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
+            let (started, start) = AsyncStream.makeStream(of: Void.self)
+            endings.append(
+                Task {
+                    var last: JSONObject = [:]
+                    do {
+                        for try await reply in client.callMore(call.method, parameters: call.parameters) {
+                            start.yield()
+                            last = reply
+                        }
+                    } catch let error as VarlinkError {
+                        return error.name
+                    }
+                    return "\(last)"
+                }
+            )
+            for await _ in started { break }
+        }
+
+        try await nav.call("CloseSession", ["name": "kiosk"])
+        let closed = try await endings[4].value
+        #expect(closed == "\(JSONObject())", "a closed session's watch ends with {}: \(closed)")
+        try await daemon.terminate()
+        for (index, ending) in endings.prefix(4).enumerated() {
+            let last = try await ending.value
+            #expect(
+                last == "io.navhost.varlink.ServiceShuttingDown",
+                "\(calls[index].method) \(calls[index].parameters): \(last)"
+            )
+        }
+    }
+
     @Test("Bad opens and closes are refused with typed errors and change nothing")
     func refusals() async throws {
         let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])

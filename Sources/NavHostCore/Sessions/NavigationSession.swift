@@ -158,12 +158,13 @@ public final class NavigationSession: NavigationHandler {
         self.options.replaying = kept.replaying
     }
 
-    /// Closes every screen and ends every watcher; the session must not be used afterwards. The flight recording
-    /// on disk gets its latest call first.
-    public func close() {
+    /// Closes every screen and ends every watcher (``Watcher/Ending/closed``, or ``Watcher/Ending/stopping`` when
+    /// the daemon is `stopping`); the session must not be used afterwards. The flight recording on disk gets its
+    /// latest call first.
+    public func close(stopping: Bool = false) {
         settleRecording()
         for screen in screens.reversed() { screen.close() }
-        for watcher in watchers.values { watcher.finish(with: .closed) }
+        for watcher in watchers.values { watcher.finish(with: stopping ? .stopping : .closed) }
         watchers.removeAll()
         watcherStarts.removeAll()
     }

@@ -374,14 +374,15 @@ public final class SessionRegistry {
     /// ``SessionsShutDown``. The records and the list of opened sessions stay as they are, for the next start.
     public func shutDown() {
         isShutDown = true
-        closeAll()
+        closeAll(stopping: true)
     }
 
-    /// Closes every session: screens get `onDisappear`, watchers end, and so do the session list's.
-    public func closeAll() {
-        for session in sessions.values { session.close() }
+    /// Closes every session: screens get `onDisappear`, watchers end, and so do the session list's — with
+    /// ``Watcher/Ending/stopping`` when the daemon is `stopping`, so that their clients tell it from a session closed.
+    public func closeAll(stopping: Bool = false) {
+        for session in sessions.values { session.close(stopping: stopping) }
         sessions.removeAll()
-        for watcher in listWatchers.values { watcher.finish(with: .closed) }
+        for watcher in listWatchers.values { watcher.finish(with: stopping ? .stopping : .closed) }
         listWatchers.removeAll()
     }
 }

@@ -29,8 +29,10 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
     public enum Ending: Error, Sendable, Hashable {
         /// The consumer did not keep up even with coalesced updates.
         case tooSlow
-        /// What it watched went away (the daemon is stopping).
+        /// What it watched went away for good: its session was closed.
         case closed
+        /// The daemon is stopping: what it watched is there again once it is back.
+        case stopping
     }
 
     /// Takes one event at once, on the producer's thread; `false` when it cannot, and then it took nothing.
