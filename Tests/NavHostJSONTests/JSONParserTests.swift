@@ -41,6 +41,13 @@ struct JSONParserTests {
         #expect(try parser.parse(" 42 \n") == .int(42))
     }
 
+    @Test("json-c's strict mode refuses strings in single quotes, and takes a number ending in a bare dot")
+    func strictModeExtensions() throws {
+        #expect(throws: JSONError.self) { try parser.parse("'main'") }
+        #expect(throws: JSONError.self) { try parser.parse(#"{"session":'main'}"#) }
+        #expect(try parser.parse("[1.]") == [.double(1)])
+    }
+
     @Test(
         "Invalid input fails with a syntax error at the offending byte",
         arguments: [

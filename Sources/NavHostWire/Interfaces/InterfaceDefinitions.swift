@@ -9,6 +9,13 @@ public enum InterfaceDefinitions {
         # A session is an independent stack of screens, root first. Every change to a
         # session (a push, a pop, a replace, a ViewModel's state change) has the next
         # revision number. Methods that take a session use "main" when none is named.
+        #
+        # Anyone who can reach the socket may read: Sessions, WatchSessions, Stack,
+        # Routes, Watch. Every call that changes a session (Navigate, Present, Pop,
+        # PopToRoot, PopTo, Dismiss, Replace, Send, OpenSession, CloseSession) and
+        # Recording and Replay are for control clients only (root, the daemon's user,
+        # and the users and groups given with --control-uid and --control-group); others
+        # get org.varlink.service.PermissionDenied.
         interface io.navhost.Navigation
 
         # How a screen came onto the stack: pushed, or shown in the modal layer.
@@ -104,7 +111,8 @@ public enum InterfaceDefinitions {
         method CloseSession(name: string) -> ()
 
         # Follows the session list: the first reply has every name, then one reply per session opened or closed (by
-        # OpenSession and CloseSession, or by a configuration reload). Call with "more".
+        # OpenSession and CloseSession, or by a configuration reload). Call with "more". When the daemon stops, it ends
+        # with the error io.navhost.varlink.ServiceShuttingDown: call again once it is back.
         method WatchSessions() -> (sessions: ?[]string, coalesced: ?bool, event: ?SessionListEvent)
 
         # The whole stack of a session.
@@ -146,12 +154,19 @@ public enum InterfaceDefinitions {
         ) -> (revision: int, screen: ?Screen)
 
         # Follows a session: the first reply is a snapshot, then one reply per
-        # revision with an event. With resumeFrom, the events after that revision come
-        # first if they are still held, else a snapshot. A snapshot with coalesced set
-        # stands in for events the client was too slow to take. Call with "more";
-        # without it, the one reply is the current snapshot (or document). When the
-        # session closes (CloseSession, a configuration reload that drops it, a Replay
-        # without to as it ends), the last reply has no parameters and no continues: {}.
+        # revision with an event, each revision above the last. With resumeFrom, the
+        # events after that revision come first if the daemon still holds them (the
+        # last 1,024 of the session, in memory: none after a restart) and they fit in
+        # the watch's queue (--watch-queue-limit, 256); else a snapshot does, as it does
+        # for a revision from before a restart (revisions then go on from above a
+        # reserved block, so they jump). A snapshot with coalesced set stands in for
+        # events the client was too slow to take: no event at or below its revision
+        # follows it. Call with "more"; without it, the one reply is the current
+        # snapshot (or document). When the session closes (CloseSession, a
+        # configuration reload that drops it, a Replay without to as it ends), the last
+        # reply has no parameters and no continues: {}. When the daemon stops, the
+        # watch ends with the error io.navhost.varlink.ServiceShuttingDown instead: the
+        # session is there again once the daemon is back (reconnect, and resume).
         #
         # With changes "merge-patch" (the default is "events"), the first reply is the
         # session's document instead, and each revision is an RFC 7386 merge patch of it:
@@ -381,7 +396,8 @@ public enum InterfaceDefinitions {
 
         # Follows the plugins: the first reply lists them all (as List), then one reply per change, with an event. A
         # reply with plugins and coalesced set stands in for events the client was too slow to take. The screens a
-        # change rebuilds or pops reach a session's watchers as ordinary revisions. Call with "more".
+        # change rebuilds or pops reach a session's watchers as ordinary revisions. Call with "more". When the daemon
+        # stops, it ends with the error io.navhost.varlink.ServiceShuttingDown.
         method Watch() -> (plugins: ?[]Plugin, coalesced: ?bool, event: ?PluginEvent)
 
         # Loads the plugin in the folder `path` (its manifest, library and resources; an absolute path, else refused with
