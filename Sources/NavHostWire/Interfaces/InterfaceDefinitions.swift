@@ -81,7 +81,9 @@ public enum InterfaceDefinitions {
           values: ?[]string
         )
 
-        # How a session opened over the wire behaves; a member left out takes the daemon's setting.
+        # How a session opened over the wire behaves; a member left out takes the daemon's setting. maxStackDepth is
+        # 1 to 1048576 screens, intentTimeoutMilliseconds 1 to 86400000 (a day); a value outside is refused with
+        # InvalidParameter naming it (options.maxStackDepth). There is no value for "no limit" per session.
         type SessionOptions (
           maxStackDepth: ?int,
           intentTimeoutMilliseconds: ?int
