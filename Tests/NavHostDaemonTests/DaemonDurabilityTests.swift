@@ -281,7 +281,7 @@ struct DaemonDurabilityTests {
     }
 
     /// Waits (up to 2 s) until the top screen's state is loaded.
-    private static func waitUntilLoaded(_ nav: NavigationClient, session: String = "main") async throws {
+    static func waitUntilLoaded(_ nav: NavigationClient, session: String = "main") async throws {
         for _ in 0..<200 where try await nav.topState(session: session)["status"] != "loaded" {
             try await Task.sleep(for: .milliseconds(10))
         }
