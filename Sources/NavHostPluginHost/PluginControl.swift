@@ -154,7 +154,7 @@ public final class PluginControl {
         let lost = sessions.rebuildScreens(showing: replacement.oldRoutes)
         registry.recordLoss(of: name, lost)
         replacement.status.lostAtReload = lost
-        publish(.reloaded(name, replacement, lost: lost))
+        publish(.reloaded(name, replacement))
         // The new build may no longer need a plugin whose removal was refused for it.
         removeFreedPlugins()
         return replacement

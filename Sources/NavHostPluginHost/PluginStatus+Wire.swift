@@ -71,10 +71,11 @@ extension PluginEvent {
         )
     }
 
-    /// A new build of `name` replaced a loaded one; the sessions lost `lost` in it.
-    static func reloaded(_ name: String, _ replacement: PluginRegistry.Replacement, lost: [ScreensLost]) -> PluginEvent
-    {
-        PluginEvent(
+    /// A new build of `name` replaced a loaded one, costing the sessions what its status's
+    /// ``PluginStatus/lostAtReload`` names.
+    static func reloaded(_ name: String, _ replacement: PluginRegistry.Replacement) -> PluginEvent {
+        let lost = replacement.status.lostAtReload
+        return PluginEvent(
             kind: .reloaded,
             name: name,
             version: replacement.newVersion.description,
