@@ -7,6 +7,7 @@
 #      builds and stages it, `make test` runs its tests on the SDK's headless host; with an intent name that is no
 #      case of its enum, `make` refuses to stage it, and `make install` then refuses the build staged before;
 #      `make check` loads it through the daemon's registry, and fails for a Route enum of another namespace;
+#      `make check SESSIONS=…` checks it against the running daemon's saved sessions;
 #   4. the installed navhostd runs with the example plugins; `make install PLUGINDIR=…` copies the staged folder into
 #      its plugins folder while it runs and waits until the daemon says it serves it, and navctl navigates to
 #      favorites.list and sends onTappedAdd over the socket; `make install` of a build the daemon refuses fails with
@@ -141,6 +142,12 @@ navctl navigate favorites.list
 navctl send onTappedAdd title=Milk --json | tee "$work/send.json"
 grep -q '"title":"Milk"' "$work/send.json" || fail "the state after onTappedAdd does not hold the new item"
 navctl stack --json | grep -q '"route":"favorites.list"' || fail "favorites.list is not on the stack"
+
+step "make check SESSIONS=… checks the build against the running daemon's saved sessions, reading only"
+(cd "$work/Favorites" && make check SESSIONS="$work/state/sessions") >"$work/sessions-check.log" 2>&1 \
+    || fail "make check SESSIONS=…: $(tail -3 "$work/sessions-check.log")"
+grep -Eq "saved screens? of 2 sessions checked: every one comes back as it was" "$work/sessions-check.log" \
+    || fail "make check SESSIONS=… said: $(tail -3 "$work/sessions-check.log")"
 
 step "make install of a build the daemon refuses fails with its reason; the version before serves on"
 staged=$work/Favorites/.build/debug/plugins/Favorites

@@ -5,6 +5,7 @@ import Logging
 import NavHostCore
 import NavHostKit
 import NavHostPluginHost
+import NavHostStorage
 
 // MARK: - list
 
@@ -47,7 +48,11 @@ extension NavHostPluginTool {
                 entry point, routes against the manifest, makeCoordinator. Then each route a loaded plugin lists \
                 is asked of its coordinator once, with no parameters, by no session: a route its Route enum has no \
                 case for (or whose namespace is not the enum's), which the daemon would find only at the first \
-                navigation there (ViewModelFailed), fails the check too. Exits with 1 on any failure.
+                navigation there (ViewModelFailed), fails the check too. With --sessions, each screen the \
+                daemon's sessions saved on a route of a plugin checked is built again as a restart or a reload \
+                builds it, and handed its saved restorable state: a screen the new build would start fresh (its \
+                state no longer decodes) or cannot show (its route or parameters no longer fit: it goes, with the \
+                screens above it) fails the check too. Exits with 1 on any failure.
                 """
         )
 
@@ -56,6 +61,15 @@ extension NavHostPluginTool {
 
         @Option(help: "The state folder for the plugins' stores; by default a new temporary one, removed afterwards.")
         var stateDir: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "A daemon's saved sessions, like /var/lib/navhost/sessions: check what the plugins would make of them. "
+                    + "Read only; the daemon may be running.",
+                valueName: "folder"
+            )
+        )
+        var sessions: String?
 
         @Flag(help: "Log each outcome to standard error.")
         var verbose = false
@@ -110,7 +124,71 @@ extension NavHostPluginTool {
                 )
             }
             if statuses.isEmpty { printToStandardError("no plugin in \(directory): nothing to check") }
-            if quarantined > 0 || statuses.isEmpty || !unknownRoutes.isEmpty { throw ExitCode.failure }
+            let losses = try sessions.map { try checkSavedScreens(in: $0, against: registry) } ?? 0
+            if quarantined > 0 || statuses.isEmpty || !unknownRoutes.isEmpty || losses > 0 { throw ExitCode.failure }
+        }
+
+        /// Says what the loaded plugins of `registry` would make of each screen the sessions saved in `folder` show
+        /// on one of their routes (or on a route of their namespace they no longer list); returns how many screens
+        /// would not come back as they were.
+        @MainActor
+        private func checkSavedScreens(in folder: String, against registry: PluginRegistry) throws -> Int {
+            let records: [SessionRecord]
+            do {
+                records = try SessionStateFile.records(in: folder)
+            } catch {
+                printToStandardError("Error: cannot read the sessions in \(folder): \(error)")
+                throw ExitCode.failure
+            }
+            let plugins = registry.loadedPlugins
+            func plugin(serving route: String) -> PluginStatus? {
+                let namespace = route.split(separator: ".").first.map(String.init)
+                return plugins.first { $0.routes.contains(route) }
+                    ?? plugins.first {
+                        $0.routes.contains { $0.split(separator: ".").first.map(String.init) == namespace }
+                    }
+            }
+            var checked = 0
+            var lost = 0
+            for record in records {
+                stack: for (index, screen) in record.stack.enumerated() {
+                    guard let plugin = plugin(serving: screen.route) else { continue }
+                    checked += 1
+                    let build = "\(plugin.name) \(plugin.version.map { "\($0)" } ?? "")"
+                    let place = "session \(record.session): screen \(screen.id) (\(screen.route))"
+                    switch registry.catalog.fate(of: screen) {
+                    case .asItWas:
+                        continue
+                    case .startsFresh(let reason):
+                        lost += 1
+                        printToStandardError(
+                            "Error: \(place) would start fresh with \(build): its saved state does not come back "
+                                + "(\(reason)); make the new RestorableState decode what the old build saved"
+                        )
+                    case .cannotShow(let reason):
+                        // The screens above it go with it, whatever serves them.
+                        let above = record.stack.count - index - 1
+                        lost += above + 1
+                        let consequence =
+                            index == 0
+                            ? "the daemon refuses this build while the session starts there"
+                            : "it would be dropped"
+                                + (above == 0 ? "" : ", with the \(Self.count(above, "screen")) above it")
+                        printToStandardError("Error: \(place) cannot be shown by \(build) (\(reason)): \(consequence)")
+                        break stack
+                    }
+                }
+            }
+            print(
+                "\(Self.count(checked, "saved screen")) of \(Self.count(records.count, "session")) checked: "
+                    + (lost == 0 ? "every one comes back as it was" : "\(lost) would not come back as they were")
+            )
+            return lost
+        }
+
+        /// `3 screens`, `1 screen`.
+        private static func count(_ number: Int, _ noun: String) -> String {
+            "\(number) \(noun)\(number == 1 ? "" : "s")"
         }
 
         private func makeTemporaryDirectory() throws -> String {

@@ -64,6 +64,6 @@ extension FeatureCatalog {
 }
 
 /// The navigation of a ViewModel built only to see that its route is known: every command refused.
-private final class NoNavigation: NavigationHandler {
+final class NoNavigation: NavigationHandler {
     func perform(_ command: NavigationCommand, from screen: ScreenID) -> Bool { false }
 }

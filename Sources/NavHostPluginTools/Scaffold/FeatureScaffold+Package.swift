@@ -105,7 +105,8 @@ extension FeatureScaffold {
         # \#(name), a NavHost feature plugin built against the installed SDK.
         #   make            build lib\#(name)Feature.so and stage it: .build/<config>/plugins/\#(name)/ (manifest + library)
         #   make test       run the feature's tests on the SDK's headless host (NavHostTesting); TEST_FILTER=… some
-        #   make check      load the staged plugin through the daemon's own registry, as navhostd will
+        #   make check      load the staged plugin through the daemon's own registry, as navhostd will;
+        #                   SESSIONS=<folder> also checks it against a daemon's saved sessions
         #   make install    copy the staged plugin into PLUGINDIR, where a running navhostd loads it by itself, and
         #                   wait for its answer: a build it refuses fails make install, saying why
         #   make uninstall  remove it from PLUGINDIR, and wait for a running navhostd to unload it: a removal it
@@ -142,9 +143,12 @@ extension FeatureScaffold {
         	@rm -f $(FAILED)
 
         # Fails when navhostd would quarantine the plugin (a makeCoordinator that throws, a resource missing). A hard
-        # dependency must be staged beside it in $(BUILD_DIR)/plugins.
+        # dependency must be staged beside it in $(BUILD_DIR)/plugins. With SESSIONS=<state folder>/sessions (a
+        # daemon's saved sessions; the NavHost checkout's make run keeps them in .build/state/sessions), it also fails
+        # when the build would not bring back a screen they saved as it was: its saved state no longer decodes, or its
+        # route or parameters no longer fit.
         check: build
-        	$(NAVHOST_SDK)/navhost-plugin-tool check $(BUILD_DIR)/plugins
+        	$(NAVHOST_SDK)/navhost-plugin-tool check $(BUILD_DIR)/plugins $(if $(SESSIONS),--sessions $(SESSIONS))
 
         # TEST_FILTER runs only the tests it matches (swift test --filter).
         test: sdk

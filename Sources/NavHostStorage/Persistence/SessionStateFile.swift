@@ -74,9 +74,40 @@ public struct SessionStateFile: Sendable {
 
     /// The file of session `name` under `directory`.
     public init(directory: String, session name: String) {
-        let base = "\(directory)/sessions/\(Self.baseName(for: name))"
+        self.init(base: "\(directory)/sessions/\(Self.baseName(for: name))")
+    }
+
+    private init(base: String) {
         self.path = base + ".json"
         self.journalPath = base + ".journal"
+    }
+
+    /// The record of every session saved in `sessions` (a state folder's `sessions`), by file name, read as ``load(now:)``
+    /// reads one but changing nothing: a file that cannot be trusted is left where it is and passed over, and so are
+    /// the records kept aside (`<name>.json.lost-…`). For a tool that looks at a daemon's state, running or not.
+    ///
+    /// - Throws: When the folder cannot be read.
+    public static func records(in sessions: String) throws -> [SessionRecord] {
+        try FileIO.directoryEntries(sessions).filter { $0.hasSuffix(".json") }.sorted().compactMap { name in
+            try SessionStateFile(base: "\(sessions)/\(name.dropLast(".json".count))").peek()
+        }
+    }
+
+    /// The record ``load(now:)`` would read, or `nil` when there is no file or it cannot be trusted; nothing is moved.
+    private func peek() throws -> SessionRecord? {
+        guard let bytes = try FileIO.readFileIfPresent(path), case .success(let snapshot) = Self.decode(bytes[...])
+        else {
+            return nil
+        }
+        return try newestRecord(after: snapshot)
+    }
+
+    /// The newest record: the journal's newest whole line of the snapshot's generation, or the snapshot's own.
+    private func newestRecord(after snapshot: (record: SessionRecord, generation: String?)) throws -> SessionRecord {
+        guard let generation = snapshot.generation, let journal = try FileIO.readFileIfPresent(journalPath) else {
+            return snapshot.record
+        }
+        return Self.lastRecord(in: journal, generation: generation) ?? snapshot.record
     }
 
     /// Writes `record` durably as a new snapshot: after this returns, a crash does not lose it.
@@ -132,10 +163,7 @@ public struct SessionStateFile: Sendable {
         guard let bytes = try FileIO.readFileIfPresent(path) else { return .none }
         switch Self.decode(bytes[...]) {
         case .success(let snapshot):
-            guard let generation = snapshot.generation, let journal = try FileIO.readFileIfPresent(journalPath) else {
-                return .record(snapshot.record)
-            }
-            return .record(Self.lastRecord(in: journal, generation: generation) ?? snapshot.record)
+            return .record(try newestRecord(after: snapshot))
         case .failure(let error):
             let stamp = now ?? time(nil)
             let suffix = "\(error.reason.rawValue)-\(stamp)"
