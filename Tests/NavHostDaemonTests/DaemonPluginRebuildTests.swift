@@ -205,10 +205,7 @@ struct DaemonPluginRebuildTests {
         let plugins = try await PluginsWatch.start(on: daemon)
 
         try PluginRebuilder.deploy(rebuilt, into: directory)
-        let reload = try await ChildProcess.run(
-            TestPaths.builtExecutable("navctl"),
-            ["--socket", daemon.socketPath, "plugins", "reload", "Settings"]
-        )
+        let reload = try await Self.navctl(daemon, ["plugins", "reload", "Settings"])
 
         #expect(reload.status == 0, "\(reload.errors)")
         #expect(try await nav.snapshot()["stack"]?.arrayValue?.map { $0["route"] } == ["home.main"])
@@ -234,10 +231,7 @@ struct DaemonPluginRebuildTests {
             ),
             "\(reload.errors)"
         )
-        let list = try await ChildProcess.run(
-            TestPaths.builtExecutable("navctl"),
-            ["--socket", daemon.socketPath, "plugins", "list"]
-        )
+        let list = try await Self.navctl(daemon, ["plugins", "list"])
         #expect(
             list.output.contains("its reload cost session main screens \(screen), record before in"),
             "\(list.output)"
@@ -256,10 +250,7 @@ struct DaemonPluginRebuildTests {
         try await Self.waitForSettings(nav)
 
         try PluginRebuilder.deploy(rebuilt, into: directory)
-        let wait = try await ChildProcess.run(
-            TestPaths.builtExecutable("navctl"),
-            ["--socket", daemon.socketPath, "plugins", "wait", "\(directory)/Settings"]
-        )
+        let wait = try await Self.navctl(daemon, ["plugins", "wait", "\(directory)/Settings"])
 
         #expect(wait.status == 0, "\(wait.errors)")
         #expect(wait.output.contains("Settings") && wait.output.contains("2.0.0"), "\(wait.output)")
@@ -317,6 +308,11 @@ struct DaemonPluginRebuildTests {
         let nav = try await NavigationClient.connect(to: daemon)
         if root == "settings.main" { try await waitForSettings(nav) }
         return (directory, daemon, nav)
+    }
+
+    /// Runs the built navctl against `daemon`.
+    static func navctl(_ daemon: DaemonProcess, _ arguments: [String]) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(TestPaths.builtExecutable("navctl"), ["--socket", daemon.socketPath] + arguments)
     }
 
     /// Waits until the top screen, the settings, shows loaded preferences.
