@@ -226,26 +226,36 @@ private final class NavigationHandlers: Sendable {
         return .suspended { [self] in
             do {
                 _ = try await rest()
-            } catch {
+            } catch let error as NavigationError {
                 return try await failureReply(error, session, takeBacks: takeBacks).parameters
             }
             return try await sendReply(session, target, takeBacks: takeBacks).parameters
         }
     }
 
-    /// The error reply to a `Send` whose intent failed (`IntentFailed`, `IntentTimedOut`, `ScreenClosed`…): once what
-    /// it changed before it failed is on disk. The error says that what the intent did stays — navigation it asked
-    /// for, restorable state it changed — so that is durable first, as for an answer that it is done; an intent refused
-    /// before it ran changed nothing and is answered at once. A write that fails instead throws its own error
-    /// (`StorageFailed`: what the intent did was taken back).
+    /// The error reply to a `Send` whose intent ran and failed (`IntentFailed`, `IntentTimedOut`, `ScreenClosed`):
+    /// once what it changed before it failed is on disk. The error says that what the intent did stays — navigation
+    /// it asked for, restorable state it changed — so that is durable first, as for an answer that it is done. A call
+    /// refused before its intent ran (`IntentNotFound`, `InvalidIntentArguments`…) changed nothing and is answered at
+    /// once, whatever other calls left to write. A write that fails instead throws its own error (`StorageFailed`:
+    /// what the intent did was taken back), unless the session was closed meanwhile: then the failure stands.
     private func failureReply(
-        _ failure: any Error,
+        _ failure: NavigationError,
         _ session: NavigationSession,
         takeBacks: Int
     ) throws -> VarlinkCallStart {
-        if try sessions.commitAtOnce(session, takeBacks: takeBacks) { throw failure }
+        guard [.intentFailed, .intentTimedOut, .screenClosed].contains(failure.code) else { throw failure }
+        do {
+            if try sessions.commitAtOnce(session, takeBacks: takeBacks) { throw failure }
+        } catch let closed as NavigationError where closed.code == .sessionNotFound {
+            throw failure
+        }
         return .suspended { [sessions] in
-            try await sessions.commit(session, takeBacks: takeBacks)
+            do {
+                try await sessions.commit(session, takeBacks: takeBacks)
+            } catch let closed as NavigationError where closed.code == .sessionNotFound {
+                throw failure
+            }
             throw failure
         }
     }

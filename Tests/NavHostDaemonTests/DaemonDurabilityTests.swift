@@ -250,14 +250,16 @@ struct DaemonDurabilityTests {
         )
         var nav = try await NavigationClient.connect(to: daemon)
         var lost: [String] = []
-        let rounds = 8
+        let rounds = 9
         for round in 0..<rounds {
             _ = try await nav.call("Replace", ["routes": [["route": "faulty.main"]]])
-            let opens = round.isMultiple(of: 2)
+            // Opens a screen and fails at once, or after a suspension; or sets the restorable note and fails.
+            let opens = !round.isMultiple(of: 3)
             let note = "n\(round)"
             let failure = await #expect(throws: VarlinkError.self) {
                 if opens {
-                    try await nav.call("Send", ["intent": "onTappedOpenThenFail"])
+                    let intent = round % 3 == 1 ? "onTappedOpenThenFail" : "onTappedOpenThenFailLater"
+                    try await nav.call("Send", ["intent": .string(intent)])
                 } else {
                     let arguments: JSONValue = ["text": .string(note)]
                     try await nav.call("Send", ["intent": "onChangedNoteThenFail", "arguments": arguments])

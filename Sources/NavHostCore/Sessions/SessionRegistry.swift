@@ -332,7 +332,14 @@ public final class SessionRegistry {
     /// `SessionNotFound` for `name`, saying why when the name is declared but its session could not open.
     private func sessionNotOpen(_ name: String) -> NavigationError {
         let reason: String
-        if let entry = opened[name] {
+        if isShutDown {
+            // A call the stop had already received, answered while the sessions are closed: not a session gone.
+            return NavigationError(
+                .sessionNotFound,
+                "session \"\(name)\" is closed: the daemon is stopping",
+                parameters: ["session": .string(name), "reason": "the daemon is stopping"]
+            )
+        } else if let entry = opened[name] {
             reason = "opened over the wire, but its root route \"\(entry.root)\" cannot be opened now"
         } else if configuredNames.contains(name) {
             reason = "declared by the configuration, but its root route cannot be opened now"

@@ -13,8 +13,8 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
 }
 
 /// One screen, `faulty.main`, whose intents take the main thread down in three ways; `onTappedCount` behaves,
-/// `onTappedHold` holds the main thread for a while, and `onTappedOpenThenFail` and `onChangedNoteThenFail` throw
-/// after opening another `faulty.main` or changing the restorable note.
+/// `onTappedHold` holds the main thread for a while, and `onTappedOpenThenFail`, `onTappedOpenThenFailLater` (after a
+/// suspension) and `onChangedNoteThenFail` throw after opening another `faulty.main` or changing the restorable note.
 final class FaultyFeature: FeatureModule {
     let name = "Faulty"
     let screens = [
@@ -99,12 +99,14 @@ final class FaultyViewModel: RestorableViewModel {
         case onTappedHold
         /// Opens another `faulty.main` above this one, then fails.
         case onTappedOpenThenFail
+        /// Opens another `faulty.main` above this one, then fails after a suspension.
+        case onTappedOpenThenFailLater
         /// Sets the restorable note, then fails.
         case onChangedNoteThenFail(text: String)
 
         static let names = [
             "onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold", "onTappedOpenThenFail",
-            "onChangedNoteThenFail",
+            "onTappedOpenThenFailLater", "onChangedNoteThenFail",
         ]
     }
 
@@ -144,6 +146,10 @@ final class FaultyViewModel: RestorableViewModel {
             state.count += 1
         case .onTappedOpenThenFail:
             _ = router.navigate(to: .main)
+            throw FailedOnPurpose()
+        case .onTappedOpenThenFailLater:
+            _ = router.navigate(to: .main)
+            try await Task.sleep(for: .milliseconds(5))
             throw FailedOnPurpose()
         case .onChangedNoteThenFail(let text):
             state.note = text
