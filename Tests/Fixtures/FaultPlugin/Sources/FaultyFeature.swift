@@ -99,7 +99,7 @@ final class FaultyViewModel: RestorableViewModel {
         case onTappedHold
         /// Opens another `faulty.main` above this one, then fails.
         case onTappedOpenThenFail
-        /// Opens another `faulty.main` above this one, then fails after a suspension.
+        /// After a suspension, opens another `faulty.main` above this one, then fails.
         case onTappedOpenThenFailLater
         /// Sets the restorable note, then fails.
         case onChangedNoteThenFail(text: String)
@@ -148,8 +148,8 @@ final class FaultyViewModel: RestorableViewModel {
             _ = router.navigate(to: .main)
             throw FailedOnPurpose()
         case .onTappedOpenThenFailLater:
-            _ = router.navigate(to: .main)
             try await Task.sleep(for: .milliseconds(5))
+            _ = router.navigate(to: .main)
             throw FailedOnPurpose()
         case .onChangedNoteThenFail(let text):
             state.note = text
