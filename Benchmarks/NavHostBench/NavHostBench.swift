@@ -66,6 +66,9 @@ struct NavHostBench: ParsableCommand {
     @Option(help: "Timed round trips that change the screen's state, instead of the plan's.")
     var changingRoundTrips: Int?
 
+    @Option(help: "Pipelined calls on one connection, instead of the plan's (the 16 connections' count stays).")
+    var pipelinedCalls: Int?
+
     @Flag(help: "Skip the one-core pass.")
     var skipOneCore = false
 
@@ -79,6 +82,7 @@ struct NavHostBench: ParsableCommand {
         var plan = quick ? BenchPlan.quick : BenchPlan.full
         if let roundTrips { plan.roundTrips = roundTrips }
         if let changingRoundTrips { plan.changingRoundTrips = changingRoundTrips }
+        if let pipelinedCalls { plan.pipelinedOneConnection = pipelinedCalls }
         let buildDirectory = buildDir ?? Self.executableDirectory()
         var phases = Set(only.isEmpty ? Phase.allCases : only)
         if skipOneCore { phases.remove(.oneCore) }

@@ -3,12 +3,15 @@
 #
 #   Benchmarks/Profiling/callgrind.sh [BUILD_DIR] [PLUGINS] [N1] [N2]
 #   INTENT=changing Benchmarks/Profiling/callgrind.sh ...
+#   PHASE=pipelined Benchmarks/Profiling/callgrind.sh ...
 #
 # Runs the benchmark's round-trip phase twice, with N1 and N2 timed calls, against navhostd under callgrind, and
 # divides the difference of the two instruction totals by N2 - N1: start-up, warm-up and the rest cancel out. Prints
 # that figure and the most expensive functions of the N2 run; keeps the callgrind files for callgrind_annotate.
 # The calls counted are the steady intent's (its state stays the same); with INTENT=changing, those of the intent that
 # changes the state each call, written to disk before its reply (the writer thread's instructions count too).
+# With PHASE=pipelined, the pipelined phase's (--quick): N1 and N2 calls on one connection, 64 in flight; the 16
+# connections' calls are the same in both runs and cancel out.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-.build/release}
@@ -33,10 +36,11 @@ done
 cc -O2 -shared -fPIC -o "$out/sigsuspend-copy.so" Benchmarks/Profiling/sigsuspend-copy.c
 
 for calls in "$n1" "$n2"; do
-    if [ "${INTENT:-steady}" = changing ]; then counts=(--round-trips 500 --changing-round-trips "$calls"); else
+    if [ "${PHASE:-round-trip}" = pipelined ]; then counts=(--pipelined-calls "$calls");
+    elif [ "${INTENT:-steady}" = changing ]; then counts=(--round-trips 500 --changing-round-trips "$calls"); else
         counts=(--round-trips "$calls"); fi
     SWIFT_BACKTRACE=enable=no "$build/navhost-bench" --quick --build-dir "$out/bin" --plugins "$out/bin/plugins" \
-        --only round-trip "${counts[@]}" --output "$out/results-$calls.json" \
+        --only "${PHASE:-round-trip}" "${counts[@]}" --output "$out/results-$calls.json" \
         --daemon-wrapper "env SWIFT_BACKTRACE=enable=no LD_PRELOAD=$out/sigsuspend-copy.so valgrind --tool=callgrind --callgrind-out-file=$out/callgrind.$calls" \
         > "$out/bench-$calls.log"
 done
@@ -45,7 +49,13 @@ total() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(","
 first=$(total "$out/callgrind.$n1")
 second=$(total "$out/callgrind.$n2")
 echo "instructions: $first with $n1 calls, $second with $n2 calls"
-echo "instructions per intent round trip: $(( (second - first) / (n2 - n1) ))"
+if [ "${PHASE:-round-trip}" = pipelined ]; then
+    # Each timed run of N calls follows an untimed one of N / 20 (navhost-bench's warm-up).
+    echo "instructions per pipelined call: $(( (second - first) * 20 / ((n2 - n1) * 21) ))" \
+        "(callgrind-per-call.py's figures are per timed call: 5 % more)"
+else
+    echo "instructions per intent round trip: $(( (second - first) / (n2 - n1) ))"
+fi
 echo
 echo "most expensive functions (self), $n2 calls:"
 callgrind_annotate "$out/callgrind.$n2" 2>/dev/null | sed -n '/file:function/,$p' | sed -n 2,26p | swift demangle --simplified | cut -c1-160
