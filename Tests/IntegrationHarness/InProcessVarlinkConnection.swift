@@ -25,6 +25,12 @@ package final class InProcessVarlinkConnection: Sendable {
     private let channel: NIOAsyncTestingChannel
     private let served: Task<Void, Never>
     private let shutdownHandler: ShutdownHandler
+    /// What a write held past the message ``nextMessage()`` returned: the server writes a batch of replies as one.
+    private let unread = Unread()
+
+    private final class Unread: Sendable {
+        let bytes = Mutex(ByteBuffer())
+    }
 
     /// Holds what `serveConnection` hands over to start the connection's graceful shutdown.
     private final class ShutdownHandler: Sendable {
@@ -93,20 +99,40 @@ package final class InProcessVarlinkConnection: Sendable {
     /// The next message the server wrote, terminator included, in the order written; `nil` once the server has
     /// closed the connection and every message has been read.
     ///
-    /// Empty writes are skipped: they carry no bytes a socket's peer could read (the server writes one to wait until
-    /// its last replies are out before it closes).
+    /// A write that carries several messages (a batch of replies) is cut at their terminators. Empty writes are
+    /// skipped: they carry no bytes a socket's peer could read (the server writes one to wait until its last replies
+    /// are out before it closes).
     ///
     /// Cancelling the task that waits here closes the connection.
     package func nextMessage() async -> ByteBuffer? {
         let channel = self.channel
+        let unread = self.unread
         return await withTaskCancellationHandler {
+            if let message = unread.bytes.withLock({ Self.cutMessage(from: &$0) }) { return message }
             while let write = try? await channel.waitForOutboundWrite(as: ByteBuffer.self) {
-                if write.readableBytes > 0 { return write }
+                guard write.readableBytes > 0 else { continue }
+                let message = unread.bytes.withLock { held -> ByteBuffer? in
+                    var write = write
+                    held.writeBuffer(&write)
+                    return Self.cutMessage(from: &held)
+                }
+                if let message { return message }
             }
-            return nil
+            // Whatever is left was written without its terminator: the last, unfinished message.
+            return unread.bytes.withLock { held -> ByteBuffer? in
+                guard held.readableBytes > 0 else { return nil }
+                defer { held.clear() }
+                return held
+            }
         } onCancel: {
             channel.close(promise: nil)
         }
+    }
+
+    /// The first message `buffer` holds, terminator included, taken from it; `nil` when it holds no whole one.
+    private static func cutMessage(from buffer: inout ByteBuffer) -> ByteBuffer? {
+        guard let end = buffer.readableBytesView.firstIndex(of: 0) else { return nil }
+        return buffer.readSlice(length: end - buffer.readerIndex + 1)
     }
 
     /// Waits until the server has finished with the connection, then stops the channel's event loop.

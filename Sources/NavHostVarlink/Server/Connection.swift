@@ -383,13 +383,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private func writeBatch() {
         batchDeadline?.cancel()
         batchDeadline = nil
-        guard !batch.isEmpty, let context else { return }
-        var replies = batch.take()
-        for reply in replies {
-            context.write(wrapOutboundOut(reply), promise: nil)
-        }
-        context.flush()
-        batch.recycle(&replies)
+        guard !batch.isEmpty, let context, let replies = batch.take() else { return }
+        context.writeAndFlush(wrapOutboundOut(replies), promise: nil)
     }
 
     // MARK: - Closing
