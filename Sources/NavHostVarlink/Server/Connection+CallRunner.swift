@@ -77,7 +77,7 @@ extension Connection {
             }
             switch started {
             case .finished(let parameters):
-                return .finished(finalReply(.success(.serialized(parameters)), request: request))
+                return .finished(serializedReply(parameters, request: request))
             case .suspended(let rest):
                 return .suspended { [self] in
                     do {
@@ -104,12 +104,7 @@ extension Connection {
             case .success(.object(let parameters)):
                 reply = VarlinkReply(parameters: parameters)
             case .success(.serialized(let parameters)):
-                // Written as the handler wrote them: no reply object (nor its empty `JSONObject`) is made.
-                logFinished(request, error: nil)
-                if request.call.oneway { return nil }
-                var buffer = ByteBufferAllocator().buffer(capacity: parameters.text.count + 16)
-                buffer.writeVarlinkReply(parameters)
-                return buffer
+                return serializedReply(parameters, request: request)
             case .failure(let error):
                 reply = VarlinkReply(
                     error: wireError(for: error, streamCancelled: streamCancellation.isFired, request: request)
@@ -118,6 +113,20 @@ extension Connection {
             logFinished(request, error: reply.error)
             if request.call.oneway { return nil }
             return Self.serialize(reply, configuration: configuration, request: request)
+        }
+
+        /// The final reply of a call whose handler wrote its parameters as text: written as they are, with no reply
+        /// object (nor its empty `JSONObject`); `nil` for a `oneway` call. Called directly for a call that finished
+        /// in its first stretch (most `Send`s), which then makes no `Result` to take apart.
+        private func serializedReply(
+            _ parameters: VarlinkSerializedParameters,
+            request: VarlinkRequest
+        ) -> ByteBuffer? {
+            logFinished(request, error: nil)
+            if request.call.oneway { return nil }
+            var buffer = ByteBufferAllocator().buffer(capacity: parameters.text.count + 16)
+            buffer.writeVarlinkReply(parameters)
+            return buffer
         }
 
         /// Logs the end of a call when tracing.

@@ -270,7 +270,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func callFinished(_ id: StateMachine.CallID, reply: ByteBuffer?) {
         if startingCall == id.value { startingCallFinished = true }
-        runningTasks[id.value] = nil
+        // A call that finished where it started has no task: the look-up in an empty table is skipped.
+        if !runningTasks.isEmpty { runningTasks[id.value] = nil }
         lastActivity = .now()
         handle { $0.callFinished(id, reply: reply, into: &$1) }
         pump()
