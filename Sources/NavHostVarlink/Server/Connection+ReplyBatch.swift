@@ -14,8 +14,8 @@ extension Connection {
     ///
     /// A batch is one buffer, handed to the channel as one write: a batch of one reply is that reply's own buffer;
     /// the replies of a larger one are copied, in order, into a buffer the batch keeps from one write to the next
-    /// (reused once the channel has written it and let it go). A write through the pipeline costs far more than
-    /// copying a reply: about 1,800 instructions each, 64 times per burst, before this.
+    /// (reused once the channel has written it and let it go, up to ``keptCapacity``). A write through the pipeline
+    /// costs far more than copying a reply: about 1,800 instructions each, 64 times per burst, before this.
     struct ReplyBatch {
         /// The most replies one write carries.
         static let maxReplies = 64
@@ -23,6 +23,9 @@ extension Connection {
         static let maxBytes = 64 * 1024
         /// The longest a released reply waits for the ones after it.
         static let maxDelay = TimeAmount.milliseconds(2)
+        /// The largest buffer kept from one batch for the next: a connection that once had a large batch does not
+        /// hold its room while idle.
+        static let keptCapacity = 32 * 1024
 
         /// The batch's first reply, as it was released.
         private var first: ByteBuffer?
@@ -61,7 +64,10 @@ extension Connection {
                 count = 0
                 bytes = 0
             }
-            return isJoined ? joined : first
+            guard isJoined else { return first }
+            let replies = joined
+            if joined.capacity > Self.keptCapacity { joined = ByteBuffer() }
+            return replies
         }
     }
 }
