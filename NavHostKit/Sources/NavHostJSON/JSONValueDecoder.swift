@@ -37,7 +37,7 @@ public struct JSONValueDecoder: Sendable {
             // for an unknown member (the unread one may still be a later argument, hence only a near spelling).
             if let missing = error.path,
                 let near = arguments.keys.first(where: {
-                    !read.names.contains($0) && isNearSpelling($0, of: missing)
+                    !read.hasRead($0) && isNearSpelling($0, of: missing)
                 })
             {
                 error.message += " (the arguments hold \"\(near)\": misspelt?)"
@@ -53,10 +53,10 @@ public struct JSONValueDecoder: Sendable {
             )
         }
         if read.isOpened, !read.isAll {
-            for key in arguments.keys where !read.names.contains(key) {
+            for key in arguments.keys where !read.hasRead(key) {
                 throw JSONError(
                     code: .unknownMember,
-                    message: "unknown member \"\(key)\"" + (read.names.isEmpty ? ": it takes none" : ""),
+                    message: "unknown member \"\(key)\"" + (read.hasReadAny ? "" : ": it takes none"),
                     path: key
                 )
             }
@@ -184,7 +184,9 @@ private final class ReadMembers {
     var isOpened = false
     /// Whether the decoding listed every key (`allKeys`): it then reads what it chooses, and nothing is unknown.
     var isAll = false
-    var names: [String] = []
+    /// The first member read, and the others: most cases take one argument, whose name needs no array.
+    private var firstName: String?
+    private var otherNames: [String] = []
 
     init(name: String, arguments: JSONObject, notesMembers: Bool) {
         self.name = name
@@ -193,8 +195,20 @@ private final class ReadMembers {
     }
 
     func note(_ name: String) {
-        if !names.contains(name) { names.append(name) }
+        guard let firstName else {
+            firstName = name
+            return
+        }
+        if firstName != name, !otherNames.contains(name) { otherNames.append(name) }
     }
+
+    /// Whether the member `name` was read.
+    func hasRead(_ name: String) -> Bool {
+        firstName == name || otherNames.contains(name)
+    }
+
+    /// Whether any member was read.
+    var hasReadAny: Bool { firstName != nil }
 }
 
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
