@@ -162,14 +162,7 @@ final class Screen {
         _ message: IntentMessage,
         deadline: IntentDeadline? = nil
     ) throws(NavigationError) -> CallProgress<Void> {
-        let progress = startUntilClosed(deadline: deadline) { model -> (any Error)? in
-            do {
-                try await model.handle(message)
-                return nil
-            } catch {
-                return error
-            }
-        }
+        let progress = startUntilClosed(deadline: deadline, handling: message)
         // Not `progress.map`: its escaping closure would be allocated for every intent, though most finish here.
         switch progress {
         case .finished(let outcome):
@@ -275,15 +268,19 @@ extension Screen {
         _ = startTask(work)
     }
 
-    /// Runs `work` as a task the screen owns, until the error it ends with (`nil` for none), or until the screen
-    /// closes, whichever comes first; its first stretch runs before this returns. Awaiting a suspended result waits
-    /// for the rest, and the waiting task's cancellation cancels the work too. A screen already closed runs nothing.
+    /// Runs the ViewModel's handling of `message` as a task the screen owns, until the error it ends with (`nil` for
+    /// none), or until the screen closes, whichever comes first; its first stretch runs before this returns. Awaiting
+    /// a suspended result waits for the rest, and the waiting task's cancellation cancels the work too. A screen
+    /// already closed runs nothing.
+    ///
+    /// The intent is handled in the task's own closure, not in one the caller passes: one closure and one async
+    /// call fewer per intent.
     ///
     /// Not generic, like ``Race``: a generic class's `deinit` runs unspecialized, looking up its metadata on every
     /// intent.
     fileprivate func startUntilClosed(
         deadline: IntentDeadline? = nil,
-        _ work: @escaping @MainActor (ScreenModel) async -> (any Error)?
+        handling message: IntentMessage
     ) -> CallProgress<IntentOutcome> {
         // Checked in the stretch that starts the work, not by the caller: the caller's `await` to get here may
         // have given the main actor up (see `Race`), and the screen may have closed meanwhile. Work started after
@@ -292,8 +289,14 @@ extension Screen {
         let race = Race()
         // The work reports its own result to the race: no second task waits on it.
         let task = pendingChange.lookingAfterward {
-            startTask { model in
-                let result = await work(model)
+            startTask { model -> (any Error)? in
+                let result: (any Error)?
+                do {
+                    try await model.handle(message)
+                    result = nil
+                } catch {
+                    result = error
+                }
                 race.finish(.finished(result))
                 return result
             }
