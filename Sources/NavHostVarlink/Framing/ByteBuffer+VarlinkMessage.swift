@@ -93,11 +93,11 @@ extension JSONParser {
     /// - Throws: ``VarlinkProtocolError`` with code ``VarlinkProtocolError/Code/invalidJSON`` that names the JSON
     ///   layer's error and byte offset.
     func parseVarlinkMessage(_ bytes: ByteBuffer) throws(VarlinkProtocolError) -> JSONValue {
-        let result = bytes.withUnsafeReadableBytes { raw in Result { () throws(JSONError) in try parse(raw) } }
-        switch result {
-        case .success(let value):
-            return value
-        case .failure(let error):
+        // Thrown through `withUnsafeReadableBytes` (untyped): a `Result` made for every message, to keep the error's
+        // type, cost its copy and destruction (the SDK's `JSONValue` has no layout this module knows).
+        do {
+            return try bytes.withUnsafeReadableBytes { raw in try parse(raw) }
+        } catch {
             throw VarlinkProtocolError(code: .invalidJSON, message: "the message is not valid JSON: \(error)")
         }
     }
