@@ -39,7 +39,7 @@ extension PluginStatus {
     }
 }
 
-extension ScreensLost {
+extension LostScreens {
     /// The loss as `io.navhost.Plugins` reports it.
     var info: PluginInfo.LostScreens {
         PluginInfo.LostScreens(

@@ -226,14 +226,14 @@ struct DaemonPluginRebuildTests {
         #expect(try await plugins.event { $0["kind"] == "reloaded" }["lost"] == lost)
         #expect(
             reload.errors.contains(
-                "warning: session main: screen \(screen) removed (this build cannot show them); its record from "
+                "warning: session main: screen \(screen) removed (this build cannot show it); its record from "
                     + "before is kept in \(sessions)/main.json.lost-"
             ),
             "\(reload.errors)"
         )
         let list = try await Self.navctl(daemon, ["plugins", "list"])
         #expect(
-            list.output.contains("its reload cost session main screens \(screen), record before in"),
+            list.output.contains("its reload removed \(screen) in session main, record before in"),
             "\(list.output)"
         )
         try await daemon.terminate()
@@ -255,7 +255,7 @@ struct DaemonPluginRebuildTests {
         #expect(wait.status == 0, "\(wait.errors)")
         #expect(wait.output.contains("Settings") && wait.output.contains("2.0.0"), "\(wait.output)")
         #expect(
-            wait.errors.contains("warning: session main: screen \(screen) removed (this build cannot show them)"),
+            wait.errors.contains("warning: session main: screen \(screen) removed (this build cannot show it)"),
             "\(wait.errors)"
         )
         try await daemon.terminate()

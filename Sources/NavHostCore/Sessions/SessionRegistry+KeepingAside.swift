@@ -12,8 +12,8 @@ extension SessionRegistry {
     ///
     /// - Returns: What each session that lost screens lost, in the order of ``all``.
     @discardableResult
-    public func rebuildScreens(showing routes: Set<String>) -> [ScreensLost] {
-        var losses: [ScreensLost] = []
+    public func rebuildScreens(showing routes: Set<String>) -> [LostScreens] {
+        var losses: [LostScreens] = []
         for session in all where session.routeIDs.contains(where: routes.contains) {
             let before = session.record
             session.rebuildScreens(showing: routes)
@@ -21,7 +21,7 @@ extension SessionRegistry {
             guard !lost.isEmpty else { continue }
             let onStack = Set(session.screens.map(\.id))
             losses.append(
-                ScreensLost(
+                LostScreens(
                     session: session.name,
                     startedFresh: lost.filter(onStack.contains),
                     removed: lost.filter { !onStack.contains($0) },

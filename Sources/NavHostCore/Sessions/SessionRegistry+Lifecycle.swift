@@ -31,7 +31,7 @@ extension SessionRegistry {
     /// ``openDurably(_:replaying:)``, with the session's snapshot as its first record, the one written, holds it: what
     /// the call is answered with. Read in the stretch that takes the record to write, not after the write, during which
     /// another client (one that saw it in `WatchSessions`) may change the session with changes not on disk yet.
-    public func openDurablyAnswering(
+    package func openDurablyAnswering(
         _ entry: OpenedSessionsFile.Entry,
         replaying: [UInt64]? = nil
     ) async throws -> (session: NavigationSession, snapshot: SessionSnapshot) {

@@ -160,7 +160,7 @@ extension PluginRegistry {
 
     /// Records in the status of the loaded plugin `name` what the reload that made it serve lost
     /// (``PluginStatus/lostAtReload``).
-    func recordLoss(of name: String, _ lost: [ScreensLost]) {
+    func recordLoss(of name: String, _ lost: [LostScreens]) {
         guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else { return }
         statuses[index].lostAtReload = lost
     }

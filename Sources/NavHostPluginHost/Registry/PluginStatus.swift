@@ -70,8 +70,8 @@ public struct PluginStatus: Sendable, Hashable {
     /// folder comes back or what needed it goes (then it is removed).
     public var removalRefused: RemovalRefusal?
     /// What the reload that made this build serve cost the sessions: per session, the screens it could not bring back
-    /// as they were (``ScreensLost``). Empty when it lost none, and for a build that loaded without replacing one.
-    public var lostAtReload: [ScreensLost] = []
+    /// as they were (``LostScreens``). Empty when it lost none, and for a build that loaded without replacing one.
+    public var lostAtReload: [LostScreens] = []
 
     /// The plugin's version, when the manifest reads.
     public var version: SemanticVersion? { manifest?.version }

@@ -287,7 +287,8 @@ public enum InterfaceDefinitions {
         error WatcherTooSlow ()
 
         # The change could not be written to the state folder (full, read-only, failing), so it was taken back: the
-        # session is as it was before the call, and no watcher heard of the change. reason is the system's words.
+        # session is as it was before the call, and no watcher got an event of the change (a snapshot may have shown it: a
+        # replaced event then shows the session without it). reason is the system's words.
         error StorageFailed (reason: string)
 
         # The stack already holds the most screens a session allows (navhostd --max-stack-depth); nothing was pushed.
@@ -329,9 +330,10 @@ public enum InterfaceDefinitions {
         )
 
         # The screens of one session a reload could not bring back as they were: startedFresh are still on the stack but
-        # started fresh (their saved state did not decode with the new build); removed were taken off it, with the screens
-        # above them (the new build cannot show them). keptAside is the file holding the session's record from before: moved
-        # to the session's file with the daemon stopped and the old build back, it brings them back.
+        # started fresh (their saved state did not decode with the new build); removed were taken off it, bottom first: the
+        # new build cannot show the first, and the screens above it went with it, whatever plugin showed them. keptAside is
+        # the file holding the session's record from before: moved to the session's file with the daemon stopped and the old
+        # build back, it brings them back.
         type LostScreens (
           session: string,
           startedFresh: []string,

@@ -43,7 +43,8 @@ public struct PluginInfo: Sendable, Hashable, Codable {
         public var session: String
         /// The screens still on the stack that started fresh: their saved state did not decode with the new build.
         public var startedFresh: [String]
-        /// The screens taken off the stack: the new build cannot show them (or one below them).
+        /// The screens taken off the stack, bottom first: the new build cannot show the first; the others, above it,
+        /// went with it, whatever plugin showed them.
         public var removed: [String]
         /// The file that holds the session's record from before the reload; `nil` when none was kept.
         public var keptAside: String?

@@ -150,7 +150,7 @@ extension Navctl.Plugins {
                 from LIBRARY; the build in FOLDER", or "; the library in FOLDER is the one that served before" when \
                 it did not change (a build that failed, or another folder than the one rebuilt: the same code runs). \
                 A session that lost screens to the new build (started fresh: their saved state does not decode; \
-                removed: it cannot show them) gets a warning on standard error naming them and the file that \
+                removed: it cannot show the first of them) gets a warning on standard error naming them and the file that \
                 keeps its record from before. --json prints the Reload reply: {"plugin":{…}}.
 
                 Examples:
@@ -348,10 +348,10 @@ extension Navctl.Plugins {
             }
             switch verdict {
             case .served(let plugin):
-                let event = answeringEvent.withLock { $0 }
-                Console.print(build.describeServing(plugin, answeredBy: event))
-                // A build put in place again (checked) replaced nothing now.
-                if event?.kind != .checked || event?.name != build.name { warnOfLosses(plugin.lostAtReload) }
+                Console.print(build.describeServing(plugin, answeredBy: answeringEvent.withLock { $0 }))
+                // What the reload that made this build serve cost, whichever event answered (a `checked` of this
+                // build may come after its `reloaded`); said again when the same build is installed again.
+                warnOfLosses(plugin.lostAtReload)
             case .refused(let plugin, let reason):
                 let serving = plugin.state == .loaded ? "; version \(plugin.version) keeps serving" : ""
                 Console.printError("Error: refused \(build.name): \(reason.code): \(reason.message)\(serving)")

@@ -49,12 +49,7 @@ enum PluginView {
             let which = isServingBuild ? "its folder's build" : "new build"
             notes.append("\(which) refused: \(failure.code): \(failure.message)")
         }
-        for loss in plugin.lostAtReload ?? [] {
-            notes.append(
-                "its reload cost session \(loss.session) screens \((loss.startedFresh + loss.removed).joined(separator: " "))"
-                    + (loss.keptAside.map { ", record before in \($0)" } ?? "")
-            )
-        }
+        for loss in plugin.lostAtReload ?? [] { notes.append(note(on: loss)) }
         return notes.joined(separator: "; ")
     }
 
@@ -78,25 +73,40 @@ enum PluginView {
     /// `lostAtReload`): which screens started fresh, which were removed, and where the record from before is.
     ///
     /// ```
-    /// session main: screen 3 started fresh (its saved state does not decode with this build); screens 4 5 removed
-    /// (this build cannot show them); its record from before is kept in /var/lib/navhost/sessions/main.json.lost-…
+    /// session main: screen s2 started fresh (its saved state does not decode with this build); screen s3 removed
+    /// (this build cannot show it), with s4 above it; its record from before is kept in /var/lib/navhost/sessions/…
     /// ```
     static func losses(_ lost: [PluginInfo.LostScreens]) -> [String] {
         lost.map { loss in
             var parts: [String] = []
             if !loss.startedFresh.isEmpty {
+                let its = loss.startedFresh.count == 1 ? "its" : "their"
                 parts.append(
-                    "\(screens(loss.startedFresh)) started fresh (saved state that does not decode with this build)"
+                    "\(screens(loss.startedFresh)) started fresh (\(its) saved state does not decode with this build)"
                 )
             }
-            if !loss.removed.isEmpty {
-                parts.append("\(screens(loss.removed)) removed (this build cannot show them)")
+            if let first = loss.removed.first {
+                // The first could not be built; those above it go with it, whatever plugin shows them.
+                let above = loss.removed.dropFirst()
+                parts.append(
+                    "screen \(first) removed (this build cannot show it)"
+                        + (above.isEmpty ? "" : ", with \(above.joined(separator: " ")) above it")
+                )
             }
             parts.append(
                 loss.keptAside.map { "its record from before is kept in \($0)" } ?? "no record from before was kept"
             )
             return "session \(loss.session): " + parts.joined(separator: "; ")
         }
+    }
+
+    /// What a table's note says of `lostAtReload`, session by session.
+    fileprivate static func note(on loss: PluginInfo.LostScreens) -> String {
+        var what: [String] = []
+        if !loss.startedFresh.isEmpty { what.append("started \(loss.startedFresh.joined(separator: " ")) fresh") }
+        if !loss.removed.isEmpty { what.append("removed \(loss.removed.joined(separator: " "))") }
+        return "its reload \(what.joined(separator: " and ")) in session \(loss.session)"
+            + (loss.keptAside.map { ", record before in \($0)" } ?? "")
     }
 
     private static func screens(_ ids: [String]) -> String {

@@ -72,7 +72,7 @@ struct ReloadTests {
         let lost = sessions.rebuildScreens(showing: ["draft.editor"])
 
         // Without persistence nothing is kept aside; the session that showed no draft lost nothing.
-        #expect(lost == [ScreensLost(session: "main", startedFresh: [ScreenID("s2")], removed: [], keptAside: nil)])
+        #expect(lost == [LostScreens(session: "main", startedFresh: [ScreenID("s2")], removed: [], keptAside: nil)])
         #expect(try session.screenSnapshot(ScreenID("s2")).state["text"] == "", "it started fresh")
         #expect(session.snapshot.stack.count == 3, "the screens above it stay")
         #expect(other.snapshot.stack.count == 1)
