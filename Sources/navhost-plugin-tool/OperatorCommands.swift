@@ -5,7 +5,6 @@ import Logging
 import NavHostCore
 import NavHostKit
 import NavHostPluginHost
-import NavHostStorage
 
 // MARK: - list
 
@@ -52,7 +51,9 @@ extension NavHostPluginTool {
                 daemon's sessions saved on a route of a plugin checked is built again as a restart or a reload \
                 builds it, and handed its saved restorable state: a screen the new build would start fresh (its \
                 state no longer decodes) or cannot show (its route or parameters no longer fit: it goes, with the \
-                screens above it) fails the check too. Exits with 1 on any failure.
+                screens above it) fails the check too; --installed names the daemon's plugins folder, whose \
+                manifests say which plugin served a route the new build no longer lists. Exits with 1 on any \
+                failure.
                 """
         )
 
@@ -70,6 +71,16 @@ extension NavHostPluginTool {
             )
         )
         var sessions: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "With --sessions: the daemon's plugins folder, whose manifests say which plugin a saved screen's route "
+                    + "belongs to (a route a new build no longer lists is then still its). Without it, a route no "
+                    + "plugin checked lists is only noted.",
+                valueName: "folder"
+            )
+        )
+        var installed: String?
 
         @Flag(help: "Log each outcome to standard error.")
         var verbose = false
@@ -124,71 +135,11 @@ extension NavHostPluginTool {
                 )
             }
             if statuses.isEmpty { printToStandardError("no plugin in \(directory): nothing to check") }
-            let losses = try sessions.map { try checkSavedScreens(in: $0, against: registry) } ?? 0
+            let losses =
+                try sessions.map { folder in
+                    try SavedSessionsCheck(registry: registry, installed: installed).run(on: folder)
+                } ?? 0
             if quarantined > 0 || statuses.isEmpty || !unknownRoutes.isEmpty || losses > 0 { throw ExitCode.failure }
-        }
-
-        /// Says what the loaded plugins of `registry` would make of each screen the sessions saved in `folder` show
-        /// on one of their routes (or on a route of their namespace they no longer list); returns how many screens
-        /// would not come back as they were.
-        @MainActor
-        private func checkSavedScreens(in folder: String, against registry: PluginRegistry) throws -> Int {
-            let records: [SessionRecord]
-            do {
-                records = try SessionStateFile.records(in: folder)
-            } catch {
-                printToStandardError("Error: cannot read the sessions in \(folder): \(error)")
-                throw ExitCode.failure
-            }
-            let plugins = registry.loadedPlugins
-            func plugin(serving route: String) -> PluginStatus? {
-                let namespace = route.split(separator: ".").first.map(String.init)
-                return plugins.first { $0.routes.contains(route) }
-                    ?? plugins.first {
-                        $0.routes.contains { $0.split(separator: ".").first.map(String.init) == namespace }
-                    }
-            }
-            var checked = 0
-            var lost = 0
-            for record in records {
-                stack: for (index, screen) in record.stack.enumerated() {
-                    guard let plugin = plugin(serving: screen.route) else { continue }
-                    checked += 1
-                    let build = "\(plugin.name) \(plugin.version.map { "\($0)" } ?? "")"
-                    let place = "session \(record.session): screen \(screen.id) (\(screen.route))"
-                    switch registry.catalog.fate(of: screen) {
-                    case .asItWas:
-                        continue
-                    case .startsFresh(let reason):
-                        lost += 1
-                        printToStandardError(
-                            "Error: \(place) would start fresh with \(build): its saved state does not come back "
-                                + "(\(reason)); make the new RestorableState decode what the old build saved"
-                        )
-                    case .cannotShow(let reason):
-                        // The screens above it go with it, whatever serves them.
-                        let above = record.stack.count - index - 1
-                        lost += above + 1
-                        let consequence =
-                            index == 0
-                            ? "the daemon refuses this build while the session starts there"
-                            : "it would be dropped"
-                                + (above == 0 ? "" : ", with the \(Self.count(above, "screen")) above it")
-                        printToStandardError("Error: \(place) cannot be shown by \(build) (\(reason)): \(consequence)")
-                        break stack
-                    }
-                }
-            }
-            print(
-                "\(Self.count(checked, "saved screen")) of \(Self.count(records.count, "session")) checked: "
-                    + (lost == 0 ? "every one comes back as it was" : "\(lost) would not come back as they were")
-            )
-            return lost
-        }
-
-        /// `3 screens`, `1 screen`.
-        private static func count(_ number: Int, _ noun: String) -> String {
-            "\(number) \(noun)\(number == 1 ? "" : "s")"
         }
 
         private func makeTemporaryDirectory() throws -> String {

@@ -34,19 +34,41 @@ struct PluginToolSessionsCheckTests {
                 screen(4, "settings.main"),
             ]
         )
+        // The kiosk's snapshot holds a filter that does not decode; the journal line after it, which is the record,
+        // one that does.
         let kiosk = SessionRecord(
             session: "kiosk",
             revision: 3,
             nextScreenNumber: 2,
-            stack: [screen(1, "products.list", ["filter": "lamp"])]
+            stack: [screen(1, "products.list", ["filter": 7])]
+        )
+        var kioskNow = kiosk
+        kioskNow.revision = 4
+        kioskNow.stack = [screen(1, "products.list", ["filter": "lamp"])]
+        // A root whose parameters no longer fit; a route of Products' namespace that no plugin lists.
+        let profile = SessionRecord(
+            session: "profile",
+            revision: 2,
+            nextScreenNumber: 2,
+            stack: [screen(1, "profile.user")]
+        )
+        let archive = SessionRecord(
+            session: "archive",
+            revision: 2,
+            nextScreenNumber: 3,
+            stack: [screen(1, "home.main"), screen(2, "products.archive")]
         )
         try SessionStateFile(directory: state, session: "main").save(main)
-        try SessionStateFile(directory: state, session: "kiosk").save(kiosk)
+        let kioskFile = SessionStateFile(directory: state, session: "kiosk")
+        try kioskFile.write(kioskNow, after: try kioskFile.save(kiosk))
+        try SessionStateFile(directory: state, session: "profile").save(profile)
+        try SessionStateFile(directory: state, session: "archive").save(archive)
         let before = try FileManager.default.contentsOfDirectory(atPath: "\(state)/sessions").sorted()
 
+        // The state folder itself will do: its sessions are read.
         let run = try await ChildProcess.run(
             TestPaths.builtExecutable("navhost-plugin-tool"),
-            ["check", plugins, "--sessions", "\(state)/sessions"]
+            ["check", plugins, "--sessions", state]
         )
 
         #expect(run.status == 1, "\(run.output) \(run.errors)")
@@ -61,18 +83,33 @@ struct PluginToolSessionsCheckTests {
             run.errors.contains("Error: session main: screen s3 (products.detail) cannot be shown by Products 1.0.0 ("),
             "\(run.errors)"
         )
-        #expect(run.errors.contains("it would be dropped, with the 1 screen above it"), "\(run.errors)")
-        #expect(!run.errors.contains("kiosk"), "the kiosk's filter decodes: \(run.errors)")
-        #expect(run.output.contains("4 saved screens of 2 sessions checked: 3 would not come back as they were"))
+        #expect(run.errors.contains("it would be dropped, with 1 screen above it"), "\(run.errors)")
+        #expect(!run.errors.contains("kiosk"), "the kiosk's filter, in its journal, decodes: \(run.errors)")
+        #expect(
+            run.errors.contains(
+                "Error: session profile: screen s1 (profile.user) cannot be shown by UserProfile 1.0.0 ("
+            ) && run.errors.contains("the session would lose its whole stack"),
+            "\(run.errors)"
+        )
+        #expect(
+            run.errors.contains("note: a saved screen shows products.archive, which no plugin checked lists"),
+            "\(run.errors)"
+        )
+        #expect(
+            run.output.contains("4 saved sessions, 7 screens checked: 4 would not come back as they were"),
+            "\(run.output)"
+        )
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(state)/sessions").sorted() == before)
         #expect(try SessionStateFile(directory: state, session: "main").load() == .record(main), "left as it was")
 
         try FileIO.remove("\(state)/sessions/main.json")
+        try FileIO.remove("\(state)/sessions/profile.json")
+        try FileIO.remove("\(state)/sessions/archive.json")
         let clean = try await ChildProcess.run(
             TestPaths.builtExecutable("navhost-plugin-tool"),
             ["check", plugins, "--sessions", "\(state)/sessions"]
         )
         #expect(clean.status == 0, "\(clean.errors)")
-        #expect(clean.output.contains("1 saved screen of 1 session checked: every one comes back as it was"))
+        #expect(clean.output.contains("1 saved session, 1 screen checked: every one comes back as it was"))
     }
 }

@@ -146,9 +146,10 @@ extension FeatureScaffold {
         # dependency must be staged beside it in $(BUILD_DIR)/plugins. With SESSIONS=<state folder>/sessions (a
         # daemon's saved sessions; the NavHost checkout's make run keeps them in .build/state/sessions), it also fails
         # when the build would not bring back a screen they saved as it was: its saved state no longer decodes, or its
-        # route or parameters no longer fit.
+        # route or parameters no longer fit (PLUGINDIR's manifests say which plugin served a route it drops).
         check: build
-        	$(NAVHOST_SDK)/navhost-plugin-tool check $(BUILD_DIR)/plugins $(if $(SESSIONS),--sessions $(SESSIONS))
+        	$(NAVHOST_SDK)/navhost-plugin-tool check $(BUILD_DIR)/plugins \
+        		$(if $(SESSIONS),--sessions '$(SESSIONS)' $(if $(wildcard $(PLUGINDIR)),--installed '$(PLUGINDIR)'))
 
         # TEST_FILTER runs only the tests it matches (swift test --filter).
         test: sdk

@@ -82,15 +82,21 @@ public struct SessionStateFile: Sendable {
         self.journalPath = base + ".journal"
     }
 
-    /// The record of every session saved in `sessions` (a state folder's `sessions`), by file name, read as ``load(now:)``
-    /// reads one but changing nothing: a file that cannot be trusted is left where it is and passed over, and so are
-    /// the records kept aside (`<name>.json.lost-…`). For a tool that looks at a daemon's state, running or not.
+    /// The record of every session saved in `sessions` (a state folder's `sessions`), read as ``load(now:)`` reads one
+    /// but changing nothing: a file that cannot be trusted is left where it is and named in `untrusted`, and the
+    /// records kept aside (`<name>.json.lost-…`) are passed over. For a tool that looks at a daemon's state, running
+    /// or not: a record is whole, but may be a change or two older than the daemon's (a new snapshot written between
+    /// reading the snapshot and its journal).
     ///
     /// - Throws: When the folder cannot be read.
-    public static func records(in sessions: String) throws -> [SessionRecord] {
-        try FileIO.directoryEntries(sessions).filter { $0.hasSuffix(".json") }.sorted().compactMap { name in
-            try SessionStateFile(base: "\(sessions)/\(name.dropLast(".json".count))").peek()
+    public static func records(in sessions: String) throws -> (records: [SessionRecord], untrusted: [String]) {
+        var records: [SessionRecord] = []
+        var untrusted: [String] = []
+        for name in try FileIO.directoryEntries(sessions).filter({ $0.hasSuffix(".json") }).sorted() {
+            let file = SessionStateFile(base: "\(sessions)/\(name.dropLast(".json".count))")
+            if let record = try file.peek() { records.append(record) } else { untrusted.append(file.path) }
         }
+        return (records, untrusted)
     }
 
     /// The record ``load(now:)`` would read, or `nil` when there is no file or it cannot be trusted; nothing is moved.
