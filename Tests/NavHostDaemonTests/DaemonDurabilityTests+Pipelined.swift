@@ -72,10 +72,11 @@ extension DaemonDurabilityTests {
             // second client sees the screen and sends to it.
             let pushing = Task { try await first.call("Navigate", ["route": "products.list"]) }
             var top: JSONValue?
-            for _ in 0..<2_000 {
+            let pushed = try await pollUntil {
                 top = try await second.snapshot()["stack"]?.arrayValue?.last
-                if top?["route"] == "products.list" { break }
+                return top?["route"] == "products.list"
             }
+            try #require(pushed, "the first client's push did not show")
             let screen = try #require(top?["id"]?.stringValue)
             let filter = "x\(round)"
             _ = try await second.call(

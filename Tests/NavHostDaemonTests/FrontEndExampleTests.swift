@@ -22,20 +22,28 @@ struct FrontEndExampleTests {
     func followAcrossARestart() async throws {
         let daemon = try await DaemonProcess.start()
         let nav = try await NavigationClient.connect(to: daemon)
-        let output = "\(try TestPaths.temporaryDirectory())/follow.out"
-        FileManager.default.createFile(atPath: output, contents: nil)
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (output, errors) = ("\(folder)/follow.out", "\(folder)/follow.err")
+        for file in [output, errors] { FileManager.default.createFile(atPath: file, contents: nil) }
         let follower = Process()
         follower.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         follower.arguments = [Self.script, "--socket", daemon.socketPath, "follow"]
         follower.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        follower.standardError = FileHandle.nullDevice
+        follower.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try follower.run()
-        defer { follower.terminate() }
+        defer {
+            follower.terminate()
+            follower.waitUntilExit()
+        }
+        // What it printed, and what it said on standard error (a traceback) when it did not.
         func lines() -> [String] {
-            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            let printed = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n")
+            let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            return printed.map(String.init) + (said.isEmpty ? [] : ["stderr: \(said)"])
         }
         func waitForLine(ending suffix: String) async throws -> Bool {
-            try await pollUntil { lines().last?.hasSuffix(suffix) == true }
+            try await pollUntil { lines().contains { $0.hasSuffix(suffix) } }
         }
 
         #expect(try await waitForLine(ending: ": home.main"), "\(lines())")

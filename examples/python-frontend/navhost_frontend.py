@@ -75,6 +75,10 @@ class Connection:
         self.socket.close()
 
 
+class UnknownEvent(Exception):
+    """An event of a kind this front end does not know: the mirror can no longer follow; watch again afresh."""
+
+
 class Mirror:
     """A session's stack kept from Watch replies: a snapshot replaces it, each event changes it."""
 
@@ -89,6 +93,10 @@ class Mirror:
             return
         event = reply["event"]
         kind = event["kind"]
+        if kind not in ("pushed", "popped", "replaced", "stateChanged", "errorChanged"):
+            # Resuming would skip it for good: start again from a snapshot.
+            self.revision = None
+            raise UnknownEvent(kind)
         if kind == "pushed":
             self.stack.append(event["screen"])
         elif kind == "popped":
@@ -105,24 +113,35 @@ class Mirror:
                         screen["error"] = event["error"]
                     else:
                         screen.pop("error", None)
-        # A kind this front end does not know: the next snapshot (a new Watch) puts it right.
         self.revision = event["revision"]
 
 
-def follow(path, session, on_change):
-    """Follows `session` for good: resumes from the last revision seen after a stop, or starts afresh."""
+def follow(path, session, on_change, give_up_after=60):
+    """Follows `session` for good: resumes from the last revision seen after a stop, or starts afresh.
+
+    Between attempts it waits, longer each time (up to 2 s); it gives up after `give_up_after` seconds without a
+    Watch that started. A session not found while reconnecting may be one the daemon has not opened again yet.
+    """
     mirror = Mirror()
+    delay = 0.0
+    failing_since = None
     while True:
+        if delay:
+            time.sleep(delay)
+        delay = min(max(delay * 2, 0.1), 2.0)
+        failing_since = failing_since or time.monotonic()
+        if time.monotonic() - failing_since > give_up_after:
+            raise TimeoutError(f"no Watch of {session} for {give_up_after} s")
         try:
             connection = Connection(path, timeout=None)
         except OSError:
-            time.sleep(0.2)  # the daemon is not back yet
-            continue
+            continue  # the daemon is not back yet
         parameters = {"session": session}
         if mirror.revision is not None:
             parameters["resumeFrom"] = mirror.revision
         try:
             for reply in connection.stream("Watch", parameters):
+                delay, failing_since = 0.0, None
                 if not reply:
                     return  # {}: the session was closed
                 mirror.apply(reply)
@@ -130,8 +149,12 @@ def follow(path, session, on_change):
         except VarlinkError as error:
             if error.name == "io.navhost.Navigation.WatcherTooSlow":
                 mirror.revision = None  # too far behind: start again from a snapshot
+            elif error.name == "io.navhost.Navigation.SessionNotFound" and mirror.revision is not None:
+                pass  # the daemon is starting again, or stopping: try again
             elif error.name != "io.navhost.varlink.ServiceShuttingDown":
                 raise
+        except UnknownEvent:
+            pass  # watch again, from a snapshot
         except ConnectionError:
             pass  # the daemon went away without a word (kill -9): reconnect
         finally:
