@@ -102,6 +102,28 @@ struct PluginToolSessionsCheckTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(state)/sessions").sorted() == before)
         #expect(try SessionStateFile(directory: state, session: "main").load() == .record(main), "left as it was")
 
+        // The daemon's plugins folder says whose products.archive was: Products', whose new build drops it.
+        let installed = try TestPlugins.copies(of: ["Products"])
+        let manifestPath = "\(installed)/Products/manifest.json"
+        var manifest = try #require(try JSONParser().parse(try FileIO.readFile(manifestPath)).objectValue)
+        manifest["routes"] = .array(
+            (manifest["routes"]?.arrayValue ?? []) + [
+                ["route": "products.archive", "parameters": [], "intents": [], "summary": "Sold out products."]
+            ]
+        )
+        try FileIO.writeAtomically(try JSONValue.object(manifest).serializedBytes(), to: manifestPath)
+        let owned = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhost-plugin-tool"),
+            ["check", plugins, "--sessions", state, "--installed", installed]
+        )
+        #expect(
+            owned.errors.contains(
+                "Error: session archive: screen s2 (products.archive) cannot be shown by Products 1.0.0"
+            ),
+            "\(owned.errors)"
+        )
+        #expect(!owned.errors.contains("note: a saved screen shows products.archive"), "\(owned.errors)")
+
         try FileIO.remove("\(state)/sessions/main.json")
         try FileIO.remove("\(state)/sessions/profile.json")
         try FileIO.remove("\(state)/sessions/archive.json")
