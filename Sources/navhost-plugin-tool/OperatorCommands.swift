@@ -135,6 +135,13 @@ extension NavHostPluginTool {
                 )
             }
             if statuses.isEmpty { printToStandardError("no plugin in \(directory): nothing to check") }
+            if sessions != nil, stateDir != nil {
+                // The screens are built again with the plugins' stores in that folder: a live daemon's, perhaps.
+                printToStandardError(
+                    "note: the screens built again to check the sessions use the stores in \(stateDir ?? ""): what "
+                        + "their initialisers write goes there; leave --state-dir out to use a temporary folder"
+                )
+            }
             let losses =
                 try sessions.map { folder in
                     try SavedSessionsCheck(registry: registry, installed: installed).run(on: folder)
