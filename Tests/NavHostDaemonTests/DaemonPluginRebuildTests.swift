@@ -199,9 +199,7 @@ struct DaemonPluginRebuildTests {
     func reloadThatRemovesAScreenKeepsTheRecordAside() async throws {
         let rebuilt = try await Self.settingsWithoutMain.value
         let (directory, daemon, nav) = try await Self.startOnCopies(root: "home.main")
-        let navigated = try await nav.call("Navigate", ["route": "settings.main"])
-        let screen = try #require(navigated["screen"]?["id"]?.stringValue)
-        try await Self.waitForSettings(nav)
+        let screen = try await Self.showSettings(nav)
         let plugins = try await PluginsWatch.start(on: daemon)
 
         try PluginRebuilder.deploy(rebuilt, into: directory)
@@ -242,12 +240,9 @@ struct DaemonPluginRebuildTests {
     @Test("plugins wait (make install) warns of the screens the build it waited for took from a session")
     func waitWarnsOfLostScreens() async throws {
         let rebuilt = try await Self.settingsWithoutMain.value
-        let directory = try TestPlugins.copies()
-        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=home.main"])
-        let nav = try await NavigationClient.connect(to: daemon)
-        let navigated = try await nav.call("Navigate", ["route": "settings.main"])
-        let screen = try #require(navigated["screen"]?["id"]?.stringValue)
-        try await Self.waitForSettings(nav)
+        // The plugins folder followed: the daemon takes the deployed build by itself.
+        let (directory, daemon, nav) = try await Self.startOnCopies(root: "home.main", watchingPlugins: true)
+        let screen = try await Self.showSettings(nav)
 
         try PluginRebuilder.deploy(rebuilt, into: directory)
         let wait = try await Self.navctl(daemon, ["plugins", "wait", "\(directory)/Settings"])
@@ -294,20 +289,30 @@ struct DaemonPluginRebuildTests {
 
     // MARK: - Helpers
 
-    /// A daemon loading copies of the example plugins (in `directory`, changed by hand only), its session `main` at
-    /// `root` (the settings, loaded, unless told otherwise), and a client of it.
+    /// A daemon loading copies of the example plugins (in `directory`, changed by hand only unless
+    /// `watchingPlugins`), its session `main` at `root` (the settings, loaded, unless told otherwise), and a client of
+    /// it.
     static func startOnCopies(
-        root: String = "settings.main"
+        root: String = "settings.main",
+        watchingPlugins: Bool = false
     ) async throws -> (directory: String, daemon: DaemonProcess, nav: NavigationClient) {
         let directory = try TestPlugins.copies()
         let daemon = try await DaemonProcess.start(
             plugins: directory,
             sessions: ["main=\(root)"],
-            extraArguments: byHandOnly
+            extraArguments: watchingPlugins ? [] : byHandOnly
         )
         let nav = try await NavigationClient.connect(to: daemon)
         if root == "settings.main" { try await waitForSettings(nav) }
         return (directory, daemon, nav)
+    }
+
+    /// Navigates `nav`'s session to the settings and waits until they are loaded; returns the screen's ID.
+    static func showSettings(_ nav: NavigationClient) async throws -> String {
+        let navigated = try await nav.call("Navigate", ["route": "settings.main"])
+        let screen = try #require(navigated["screen"]?["id"]?.stringValue)
+        try await waitForSettings(nav)
+        return screen
     }
 
     /// Runs the built navctl against `daemon`.
