@@ -208,6 +208,22 @@ struct JSONIncrementalParserTests {
         #expect(error?.code == .invalidUTF8)
     }
 
+    @Test("A key holding \\u0000 is refused where it starts, wherever the chunks split it; in a value it is text")
+    func keyHoldingNULAcrossChunks() throws {
+        let text = #"{"a":1, "a\u0000b" :2}"#
+        for split in 1..<text.utf8.count {
+            let parser = JSONIncrementalParser()
+            let error = #expect(throws: JSONError.self) {
+                _ = try parser.feed(Array(text.utf8.prefix(split)))
+                _ = try parser.feed(Array(text.utf8.dropFirst(split)))
+            }
+            #expect(error?.offset == 8, "split at \(split)")
+        }
+        let parser = JSONIncrementalParser()
+        _ = try parser.feed(Array(#"{"k":"a\u00"#.utf8))
+        #expect(try parser.feed(Array(#"00b", "\\u0000":1}"#.utf8)) == ["k": "a\u{0}b", #"\u0000"#: 1])
+    }
+
     @Test("After reset() the parser reads a new value")
     func resetReadsAgain() throws {
         let parser = JSONIncrementalParser()

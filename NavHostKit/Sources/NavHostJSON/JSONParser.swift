@@ -57,13 +57,7 @@ public struct JSONParser: Sendable {
             )
         }
         defer { json_object_put(parsed) }
-        if let offset = Self.offsetOfKeyHoldingNUL(text) {
-            throw JSONError(
-                code: .syntax,
-                message: "an object key holds \\u0000: json-c keeps keys as C strings, so it would be cut short",
-                offset: offset
-            )
-        }
+        if let offset = Self.offsetOfKeyHoldingNUL(text) { throw Self.keyHoldingNUL(at: offset) }
         return try JSONValue(validating: parsed)
     }
 
@@ -120,6 +114,15 @@ public struct JSONParser: Sendable {
             }
             throw error
         }
+    }
+
+    /// The error for an object key holding the escape `\u0000` at `offset`.
+    fileprivate static func keyHoldingNUL(at offset: Int) -> JSONError {
+        JSONError(
+            code: .syntax,
+            message: "an object key holds \\u0000: json-c keeps keys as C strings, so it would be cut short",
+            offset: offset
+        )
     }
 
     /// Where the first object key that holds the escape `\u0000` starts in `bytes`, a valid JSON text; `nil` when
@@ -197,6 +200,7 @@ public final class JSONIncrementalParser {
     private var tokenizer: Tokenizer
     private var consumed = 0
     private var sawContent = false
+    private var keys = KeyNULScanner()
 
     /// Creates an incremental parser.
     ///
@@ -215,8 +219,12 @@ public final class JSONIncrementalParser {
         let chars = base.assumingMemoryBound(to: CChar.self)
         defer { consumed += bytes.count }
         if !sawContent { sawContent = bytes.contains { !isJSONWhitespace($0) } }
-        guard let parsed = try tokenizer.feed(chars, count: bytes.count, baseOffset: consumed) else { return nil }
+        guard let parsed = try tokenizer.feed(chars, count: bytes.count, baseOffset: consumed) else {
+            try keys.scan(bytes, from: consumed)
+            return nil
+        }
         defer { json_object_put(parsed.pointer) }
+        try keys.scan(UnsafeRawBufferPointer(rebasing: bytes[..<parsed.end]), from: consumed)
         if let extra = (parsed.end..<bytes.count).first(where: { !isJSONWhitespace(bytes[$0]) }) {
             throw JSONError(
                 code: .trailingBytes,
@@ -248,6 +256,61 @@ public final class JSONIncrementalParser {
         tokenizer = Tokenizer(maxDepth: maxDepth, validatesUTF8: false)
         consumed = 0
         sawContent = false
+        keys = KeyNULScanner()
+    }
+}
+
+// MARK: - Keys holding NUL, across chunks
+
+/// Follows the strings of JSON text fed in chunks and fails at an object key that holds the escape `\u0000`, as
+/// ``JSONParser`` does for a whole document: json-c keeps keys as C strings, so such a key would be cut short. It
+/// only reads text json-c has accepted so far, so it need not know more of JSON than strings and the `:` after a
+/// key.
+private struct KeyNULScanner {
+    private enum Place {
+        /// Between strings.
+        case outside
+        /// In a string; `escape` is 0 outside an escape, 1 after a backslash, 2 after `\u`, and 3 to 5 after `\u` and
+        /// one to three zeros.
+        case inString(escape: Int)
+        /// After a string that holds `\u0000`, before the next byte that is not white space.
+        case afterStringHoldingNUL
+    }
+
+    private var place = Place.outside
+    private var stringStart = 0
+    private var holdsNUL = false
+
+    /// Reads `bytes`, the text from offset `offset` of the value on.
+    mutating func scan(_ bytes: UnsafeRawBufferPointer, from offset: Int) throws(JSONError) {
+        for (index, byte) in bytes.enumerated() {
+            switch place {
+            case .outside:
+                if byte == UInt8(ascii: "\"") {
+                    place = .inString(escape: 0)
+                    stringStart = offset + index
+                    holdsNUL = false
+                }
+            case .inString(let escape):
+                place = .inString(escape: Self.escape(after: escape, reading: byte))
+                if escape == 5, byte == UInt8(ascii: "0") { holdsNUL = true }
+                if escape == 0, byte == UInt8(ascii: "\"") { place = holdsNUL ? .afterStringHoldingNUL : .outside }
+            case .afterStringHoldingNUL:
+                if isJSONWhitespace(byte) { continue }
+                if byte == UInt8(ascii: ":") { throw JSONParser.keyHoldingNUL(at: stringStart) }
+                place = .outside
+            }
+        }
+    }
+
+    /// How far into an escape a string is after `byte`, from `escape`.
+    private static func escape(after escape: Int, reading byte: UInt8) -> Int {
+        switch escape {
+        case 0: byte == UInt8(ascii: "\\") ? 1 : 0
+        case 1: byte == UInt8(ascii: "u") ? 2 : 0
+        case 2...4: byte == UInt8(ascii: "0") ? escape + 1 : 0
+        default: 0
+        }
     }
 }
 
