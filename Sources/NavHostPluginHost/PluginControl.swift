@@ -112,7 +112,9 @@ public final class PluginControl {
     public func load(pluginAt directory: String) async throws(PluginRegistry.ChangeError) -> PluginStatus {
         let directory = try pluginFolder(directory)
         return try await oneAtATime { () async throws(PluginRegistry.ChangeError) -> PluginStatus in
-            try await changeDurably(directory, noting: { $0.noteLoaded(directory, pluginsFolder: $1) }) {
+            // A folder that is not there cannot load: refused as the registry words it, with nothing written first.
+            guard FileIO.kind(of: directory) == .directory else { return try loadNow(pluginAt: directory) }
+            return try await changeDurably(directory, noting: { $0.noteLoaded(directory, pluginsFolder: $1) }) {
                 () throws(PluginRegistry.ChangeError) -> PluginStatus in
                 let status = try loadNow(pluginAt: directory)
                 // Only once it loaded: a refused Load leaves the folder unloaded by hand, as for the plugins folder's.

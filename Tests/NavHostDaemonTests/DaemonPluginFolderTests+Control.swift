@@ -32,13 +32,19 @@ struct DaemonPluginFolderControlTests {
         try await daemon.terminate()
     }
 
-    @Test("A refused Load leaves no row in the plugin list; a second copy of a loaded plugin is refused and not listed")
+    @Test(
+        "A refused Load leaves no row in the plugin list and writes nothing; a second copy of a loaded plugin is refused and not listed"
+    )
     func refusedLoadLeavesNothing() async throws {
         let directory = try TestPlugins.copies()
         let daemon = try await DaemonProcess.start(plugins: directory)
         let before = try await DaemonPluginReloadTests.plugins(daemon, "List")
 
-        for (path, code) in [("\(directory)/Missing", "fileMissing"), ("\(directory)/Home", "duplicateName")] {
+        let refusals = [
+            ("\(directory)/Missing", "fileMissing"), ("\(directory).elsewhere/Orders", "fileMissing"),
+            ("\(directory)/Home", "duplicateName"),
+        ]
+        for (path, code) in refusals {
             let refusal = await #expect(throws: VarlinkError.self) {
                 try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string(path)])
             }
@@ -48,6 +54,8 @@ struct DaemonPluginFolderControlTests {
 
         #expect(try await DaemonPluginReloadTests.plugins(daemon, "List") == before)
         #expect(try await Self.rows(named: "Home", in: daemon).count == 1)
+        // A folder that is not there is refused before the plugins loaded by hand are written.
+        #expect(!FileManager.default.fileExists(atPath: "\(daemon.stateDirectory)/plugin-overrides.json"))
         try await daemon.terminate()
     }
 
