@@ -14,8 +14,8 @@ the difference of any figure between the runs, divided by N2 - N1, is what one c
                                                    mislead; these do not)
 
 DIR is the folder `callgrind.sh` printed last; N1 and N2 are read from its file names. FUNCTION is matched against
-the demangled names (`swift_beginAccess`, `Connection.pump`); the callers of the first function that matches are
-shown. Call counts are exact where instruction counts move by a few thousand from run to run: compare small changes
+the demangled names (`swift_beginAccess`, `Connection.pump`): the function called exactly that, else the first
+whose name holds it, is the one shown, in both runs. Call counts are exact where instruction counts move by a few thousand from run to run: compare small changes
 by them.
 """
 
@@ -24,6 +24,7 @@ import collections
 import glob
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -61,50 +62,55 @@ def costs(path, inclusive):
     return table
 
 
-def callers(path, function):
-    """For the first function whose name holds `function`: its callers' instructions and calls."""
-    spent, calls = collections.Counter(), collections.Counter()
-    block = []
-    for line in annotate(path, "--tree=caller").splitlines():
-        if not line.strip():
-            block = []
-        elif "* " in line and function in line and not line.lstrip().startswith("<"):
-            for caller in block:
-                match = CALLER.match(caller)
-                if match:
-                    spent[match.group(2)] += number(match.group(1))
-                    calls[match.group(2)] += number(match.group(3))
-            return spent, calls
-        elif "< " in line:
-            block.append(line)
-        else:
-            block = []
-    sys.exit(f"no function matching {function!r} in {path}")
+def choose(names, function):
+    """The function `function` names among `names`: the one called exactly that, else the first that holds it."""
+    for name in names:
+        if name == function or name.split(":", 1)[-1].split(" [", 1)[0] == function:
+            return name
+    return next((name for name in names if function in name), None)
 
 
-def callees(path, function):
-    """For every function whose name holds `function` (the first one's name, with and without a recursion suffix):
-    the instructions and calls of what it calls."""
-    spent, calls = collections.Counter(), collections.Counter()
-    chosen = None
-    inside = False
-    for line in annotate(path, "--tree=calling").splitlines():
-        match = CALLEE.match(line)
-        if match:
-            if inside:
-                spent[match.group(2)] += number(match.group(1))
-                calls[match.group(2)] += number(match.group(3))
-            continue
-        inside = False
+def tree(path, option, pattern, above):
+    """Each function of `annotate(path, option)` with the matches of `pattern` that go with it: its callers, listed
+    `above` it, or its callees, below it."""
+    blocks, current, pending = [], None, []
+    for line in annotate(path, option).splitlines():
+        match = pattern.match(line)
         cost = COST.match(line)
-        if cost and "* " in line:
-            name = cost.group(2).lstrip("* ").strip()
-            if chosen is None and function in name:
-                chosen = name
-            inside = chosen is not None and name == chosen
+        if match:
+            (pending if above or current is None else current[1]).append(match)
+        elif cost and "* " in line:
+            current = (cost.group(2).lstrip("* ").strip(), pending if above else [])
+            blocks.append(current)
+            pending = []
+        elif not line.strip():
+            current, pending = None, []
+    return blocks
+
+
+def related(path, function, chosen, option, pattern, above):
+    """The instructions and calls of the callers or callees of `chosen` (of the function `function` names when
+    `None`), and the name chosen: the second run must look at the same function."""
+    blocks = tree(path, option, pattern, above)
+    chosen = chosen or choose([name for name, _ in blocks], function)
     if chosen is None:
         sys.exit(f"no function matching {function!r} in {path}")
-    return spent, calls
+    spent, calls = collections.Counter(), collections.Counter()
+    for name, matches in blocks:
+        for match in matches if name == chosen else []:
+            spent[match.group(2)] += number(match.group(1))
+            calls[match.group(2)] += number(match.group(3))
+    return spent, calls, chosen
+
+
+def callers(path, function, chosen=None):
+    """Who calls the function `function` names (or `chosen`): instructions and calls, and the name chosen."""
+    return related(path, function, chosen, "--tree=caller", CALLER, above=True)
+
+
+def callees(path, function, chosen=None):
+    """What the function `function` names (or `chosen`) calls: instructions and calls, and the name chosen."""
+    return related(path, function, chosen, "--tree=calling", CALLEE, above=False)
 
 
 def runs(folder):
@@ -126,15 +132,15 @@ def main():
 
     if arguments.callers or arguments.callees:
         walk, function = (callers, arguments.callers) if arguments.callers else (callees, arguments.callees)
-        spent_first, count_first = walk(first, function)
-        spent_second, count_second = walk(second, function)
+        spent_first, count_first, chosen = walk(first, function)
+        spent_second, count_second, _ = walk(second, function, chosen)
         rows = [
             ((count_second[name] - count_first[name]) / calls, (spent_second[name] - spent_first[name]) / calls, name)
             for name in spent_second
         ]
         rows.sort(key=lambda row: row[1] if arguments.callees else row[0], reverse=True)
         kind = "callers" if arguments.callers else "callees"
-        print(f"{kind} of {function}: calls per call, instructions per call")
+        print(f"{kind} of {chosen[:150]}: calls per call, instructions per call")
         for per_call, instructions, name in rows[: arguments.top]:
             print(f"{per_call:8.2f} {instructions:9.0f}  {name[:150]}")
         return
@@ -148,4 +154,6 @@ def main():
 
 
 if __name__ == "__main__":
+    # Piped into `head`, the listing stops quietly where the reader stopped reading.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     main()
