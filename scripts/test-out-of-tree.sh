@@ -144,7 +144,7 @@ grep -q '"title":"Milk"' "$work/send.json" || fail "the state after onTappedAdd 
 navctl stack --json | grep -q '"route":"favorites.list"' || fail "favorites.list is not on the stack"
 
 step "make check SESSIONS=… checks the build against the running daemon's saved sessions, reading only"
-(cd "$work/Favorites" && make check SESSIONS="$work/state/sessions") >"$work/sessions-check.log" 2>&1 \
+(cd "$work/Favorites" && make check SESSIONS="$work/state/sessions" PLUGINDIR="$work/plugins") >"$work/sessions-check.log" 2>&1 \
     || fail "make check SESSIONS=…: $(tail -3 "$work/sessions-check.log")"
 grep -Eq "2 saved sessions, [0-9]+ screens? checked: every one comes back as it was" "$work/sessions-check.log" \
     || fail "make check SESSIONS=… said: $(tail -3 "$work/sessions-check.log")"

@@ -52,7 +52,9 @@ extension NavHostPluginTool {
                 builds it, and handed its saved restorable state: a screen the new build would start fresh (its \
                 state no longer decodes) or cannot show (its route or parameters no longer fit: it goes, with the \
                 screens above it) fails the check too; --installed names the daemon's plugins folder, whose \
-                manifests say which plugin served a route the new build no longer lists. Exits with 1 on any \
+                manifests say which plugin served a route the new build no longer lists (a saved route no plugin \
+                lists, of a plugin's namespace, fails the check: it may be one the new build drops). \
+                --accept-loss ROUTE lets the screens of ROUTE go or start fresh on purpose. Exits with 1 on any \
                 failure.
                 """
         )
@@ -76,11 +78,21 @@ extension NavHostPluginTool {
             help: ArgumentHelp(
                 "With --sessions: the daemon's plugins folder, whose manifests say which plugin a saved screen's route "
                     + "belongs to (a route a new build no longer lists is then still its). Without it, a route no "
-                    + "plugin checked lists is only noted.",
+                    + "plugin checked lists fails the check when it is of a plugin's namespace.",
                 valueName: "folder"
             )
         )
         var installed: String?
+
+        @Option(
+            name: .customLong("accept-loss"),
+            help: ArgumentHelp(
+                "With --sessions: a route whose saved screens may go or start fresh on purpose (a route the new build "
+                    + "drops, a state it resets): they are noted and do not fail the check. Repeat it for more routes.",
+                valueName: "route"
+            )
+        )
+        var acceptedLosses: [String] = []
 
         @Flag(help: "Log each outcome to standard error.")
         var verbose = false
@@ -142,11 +154,13 @@ extension NavHostPluginTool {
                         + "their initialisers write goes there; leave --state-dir out to use a temporary folder"
                 )
             }
-            let losses =
-                try sessions.map { folder in
-                    try SavedSessionsCheck(registry: registry, installed: installed).run(on: folder)
-                } ?? 0
-            if quarantined > 0 || statuses.isEmpty || !unknownRoutes.isEmpty || losses > 0 { throw ExitCode.failure }
+            let findings = try sessions.map { folder in
+                try SavedSessionsCheck(registry: registry, installed: installed, acceptedLosses: Set(acceptedLosses))
+                    .run(on: folder)
+            }
+            if quarantined > 0 || statuses.isEmpty || !unknownRoutes.isEmpty || findings?.passed == false {
+                throw ExitCode.failure
+            }
         }
 
         private func makeTemporaryDirectory() throws -> String {

@@ -8,17 +8,40 @@ import NavHostStorage
 /// sessions saved, each built again as a restart or a reload builds it and handed its saved restorable state.
 @MainActor
 struct SavedSessionsCheck {
+    /// What the check found.
+    struct Findings {
+        /// The saved screens that would not come back as they were (those dropped with one included).
+        var lost = 0
+        /// The saved screens on a route no plugin lists, of the namespace of a plugin checked: whether its new build
+        /// drops them cannot be told.
+        var unsure = 0
+
+        /// Whether every saved screen checked comes back as it was, or its loss was accepted.
+        var passed: Bool { lost == 0 && unsure == 0 }
+    }
+
+    /// Who shows a saved screen's route, as far as the check can tell.
+    private enum Owner {
+        /// A plugin checked: the screen is built again.
+        case checked(PluginStatus)
+        /// A plugin checked may have served it (its namespace), but nothing says so.
+        case unsure(PluginStatus)
+        /// Another plugin, or none the check knows of: not this check's concern.
+        case other
+    }
+
     /// The registry of the check, its plugins loaded.
     let registry: PluginRegistry
     /// The daemon's plugins folder, whose manifests say which plugin a route belongs to; `nil` when not given.
     let installed: String?
+    /// The routes whose screens may go or start fresh on purpose: a route the new build drops, a state it resets.
+    let acceptedLosses: Set<String>
 
     /// Checks the sessions saved in `folder` (a state folder's `sessions`, or the state folder itself), printing a line
     /// per screen that would not come back as it was.
     ///
-    /// - Returns: How many saved screens would not come back as they were (those dropped with one included).
     /// - Throws: `ExitCode.failure` when `folder` holds no saved session, or cannot be read.
-    func run(on folder: String) throws -> Int {
+    func run(on folder: String) throws -> Findings {
         let sessions = FileIO.kind(of: "\(folder)/sessions") == .directory ? "\(folder)/sessions" : folder
         let saved: (records: [SessionRecord], untrusted: [String])
         do {
@@ -40,71 +63,104 @@ struct SavedSessionsCheck {
             throw ExitCode.failure
         }
         let owners = installedOwners()
+        var findings = Findings()
         var checked = 0
-        var lost = 0
+        var accepted = 0
+        var unsureRoutes: Set<String> = []
         for record in saved.records {
             stack: for (index, screen) in record.stack.enumerated() {
-                guard let plugin = plugin(serving: screen.route, owners: owners) else { continue }
+                let plugin: PluginStatus
+                switch owner(of: screen.route, owners: owners) {
+                case .checked(let owner):
+                    plugin = owner
+                case .unsure(let owner):
+                    if acceptedLosses.contains(screen.route) { continue }
+                    findings.unsure += 1
+                    guard unsureRoutes.insert(screen.route).inserted else { continue }
+                    printToStandardError(
+                        "Error: a saved screen shows \(screen.route), which no plugin "
+                            + (installed.map { "in \($0)" } ?? "checked") + " lists; if \(owner.name) served it, "
+                            + "its new build cannot show it: "
+                            + (installed == nil
+                                ? "--installed <the daemon's plugins folder> tells"
+                                : "is that the folder the daemon loads \(owner.name) from?")
+                            + " (--accept-loss \(screen.route) if it goes on purpose)"
+                    )
+                    continue
+                case .other:
+                    continue
+                }
                 checked += 1
                 let build = "\(plugin.name) \(plugin.version.map { "\($0)" } ?? "")"
                 let place = "session \(record.session): screen \(screen.id) (\(screen.route))"
+                let isAccepted = acceptedLosses.contains(screen.route)
+                let severity = isAccepted ? "note" : "Error"
+                let acceptance = isAccepted ? " (accepted: --accept-loss \(screen.route))" : ""
                 CrashNote.set("Error: \(plugin.name) crashed when asked to build \(place) again")
                 defer { CrashNote.set(nil) }
                 switch registry.catalog.fate(of: screen) {
                 case .asItWas:
                     continue
                 case .startsFresh(let reason):
-                    lost += 1
+                    if isAccepted { accepted += 1 } else { findings.lost += 1 }
                     printToStandardError(
-                        "Error: \(place) would start fresh with \(build): its saved state does not come back "
-                            + "(\(reason)); make the new RestorableState decode what the old build saved"
+                        "\(severity): \(place) would start fresh with \(build): its saved state does not come back "
+                            + "(\(reason))"
+                            + (isAccepted
+                                ? acceptance : "; make the new RestorableState decode what the old build saved")
                     )
                 case .cannotShow(let reason):
                     // Every screen above it goes with it, whatever plugin shows it.
                     let above = record.stack.count - index - 1
                     checked += above
-                    lost += above + 1
+                    if isAccepted { accepted += above + 1 } else { findings.lost += above + 1 }
                     let consequence =
                         index == 0
                         ? "the session would lose its whole stack: a reload is refused while the session is configured "
                             + "to start there, and a restart starts it at its configured root"
                         : "it would be dropped" + (above == 0 ? "" : ", with \(Self.count(above, "screen")) above it")
-                    printToStandardError("Error: \(place) cannot be shown by \(build) (\(reason)): \(consequence)")
+                    printToStandardError(
+                        "\(severity): \(place) cannot be shown by \(build) (\(reason)): \(consequence)\(acceptance)"
+                    )
                     break stack
                 }
             }
         }
         let unchecked = registry.quarantinedPlugins.map(\.name)
-        print(
+        var summary =
             "\(Self.count(saved.records.count, "saved session")), \(Self.count(checked, "screen")) checked: "
-                + (lost == 0 ? "every one comes back as it was" : "\(lost) would not come back as they were")
-                + (unchecked.isEmpty
-                    ? "" : " (not checked: the screens of \(unchecked.joined(separator: ", ")), quarantined)")
-        )
-        return lost
+            + (findings.lost == 0
+                ? "every one comes back as it was" : "\(findings.lost) would not come back as they were")
+        if accepted > 0 { summary += "; \(accepted) accepted as lost (--accept-loss)" }
+        if findings.unsure > 0 {
+            summary += "; \(Self.count(findings.unsure, "screen")) on a route no plugin lists, not checked"
+        }
+        if !unchecked.isEmpty {
+            summary += " (not checked: the screens of \(unchecked.joined(separator: ", ")), quarantined)"
+        }
+        print(summary)
+        return findings
     }
 
-    /// The plugin of the check that serves `route`: the loaded plugin that lists it, or the one the installed
-    /// plugins folder's manifests say it belongs to (a route a new build no longer lists). Without those manifests,
-    /// a route no plugin lists but of a namespace one of them uses is noted, and not checked: another plugin may
-    /// share the namespace.
-    private func plugin(serving route: String, owners: [String: String]?) -> PluginStatus? {
+    /// Who shows `route`: the loaded plugin that lists it, or the one the installed plugins folder's manifests say
+    /// it belongs to (a route a new build no longer lists). A route no list names, of a namespace a plugin checked
+    /// uses, may be one its new build drops: the check cannot tell (another plugin may share the namespace, or
+    /// ``installed`` may not be the folder the daemon loads it from).
+    private func owner(of route: String, owners: [String: String]?) -> Owner {
         let loaded = registry.loadedPlugins
-        if let plugin = loaded.first(where: { $0.routes.contains(route) }) { return plugin }
-        if let owners {
-            return owners[route].flatMap { owner in loaded.first { $0.name == owner } }
+        if let plugin = loaded.first(where: { $0.routes.contains(route) }) { return .checked(plugin) }
+        if let owner = owners?[route] {
+            return loaded.first { $0.name == owner }.map(Owner.checked) ?? .other
         }
         let namespace = route.split(separator: ".").first
         if let plugin = loaded.first(where: { $0.routes.contains { $0.split(separator: ".").first == namespace } }) {
-            printToStandardError(
-                "note: a saved screen shows \(route), which no plugin checked lists; if \(plugin.name) served it, its "
-                    + "new build cannot show it (--installed <the daemon's plugins folder> tells)"
-            )
+            return .unsure(plugin)
         }
-        return nil
+        return .other
     }
 
-    /// Which plugin each route belongs to, from the manifests in ``installed``; `nil` without it.
+    /// Which plugin each route belongs to, from the manifests in ``installed``; `nil` without it. A plugin checked
+    /// that has no build there is noted: the folder is likely not the one the daemon loads it from.
     private func installedOwners() -> [String: String]? {
         guard let installed else { return nil }
         guard let candidates = try? PluginDirectory.candidates(in: installed) else {
@@ -112,9 +168,17 @@ struct SavedSessionsCheck {
             return nil
         }
         var owners: [String: String] = [:]
+        var names: Set<String> = []
         for candidate in candidates {
             guard case .success(let manifest) = candidate.manifest else { continue }
+            names.insert(manifest.name)
             for route in manifest.routeIDs { owners[route] = manifest.name }
+        }
+        for plugin in registry.loadedPlugins where !names.contains(plugin.name) {
+            printToStandardError(
+                "note: \(installed) holds no build of \(plugin.name): if a daemon serves it, it loads it from another "
+                    + "folder, and the routes its new build drops are not known (give that folder as --installed)"
+            )
         }
         return owners
     }

@@ -146,10 +146,13 @@ extension FeatureScaffold {
         # dependency must be staged beside it in $(BUILD_DIR)/plugins. With SESSIONS=<state folder>/sessions (a
         # daemon's saved sessions; the NavHost checkout's make run keeps them in .build/state/sessions), it also fails
         # when the build would not bring back a screen they saved as it was: its saved state no longer decodes, or its
-        # route or parameters no longer fit (PLUGINDIR's manifests say which plugin served a route it drops).
+        # route or parameters no longer fit (PLUGINDIR's manifests say which plugin served a route it drops: give the
+        # folder the daemon loads it from, like PLUGINDIR=~/src/navhost/.build/debug/plugins for a checkout's make
+        # run). ACCEPT_LOSS="ROUTE …" names routes whose saved screens may go or start fresh on purpose.
         check: build
         	$(NAVHOST_SDK)/navhost-plugin-tool check $(BUILD_DIR)/plugins \
-        		$(if $(SESSIONS),--sessions '$(SESSIONS)' $(if $(wildcard $(PLUGINDIR)),--installed '$(PLUGINDIR)'))
+        		$(if $(SESSIONS),--sessions '$(SESSIONS)' $(if $(wildcard $(PLUGINDIR)),--installed '$(PLUGINDIR)')) \
+        		$(foreach route,$(ACCEPT_LOSS),--accept-loss '$(route)')
 
         # TEST_FILTER runs only the tests it matches (swift test --filter).
         test: sdk
