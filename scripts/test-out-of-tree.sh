@@ -132,8 +132,8 @@ install_favorites() {
     (cd "$work/Favorites" && NAVHOST_SOCKET=$socket make install PLUGINDIR="$work/plugins" NAVCTL="$sdk/navctl")
 }
 install_favorites | tee "$work/install.log"
-# `loaded` when navctl saw the daemon's event; `serving` when the daemon took the build before navctl asked.
-grep -Eq "^(loaded|serving) Favorites 0.1.0 from" "$work/install.log" || fail "make install did not say the daemon loaded it"
+# `loaded`, whether navctl saw the daemon's event or the daemon had taken the build before navctl asked.
+grep -Eq "^loaded Favorites 0.1.0 from" "$work/install.log" || fail "make install did not say the daemon loaded it"
 favorites_becomes loaded || fail "the daemon did not load Favorites"
 navctl plugins list
 
@@ -164,7 +164,7 @@ cmp -s "$work/manifest.good" "$work/plugins/Favorites/manifest.json" || fail "th
 cp "$work/manifest.good" "$staged/manifest.json"
 # The build that serves, installed again: the daemon checks the folder and says so.
 install_favorites >"$work/again.log" 2>&1 || fail "make install of the good build again: $(cat "$work/again.log")"
-grep -Eq "^(checked Favorites 0.1.0 from $work/plugins/Favorites$|serving Favorites 0.1.0 from)" "$work/again.log" ||
+grep -Eq "^checked Favorites 0.1.0 from $work/plugins/Favorites$" "$work/again.log" ||
     fail "make install again said: $(cat "$work/again.log")"
 
 step "a swift build that make did not stage is not installed"

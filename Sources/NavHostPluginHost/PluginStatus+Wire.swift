@@ -27,6 +27,10 @@ extension PluginStatus {
         info.lastRefusedBuild = lastReloadFailure == nil ? nil : lastRefusedBuild
         info.triedAt = triedAt
         info.lostAtReload = lostAtReload.isEmpty ? nil : lostAtReload.map(\.info)
+        if isLoaded {
+            info.servingSince = servingSince
+            info.replacedVersion = replacedVersion.map { "\($0)" }
+        }
         return info
     }
 

@@ -363,6 +363,8 @@ extension InterfaceDefinitionTests {
         plugin.lastRefusedBuild = String(repeating: "cd", count: 32)
         plugin.triedAt = 1_764_400_000_000
         plugin.lostAtReload = [lostScreens]
+        plugin.servingSince = 1_764_399_990_000
+        plugin.replacedVersion = "0.9.0"
         return plugin
     }()
     private static let lostScreens = PluginInfo.LostScreens(

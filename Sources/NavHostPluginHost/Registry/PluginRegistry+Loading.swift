@@ -21,7 +21,7 @@ extension PluginRegistry {
             opened = true
             let module = try featureModule(of: library, describedBy: manifest)
             try register(module, describedBy: manifest, from: directory, replacing: nil)
-            let status = PluginStatus(
+            var status = PluginStatus(
                 name: manifest.name,
                 directory: directory,
                 manifest: manifest,
@@ -29,6 +29,7 @@ extension PluginRegistry {
                 libraryPath: path,
                 loadDuration: ContinuousClock.now - started
             )
+            status.servingSince = status.triedAt
             record(status)
             refreshOptionalFeatures()
             logger.info(

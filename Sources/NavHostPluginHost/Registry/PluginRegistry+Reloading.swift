@@ -91,7 +91,7 @@ extension PluginRegistry {
             opened = true
             let module = try featureModule(of: library, describedBy: manifest)
             try register(module, describedBy: manifest, from: old.directory, replacing: name, accepting: refusalToServe)
-            let status = PluginStatus(
+            var status = PluginStatus(
                 name: name,
                 directory: old.directory,
                 manifest: manifest,
@@ -99,6 +99,8 @@ extension PluginRegistry {
                 libraryPath: image,
                 loadDuration: ContinuousClock.now - started
             )
+            status.servingSince = status.triedAt
+            status.replacedVersion = old.version
             statuses[index] = status
             refreshOptionalFeatures()
             logger.info(

@@ -72,6 +72,12 @@ public struct PluginStatus: Sendable, Hashable {
     /// What the reload that made this build serve cost the sessions: per session, the screens it could not bring back
     /// as they were (``LostScreens``). Empty when it lost none, and for a build that loaded without replacing one.
     public var lostAtReload: [LostScreens] = []
+    /// When this loaded build began to serve (its load, or the reload that made it serve), in milliseconds since the
+    /// Unix epoch; `nil` for a plugin that is not loaded.
+    public var servingSince: Int64?
+    /// The version the reload that made this build serve replaced; `nil` for a build that loaded without replacing
+    /// one.
+    public var replacedVersion: SemanticVersion?
 
     /// The plugin's version, when the manifest reads.
     public var version: SemanticVersion? { manifest?.version }

@@ -374,7 +374,13 @@ public enum InterfaceDefinitions {
           triedAt: ?int,
           # What the reload that made this build serve cost the sessions, per session that lost screens; absent when it
           # lost none.
-          lostAtReload: ?[]LostScreens
+          lostAtReload: ?[]LostScreens,
+          # When this loaded build began to serve (its load, or the reload that made it serve), in milliseconds since the
+          # Unix epoch: whether an install made it serve, or it served before.
+          servingSince: ?int,
+          # The version the reload that made this loaded build serve replaced; absent for a build that loaded without
+          # replacing one.
+          replacedVersion: ?string
         )
 
         # One change to the plugins. "loaded": a new plugin serves (version, path). "reloaded": a new build replaced

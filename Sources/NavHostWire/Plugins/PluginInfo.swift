@@ -119,6 +119,15 @@ public struct PluginInfo: Sendable, Hashable, Codable {
     /// lost none, for a build that did not replace one, and from a daemon that does not say.
     public var lostAtReload: [LostScreens]?
 
+    /// When this loaded build began to serve (its load, or the reload that made it serve), in milliseconds since the
+    /// Unix epoch: a client that installed a build tells whether the install made it serve; `nil` for a plugin not
+    /// loaded, and from a daemon that does not say.
+    public var servingSince: Int64?
+
+    /// The version the reload that made this loaded build serve replaced; `nil` for a build that loaded without
+    /// replacing one, and from a daemon that does not say.
+    public var replacedVersion: String?
+
     /// Creates a plugin description, as a test double would.
     public init(
         name: String,

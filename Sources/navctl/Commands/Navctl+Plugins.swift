@@ -50,7 +50,8 @@ extension Navctl.Plugins {
                 --json prints the io.navhost.Plugins.List reply: \
                 {"plugins": [{"name": …, "version": …, "state": …, "path": …, "folder": …, "routes": […], \
                 "quarantine": {"code": …, "message": …}, "lastReloadFailure": {…}, "removalRefused": {…}, \
-                "unloadedByHand": true, "loadedByHand": true, "sha256": …, "lastRefusedBuild": …, "triedAt": …}, …]}.
+                "unloadedByHand": true, "loadedByHand": true, "sha256": …, "lastRefusedBuild": …, "triedAt": …, \
+                "lostAtReload": […], "servingSince": …, "replacedVersion": …}, …]}.
 
                 Examples:
                   navctl plugins
@@ -276,9 +277,10 @@ extension Navctl.Plugins {
                 For a build copied into the plugins folder the daemon watches, which it loads (or reloads) by \
                 itself: says whether it took it. Reads the folder's manifest (the plugin's name and its \
                 library's SHA-256) and follows the daemon's plugins until it serves that build from that folder, \
-                printing the daemon's event that answered: "loaded NAME VERSION from LIBRARY", "reloaded NAME OLD \
-                → NEW from LIBRARY" or "checked NAME VERSION from FOLDER", or "serving NAME VERSION from LIBRARY" \
-                when navctl did not see that event (exit 0); or until it refuses it: "Error: refused NAME: \
+                printing what the daemon did: "loaded NAME VERSION from LIBRARY", "reloaded NAME OLD → NEW from \
+                LIBRARY" or "checked NAME VERSION from FOLDER" (the build that served, put in place again), read \
+                from the plugin when navctl did not see the event ("serving NAME VERSION from LIBRARY" from a \
+                daemon that does not say) (exit 0); or until it refuses it: "Error: refused NAME: \
                 CODE: MESSAGE" (exit 2), with "; version V keeps serving" when one loaded before serves on. A \
                 folder outside the daemon's plugins folder, which it does not watch, exits with 1 at once \
                 (navctl plugins load loads it); no answer within --timeout (default 60) exits with 69, as an \
@@ -288,7 +290,8 @@ extension Navctl.Plugins {
                 place again, until the daemon has checked the folder (its library's checksum, its resources). \
                 A build whose reload cost a session screens (started fresh, or removed) is taken all the same, \
                 and a warning per session on standard error names them and the file that keeps the session's \
-                record from before. Anyone who can reach the socket may wait.
+                record from before (not for a build that served before it was put in place again: plugins list \
+                notes it). Anyone who can reach the socket may wait.
 
                 With --removed, for a plugin's folder taken out of the plugins folder (moved away or deleted): \
                 waits until the daemon no longer serves a plugin from it, printing "removed NAME VERSION from \
@@ -350,8 +353,9 @@ extension Navctl.Plugins {
             case .served(let plugin):
                 Console.print(build.describeServing(plugin, answeredBy: answeringEvent.withLock { $0 }))
                 // What the reload that made this build serve cost, whichever event answered (a `checked` of this
-                // build may come after its `reloaded`); said again when the same build is installed again.
-                warnOfLosses(plugin.lostAtReload)
+                // build may come after its `reloaded`); not for a build that served before it was put in place again
+                // (plugins list still notes it).
+                if build.madeServe(plugin) { warnOfLosses(plugin.lostAtReload) }
             case .refused(let plugin, let reason):
                 let serving = plugin.state == .loaded ? "; version \(plugin.version) keeps serving" : ""
                 Console.printError("Error: refused \(build.name): \(reason.code): \(reason.message)\(serving)")

@@ -96,15 +96,37 @@ struct StagedBuild: Sendable {
 
     /// The line `navctl plugins wait` prints for `plugin`, which serves this build: the daemon's event when the one
     /// that answered is about it (`loaded` or `reloaded OLD → NEW` of the library serving, or `checked` for a serving
-    /// build put in place again); `serving NAME VERSION from LIBRARY` when navctl did not see that event (the daemon
-    /// served the build before navctl began to follow, or the answer came after another plugin's event).
+    /// build put in place again). When navctl did not see that event (the daemon answered before navctl began to
+    /// follow, or after another plugin's event), the same line from what the plugin says of when it began to serve;
+    /// `serving NAME VERSION from LIBRARY` from a daemon that does not say.
     func describeServing(_ plugin: PluginInfo, answeredBy event: PluginEvent?) -> String {
         if let event, event.name == name, event.version == plugin.version, isThisFolder(event.folder) {
             // Each load is of a private copy of its own: the path tells this load from an earlier one.
             let isThisLoad = (event.kind == .loaded || event.kind == .reloaded) && event.path == plugin.path
             if isThisLoad || event.kind == .checked { return PluginView.describe(event) }
         }
-        return "serving \(plugin.name) \(plugin.version) from \(plugin.path)"
+        guard let servingSince = plugin.servingSince else {
+            return "serving \(plugin.name) \(plugin.version) from \(plugin.path)"
+        }
+        // Served as an answer, the daemon tried the folder after the build was put in place: it loaded it then, or
+        // it served before and checked the folder.
+        let event =
+            servingSince >= installedAt
+            ? PluginEvent(
+                kind: plugin.replacedVersion == nil ? .loaded : .reloaded,
+                name: plugin.name,
+                version: plugin.version,
+                previousVersion: plugin.replacedVersion,
+                path: plugin.path
+            )
+            : PluginEvent(kind: .checked, name: plugin.name, version: plugin.version, folder: plugin.folder ?? folder)
+        return PluginView.describe(event)
+    }
+
+    /// Whether putting this build in place made `plugin`, which serves it, serve: loaded or reloaded after the folder
+    /// was put in place, not served before (`true` from a daemon that does not say).
+    func madeServe(_ plugin: PluginInfo) -> Bool {
+        plugin.servingSince.map { $0 >= installedAt } ?? true
     }
 
     /// The folder the daemon whose plugins are `plugins` loads plugins from by itself, when this build's folder is
