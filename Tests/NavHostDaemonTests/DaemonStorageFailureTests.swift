@@ -15,13 +15,16 @@ import Testing
     .enabled(if: getuid() == 0, "mounts a tmpfs over the sessions folder, which needs root")
 )
 struct DaemonStorageFailureTests {
-    /// A 256 KiB tmpfs over `<state>/sessions`, unmounted by ``unmount()``.
+    /// A tmpfs of 256 KiB (or `size`) over `<state>/sessions` (or the folder given), unmounted by ``unmount()``.
     struct TinyFileSystem {
         let path: String
 
-        init(at path: String) async throws {
+        init(at path: String, size: String = "256k") async throws {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            let mounted = try await ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", path])
+            let mounted = try await ChildProcess.run(
+                "/bin/mount",
+                ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path]
+            )
             try #require(mounted.status == 0, "mount: \(mounted.errors)")
             self.path = path
         }
@@ -201,7 +204,7 @@ struct DaemonStorageFailureTests {
     }
 
     /// A daemon whose sessions folder is a fresh ``TinyFileSystem``, and a client that has pushed the product list.
-    private static func daemonOnTinyDisk() async throws -> (DaemonProcess, TinyFileSystem, NavigationClient) {
+    static func daemonOnTinyDisk() async throws -> (DaemonProcess, TinyFileSystem, NavigationClient) {
         let state = try TestPaths.temporaryDirectory() + "/state"
         let disk = try await TinyFileSystem(at: "\(state)/sessions")
         let daemon = try await DaemonProcess.start(stateDirectory: state)
@@ -236,7 +239,7 @@ struct DaemonStorageFailureTests {
     }
 
     /// The Varlink error `call` failed with, or `nil` when it succeeded.
-    private static func failure(of call: @autoclosure () async throws -> JSONObject) async throws -> VarlinkError? {
+    static func failure(of call: @autoclosure () async throws -> JSONObject) async throws -> VarlinkError? {
         do {
             _ = try await call()
             return nil
@@ -245,7 +248,7 @@ struct DaemonStorageFailureTests {
         }
     }
 
-    private static func waitUntilLoaded(_ nav: NavigationClient) async throws {
+    static func waitUntilLoaded(_ nav: NavigationClient) async throws {
         for _ in 0..<200 where try await nav.topState()["status"] != "loaded" {
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -180,6 +180,9 @@ package enum FileIO {
     /// - Parameters:
     ///   - size: The file's size after the write, when given: a longer file is cut to it.
     ///   - create: Whether a file that is not there is made (with `mode`; its folder's entry flushed to disk too).
+    ///   - headLast: How many bytes at the start of `bytes` are written after the rest: when the rest cannot be
+    ///     written (a full disk gives the file a few of the blocks it needs, then `ENOSPC`), none of them is in the
+    ///     file. A journal's first line, written with the zeros that make its file whole, is so.
     /// - Returns: `false`, having written nothing, when the file is not there and `create` is `false`.
     @discardableResult
     package static func writeDurably(
@@ -188,6 +191,7 @@ package enum FileIO {
         to path: String,
         cuttingTo size: Int? = nil,
         create: Bool = true,
+        headLast: Int = 0,
         mode: UInt32 = 0o600
     ) throws(FileAccessError) -> Bool {
         // The file is there for every write but the first: opened at once, with no `stat` to ask first. A `stat` of
@@ -201,7 +205,26 @@ package enum FileIO {
         }
         guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
         do throws(FileAccessError) {
-            try writeAll(bytes, to: descriptor, at: offset, path: path)
+            if headLast > 0, headLast < bytes.count {
+                let failure: FileAccessError? = bytes.withUnsafeBytes { raw in
+                    do throws(FileAccessError) {
+                        let head = UnsafeRawBufferPointer(rebasing: raw[..<headLast])
+                        try writeAll(
+                            UnsafeRawBufferPointer(rebasing: raw[headLast...]),
+                            to: descriptor,
+                            at: offset + headLast,
+                            path: path
+                        )
+                        try writeAll(head, to: descriptor, at: offset, path: path)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                if let failure { throw failure }
+            } else {
+                try writeAll(bytes, to: descriptor, at: offset, path: path)
+            }
             if let size { try cut(descriptor, to: size, path: path) }
             guard fdatasync(descriptor) == 0 else { throw .system("fdatasync", path: path, errno: errno) }
         } catch {

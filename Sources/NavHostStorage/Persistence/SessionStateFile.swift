@@ -139,14 +139,32 @@ public struct SessionStateFile: Sendable {
         // A generation's first line: the rest of the file zeroed in the same write, which retires the lines of the
         // generation before and gives the lines after it the blocks they are written over.
         let isFirstLine = position.size == 0
+        let lineLength = bytes.count
         if isFirstLine { bytes.append(contentsOf: repeatElement(0, count: max(0, Self.journalCapacity - bytes.count))) }
-        let written = try FileIO.writeDurably(
-            bytes,
-            at: position.size,
-            to: journalPath,
-            cuttingTo: isFirstLine ? bytes.count : nil,
-            create: isFirstLine
-        )
+        let written: Bool
+        do {
+            // The line after its zeros: a disk too full for them (they give the file its blocks) fails the write with
+            // no line in the file. Written first, the line was there, whole, and a restart read the change the
+            // daemon had taken back and answered `StorageFailed` for.
+            written = try FileIO.writeDurably(
+                bytes,
+                at: position.size,
+                to: journalPath,
+                cuttingTo: isFirstLine ? bytes.count : nil,
+                create: isFirstLine,
+                headLast: isFirstLine ? lineLength : 0
+            )
+        } catch {
+            // What reached the file of a line whose write failed (its `fdatasync` did) is zeroed, as far as the file
+            // takes it: a crash of the daemon then reads the line before it, not a change it took back.
+            _ = try? FileIO.writeDurably(
+                [UInt8](repeating: 0, count: lineLength),
+                at: position.size,
+                to: journalPath,
+                create: false
+            )
+            throw error
+        }
         guard written else { return try save(record) }
         return JournalPosition(generation: position.generation, size: end)
     }
