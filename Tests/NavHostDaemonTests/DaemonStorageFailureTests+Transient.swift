@@ -30,4 +30,46 @@ extension DaemonStorageFailureTests {
         #expect(try await restarted.routes(session: "fresh") == ["home.main"], "the refused push is not on disk")
         #expect(try await daemon.terminate() == 0)
     }
+
+    @Test("Revisions given out while the disk refuses the revision reservation are not given out again after kill -9")
+    func revisionsBeyondTheReservation() async throws {
+        let state = try TestPaths.temporaryDirectory() + "/state"
+        let disk = try await TinyFileSystem(at: "\(state)/sessions")
+        defer { disk.unmount() }
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            stateDirectory: state,
+            sessions: ["main=faulty.main"]
+        )
+        let nav = try await NavigationClient.connect(to: daemon)
+        let watch = WatchRecorder(try await NavigationClient.connect(to: daemon).watch())
+        _ = try await watch.next()
+        // Each `onTappedCount` changes the ViewModel's count, which is not kept: a revision, and nothing to write but
+        // the revision reservation, once per 1,024 revisions (the record reserves the block after its own).
+        try await disk.remount(readOnly: true)
+        var highest: Int64 = 0
+        var refused = 0
+        for _ in 0..<2_100 {
+            do {
+                let reply = try await nav.call("Send", ["intent": "onTappedCount"])
+                highest = max(highest, reply.revision ?? 0)
+            } catch let error as VarlinkError {
+                #expect(error.name == "io.navhost.Navigation.StorageFailed", "\(error)")
+                refused += 1
+            }
+        }
+        let before = try await nav.snapshot()
+        try await daemon.crash()
+        let heard =
+            watch.all.compactMap { ($0["event"]?["revision"] ?? $0["snapshot"]?["revision"])?.intValue }.max() ?? 0
+        print("revisions on a read-only disk: highest answered \(highest), heard \(heard), \(refused) refused")
+        try await disk.remount(readOnly: false)
+        try await daemon.restart()
+        let restarted = try await NavigationClient.connect(to: daemon)
+        let next = try await restarted.call("Send", ["intent": "onTappedCount"])
+        // Before, the highest was 2,100, the restart started at the 2,048 the disk held, and gave 2,049 again.
+        #expect((next.revision ?? 0) > highest, "answered \(highest) before the crash, \(next) after; \(before)")
+        #expect((next.revision ?? 0) > heard, "a watcher heard \(heard) before the crash, \(next) after")
+        #expect(try await daemon.terminate() == 0)
+    }
 }

@@ -215,8 +215,12 @@ public final class SessionRegistry {
                 failure.map { "\($0)" } ?? lastWriteFailure[session.name] ?? "a write of the session failed"
             )
         }
-        // A failed write of bookkeeping alone (screen numbers, the revision reservation) loses nothing of the call.
-        if let failure, !persistence.holdsStack(of: record) {
+        // A failed write of bookkeeping alone (screen numbers, the revision reservation) loses nothing of the call,
+        // unless the call's revision is above what the disk reserves: after a restart it would be given out again,
+        // for another state.
+        if let failure,
+            !persistence.holdsStack(of: record) || !persistence.reserves(record.revision, of: session.name)
+        {
             throw NavigationError.storageFailed("\(failure)")
         }
     }
@@ -307,11 +311,14 @@ public final class SessionRegistry {
     ///
     /// A write that only kept bookkeeping (the next screen number, the revision reservation) takes nothing back: the
     /// stack and every restorable state are on disk already, so the held changes go out, and the write is tried again
-    /// with the next change. Taking such a change back would only make another one, which fails in turn.
+    /// with the next change. Taking such a change back would only make another one, which fails in turn. Watchers
+    /// hear of the held changes only up to the revision the disk reserves, though: one above it would be given out
+    /// again, for another state, after a restart. The rest wait for a write that succeeds.
     private func takeBack(_ session: NavigationSession, because error: any Error) {
         let current = session.record
-        if persistence?.holdsStack(of: current) == true {
-            session.releaseChanges(through: current.revision, record: current)
+        if let persistence, persistence.holdsStack(of: current) {
+            let reserved = persistence.reservedRevision(of: session.name) ?? 0
+            session.releaseChanges(through: min(current.revision, reserved), record: current)
             return
         }
         guard session.takeBackUnreleasedChanges() else { return }

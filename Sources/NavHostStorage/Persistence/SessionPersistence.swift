@@ -134,6 +134,20 @@ public final class SessionPersistence: Sendable {
         states.withLock { $0[record.session]?.durable?.stack == record.stack }
     }
 
+    /// Whether the file of session `name` reserves `revision`: a session restored from it continues above it, and
+    /// never gives it out again.
+    public func reserves(_ revision: UInt64, of name: String) -> Bool {
+        states.withLock { states in
+            guard let durable = states[name]?.durable else { return false }
+            return revision <= max(durable.reservedRevision, durable.revision)
+        }
+    }
+
+    /// The highest revision the file of session `name` reserves, if this process wrote or read the file.
+    public func reservedRevision(of name: String) -> UInt64? {
+        states.withLock { states in states[name]?.durable.map { max($0.reservedRevision, $0.revision) } }
+    }
+
     /// Saves `record` and returns once it, or a newer record of the same session, is durable.
     ///
     /// It runs on the caller's actor (`nonisolated(nonsending)`): a record that is durable already is answered in the
