@@ -57,21 +57,25 @@ extension SessionRegistry {
             // Listed durably before the session exists: a client that reaches it (by its name, or from Sessions or
             // WatchSessions) before this call is answered is answered for changes a restart keeps. A session a crash
             // cuts short here comes back at its root, as a call that was never answered may.
-            opened[entry.name] = entry
-            do {
-                try await saveOpenedList()
-            } catch {
-                opened[entry.name] = nil
-                throw error as? NavigationError ?? NavigationError.storageFailed("\(error)")
+            try await changingOpenedList { () async throws in
+                opened[entry.name] = entry
+                do {
+                    try await saveOpenedList()
+                } catch {
+                    opened[entry.name] = nil
+                    throw error as? NavigationError ?? NavigationError.storageFailed("\(error)")
+                }
             }
             // And after the list's write: a reload that declared the name during it took the name (it is no longer
             // listed) and opened the configuration's session, which `open` would hand back as this call's.
             do throws(NavigationError) {
                 try checkStillFree(entry.name)
             } catch {
-                if opened[entry.name] == entry {
-                    opened[entry.name] = nil
-                    try? await saveOpenedList()
+                await changingOpenedList {
+                    if opened[entry.name] == entry {
+                        opened[entry.name] = nil
+                        try? await saveOpenedList()
+                    }
                 }
                 throw error
             }
@@ -84,14 +88,16 @@ extension SessionRegistry {
             } catch {
                 // Unless a reload declared the name meanwhile: the session is the configuration's now.
                 if !configuredNames.contains(entry.name) { close(entry.name) }
-                opened[entry.name] = nil
-                do {
-                    try await saveOpenedList()
-                } catch {
-                    logger.error(
-                        "Cannot take a session that failed to open out of the list of opened sessions",
-                        metadata: ["navhost.session": "\(entry.name)", "error": "\(error)"]
-                    )
+                await changingOpenedList {
+                    opened[entry.name] = nil
+                    do {
+                        try await saveOpenedList()
+                    } catch {
+                        logger.error(
+                            "Cannot take a session that failed to open out of the list of opened sessions",
+                            metadata: ["navhost.session": "\(entry.name)", "error": "\(error)"]
+                        )
+                    }
                 }
                 throw error as? NavigationError ?? NavigationError.storageFailed("\(error)")
             }
@@ -125,21 +131,23 @@ extension SessionRegistry {
         defer { if !isShutDown { onSessionClosed?(name) } }
         try await oneAtATime(for: name) { () async throws in
             guard evenStopping || !isShutDown else { throw SessionsShutDown() }
-            guard let entry = opened[name] else {
-                if configuredNames.contains(name) || (try? session(name)) != nil {
-                    throw NavigationError.sessionConfigured(name)
+            try await changingOpenedList { () async throws in
+                guard let entry = opened[name] else {
+                    if configuredNames.contains(name) || (try? session(name)) != nil {
+                        throw NavigationError.sessionConfigured(name)
+                    }
+                    throw NavigationError.sessionNotFound(name)
                 }
-                throw NavigationError.sessionNotFound(name)
-            }
-            if let openedListProblem { throw NavigationError.storageFailed(openedListProblem) }
-            // A replay of this session no longer owns the name: it closes nothing opened under it afterwards.
-            replaysUnderWay[name] = nil
-            opened[name] = nil
-            do {
-                try await saveOpenedList()
-            } catch {
-                opened[name] = entry
-                throw NavigationError.storageFailed("\(error)")
+                if let openedListProblem { throw NavigationError.storageFailed(openedListProblem) }
+                // A replay of this session no longer owns the name: it closes nothing opened under it afterwards.
+                replaysUnderWay[name] = nil
+                opened[name] = nil
+                do {
+                    try await saveOpenedList()
+                } catch {
+                    opened[name] = entry
+                    throw NavigationError.storageFailed("\(error)")
+                }
             }
             // A reload (SIGHUP) that declared the name during the write made the session the configuration's: it
             // stays, as if the reload had come first (the list without it is what the configuration wants too).
@@ -224,10 +232,12 @@ extension SessionRegistry {
             metadata: ["navhost.sessions": "\(adopted.sorted().joined(separator: " "))"]
         )
         Task {
-            do {
-                try await saveOpenedList()
-            } catch {
-                logger.error("Cannot write the list of opened sessions", metadata: ["error": "\(error)"])
+            await changingOpenedList {
+                do {
+                    try await saveOpenedList()
+                } catch {
+                    logger.error("Cannot write the list of opened sessions", metadata: ["error": "\(error)"])
+                }
             }
         }
     }
@@ -257,6 +267,29 @@ extension SessionRegistry {
 
     private func saveOpenedList() async throws {
         try await openedFile?.save(opened.values.sorted { $0.name < $1.name })
+    }
+
+    /// Runs `body`, a change of ``opened`` and its write, once no other such change is under way, and keeps the others
+    /// waiting until it is done, each handed the turn in the order it came. A list is written only once the changes
+    /// before it are decided: taken while an `OpenSession`'s write was under way, it held that session, and written
+    /// after that write failed (the disk came back, or the list was shorter), it listed a session answered
+    /// `StorageFailed`, which a restart then opened.
+    private func changingOpenedList<T>(_ body: () async throws -> T) async rethrows -> T {
+        if openedListChanging {
+            await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
+                openedListWaiting.append(turn)
+            }
+        } else {
+            openedListChanging = true
+        }
+        defer {
+            if openedListWaiting.isEmpty {
+                openedListChanging = false
+            } else {
+                openedListWaiting.removeFirst().resume()
+            }
+        }
+        return try await body()
     }
 
     /// A closed session's last record without its stack: a later session of the name that restores it starts at its
