@@ -159,6 +159,9 @@ extension SessionRegistry {
             closing?.isClosedDurably = true
             close(name)
             guard let persistence, let last else { return }
+            // A failed write the closed session had not taken back yet refuses no more: the emptied record holds
+            // nothing of it.
+            persistence.takenBack(name)
             do {
                 try await persistence.save(Self.emptied(last))
             } catch {

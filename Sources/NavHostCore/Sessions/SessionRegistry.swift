@@ -319,6 +319,8 @@ public final class SessionRegistry {
     /// hear of the held changes only up to the revision the disk reserves, though: one above it would be given out
     /// again, for another state, after a restart. The rest wait for a write that succeeds.
     private func takeBack(_ session: NavigationSession, because error: any Error) {
+        // Once what the failed write held is taken back, the session's records are written again.
+        defer { persistence?.takenBack(session.name) }
         let current = session.record
         if let persistence, persistence.holdsStack(of: current) {
             let reserved = persistence.reservedRevision(of: session.name) ?? 0

@@ -25,6 +25,10 @@ public final class SessionPersistence: Sendable {
         /// The session's file, made by its first write.
         var file: SessionStateFile?
 
+        /// The failure of a write whose changes the session has not taken back yet (``takenBack(_:)``): a record
+        /// queued meanwhile holds them, and is refused with it rather than written.
+        var refusal: (any Error)?
+
         /// Whether `record` needs no write: nothing is being written or waits, and its durable content is on disk.
         func holdsDurably(_ record: SessionRecord) -> Bool {
             !writing && pending == nil && durable?.hasDurableContent(of: record) == true
@@ -148,6 +152,12 @@ public final class SessionPersistence: Sendable {
         states.withLock { states in states[name]?.durable.map { max($0.reservedRevision, $0.revision) } }
     }
 
+    /// Records that the session `name` took back what its last failed write held: its records are written again.
+    /// Until then they are refused with that write's failure, since they hold the changes it failed to write.
+    public func takenBack(_ name: String) {
+        states.withLock { states in states[name]?.refusal = nil }
+    }
+
     /// Saves `record` and returns once it, or a newer record of the same session, is durable.
     ///
     /// It runs on the caller's actor (`nonisolated(nonsending)`): a record that is durable already is answered in the
@@ -200,6 +210,16 @@ public final class SessionPersistence: Sendable {
         waiter: CheckedContinuation<Void, any Error>?,
         into state: inout SessionState
     ) -> Bool {
+        if let refusal = state.refusal {
+            // Taken before the session took back what the failed write held: it holds that too, unless what it
+            // keeps is on disk already. Written once the disk came back, it put a refused change on disk.
+            if state.holdsDurably(record) {
+                waiter?.resume()
+            } else {
+                waiter?.resume(throwing: refusal)
+            }
+            return false
+        }
         let (record, isDurable) = takeNewest(record, into: &state)
         if isDurable {
             waiter?.resume()
@@ -251,6 +271,9 @@ public final class SessionPersistence: Sendable {
                     state.newest = nil
                     // The journal may end in part of the failed line: the next write starts a new snapshot.
                     state.journal = nil
+                    // Refused until the session has taken the changes back, which each failed caller does (a
+                    // background save with no caller has none to do it).
+                    if !waiters.isEmpty || !stranded.isEmpty { state.refusal = error }
                     return stranded
                 }
                 for waiter in waiters + stranded { waiter.resume(throwing: error) }
