@@ -104,8 +104,9 @@ struct Daemon {
             )
         }
 
-        // The plugins folder is watched before READY, so a plugin dropped in right after READY is never missed.
-        let pluginFolder = configuration.watchesPlugins ? await core.watchPluginFolder() : nil
+        // The plugins folder is watched from before the plugins load, so a plugin dropped in at any time is never
+        // missed.
+        let pluginFolder = await core.pluginFolderMonitor
         // Signals are trapped before READY, so a reload or stop right after READY is never lost.
         let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let hangups = await UnixSignalsSequence(trapping: .sighup)

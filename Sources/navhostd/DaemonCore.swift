@@ -25,6 +25,9 @@ final class DaemonCore {
     /// plugin that loads meanwhile.
     private var openFailures = SessionOpenFailures()
 
+    /// The plugins folder watched since start (`watch-plugins`); `nil` when it is not, or cannot be.
+    private(set) var pluginFolderMonitor: PluginFolderMonitor?
+
     /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
     var pluginReports: [PluginInfo] { pluginControl.reports }
 
@@ -81,6 +84,9 @@ final class DaemonCore {
             self?.openSessions()
             self?.sessions.openListedSessions()
         }
+        // Watched first: a plugin folder that changes while the plugins load is taken as a change, with no second
+        // look at every folder (which tried each quarantined one again, and said so twice).
+        pluginFolderMonitor = configuration.watchesPlugins ? watchPluginFolder() : nil
         loadPlugins()
         sessions.loadOpenedList()
         sessions.declareConfiguredSessions(Set(configuration.sessions.map(\.name)))
@@ -210,10 +216,10 @@ final class DaemonCore {
         }
     }
 
-    /// Starts watching the plugins folder, then brings the plugins in step with it (as SIGHUP does): a change made
-    /// between the load at start and the watch is taken, and one made once `READY=1` has gone out is seen. `nil`, with
-    /// a warning, when the folder cannot be watched (SIGHUP still rescans it).
-    func watchPluginFolder() -> PluginFolderMonitor? {
+    /// Starts watching the plugins folder, before the plugins load at start: a change made while they load, or once
+    /// `READY=1` has gone out, is among the monitor's changes, which ``follow(_:)`` takes. `nil`, with a warning, when
+    /// the folder cannot be watched (SIGHUP still rescans it).
+    private func watchPluginFolder() -> PluginFolderMonitor? {
         let monitor: PluginFolderMonitor
         do {
             monitor = try PluginFolderMonitor(directory: configuration.pluginDirectory)
@@ -225,7 +231,6 @@ final class DaemonCore {
             return nil
         }
         logger.info("Watching the plugins folder", metadata: ["navhost.plugins.directory": "\(monitor.directory)"])
-        pluginControl.rescan(configuration.pluginDirectory)
         return monitor
     }
 

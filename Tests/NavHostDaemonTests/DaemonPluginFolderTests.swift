@@ -142,6 +142,22 @@ struct DaemonPluginFolderTests {
         try await daemon.terminate()
     }
 
+    @Test("A plugin refused at start is tried, and logged, once: the folder is watched before the plugins load")
+    func refusedAtStartLoggedOnce() async throws {
+        let directory = try TestPlugins.copies(of: ["Settings", "UserProfile"])
+        try TestPlugins.breakChecksum(of: "UserProfile", in: directory)
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        // "Ready" is logged after every line of the start: once it is in, they all are.
+        #expect(
+            try await PluginsWatch.eventually { daemon.log.contains("Ready") },
+            "the daemon never logged Ready: \(daemon.log)"
+        )
+        let refusals = daemon.log.split(separator: "\n").filter { $0.contains("Quarantined a plugin") }
+        #expect(refusals.count == 1, "\(refusals)")
+        #expect(refusals.first?.contains("navhost.plugin.reason=checksumMismatch") == true, "\(refusals)")
+        try await daemon.terminate()
+    }
+
     @Test("The serving build put in place again is checked: checked when whole, failed when a resource is missing")
     func servingBuildPutInPlaceAgainIsChecked() async throws {
         let directory = try TestPlugins.copies(of: ["Settings", "Products"])
