@@ -130,6 +130,9 @@ public final class NavigationSession: NavigationHandler {
     /// Set when a `CloseSession` closed it and emptied its record: nothing it changes afterwards is written.
     var isClosedDurably = false
 
+    /// Whether the registry holds it as the session open under its name; only ``OpenSessions`` sets it.
+    var isOpen = false
+
     /// The screens a restore could not bring back, and why; empty for a session that was not restored.
     public internal(set) var droppedOnRestore: [DroppedScreen] = []
 

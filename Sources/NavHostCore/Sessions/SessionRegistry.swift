@@ -8,7 +8,7 @@ public import NavHostWire
 public final class SessionRegistry {
     // MARK: Private Properties
 
-    private var sessions: [String: NavigationSession] = [:]
+    private var sessions = OpenSessions()
     private var listWatchers: [ObjectIdentifier: SessionListWatcher] = [:]
     /// The names an OpenSession or CloseSession is under way for, each with the calls waiting for it to finish.
     var busyNames: [String: [CheckedContinuation<Void, Never>]] = [:]
@@ -52,7 +52,7 @@ public final class SessionRegistry {
     public var listedOpenFailures = SessionOpenFailures()
 
     /// The sessions' names, sorted.
-    public var names: [String] { sessions.keys.sorted() }
+    public var names: [String] { sessions.names.sorted() }
 
     /// Every session, sorted by name.
     public var all: [NavigationSession] { names.compactMap { sessions[$0] } }
@@ -167,7 +167,7 @@ public final class SessionRegistry {
             session.observeChanges { [weak self] session, event in self?.persist(session, through: event.revision) }
             persist(session, through: session.revision)
         }
-        sessions[configuration.name] = session
+        sessions.insert(session)
         publish(SessionListEvent(.opened, configuration.name))
         return session
     }
@@ -185,7 +185,7 @@ public final class SessionRegistry {
 
     /// Takes the session `name` out of the registry and tells the list's watchers; the caller closes it.
     func removeSession(named name: String) -> NavigationSession? {
-        guard let session = sessions.removeValue(forKey: name) else { return nil }
+        guard let session = sessions.remove(named: name) else { return nil }
         restoreNotes[name] = nil
         lastWriteFailure[name] = nil
         publish(SessionListEvent(.closed, name))
@@ -299,14 +299,17 @@ public final class SessionRegistry {
 
     /// Whether `session` is the one open under its name (not closed, nor replaced by another of the name).
     func isOpen(_ session: NavigationSession) -> Bool {
-        sessions[session.name] === session
+        session.isOpen
     }
 
     /// Whether `session`'s record is no longer its own: a `CloseSession` emptied it, or another session of its name
     /// holds it now. A session the stop or a configuration reload closed keeps its record for the next start.
     func hasLostItsRecord(_ session: NavigationSession) -> Bool {
+        if session.isClosedDurably { return true }
+        // The open one of its name, the common case, is answered without a look-up.
+        if session.isOpen { return false }
         // Without a closure: see `NavigationSession.screen(_:)`.
-        guard !session.isClosedDurably, let current = sessions[session.name] else { return session.isClosedDurably }
+        guard let current = sessions[session.name] else { return false }
         return current !== session
     }
 
@@ -400,7 +403,7 @@ public final class SessionRegistry {
     /// Closes every session: screens get `onDisappear`, watchers end, and so do the session list's — with
     /// ``Watcher/Ending/stopping`` when the daemon is `stopping`, so that their clients tell it from a session closed.
     public func closeAll(stopping: Bool = false) {
-        for session in sessions.values { session.close(stopping: stopping) }
+        for session in sessions.all { session.close(stopping: stopping) }
         sessions.removeAll()
         for watcher in listWatchers.values { watcher.finish(with: stopping ? .stopping : .closed) }
         listWatchers.removeAll()
