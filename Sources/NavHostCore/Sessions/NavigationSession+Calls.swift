@@ -115,9 +115,7 @@ extension NavigationSession {
 
     /// The screen ID at `position` on the stack, the top one for `nil`.
     public func screenID(at position: Int?) throws(NavigationError) -> ScreenID {
-        guard let position else { return screens[screens.count - 1].id }
-        guard screens.indices.contains(position) else { throw .screenNotFound("#\(position)") }
-        return screens[position].id
+        try screen(at: position).id
     }
 
     /// Where the screen `id` is on the stack, root first.
@@ -138,7 +136,7 @@ extension NavigationSession {
 
     fileprivate func startPerforming(_ call: SessionCall) throws(NavigationError) -> CallProgress<Change?> {
         guard case .send(let intent, let position) = call else { return .finished(try performNavigation(call)) }
-        return try startSending(intent, to: try screenID(at: position)).map { _ in nil }
+        return try startSending(intent, at: position).map { _ in nil }
     }
 
     /// Makes a call that navigates: every call but `send`.

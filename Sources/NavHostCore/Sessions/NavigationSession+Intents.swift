@@ -15,9 +15,10 @@ extension NavigationSession {
         try await startSending(intent, to: try self.screen(screen)).value
     }
 
-    /// ``send(_:to:)``, started in the caller's stretch: see ``CallProgress``.
-    func startSending(_ intent: IntentMessage, to screen: ScreenID?) throws(NavigationError) -> CallProgress<Void> {
-        try startSending(intent, to: try self.screen(screen))
+    /// ``send(_:to:)`` to the screen at `position` on the stack (the top one for `nil`), started in the caller's
+    /// stretch: see ``CallProgress``. The screen is taken from its place, not looked up again by its ID.
+    func startSending(_ intent: IntentMessage, at position: Int?) throws(NavigationError) -> CallProgress<Void> {
+        try startSending(intent, to: try screen(at: position))
     }
 
     /// The ID of `screen`, checked to be on the stack; the top screen's when `screen` is `nil`.

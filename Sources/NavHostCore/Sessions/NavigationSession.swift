@@ -185,6 +185,13 @@ extension NavigationSession {
         throw .screenNotFound(id.rawValue)
     }
 
+    /// The screen at `position` on the stack, the top one for `nil`.
+    func screen(at position: Int?) throws(NavigationError) -> Screen {
+        guard let position else { return screens[screens.count - 1] }
+        guard screens.indices.contains(position) else { throw .screenNotFound("#\(position)") }
+        return screens[position]
+    }
+
     func makeScreen(
         for request: RouteRequest,
         presentation: Presentation,
