@@ -66,6 +66,10 @@ extension DaemonStorageFailureTests {
         try await disk.remount(readOnly: false)
         try await daemon.restart()
         let restarted = try await NavigationClient.connect(to: daemon)
+        // The restored session starts at the reservation, with the state on disk: that revision was not given out.
+        let restored = try await restarted.snapshot()["revision"]?.intValue ?? 0
+        #expect(restored > highest, "answered \(highest) before the crash, restored at \(restored)")
+        #expect(refused > 0, "no Send was refused: the reservation was never reached")
         let next = try await restarted.call("Send", ["intent": "onTappedCount"])
         // Before, the highest was 2,100, the restart started at the 2,048 the disk held, and gave 2,049 again.
         #expect((next.revision ?? 0) > highest, "answered \(highest) before the crash, \(next) after; \(before)")

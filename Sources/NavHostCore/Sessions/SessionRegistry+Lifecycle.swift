@@ -165,6 +165,9 @@ extension SessionRegistry {
             do {
                 try await persistence.save(Self.emptied(last))
             } catch {
+                // Its failure refuses nothing more either: the session is closed, and a later one of the name writes
+                // its own record.
+                persistence.takenBack(name)
                 logger.error(
                     "Closed a session, but cannot empty its saved record",
                     metadata: ["navhost.session": "\(name)", "error": "\(error)"]

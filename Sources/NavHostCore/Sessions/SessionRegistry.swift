@@ -202,7 +202,9 @@ public final class SessionRegistry {
     ///   default, its value now.
     /// - Throws: ``NavigationError`` `StorageFailed` when the change is not durable: the write failed and the
     ///   session's unwritten changes were taken back (watchers never heard of them), or changes were taken back while
-    ///   this one waited, so it may be among them. The change must not be acknowledged then.
+    ///   this one waited, so it may be among them; or a write that held only bookkeeping failed and the change's
+    ///   revision is not below the reservation on disk (nothing is taken back: watchers hear of it once a write
+    ///   succeeds, and `Stack` shows it meanwhile). The change must not be acknowledged then.
     public func commit(_ session: NavigationSession, takeBacks: Int? = nil) async throws {
         let takeBacks = takeBacks ?? session.takeBacks
         guard let persistence, let record = try recordToWrite(session, takeBacks: takeBacks) else { return }
@@ -326,8 +328,9 @@ public final class SessionRegistry {
         defer { persistence?.takenBack(session.name) }
         let current = session.record
         if let persistence, persistence.holdsStack(of: current) {
+            // Below the reservation: a restored session starts at it, with another state.
             let reserved = persistence.reservedRevision(of: session.name) ?? 0
-            session.releaseChanges(through: min(current.revision, reserved), record: current)
+            session.releaseChanges(through: min(current.revision, max(reserved, 1) - 1), record: current)
             return
         }
         guard session.takeBackUnreleasedChanges() else { return }

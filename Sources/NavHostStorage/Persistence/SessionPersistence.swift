@@ -138,18 +138,16 @@ public final class SessionPersistence: Sendable {
         states.withLock { $0[record.session]?.durable?.stack == record.stack }
     }
 
-    /// Whether the file of session `name` reserves `revision`: a session restored from it continues above it, and
-    /// never gives it out again.
+    /// Whether the file of session `name` reserves `revision`: it is below the reservation, which a session restored
+    /// from the file starts at (with the state the file holds) and continues above, so it is never given out again.
     public func reserves(_ revision: UInt64, of name: String) -> Bool {
-        states.withLock { states in
-            guard let durable = states[name]?.durable else { return false }
-            return revision <= max(durable.reservedRevision, durable.revision)
-        }
+        reservedRevision(of: name).map { revision < $0 } ?? false
     }
 
-    /// The highest revision the file of session `name` reserves, if this process wrote or read the file.
+    /// The revision a session restored from the file of session `name` starts at: those below it are reserved. `nil`
+    /// when this process neither wrote nor read the file.
     public func reservedRevision(of name: String) -> UInt64? {
-        states.withLock { states in states[name]?.durable.map { max($0.reservedRevision, $0.revision) } }
+        states.withLock { states in states[name]?.durable?.reservedRevision }
     }
 
     /// Records that the session `name` took back what its last failed write held: its records are written again.
