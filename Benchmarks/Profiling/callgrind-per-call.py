@@ -92,6 +92,8 @@ def related(path, function, chosen, option, pattern, above):
     """The instructions and calls of the callers or callees of `chosen` (of the function `function` names when
     `None`), and the name chosen: the second run must look at the same function."""
     blocks = tree(path, option, pattern, above)
+    if chosen is not None and all(name != chosen for name, _ in blocks):
+        sys.exit(f"{chosen} is not in {path}")
     chosen = chosen or choose([name for name, _ in blocks], function)
     if chosen is None:
         sys.exit(f"no function matching {function!r} in {path}")

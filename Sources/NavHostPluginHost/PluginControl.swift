@@ -112,8 +112,13 @@ public final class PluginControl {
     public func load(pluginAt directory: String) async throws(PluginRegistry.ChangeError) -> PluginStatus {
         let directory = try pluginFolder(directory)
         return try await oneAtATime { () async throws(PluginRegistry.ChangeError) -> PluginStatus in
-            // A folder that is not there cannot load: refused as the registry words it, with nothing written first.
-            guard FileIO.kind(of: directory) == .directory else { return try loadNow(pluginAt: directory) }
+            // A folder that is not there cannot load: refused as the registry words it, with nothing written first
+            // (and nothing loaded: one that appears meanwhile is a later Load's).
+            if FileIO.kind(of: directory) != .directory,
+                case .failure(let reason) = PluginDirectory.readManifest(in: directory)
+            {
+                throw .refused(reason)
+            }
             return try await changeDurably(directory, noting: { $0.noteLoaded(directory, pluginsFolder: $1) }) {
                 () throws(PluginRegistry.ChangeError) -> PluginStatus in
                 let status = try loadNow(pluginAt: directory)

@@ -97,6 +97,12 @@ extension NavHostPluginTool {
         @Flag(help: "Log each outcome to standard error.")
         var verbose = false
 
+        func validate() throws {
+            guard sessions == nil else { return }
+            if installed != nil { throw ValidationError("--installed goes with --sessions") }
+            if !acceptedLosses.isEmpty { throw ValidationError("--accept-loss goes with --sessions") }
+        }
+
         func run() throws {
             try refuseIfNoPluginsFolder(directory)
             try MainActor.assumeIsolated { try check() }

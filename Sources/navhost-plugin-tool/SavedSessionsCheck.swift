@@ -74,7 +74,15 @@ struct SavedSessionsCheck {
                 case .checked(let owner):
                     plugin = owner
                 case .unsure(let owner):
-                    if acceptedLosses.contains(screen.route) { continue }
+                    if acceptedLosses.contains(screen.route) {
+                        accepted += 1
+                        guard unsureRoutes.insert(screen.route).inserted else { continue }
+                        printToStandardError(
+                            "note: a saved screen shows \(screen.route), which no plugin lists: not checked, its loss "
+                                + "accepted (--accept-loss \(screen.route))"
+                        )
+                        continue
+                    }
                     findings.unsure += 1
                     guard unsureRoutes.insert(screen.route).inserted else { continue }
                     printToStandardError(
@@ -110,17 +118,26 @@ struct SavedSessionsCheck {
                                 ? acceptance : "; make the new RestorableState decode what the old build saved")
                     )
                 case .cannotShow(let reason):
-                    // Every screen above it goes with it, whatever plugin shows it.
+                    // Every screen above it goes with it, whatever plugin shows it: accepted only where its route is.
                     let above = record.stack.count - index - 1
+                    let unaccepted = record.stack[(index + 1)...].filter { !acceptedLosses.contains($0.route) }.count
                     checked += above
-                    if isAccepted { accepted += above + 1 } else { findings.lost += above + 1 }
+                    let lost = isAccepted ? unaccepted : above + 1
+                    findings.lost += lost
+                    accepted += above + 1 - lost
                     let consequence =
                         index == 0
                         ? "the session would lose its whole stack: a reload is refused while the session is configured "
                             + "to start there, and a restart starts it at its configured root"
                         : "it would be dropped" + (above == 0 ? "" : ", with \(Self.count(above, "screen")) above it")
+                    let partly =
+                        isAccepted && unaccepted > 0
+                        ? " (accepted for \(screen.route), not for \(Self.count(unaccepted, "screen")) above it on "
+                            + "other routes: --accept-loss those too)"
+                        : acceptance
                     printToStandardError(
-                        "\(severity): \(place) cannot be shown by \(build) (\(reason)): \(consequence)\(acceptance)"
+                        "\(lost > 0 ? "Error" : "note"): \(place) cannot be shown by \(build) (\(reason)): "
+                            + "\(consequence)\(partly)"
                     )
                     break stack
                 }

@@ -143,13 +143,38 @@ struct PluginToolSessionsCheckTests {
             "\(wrongFolder.errors)"
         )
 
-        // Losses accepted route by route are noted, and pass.
+        // A route no plugin lists, its loss accepted: noted, and counted as accepted.
+        let unlisted = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhost-plugin-tool"),
+            ["check", plugins, "--sessions", state, "--accept-loss", "products.archive"]
+        )
+        #expect(
+            unlisted.errors.contains(
+                "note: a saved screen shows products.archive, which no plugin lists: not checked, its loss accepted"
+            ),
+            "\(unlisted.errors)"
+        )
+        #expect(unlisted.output.contains("; 1 accepted as lost (--accept-loss)"), "\(unlisted.output)")
+
+        // Losses accepted route by route are noted, and pass; a screen above a dropped one goes too, and counts unless
+        // its route is accepted as well.
+        let accepted = ["products.list", "products.detail", "products.archive", "profile.user"]
+        let partly = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhost-plugin-tool"),
+            ["check", plugins, "--sessions", state, "--installed", installed]
+                + accepted.flatMap { ["--accept-loss", $0] }
+        )
+        #expect(partly.status == 1, "\(partly.errors)")
+        #expect(
+            partly.errors.contains(
+                "(accepted for products.detail, not for 1 screen above it on other routes: --accept-loss those too)"
+            ),
+            "\(partly.errors)"
+        )
         let accepting = try await ChildProcess.run(
             TestPaths.builtExecutable("navhost-plugin-tool"),
             ["check", plugins, "--sessions", state, "--installed", installed]
-                + ["products.list", "products.detail", "products.archive", "profile.user"].flatMap {
-                    ["--accept-loss", $0]
-                }
+                + (accepted + ["settings.main"]).flatMap { ["--accept-loss", $0] }
         )
         #expect(accepting.status == 0, "\(accepting.errors)")
         #expect(

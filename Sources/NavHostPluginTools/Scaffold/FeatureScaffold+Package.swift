@@ -152,7 +152,7 @@ extension FeatureScaffold {
         check: build
         	$(NAVHOST_SDK)/navhost-plugin-tool check $(BUILD_DIR)/plugins \
         		$(if $(SESSIONS),--sessions '$(SESSIONS)' $(if $(wildcard $(PLUGINDIR)),--installed '$(PLUGINDIR)')) \
-        		$(foreach route,$(ACCEPT_LOSS),--accept-loss '$(route)')
+        		$(if $(SESSIONS),$(foreach route,$(ACCEPT_LOSS),--accept-loss '$(route)'))
 
         # TEST_FILTER runs only the tests it matches (swift test --filter).
         test: sdk

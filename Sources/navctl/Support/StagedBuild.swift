@@ -103,7 +103,8 @@ struct StagedBuild: Sendable {
         if let event, event.name == name, event.version == plugin.version, isThisFolder(event.folder) {
             // Each load is of a private copy of its own: the path tells this load from an earlier one.
             let isThisLoad = (event.kind == .loaded || event.kind == .reloaded) && event.path == plugin.path
-            if isThisLoad || event.kind == .checked { return PluginView.describe(event) }
+            // A `checked` that follows this install's reload (the folder's later changes) is not what it did.
+            if isThisLoad || (event.kind == .checked && !madeServe(plugin)) { return PluginView.describe(event) }
         }
         guard let servingSince = plugin.servingSince else {
             return "serving \(plugin.name) \(plugin.version) from \(plugin.path)"
