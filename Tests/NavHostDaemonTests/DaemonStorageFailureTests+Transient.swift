@@ -33,14 +33,8 @@ extension DaemonStorageFailureTests {
 
     @Test("Revisions given out while the disk refuses the revision reservation are not given out again after kill -9")
     func revisionsBeyondTheReservation() async throws {
-        let state = try TestPaths.temporaryDirectory() + "/state"
-        let disk = try await TinyFileSystem(at: "\(state)/sessions")
+        let (daemon, disk) = try await Self.faultyDaemonOnTinyDisk()
         defer { disk.unmount() }
-        let daemon = try await DaemonProcess.start(
-            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
-            stateDirectory: state,
-            sessions: ["main=faulty.main"]
-        )
         let nav = try await NavigationClient.connect(to: daemon)
         let watch = WatchRecorder(try await NavigationClient.connect(to: daemon).watch())
         _ = try await watch.next()
@@ -176,14 +170,8 @@ extension DaemonStorageFailureTests {
 extension DaemonStorageFailureTests {
     @Test("A change refused for a full disk is not written by a record another client queued before it was taken back")
     func refusedChangeStaysOffTheDisk() async throws {
-        let state = try TestPaths.temporaryDirectory() + "/state"
-        let disk = try await TinyFileSystem(at: "\(state)/sessions")
+        let (daemon, disk) = try await Self.faultyDaemonOnTinyDisk()
         defer { disk.unmount() }
-        let daemon = try await DaemonProcess.start(
-            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
-            stateDirectory: state,
-            sessions: ["main=faulty.main"]
-        )
         let long = JSONValue.string(String(repeating: "f", count: 30_000))
         var exercised = 0
         var kept: [String] = []
@@ -201,7 +189,7 @@ extension DaemonStorageFailureTests {
             try await daemon.crash()
             try await daemon.restart()
             nav = try await NavigationClient.connect(to: daemon)
-            try FileManager.default.removeItem(atPath: "\(state)/sessions/r\(round).journal")
+            try FileManager.default.removeItem(atPath: "\(daemon.stateDirectory)/sessions/r\(round).journal")
             let (holder, pusher, other) = (
                 try await Self.rawConnection(to: daemon), try await Self.rawConnection(to: daemon),
                 try await Self.rawConnection(to: daemon)
@@ -243,5 +231,25 @@ extension DaemonStorageFailureTests {
         #expect(exercised > 0, "no round refused the push")
         #expect(kept.isEmpty, "\(kept)")
         #expect(try await daemon.terminate() == 0)
+    }
+}
+
+extension DaemonStorageFailureTests {
+    /// A daemon serving the Faulty fixture's `faulty.main` as session `main`, its sessions folder on a tiny tmpfs
+    /// (``TinyFileSystem``), which the caller unmounts.
+    fileprivate static func faultyDaemonOnTinyDisk() async throws -> (DaemonProcess, TinyFileSystem) {
+        let state = try TestPaths.temporaryDirectory() + "/state"
+        let disk = try await TinyFileSystem(at: "\(state)/sessions")
+        do {
+            let daemon = try await DaemonProcess.start(
+                plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+                stateDirectory: state,
+                sessions: ["main=faulty.main"]
+            )
+            return (daemon, disk)
+        } catch {
+            disk.unmount()
+            throw error
+        }
     }
 }
