@@ -113,7 +113,7 @@ public final class PluginControl {
         let directory = try pluginFolder(directory)
         return try await oneAtATime { () async throws(PluginRegistry.ChangeError) -> PluginStatus in
             // A folder that is not there cannot load: refused as the registry words it, with nothing written first
-            // (and nothing loaded: one that appears meanwhile is a later Load's).
+            // (one that appears meanwhile is loaded as any other, its Load written before).
             if FileIO.kind(of: directory) != .directory,
                 case .failure(let reason) = PluginDirectory.readManifest(in: directory)
             {

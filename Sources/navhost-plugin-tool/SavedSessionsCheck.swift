@@ -146,8 +146,9 @@ struct SavedSessionsCheck {
         let unchecked = registry.quarantinedPlugins.map(\.name)
         var summary =
             "\(Self.count(saved.records.count, "saved session")), \(Self.count(checked, "screen")) checked: "
-            + (findings.lost == 0
-                ? "every one comes back as it was" : "\(findings.lost) would not come back as they were")
+            + (findings.lost > 0
+                ? "\(findings.lost) would not come back as they were"
+                : accepted > 0 ? "none lost but those accepted" : "every one comes back as it was")
         if accepted > 0 { summary += "; \(accepted) accepted as lost (--accept-loss)" }
         if findings.unsure > 0 {
             summary += "; \(Self.count(findings.unsure, "screen")) on a route no plugin lists, not checked"

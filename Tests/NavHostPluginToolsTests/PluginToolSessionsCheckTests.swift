@@ -184,7 +184,7 @@ struct PluginToolSessionsCheckTests {
             "\(accepting.errors)"
         )
         #expect(!accepting.errors.contains("Error:"), "\(accepting.errors)")
-        #expect(accepting.output.contains("every one comes back as it was; "), "\(accepting.output)")
+        #expect(accepting.output.contains("checked: none lost but those accepted; "), "\(accepting.output)")
         #expect(accepting.output.contains(" accepted as lost (--accept-loss)"), "\(accepting.output)")
 
         try FileIO.remove("\(state)/sessions/main.json")
