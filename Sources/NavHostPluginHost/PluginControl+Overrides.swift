@@ -119,25 +119,6 @@ extension PluginControl {
 
     // MARK: Changing durably
 
-    /// Runs `body` when no other `Load` or `Unload` is under way, first come first served: each writes the overrides
-    /// and changes the registry as one step, which no other such call sees half done.
-    func oneAtATime<Result>(
-        _ body: () async throws(PluginRegistry.ChangeError) -> Result
-    ) async throws(PluginRegistry.ChangeError) -> Result {
-        if isCallUnderWay {
-            await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in waitingCalls.append(turn) }
-        }
-        isCallUnderWay = true
-        defer {
-            if waitingCalls.isEmpty {
-                isCallUnderWay = false
-            } else {
-                waitingCalls.removeFirst().resume()
-            }
-        }
-        return try await body()
-    }
-
     /// Writes the overrides as `note` changes them for `directory`, then makes the change with `change`, and keeps
     /// them in force once it is made. The overrides in force do not change before: the folder watcher and SIGHUP,
     /// which may act while the write waits for the disk, go by what is made. A refused change writes back the

@@ -68,10 +68,9 @@ public final class PluginControl {
     var unloadedFromOutside: [String] = []
     /// How many folders ``unloadedFromOutside`` keeps listed.
     static let outsideUnloadsListed = 32
-    /// The `Load` and `Unload` calls waiting for the one under way to finish, first come first served.
-    var waitingCalls: [CheckedContinuation<Void, Never>] = []
-    /// Whether a `Load` or `Unload` is under way.
-    var isCallUnderWay = false
+    /// The `Load` and `Unload` calls, which take turns, first come first served: each writes the overrides and changes
+    /// the registry as one step, which no other such call sees half done.
+    let loadsAndUnloads = Turns()
     /// Whether a call of ``onPluginServing`` is scheduled: the plugins a rescan loads together make one.
     private var isServingHookScheduled = false
     /// Called once a `Load` or `Unload` has written the overrides and before it makes its change, at the point where
@@ -111,7 +110,7 @@ public final class PluginControl {
     @discardableResult
     public func load(pluginAt directory: String) async throws(PluginRegistry.ChangeError) -> PluginStatus {
         let directory = try pluginFolder(directory)
-        return try await oneAtATime { () async throws(PluginRegistry.ChangeError) -> PluginStatus in
+        return try await loadsAndUnloads.take { () async throws(PluginRegistry.ChangeError) -> PluginStatus in
             // A folder that is not there cannot load: refused as the registry words it, with nothing written first
             // (one that appears meanwhile is loaded as any other, its Load written before).
             if FileIO.kind(of: directory) != .directory,
@@ -178,7 +177,7 @@ public final class PluginControl {
     ///   loaded plugin lists it as a hard dependency or it serves a session's configured root route (`inUse`), or
     ///   the change cannot be written (`storageFailed`); then nothing changed.
     public func unload(_ name: String) async throws(PluginRegistry.ChangeError) {
-        try await oneAtATime { () async throws(PluginRegistry.ChangeError) in
+        try await loadsAndUnloads.take { () async throws(PluginRegistry.ChangeError) in
             // Folders that hold a plugin of this name but could not load (loaded by hand, their folder gone at start
             // or beside the plugins folder's plugin of the name; a copy in the plugins folder under another folder
             // name) go too: a restart, or the retry after this unload, would bring the name back.

@@ -281,21 +281,7 @@ extension SessionRegistry {
     /// after that write failed (the disk came back, or the list was shorter), it listed a session answered
     /// `StorageFailed`, which a restart then opened.
     private func changingOpenedList<T>(_ body: () async throws -> T) async rethrows -> T {
-        if openedListChanging {
-            await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
-                openedListWaiting.append(turn)
-            }
-        } else {
-            openedListChanging = true
-        }
-        defer {
-            if openedListWaiting.isEmpty {
-                openedListChanging = false
-            } else {
-                openedListWaiting.removeFirst().resume()
-            }
-        }
-        return try await body()
+        try await openedListChanges.take(body)
     }
 
     /// A closed session's last record without its stack: a later session of the name that restores it starts at its
@@ -329,24 +315,10 @@ extension SessionRegistry {
     /// Runs `body` once no other OpenSession or CloseSession of `name` is under way, and keeps the others waiting
     /// until it is done; each waiting call is handed the turn in the order it came.
     private func oneAtATime<T>(for name: String, _ body: () async throws -> T) async throws -> T {
-        if busyNames[name] == nil {
-            busyNames[name] = []
-        } else {
-            await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
-                if busyNames[name] == nil {
-                    busyNames[name] = []
-                    turn.resume()
-                } else {
-                    busyNames[name]?.append(turn)
-                }
-            }
-        }
+        let turns = busyNames[name] ?? Turns()
+        busyNames[name] = turns
         defer {
-            if var waiting = busyNames[name], !waiting.isEmpty {
-                let next = waiting.removeFirst()
-                busyNames[name] = waiting
-                next.resume()
-            } else {
+            if !turns.isTaken {
                 busyNames[name] = nil
                 // A reload that declared the name meanwhile left its session to open (`DaemonCore.openSessions`).
                 if configuredNames.contains(name), (try? session(name)) == nil, !isShutDown {
@@ -354,6 +326,6 @@ extension SessionRegistry {
                 }
             }
         }
-        return try await body()
+        return try await turns.take(body)
     }
 }

@@ -10,12 +10,10 @@ public final class SessionRegistry {
 
     private var sessions = OpenSessions()
     private var listWatchers: [ObjectIdentifier: SessionListWatcher] = [:]
-    /// The names an OpenSession or CloseSession is under way for, each with the calls waiting for it to finish.
-    var busyNames: [String: [CheckedContinuation<Void, Never>]] = [:]
-    /// Whether a change of the list of opened sessions is being made and written, and the calls waiting to make theirs
-    /// (`changingOpenedList`).
-    var openedListChanging = false
-    var openedListWaiting: [CheckedContinuation<Void, Never>] = []
+    /// The names an OpenSession or CloseSession is under way for, each with its calls taking turns.
+    var busyNames: [String: Turns] = [:]
+    /// The changes of the list of opened sessions, each made and written in its turn (`changingOpenedList`).
+    let openedListChanges = Turns()
     /// Why the list of opened sessions could not be read at start, if it could not: opening and closing sessions
     /// over the wire is refused then, rather than overwrite a list that may hold sessions.
     var openedListProblem: String?
