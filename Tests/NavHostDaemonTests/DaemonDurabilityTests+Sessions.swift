@@ -285,7 +285,7 @@ extension DaemonDurabilityTests {
         return (daemon, replaying)
     }
 
-    @Test("30 kill -9s while a client opens, navigates and closes sessions: every answered open and close holds")
+    @Test("30 kill -9s or more while a client opens, navigates and closes sessions: every answered one holds")
     func openCloseKills() async throws {
         let daemon = try await DaemonProcess.start()
         var random = SeededRandom(seed: 20_261_126)
@@ -295,7 +295,9 @@ extension DaemonDurabilityTests {
         var kills = 0
         var calls = 0
         var lost: [String] = []
-        while kills < 30 {
+        // At least 30 kills and 60 answered calls: on a loaded machine (a load average of 13 to 16) 30 kills left 34
+        // and 43 calls, so the kills go on, up to 90, until the client has made its 60.
+        while kills < 30 || (calls < 60 && kills < 90) {
             let pause = Duration.milliseconds(Int64(random.next() % 300) + 30)
             let seed = random.next()
             let start = (acknowledged, counter)
