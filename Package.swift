@@ -176,7 +176,8 @@ let package = Package(
             exclude: ["Interfaces/io.navhost.Navigation.varlink", "Interfaces/io.navhost.Plugins.varlink"],
             swiftSettings: swiftSettings
         ),
-        // Storage: the one atomic-write routine, checksums, and the files the daemon keeps in its state folder.
+        // Storage: the one atomic-write routine, checksums, the files the daemon keeps in its state folder, and the gate
+        // at which the changes that write them take turns.
         .target(
             name: "NavHostStorage",
             dependencies: [
