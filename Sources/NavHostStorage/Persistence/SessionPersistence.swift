@@ -85,6 +85,8 @@ public final class SessionPersistence: Sendable {
     }
 
     private let directory: String
+    /// Where the sessions' files are written: the disk, or a test's double.
+    private let writes: any SessionFileWrites
     /// Where a caller that waited for a write resumes first, when it is not the global executor (see ``init``).
     private let resumeExecutor: (any TaskExecutor)?
     private let queue = DispatchQueue(label: "navhost.persistence")
@@ -99,11 +101,20 @@ public final class SessionPersistence: Sendable {
     public init(directory: String, resumeExecutor: (any TaskExecutor)? = nil) {
         self.directory = directory
         self.resumeExecutor = resumeExecutor
+        self.writes = DiskWrites()
+    }
+
+    /// Creates the persistence of sessions under `directory`, whose files are written through `writes` (a test's
+    /// double of the disk).
+    package init(directory: String, writes: any SessionFileWrites) {
+        self.directory = directory
+        self.resumeExecutor = nil
+        self.writes = writes
     }
 
     /// The file of session `name`.
     public func file(for name: String) -> SessionStateFile {
-        SessionStateFile(directory: directory, session: name)
+        SessionStateFile(directory: directory, session: name, writes: writes)
     }
 
     /// Returns once every write queued so far has finished, the writes of a session just closed among them.

@@ -71,15 +71,24 @@ public struct SessionStateFile: Sendable {
     public let path: String
     /// The journal's path.
     public let journalPath: String
+    /// Where the snapshot and the journal's lines are written: the disk, or a test's double that fails as a disk
+    /// can, after its bytes landed.
+    let writes: any SessionFileWrites
 
     /// The file of session `name` under `directory`.
     public init(directory: String, session name: String) {
-        self.init(base: "\(directory)/sessions/\(Self.baseName(for: name))")
+        self.init(directory: directory, session: name, writes: DiskWrites())
     }
 
-    private init(base: String) {
+    /// The file of session `name` under `directory`, written through `writes`.
+    package init(directory: String, session name: String, writes: any SessionFileWrites) {
+        self.init(base: "\(directory)/sessions/\(Self.baseName(for: name))", writes: writes)
+    }
+
+    private init(base: String, writes: any SessionFileWrites = DiskWrites()) {
         self.path = base + ".json"
         self.journalPath = base + ".journal"
+        self.writes = writes
     }
 
     /// The record of every session saved in `sessions` (a state folder's `sessions`), read as ``load(now:)`` reads one
@@ -122,7 +131,7 @@ public struct SessionStateFile: Sendable {
     @discardableResult
     public func save(_ record: SessionRecord) throws -> JournalPosition {
         let generation = Self.newGeneration()
-        try FileIO.writePrivately(Self.envelope(of: record, generation: generation), to: path)
+        try writes.replace(path, with: Self.envelope(of: record, generation: generation))
         return JournalPosition(generation: generation, size: 0)
     }
 
@@ -146,7 +155,7 @@ public struct SessionStateFile: Sendable {
             // The line after its zeros: a disk too full for them (they give the file its blocks) fails the write with
             // no line in the file. Written first, the line was there, whole, and a restart read the change the
             // daemon had taken back and answered `StorageFailed` for.
-            written = try FileIO.writeDurably(
+            written = try writes.write(
                 bytes,
                 at: position.size,
                 to: journalPath,
@@ -157,11 +166,13 @@ public struct SessionStateFile: Sendable {
         } catch {
             // What reached the file of a line whose write failed (its `fdatasync` did) is zeroed, as far as the file
             // takes it: a crash of the daemon then reads the line before it, not a change it took back.
-            _ = try? FileIO.writeDurably(
+            _ = try? writes.write(
                 [UInt8](repeating: 0, count: lineLength),
                 at: position.size,
                 to: journalPath,
-                create: false
+                cuttingTo: nil,
+                create: false,
+                headLast: 0
             )
             throw error
         }
@@ -289,6 +300,44 @@ public struct SessionStateFile: Sendable {
             }
         }
         return name
+    }
+}
+
+/// The two writes a session's file makes, at one seam: ``DiskWrites`` on the disk; a test's double can fail as a disk
+/// does, with the bytes on it or not (an `fsync` that fails with `EIO` after a rename, or after a `pwrite`).
+package protocol SessionFileWrites: Sendable {
+    /// Replaces the file at `path` with `bytes`, durably: ``FileIO/writePrivately(_:to:)``.
+    func replace(_ path: String, with bytes: [UInt8]) throws(FileAccessError)
+
+    /// Writes `bytes` into the file at `path` at `offset`, durably:
+    /// ``FileIO/writeDurably(_:at:to:cuttingTo:create:headLast:mode:)``.
+    func write(
+        _ bytes: [UInt8],
+        at offset: Int,
+        to path: String,
+        cuttingTo size: Int?,
+        create: Bool,
+        headLast: Int
+    ) throws(FileAccessError) -> Bool
+}
+
+/// ``SessionFileWrites`` on the disk, through ``FileIO``.
+package struct DiskWrites: SessionFileWrites {
+    package init() {}
+
+    package func replace(_ path: String, with bytes: [UInt8]) throws(FileAccessError) {
+        try FileIO.writePrivately(bytes, to: path)
+    }
+
+    package func write(
+        _ bytes: [UInt8],
+        at offset: Int,
+        to path: String,
+        cuttingTo size: Int?,
+        create: Bool,
+        headLast: Int
+    ) throws(FileAccessError) -> Bool {
+        try FileIO.writeDurably(bytes, at: offset, to: path, cuttingTo: size, create: create, headLast: headLast)
     }
 }
 

@@ -1,0 +1,98 @@
+import Dispatch
+import Glibc
+import NavHostStorage
+import Synchronization
+
+/// The disk, as ``DiskWrites`` writes a session's file, but with the faults a disk has: a write told to fail fails
+/// after its bytes landed (an `fsync` that fails with `EIO` after a rename or a `pwrite`: the bytes are in the file
+/// all the same), or before any of them did (`ENOSPC`); and a write may be held until the test lets it go.
+///
+/// A full tmpfs gives the second kind only: its `fsync` never fails. The first needs a disk that fails.
+final class FaultyDiskWrites: SessionFileWrites {
+    /// How a write fails.
+    enum Fault: Sendable {
+        /// The bytes are written, then the write fails.
+        case afterLanding
+        /// Nothing is written; the write fails.
+        case beforeLanding
+    }
+
+    private struct State {
+        var faults: [Fault] = []
+        /// Whether the next write waits for ``release()``, and whether one waits now.
+        var holdNext = false
+        var holding = false
+        /// Every write made, as "replace <file>" or "write <file>", the failed ones with the fault's name.
+        var log: [String] = []
+    }
+
+    private let state = Mutex(State())
+    private let released = DispatchSemaphore(value: 0)
+
+    /// Fails the next writes, one fault each, in order.
+    func failNext(_ faults: [Fault]) {
+        state.withLock { $0.faults += faults }
+    }
+
+    /// Holds the next write until ``release()``.
+    func holdNext() {
+        state.withLock { $0.holdNext = true }
+    }
+
+    /// Whether a write is held now.
+    var isHolding: Bool { state.withLock { $0.holding } }
+
+    /// Lets the held write go on.
+    func release() { released.signal() }
+
+    /// The writes made so far.
+    var log: [String] { state.withLock { $0.log } }
+
+    func replace(_ path: String, with bytes: [UInt8]) throws(FileAccessError) {
+        let fault = take("replace \(FileIO.fileName(of: path))")
+        if fault != .beforeLanding { try DiskWrites().replace(path, with: bytes) }
+        if fault != nil { throw FileAccessError.system("fsync", path: path, errno: EIO) }
+    }
+
+    func write(
+        _ bytes: [UInt8],
+        at offset: Int,
+        to path: String,
+        cuttingTo size: Int?,
+        create: Bool,
+        headLast: Int
+    ) throws(FileAccessError) -> Bool {
+        let fault = take("write \(FileIO.fileName(of: path)) at \(offset)")
+        var written = true
+        if fault != .beforeLanding {
+            written = try DiskWrites().write(
+                bytes,
+                at: offset,
+                to: path,
+                cuttingTo: size,
+                create: create,
+                headLast: headLast
+            )
+        }
+        if fault != nil { throw FileAccessError.system("fdatasync", path: path, errno: EIO) }
+        return written
+    }
+
+    /// Waits when the write is to be held, then takes its fault, if any, and logs it.
+    private func take(_ write: String) -> Fault? {
+        let hold = state.withLock { state in
+            defer { state.holdNext = false }
+            state.holding = state.holdNext
+            return state.holdNext
+        }
+        if hold {
+            released.wait()
+            state.withLock { $0.holding = false }
+        }
+        return state.withLock { state in
+            let fault = state.faults.isEmpty ? nil : state.faults.removeFirst()
+            state.log.append(write + (fault.map { " (\($0))" } ?? ""))
+            return fault
+        }
+    }
+}
