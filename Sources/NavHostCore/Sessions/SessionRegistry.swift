@@ -292,7 +292,7 @@ public final class SessionRegistry {
                 try await persistence.save(record)
                 session.releaseChanges(through: revision, record: record)
             } catch {
-                takeBack(session, because: error)
+                takeBack(session, because: error, inBackground: true)
             }
         }
     }
@@ -321,11 +321,21 @@ public final class SessionRegistry {
     /// with the next change. Taking such a change back would only make another one, which fails in turn. Watchers
     /// hear of the held changes only up to the revision the disk reserves, though: one above it would be given out
     /// again, for another state, after a restart. The rest wait for a write that succeeds.
-    private func takeBack(_ session: NavigationSession, because error: any Error) {
+    ///
+    /// - Parameter inBackground: Whether the failed write was a background save (a ViewModel's own change, or the
+    ///   record a take-back made): then only what the last write that succeeded wrote counts, not what a failed write
+    ///   may have left. Else, the record of a take-back that changed nothing (a failed write that reached the disk
+    ///   may hold another stack) would be taken back in turn when its write failed, and again, as long as the disk
+    ///   fails. What a failed write may have left is written over by the session's next write that succeeds.
+    private func takeBack(_ session: NavigationSession, because error: any Error, inBackground: Bool = false) {
         // Once what the failed write held is taken back, the session's records are written again.
         defer { persistence?.takenBack(session.name) }
         let current = session.record
-        if let persistence, persistence.holdsStack(of: current) {
+        // A failed write may have reached the disk all the same: what it held is taken back then, and the record
+        // after the take-back is written over it (``SessionPersistence/holdsStack(of:)``).
+        if let persistence,
+            inBackground ? persistence.wroteStack(of: current) : persistence.holdsStack(of: current)
+        {
             // Below the reservation: a restored session starts at it, with another state.
             let reserved = persistence.reservedRevision(of: session.name) ?? 0
             session.releaseChanges(through: min(current.revision, max(reserved, 1) - 1), record: current)

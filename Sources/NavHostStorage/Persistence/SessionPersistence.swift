@@ -29,9 +29,39 @@ public final class SessionPersistence: Sendable {
         /// queued meanwhile holds them, and is refused with it rather than written.
         var refusal: (any Error)?
 
+        /// The durable content of the records whose writes failed since the last write that succeeded. A failed write
+        /// may have reached the disk all the same (a snapshot renamed into place before its folder's `fsync` failed,
+        /// a journal line whose zeroing failed too): the file holds `durable` or any of them, so none of them is
+        /// taken as written, and a record is written even when `durable` holds it, until a write succeeds. `nil`
+        /// when there were more than ``maxMayHold``: the file may hold anything written since the last success.
+        var mayHold: [SessionRecord]? = []
+
+        /// Whether `record`'s durable content is what the file holds, whichever of the failed writes since the last
+        /// success reached it.
+        func fileHolds(_ record: SessionRecord) -> Bool {
+            guard durable?.hasDurableContent(of: record) == true, let mayHold else { return false }
+            return mayHold.allSatisfy { $0.hasDurableContent(of: record) }
+        }
+
+        /// Whether `record`'s stack (screens and restorable states) is what the file holds, whichever of the failed
+        /// writes since the last success reached it.
+        func fileHoldsStack(of record: SessionRecord) -> Bool {
+            guard durable?.stack == record.stack, let mayHold else { return false }
+            return mayHold.allSatisfy { $0.stack == record.stack }
+        }
+
+        /// Records that the write of `record` failed, and may have reached the disk all the same.
+        mutating func failedToWrite(_ record: SessionRecord) {
+            guard var list = mayHold else { return }
+            let known = durable?.hasDurableContent(of: record) == true
+            if known || list.contains(where: { $0.hasDurableContent(of: record) }) { return }
+            list.append(record.durableContent)
+            mayHold = list.count > SessionPersistence.maxMayHold ? nil : list
+        }
+
         /// Whether `record` needs no write: nothing is being written or waits, and its durable content is on disk.
         func holdsDurably(_ record: SessionRecord) -> Bool {
-            !writing && pending == nil && durable?.hasDurableContent(of: record) == true
+            !writing && pending == nil && fileHolds(record)
         }
 
         /// ``holdsDurably(_:)``; when it holds, the durable record takes `record`'s stack, equal to its own but
@@ -61,7 +91,7 @@ public final class SessionPersistence: Sendable {
             return Next(
                 record: record,
                 waiters: waiters,
-                unchanged: durable?.hasDurableContent(of: record) == true,
+                unchanged: fileHolds(record),
                 journal: journal,
                 file: file
             )
@@ -71,6 +101,7 @@ public final class SessionPersistence: Sendable {
         mutating func wrote(_ record: SessionRecord, at position: SessionStateFile.JournalPosition) {
             durable = record.durableContent
             journal = position
+            mayHold = []
         }
     }
 
@@ -83,6 +114,9 @@ public final class SessionPersistence: Sendable {
         var journal: SessionStateFile.JournalPosition?
         var file: SessionStateFile
     }
+
+    /// The most records ``SessionState/mayHold`` lists; past it, the file may hold anything since the last success.
+    static let maxMayHold = 16
 
     private let directory: String
     /// Where the sessions' files are written: the disk, or a test's double.
@@ -144,8 +178,14 @@ public final class SessionPersistence: Sendable {
     }
 
     /// Whether the file of `record`'s session holds its stack and restorable states, whatever its bookkeeping (screen
-    /// numbers, revision reservation) says.
+    /// numbers, revision reservation) says, and whichever failed write since the last success reached the disk.
     public func holdsStack(of record: SessionRecord) -> Bool {
+        states.withLock { $0[record.session]?.fileHoldsStack(of: record) == true }
+    }
+
+    /// Whether the last write that succeeded wrote `record`'s stack and restorable states: when a write that failed
+    /// since reached the disk, the file may hold another (``holdsStack(of:)`` says whether it does).
+    public func wroteStack(of record: SessionRecord) -> Bool {
         states.withLock { $0[record.session]?.durable?.stack == record.stack }
     }
 
@@ -274,6 +314,9 @@ public final class SessionPersistence: Sendable {
                 let stranded = states.withLock { states -> [CheckedContinuation<Void, any Error>] in
                     guard var state = states[session] else { return [] }
                     defer { states[session] = state }
+                    // What it wrote may be on disk: the next record is written, as a new snapshot, even one that
+                    // holds what the last write that succeeded held (the take-back's).
+                    state.failedToWrite(record)
                     let stranded = state.waiters
                     state.waiters = []
                     state.pending = nil
