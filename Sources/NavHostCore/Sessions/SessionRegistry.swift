@@ -322,14 +322,21 @@ public final class SessionRegistry {
     /// hear of the held changes only up to the revision the disk reserves, though: one above it would be given out
     /// again, for another state, after a restart. The rest wait for a write that succeeds.
     ///
+    /// A failed write that answers several callers is taken back once, for the first of them: by the time a later one
+    /// runs, the session's records are written again, and what it holds that watchers have not heard of yet was
+    /// changed since, its write allowed (a later caller's take-back took it back: its caller was answered
+    /// `StorageFailed`, and it was on disk).
+    ///
     /// - Parameter inBackground: Whether the failed write was a background save (a ViewModel's own change, or the
     ///   record a take-back made): then only what the last write that succeeded wrote counts, not what a failed write
     ///   may have left. Else, the record of a take-back that changed nothing (a failed write that reached the disk
     ///   may hold another stack) would be taken back in turn when its write failed, and again, as long as the disk
     ///   fails. What a failed write may have left is written over by the session's next write that succeeds.
     private func takeBack(_ session: NavigationSession, because error: any Error, inBackground: Bool = false) {
+        let failure = error as? SessionPersistence.WriteFailure
+        if let failure, let persistence, !persistence.isRefusing(failure) { return }
         // Once what the failed write held is taken back, the session's records are written again.
-        defer { persistence?.takenBack(session.name) }
+        defer { persistence?.takenBack(session.name, generation: failure?.generation) }
         let current = session.record
         // A failed write may have reached the disk all the same: what it held is taken back then, and the record
         // after the take-back is written over it (``SessionPersistence/holdsStack(of:)``).

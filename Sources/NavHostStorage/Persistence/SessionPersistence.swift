@@ -25,9 +25,12 @@ public final class SessionPersistence: Sendable {
         /// The session's file, made by its first write.
         var file: SessionStateFile?
 
-        /// The failure of a write whose changes the session has not taken back yet (``takenBack(_:)``): a record
-        /// queued meanwhile holds them, and is refused with it rather than written.
-        var refusal: (any Error)?
+        /// The failure of a write whose changes the session has not taken back yet (``takenBack(_:generation:)``):
+        /// a record queued meanwhile holds them, and is refused with it rather than written.
+        var refusal: WriteFailure?
+
+        /// How many writes of the session failed: the generation of the next failure is one more.
+        var failures: UInt64 = 0
 
         /// The durable content of the records whose writes failed since the last write that succeeded. A failed write
         /// may have reached the disk all the same (a snapshot renamed into place before its folder's `fsync` failed,
@@ -118,6 +121,21 @@ public final class SessionPersistence: Sendable {
     /// The most records ``SessionState/mayHold`` lists; past it, the file may hold anything since the last success.
     static let maxMayHold = 16
 
+    /// A failed write of a session, as its callers get it: the system's error, and which of the session's failed
+    /// writes it was. The session takes back what it held once, for the first caller that gets it
+    /// (``isRefusing(_:)``): a later caller's take-back would take back changes made since, whose writes are allowed
+    /// again.
+    public struct WriteFailure: Error, CustomStringConvertible {
+        /// What the system said.
+        public let error: any Error
+        /// Which of the session's failed writes it was, from 1.
+        public let generation: UInt64
+        /// The session's name.
+        public let session: String
+
+        public var description: String { "\(error)" }
+    }
+
     private let directory: String
     /// Where the sessions' files are written: the disk, or a test's double.
     private let writes: any SessionFileWrites
@@ -189,6 +207,13 @@ public final class SessionPersistence: Sendable {
         states.withLock { $0[record.session]?.durable?.stack == record.stack }
     }
 
+    /// Whether `failure` still refuses its session's records: the session has not taken back what that write held
+    /// (``takenBack(_:generation:)``). A caller that gets a failure no longer refusing must take nothing back: the
+    /// first caller of that write did, and what the session holds now was made since.
+    public func isRefusing(_ failure: WriteFailure) -> Bool {
+        states.withLock { $0[failure.session]?.refusal?.generation == failure.generation }
+    }
+
     /// Whether the file of session `name` reserves `revision`: it is below the reservation, which a session restored
     /// from the file starts at (with the state the file holds) and continues above, so it is never given out again.
     public func reserves(_ revision: UInt64, of name: String) -> Bool {
@@ -201,10 +226,16 @@ public final class SessionPersistence: Sendable {
         states.withLock { states in states[name]?.durable?.reservedRevision }
     }
 
-    /// Records that the session `name` took back what its last failed write held: its records are written again.
-    /// Until then they are refused with that write's failure, since they hold the changes it failed to write.
-    public func takenBack(_ name: String) {
-        states.withLock { states in states[name]?.refusal = nil }
+    /// Records that the session `name` took back what its failed write of `generation` held (any, when `nil`): its
+    /// records are written again. Until then they are refused with that write's failure, since they hold the changes
+    /// it failed to write.
+    public func takenBack(_ name: String, generation: UInt64? = nil) {
+        states.withLock { states in
+            guard let refusal = states[name]?.refusal, generation == nil || refusal.generation == generation else {
+                return
+            }
+            states[name]?.refusal = nil
+        }
     }
 
     /// Saves `record` and returns once it, or a newer record of the same session, is durable.
@@ -311,9 +342,12 @@ public final class SessionPersistence: Sendable {
             } catch {
                 // A record queued meanwhile holds the change that failed too: it fails with it, so that nothing the
                 // daemon took back reaches the disk later. The next record starts the order afresh.
-                let stranded = states.withLock { states -> [CheckedContinuation<Void, any Error>] in
-                    guard var state = states[session] else { return [] }
+                let (stranded, failure) = states.withLock {
+                    states -> ([CheckedContinuation<Void, any Error>], any Error) in
+                    guard var state = states[session] else { return ([], error) }
                     defer { states[session] = state }
+                    state.failures += 1
+                    let failure = WriteFailure(error: error, generation: state.failures, session: session)
                     // What it wrote may be on disk: the next record is written, as a new snapshot, even one that
                     // holds what the last write that succeeded held (the take-back's).
                     state.failedToWrite(record)
@@ -325,10 +359,10 @@ public final class SessionPersistence: Sendable {
                     state.journal = nil
                     // Refused until the session has taken the changes back, which each failed caller does (a
                     // background save with no caller has none to do it).
-                    if !waiters.isEmpty || !stranded.isEmpty { state.refusal = error }
-                    return stranded
+                    if !waiters.isEmpty || !stranded.isEmpty { state.refusal = failure }
+                    return (stranded, failure)
                 }
-                for waiter in waiters + stranded { waiter.resume(throwing: error) }
+                for waiter in waiters + stranded { waiter.resume(throwing: failure) }
             }
         }
     }

@@ -5,11 +5,12 @@ import NavHostKit
 import NavHostStorage
 import Testing
 
-/// A write that fails may have reached the disk all the same: what a caller was answered `StorageFailed` for must not
-/// be what a restart reads. Through a registry and its persistence, over a disk double that fails as a disk can (``FaultyDiskWrites``):
+/// A write that fails may have reached the disk all the same, and a failed write answers every caller it covered:
+/// what a caller was answered `StorageFailed` for must not be what a restart reads, and what it was answered done for
+/// must be. Through a registry and its persistence, over a disk double that fails as a disk can (``FaultyDiskWrites``):
 /// a tmpfs cannot fail an `fsync` after the bytes landed.
 @MainActor
-@Suite("A failed write that reached the disk")
+@Suite("A failed write that reached the disk, and one that answered several callers")
 struct FailedWriteOnDiskTests {
     let directory: String
     let disk = FaultyDiskWrites()
@@ -91,5 +92,71 @@ struct FailedWriteOnDiskTests {
         #expect(disk.log.contains("replace main.json (afterLanding)"), "the failed write was a snapshot: \(disk.log)")
         await settle(registry, session, persistence)
         #expect(try usersOnDisk() == ["root", "b×\(big.count)"], "writes: \(disk.log)")
+    }
+
+    /// Records, for ``laterCallerTakesNothingBack()``, the answer of the change another client made once the first
+    /// caller of the failed write had taken it back.
+    @MainActor final class Other {
+        var made = false
+        var answer: Result<Void, any Error>?
+        /// What the file held when the change was answered.
+        var onDisk: [String] = []
+    }
+
+    @Test("A failed write answering two callers is taken back once: a change made between them is answered as written")
+    func laterCallerTakesNothingBack() async throws {
+        let (registry, persistence) = try makeRegistry()
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        let other = Other()
+        // The first failed caller to run makes another change, whose write is allowed then, before the next runs.
+        let caller: @MainActor () async -> Bool = {
+            do {
+                try await registry.commit(session)
+                return false
+            } catch {
+                guard !other.made else { return true }
+                other.made = true
+                let takeBacks = session.takeBacks
+                _ = try? session.navigate(to: Self.user("other"))
+                do {
+                    try await registry.commit(session, takeBacks: takeBacks)
+                    other.answer = .success(())
+                } catch {
+                    other.answer = .failure(error)
+                }
+                other.onDisk = (try? usersOnDisk()) ?? []
+                return true
+            }
+        }
+        // One write for both pushes: the first's is held while the second queues its record behind it.
+        disk.holdNext()
+        disk.failNext([.beforeLanding])
+        try session.navigate(to: Self.user("p"))
+        let first = Task { await caller() }
+        while !disk.isHolding { try await Task.sleep(for: .milliseconds(1)) }
+        try session.navigate(to: Self.user("q"))
+        let second = Task { await caller() }
+        try await Task.sleep(for: .milliseconds(100))
+        disk.release()
+        #expect(await first.value, "the first push's write failed")
+        #expect(await second.value, "the second push's write failed")
+        await persistence.waitForQueuedWrites()
+        for _ in 0..<3 { await Task.yield() }
+        await persistence.waitForQueuedWrites()
+        let onDisk = try usersOnDisk()
+        switch other.answer {
+        case .success:
+            #expect(other.onDisk == ["root", "other"], "answered done; writes: \(disk.log)")
+            #expect(onDisk == ["root", "other"], "answered done; writes: \(disk.log)")
+        case .failure(let error):
+            // Before: the second caller's take-back took the other change back, after its write was queued; the
+            // file held it when it was answered (a crash then brought it back), until the take-back's record.
+            Issue.record("the other change was answered \(error); writes: \(disk.log)")
+            #expect(!other.onDisk.contains("other"), "answered StorageFailed, and on disk: \(other.onDisk)")
+        case nil:
+            Issue.record("no caller made the other change")
+        }
+        #expect(session.routeIDs == ["profile.user", "profile.user"])
     }
 }
