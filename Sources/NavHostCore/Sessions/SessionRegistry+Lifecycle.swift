@@ -16,7 +16,8 @@ extension SessionRegistry {
     /// - Throws: ``NavigationError``: `InvalidSessionName`, `SessionConfigured` (the configuration declares the
     ///   name), `SessionExists`, what opening the root screen throws (`RouteNotFound`, `InvalidRouteParameters`,
     ///   `ViewModelFailed`), or `StorageFailed` — then nothing was opened; ``SessionsShutDown`` once the daemon is
-    ///   stopping.
+    ///   stopping. When the first record cannot be written, nor the list without the session, the list on disk names
+    ///   it, and a restart opens it at its root: so does this call, which returns the session at its root.
     ///
     /// - Parameter replaying: For a session that replays a recording, the random numbers its features get
     ///   (``SessionOptions/replaying``).
@@ -88,17 +89,18 @@ extension SessionRegistry {
             } catch {
                 // Unless a reload declared the name meanwhile: the session is the configuration's now.
                 if !configuredNames.contains(entry.name) { close(entry.name) }
-                await changingOpenedList {
+                let reopened = await changingOpenedList { () async -> NavigationSession? in
                     opened[entry.name] = nil
                     do {
                         try await saveOpenedList()
+                        return nil
                     } catch {
-                        logger.error(
-                            "Cannot take a session that failed to open out of the list of opened sessions",
-                            metadata: ["navhost.session": "\(entry.name)", "error": "\(error)"]
-                        )
+                        return reopenStillListed(entry, options: options, listError: error)
                     }
                 }
+                // The list on disk names the session, which a restart opens at its root: so does this call, which
+                // must not answer `StorageFailed` for a session a restart brings back.
+                if let reopened { return (reopened, reopened.snapshot) }
                 throw error as? NavigationError ?? NavigationError.storageFailed("\(error)")
             }
             logger.info(
@@ -282,6 +284,33 @@ extension SessionRegistry {
     /// `StorageFailed`, which a restart then opened.
     private func changingOpenedList<T>(_ body: () async throws -> T) async rethrows -> T {
         try await openedListChanges.take(body)
+    }
+
+    /// Opens again at its root, as a restart would, the session `entry` names whose first state could not be written
+    /// and whose entry could not be taken out of the list of opened sessions either (`listError`): the list on disk
+    /// names it, so a restart opens it at its root, and an `OpenSession` answered `StorageFailed` would come back.
+    /// `nil`, with the entry out of ``opened``, when the session cannot open (its root's plugin is gone, a reload
+    /// declared the name meanwhile): a restart cannot open it either, and the next write of the list drops it.
+    private func reopenStillListed(
+        _ entry: OpenedSessionsFile.Entry,
+        options: SessionOptions,
+        listError: any Error
+    ) -> NavigationSession? {
+        guard !configuredNames.contains(entry.name), !isShutDown, (try? session(entry.name)) == nil,
+            let session = try? open(entry.configuration, options: options, fresh: freshStart(of: entry.name))
+        else {
+            logger.error(
+                "Cannot take a session that failed to open out of the list of opened sessions",
+                metadata: ["navhost.session": "\(entry.name)", "error": "\(listError)"]
+            )
+            return nil
+        }
+        opened[entry.name] = entry
+        logger.error(
+            "Kept a session whose first state could not be written open at its root: the list still names it",
+            metadata: ["navhost.session": "\(entry.name)", "error": "\(listError)"]
+        )
+        return session
     }
 
     /// A closed session's last record without its stack: a later session of the name that restores it starts at its

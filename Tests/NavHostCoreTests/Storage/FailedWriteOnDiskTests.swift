@@ -10,7 +10,7 @@ import Testing
 /// must be. Through a registry and its persistence, over a disk double that fails as a disk can (``FaultyDiskWrites``):
 /// a tmpfs cannot fail an `fsync` after the bytes landed.
 @MainActor
-@Suite("A failed write that reached the disk, and one that answered several callers")
+@Suite("A failed write that reached the disk, one that answered several callers, and an OpenSession's")
 struct FailedWriteOnDiskTests {
     let directory: String
     let disk = FaultyDiskWrites()
@@ -158,5 +158,48 @@ struct FailedWriteOnDiskTests {
             Issue.record("no caller made the other change")
         }
         #expect(session.routeIDs == ["profile.user", "profile.user"])
+    }
+
+    @Test("An OpenSession whose first record and the list without it fail: it answers the session a restart opens")
+    func openSessionStillListed() async throws {
+        // The list of opened sessions in a folder of its own, which the test takes away while the first record's
+        // write is held.
+        let listFolder = directory + "-list"
+        try FileManager.default.createDirectory(atPath: listFolder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: listFolder + "-moved") }
+        let registry = SessionRegistry(
+            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+            persistence: SessionPersistence(directory: directory, writes: disk),
+            openedSessions: OpenedSessionsFile(directory: listFolder),
+            logger: Logger(label: "test")
+        )
+        disk.holdNext()
+        disk.failNext([.beforeLanding])
+        let opening = Task {
+            try await registry.openDurably(
+                OpenedSessionsFile.Entry(name: "kiosk", root: "profile.user", parameters: ["userID": "k"])
+            )
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !disk.isHolding {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the first record's write was never held: \(await opening.result)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        // Listed; now the list cannot be written again: its folder is a file.
+        try FileManager.default.moveItem(atPath: listFolder, toPath: listFolder + "-moved")
+        #expect(FileManager.default.createFile(atPath: listFolder, contents: Data()))
+        defer { try? FileManager.default.removeItem(atPath: listFolder) }
+        disk.release()
+        let answer = await opening.result
+        let listed = try OpenedSessionsFile(directory: listFolder + "-moved").load().get().map(\.name)
+        #expect(listed == ["kiosk"], "the list on disk still names it")
+        // Before, the call answered StorageFailed, and a restart opened the session from the list.
+        let session = try answer.get()
+        #expect(try registry.session("kiosk") === session, "open, as a restart opens it")
+        #expect(session.routeIDs == ["profile.user"], "at its root")
+        #expect(disk.log == ["replace kiosk.json (beforeLanding)"], "the first record failed")
     }
 }
