@@ -146,6 +146,33 @@ struct NavctlDaemonTests {
             }
         }
 
+        @Test("session open's limits navctl lets through are the daemon's own: both ends of each range open a session")
+        func sessionOpenLimits() async throws {
+            try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
+                let socket = ["--socket", daemon.socketPath]
+                for (name, options) in [
+                    ("low", ["--max-stack-depth", "1", "--intent-timeout", "0.001"]),
+                    ("high", ["--max-stack-depth", "1048576", "--intent-timeout", "86400"]),
+                ] {
+                    let open = try await Navctl.run(["session", "open", name, "home.main"] + options + socket)
+                    #expect(open.status == 0, "\(name): \(open.errors)")
+                }
+                // Past either end navctl refuses it itself (64), where it once sent it (InvalidParameter, 2) or, for
+                // inf, trapped converting it to milliseconds.
+                for options in [
+                    ["--intent-timeout", "inf"], ["--intent-timeout", "0.0004"], ["--max-stack-depth", "1048577"],
+                ] {
+                    let open = try await Navctl.run(["session", "open", "past", "home.main"] + options + socket)
+                    #expect(open.status == 64, "\(options): \(open.errors)")
+                }
+                let sessions = try await Navctl.run(["sessions"] + socket)
+                #expect(
+                    sessions.output.split(separator: "\n").sorted() == ["high", "low", "main"],
+                    "\(sessions.output)"
+                )
+            }
+        }
+
         @Test("navigate, send and pop through navctl; watch --json sees each revision; Ctrl-C ends it with 0")
         func newcomerSession() async throws {
             try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in

@@ -20,6 +20,16 @@ struct NavctlUsageTests {
             ("usage-inspect-json", ["inspect", "--json"]),
             ("usage-inspect-timeout", ["--timeout=5", "inspect"]),
             ("usage-record-json", ["record", "-o", "/nonexistent/bug.navrec", "--json"]),
+            // Once a trap in navctl (exit 132): inf seconds do not fit Int64 milliseconds.
+            ("usage-session-intent-timeout-inf", ["session", "open", "kiosk", "home.main", "--intent-timeout", "inf"]),
+            (
+                "usage-session-intent-timeout-tiny",
+                ["session", "open", "kiosk", "home.main", "--intent-timeout", "0.0001"]
+            ),
+            (
+                "usage-session-stack-too-deep",
+                ["session", "open", "kiosk", "home.main", "--max-stack-depth", "2000000"]
+            ),
         ]
     )
     func usageError(name: String, arguments: [String]) async throws {

@@ -63,10 +63,22 @@ extension Navctl.Session {
         @Option(help: "Seconds an intent may take. (default: the daemon's --intent-timeout)")
         var intentTimeout: Double?
 
+        /// The most screens and the longest intent time limit a session opened over the wire may have.
+        static let deepestStack = 1 << 20
+        static let longestIntentTimeout: Double = 86_400
+
         func validate() throws {
             _ = try KeyValueArguments.validated(parameters)
-            if let maxStackDepth, maxStackDepth < 1 { throw ValidationError("--max-stack-depth takes 1 or more") }
-            if let intentTimeout, !(intentTimeout > 0) { throw ValidationError("--intent-timeout takes seconds > 0") }
+            // The ranges OpenSession takes (SessionOptions in io.navhost.Navigation): a value outside would be sent
+            // and refused as InvalidParameter, and one beyond Int64's milliseconds (inf, 1e30) would trap here.
+            if let maxStackDepth, !(1...Self.deepestStack).contains(maxStackDepth) {
+                throw ValidationError("--max-stack-depth takes 1 to \(Self.deepestStack)")
+            }
+            if let intentTimeout, !(0.001...Self.longestIntentTimeout).contains(intentTimeout) {
+                throw ValidationError(
+                    "--intent-timeout takes seconds from 0.001 to \(Int(Self.longestIntentTimeout)) (a day)"
+                )
+            }
         }
 
         func run() async throws {
