@@ -117,6 +117,28 @@ struct DaemonLifecycleTests {
         _ = try await first.terminate()
     }
 
+    @Test("A socket whose folder cannot be created stops the daemon with status 1, naming the socket and --socket")
+    func socketFolderCannotBeCreated() async throws {
+        let first = try await DaemonProcess.start()
+        // A regular file where the socket's folder would be: mkdir fails (ENOTDIR) even for root.
+        let file = first.stateDirectory + "/not-a-folder"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        let socket = file + "/navhost/io.navhost"
+        let second = try await DaemonProcess.start(
+            stateDirectory: first.stateDirectory + "-second",
+            extraArguments: ["--socket", socket],
+            waitingForReady: false
+        )
+        #expect(try await second.waitForExit(within: .seconds(30)) == 1)
+        #expect(
+            second.log.contains(
+                "cannot create \(file)/navhost, the folder of the socket \(socket): Not a directory; give --socket"
+            ),
+            "\(second.log)"
+        )
+        _ = try await first.terminate()
+    }
+
     @Test("A daemon that stops leaves alone a socket another daemon bound at its path since")
     func stopLeavesAnotherDaemonsSocket() async throws {
         let first = try await DaemonProcess.start()
