@@ -35,6 +35,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private let service: VarlinkService
     private let peer: VarlinkPeerCredentials?
     private let parser: JSONParser
+    private let reader: VarlinkCallReader
     private let eventLoop: any EventLoop
     private let executor: EventLoopTaskExecutor
     private let streamCancellation = CancellationSignal()
@@ -97,6 +98,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         self.closingLog = closingLog
         self.logger = logger
         self.parser = JSONParser(maxDepth: configuration.maxJSONDepth)
+        self.reader = VarlinkCallReader(maxDepth: configuration.maxJSONDepth)
         self.machine = StateMachine(
             maxPendingCalls: configuration.maxPendingCallsPerConnection,
             maxConcurrentCalls: configuration.maxConcurrentCallsPerConnection
@@ -340,7 +342,13 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private func receive(_ frame: ByteBuffer) {
         let call: VarlinkCall
         do {
-            call = try VarlinkCall(parsing: try parser.parseVarlinkMessage(frame))
+            // The common call straight from json-c; any other message, and every one that is not a call, the general
+            // way, which says what is wrong with it.
+            if let read = reader.read(frame) {
+                call = read
+            } else {
+                call = try VarlinkCall(parsing: try parser.parseVarlinkMessage(frame))
+            }
         } catch {
             logClosing(because: error)
             handle { $0.connectionFailed(into: &$1) }

@@ -1,0 +1,242 @@
+internal import CJSONC
+internal import NIOCore
+internal import NavHostJSON
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#endif
+
+/// Reads a call straight from json-c's parse of its message, the envelope (`method`, the flags) without a
+/// ``JSONValue`` of the whole message: the path of every call a client sends. Only the parameters become a value.
+///
+/// It takes the common case only, and leaves everything else to the general reading, ``JSONParser`` and
+/// ``VarlinkCall/init(parsing:)``, which also says what is wrong with a message that is not a call: a message with a
+/// byte above 0x7F or a backslash (json-c's UTF-8 check and escapes, a key holding `\u0000`), over 64 KiB (json-c's
+/// buffer keeps the size of the longest string it read), that json-c refuses, or that is not a call as the
+/// specification says. What it does read, it reads as the general way does: the same tokener settings and depth
+/// limit, the same values (an integer above `Int64.max` is a `Double`; a number json-c made infinite is refused).
+///
+/// Building the message's value and reading the envelope from it cost about 3,800 instructions per call (callgrind,
+/// a steady `Send`), most of it in copies of the SDK's `JSONValue` and `JSONObject`, whose layouts this module does
+/// not know.
+final class VarlinkCallReader {
+    /// The deepest nesting of arrays and objects accepted; the general reading's limit.
+    let maxDepth: Int
+    /// The method of the last call read: a client calls the same few methods, and a call of the same one shares its
+    /// name instead of making it again (an allocation for a name of 16 bytes or more).
+    private var lastMethod = ""
+
+    init(maxDepth: Int) {
+        self.maxDepth = maxDepth
+    }
+
+    /// The call in `frame`, a message without its terminator; `nil` when the general reading must read it.
+    func read(_ frame: ByteBuffer) -> VarlinkCall? {
+        frame.withUnsafeReadableBytes { bytes in read(bytes) }
+    }
+
+    /// The call in `bytes`; `nil` when the general reading must read it.
+    func read(_ bytes: UnsafeRawBufferPointer) -> VarlinkCall? {
+        var length = bytes.count
+        if length > 0, bytes[length - 1] == 0 { length -= 1 }
+        guard length > 0, length <= Self.largestMessage, let base = bytes.baseAddress,
+            Self.isPlainASCII(UnsafeRawBufferPointer(start: base, count: length))
+        else { return nil }
+        guard let tokener = Self.tokener(maxDepth: maxDepth) else { return nil }
+        let chars = base.assumingMemoryBound(to: CChar.self)
+        let parsed = json_tokener_parse_ex(tokener, chars, Int32(length))
+        let status = json_tokener_get_error(tokener)
+        let end = Int(json_tokener_get_parse_end(tokener))
+        // No escape was read (no backslash), so no half of a surrogate pair is left pending: the tokener is reused
+        // after a failure as well.
+        json_tokener_reset(tokener)
+        guard status == json_tokener_success else { return nil }
+        defer { json_object_put(parsed) }
+        var extra = end
+        while extra < length, Self.isWhitespace(bytes[extra]) { extra += 1 }
+        guard extra == length else { return nil }
+        return call(parsed)
+    }
+
+    // MARK: - The envelope
+
+    /// The call `object` holds; `nil` when it is not an object, or not a call the specification allows.
+    private func call(_ object: OpaquePointer?) -> VarlinkCall? {
+        guard let object, json_object_get_type(object) == json_type_object else { return nil }
+        var method: String?
+        var parameters = JSONObject()
+        var more = false
+        var oneway = false
+        var upgrade = false
+        var iterator = json_object_iter_begin(object)
+        var end = json_object_iter_end(object)
+        while json_object_iter_equal(&iterator, &end) == 0 {
+            guard let key = json_object_iter_peek_name(&iterator) else { return nil }
+            let value = json_object_iter_peek_value(&iterator)
+            if strcmp(key, "method") == 0 {
+                guard let value, json_object_get_type(value) == json_type_string else { return nil }
+                method = methodName(value)
+            } else if strcmp(key, "parameters") == 0 {
+                switch json_object_get_type(value) {
+                case json_type_null: parameters = JSONObject()
+                case json_type_object:
+                    guard let members = Self.members(value) else { return nil }
+                    parameters = members
+                default: return nil
+                }
+            } else if strcmp(key, "more") == 0 {
+                guard let flag = Self.flag(value) else { return nil }
+                more = flag
+            } else if strcmp(key, "oneway") == 0 {
+                guard let flag = Self.flag(value) else { return nil }
+                oneway = flag
+            } else if strcmp(key, "upgrade") == 0 {
+                guard let flag = Self.flag(value) else { return nil }
+                upgrade = flag
+            } else if strchr(key, Int32(UInt8(ascii: "."))) == nil {
+                return nil
+            }
+            json_object_iter_next(&iterator)
+        }
+        guard let method, (more ? 1 : 0) + (oneway ? 1 : 0) + (upgrade ? 1 : 0) <= 1 else { return nil }
+        return VarlinkCall(method: method, parameters: parameters, more: more, oneway: oneway, upgrade: upgrade)
+    }
+
+    /// The text of the string `object`, the method's name: ``lastMethod`` when it is the same.
+    private func methodName(_ object: OpaquePointer) -> String {
+        let length = Int(json_object_get_string_len(object))
+        guard length > 0, let start = json_object_get_string(object) else { return "" }
+        let isLast =
+            lastMethod.utf8.withContiguousStorageIfAvailable { known in
+                known.count == length && memcmp(known.baseAddress!, start, length) == 0
+            } ?? false
+        if isLast { return lastMethod }
+        lastMethod = Self.string(object)
+        return lastMethod
+    }
+
+    /// A flag's value: `null` is `false`; `nil` when it is not a boolean.
+    private static func flag(_ value: OpaquePointer?) -> Bool? {
+        switch json_object_get_type(value) {
+        case json_type_null: return false
+        case json_type_boolean: return json_object_get_boolean(value) != 0
+        default: return nil
+        }
+    }
+
+    // MARK: - The parameters
+
+    /// The value `object` holds, as ``JSONParser`` makes it; `nil` for a number json-c made infinite.
+    private static func value(_ object: OpaquePointer?) -> JSONValue? {
+        guard let object else { return .null }
+        switch json_object_get_type(object) {
+        case json_type_null:
+            return .null
+        case json_type_boolean:
+            return .bool(json_object_get_boolean(object) != 0)
+        case json_type_int:
+            let signed = json_object_get_int64(object)
+            if signed == Int64.max, json_object_get_uint64(object) > UInt64(Int64.max) {
+                return .double(Double(json_object_get_uint64(object)))
+            }
+            return .int(signed)
+        case json_type_double:
+            let number = json_object_get_double(object)
+            return number.isFinite ? .double(number) : nil
+        case json_type_string:
+            return .string(string(object))
+        case json_type_array:
+            let count = json_object_array_length(object)
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(count)
+            for index in 0..<count {
+                guard let element = value(json_object_array_get_idx(object, index)) else { return nil }
+                elements.append(element)
+            }
+            return .array(elements)
+        case json_type_object:
+            return members(object).map { .object($0) }
+        default:
+            return nil
+        }
+    }
+
+    /// The members of the json-c object `object`, in json-c's order (the order of the text).
+    private static func members(_ object: OpaquePointer?) -> JSONObject? {
+        var members = JSONObject(minimumCapacity: Int(json_object_object_length(object)))
+        var iterator = json_object_iter_begin(object)
+        var end = json_object_iter_end(object)
+        while json_object_iter_equal(&iterator, &end) == 0 {
+            guard let name = json_object_iter_peek_name(&iterator),
+                let member = value(json_object_iter_peek_value(&iterator))
+            else { return nil }
+            // json-c keeps one member per key: the text's last.
+            let key = String(decoding: UnsafeRawBufferPointer(start: name, count: strlen(name)), as: UTF8.self)
+            members[key] = member
+            json_object_iter_next(&iterator)
+        }
+        return members
+    }
+
+    /// The text of a json-c string, ASCII (the message was).
+    private static func string(_ object: OpaquePointer) -> String {
+        let length = Int(json_object_get_string_len(object))
+        guard let start = json_object_get_string(object) else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: start, count: length), as: UTF8.self)
+    }
+
+    // MARK: - The text
+
+    /// The largest message read here, as ``JSONParser`` keeps a tokenizer for: json-c's buffer for strings and
+    /// numbers grows to the longest one read and never shrinks.
+    private static var largestMessage: Int { 64 * 1024 }
+
+    /// Whether every byte of `text` is below 0x80 and none is a backslash: json-c then needs no UTF-8 check, and reads
+    /// no escape (none can make a key that holds `\u0000`).
+    private static func isPlainASCII(_ text: UnsafeRawBufferPointer) -> Bool {
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var offset = 0
+        var seen: UInt64 = 0
+        while offset + 8 <= text.count {
+            seen |= text.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < text.count {
+            seen |= UInt64(text[offset])
+            offset += 1
+        }
+        guard seen & highBits == 0, let base = text.baseAddress else { return false }
+        return memchr(base, Int32(UInt8(ascii: "\\")), text.count) == nil
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    // MARK: - The tokener
+
+    /// This thread's tokener for the default depth, made at its first call and kept: making one allocates json-c's
+    /// parse stack. A tokener for another depth is not kept (`nil`: the general reading reads those calls).
+    private static func tokener(maxDepth: Int) -> UnsafeMutablePointer<json_tokener>? {
+        guard maxDepth == JSONParser.defaultMaxDepth else { return nil }
+        if let kept = pthread_getspecific(tokenerKey) {
+            return kept.assumingMemoryBound(to: json_tokener.self)
+        }
+        guard let tokener = json_tokener_new_ex(Int32(maxDepth)) else { return nil }
+        json_tokener_set_flags(tokener, JSON_TOKENER_STRICT)
+        pthread_setspecific(tokenerKey, UnsafeMutableRawPointer(tokener))
+        return tokener
+    }
+
+    /// The thread-specific slot of ``tokener(maxDepth:)``; a thread's tokener is freed when the thread ends.
+    private static let tokenerKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { slot in
+            if let slot { json_tokener_free(slot.assumingMemoryBound(to: json_tokener.self)) }
+        }
+        precondition(status == 0, "pthread_key_create failed: \(status)")
+        return key
+    }()
+}

@@ -1,0 +1,75 @@
+import NavHostJSON
+import Testing
+
+@testable import NavHostVarlink
+
+@Suite("Reading a call straight from json-c")
+struct CallReaderTests {
+    let reader = VarlinkCallReader(maxDepth: JSONParser.defaultMaxDepth)
+
+    /// The call `text` holds as the reader reads it; `nil` when it leaves it to the general reading.
+    private func read(_ text: String) -> VarlinkCall? {
+        Array(text.utf8).withUnsafeBytes { reader.read($0) }
+    }
+
+    @Test(
+        "A call it reads is the call the general reading makes of the same text",
+        arguments: [
+            #"{"method":"io.navhost.Navigation.Send","parameters":{"intent":"onChangedFilter","arguments":{"text":"a"}}}"#,
+            #"{"method":"a.b.C"}"#,
+            #"{"method":"a.b.C","parameters":null}"#,
+            #"{"method":"a.b.C","parameters":{}}"#,
+            #"{"method":"a.b.C","oneway":null,"more":false}"#,
+            #"{"method":"a.b.C","more":true}"#,
+            #"{"method":"a.b.C","oneway":true}"#,
+            #"{"method":"a.b.C","upgrade":true}"#,
+            #"{"org.example.x":[1,{"y":2}],"method":"a.b.C"}"#,
+            #" { "parameters" : { "b" : 2 , "a" : [ 1 , 2.5 , -3 , true , null , "s" , { } , [ ] ] } , "method" : "x" } "#,
+            #"{"method":"a.b.C","parameters":{"big":18446744073709551615,"max":9223372036854775807,"min":-9223372036854775808}}"#,
+            #"{"method":"a.b.C","parameters":{"x":1,"x":2}}"#,
+            #"{"method":"a","method":"b.c.D"}"#,
+            #"{"method":"a.b.C","parameters":{"f":1e3,"g":0.1,"h":-0.0}}"#,
+        ]
+    )
+    func readsAsTheGeneralReading(text: String) throws {
+        let general = try VarlinkCall(parsing: JSONParser().parse(text))
+        let call = try #require(read(text))
+        #expect(call == general)
+        #expect(call.parameters.keys == general.parameters.keys)
+    }
+
+    @Test(
+        "What is not plain ASCII, not JSON, or not a call is left to the general reading",
+        arguments: [
+            "", " ", "[]", "1", #""method""#, "{", #"{"method":"a.b.C"} x"#, #"{"method":"a.b.C"}{}"#,
+            #"{"method":"a.b.C","parameters":{"t":"\u00e9"}}"#, #"{"method":"a.b.C","parameters":{"t":"é"}}"#,
+            #"{"method":"a.b.C","parameters":{"a\u0000b":1}}"#, #"{"method":"a.b\"C"}"#,
+            #"{"parameters":{}}"#, #"{"method":["a"]}"#, #"{"method":"a.b.C","oneway":1}"#,
+            #"{"method":"a.b.C","parameters":"x"}"#, #"{"method":"a.b.C","parameters":[]}"#,
+            #"{"method":"a.b.C","oneway":true,"upgrade":true}"#, #"{"method":"a.b.C","more":true,"oneway":true}"#,
+            #"{"method":"a.b.C","id":7}"#, #"{"method":"a.b.C","parameters":{"x":1e999}}"#,
+            #"{"method":"a.b.C","parameters":{"x":NaN}}"#, #"{"method":"a.b.C",}"#,
+            String(repeating: "[", count: 70) + String(repeating: "]", count: 70),
+            #"{"method":"a.b.C","parameters":{"x":"# + String(repeating: "[", count: 70)
+                + String(repeating: "]", count: 70) + "}}",
+        ]
+    )
+    func leavesTheRest(text: String) {
+        #expect(read(text) == nil)
+    }
+
+    @Test("A refused message leaves the reader able to read the next one; a NUL terminator is taken off")
+    func readsOnAfterARefusal() throws {
+        #expect(read(#"{"method":"a.b.C""#) == nil)
+        #expect(read(#"{"method":[}"#) == nil)
+        #expect(read(#"{"method":"a.b.C"}"#) == VarlinkCall(method: "a.b.C"))
+        let terminated = Array(#"{"method":"a.b.C"}"#.utf8) + [0]
+        #expect(terminated.withUnsafeBytes { reader.read($0) } == VarlinkCall(method: "a.b.C"))
+    }
+
+    @Test("A message over 64 KiB is left to the general reading")
+    func leavesLargeMessages() {
+        let text = #"{"method":"a.b.C","parameters":{"x":""# + String(repeating: "a", count: 64 * 1024) + #""}}"#
+        #expect(read(text) == nil)
+    }
+}
