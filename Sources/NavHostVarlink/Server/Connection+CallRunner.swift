@@ -58,6 +58,9 @@ extension Connection {
         enum Start: Sendable {
             /// The call finished: its serialized final reply, `nil` for a `oneway` call.
             case finished(ByteBuffer?)
+            /// The call finished with these output parameters, not yet serialized: the connection writes them where
+            /// the reply goes (its batch, when the reply goes out at once). Never for a `oneway` call.
+            case finishedWith(VarlinkSerializedParameters)
             /// The call's handler suspended: this finishes it, in a task, and returns its final reply.
             case suspended(@MainActor @Sendable () async -> ByteBuffer?)
         }
@@ -77,7 +80,8 @@ extension Connection {
             }
             switch started {
             case .finished(let parameters):
-                return .finished(serializedReply(parameters, request: request))
+                logFinished(request, error: nil)
+                return call.oneway ? .finished(nil) : .finishedWith(parameters)
             case .suspended(let rest):
                 return .suspended { [self] in
                     do {
@@ -124,6 +128,11 @@ extension Connection {
         ) -> ByteBuffer? {
             logFinished(request, error: nil)
             if request.call.oneway { return nil }
+            return Self.serialized(parameters)
+        }
+
+        /// The final reply with `parameters`, in a buffer of its own.
+        static func serialized(_ parameters: VarlinkSerializedParameters) -> ByteBuffer {
             var buffer = ByteBufferAllocator().buffer(capacity: parameters.text.count + 16)
             buffer.writeVarlinkReply(parameters)
             return buffer

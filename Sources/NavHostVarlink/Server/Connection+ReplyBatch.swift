@@ -56,6 +56,18 @@ extension Connection {
             joined.writeImmutableBuffer(reply)
         }
 
+        /// Appends the final reply with `parameters`, written straight into the batch's buffer.
+        mutating func append(_ parameters: VarlinkSerializedParameters) {
+            if !isJoined {
+                isJoined = true
+                let size = parameters.text.count + 16 + (first?.readableBytes ?? 0)
+                joined.clear(minimumCapacity: min(Self.maxBytes, 8 * size))
+                if let first { joined.writeImmutableBuffer(first) }
+            }
+            count += 1
+            bytes += joined.writeVarlinkReply(parameters)
+        }
+
         /// Empties the batch and returns what it held, in order, as one buffer; `nil` when it is empty.
         mutating func take() -> ByteBuffer? {
             defer {

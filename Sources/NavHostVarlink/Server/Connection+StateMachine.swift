@@ -121,6 +121,13 @@ extension Connection {
             closeIfDrained(into: &actions)
         }
 
+        /// Whether the final reply of `id`, were it to finish now, would be written at once: it is the running call
+        /// at the head of the queue (every reply before it has gone out), and the connection is not closed.
+        func writesAtOnce(_ id: CallID) -> Bool {
+            guard !isClosed, let head = entries.first, head.id == id, case .running = head.state else { return false }
+            return true
+        }
+
         /// The `more` call whose replies with `continues` may go out now, as they are produced: the running call at
         /// the head of the queue, if it is a `more` call and the connection is not closed. Replies of any other call
         /// are dropped.

@@ -226,10 +226,24 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
             // The configuration says this event loop is the main thread (it traps when it is not). A handler that
             // starts on the main actor runs here, and needs a task only if it suspends.
             let started = MainActor.assumeIsolated { runner.start(id, call) }
-            if case .finished(let reply) = started {
+            switch started {
+            case .finished(let reply):
                 startingCall = nil
                 callFinished(id, reply: reply)
                 return
+            case .finishedWith(let parameters):
+                startingCall = nil
+                // A reply that goes out at once is written straight into the batch: no buffer of its own to make,
+                // copy into the batch and free (most `Send`s). The machine then has nothing left to write for it.
+                if machine.writesAtOnce(id) {
+                    batch.append(parameters)
+                    callFinished(id, reply: nil)
+                } else {
+                    callFinished(id, reply: CallRunner.serialized(parameters))
+                }
+                return
+            case .suspended, nil:
+                break
             }
             let finish = finisher(of: id)
             // `startOnMainActor`, not `Task.immediate`: see `Screen.startTask` in NavHostCore (Swift 6.3.1 gives an
