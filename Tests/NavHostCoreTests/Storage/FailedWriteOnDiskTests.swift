@@ -200,6 +200,7 @@ struct FailedWriteOnDiskTests {
         let session = try answer.get()
         #expect(try registry.session("kiosk") === session, "open, as a restart opens it")
         #expect(session.routeIDs == ["profile.user"], "at its root")
-        #expect(disk.log == ["replace kiosk.json (beforeLanding)"], "the first record failed")
+        // The screen's own change (its user loaded) may have written the session since.
+        #expect(disk.log.first == "replace kiosk.json (beforeLanding)", "the first record failed: \(disk.log)")
     }
 }
