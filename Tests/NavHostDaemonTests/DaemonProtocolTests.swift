@@ -43,6 +43,25 @@ struct DaemonProtocolTests {
         #expect(replies[2]["parameters"]?["removed"]?.arrayValue?.count == 1)
         let stack = replies[3]["parameters"]?["snapshot"]?["stack"]?.arrayValue?.compactMap { $0["route"]?.stringValue }
         #expect(stack == ["home.main", "products.list"])
+
+        // A call answered at once (its reply written straight into the batch), then one refused at once: before, the
+        // refusal's reply was lost from the batch, and each later reply answered the call before it.
+        let filter =
+            #"{"method":"io.navhost.Navigation.Send","#
+            + #""parameters":{"intent":"onChangedFilter","arguments":{"text":"a"}}}"#
+        try await raw.write(filter + "\0")
+        _ = try await raw.readMessages(1)
+        // The same filter again: nothing to write, answered in the stretch that reads it.
+        let mixed = [
+            filter,
+            #"{"method":"io.navhost.Navigation.Navigate","parameters":{"route":"no.such"}}"#,
+            #"{"method":"io.navhost.Navigation.Stack","parameters":{}}"#,
+        ].map { $0 + "\0" }.joined()
+        try await raw.write(mixed)
+        let answers = try await raw.readMessages(3).map { try JSONParser().parse($0) }
+        #expect(answers.map { $0["error"]?.stringValue } == [nil, "io.navhost.Navigation.RouteNotFound", nil])
+        #expect(answers[0]["parameters"]?["revision"] != nil, "\(answers)")
+        #expect(answers[2]["parameters"]?["snapshot"] != nil, "\(answers)")
         try await raw.close()
         try await daemon.terminate()
     }

@@ -42,17 +42,19 @@ extension Connection {
         mutating func append(_ reply: ByteBuffer) {
             count += 1
             bytes += reply.readableBytes
-            guard let first else {
-                first = reply
-                return
-            }
             if !isJoined {
+                guard let first else {
+                    first = reply
+                    return
+                }
                 isJoined = true
                 // Emptied here, not after the write: the channel lets go of the buffer once it is written, and
                 // clearing it then finds it unshared and keeps its room.
                 joined.clear(minimumCapacity: min(Self.maxBytes, 8 * (first.readableBytes + reply.readableBytes)))
                 joined.writeImmutableBuffer(first)
             }
+            // Joined already, by a reply written straight into the buffer (`append(_:)` of parameters) with no first
+            // one: a reply kept as the first then was never written (a pipelined call's error after a `Send`).
             joined.writeImmutableBuffer(reply)
         }
 
