@@ -49,6 +49,7 @@ struct CallReaderTests {
             #"{"method":"a.b.C","oneway":true,"upgrade":true}"#, #"{"method":"a.b.C","more":true,"oneway":true}"#,
             #"{"method":"a.b.C","id":7}"#, #"{"method":"a.b.C","parameters":{"x":1e999}}"#,
             #"{"method":"a.b.C","parameters":{"x":NaN}}"#, #"{"method":"a.b.C",}"#,
+            #"{"method":"a.b.C","org.example.x":NaN}"#, #"{"method":"a.b.C","org.example.x":[1e400]}"#,
             String(repeating: "[", count: 70) + String(repeating: "]", count: 70),
             #"{"method":"a.b.C","parameters":{"x":"# + String(repeating: "[", count: 70)
                 + String(repeating: "]", count: 70) + "}}",

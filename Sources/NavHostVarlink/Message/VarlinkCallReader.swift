@@ -95,7 +95,9 @@ final class VarlinkCallReader {
             } else if strcmp(key, "upgrade") == 0 {
                 guard let flag = Self.flag(value) else { return nil }
                 upgrade = flag
-            } else if strchr(key, Int32(UInt8(ascii: "."))) == nil {
+            } else if strchr(key, Int32(UInt8(ascii: "."))) == nil || Self.value(value) == nil {
+                // A key the specification does not allow, or a vendor key (dotted) whose value the general reading
+                // refuses: json-c takes `NaN`, `Infinity` and `1e400`, which have no JSON form.
                 return nil
             }
             json_object_iter_next(&iterator)
