@@ -16,8 +16,9 @@ extension SessionRegistry {
     /// - Throws: ``NavigationError``: `InvalidSessionName`, `SessionConfigured` (the configuration declares the
     ///   name), `SessionExists`, what opening the root screen throws (`RouteNotFound`, `InvalidRouteParameters`,
     ///   `ViewModelFailed`), or `StorageFailed` — then nothing was opened; ``SessionsShutDown`` once the daemon is
-    ///   stopping. When the first record cannot be written, nor the list without the session, the list on disk names
-    ///   it, and a restart opens it at its root: so does this call, which returns the session at its root.
+    ///   stopping. When the first record cannot be written, nor the list without the session (and that write left the
+    ///   list as it was), the list on disk names it, and a restart opens it: so does this call, and returns it as a
+    ///   restart opens it (from the record of the name on disk, or at its root).
     ///
     /// - Parameter replaying: For a session that replays a recording, the random numbers its features get
     ///   (``SessionOptions/replaying``).
@@ -98,8 +99,8 @@ extension SessionRegistry {
                         return reopenStillListed(entry, options: options, listError: error)
                     }
                 }
-                // The list on disk names the session, which a restart opens at its root: so does this call, which
-                // must not answer `StorageFailed` for a session a restart brings back.
+                // The list on disk names the session, which a restart opens: so does this call, which must not
+                // answer `StorageFailed` for a session a restart brings back.
                 if let reopened { return (reopened, reopened.snapshot) }
                 throw error as? NavigationError ?? NavigationError.storageFailed("\(error)")
             }
@@ -286,18 +287,21 @@ extension SessionRegistry {
         try await openedListChanges.take(body)
     }
 
-    /// Opens again at its root, as a restart would, the session `entry` names whose first state could not be written
-    /// and whose entry could not be taken out of the list of opened sessions either (`listError`): the list on disk
-    /// names it, so a restart opens it at its root, and an `OpenSession` answered `StorageFailed` would come back.
-    /// `nil`, with the entry out of ``opened``, when the session cannot open (its root's plugin is gone, a reload
-    /// declared the name meanwhile): a restart cannot open it either, and the next write of the list drops it.
+    /// Opens again, as a restart would, the session `entry` names whose first state could not be written and whose
+    /// entry could not be taken out of the list of opened sessions either (`listError`), when that write failed before
+    /// it replaced the list: the list on disk names the session, so a restart opens it — from the record of the name
+    /// on disk, or at its root — and an `OpenSession` answered `StorageFailed` would come back. `nil`, with the entry
+    /// out of ``opened``, when the list may have been replaced (its folder's `fsync` failed after the rename: a
+    /// restart may open it or not), or when the session cannot open (its root's plugin is gone, a reload declared the
+    /// name, the daemon is stopping).
     private func reopenStillListed(
         _ entry: OpenedSessionsFile.Entry,
         options: SessionOptions,
         listError: any Error
     ) -> NavigationSession? {
-        guard !configuredNames.contains(entry.name), !isShutDown, (try? session(entry.name)) == nil,
-            let session = try? open(entry.configuration, options: options, fresh: freshStart(of: entry.name))
+        guard let notWritten = listError as? FileAccessError, !notWritten.mayHaveReplaced,
+            !configuredNames.contains(entry.name), !isShutDown, (try? session(entry.name)) == nil,
+            let session = try? open(entry.configuration, options: options, fresh: nil)
         else {
             logger.error(
                 "Cannot take a session that failed to open out of the list of opened sessions",
@@ -307,7 +311,7 @@ extension SessionRegistry {
         }
         opened[entry.name] = entry
         logger.error(
-            "Kept a session whose first state could not be written open at its root: the list still names it",
+            "Kept a session whose first state could not be written open, as a restart opens it: the list still names it",
             metadata: ["navhost.session": "\(entry.name)", "error": "\(listError)"]
         )
         return session

@@ -36,6 +36,9 @@ public struct FileAccessError: Error, Sendable, Hashable {
     public var path: String
     /// The system's error number, when a system call failed.
     public var errno: Int32?
+    /// Whether the path may hold the new file all the same: a replacement renamed into place whose folder could not
+    /// be flushed (`fsync`). A crash leaves either file there. `false`: the path holds what it held before.
+    public var mayHaveReplaced = false
 
     /// Creates an error of kind `code` about `path`.
     public init(code: Code, message: String, path: String, errno: Int32? = nil) {

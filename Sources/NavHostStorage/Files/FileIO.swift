@@ -347,7 +347,14 @@ extension FileIO {
         guard close(descriptor) == 0 else { throw .system("close", path: temporary, errno: errno) }
         guard rename(temporary, path) == 0 else { throw .system("rename", path: path, errno: errno) }
         renamed = true
-        if durably { try syncDirectory(directory) }
+        guard durably else { return }
+        do {
+            try syncDirectory(directory)
+        } catch {
+            var uncertain = error
+            uncertain.mayHaveReplaced = true
+            throw uncertain
+        }
     }
 
     /// Writes all of `bytes` at the descriptor's position, or at `offset` when one is given (`pwrite`).
