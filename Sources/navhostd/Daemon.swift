@@ -278,11 +278,11 @@ struct Daemon {
             components.removeFirst()
             current += current.isEmpty && component.isEmpty ? "" : "/\(component)"
             if current.isEmpty || current == "/" { continue }
-            if mkdir(current, 0o755) != 0, errno != EEXIST {
+            if mkdir(current, 0o755) != 0, case let failure = errno, failure != EEXIST {
                 // Said with the socket and the way out: a non-root daemon without $XDG_RUNTIME_DIR (a su or
                 // setpriv shell, a system user) looks for /run/user/UID, which only a login session creates.
                 throw DaemonError(
-                    "cannot create \(current), the folder of the socket \(path): \(String(cString: strerror(errno))); "
+                    "cannot create \(current), the folder of the socket \(path): \(String(cString: strerror(failure))); "
                         + "give --socket (or socket: in navhostd.conf) a path in a folder this user may write"
                 )
             }

@@ -29,9 +29,6 @@ public final class SessionPersistence: Sendable {
         /// a record queued meanwhile holds them, and is refused with it rather than written.
         var refusal: WriteFailure?
 
-        /// How many writes of the session failed: the generation of the next failure is one more.
-        var failures: UInt64 = 0
-
         /// The durable content of the records whose writes failed since the last write that succeeded. A failed write
         /// may have reached the disk all the same (a snapshot renamed into place before its folder's `fsync` failed,
         /// a journal line whose zeroing failed too): the file holds `durable` or any of them, so none of them is
@@ -128,7 +125,7 @@ public final class SessionPersistence: Sendable {
     public struct WriteFailure: Error, CustomStringConvertible {
         /// What the system said.
         public let error: any Error
-        /// Which of the session's failed writes it was, from 1.
+        /// Which of the daemon's failed writes it was, from 1.
         public let generation: UInt64
         /// The session's name.
         public let session: String
@@ -143,6 +140,10 @@ public final class SessionPersistence: Sendable {
     private let resumeExecutor: (any TaskExecutor)?
     private let queue = DispatchQueue(label: "navhost.persistence")
     private let states = Mutex<[String: SessionState]>([:])
+    /// How many writes failed, of any session: the generation of the next failure is one more. One count for all, not
+    /// one per session's state, which ``forget(_:)`` starts again: a failure of an earlier session of the name, still
+    /// on its way to a caller, would have the generation of a new one's refusal, and clear it.
+    private let failures = Atomic<UInt64>(0)
 
     /// Creates the persistence of sessions under `directory` (`<directory>/sessions/<name>.json` and `.journal`).
     ///
@@ -346,8 +347,8 @@ public final class SessionPersistence: Sendable {
                     states -> ([CheckedContinuation<Void, any Error>], any Error) in
                     guard var state = states[session] else { return ([], error) }
                     defer { states[session] = state }
-                    state.failures += 1
-                    let failure = WriteFailure(error: error, generation: state.failures, session: session)
+                    let generation = failures.add(1, ordering: .relaxed).newValue
+                    let failure = WriteFailure(error: error, generation: generation, session: session)
                     // What it wrote may be on disk: the next record is written, as a new snapshot, even one that
                     // holds what the last write that succeeded held (the take-back's).
                     state.failedToWrite(record)
