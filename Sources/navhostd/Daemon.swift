@@ -47,7 +47,11 @@ struct Daemon {
         try Self.lockStateDirectory(configuration.stateDirectory, logger: logger)
         // Before any plugin loads: a socket another server listens on refuses this daemon now (the bind checks again).
         let inheritedSocket = try SocketActivation.listeningUnixSocket(named: "varlink")
-        if inheritedSocket == nil { try refuseTakenSocket(logger: logger) }
+        if inheritedSocket == nil {
+            try refuseTakenSocket(logger: logger)
+            // And a socket folder this user cannot make: said before the plugins load and the sessions open.
+            try makeParentDirectory(of: configuration.socketPath)
+        }
 
         // Before any plugin code runs: a plugin that crashed or stalled the last run is kept out, and one that does
         // so now is named (docs/robustness.md, "Plugin faults").
@@ -236,6 +240,7 @@ struct Daemon {
                 eventLoopGroup: eventLoop
             )
         }
+        // Again: a folder taken away while the plugins loaded comes back.
         try makeParentDirectory(of: configuration.socketPath)
         do {
             return try await VarlinkServer.bind(
