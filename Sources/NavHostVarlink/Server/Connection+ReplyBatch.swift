@@ -43,15 +43,11 @@ extension Connection {
             count += 1
             bytes += reply.readableBytes
             if !isJoined {
-                guard let first else {
+                guard first != nil else {
                     first = reply
                     return
                 }
-                isJoined = true
-                // Emptied here, not after the write: the channel lets go of the buffer once it is written, and
-                // clearing it then finds it unshared and keeps its room.
-                joined.clear(minimumCapacity: min(Self.maxBytes, 8 * (first.readableBytes + reply.readableBytes)))
-                joined.writeImmutableBuffer(first)
+                startJoining(adding: reply.readableBytes)
             }
             // Joined already, by a reply written straight into the buffer (`append(_:)` of parameters) with no first
             // one: a reply kept as the first then was never written (a pipelined call's error after a `Send`).
@@ -60,14 +56,19 @@ extension Connection {
 
         /// Appends the final reply with `parameters`, written straight into the batch's buffer.
         mutating func append(_ parameters: VarlinkSerializedParameters) {
-            if !isJoined {
-                isJoined = true
-                let size = parameters.text.count + 16 + (first?.readableBytes ?? 0)
-                joined.clear(minimumCapacity: min(Self.maxBytes, 8 * size))
-                if let first { joined.writeImmutableBuffer(first) }
-            }
+            if !isJoined { startJoining(adding: parameters.text.count + 16) }
             count += 1
             bytes += joined.writeVarlinkReply(parameters)
+        }
+
+        /// Starts the joined buffer, with room for the first reply, if any, and about 8 replies of their size.
+        ///
+        /// Emptied here, not after the write: the channel lets go of the buffer once it is written, and clearing it
+        /// then finds it unshared and keeps its room.
+        private mutating func startJoining(adding bytes: Int) {
+            isJoined = true
+            joined.clear(minimumCapacity: min(Self.maxBytes, 8 * (bytes + (first?.readableBytes ?? 0))))
+            if let first { joined.writeImmutableBuffer(first) }
         }
 
         /// Empties the batch and returns what it held, in order, as one buffer; `nil` when it is empty.
