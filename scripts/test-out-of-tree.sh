@@ -141,6 +141,8 @@ step "navigating to favorites.list and sending onTappedAdd over the socket"
 navctl navigate favorites.list
 navctl send onTappedAdd title=Milk --json | tee "$work/send.json"
 grep -q '"title":"Milk"' "$work/send.json" || fail "the state after onTappedAdd does not hold the new item"
+# An ID navctl's key=value reads as a string (`id=favorite-1`), not as a number as "1" would be.
+grep -q '"id":"favorite-1"' "$work/send.json" || fail "the new item's ID is not favorite-1"
 navctl stack --json | grep -q '"route":"favorites.list"' || fail "favorites.list is not on the stack"
 
 step "make check SESSIONS=… checks the build against the running daemon's saved sessions, reading only"

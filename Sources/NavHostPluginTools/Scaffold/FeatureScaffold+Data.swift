@@ -3,7 +3,7 @@
 extension FeatureScaffold {
     var dtoFile: String {
         #"""
-        /// \#(article.prefix(1).uppercased() + article.dropFirst()) \#(entityInProse) as it is stored: `{"id":"1","title":"First"}`.
+        /// \#(article.prefix(1).uppercased() + article.dropFirst()) \#(entityInProse) as it is stored: `{"id":"\#(idPrefix)-1","title":"First"}`.
         struct \#(entity)DTO: Codable, Equatable, Sendable {
             let id: String
             let title: String
@@ -110,7 +110,7 @@ extension FeatureScaffold {
 
             nonisolated(nonsending) func add\#(entity)(titled title: String) async throws -> \#(entity) {
                 let stored = try await dataSource.update\#(name) { items in
-                    items.append(\#(entity)DTO(id: String(items.count + 1), title: title))
+                    items.append(\#(entity)DTO(id: "\#(idPrefix)-\(items.count + 1)", title: title))
                 }
                 logger.debug("\#(namespace).saved", metadata: ["count": "\(stored.count)"])
                 // The list as stored ends with the item this update appended: no other write came in between.

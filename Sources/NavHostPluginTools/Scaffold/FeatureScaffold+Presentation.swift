@@ -30,7 +30,7 @@ extension FeatureScaffold {
         /// Its state on the wire:
         ///
         /// ```json
-        /// {"status":"loaded","value":{"items":[{"id":"1","title":"First"}],"addError":null}}
+        /// {"status":"loaded","value":{"items":[{"id":"\#(idPrefix)-1","title":"First"}],"addError":null}}
         /// ```
         @MainActor
         @Observable

@@ -39,8 +39,8 @@ extension FeatureScaffold {
 
                 try await host.send("onTappedAdd", ["title": "First"])
                 try await host.settle()
-                #expect(host.top.state["value"]?["items"] == [["id": "1", "title": "First"]])
-                #expect(await host.store.values["\#(namespace)"] == [["id": "1", "title": "First"]])
+                #expect(host.top.state["value"]?["items"] == [["id": "\#(idPrefix)-1", "title": "First"]])
+                #expect(await host.store.values["\#(namespace)"] == [["id": "\#(idPrefix)-1", "title": "First"]])
             }
 
             @Test("A blank title is refused with a message, and nothing is stored")
@@ -71,12 +71,12 @@ extension FeatureScaffold {
         struct \#(name)ViewModelTests {
             @Test("onAppear shows what the use case gives")
             func onAppearShowsTheList() async {
-                let viewModel = makeViewModel(items: .success([\#(entity)(id: "1", title: "First")]))
+                let viewModel = makeViewModel(items: .success([\#(entity)(id: "\#(idPrefix)-1", title: "First")]))
                 #expect(viewModel.state == .idle)
 
                 await viewModel.onAppear()
 
-                #expect(viewModel.state == .loaded(.init(items: [.init(id: "1", title: "First")], addError: nil)))
+                #expect(viewModel.state == .loaded(.init(items: [.init(id: "\#(idPrefix)-1", title: "First")], addError: nil)))
             }
 
             @Test("onAppear shows an error when the list cannot be read, and onTappedRetry loads it again")

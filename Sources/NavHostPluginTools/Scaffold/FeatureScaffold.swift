@@ -138,6 +138,9 @@ extension FeatureScaffold {
         }
         return one + "s"
     }
+    /// `order` for `Order`, `shop-item` for `ShopItem`: what the scaffold's item IDs start with (`order-1`), so that
+    /// navctl's `key=value` reads an ID as a string, not a number.
+    var idPrefix: String { Self.words(of: entity).joined(separator: "-") }
     /// `an` or `a`, for `entityInProse`.
     var article: String { "aeiou".contains(entityInProse.first ?? "x") ? "an" : "a" }
 }
