@@ -69,6 +69,9 @@ struct NavHostBench: ParsableCommand {
     @Option(help: "Pipelined calls on one connection, instead of the plan's (the 16 connections' count stays).")
     var pipelinedCalls: Int?
 
+    @Option(help: "Timed state changes to 1,000 watchers, instead of the plan's (and no other fan-out size).")
+    var fanOutChanges: Int?
+
     @Flag(help: "Skip the one-core pass.")
     var skipOneCore = false
 
@@ -83,6 +86,7 @@ struct NavHostBench: ParsableCommand {
         if let roundTrips { plan.roundTrips = roundTrips }
         if let changingRoundTrips { plan.changingRoundTrips = changingRoundTrips }
         if let pipelinedCalls { plan.pipelinedOneConnection = pipelinedCalls }
+        if let fanOutChanges { plan.fanOut = [(1000, fanOutChanges)] }
         let buildDirectory = buildDir ?? Self.executableDirectory()
         var phases = Set(only.isEmpty ? Phase.allCases : only)
         if skipOneCore { phases.remove(.oneCore) }

@@ -4,6 +4,7 @@
 #   Benchmarks/Profiling/callgrind.sh [BUILD_DIR] [PLUGINS] [N1] [N2]
 #   INTENT=changing Benchmarks/Profiling/callgrind.sh ...
 #   PHASE=pipelined Benchmarks/Profiling/callgrind.sh ...
+#   PHASE=fan-out Benchmarks/Profiling/callgrind.sh [BUILD_DIR] [PLUGINS] 20 60
 #
 # Runs the benchmark's round-trip phase twice, with N1 and N2 timed calls, against navhostd under callgrind, and
 # divides the difference of the two instruction totals by N2 - N1: start-up, warm-up and the rest cancel out. Prints
@@ -11,7 +12,8 @@
 # The calls counted are the steady intent's (its state stays the same); with INTENT=changing, those of the intent that
 # changes the state each call, written to disk before its reply (the writer thread's instructions count too).
 # With PHASE=pipelined, the pipelined phase's (--quick): N1 and N2 calls on one connection, 64 in flight; the 16
-# connections' calls are the same in both runs and cancel out.
+# connections' calls are the same in both runs and cancel out. With PHASE=fan-out, those of one state change seen by
+# 1,000 watchers (--quick: N1 and N2 changes, after the same 2 untimed ones): per change, not per watcher.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-.build/release}
@@ -37,6 +39,7 @@ cc -O2 -shared -fPIC -o "$out/sigsuspend-copy.so" Benchmarks/Profiling/sigsuspen
 
 for calls in "$n1" "$n2"; do
     if [ "${PHASE:-round-trip}" = pipelined ]; then counts=(--pipelined-calls "$calls");
+    elif [ "${PHASE:-round-trip}" = fan-out ]; then counts=(--fan-out-changes "$calls");
     elif [ "${INTENT:-steady}" = changing ]; then counts=(--round-trips 500 --changing-round-trips "$calls"); else
         counts=(--round-trips "$calls"); fi
     SWIFT_BACKTRACE=enable=no "$build/navhost-bench" --quick --build-dir "$out/bin" --plugins "$out/bin/plugins" \
@@ -53,6 +56,8 @@ if [ "${PHASE:-round-trip}" = pipelined ]; then
     # Each timed run of N calls follows an untimed one of N / 20 (navhost-bench's warm-up).
     echo "instructions per pipelined call: $(( (second - first) * 20 / ((n2 - n1) * 21) ))" \
         "(callgrind-per-call.py's figures are per timed call: 5 % more)"
+elif [ "${PHASE:-round-trip}" = fan-out ]; then
+    echo "instructions per state change seen by 1,000 watchers: $(( (second - first) / (n2 - n1) ))"
 else
     echo "instructions per intent round trip: $(( (second - first) / (n2 - n1) ))"
 fi
