@@ -23,14 +23,10 @@ extension NavigationSession {
         }
         let watcher = SessionWatcher(limit: options.watcherLimit, first: first) { [weak self] watcher in
             let id = ObjectIdentifier(watcher)
-            Task { @MainActor in
-                self?.watchers[id] = nil
-                self?.watcherStarts[id] = nil
-            }
+            Task { @MainActor in self?.watchers[id] = nil }
         }
         for event in missed { watcher.deliver(event) { snapshot } }
-        watchers[ObjectIdentifier(watcher)] = watcher
-        watcherStarts[ObjectIdentifier(watcher)] = revision
+        watchers[ObjectIdentifier(watcher)] = (watcher, revision)
         return watcher
     }
 
@@ -49,10 +45,10 @@ extension NavigationSession {
     /// revision, so that no event it already shows follows it.
     func tellWatchers(_ event: SessionEvent) {
         log.append(event)
-        for (id, watcher) in watchers where event.revision > watcherStarts[id] ?? 0 {
-            watcher.deliver(event) {
+        for (id, attached) in watchers where event.revision > attached.start {
+            attached.watcher.deliver(event) {
                 let current = snapshot
-                watcherStarts[id] = current.revision
+                watchers[id]?.start = current.revision
                 return current
             }
         }

@@ -34,9 +34,9 @@ public final class NavigationSession: NavigationHandler {
     var screens: [Screen] = []
     var nextScreenNumber = 1
     var log: SessionEventLog
-    var watchers: [ObjectIdentifier: SessionWatcher] = [:]
-    /// Each watcher's starting revision: an event at or below it is already in the snapshot it started with.
-    var watcherStarts: [ObjectIdentifier: UInt64] = [:]
+    /// The attached watchers, each with its starting revision: an event at or below it is already in the snapshot
+    /// the watcher started with. One table, so a change to many watchers looks none of them up.
+    var watchers: [ObjectIdentifier: (watcher: SessionWatcher, start: UInt64)] = [:]
     /// Changes recorded but not yet durable, held back from watchers (see `NavigationSession+Durability.swift`).
     var unreleased: [SessionEvent] = []
     /// What watchers have been told: the state after the last released change.
@@ -167,9 +167,8 @@ public final class NavigationSession: NavigationHandler {
     public func close(stopping: Bool = false) {
         settleRecording()
         for screen in screens.reversed() { screen.close() }
-        for watcher in watchers.values { watcher.finish(with: stopping ? .stopping : .closed) }
+        for attached in watchers.values { attached.watcher.finish(with: stopping ? .stopping : .closed) }
         watchers.removeAll()
-        watcherStarts.removeAll()
     }
 
 }

@@ -146,7 +146,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        streamOutput = StreamReplyOutput(channel: context.channel)
+        streamOutput = StreamReplyOutput(context: context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -155,6 +155,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         channelEnded()
         // The context holds this handler: without this, the two (and the channel behind them) outlive the pipeline.
         self.context = nil
+        streamOutput?.detach()
         streamOutput = nil
         runner = nil
     }

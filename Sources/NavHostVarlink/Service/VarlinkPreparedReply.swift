@@ -10,7 +10,10 @@ public import NavHostJSON
 /// let prepared = try VarlinkPreparedReply(parameters: ["event": event.json])
 /// try await replies.send(prepared)    // on each watcher's connection
 /// ```
-public struct VarlinkPreparedReply: Sendable {
+///
+/// A class, so that handing it to each watcher is one reference count: as a struct, each copy of the parameters (a
+/// type of the SDK, whose layout is known only at run time) went through the runtime, about 700 instructions a watcher.
+public final class VarlinkPreparedReply: Sendable {
     /// The reply's output parameters.
     public let parameters: JSONObject
     /// The message as it goes on the wire, NUL terminator included.
