@@ -160,9 +160,14 @@ public final class SessionRegistry {
         if let directory = options.flightRecorderDirectory {
             session.keepRecording(in: directory) { [weak self] in self?.loadedPlugins() ?? [] }
         }
-        if persistence != nil {
+        if let persistence {
             session.holdsEventsUntilDurable = true
             session.observeChanges { [weak self] session, event in self?.persist(session, through: event.revision) }
+            persistence.rewriteAfterFailures(of: configuration.name) { @MainActor [weak self, weak session] in
+                guard let self, let session, isOpen(session), !hasLostItsRecord(session) else { return false }
+                await saveInBackground(session)
+                return true
+            }
             persist(session, through: session.revision)
         }
         sessions.insert(session)
@@ -186,6 +191,7 @@ public final class SessionRegistry {
         guard let session = sessions.remove(named: name) else { return nil }
         restoreNotes[name] = nil
         lastWriteFailure[name] = nil
+        persistence?.stopRewriting(name)
         publish(SessionListEvent(.closed, name))
         return session
     }
@@ -287,13 +293,23 @@ public final class SessionRegistry {
             // the persistence keeps the later of two equal revisions. An older record queued last would overwrite
             // what that client was answered for.
             guard !hasLostItsRecord(session) else { return }
-            let record = session.record
-            do {
-                try await persistence.save(record)
-                session.releaseChanges(through: revision, record: record)
-            } catch {
-                takeBack(session, because: error, inBackground: true)
-            }
+            await saveInBackground(session, through: revision)
+        }
+    }
+
+    /// Saves the session's current record, taken and queued in one stretch of the main actor (a change made after it
+    /// is not in it, and one a take-back removed is not either), tells watchers of the changes up to `revision` (the
+    /// record's, by default) once it is durable, and takes back what could not be written. For a save no client
+    /// waits on: a ViewModel's own change, or the persistence's retry after a failed write
+    /// (``SessionPersistence/rewriteAfterFailures(of:with:)``).
+    private func saveInBackground(_ session: NavigationSession, through revision: UInt64? = nil) async {
+        guard let persistence else { return }
+        let record = session.record
+        do {
+            try await persistence.save(record)
+            session.releaseChanges(through: revision ?? record.revision, record: record)
+        } catch {
+            takeBack(session, because: error, inBackground: true)
         }
     }
 
@@ -313,8 +329,8 @@ public final class SessionRegistry {
         return current !== session
     }
 
-    /// Takes back what could not be written, and says so at `error` level. The daemon recovers by itself: the next
-    /// change is written afresh, and succeeds once the disk does.
+    /// Takes back what could not be written, and says so at `error` level. The daemon recovers by itself: the
+    /// persistence writes the session's state again, as a new snapshot, with a growing pause, until a write succeeds.
     ///
     /// A write that only kept bookkeeping (the next screen number, the revision reservation) takes nothing back: the
     /// stack and every restorable state are on disk already, so the held changes go out, and the write is tried again
@@ -331,7 +347,8 @@ public final class SessionRegistry {
     ///   record a take-back made): then only what the last write that succeeded wrote counts, not what a failed write
     ///   may have left. Else, the record of a take-back that changed nothing (a failed write that reached the disk
     ///   may hold another stack) would be taken back in turn when its write failed, and again, as long as the disk
-    ///   fails. What a failed write may have left is written over by the session's next write that succeeds.
+    ///   fails. What a failed write may have left is written over by the session's next write that succeeds, which
+    ///   the persistence's retry makes once the disk takes it (``SessionPersistence/rewriteAfterFailures(of:with:)``).
     private func takeBack(_ session: NavigationSession, because error: any Error, inBackground: Bool = false) {
         let failure = error as? SessionPersistence.WriteFailure
         if let failure, let persistence, !persistence.isRefusing(failure) { return }
@@ -421,7 +438,10 @@ public final class SessionRegistry {
     /// Closes every session: screens get `onDisappear`, watchers end, and so do the session list's — with
     /// ``Watcher/Ending/stopping`` when the daemon is `stopping`, so that their clients tell it from a session closed.
     public func closeAll(stopping: Bool = false) {
-        for session in sessions.all { session.close(stopping: stopping) }
+        for session in sessions.all {
+            persistence?.stopRewriting(session.name)
+            session.close(stopping: stopping)
+        }
         sessions.removeAll()
         for watcher in listWatchers.values { watcher.finish(with: stopping ? .stopping : .closed) }
         listWatchers.removeAll()

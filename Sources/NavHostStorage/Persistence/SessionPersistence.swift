@@ -10,6 +10,9 @@ import Synchronization
 /// arrive while a write is under way are coalesced: the next write takes the newest record, and every waiter it
 /// covers is answered by that one write. A record whose durable content (stack and restorable states) equals what
 /// is already on disk costs nothing: a ViewModel state change that keeps no restorable state needs no write.
+///
+/// After a failed write that may have reached the disk, the session's state is written again, with a growing pause,
+/// until a write succeeds (``rewriteAfterFailures(of:with:)``).
 public final class SessionPersistence: Sendable {
     private struct SessionState {
         var durable: SessionRecord?
@@ -144,6 +147,11 @@ public final class SessionPersistence: Sendable {
     /// one per session's state, which ``forget(_:)`` starts again: a failure of an earlier session of the name, still
     /// on its way to a caller, would have the generation of a new one's refusal, and clear it.
     private let failures = Atomic<UInt64>(0)
+    /// The sessions written again after a failed write that may have reached the disk, until a write succeeds.
+    private let rewrites: SessionRewrites
+
+    /// The pauses of ``SessionRewrites`` in the daemon: 50 ms, doubling up to 5 s.
+    private static let rewritePauses = SessionRewrites.Pauses(first: .milliseconds(50), longest: .seconds(5))
 
     /// Creates the persistence of sessions under `directory` (`<directory>/sessions/<name>.json` and `.journal`).
     ///
@@ -155,6 +163,7 @@ public final class SessionPersistence: Sendable {
         self.directory = directory
         self.resumeExecutor = resumeExecutor
         self.writes = DiskWrites()
+        self.rewrites = SessionRewrites(pauses: Self.rewritePauses)
     }
 
     /// Creates the persistence of sessions under `directory`, whose files are written through `writes` (a test's
@@ -163,6 +172,7 @@ public final class SessionPersistence: Sendable {
         self.directory = directory
         self.resumeExecutor = nil
         self.writes = writes
+        self.rewrites = SessionRewrites(pauses: Self.rewritePauses)
     }
 
     /// The file of session `name`.
@@ -238,6 +248,35 @@ public final class SessionPersistence: Sendable {
             states[name]?.refusal = nil
         }
     }
+
+    // MARK: Rewriting after a failure
+
+    /// Records how to write the current state of session `name` (with ``save(_:)``, taking the record and saving it
+    /// in one stretch of the session's actor): after a failed write of the session whose record may have reached the
+    /// disk, it is called after a pause of 50 ms, doubling up to 5 s, until a write of the session succeeds. Without
+    /// it, a refused change that landed stayed in the file until the session's next write that succeeded, and a crash
+    /// meanwhile brought it back. It returns `false` when the session is gone, which ends the retry; so does
+    /// ``stopRewriting(_:)``.
+    public func rewriteAfterFailures(of name: String, with rewrite: @escaping @Sendable () async -> Bool) {
+        rewrites.register(name, rewrite: rewrite)
+    }
+
+    /// Stops writing session `name` again after failures, and forgets how to (it closed, or the daemon is stopping).
+    public func stopRewriting(_ name: String) {
+        rewrites.remove(name)
+    }
+
+    /// Whether session `name` is being written again after a failure (tests).
+    package func isRewriting(_ name: String) -> Bool {
+        rewrites.isRetrying(name)
+    }
+
+    /// Whether the file of session `name` may hold a record whose write failed: no write of it succeeded since.
+    public func mayHoldFailedWrite(of name: String) -> Bool {
+        states.withLock { $0[name].map { $0.mayHold != [] } ?? false }
+    }
+
+    // MARK: Saving
 
     /// Saves `record` and returns once it, or a newer record of the same session, is durable.
     ///
@@ -364,6 +403,11 @@ public final class SessionPersistence: Sendable {
                     return (stranded, failure)
                 }
                 for waiter in waiters + stranded { waiter.resume(throwing: failure) }
+                // What it wrote may be on disk, and nothing else may write over it: the session's take-back may fail
+                // too, or find its stack written (then it writes nothing).
+                if mayHoldFailedWrite(of: session) {
+                    rewrites.start(session) { [weak self] in self?.mayHoldFailedWrite(of: session) ?? false }
+                }
             }
         }
     }

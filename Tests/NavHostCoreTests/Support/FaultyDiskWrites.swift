@@ -5,7 +5,9 @@ import Synchronization
 
 /// The disk, as ``DiskWrites`` writes a session's file, but with the faults a disk has: a write told to fail fails
 /// after its bytes landed (an `fsync` that fails with `EIO` after a rename or a `pwrite`: the bytes are in the file
-/// all the same), or before any of them did (`ENOSPC`); and a write may be held until the test lets it go.
+/// all the same, and a replacement's error says so, ``FileAccessError/mayHaveReplaced``), or before any of them did
+/// (`ENOSPC`); the disk may fail every write until it heals; and a write may be held until the test lets it go. The
+/// list of opened sessions can be written through it too (`OpenedSessionsFile(directory:writes:)`).
 ///
 /// A full tmpfs gives the second kind only: its `fsync` never fails. The first needs a disk that fails.
 final class FaultyDiskWrites: SessionFileWrites {
@@ -19,6 +21,8 @@ final class FaultyDiskWrites: SessionFileWrites {
 
     private struct State {
         var faults: [Fault] = []
+        /// The fault of every write once ``faults`` are used up, until ``heal()``.
+        var broken: Fault?
         /// Whether the next write waits for ``release()``, and whether one waits now.
         var holdNext = false
         var holding = false
@@ -32,6 +36,16 @@ final class FaultyDiskWrites: SessionFileWrites {
     /// Fails the next writes, one fault each, in order.
     func failNext(_ faults: [Fault]) {
         state.withLock { $0.faults += faults }
+    }
+
+    /// Fails every write after those ``failNext(_:)`` names with `fault`, until ``heal()``.
+    func breakDown(_ fault: Fault) {
+        state.withLock { $0.broken = fault }
+    }
+
+    /// Ends ``breakDown(_:)``: the writes after those ``failNext(_:)`` names succeed.
+    func heal() {
+        state.withLock { $0.broken = nil }
     }
 
     /// Holds the next write until ``release()``.
@@ -90,7 +104,7 @@ final class FaultyDiskWrites: SessionFileWrites {
             state.withLock { $0.holding = false }
         }
         return state.withLock { state in
-            let fault = state.faults.isEmpty ? nil : state.faults.removeFirst()
+            let fault = state.faults.isEmpty ? state.broken : state.faults.removeFirst()
             state.log.append(write + (fault.map { " (\($0))" } ?? ""))
             return fault
         }

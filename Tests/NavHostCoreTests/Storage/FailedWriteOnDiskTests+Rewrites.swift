@@ -1,0 +1,117 @@
+import Foundation
+import NavHostCore
+import NavHostKit
+import NavHostStorage
+import Testing
+
+// The persistence's retry: a failed write that reached the disk is written over by the session's current state once
+// the disk heals, without another call (``SessionPersistence/rewriteAfterFailures(of:with:)``).
+
+extension FailedWriteOnDiskTests {
+    /// Waits until the file holds `users`, as a restart reads it, or 30 s went by; the users it holds last.
+    func waitUntilOnDisk(_ users: [String]) async throws -> [String] {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var onDisk = try usersOnDisk()
+        while onDisk != users && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+            onDisk = try usersOnDisk()
+        }
+        return onDisk
+    }
+
+    /// A session at [root, kept], durably, whose pop's journal line lands and fails, whose zeroing fails, and whose
+    /// every write after that fails, the take-back's among them: the file holds the refused pop.
+    func refusedPopLeftOnBrokenDisk() async throws -> (SessionRegistry, SessionPersistence, NavigationSession) {
+        let (registry, persistence) = try makeRegistry()
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        try session.navigate(to: Self.user("kept"))
+        try await registry.commit(session)
+        disk.failNext([.afterLanding, .beforeLanding])
+        disk.breakDown(.beforeLanding)
+        try session.pop()
+        await #expect(throws: NavigationError.self) { try await registry.commit(session) }
+        #expect(session.routeIDs.count == 2, "the pop was taken back")
+        // The take-back's record is written in the background, and fails.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !disk.log.contains("replace main.json (beforeLanding)") && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(disk.log.contains("replace main.json (beforeLanding)"), "the take-back's write failed: \(disk.log)")
+        #expect(try usersOnDisk() == ["root"], "the refused pop is in the file: \(disk.log)")
+        return (registry, persistence, session)
+    }
+
+    @Test("A take-back whose write fails: once the disk heals, the file loses the refused change without a call")
+    func takeBackRewriteFails() async throws {
+        let (registry, persistence, session) = try await refusedPopLeftOnBrokenDisk()
+        disk.heal()
+        // Before, nothing wrote the session again until its next change: a crash until then brought the pop back.
+        #expect(try await waitUntilOnDisk(["root", "kept"]) == ["root", "kept"], "writes: \(disk.log)")
+        #expect(session.routeIDs.count == 2)
+        await persistence.waitForQueuedWrites()
+        #expect(!persistence.mayHoldFailedWrite(of: "main"))
+        #expect(try registry.session() === session)
+    }
+
+    @Test(
+        "The retry after a failed write stops when its session closes, and when the daemon stops",
+        arguments: [false, true]
+    )
+    func rewritingStops(daemonStopping: Bool) async throws {
+        let (registry, persistence, _) = try await refusedPopLeftOnBrokenDisk()
+        #expect(persistence.isRewriting("main"), "retrying while the disk fails")
+        if daemonStopping {
+            registry.shutDown()
+        } else {
+            registry.close("main")
+        }
+        // Without the stop, it went on as long as the disk failed, each write a new snapshot of a closed session.
+        #expect(!persistence.isRewriting("main"), "stopped")
+    }
+
+    /// Records, for ``backgroundSaveFindsItsStackWritten()``, how a client's commit of the refused push was answered.
+    @MainActor final class Answer {
+        var result: Result<Void, any Error>?
+    }
+
+    @Test("A background save first to meet a failure, its stack as last written: the refused push leaves the file")
+    func backgroundSaveFindsItsStackWritten() async throws {
+        let (registry, persistence) = try makeRegistry()
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        try session.navigate(to: Self.user("kept"))
+        try await registry.commit(session)
+        let takeBacks = session.takeBacks
+        // The push's background save is held, then its line lands and fails, and so does its zeroing; the client's
+        // commit of the push, and the pop's background save, wait behind it.
+        disk.holdNext()
+        disk.failNext([.afterLanding, .beforeLanding])
+        try session.navigate(to: Self.user("x"))
+        while !disk.isHolding { try await Task.sleep(for: .milliseconds(1)) }
+        let answer = Answer()
+        let client = Task { @MainActor in
+            do {
+                try await registry.commit(session, takeBacks: takeBacks)
+                answer.result = .success(())
+            } catch {
+                answer.result = .failure(error)
+            }
+        }
+        for _ in 0..<10 { await Task.yield() }
+        try session.pop()
+        for _ in 0..<10 { await Task.yield() }
+        disk.release()
+        await client.value
+        await persistence.waitForQueuedWrites()
+        // The push's background save ran first: its session's stack was the one last written, so it took nothing
+        // back and wrote nothing.
+        #expect(session.takeBacks == takeBacks, "nothing was taken back; writes: \(disk.log)")
+        guard case .failure = answer.result else {
+            Issue.record("the push was answered \(String(describing: answer.result)); writes: \(disk.log)")
+            return
+        }
+        // Before, nothing wrote over the push's line: the file held the push answered StorageFailed.
+        #expect(try await waitUntilOnDisk(["root", "kept"]) == ["root", "kept"], "writes: \(disk.log)")
+    }
+}
