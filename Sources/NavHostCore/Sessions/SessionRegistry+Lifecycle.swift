@@ -121,8 +121,9 @@ extension SessionRegistry {
     ///
     /// - Throws: ``NavigationError``: `SessionNotFound`, `SessionConfigured` (the configuration declares it: take it
     ///   out there), or `StorageFailed` — then it stays open; or, when the list was written but the record could not
-    ///   be emptied, it is closed and the error says that its stack is still on disk; ``SessionsShutDown`` once the
-    ///   daemon is stopping.
+    ///   be emptied, it is closed and the error says that its stack is still on disk; or, when the list without it
+    ///   was renamed into place but could not be made durable, nor the list with it put back, it is closed as a
+    ///   restart finds it, and the error says so; ``SessionsShutDown`` once the daemon is stopping.
     public func closeDurably(_ name: String) async throws {
         try await closeDurably(name, evenStopping: false)
     }
@@ -134,7 +135,9 @@ extension SessionRegistry {
         defer { if !isShutDown { onSessionClosed?(name) } }
         try await oneAtATime(for: name) { () async throws in
             guard evenStopping || !isShutDown else { throw SessionsShutDown() }
-            try await changingOpenedList { () async throws in
+            // The failure of a list without the session that stayed in place, not durably: the session closes, as a
+            // restart closes it, and the call says so.
+            let listNotDurable = try await changingOpenedList { () async throws -> FileAccessError? in
                 guard let entry = opened[name] else {
                     if configuredNames.contains(name) || (try? session(name)) != nil {
                         throw NavigationError.sessionConfigured(name)
@@ -147,8 +150,13 @@ extension SessionRegistry {
                 opened[name] = nil
                 do {
                     try await saveOpenedList()
+                    return nil
                 } catch {
                     opened[name] = entry
+                    if let unplaced = await putBackListed(entry, after: error) {
+                        opened[name] = nil
+                        return unplaced
+                    }
                     throw NavigationError.storageFailed("\(error)")
                 }
             }
@@ -161,12 +169,26 @@ extension SessionRegistry {
             // What its calls still under way change is written nowhere from now on (``commit(_:takeBacks:)``).
             closing?.isClosedDurably = true
             close(name)
-            guard let persistence, let last else { return }
+            defer {
+                if let listNotDurable {
+                    logger.error(
+                        "Closed a session whose list without it could not be made durable, as a restart closes it",
+                        metadata: ["navhost.session": "\(name)", "error": "\(listNotDurable)"]
+                    )
+                }
+            }
+            guard let persistence, let last else {
+                if let listNotDurable { throw Self.closedWithoutDurableList(listNotDurable) }
+                return
+            }
             // A failed write the closed session had not taken back yet refuses no more: the emptied record holds
             // nothing of it.
             persistence.takenBack(name)
             do {
                 try await persistence.save(Self.emptied(last))
+                if let listNotDurable { throw Self.closedWithoutDurableList(listNotDurable) }
+            } catch let error as NavigationError {
+                throw error
             } catch {
                 // Its failure refuses nothing more either: the session is closed, and a later one of the name writes
                 // its own record.
@@ -315,6 +337,39 @@ extension SessionRegistry {
             metadata: ["navhost.session": "\(entry.name)", "error": "\(listError)"]
         )
         return session
+    }
+
+    /// Called when the list without the session `entry` names could not be written (`error`), a `CloseSession`'s, to
+    /// make the list a restart reads the one with it, which the call's `StorageFailed` ("it stays open") says.
+    ///
+    /// A list renamed into place whose folder's `fsync` failed (``FileAccessError/mayHaveReplaced``) may be what a
+    /// restart reads: the list with the session is written again over it. When that write fails before it replaced
+    /// the list, the list without the session stays in place, and a restart does not open it: that failure is
+    /// returned, and the call closes the session as a restart does, and says so. `nil` when the list in place names
+    /// the session: the first write left the list as it was, or the second replaced it (durably, or renamed with its
+    /// folder's `fsync` failed again: a restart reads it unless the system crashes).
+    ///
+    /// The mirror of ``reopenStillListed(_:options:listError:)``, an `OpenSession`'s: the list on disk decides.
+    private func putBackListed(_ entry: OpenedSessionsFile.Entry, after error: any Error) async -> FileAccessError? {
+        guard let uncertain = error as? FileAccessError, uncertain.mayHaveReplaced else { return nil }
+        do {
+            try await saveOpenedList()
+            return nil
+        } catch let again as FileAccessError where !again.mayHaveReplaced {
+            return uncertain
+        } catch {
+            return nil
+        }
+    }
+
+    /// The `StorageFailed` of a `CloseSession` that closed its session although the list without it could not be
+    /// made durable (`error`): the list in place is without it, and a restart does not open it; a crash of the system
+    /// may.
+    private static func closedWithoutDurableList(_ error: FileAccessError) -> NavigationError {
+        NavigationError.storageFailed(
+            "the session is closed, as a restart finds it, but the list of opened sessions without it could not be "
+                + "made durable (\(error)); a crash of the system may bring it back"
+        )
     }
 
     /// A closed session's last record without its stack: a later session of the name that restores it starts at its

@@ -31,10 +31,17 @@ public final class OpenedSessionsFile: Sendable {
     public var path: String { document.path }
 
     /// The file under the state folder `directory`.
-    public init(directory: String) {
-        self.document = StateDocument(path: "\(directory)/opened-sessions.json", label: "navhost.opened-sessions") {
-            $0.format == Self.format && $0.version == Self.version
-        }
+    public convenience init(directory: String) {
+        self.init(directory: directory, writes: DiskWrites())
+    }
+
+    /// The file under the state folder `directory`, written through `writes` (a test's double of the disk).
+    package init(directory: String, writes: any SessionFileWrites) {
+        self.document = StateDocument(
+            path: "\(directory)/opened-sessions.json",
+            label: "navhost.opened-sessions",
+            writes: writes
+        ) { $0.format == Self.format && $0.version == Self.version }
     }
 
     /// Why the list could not be read.
@@ -56,7 +63,9 @@ public final class OpenedSessionsFile: Sendable {
     /// It runs on the caller's executor until the write is queued, so lists saved one after the other on the main
     /// actor are written in that order: the last write holds the newest list.
     ///
-    /// - Throws: The write's failure, in the system's words.
+    /// - Throws: The write's failure, in the system's words: a ``FileAccessError``, whose
+    ///   ``FileAccessError/mayHaveReplaced`` says whether the new list may be in place all the same (renamed, then its
+    ///   folder's `fsync` failed).
     nonisolated(nonsending) public func save(_ sessions: [Entry]) async throws {
         try await document.save(Envelope(format: Self.format, version: Self.version, sessions: sessions))
     }

@@ -14,12 +14,20 @@ final class StateDocument<Envelope: Codable & Sendable>: Sendable {
 
     private let isTrusted: @Sendable (Envelope) -> Bool
     private let queue: DispatchQueue
+    /// Where the document is written: the disk, or a test's double.
+    private let writes: any SessionFileWrites
 
-    /// The document at `path`; its writes run one at a time on a queue labelled `label`.
-    init(path: String, label: String, isTrusted: @escaping @Sendable (Envelope) -> Bool) {
+    /// The document at `path`; its writes run one at a time on a queue labelled `label`, through `writes`.
+    init(
+        path: String,
+        label: String,
+        writes: any SessionFileWrites = DiskWrites(),
+        isTrusted: @escaping @Sendable (Envelope) -> Bool
+    ) {
         self.path = path
         self.isTrusted = isTrusted
         self.queue = DispatchQueue(label: label)
+        self.writes = writes
     }
 
     /// The document; `nil` when there is no file.
@@ -56,14 +64,15 @@ final class StateDocument<Envelope: Codable & Sendable>: Sendable {
     /// It runs on the caller's executor until the write is queued, so documents saved one after the other on one
     /// actor are written in that order: the last write holds the newest.
     ///
-    /// - Throws: The write's failure, in the system's words.
+    /// - Throws: The write's failure, in the system's words: a ``FileAccessError``, whose
+    ///   ``FileAccessError/mayHaveReplaced`` says whether the new document may be in place all the same.
     nonisolated(nonsending) func save(_ envelope: Envelope) async throws {
         let bytes = try JSONValueEncoder().encode(envelope).serializedBytes()
-        let path = self.path
+        let (path, writes) = (self.path, self.writes)
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
             queue.async {
                 do {
-                    try FileIO.writePrivately(bytes, to: path)
+                    try writes.replace(path, with: bytes)
                     done.resume()
                 } catch {
                     done.resume(throwing: error)

@@ -65,7 +65,11 @@ final class FaultyDiskWrites: SessionFileWrites {
     func replace(_ path: String, with bytes: [UInt8]) throws(FileAccessError) {
         let fault = take("replace \(FileIO.fileName(of: path))")
         if fault != .beforeLanding { try DiskWrites().replace(path, with: bytes) }
-        if fault != nil { throw FileAccessError.system("fsync", path: path, errno: EIO) }
+        guard let fault else { return }
+        // Renamed into place, the folder's `fsync` failed: a crash leaves either file.
+        var error = FileAccessError.system(fault == .afterLanding ? "fsync" : "write", path: path, errno: EIO)
+        error.mayHaveReplaced = fault == .afterLanding
+        throw error
     }
 
     func write(
