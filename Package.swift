@@ -300,6 +300,7 @@ let package = Package(
                 "CMainQueue",
                 "CMalloc",
                 "CYAML",
+                "NavHostCommandLine",
                 "NavHostCore",
                 "NavHostPluginHost",
                 "NavHostService",
@@ -316,7 +317,8 @@ let package = Package(
             swiftSettings: swiftSettings,
             linkerSettings: daemonLinkerSettings
         ),
-        // What navctl and navhost-plugin-tool add to ArgumentParser: a mistyped command or name, and its likely fix.
+        // What the command lines add to ArgumentParser: a mistyped command or name, and its likely fix (navctl,
+        // navhost-plugin-tool); a time limit, as navhostd and navctl both read it.
         .target(
             name: "NavHostCommandLine",
             dependencies: [argumentParser],

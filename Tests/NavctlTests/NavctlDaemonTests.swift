@@ -146,28 +146,51 @@ struct NavctlDaemonTests {
             }
         }
 
-        @Test("session open's limits navctl lets through are the daemon's own: both ends of each range open a session")
+        @Test(
+            "session open's limits navctl lets through are the daemon's own: both ends of each range open a session, in seconds or as navhostd spells a time"
+        )
         func sessionOpenLimits() async throws {
             try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
                 let socket = ["--socket", daemon.socketPath]
+                // A time as navhostd's own --intent-timeout spells it (1ms, 1440m, 2m), or plain seconds as before.
                 for (name, options) in [
                     ("low", ["--max-stack-depth", "1", "--intent-timeout", "0.001"]),
                     ("high", ["--max-stack-depth", "1048576", "--intent-timeout", "86400"]),
+                    ("low-spelt", ["--intent-timeout", "1ms"]),
+                    ("high-spelt", ["--intent-timeout", "1440m"]),
+                    ("minutes", ["--intent-timeout", "2m"]),
                 ] {
                     let open = try await Navctl.run(["session", "open", name, "home.main"] + options + socket)
                     #expect(open.status == 0, "\(name): \(open.errors)")
                 }
+                // What the daemon was sent, as it keeps it to open the sessions again after a restart.
+                let file = try Data(contentsOf: URL(fileURLWithPath: "\(daemon.stateDirectory)/opened-sessions.json"))
+                let list = try #require(try JSONSerialization.jsonObject(with: file) as? [String: Any])
+                let entries = try #require(list["sessions"] as? [[String: Any]])
+                let limits = Dictionary(
+                    uniqueKeysWithValues: entries.map {
+                        ($0["name"] as? String, $0["intentTimeoutMilliseconds"] as? Int)
+                    }
+                )
+                #expect(
+                    limits == [
+                        "low": 1, "high": 86_400_000, "low-spelt": 1, "high-spelt": 86_400_000, "minutes": 120_000,
+                    ],
+                    "\(limits)"
+                )
                 // Past either end navctl refuses it itself (64), where it once sent it (InvalidParameter, 2) or, for
-                // inf, trapped converting it to milliseconds.
+                // inf, trapped converting it to milliseconds; and off, which OpenSession has no value for.
                 for options in [
-                    ["--intent-timeout", "inf"], ["--intent-timeout", "0.0004"], ["--max-stack-depth", "1048577"],
+                    ["--intent-timeout", "inf"], ["--intent-timeout", "0.0004"], ["--intent-timeout", "1441m"],
+                    ["--intent-timeout", "off"], ["--intent-timeout", "soon"], ["--max-stack-depth", "1048577"],
                 ] {
                     let open = try await Navctl.run(["session", "open", "past", "home.main"] + options + socket)
                     #expect(open.status == 64, "\(options): \(open.errors)")
                 }
                 let sessions = try await Navctl.run(["sessions"] + socket)
                 #expect(
-                    sessions.output.split(separator: "\n").sorted() == ["high", "low", "main"],
+                    sessions.output.split(separator: "\n").sorted()
+                        == ["high", "high-spelt", "low", "low-spelt", "main", "minutes"],
                     "\(sessions.output)"
                 )
             }

@@ -26,6 +26,8 @@ struct NavctlUsageTests {
                 "usage-session-intent-timeout-tiny",
                 ["session", "open", "kiosk", "home.main", "--intent-timeout", "0.0001"]
             ),
+            // navhostd's spelling of no limit, which OpenSession has no value for.
+            ("usage-session-intent-timeout-off", ["session", "open", "kiosk", "home.main", "--intent-timeout", "off"]),
             (
                 "usage-session-stack-too-deep",
                 ["session", "open", "kiosk", "home.main", "--max-stack-depth", "2000000"]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import NavHostClient
+import NavHostCommandLine
 
 // The session group: open, close, list. A session opened here exists until it is closed, across restarts.
 
@@ -41,7 +42,7 @@ extension Navctl.Session {
 
                 Examples:
                   navctl session open passenger products.list
-                  navctl session open kiosk-left profile.user userID=u2 --intent-timeout 5
+                  navctl session open kiosk-left profile.user userID=u2 --intent-timeout 5s
                 """
         )
 
@@ -60,24 +61,42 @@ extension Navctl.Session {
         @Option(help: "The most screens its stack may hold. (default: the daemon's --max-stack-depth)")
         var maxStackDepth: Int?
 
-        @Option(help: "Seconds an intent may take. (default: the daemon's --intent-timeout)")
-        var intentTimeout: Double?
+        @Option(
+            help: ArgumentHelp(
+                "How long an intent may take, like 10s, 500ms or 2m (a plain number is seconds), from 1ms to a day. (default: the daemon's --intent-timeout)",
+                valueName: "time"
+            ),
+            transform: Self.intentTimeLimit
+        )
+        var intentTimeout: Duration?
 
         /// The most screens and the longest intent time limit a session opened over the wire may have.
         static let deepestStack = 1 << 20
-        static let longestIntentTimeout: Double = 86_400
+        static let longestIntentTimeout: Duration = .seconds(86_400)
+
+        /// `--intent-timeout`: a time as navhostd reads one (``TimeLimit``), within what OpenSession takes. `off`
+        /// is refused: OpenSession has no value for "no limit".
+        static func intentTimeLimit(_ argument: String) throws -> Duration {
+            // ArgumentParser names the option and the value before the reason.
+            let range =
+                "expected a time from 1ms to a day (86400s or 1440m), like 10s, 500ms or 2m; a plain number is seconds"
+            guard let limit = TimeLimit(argument: argument) else { throw ValidationError(range) }
+            guard let duration = limit.duration else {
+                throw ValidationError(
+                    "a session opened over the wire cannot be without a time limit; leave --intent-timeout out for "
+                        + "the daemon's own"
+                )
+            }
+            guard duration <= longestIntentTimeout else { throw ValidationError(range) }
+            return duration
+        }
 
         func validate() throws {
             _ = try KeyValueArguments.validated(parameters)
             // The ranges OpenSession takes (SessionOptions in io.navhost.Navigation): a value outside would be sent
-            // and refused as InvalidParameter, and one beyond Int64's milliseconds (inf, 1e30) would trap here.
+            // and refused as InvalidParameter (intentTimeLimit checks --intent-timeout's).
             if let maxStackDepth, !(1...Self.deepestStack).contains(maxStackDepth) {
                 throw ValidationError("--max-stack-depth takes 1 to \(Self.deepestStack)")
-            }
-            if let intentTimeout, !(0.001...Self.longestIntentTimeout).contains(intentTimeout) {
-                throw ValidationError(
-                    "--intent-timeout takes seconds from 0.001 to \(Int(Self.longestIntentTimeout)) (a day)"
-                )
             }
         }
 
@@ -89,7 +108,7 @@ extension Navctl.Session {
                     root: route,
                     parameters: parameters,
                     maxStackDepth: maxStackDepth,
-                    intentTimeLimit: intentTimeout.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+                    intentTimeLimit: intentTimeout
                 )
                 if output.json {
                     try JSONOutput.print(["snapshot": snapshot])

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import NavHostCommandLine
 import NavHostCore
 import NavHostKit
 import NavHostStorage

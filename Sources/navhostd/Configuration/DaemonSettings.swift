@@ -1,4 +1,5 @@
 import Logging
+import NavHostCommandLine
 import NavHostCore
 import NavHostKit
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NavHostCommandLine
 import NavHostCore
 import NavHostVarlink
 
@@ -199,46 +200,5 @@ struct ByteCount: ExpressibleByArgument, CustomStringConvertible, Sendable {
         if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20)M" }
         if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10)K" }
         return "\(bytes)"
-    }
-}
-
-/// A time limit on the command line: `30s`, `500ms`, `2m`, a plain number of seconds, or `off`.
-struct TimeLimit: ExpressibleByArgument, CustomStringConvertible, Sendable, Equatable {
-    /// The limit; `nil` for none.
-    var duration: Duration?
-
-    init(_ duration: Duration?) {
-        self.duration = duration
-    }
-
-    init?(argument: String) {
-        let text = argument.lowercased()
-        if text == "off" || text == "none" {
-            duration = nil
-            return
-        }
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60)]
-        let unit = units.first { text.hasSuffix($0.0) && Double(text.dropLast($0.0.count)) != nil }
-        guard let seconds = Double(unit.map { String(text.dropLast($0.0.count)) } ?? text), seconds > 0,
-            seconds.isFinite
-        else { return nil }
-        let milliseconds = (seconds * (unit?.1 ?? 1) * 1000).rounded()
-        guard milliseconds >= 1, milliseconds < Double(Int64.max) else { return nil }
-        duration = .milliseconds(Int64(milliseconds))
-    }
-
-    /// ``init(argument:)`` for `@Option(transform:)`: a refusal says what a time looks like.
-    static func parse(_ argument: String) throws -> TimeLimit {
-        guard let limit = TimeLimit(argument: argument) else {
-            throw ValidationError("\"\(argument)\" is not a time above zero like 30s, 500ms or 2m, or off")
-        }
-        return limit
-    }
-
-    var description: String {
-        guard let duration else { return "off" }
-        let (seconds, attoseconds) = duration.components
-        if attoseconds == 0 { return "\(seconds)s" }
-        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)ms"
     }
 }

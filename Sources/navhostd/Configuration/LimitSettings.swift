@@ -1,3 +1,4 @@
+import NavHostCommandLine
 import NavHostCore
 import NavHostVarlink
 
