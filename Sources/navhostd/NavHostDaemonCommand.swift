@@ -75,9 +75,12 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("control-uid"),
-        help: "A user ID that may control; repeat for more. (default: root and the daemon's own user)"
+        help: ArgumentHelp(
+            "A user (name or ID) who may control, besides root and the daemon's own user; repeat for more. A name must be a user's when the daemon starts.",
+            valueName: "user"
+        )
     )
-    var controlUIDs: [UInt32] = []
+    var controlUsers: [String] = []
 
     @Option(
         name: .customLong("control-group"),
@@ -121,6 +124,9 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         if let socketMode, UInt32(socketMode, radix: 8).map({ $0 <= 0o777 }) != true {
             throw ValidationError("--socket-mode takes an octal mode like 0660, not \"\(socketMode)\"")
         }
+        for user in controlUsers where DaemonConfiguration.userID(user) == nil {
+            throw ValidationError("--control-uid: no user \"\(user)\"")
+        }
         for group in controlGroups where DaemonConfiguration.groupID(group) == nil {
             throw ValidationError("--control-group: no group \"\(group)\"")
         }
@@ -139,7 +145,7 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         settings.sessions = sessions.compactMap(DaemonConfiguration.parseSession).map { session in
             (session.name, DaemonSettings.Session(root: session.root))
         }
-        settings.controlUIDs = controlUIDs.isEmpty ? nil : controlUIDs
+        settings.controlUIDs = controlUsers.isEmpty ? nil : controlUsers.compactMap(DaemonConfiguration.userID)
         settings.controlGroups = controlGroups.isEmpty ? nil : controlGroups
         settings.limits = limits.settings
         return settings

@@ -186,6 +186,23 @@ struct DaemonConfigurationTests {
         #expect(checked.output.contains("intent-timeout 30.0 seconds,"), "\(checked.output)")
     }
 
+    @Test("--control-uid takes a user's name as control.users does, and refuses a name no user has")
+    func controlUserByName() async throws {
+        let nobody = try #require(getpwnam("nobody")).pointee.pw_uid
+        let checked = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            ["--config", "/dev/null", "--check-config", "--control-uid", "nobody", "--control-uid", "4242"]
+        )
+        #expect(checked.status == 0, "\(checked.errors)")
+        #expect(checked.output.contains(", 4242, \(nobody)\n"), "\(checked.output)")
+        let unknown = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            ["--config", "/dev/null", "--check-config", "--control-uid", "no-such-user-here"]
+        )
+        #expect(unknown.status == 64, "a usage error: \(unknown.errors)")
+        #expect(unknown.errors.contains(#"--control-uid: no user "no-such-user-here""#), "\(unknown.errors)")
+    }
+
     @Test("A reload that only declares a session says it opened it, not that limits changed")
     func reloadDeclaringASession() async throws {
         let config = try ConfigFolder("sessions:\n  main: home.main\n")

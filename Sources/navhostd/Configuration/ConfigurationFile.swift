@@ -204,8 +204,10 @@ private struct Reader {
                 settings.controlUIDs = try list(value, key: key).map { item throws(ConfigurationError) in
                     if let uid = item.int, uid >= 0, uid <= Int(UInt32.max) { return UInt32(uid) }
                     let name = try string(item, key: key)
-                    guard let account = getpwnam(name) else { throw error(item, key, "no user \"\(name)\"") }
-                    return account.pointee.pw_uid
+                    guard let uid = DaemonConfiguration.userID(name) else {
+                        throw error(item, key, "no user \"\(name)\"")
+                    }
+                    return uid
                 }
             case "groups":
                 settings.controlGroups = try list(value, key: key).map { item throws(ConfigurationError) in

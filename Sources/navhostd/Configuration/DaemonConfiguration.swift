@@ -138,6 +138,13 @@ struct DaemonConfiguration: Sendable {
         sessionSettings[name]?.options(over: sessionOptions) ?? sessionOptions
     }
 
+    /// A user given by name or number, as its ID: a number is taken as it is, a name looked up (NSS, `getpwnam`);
+    /// `nil` for a name no user has. `control.users` and `--control-uid` read users with it.
+    static func userID(_ text: String) -> UInt32? {
+        if let number = UInt32(text) { return number }
+        return getpwnam(text).map { $0.pointee.pw_uid }
+    }
+
     /// A group given by name or number, as its ID.
     static func groupID(_ text: String) -> UInt32? {
         if let number = UInt32(text) { return number }
