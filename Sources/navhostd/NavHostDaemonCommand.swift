@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NavHostService
+import NavHostStorage
 
 /// `navhostd`'s command line.
 struct NavHostDaemonCommand: AsyncParsableCommand {
@@ -115,6 +116,13 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
     var enableTestHooks = false
 
     mutating func validate() throws {
+        // Relative paths are the shell's, so they are taken against the directory navhostd starts in, once: a
+        // reload reads the same files and folders, and what the daemon logs and reports names them whole. (A
+        // configuration file has no such base: it refuses relative paths.)
+        config = try config.map { try Self.resolving($0, option: "config") }
+        socket = try socket.map { try Self.resolving($0, option: "socket") }
+        plugins = try plugins.map { try Self.resolving($0, option: "plugins") }
+        stateDirectory = try stateDirectory.map { try Self.resolving($0, option: "state-dir") }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("unknown log level \"\(logLevel)\"")
         }
@@ -130,6 +138,14 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         for group in controlGroups where DaemonConfiguration.groupID(group) == nil {
             throw ValidationError("--control-group: no group \"\(group)\"")
         }
+    }
+
+    /// `path` made absolute against the current directory, with `.`, `..` and repeated slashes resolved as written.
+    private static func resolving(_ path: String, option: String) throws -> String {
+        guard let absolute = AbsolutePath.resolving(path) else {
+            throw ValidationError("--\(option) \(path): a relative path, and the current directory cannot be read")
+        }
+        return absolute
     }
 
     /// What the command line says; what it leaves out comes from the configuration file, then the defaults.

@@ -10,14 +10,18 @@ package enum ChildProcess {
     }
 
     /// Runs `executable` to its end and collects what it printed; kills it if it outlives `limit`.
+    ///
+    /// - Parameter workingDirectory: The directory it runs in; the test's own when `nil`.
     package static func run(
         _ executable: String,
         _ arguments: [String],
+        workingDirectory: String? = nil,
         limit: Duration = .seconds(60)
     ) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
         let output = try TemporaryFile()
         let errors = try TemporaryFile()
         process.standardOutput = output.handle

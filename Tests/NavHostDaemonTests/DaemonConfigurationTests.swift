@@ -203,6 +203,28 @@ struct DaemonConfigurationTests {
         #expect(unknown.errors.contains(#"--control-uid: no user "no-such-user-here""#), "\(unknown.errors)")
     }
 
+    @Test("Relative paths on the command line are taken against the directory navhostd starts in")
+    func relativePathsOnTheCommandLine() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let config = try ConfigFolder("sessions:\n  main: home.main\n")
+        try FileManager.default.createSymbolicLink(atPath: "\(directory)/etc", withDestinationPath: config.path)
+        let checked = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            [
+                "--check-config", "--config", "etc/navhostd.conf", "--socket", "run//io.navhost", "--plugins",
+                "./lib/../plugins", "--state-dir", "state",
+            ],
+            workingDirectory: directory
+        )
+        #expect(checked.status == 0, "\(checked.errors)")
+        for line in [
+            "files: \(directory)/etc/navhostd.conf", "socket: \(directory)/run/io.navhost (mode",
+            "plugins: \(directory)/plugins\n", "state-dir: \(directory)/state\n",
+        ] {
+            #expect(checked.output.contains(line), "\(line): \(checked.output)")
+        }
+    }
+
     @Test("A reload that only declares a session says it opened it, not that limits changed")
     func reloadDeclaringASession() async throws {
         let config = try ConfigFolder("sessions:\n  main: home.main\n")
