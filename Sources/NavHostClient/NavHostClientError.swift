@@ -202,17 +202,18 @@ public struct NavHostClientError: Error, Sendable {
 // MARK: - CustomStringConvertible
 
 extension NavHostClientError: CustomStringConvertible {
-    /// One line: the error name and its parameters when the daemon answered with an error, then the message. A
-    /// `message` parameter the message already says (`PluginRefused`'s) is left out of the parameters.
+    /// One line: the error name and all its parameters, as the daemon sent them, when it answered with an error;
+    /// then the message. A message that ends with the `message` parameter (`PluginRefused`'s, `InvalidRecording`'s)
+    /// leaves that end to the parameters, so the line says it once.
     ///
     /// `io.navhost.Navigation.RouteNotFound {"route":"products.lst"}: no loaded feature offers route "products.lst"`
     public var description: String {
         guard let errorName else { return "\(code): \(message)" }
-        var shown = parameters
-        if let said = parameters["message"]?.stringValue, message.contains(said) {
-            shown.removeValue(forKey: "message")
+        let parameterText = parameters.isEmpty ? "" : " \(JSONValue.object(parameters))"
+        var words = message
+        if let said = parameters["message"]?.stringValue, !said.isEmpty, words.hasSuffix(": \(said)") {
+            words.removeLast(said.count + 2)
         }
-        let parameterText = shown.isEmpty ? "" : " \(JSONValue.object(shown))"
-        return "\(errorName)\(parameterText): \(message)"
+        return "\(errorName)\(parameterText): \(words)"
     }
 }

@@ -187,10 +187,18 @@ struct NavctlPluginDaemonTests {
             let broken = try await Navctl.run(["plugins", "reload", "Products"] + socket)
             #expect(broken.status == 2)
             #expect(broken.output.isEmpty)
-            // The message once, in words: not again among the parameters.
-            let refusal =
-                #"Error: io.navhost.Plugins.PluginRefused {"code":"checksumMismatch"}: refused (checksumMismatch): "#
-            #expect(broken.errors.hasPrefix(refusal), "\(broken.errors)")
+            // Every parameter, message included, as the daemon sent it; the message once: the words leave it to them.
+            let refusal = try #require(
+                broken.errors.wholeMatch(
+                    of:
+                        /Error: io\.navhost\.Plugins\.PluginRefused (\{"code":"checksumMismatch","message":.+\}): refused \(checksumMismatch\)\n/
+                ),
+                "\(broken.errors)"
+            )
+            let parameters = try JSONParser().parse(String(refusal.1))
+            let message = try #require(parameters["message"]?.stringValue)
+            #expect(message.contains("SHA-256"), "\(message)")
+            #expect(broken.errors.ranges(of: message).count == 1, "\(broken.errors)")
             let list = try await Navctl.run(["plugins", "list", "--json"] + socket)
             let products = try JSONParser().parse(list.output)["plugins"]?.arrayValue?.first {
                 $0["name"] == "Products"
@@ -203,7 +211,7 @@ struct NavctlPluginDaemonTests {
             #expect(try await Navctl.run(["plugins", "reload", "Home"] + socket).status == 0)
             let needed = try await Navctl.run(["plugins", "unload", "Products"] + socket)
             #expect(needed.status == 2)
-            let inUse = #"Error: io.navhost.Plugins.PluginRefused {"code":"inUse"}: refused (inUse): "#
+            let inUse = #"Error: io.navhost.Plugins.PluginRefused {"code":"inUse","message":"#
             #expect(needed.errors.hasPrefix(inUse), "\(needed.errors)")
             let nowhere = try await Navctl.run(["plugins", "load", "\(directory)/Nowhere"] + socket)
             #expect(nowhere.status == 2)
