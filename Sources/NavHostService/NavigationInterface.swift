@@ -333,13 +333,13 @@ private final class NavigationHandlers: Sendable {
         defer { watcher.cancel() }
         let eventReplies = self.eventReplies
         watcher.deliverDirectly { event in
-            guard let reply = try? eventReplies.reply(for: event, in: session) else { return false }
+            guard let reply = try? eventReplies.reply(for: event, of: session) else { return false }
             return replies.sendImmediately(reply)
         }
         do {
             while let update = try await watcher.next() {
                 if case .event(let event) = update {
-                    try await replies.send(try eventReplies.reply(for: event, in: session))
+                    try await replies.send(try eventReplies.reply(for: event, of: session))
                 } else {
                     try await replies.send(Self.reply(for: update))
                 }
@@ -397,9 +397,9 @@ private final class NavigationHandlers: Sendable {
         return [:]
     }
 
-    private func startWatching(_ input: WatchParameters) throws -> (SessionWatcher, String) {
+    private func startWatching(_ input: WatchParameters) throws -> (SessionWatcher, EventReplies.Source) {
         let session = try sessions.session(input.session)
-        return (session.watch(from: input.resumeFrom), session.name)
+        return (session.watch(from: input.resumeFrom), .init(name: session.name, incarnation: session.incarnation))
     }
 
     private func snapshot(of session: String?) throws -> SessionSnapshot {
@@ -419,19 +419,40 @@ private final class NavigationHandlers: Sendable {
 /// The latest event of each session as a prepared `Watch` reply: the first watcher to send it serializes it, the others
 /// send the same bytes. A change to a thousand watchers is serialized once, not a thousand times.
 ///
-/// The reply last looked up is kept beside the table too: the watchers of one change ask for it one after the other,
-/// and comparing a name costs less than hashing it (about 300 instructions a watcher).
+/// A reply is kept for one incarnation of a session (``NavigationSession/incarnation``): a session closed and opened
+/// again under its name — by a reload, say, with its saved stack gone — counts its revisions again, and its watchers
+/// must not be sent the closed one's reply of the same revision, nor a watcher of the closed one still sending its last
+/// events replace the new one's. The reply last looked up is kept beside the table too: the watchers of one change ask
+/// for it one after the other, and comparing a name costs less than hashing it (about 300 instructions a watcher).
 private final class EventReplies: Sendable {
+    /// The session a watcher follows.
+    struct Source: Sendable {
+        var name: String
+        var incarnation: UInt64
+    }
+
     /// A class: the watchers of a change each take it, and a reference is cheaper to copy than the name and the reply.
     private final class Entry: Sendable {
-        let session: String
+        let source: Source
         let revision: UInt64
         let reply: VarlinkPreparedReply
 
-        init(session: String, revision: UInt64, reply: VarlinkPreparedReply) {
-            self.session = session
+        init(source: Source, revision: UInt64, reply: VarlinkPreparedReply) {
+            self.source = source
             self.revision = revision
             self.reply = reply
+        }
+
+        func holds(_ revision: UInt64, of source: Source) -> Bool {
+            self.revision == revision && self.source.incarnation == source.incarnation
+                && self.source.name == source.name
+        }
+
+        /// Whether the reply of `revision` of `source` is later than this one: of a later incarnation, or of a later
+        /// revision of this one. A watcher that lags behind does not replace what the others are sending.
+        func isBefore(_ revision: UInt64, of source: Source) -> Bool {
+            self.source.incarnation == source.incarnation
+                ? self.revision < revision : self.source.incarnation < source.incarnation
         }
     }
 
@@ -442,28 +463,28 @@ private final class EventReplies: Sendable {
 
     private let latest = Mutex(Latest())
 
-    /// Drops what is kept of the session `name`: it was closed or opened afresh, and its revisions start again.
+    /// Drops what is kept of the session `name` (it was closed): memory only, as the next session of the name is
+    /// another incarnation.
     func forget(_ session: String) {
         latest.withLock { latest in
             latest.bySession[session] = nil
-            if latest.last?.session == session { latest.last = nil }
+            if latest.last?.source.name == session { latest.last = nil }
         }
     }
 
-    func reply(for event: SessionEvent, in session: String) throws -> VarlinkPreparedReply {
+    func reply(for event: SessionEvent, of source: Source) throws -> VarlinkPreparedReply {
         let cached: VarlinkPreparedReply? = latest.withLock { latest in
-            if let last = latest.last, last.revision == event.revision, last.session == session { return last.reply }
-            guard let entry = latest.bySession[session], entry.revision == event.revision else { return nil }
+            if let last = latest.last, last.holds(event.revision, of: source) { return last.reply }
+            guard let entry = latest.bySession[source.name], entry.holds(event.revision, of: source) else { return nil }
             latest.last = entry
             return entry.reply
         }
         if let cached { return cached }
         let reply = try VarlinkPreparedReply(parameters: WatchReply.event(event).jsonObject)
         latest.withLock { latest in
-            // A watcher that lags behind does not replace a later event the others are sending.
-            if latest.bySession[session].map({ $0.revision < event.revision }) ?? true {
-                let entry = Entry(session: session, revision: event.revision, reply: reply)
-                latest.bySession[session] = entry
+            if latest.bySession[source.name].map({ $0.isBefore(event.revision, of: source) }) ?? true {
+                let entry = Entry(source: source, revision: event.revision, reply: reply)
+                latest.bySession[source.name] = entry
                 latest.last = entry
             }
         }

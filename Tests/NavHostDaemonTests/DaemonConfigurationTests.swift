@@ -333,6 +333,51 @@ struct DaemonConfigurationTests {
     }
 
     @Test(
+        "A session a reload closes, then opens afresh under its name, tells its watchers its own events, not the old one's"
+    )
+    func reloadReopeningASessionAfresh() async throws {
+        let config = try ConfigFolder("sessions:\n  main: home.main\n")
+        try config.dropIn("60-lobby.conf", "sessions:\n  lobby: home.main\n")
+        let daemon = try await DaemonProcess.start(extraArguments: ["--config", config.file])
+        let nav = try await NavigationClient.connect(to: daemon)
+        let reload = {
+            let count = daemon.notifications.count
+            daemon.send(signal: SIGHUP)
+            _ = try await daemon.waitFor("READY=1", after: count)
+        }
+        // The first lobby's screen, loaded: its last event is kept, serialized, for the watchers.
+        let isLoaded: (JSONObject) -> Bool = { $0["event"]?["state"]?["status"] == "loaded" }
+        let first = try await NavigationClient.connect(to: daemon)
+        let before = WatchRecorder(first.watch(session: "lobby"))
+        _ = try await before.next { $0["snapshot"] != nil }
+        try await nav.call("Navigate", ["session": "lobby", "route": "products.list"])
+        let old = try await before.next(where: isLoaded)
+        let revision = try #require(old["event"]?["revision"])
+
+        // The reload closes it; its saved stack goes; the next reload opens it afresh, at revision 0 again.
+        try config.removeDropIn("60-lobby.conf")
+        try await reload()
+        #expect(try await nav.call("Sessions")["sessions"] == ["main"])
+        let folder = "\(daemon.stateDirectory)/sessions"
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasPrefix("lobby.") {
+            try FileManager.default.removeItem(atPath: "\(folder)/\(file)")
+        }
+        try config.dropIn("60-lobby.conf", "sessions:\n  lobby: home.main\n")
+        try await reload()
+        #expect(try await nav.routes(session: "lobby") == ["home.main"], "opened afresh")
+
+        // The new lobby's screen loads to the same revision: its watcher gets its own state.
+        let second = try await NavigationClient.connect(to: daemon)
+        let after = WatchRecorder(second.watch(session: "lobby"))
+        _ = try await after.next { $0["snapshot"] != nil }
+        try await nav.call("Navigate", ["session": "lobby", "route": "settings.main"])
+        let new = try await after.next { $0["event"]?["revision"] == revision }
+        #expect(new != old, "the closed session's event of the same revision")
+        #expect(try await nav.topState(session: "lobby") == new["event"]?["state"], "\(new)")
+        try await daemon.terminate()
+    }
+
+    @Test(
         "SIGHUP with a new session and a lowered limit applies them while a Watch stays; an invalid one changes nothing"
     )
     func reload() async throws {

@@ -26,7 +26,7 @@ extension NavigationSession {
             Task { @MainActor in self?.watchers[id] = nil }
         }
         for event in missed { watcher.deliver(event) { snapshot } }
-        watchers[ObjectIdentifier(watcher)] = (watcher, revision)
+        watchers[ObjectIdentifier(watcher)] = AttachedWatcher(watcher, start: revision)
         return watcher
     }
 
@@ -45,10 +45,10 @@ extension NavigationSession {
     /// revision, so that no event it already shows follows it.
     func tellWatchers(_ event: SessionEvent) {
         log.append(event)
-        for (id, attached) in watchers where event.revision > attached.start {
+        for attached in watchers.values where event.revision > attached.start {
             attached.watcher.deliver(event) {
                 let current = snapshot
-                watchers[id]?.start = current.revision
+                attached.start = current.revision
                 return current
             }
         }

@@ -3,6 +3,7 @@ import NavHostJSON
 public import NavHostKit
 import NavHostStorage
 public import NavHostWire
+import Synchronization
 
 /// One independent navigation stack: the screens, root first, and the revision they are at.
 ///
@@ -34,9 +35,9 @@ public final class NavigationSession: NavigationHandler {
     var screens: [Screen] = []
     var nextScreenNumber = 1
     var log: SessionEventLog
-    /// The attached watchers, each with its starting revision: an event at or below it is already in the snapshot
-    /// the watcher started with. One table, so a change to many watchers looks none of them up.
-    var watchers: [ObjectIdentifier: (watcher: SessionWatcher, start: UInt64)] = [:]
+    /// The attached watchers, each with its starting revision: one table, so a change to many watchers looks none of
+    /// them up.
+    var watchers: [ObjectIdentifier: AttachedWatcher] = [:]
     /// Changes recorded but not yet durable, held back from watchers (see `NavigationSession+Durability.swift`).
     var unreleased: [SessionEvent] = []
     /// What watchers have been told: the state after the last released change.
@@ -57,6 +58,9 @@ public final class NavigationSession: NavigationHandler {
 
     /// The session's name.
     public let name: String
+    /// Tells this session from every other the process opened, of the same name or not: a session closed and opened
+    /// again is another incarnation, whose revisions start again. Counts up from 1.
+    public nonisolated let incarnation: UInt64 = nextIncarnation.add(1, ordering: .relaxed).newValue
     /// What the session lends its features' work: random numbers, recorded or replayed, and time.
     public let context: SessionContext
     /// The route the session was configured to start at; a session whose root is unloaded restarts there.
@@ -265,5 +269,23 @@ extension NavigationSession {
         }
         for observer in changeObservers { observer(self, event) }
         return Change(revision: revision, event: event)
+    }
+}
+
+// MARK: - Watchers and incarnations
+
+/// The incarnation the next session gets, less one.
+private let nextIncarnation = Atomic<UInt64>(0)
+
+/// A watcher of the session, and its starting revision: an event at or below it is already in the snapshot the
+/// watcher started with. A class, so that a watcher that coalesces moves its start without copying the table it is
+/// read from.
+final class AttachedWatcher {
+    let watcher: SessionWatcher
+    var start: UInt64
+
+    init(_ watcher: SessionWatcher, start: UInt64) {
+        self.watcher = watcher
+        self.start = start
     }
 }

@@ -356,6 +356,8 @@ extension VarlinkServer {
             closingLog: closingLog,
             logger: logger
         )
+        // Last, and it must stay last: its stream replies are written from its own context on the loop and from the
+        // pipeline's tail elsewhere (`StreamReplyOutput`), the same way only while no handler follows it.
         try pipeline.addHandler(connection)
         return ServedConnection(
             channel: channel,
