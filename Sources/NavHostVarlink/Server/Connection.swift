@@ -45,12 +45,11 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// What every call of the connection runs with; made once, when the connection starts.
     private var runner: CallRunner?
 
-    private var machine: StateMachine
+    /// The state machine and the calls it rules: one stored property, so that an event is one exclusivity check.
+    private var calls: CallQueue
     /// Whether why the connection closes has been logged: one close, one line (a partial-message timeout is followed
     /// by the framing's complaint about the message it cut short).
     private var closeLogged = false
-    /// The buffer ``handle(_:)`` gathers an event's actions in, kept empty between events.
-    private var spareActions: [StateMachine.Action] = []
     private var batch = ReplyBatch()
     private var batchDeadline: Scheduled<Void>?
     private var idleCheck: RepeatedTask?
@@ -66,9 +65,6 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// Inside `channelRead`: replies wait for `channelReadComplete`, so that one read's replies go out in one write.
     private var inRead = false
     private var pumping = false
-    /// Calls taken by the state machine and not started yet, oldest first: the order it starts them in.
-    private var callsReceived = CircularBuffer<VarlinkCall>()
-    private var callsToStart = CircularBuffer<(StateMachine.CallID, VarlinkCall)>()
     /// The tasks of the calls that are running, to cancel them when the connection closes.
     private var runningTasks: [Int: Task<Void, Never>] = [:]
     private var startingCall: Int?
@@ -99,9 +95,11 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         self.logger = logger
         self.parser = JSONParser(maxDepth: configuration.maxJSONDepth)
         self.reader = VarlinkCallReader(maxDepth: configuration.maxJSONDepth)
-        self.machine = StateMachine(
-            maxPendingCalls: configuration.maxPendingCallsPerConnection,
-            maxConcurrentCalls: configuration.maxConcurrentCallsPerConnection
+        self.calls = CallQueue(
+            machine: StateMachine(
+                maxPendingCalls: configuration.maxPendingCallsPerConnection,
+                maxConcurrentCalls: configuration.maxConcurrentCallsPerConnection
+            )
         )
         self.finishedPromise = eventLoop.makePromise()
     }
@@ -236,7 +234,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
                 startingCall = nil
                 // A reply that goes out at once is written straight into the batch: no buffer of its own to make,
                 // copy into the batch and free (most `Send`s). The machine then has nothing left to write for it.
-                if machine.writesAtOnce(id) {
+                if calls.machine.writesAtOnce(id) {
                     batch.append(parameters)
                     callFinished(id, reply: nil)
                 } else {
@@ -299,27 +297,22 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: - The state machine's actions
 
     /// Tells the state machine of an event and performs the actions it asks for.
-    ///
-    /// The actions are gathered in ``spareActions``, taken for the event and handed back empty with its room: an
-    /// event nested in another's actions (a close they cause) finds it taken and gathers its own.
     private func handle(_ event: (inout StateMachine, inout [StateMachine.Action]) -> Void) {
-        var actions = spareActions
-        spareActions = []
-        event(&machine, &actions)
-        perform(actions)
-        // `popLast`, not `removeAll(keepingCapacity:)`, which goes through `replaceSubrange`: an event has an action
-        // or two.
-        while actions.popLast() != nil {}
-        spareActions = actions
+        var actions: [StateMachine.Action]
+        let streamCall: StateMachine.CallID?
+        (actions, streamCall) = calls.take(event)
+        perform(actions, streamCall: streamCall)
+        calls.giveBack(&actions)
     }
 
-    private func perform(_ actions: [StateMachine.Action]) {
+    /// Carries out an event's actions (``CallQueue/take(_:)`` has queued the calls it starts already).
+    private func perform(_ actions: [StateMachine.Action], streamCall: StateMachine.CallID?) {
         // Before any action: a `more` call about to start may write as soon as its task runs.
-        streamOutput?.accept(machine.runningStreamCall)
+        streamOutput?.accept(streamCall)
         for action in actions {
             switch action {
-            case .startCall(let id):
-                callsToStart.append((id, callsReceived.removeFirst()))
+            case .startCall:
+                break  // queued by `CallQueue.take`; `pump` starts it
             case .write(let bytes):
                 batch.append(bytes)
             case .allowNextCall:
@@ -338,12 +331,13 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         guard !pumping else { return }
         pumping = true
         defer { pumping = false }
-        while !machine.isClosed {
-            if let (id, call) = callsToStart.popFirst() {
+        while true {
+            let next = calls.next()
+            if case .start(let id, let call) = next {
                 start(id, call)
-            } else if machine.pendingCalls < machine.maxPendingCalls, let frame = frames.popFirst() {
+            } else if case .idle(mayReceive: true) = next, let frame = frames.popFirst() {
                 receive(frame)
-            } else if frames.isEmpty, inputEnded, !inputEndTaken {
+            } else if case .idle = next, frames.isEmpty, inputEnded, !inputEndTaken {
                 inputEndTaken = true
                 logger.trace("Varlink client ended its input")
                 handle { $0.inputEnded(into: &$1) }
@@ -351,7 +345,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
                 break
             }
         }
-        if !machine.isClosed { resumeReadingIfAllowed() }
+        if !calls.machine.isClosed { resumeReadingIfAllowed() }
     }
 
     private func receive(_ frame: ByteBuffer) {
@@ -371,15 +365,16 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         }
         lastActivity = .now()
         // The machine ignores a call once it stopped reading; then it must not wait in the queue either.
-        guard machine.isReading else { return }
-        callsReceived.append(call)
-        handle { $0.receivedCall(call, into: &$1) }
+        guard case (var actions, let streamCall)? = calls.receive(call) else { return }
+        perform(actions, streamCall: streamCall)
+        calls.giveBack(&actions)
     }
 
     // MARK: - Reading
 
     private var mayRead: Bool {
-        started && machine.isReading && frames.isEmpty && machine.pendingCalls < machine.maxPendingCalls
+        started && calls.machine.isReading && frames.isEmpty
+            && calls.machine.pendingCalls < calls.machine.maxPendingCalls
             && (context?.channel.isWritable ?? false)
     }
 
@@ -394,7 +389,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes the batch now, or arranges for it to be written, as ``ReplyBatch`` says.
     private func releaseBatch() {
         guard !batch.isEmpty, !stopped else { return }
-        if machine.pendingCalls == 0 || batch.isFull {
+        if calls.machine.pendingCalls == 0 || batch.isFull {
             writeBatch()
         } else if batchDeadline == nil {
             batchDeadline = eventLoop.assumeIsolated().scheduleTask(in: ReplyBatch.maxDelay) { [self] in
@@ -443,8 +438,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         idleCheck = nil
         streamOutput?.accept(nil)
         frames.removeAll()
-        callsReceived.removeAll()
-        callsToStart.removeAll()
+        calls.removeAllCalls()
         for task in runningTasks.values { task.cancel() }
     }
 
@@ -452,12 +446,12 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private func channelEnded() {
         guard !channelClosed else { return }
         channelClosed = true
-        if !machine.isClosed {
+        if !calls.machine.isClosed {
             // The client went away (or the pipeline closed the channel under a write: the send timeout).
             if let reason = closeReason.recorded { logClosing(because: reason) }
             // The channel is closed already: the machine's own `close` is not acted on.
             var ignored: [StateMachine.Action] = []
-            machine.connectionFailed(into: &ignored)
+            calls.machine.connectionFailed(into: &ignored)
         }
         stop()
         completeIfFinished()
@@ -473,13 +467,13 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// started, is not idle: the client stopped reading, and the send time-out is the limit for that
     /// (``VarlinkSendTimeoutHandler``).
     private func checkIdle() {
-        guard !stopped, machine.pendingCalls == 0, frames.isEmpty, context?.channel.isWritable != false,
+        guard !stopped, calls.machine.pendingCalls == 0, frames.isEmpty, context?.channel.isWritable != false,
             let idleTimeout = configuration.idleTimeout,
             NIODeadline.now() - lastActivity >= VarlinkServer.timeAmount(idleTimeout)
         else { return }
         logger.info("Closed an idle Varlink connection", metadata: ["varlink.idle-timeout": "\(idleTimeout)"])
         var ignored: [StateMachine.Action] = []
-        machine.connectionFailed(into: &ignored)
+        calls.machine.connectionFailed(into: &ignored)
         stop()
         context?.close(promise: nil)
     }
