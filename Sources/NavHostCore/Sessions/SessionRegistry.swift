@@ -147,7 +147,9 @@ public final class SessionRegistry {
                 configuration: configuration,
                 catalog: catalog,
                 options: options,
-                firstRevision: fresh?.revision ?? 0,
+                // A reload that opens a session whose file went since an earlier one of the name wrote it: that
+                // one's records are still known, and the new one's must be newer.
+                firstRevision: fresh?.revision ?? persistence?.fileWasLost(configuration.name) ?? 0,
                 firstScreenNumber: fresh?.screenNumber ?? 1,
                 logger: logger
             )

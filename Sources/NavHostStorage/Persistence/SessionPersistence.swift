@@ -193,6 +193,27 @@ public final class SessionPersistence: Sendable {
         }
     }
 
+    /// Takes the file of the session `name` as holding nothing: a session of the name opens without a record (the file
+    /// was deleted, or set aside as corrupt) while this process still knows what an earlier one wrote there, which it
+    /// must no longer take as written. The next record is written in full, as a snapshot.
+    ///
+    /// - Returns: The revision after every one the process gave the name, written, queued or reserved: the new
+    ///   session starts there, so that none of its records is taken as older than the earlier session's. `nil` when
+    ///   the process knows nothing of the name.
+    public func fileWasLost(_ name: String) -> UInt64? {
+        states.withLock { states in
+            guard var state = states[name] else { return nil }
+            let revisions = [
+                state.durable?.reservedRevision, state.durable?.revision, state.pending?.revision,
+                state.newest?.revision,
+            ]
+            state.durable = nil
+            state.journal = nil
+            states[name] = state
+            return (revisions.compactMap { $0 }.max() ?? 0) + 1
+        }
+    }
+
     /// Records that `record` is what the file of its session holds (after a restore), so an equal save is free.
     public func assumeDurable(_ record: SessionRecord) {
         states.withLock { $0[record.session, default: SessionState()].durable = record.durableContent }
