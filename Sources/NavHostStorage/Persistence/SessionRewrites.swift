@@ -33,9 +33,12 @@ final class SessionRewrites: Sendable {
 
     private let state = Mutex(State())
     let pauses: Pauses
+    /// How a retry waits out a pause: `Task.sleep`, or a test's double.
+    private let sleep: @Sendable (Duration) async -> Void
 
-    init(pauses: Pauses) {
+    init(pauses: Pauses, sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }) {
         self.pauses = pauses
+        self.sleep = sleep
     }
 
     /// Records how to write the current state of session `name`, in place of any earlier session of the name's,
@@ -60,6 +63,12 @@ final class SessionRewrites: Sendable {
         state.withLock { $0.entries[name]?.task != nil }
     }
 
+    /// The task of the retry of session `name` under way, if one is: it ends when the retry does, even once
+    /// ``remove(_:)`` forgot it.
+    func runningRetry(of name: String) -> Task<Void, Never>? {
+        state.withLock { $0.entries[name]?.task }
+    }
+
     /// Starts retrying session `name`, unless a retry is under way or nobody registered it: a rewrite after each
     /// pause, as long as `unwritten` says the file may hold a record that was not written.
     ///
@@ -75,18 +84,19 @@ final class SessionRewrites: Sendable {
         }
     }
 
-    /// The retry's loop: pause, rewrite, double the pause; it ends once `unwritten` no longer holds (under the lock),
-    /// the rewrite finds no session, or the task is cancelled.
+    /// The retry's loop: pause, rewrite, double the pause; it ends once `unwritten` no longer holds (under the lock,
+    /// checked right after each rewrite), the rewrite finds no session, or the task is cancelled.
     private func retry(_ name: String, number: UInt64, rewrite: Rewrite, while unwritten: () -> Bool) async {
         var pause = pauses.first
         while true {
-            try? await Task.sleep(for: pause)
+            await sleep(pause)
             if Task.isCancelled { return }
             if unwritten() {
                 guard await rewrite() else { break }
                 pause = min(pause * 2, pauses.longest)
-                continue
             }
+            // At once after a rewrite that succeeded: a retry kept for one more pause (up to 5 s) made a failure in
+            // that pause wait for it, instead of starting a retry of its own after the first pause.
             let ended = state.withLock { state in
                 guard !unwritten() else { return false }
                 if state.entries[name]?.number == number { state.entries[name]?.task = nil }
