@@ -132,6 +132,9 @@ struct Daemon {
                     stallDetector?.stop()
                     server.shutdownGracefully()
                     await core.shutDown()
+                    // The last writes the stop queued, of sessions whose file may hold a failed write, land before
+                    // the process exits.
+                    await core.sessions.waitForQueuedWrites()
                     break
                 }
                 return .stopSignals

@@ -194,6 +194,7 @@ public final class SessionRegistry {
         restoreNotes[name] = nil
         lastWriteFailure[name] = nil
         persistence?.stopRewriting(name)
+        writeOnceMore(session)
         publish(SessionListEvent(.closed, name))
         return session
     }
@@ -426,12 +427,33 @@ public final class SessionRegistry {
         }
     }
 
+    /// Returns once every write queued so far has finished: the last ones the stop queued among them
+    /// (``shutDown()``), which the daemon waits for before it exits.
+    public func waitForQueuedWrites() async {
+        await persistence?.waitForQueuedWrites()
+    }
+
+    /// Queues one last write of `session`'s current state as it closes without a durable close (the stop, a reload
+    /// that no longer declares it), when its file may hold a record whose write failed: its retry stops
+    /// (``SessionPersistence/stopRewriting(_:)``), and the file kept the refused change, which the next start, or a
+    /// reload that declares the name again, opened the session from. Queued in the stretch that closes it: nothing
+    /// changes the session after. A failed write its callers have not taken back yet is taken back first (they find
+    /// it done, and answer `StorageFailed` as they would): until then the session holds the refused change.
+    private func writeOnceMore(_ session: NavigationSession) {
+        guard let persistence, persistence.mayHoldFailedWrite(of: session.name), !hasLostItsRecord(session) else {
+            return
+        }
+        if let refusal = persistence.refusal(of: session.name) { takeBack(session, because: refusal) }
+        persistence.submit(session.record)
+    }
+
     /// Whether ``shutDown()`` ran: the daemon is stopping, and sessions are neither opened nor closed any more
     /// (``SessionsShutDown``).
     public private(set) var isShutDown = false
 
     /// Closes every session for good, as the daemon stops: opening or closing a session afterwards is refused with
-    /// ``SessionsShutDown``. The records and the list of opened sessions stay as they are, for the next start.
+    /// ``SessionsShutDown``. The records and the list of opened sessions stay as they are, for the next start; a
+    /// session whose file may hold a failed write is written once more (``waitForQueuedWrites()`` waits for it).
     public func shutDown() {
         isShutDown = true
         closeAll(stopping: true)
@@ -442,6 +464,7 @@ public final class SessionRegistry {
     public func closeAll(stopping: Bool = false) {
         for session in sessions.all {
             persistence?.stopRewriting(session.name)
+            writeOnceMore(session)
             session.close(stopping: stopping)
         }
         sessions.removeAll()

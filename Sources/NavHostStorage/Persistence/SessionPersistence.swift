@@ -168,11 +168,19 @@ public final class SessionPersistence: Sendable {
 
     /// Creates the persistence of sessions under `directory`, whose files are written through `writes` (a test's
     /// double of the disk).
-    package init(directory: String, writes: any SessionFileWrites) {
+    ///
+    /// - Parameter firstRewritePause: The first pause of ``rewriteAfterFailures(of:with:)``'s retry, 50 ms by
+    ///   default; the longest is 5 s, or this one when it is longer (a test that wants no retry).
+    package init(directory: String, writes: any SessionFileWrites, firstRewritePause: Duration = .milliseconds(50)) {
         self.directory = directory
         self.resumeExecutor = nil
         self.writes = writes
-        self.rewrites = SessionRewrites(pauses: Self.rewritePauses)
+        self.rewrites = SessionRewrites(
+            pauses: SessionRewrites.Pauses(
+                first: firstRewritePause,
+                longest: max(firstRewritePause, Self.rewritePauses.longest)
+            )
+        )
     }
 
     /// The file of session `name`.
@@ -237,6 +245,12 @@ public final class SessionPersistence: Sendable {
     /// since reached the disk, the file may hold another (``holdsStack(of:)`` says whether it does).
     public func wroteStack(of record: SessionRecord) -> Bool {
         states.withLock { $0[record.session]?.durable?.stack == record.stack }
+    }
+
+    /// The failed write of session `name` whose changes the session has not taken back yet, if there is one: its
+    /// records are refused until it does (``takenBack(_:generation:)``).
+    public func refusal(of name: String) -> WriteFailure? {
+        states.withLock { $0[name]?.refusal }
     }
 
     /// Whether `failure` still refuses its session's records: the session has not taken back what that write held

@@ -21,8 +21,12 @@ extension FailedWriteOnDiskTests {
 
     /// A session at [root, kept], durably, whose pop's journal line lands and fails, whose zeroing fails, and whose
     /// every write after that fails, the take-back's among them: the file holds the refused pop.
-    func refusedPopLeftOnBrokenDisk() async throws -> (SessionRegistry, SessionPersistence, NavigationSession) {
-        let (registry, persistence) = try makeRegistry()
+    ///
+    /// - Parameter firstRewritePause: When the persistence's retry first writes the session again.
+    func refusedPopLeftOnBrokenDisk(
+        firstRewritePause: Duration = .milliseconds(50)
+    ) async throws -> (SessionRegistry, SessionPersistence, NavigationSession) {
+        let (registry, persistence) = try makeRegistry(firstRewritePause: firstRewritePause)
         let session = try registry.open(main)
         try await registry.commit(session)
         try session.navigate(to: Self.user("kept"))
@@ -68,6 +72,25 @@ extension FailedWriteOnDiskTests {
         }
         // Without the stop, it went on as long as the disk failed, each write a new snapshot of a closed session.
         #expect(!persistence.isRewriting("main"), "stopped")
+    }
+
+    @Test(
+        "A session closed by the stop or a reload while its file holds a refused change: one last write takes it out",
+        arguments: [false, true]
+    )
+    func lastWriteAtClose(daemonStopping: Bool) async throws {
+        // A retry that would not write again for an hour: the admin fixes the disk and restarts the daemon before.
+        let (registry, _, _) = try await refusedPopLeftOnBrokenDisk(firstRewritePause: .seconds(3_600))
+        disk.heal()
+        if daemonStopping {
+            registry.shutDown()
+        } else {
+            // As a reload that no longer declares it closes it.
+            registry.close("main")
+        }
+        await registry.waitForQueuedWrites()
+        // Before, the retry stopped with the session and the file kept the pop: the restart brought it back.
+        #expect(try usersOnDisk() == ["root", "kept"], "writes: \(disk.log)")
     }
 
     /// Records, for ``backgroundSaveFindsItsStackWritten()``, how a client's commit of the refused push was answered.

@@ -20,8 +20,17 @@ struct FailedWriteOnDiskTests {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("navhost-faulty-\(UUID())").path
     }
 
-    func makeRegistry(writes: (any SessionFileWrites)? = nil) throws -> (SessionRegistry, SessionPersistence) {
-        let persistence = SessionPersistence(directory: directory, writes: writes ?? disk)
+    /// A registry over a persistence that writes through `writes` (``disk`` by default); its retry after a failed
+    /// write starts after `firstRewritePause` (50 ms, the daemon's).
+    func makeRegistry(
+        writes: (any SessionFileWrites)? = nil,
+        firstRewritePause: Duration = .milliseconds(50)
+    ) throws -> (SessionRegistry, SessionPersistence) {
+        let persistence = SessionPersistence(
+            directory: directory,
+            writes: writes ?? disk,
+            firstRewritePause: firstRewritePause
+        )
         let registry = SessionRegistry(
             catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
             persistence: persistence,
