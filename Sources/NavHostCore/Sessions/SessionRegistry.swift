@@ -166,9 +166,13 @@ public final class SessionRegistry {
             session.holdsEventsUntilDurable = true
             session.observeChanges { [weak self] session, event in self?.persist(session, through: event.revision) }
             persistence.rewriteAfterFailures(of: configuration.name) { @MainActor [weak self, weak session] in
-                guard let self, let session, isOpen(session), !hasLostItsRecord(session) else { return false }
+                guard let self, let session, isOpen(session), !hasLostItsRecord(session) else { return .sessionGone }
+                // A failed caller, behind on the main actor, takes the refused changes back: a save now would be
+                // refused and take them back itself, as a background save, which may let watchers hear of changes
+                // whose calls were answered `StorageFailed`.
+                guard self.persistence?.refusal(of: session.name) == nil else { return .waitingForTakeBack }
                 await saveInBackground(session)
-                return true
+                return .saved
             }
             persist(session, through: session.revision)
         }

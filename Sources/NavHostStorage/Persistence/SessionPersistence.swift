@@ -286,14 +286,35 @@ public final class SessionPersistence: Sendable {
 
     // MARK: Rewriting after a failure
 
+    /// How a round of the retry after a failed write went (``rewriteAfterFailures(of:with:)``).
+    public enum RewriteRound: Sendable {
+        /// The session's current state was saved (or its save failed, and the retry goes on).
+        case saved
+        /// Nothing was written: a failed write of the session refuses its records until one of its callers takes it
+        /// back (``refusal(of:)``), and they all wait for that. The next round comes after the same pause.
+        case waitingForTakeBack
+        /// There is no session to write any more: the retry ends.
+        case sessionGone
+    }
+
     /// Records how to write the current state of session `name` (with ``save(_:)``, taking the record and saving it
     /// in one stretch of the session's actor): after a failed write of the session whose record may have reached the
     /// disk, it is called after a pause of 50 ms, doubling up to 5 s, until a write of the session succeeds. Without
     /// it, a refused change that landed stayed in the file until the session's next write that succeeded, and a crash
-    /// meanwhile brought it back. It returns `false` when the session is gone, which ends the retry; so does
-    /// ``stopRewriting(_:)``.
-    public func rewriteAfterFailures(of name: String, with rewrite: @escaping @Sendable () async -> Bool) {
+    /// meanwhile brought it back. It says ``RewriteRound/sessionGone`` when the session is gone, which ends the retry;
+    /// so does ``stopRewriting(_:)``. While a refusal is pending it writes nothing (``RewriteRound/waitingForTakeBack``):
+    /// the refused save would take the change back itself, in a background save's way, before the failed caller does.
+    public func rewriteAfterFailures(
+        of name: String,
+        with rewrite: @escaping @Sendable () async -> RewriteRound
+    ) {
         rewrites.register(name, rewrite: rewrite)
+    }
+
+    /// Runs the rewrite recorded for session `name` once, as a round of its retry does, from the caller's actor
+    /// (tests); `nil` when none is.
+    package nonisolated(nonsending) func rewriteOnce(_ name: String) async -> RewriteRound? {
+        await rewrites.rewrite(of: name)?()
     }
 
     /// Stops writing session `name` again after failures, and forgets how to (it closed, or the daemon is stopping).

@@ -10,8 +10,8 @@ import Synchronization
 /// its own: no caller waits for it. It ends when a write of the session succeeds, when the rewrite says the session is
 /// gone, and when the owner takes the session out (``remove(_:)``: it closed, or the daemon is stopping).
 final class SessionRewrites: Sendable {
-    /// Writes the session's current state, and returns `false` when there is no session any more to write.
-    typealias Rewrite = @Sendable () async -> Bool
+    /// Writes the session's current state, and says how the round went.
+    typealias Rewrite = @Sendable () async -> SessionPersistence.RewriteRound
 
     /// The pauses before each attempt: the first, and the longest the doubling reaches.
     struct Pauses: Sendable {
@@ -63,6 +63,11 @@ final class SessionRewrites: Sendable {
         state.withLock { $0.entries[name]?.task != nil }
     }
 
+    /// How to write the current state of session `name`, as registered.
+    func rewrite(of name: String) -> Rewrite? {
+        state.withLock { $0.entries[name]?.rewrite }
+    }
+
     /// The task of the retry of session `name` under way, if one is: it ends when the retry does, even once
     /// ``remove(_:)`` forgot it.
     func runningRetry(of name: String) -> Task<Void, Never>? {
@@ -74,26 +79,34 @@ final class SessionRewrites: Sendable {
     ///
     /// - Parameter unwritten: Read under this object's lock when the retry ends, so that a failure recorded before
     ///   this call either finds the retry going on or starts a new one.
-    func start(_ name: String, while unwritten: @escaping @Sendable () -> Bool) {
+    /// - Returns: The retry's task, when this call started it.
+    @discardableResult
+    func start(_ name: String, while unwritten: @escaping @Sendable () -> Bool) -> Task<Void, Never>? {
         state.withLock { state in
-            guard let entry = state.entries[name], entry.task == nil else { return }
+            guard let entry = state.entries[name], entry.task == nil else { return nil }
             let number = entry.number
-            state.entries[name]?.task = Task {
+            let task = Task {
                 await self.retry(name, number: number, rewrite: entry.rewrite, while: unwritten)
             }
+            state.entries[name]?.task = task
+            return task
         }
     }
 
     /// The retry's loop: pause, rewrite, double the pause; it ends once `unwritten` no longer holds (under the lock,
-    /// checked right after each rewrite), the rewrite finds no session, or the task is cancelled.
+    /// checked right after each rewrite), the rewrite finds no session, or the task is cancelled. A round whose
+    /// rewrite waits for a take-back keeps the pause.
     private func retry(_ name: String, number: UInt64, rewrite: Rewrite, while unwritten: () -> Bool) async {
         var pause = pauses.first
-        while true {
+        rounds: while true {
             await sleep(pause)
             if Task.isCancelled { return }
             if unwritten() {
-                guard await rewrite() else { break }
-                pause = min(pause * 2, pauses.longest)
+                switch await rewrite() {
+                case .saved: pause = min(pause * 2, pauses.longest)
+                case .waitingForTakeBack: continue rounds
+                case .sessionGone: break rounds
+                }
             }
             // At once after a rewrite that succeeded: a retry kept for one more pause (up to 5 s) made a failure in
             // that pause wait for it, instead of starting a retry of its own after the first pause.

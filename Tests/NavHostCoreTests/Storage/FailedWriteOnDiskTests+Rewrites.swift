@@ -93,6 +93,37 @@ extension FailedWriteOnDiskTests {
         #expect(try usersOnDisk() == ["root", "kept"], "writes: \(disk.log)")
     }
 
+    @Test("A round of the retry before a failed write's callers took it back writes nothing, and leaves it to them")
+    func retryLeavesTheTakeBackToTheCaller() async throws {
+        let (registry, persistence) = try makeRegistry(firstRewritePause: .seconds(3_600))
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        let takeBacks = session.takeBacks
+        // A push whose write is held, then fails with nothing written: the file may hold it all the same, as far as
+        // the writer knows, so the retry is on.
+        disk.holdNext()
+        disk.failNext([.beforeLanding])
+        try session.navigate(to: Self.user("x"))
+        let client = Task { @MainActor in try? await registry.commit(session, takeBacks: takeBacks) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !disk.isHolding && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(disk.isHolding, "the push's write is held")
+        disk.release()
+        // The main actor stays here, as when it is behind: the failed client cannot take the push back yet.
+        while persistence.refusal(of: "main") == nil && ContinuousClock.now < deadline { usleep(100) }
+        try #require(persistence.refusal(of: "main") != nil, "the push's write failed: \(disk.log)")
+        // A round of the retry now, before the client.
+        let round = await persistence.rewriteOnce("main")
+        // Before, it saved the session's record, was refused, and took the push back itself, in a background save's
+        // way (what the last write that succeeded wrote): it could let watchers hear of changes answered StorageFailed.
+        #expect(round == .waitingForTakeBack)
+        #expect(persistence.refusal(of: "main") != nil, "left to the failed client")
+        #expect(session.takeBacks == takeBacks)
+        await client.value
+        #expect(session.takeBacks == takeBacks + 1, "the client took the push back")
+        #expect(persistence.refusal(of: "main") == nil)
+    }
+
     /// Records, for ``backgroundSaveFindsItsStackWritten()``, how a client's commit of the refused push was answered.
     @MainActor final class Answer {
         var result: Result<Void, any Error>?

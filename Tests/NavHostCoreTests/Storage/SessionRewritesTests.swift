@@ -39,10 +39,9 @@ struct SessionRewritesTests {
         let rewrites = SessionRewrites(pauses: Self.pauses) { _ in log.paused() }
         rewrites.register("main") {
             log.rewrote()
-            return true
+            return .saved
         }
-        rewrites.start("main") { log.unwritten }
-        let retry = try #require(rewrites.runningRetry(of: "main"))
+        let retry = try #require(rewrites.start("main") { log.unwritten })
         await retry.value
         #expect(log.rewrites == 1)
         // Before, it waited out one more pause (up to 5 s), and a failure meanwhile found it under way: its own retry
