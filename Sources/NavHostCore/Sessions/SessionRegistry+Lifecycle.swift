@@ -355,10 +355,12 @@ extension SessionRegistry {
         do {
             try await saveOpenedList()
             return nil
-        } catch let again as FileAccessError where !again.mayHaveReplaced {
-            return uncertain
-        } catch {
+        } catch let again as FileAccessError where again.mayHaveReplaced {
             return nil
+        } catch {
+            // Any other failure, a FileAccessError or not, says nothing of having replaced the list: the one without
+            // the session stays, as far as the call knows.
+            return uncertain
         }
     }
 
