@@ -169,11 +169,19 @@ public final class SessionPersistence: Sendable {
     /// Creates the persistence of sessions under `directory`, whose files are written through `writes` (a test's
     /// double of the disk).
     ///
-    /// - Parameter firstRewritePause: The first pause of ``rewriteAfterFailures(of:with:)``'s retry, 50 ms by
-    ///   default; the longest is 5 s, or this one when it is longer (a test that wants no retry).
-    package init(directory: String, writes: any SessionFileWrites, firstRewritePause: Duration = .milliseconds(50)) {
+    /// - Parameters:
+    ///   - resumeExecutor: As ``init(directory:resumeExecutor:)``'s: a serial one resumes the callers of a failed write
+    ///     in the order the writer answers them.
+    ///   - firstRewritePause: The first pause of ``rewriteAfterFailures(of:with:)``'s retry, 50 ms by default; the
+    ///     longest is 5 s, or this one when it is longer (a test that wants no retry).
+    package init(
+        directory: String,
+        writes: any SessionFileWrites,
+        resumeExecutor: (any TaskExecutor)? = nil,
+        firstRewritePause: Duration = .milliseconds(50)
+    ) {
         self.directory = directory
-        self.resumeExecutor = nil
+        self.resumeExecutor = resumeExecutor
         self.writes = writes
         self.rewrites = SessionRewrites(
             pauses: SessionRewrites.Pauses(
@@ -325,6 +333,12 @@ public final class SessionPersistence: Sendable {
     /// Whether session `name` is being written again after a failure (tests).
     package func isRewriting(_ name: String) -> Bool {
         rewrites.isRetrying(name)
+    }
+
+    /// The task that writes session `name` again after a failure, while it does (tests): it ends with the retry,
+    /// even once ``stopRewriting(_:)`` forgot it.
+    package func runningRewrite(of name: String) -> Task<Void, Never>? {
+        rewrites.runningRetry(of: name)
     }
 
     /// Whether the file of session `name` may hold a record whose write failed: no write of it succeeded since.

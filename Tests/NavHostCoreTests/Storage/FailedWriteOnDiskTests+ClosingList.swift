@@ -43,7 +43,7 @@ extension FailedWriteOnDiskTests {
         let (registry, list) = try await registryWithKiosk(listDisk: listDisk)
         listDisk.failNext([.afterLanding, .beforeLanding])
         let error = await #expect(throws: NavigationError.self) { try await registry.closeDurably("kiosk") }
-        #expect(error?.message.contains("the session is closed") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("as a restart finds it") == true, "\(String(describing: error))")
         #expect(try list.load().get().map(\.name) == [], "the list a restart reads leaves it out: \(listDisk.log)")
         // Before, it answered StorageFailed ("it stays open") and kept it open: a restart did not open it.
         #expect((try? registry.session("kiosk")) == nil, "closed, as a restart finds it")

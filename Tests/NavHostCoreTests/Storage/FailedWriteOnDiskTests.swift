@@ -21,14 +21,17 @@ struct FailedWriteOnDiskTests {
     }
 
     /// A registry over a persistence that writes through `writes` (``disk`` by default); its retry after a failed
-    /// write starts after `firstRewritePause` (50 ms, the daemon's).
+    /// write starts after `firstRewritePause` (50 ms, the daemon's); a caller that waited for a write resumes on
+    /// `resumeExecutor` first.
     func makeRegistry(
         writes: (any SessionFileWrites)? = nil,
+        resumeExecutor: (any TaskExecutor)? = nil,
         firstRewritePause: Duration = .milliseconds(50)
     ) throws -> (SessionRegistry, SessionPersistence) {
         let persistence = SessionPersistence(
             directory: directory,
             writes: writes ?? disk,
+            resumeExecutor: resumeExecutor,
             firstRewritePause: firstRewritePause
         )
         let registry = SessionRegistry(
