@@ -145,20 +145,26 @@ extension SessionRegistry {
                     throw NavigationError.sessionNotFound(name)
                 }
                 if let openedListProblem { throw NavigationError.storageFailed(openedListProblem) }
-                // A replay of this session no longer owns the name: it closes nothing opened under it afterwards.
-                replaysUnderWay[name] = nil
                 opened[name] = nil
                 do {
                     try await saveOpenedList()
-                    return nil
                 } catch {
+                    // A reload (SIGHUP) that declared the name during the write took it: the list without it is what
+                    // the configuration wants, and the reload writes it; put back, the entry was written again, and
+                    // listed a session the configuration declares. The call answers `SessionConfigured` below.
+                    guard !configuredNames.contains(name) else { return nil }
                     opened[name] = entry
-                    if let unplaced = await putBackListed(entry, after: error) {
-                        opened[name] = nil
-                        return unplaced
+                    guard let unplaced = await putBackListed(entry, after: error) else {
+                        // It stays open, and a replay of it still owns it.
+                        throw NavigationError.storageFailed("\(error)")
                     }
-                    throw NavigationError.storageFailed("\(error)")
+                    opened[name] = nil
+                    replaysUnderWay[name] = nil
+                    return unplaced
                 }
+                // A replay of this session no longer owns the name: it closes nothing opened under it afterwards.
+                replaysUnderWay[name] = nil
+                return nil
             }
             // A reload (SIGHUP) that declared the name during the write made the session the configuration's: it
             // stays, as if the reload had come first (the list without it is what the configuration wants too).

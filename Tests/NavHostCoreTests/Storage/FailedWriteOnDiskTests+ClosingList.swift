@@ -55,4 +55,33 @@ extension FailedWriteOnDiskTests {
         }
         #expect(record.stack.isEmpty)
     }
+
+    @Test("A CloseSession whose list write fails while a reload declares the name: the list is not put back with it")
+    func closeSessionListDeclaredMeanwhile() async throws {
+        let listDisk = FaultyDiskWrites()
+        let (registry, list) = try await registryWithKiosk(listDisk: listDisk)
+        // The list without it is held, then renamed into place with its folder's fsync failing.
+        listDisk.holdNext()
+        listDisk.failNext([.afterLanding])
+        let closing = Task { try await registry.closeDurably("kiosk") }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !listDisk.isHolding && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(listDisk.isHolding, "the list without kiosk is held")
+        // A reload (SIGHUP) declares kiosk meanwhile: the session is the configuration's now.
+        registry.declareConfiguredSessions(["kiosk"])
+        listDisk.release()
+        let error = await #expect(throws: NavigationError.self) { try await closing.value }
+        #expect(error?.code == .sessionConfigured, "\(String(describing: error))")
+        // The reload's write of the list without it, after the call's.
+        while (registry.opened["kiosk"] != nil || (try? list.load().get().map(\.name)) != [])
+            && ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        // Before, the call put the entry back and wrote the list with it: a restart opened the configuration's
+        // session as one opened over the wire, and CloseSession could close it.
+        #expect(registry.opened["kiosk"] == nil, "the configuration's: \(listDisk.log)")
+        #expect(try list.load().get().map(\.name) == [], "the list a restart reads leaves it out: \(listDisk.log)")
+        #expect((try? registry.session("kiosk")) != nil, "open, as the configuration's")
+    }
 }
