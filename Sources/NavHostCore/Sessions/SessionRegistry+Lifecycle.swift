@@ -88,8 +88,13 @@ extension SessionRegistry {
                 snapshot = session.snapshot
                 try await commit(session)
             } catch {
-                // Unless a reload declared the name meanwhile: the session is the configuration's now.
-                if !configuredNames.contains(entry.name) { close(entry.name) }
+                // Unless a reload declared the name meanwhile: the session is the configuration's now. Closed as
+                // `CloseSession` closes one: should its first record have reached the disk, the record is emptied, and
+                // a session the configuration declares under the name later starts at its own root.
+                if !configuredNames.contains(entry.name) {
+                    (try? self.session(entry.name))?.isClosedDurably = true
+                    close(entry.name)
+                }
                 let reopened = await changingOpenedList { () async -> NavigationSession? in
                     opened[entry.name] = nil
                     do {
@@ -383,7 +388,7 @@ extension SessionRegistry {
     /// A closed session's last record without its stack: a later session of the name that restores it starts at its
     /// own root (`NavigationSession(restoring:)`), above these revisions and screen numbers. Its revision is past the
     /// reservation, above any record of the closed session still on its way to the writer.
-    private static func emptied(_ record: SessionRecord) -> SessionRecord {
+    static func emptied(_ record: SessionRecord) -> SessionRecord {
         SessionRecord(
             session: record.session,
             revision: max(record.reservedRevision, record.revision) + 1,

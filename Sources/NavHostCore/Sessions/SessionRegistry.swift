@@ -128,6 +128,7 @@ public final class SessionRegistry {
         let loaded: SessionStateFile.Loaded = fresh == nil ? loadRecord(of: configuration.name) : .none
         switch loaded {
         case .record(let record):
+            persistence?.sessionOpens(configuration.name, fileLost: false)
             session = try NavigationSession(
                 restoring: record,
                 configuration: configuration,
@@ -147,9 +148,9 @@ public final class SessionRegistry {
                 configuration: configuration,
                 catalog: catalog,
                 options: options,
-                // A reload that opens a session whose file went since an earlier one of the name wrote it: that
-                // one's records are still known, and the new one's must be newer.
-                firstRevision: fresh?.revision ?? persistence?.fileWasLost(configuration.name) ?? 0,
+                // A reload that opens a session whose file went since an earlier one of the name wrote it starts past
+                // that one's revisions.
+                firstRevision: fresh?.revision ?? persistence?.sessionOpens(configuration.name, fileLost: true) ?? 0,
                 firstScreenNumber: fresh?.screenNumber ?? 1,
                 logger: logger
             )
@@ -444,9 +445,15 @@ public final class SessionRegistry {
     /// changes the session after. A failed write its callers have not taken back yet is taken back first (they find
     /// it done, and answer `StorageFailed` as they would): until then the session holds the refused change.
     private func writeOnceMore(_ session: NavigationSession) {
-        guard let persistence, persistence.mayHoldFailedWrite(of: session.name), !hasLostItsRecord(session) else {
+        guard let persistence, persistence.mayHoldFailedWrite(of: session.name) else { return }
+        // A session closed as `CloseSession` closes one leaves its record emptied, not its stack; a failed write it
+        // had not taken back refuses that no more, as the emptied record holds nothing of it.
+        if session.isClosedDurably {
+            persistence.takenBack(session.name)
+            persistence.submit(Self.emptied(session.record))
             return
         }
+        guard !hasLostItsRecord(session) else { return }
         if let refusal = persistence.refusal(of: session.name) { takeBack(session, because: refusal) }
         persistence.submit(session.record)
     }

@@ -209,22 +209,25 @@ public final class SessionPersistence: Sendable {
         }
     }
 
-    /// Takes the file of the session `name` as holding nothing: a session of the name opens without a record (the file
-    /// was deleted, or set aside as corrupt) while this process still knows what an earlier one wrote there, which it
-    /// must no longer take as written. The next record is written in full, as a snapshot.
+    /// A session of the name `name` opens, other than over the wire (which waits for the earlier one's writes and
+    /// forgets the name first): a reload, or a session opened again after a failure. The records an earlier session of
+    /// the name queued are no longer newer than the new one's, whatever their revisions: the new session's records
+    /// replace them, as that session can queue none any more. With `fileLost` — the session opens without a record
+    /// while this process still knows what an earlier one wrote there (the file was deleted, or set aside as corrupt)
+    /// — the file is taken as holding nothing too, and the next record is written in full, as a snapshot.
     ///
-    /// - Returns: The revision after every one the process gave the name, written, queued or reserved: the new
-    ///   session starts there, so that none of its records is taken as older than the earlier session's. `nil` when
-    ///   the process knows nothing of the name.
-    public func fileWasLost(_ name: String) -> UInt64? {
+    /// - Returns: The revision after every one the process gave the name, written, queued or reserved, for a session
+    ///   that starts afresh to start at; `nil` when the process knows nothing of the name.
+    @discardableResult
+    public func sessionOpens(_ name: String, fileLost: Bool) -> UInt64? {
         states.withLock { states in
             guard var state = states[name] else { return nil }
-            let revisions = [
-                state.durable?.reservedRevision, state.durable?.revision, state.pending?.revision,
-                state.newest?.revision,
-            ]
-            state.durable = nil
-            state.journal = nil
+            let revisions = [state.durable?.reservedRevision, state.pending?.revision, state.newest?.revision]
+            state.newest = nil
+            if fileLost {
+                state.durable = nil
+                state.journal = nil
+            }
             states[name] = state
             return (revisions.compactMap { $0 }.max() ?? 0) + 1
         }

@@ -215,4 +215,33 @@ struct FailedWriteOnDiskTests {
         // The screen's own change (its user loaded) may have written the session since.
         #expect(disk.log.first == "replace kiosk.json (beforeLanding)", "the first record failed: \(disk.log)")
     }
+
+    @Test(
+        "An OpenSession answered StorageFailed whose first record reached the disk leaves the record emptied: a session the configuration declares under the name later starts at its own root"
+    )
+    func refusedOpenLeavesItsRecordEmptied() async throws {
+        let listFolder = directory + "-list"
+        try FileManager.default.createDirectory(atPath: listFolder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: listFolder) }
+        let registry = SessionRegistry(
+            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+            persistence: SessionPersistence(directory: directory, writes: disk),
+            openedSessions: OpenedSessionsFile(directory: listFolder),
+            logger: Logger(label: "test")
+        )
+        disk.failNext([.afterLanding])
+        let answer = await Task {
+            try await registry.openDurably(
+                OpenedSessionsFile.Entry(name: "kiosk", root: "profile.user", parameters: ["userID": "wire"])
+            )
+        }.result
+        #expect(throws: NavigationError.self, "refused") { try answer.get() }
+        #expect(try OpenedSessionsFile(directory: listFolder).load().get().isEmpty, "taken out of the list")
+        await registry.waitForQueuedWrites()
+
+        registry.declareConfiguredSessions(["kiosk"])
+        let configured = try registry.open(SessionConfiguration(name: "kiosk", root: Self.user("conf")))
+        // Before, the last write as it closed put the refused session's root on disk again, and it opened there.
+        #expect(configured.snapshot.stack.map(\.route.parameters) == [["userID": "conf"]], "at its own root")
+    }
 }
