@@ -94,6 +94,9 @@ extension SessionRegistry {
                 if !configuredNames.contains(entry.name) {
                     (try? self.session(entry.name))?.isClosedDurably = true
                     close(entry.name)
+                    // While the name is still this call's: a session the configuration declares under it meanwhile
+                    // opens once it is free, and reads the record as emptied, not as the refused one's.
+                    await persistence?.waitForQueuedWrites()
                 }
                 let reopened = await changingOpenedList { () async -> NavigationSession? in
                     opened[entry.name] = nil

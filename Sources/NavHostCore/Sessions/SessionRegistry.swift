@@ -439,7 +439,8 @@ public final class SessionRegistry {
     }
 
     /// Queues one last write of `session`'s current state as it closes without a durable close (the stop, a reload
-    /// that no longer declares it), when its file may hold a record whose write failed: its retry stops
+    /// that no longer declares it) — or, closed durably (`CloseSession`, a refused `OpenSession`), of its record
+    /// emptied — when its file may hold a record whose write failed: its retry stops
     /// (``SessionPersistence/stopRewriting(_:)``), and the file kept the refused change, which the next start, or a
     /// reload that declares the name again, opened the session from. Queued in the stretch that closes it: nothing
     /// changes the session after. A failed write its callers have not taken back yet is taken back first (they find

@@ -223,9 +223,16 @@ struct FailedWriteOnDiskTests {
         let listFolder = directory + "-list"
         try FileManager.default.createDirectory(atPath: listFolder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: listFolder) }
+        // The failed write's callers resume in the order the writer answers them, as in navhostd, and the retry
+        // waits: the OpenSession's own commit, first, finds the failed write still possibly on disk.
         let registry = SessionRegistry(
             catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
-            persistence: SessionPersistence(directory: directory, writes: disk),
+            persistence: SessionPersistence(
+                directory: directory,
+                writes: disk,
+                resumeExecutor: QueueTaskExecutor(),
+                firstRewritePause: .seconds(3600)
+            ),
             openedSessions: OpenedSessionsFile(directory: listFolder),
             logger: Logger(label: "test")
         )
