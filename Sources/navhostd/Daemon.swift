@@ -133,8 +133,9 @@ struct Daemon {
                     server.shutdownGracefully()
                     await core.shutDown()
                     // The last writes the stop queued, of sessions whose file may hold a failed write, land before
-                    // the process exits.
-                    await core.sessions.waitForQueuedWrites()
+                    // the process exits, written again should they fail (a few times: systemd's TimeoutStopSec bounds
+                    // a disk that hangs).
+                    await core.sessions.settleClosedSessions()
                     break
                 }
                 return .stopSignals

@@ -95,8 +95,9 @@ extension SessionRegistry {
                     (try? self.session(entry.name))?.isClosedDurably = true
                     close(entry.name)
                     // While the name is still this call's: a session the configuration declares under it meanwhile
-                    // opens once it is free, and reads the record as emptied, not as the refused one's.
-                    await persistence?.waitForQueuedWrites()
+                    // opens once it is free, and reads the record as emptied, not as the refused one's. The emptied
+                    // write has no caller of its own: it is written again should it fail, and logged if it never lands.
+                    await settleClosedSessions()
                 }
                 let reopened = await changingOpenedList { () async -> NavigationSession? in
                     opened[entry.name] = nil

@@ -21,8 +21,13 @@ public final class SessionRegistry {
     let persistence: SessionPersistence?
     /// Where the sessions opened over the wire are listed, so that they come back after a restart.
     let openedFile: OpenedSessionsFile?
-    /// Each session's last failed write, in the system's words, for a call whose change a take-back covered.
+    /// Each session's last failed write, in the system's words, for a call whose change a take-back covered. Kept
+    /// when the session closes (the last write at its close may take back, and its callers still read it); a session
+    /// opened under the name starts without it.
     private var lastWriteFailure: [String: String] = [:]
+    /// The sessions closed whose last write may not have landed yet, by name: their file may hold a failed write, or a
+    /// write of theirs was under way as they closed, and may fail (``settleClosedSessions()``).
+    private var closedUnsettled: [String: NavigationSession] = [:]
     /// The replays under way, by the name of the session each opened, each with a number of its own: a replay closes
     /// its session only while it is still the one it opened (a client may close it and open another of the name).
     var replaysUnderWay: [String: Int] = [:]
@@ -160,6 +165,9 @@ public final class SessionRegistry {
                 restoreNotes[configuration.name] = .fresh
             }
         }
+        // The file is the new session's: what an earlier one of the name left in it is written over by its records.
+        lastWriteFailure[configuration.name] = nil
+        closedUnsettled[configuration.name] = nil
         if let directory = options.flightRecorderDirectory {
             session.keepRecording(in: directory) { [weak self] in self?.loadedPlugins() ?? [] }
         }
@@ -197,9 +205,10 @@ public final class SessionRegistry {
     func removeSession(named name: String) -> NavigationSession? {
         guard let session = sessions.remove(named: name) else { return nil }
         restoreNotes[name] = nil
-        lastWriteFailure[name] = nil
         persistence?.stopRewriting(name)
         writeOnceMore(session)
+        // A reload's close: nothing else waits for its last write (the stop and a refused OpenSession do).
+        if keepUntilSettled(session) { Task { await settleClosedSessions() } }
         publish(SessionListEvent(.closed, name))
         return session
     }
@@ -459,13 +468,60 @@ public final class SessionRegistry {
         persistence.submit(session.record)
     }
 
+    /// Keeps `session`, just closed, for ``settleClosedSessions()`` when its last write may not land: its file may hold
+    /// a failed write, or a write of it is under way, whose failure would drop the last write queued behind it.
+    @discardableResult
+    private func keepUntilSettled(_ session: NavigationSession) -> Bool {
+        guard let persistence,
+            persistence.mayHoldFailedWrite(of: session.name) || persistence.isWriting(session.name)
+        else { return false }
+        closedUnsettled[session.name] = session
+        return true
+    }
+
+    /// How many times ``settleClosedSessions()`` writes a closed session again before it gives up.
+    private static let lastWriteRounds = 5
+
+    /// Returns once the file of every session closed since holds no failed write (its last write landed), or no
+    /// longer the closed session's (another of the name opened), or after ``lastWriteRounds`` more writes of it, each
+    /// after a pause that doubles from 50 ms: then the log says so at `error` level, and the file may keep a change its
+    /// callers were answered `StorageFailed` for. The stop waits for it before the process exits.
+    ///
+    /// The last write queued at a close (``writeOnceMore(_:)``) is dropped when a write queued before it fails after
+    /// it was queued (its records hold that write's change): written once and not again, the file kept the refused
+    /// change. A disk that hangs holds this call as long as it hangs the write; at a stop, systemd's `TimeoutStopSec`
+    /// bounds it.
+    public func settleClosedSessions() async {
+        guard let persistence else { return }
+        var pause = Duration.milliseconds(50)
+        for round in 0...Self.lastWriteRounds {
+            await persistence.waitForQueuedWrites()
+            closedUnsettled = closedUnsettled.filter { name, _ in
+                sessions[name] == nil && (persistence.mayHoldFailedWrite(of: name) || persistence.isWriting(name))
+            }
+            guard !closedUnsettled.isEmpty, round < Self.lastWriteRounds else { break }
+            if round > 0 {
+                try? await Task.sleep(for: pause)
+                pause = pause * 2
+            }
+            for session in closedUnsettled.values { writeOnceMore(session) }
+        }
+        for name in closedUnsettled.keys.sorted() {
+            closedUnsettled[name] = nil
+            logger.error(
+                "Gave up writing a closed session's last state: its file may keep a change answered StorageFailed",
+                metadata: ["navhost.session": "\(name)", "navhost.rounds": "\(Self.lastWriteRounds)"]
+            )
+        }
+    }
+
     /// Whether ``shutDown()`` ran: the daemon is stopping, and sessions are neither opened nor closed any more
     /// (``SessionsShutDown``).
     public private(set) var isShutDown = false
 
     /// Closes every session for good, as the daemon stops: opening or closing a session afterwards is refused with
     /// ``SessionsShutDown``. The records and the list of opened sessions stay as they are, for the next start; a
-    /// session whose file may hold a failed write is written once more (``waitForQueuedWrites()`` waits for it).
+    /// session whose file may hold a failed write is written once more (``settleClosedSessions()`` waits for it).
     public func shutDown() {
         isShutDown = true
         closeAll(stopping: true)
@@ -477,6 +533,7 @@ public final class SessionRegistry {
         for session in sessions.all {
             persistence?.stopRewriting(session.name)
             writeOnceMore(session)
+            keepUntilSettled(session)
             session.close(stopping: stopping)
         }
         sessions.removeAll()

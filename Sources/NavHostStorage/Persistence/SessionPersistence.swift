@@ -349,6 +349,11 @@ public final class SessionPersistence: Sendable {
         states.withLock { $0[name].map { $0.mayHold != [] } ?? false }
     }
 
+    /// Whether a record of session `name` is being written or waits to be: a write whose failure is not known yet.
+    public func isWriting(_ name: String) -> Bool {
+        states.withLock { $0[name]?.writing == true }
+    }
+
     // MARK: Saving
 
     /// Saves `record` and returns once it, or a newer record of the same session, is durable.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NavHostCore
 import NavHostKit
 import NavHostStorage
@@ -188,5 +189,66 @@ extension FailedWriteOnDiskTests {
         }
         // Before, nothing wrote over the push's line: the file held the push answered StorageFailed.
         #expect(try await waitUntilOnDisk(["root", "kept"]) == ["root", "kept"], "writes: \(disk.log)")
+    }
+}
+
+// MARK: The last write at a close
+
+extension FailedWriteOnDiskTests {
+    @Test(
+        "A write under way at the stop that fails after the last write was queued: the last write is written again"
+    )
+    func lastWriteAfterAFailureUnderWay() async throws {
+        let (registry, _, session) = try await refusedPopLeftOnBrokenDisk(firstRewritePause: .seconds(3_600))
+        disk.heal()
+        // A push whose write is held, then fails with nothing written: the stop's last write queues behind it.
+        disk.holdNext()
+        disk.failNext([.beforeLanding])
+        try session.navigate(to: Self.user("x"))
+        let client = Task { @MainActor in try await registry.commit(session) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !disk.isHolding && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(disk.isHolding, "the push's write is held: \(disk.log)")
+        registry.shutDown()
+        disk.release()
+        await #expect(throws: NavigationError.self, "the push failed") { try await client.value }
+        await registry.settleClosedSessions()
+        // Before, the failure dropped the last write queued behind it, and nothing wrote it again: the process
+        // exited with the refused pop in the file.
+        #expect(try usersOnDisk() == ["root", "kept"], "writes: \(disk.log)")
+    }
+
+    @Test("A refused OpenSession whose emptied record fails too: it is written again, and the name starts at its root")
+    func refusedOpenEmptiedWriteFails() async throws {
+        let listFolder = directory + "-list"
+        try FileManager.default.createDirectory(atPath: listFolder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: listFolder) }
+        // As in refusedOpenLeavesItsRecordEmptied: the OpenSession's own commit meets the failure first.
+        let registry = SessionRegistry(
+            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+            persistence: SessionPersistence(
+                directory: directory,
+                writes: disk,
+                resumeExecutor: QueueTaskExecutor(),
+                firstRewritePause: .seconds(3600)
+            ),
+            openedSessions: OpenedSessionsFile(directory: listFolder),
+            logger: Logger(label: "test")
+        )
+        // The first record lands and fails; the emptied one, at the refused session's close, fails with nothing
+        // written.
+        disk.failNext([.afterLanding, .beforeLanding])
+        let answer = await Task {
+            try await registry.openDurably(
+                OpenedSessionsFile.Entry(name: "kiosk", root: "profile.user", parameters: ["userID": "wire"])
+            )
+        }.result
+        #expect(throws: NavigationError.self, "refused") { try answer.get() }
+        #expect(disk.log.prefix(2) == ["replace kiosk.json (afterLanding)", "replace kiosk.json (beforeLanding)"])
+        registry.declareConfiguredSessions(["kiosk"])
+        let configured = try registry.open(SessionConfiguration(name: "kiosk", root: Self.user("conf")))
+        // Before, nothing wrote the emptied record again, nor said so: the configuration's session opened at the
+        // refused one's root.
+        #expect(configured.snapshot.stack.map(\.route.parameters) == [["userID": "conf"]], "writes: \(disk.log)")
     }
 }
