@@ -367,6 +367,8 @@ public final class SessionRegistry {
     ///   fails. What a failed write may have left is written over by the session's next write that succeeds, which
     ///   the persistence's retry makes once the disk takes it (``SessionPersistence/rewriteAfterFailures(of:with:)``).
     private func takeBack(_ session: NavigationSession, because error: any Error, inBackground: Bool = false) {
+        // Its record is no longer its own: whatever refuses the name's records now is the new owner's to take back.
+        guard !hasLostItsRecord(session) else { return }
         let failure = error as? SessionPersistence.WriteFailure
         if let failure, let persistence, !persistence.isRefusing(failure) { return }
         // Once what the failed write held is taken back, the session's records are written again.

@@ -28,6 +28,10 @@ public final class SessionPersistence: Sendable {
         /// The session's file, made by its first write.
         var file: SessionStateFile?
 
+        /// How many sessions of the name a reload opened while this state was kept (``sessionOpens(_:fileLost:)``):
+        /// a failed write of an earlier one refuses nothing of the one open now, whose records hold none of it.
+        var openings: UInt64 = 0
+
         /// The failure of a write whose changes the session has not taken back yet (``takenBack(_:generation:)``):
         /// a record queued meanwhile holds them, and is refused with it rather than written.
         var refusal: WriteFailure?
@@ -96,7 +100,8 @@ public final class SessionPersistence: Sendable {
                 waiters: waiters,
                 unchanged: fileHolds(record),
                 journal: journal,
-                file: file
+                file: file,
+                opening: openings
             )
         }
 
@@ -109,13 +114,14 @@ public final class SessionPersistence: Sendable {
     }
 
     /// The record ``drain(_:)`` writes next, the replies waiting on it, whether it changes nothing durable, where the
-    /// session's journal stands, and the session's file.
+    /// session's journal stands, the session's file, and which session of the name queued it (``SessionState/openings``).
     private struct Next {
         var record: SessionRecord
         var waiters: [CheckedContinuation<Void, any Error>]
         var unchanged: Bool
         var journal: SessionStateFile.JournalPosition?
         var file: SessionStateFile
+        var opening: UInt64
     }
 
     /// The most records ``SessionState/mayHold`` lists; past it, the file may hold anything since the last success.
@@ -216,6 +222,11 @@ public final class SessionPersistence: Sendable {
     /// while this process still knows what an earlier one wrote there (the file was deleted, or set aside as corrupt)
     /// — the file is taken as holding nothing too, and the next record is written in full, as a snapshot.
     ///
+    /// The callers waiting on the earlier session's queued record are answered here, with a failure
+    /// (``SessionReopened``): that record is never written, and the new session's, which would have answered them,
+    /// holds none of their changes. A record of it being written now answers its own callers; should that write fail,
+    /// its failure refuses nothing of the new session's.
+    ///
     /// - Returns: The revision after every one the process gave the name, written, queued or reserved, for a session
     ///   that starts afresh to start at; `nil` when the process knows nothing of the name.
     @discardableResult
@@ -224,12 +235,31 @@ public final class SessionPersistence: Sendable {
             guard var state = states[name] else { return nil }
             let revisions = [state.durable?.reservedRevision, state.pending?.revision, state.newest?.revision]
             state.newest = nil
+            state.pending = nil
+            state.openings += 1
+            if !state.waiters.isEmpty {
+                let generation = failures.add(1, ordering: .relaxed).newValue
+                let failure = WriteFailure(error: SessionReopened(session: name), generation: generation, session: name)
+                for waiter in state.waiters { waiter.resume(throwing: failure) }
+                state.waiters = []
+            }
             if fileLost {
                 state.durable = nil
                 state.journal = nil
             }
             states[name] = state
             return (revisions.compactMap { $0 }.max() ?? 0) + 1
+        }
+    }
+
+    /// Why a change was not written: a session of its name opened (a reload) before its record was, and the new
+    /// session's records replace it (``sessionOpens(_:fileLost:)``).
+    public struct SessionReopened: Error, CustomStringConvertible {
+        /// The session's name.
+        public let session: String
+
+        public var description: String {
+            "session \"\(session)\" was opened again by a reload before this change was written; the change is not kept"
         }
     }
 
@@ -469,12 +499,15 @@ public final class SessionPersistence: Sendable {
                     // What it wrote may be on disk: the next record is written, as a new snapshot, even one that
                     // holds what the last write that succeeded held (the take-back's).
                     state.failedToWrite(record)
+                    // The journal may end in part of the failed line: the next write starts a new snapshot.
+                    state.journal = nil
+                    // The record of a session of the name a reload has replaced since: the records queued now are the
+                    // new session's, which hold nothing of it, and are written; its own callers alone get the failure.
+                    guard state.openings == next.opening else { return ([], failure) }
                     let stranded = state.waiters
                     state.waiters = []
                     state.pending = nil
                     state.newest = nil
-                    // The journal may end in part of the failed line: the next write starts a new snapshot.
-                    state.journal = nil
                     // Refused until the session has taken the changes back, which each failed caller does (a
                     // background save with no caller has none to do it).
                     if !waiters.isEmpty || !stranded.isEmpty { state.refusal = failure }
