@@ -159,9 +159,18 @@ extension SessionRegistry {
                     try await saveOpenedList()
                 } catch {
                     // A reload (SIGHUP) that declared the name during the write took it: the list without it is what
-                    // the configuration wants, and the reload writes it; put back, the entry was written again, and
-                    // listed a session the configuration declares. The call answers `SessionConfigured` below.
-                    guard !configuredNames.contains(name) else { return nil }
+                    // the configuration wants; put back, the entry was written again, and listed a session the
+                    // configuration declares. The call answers `SessionConfigured` below. The reload found no entry to
+                    // take out and wrote no list: the list without it is written again here, else the one on disk
+                    // still named the session, and a restart after a reload that drops the name opened it.
+                    guard !configuredNames.contains(name) else {
+                        do {
+                            try await saveOpenedList()
+                        } catch {
+                            logger.error("Cannot write the list of opened sessions", metadata: ["error": "\(error)"])
+                        }
+                        return nil
+                    }
                     opened[name] = entry
                     guard let unplaced = await putBackListed(entry, after: error) else {
                         // It stays open, and a replay of it still owns it.

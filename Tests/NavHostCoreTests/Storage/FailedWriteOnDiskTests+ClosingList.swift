@@ -56,13 +56,16 @@ extension FailedWriteOnDiskTests {
         #expect(record.stack.isEmpty)
     }
 
-    @Test("A CloseSession whose list write fails while a reload declares the name: the list is not put back with it")
-    func closeSessionListDeclaredMeanwhile() async throws {
+    @Test(
+        "A CloseSession whose list write fails while a reload declares the name: the list is not put back with it",
+        arguments: [FaultyDiskWrites.Fault.afterLanding, .beforeLanding]
+    )
+    func closeSessionListDeclaredMeanwhile(fault: FaultyDiskWrites.Fault) async throws {
         let listDisk = FaultyDiskWrites()
         let (registry, list) = try await registryWithKiosk(listDisk: listDisk)
-        // The list without it is held, then renamed into place with its folder's fsync failing.
+        // The list without it is held, then renamed into place with its folder's fsync failing, or not written.
         listDisk.holdNext()
-        listDisk.failNext([.afterLanding])
+        listDisk.failNext([fault])
         let closing = Task { try await registry.closeDurably("kiosk") }
         let deadline = ContinuousClock.now + .seconds(30)
         while !listDisk.isHolding && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
@@ -72,7 +75,8 @@ extension FailedWriteOnDiskTests {
         listDisk.release()
         let error = await #expect(throws: NavigationError.self) { try await closing.value }
         #expect(error?.code == .sessionConfigured, "\(String(describing: error))")
-        // The reload's write of the list without it, after the call's.
+        // The list without it, written again by the call: the reload found no entry to take out, and wrote none. (Before,
+        // a list not written at all stayed on disk with the session.)
         while (registry.opened["kiosk"] != nil || (try? list.load().get().map(\.name)) != [])
             && ContinuousClock.now < deadline
         {
