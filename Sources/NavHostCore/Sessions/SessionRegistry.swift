@@ -27,7 +27,9 @@ public final class SessionRegistry {
     private var lastWriteFailure: [String: String] = [:]
     /// The sessions closed whose last write may not have landed yet, by name: their file may hold a failed write, or a
     /// write of theirs was under way as they closed, and may fail (``settleClosedSessions()``).
-    private var closedUnsettled: [String: NavigationSession] = [:]
+    private var closedUnsettled: [String: UnsettledSession] = [:]
+    /// The settle under way, which every caller of ``settleClosedSessions()`` waits for.
+    private var settling: Task<Void, Never>?
     /// The replays under way, by the name of the session each opened, each with a number of its own: a replay closes
     /// its session only while it is still the one it opened (a client may close it and open another of the name).
     var replaysUnderWay: [String: Int] = [:]
@@ -477,43 +479,68 @@ public final class SessionRegistry {
         guard let persistence,
             persistence.mayHoldFailedWrite(of: session.name) || persistence.isWriting(session.name)
         else { return false }
-        closedUnsettled[session.name] = session
+        closedUnsettled[session.name] = UnsettledSession(session: session, writesLeft: Self.lastWriteRounds)
         return true
+    }
+
+    /// A closed session whose last write may not have landed, and how many more times ``settleClosedSessions()``
+    /// writes it before it gives up: counted per session, so that one kept while the settle gives up on others is
+    /// written as many times (the stop's, say, while a reload's close is settling in the background).
+    private struct UnsettledSession {
+        let session: NavigationSession
+        var writesLeft: Int
     }
 
     /// How many times ``settleClosedSessions()`` writes a closed session again before it gives up.
     private static let lastWriteRounds = 5
 
-    /// Returns once the file of every session closed since holds no failed write (its last write landed), or no
-    /// longer the closed session's (another of the name opened), or after ``lastWriteRounds`` more writes of it, each
-    /// after a pause that doubles from 50 ms: then the log says so at `error` level, and the file may keep a change its
-    /// callers were answered `StorageFailed` for. The stop waits for it before the process exits.
+    /// Returns once the file of every session kept at its close (``keepUntilSettled(_:)``) holds no failed write (its
+    /// last write landed), or no longer the closed session's (another of the name opened), or once that session was
+    /// written ``lastWriteRounds`` more times: the first rewrite right away, each later one after a pause that doubles
+    /// from 50 ms. A session given up is logged at `error` level: its file may keep a change its callers were answered
+    /// `StorageFailed` for. The stop waits for it before the process exits. One settle runs at a time, and a caller
+    /// while it runs waits for it: it writes the sessions kept meanwhile too, each as many times.
     ///
     /// The last write queued at a close (``writeOnceMore(_:)``) is dropped when a write queued before it fails after
     /// it was queued (its records hold that write's change): written once and not again, the file kept the refused
     /// change. A disk that hangs holds this call as long as it hangs the write; at a stop, systemd's `TimeoutStopSec`
     /// bounds it.
     public func settleClosedSessions() async {
+        guard persistence != nil else { return }
+        if let settling { return await settling.value }
+        let settle = Task { await writeClosedSessionsUntilSettled() }
+        settling = settle
+        await settle.value
+    }
+
+    /// ``settleClosedSessions()``'s rounds, until no closed session is left to write.
+    private func writeClosedSessionsUntilSettled() async {
         guard let persistence else { return }
-        var pause = Duration.milliseconds(50)
-        for round in 0...Self.lastWriteRounds {
+        var pause: Duration?
+        while true {
             await persistence.waitForQueuedWrites()
             closedUnsettled = closedUnsettled.filter { name, _ in
                 sessions[name] == nil && (persistence.mayHoldFailedWrite(of: name) || persistence.isWriting(name))
             }
-            guard !closedUnsettled.isEmpty, round < Self.lastWriteRounds else { break }
-            if round > 0 {
-                try? await Task.sleep(for: pause)
-                pause = pause * 2
+            for (name, unsettled) in closedUnsettled.sorted(by: { $0.key < $1.key }) where unsettled.writesLeft == 0 {
+                closedUnsettled[name] = nil
+                logger.error(
+                    "Gave up writing a closed session's last state: its file may keep a change answered StorageFailed",
+                    metadata: ["navhost.session": "\(name)", "navhost.rounds": "\(Self.lastWriteRounds)"]
+                )
             }
-            for session in closedUnsettled.values { writeOnceMore(session) }
-        }
-        for name in closedUnsettled.keys.sorted() {
-            closedUnsettled[name] = nil
-            logger.error(
-                "Gave up writing a closed session's last state: its file may keep a change answered StorageFailed",
-                metadata: ["navhost.session": "\(name)", "navhost.rounds": "\(Self.lastWriteRounds)"]
-            )
+            // Ends in the stretch that finds nothing left: a session kept after it starts the next settle.
+            guard !closedUnsettled.isEmpty else {
+                settling = nil
+                return
+            }
+            if let pause { try? await Task.sleep(for: pause) }
+            pause = pause.map { $0 * 2 } ?? .milliseconds(50)
+            // What closed or opened during the pause is as the next round finds it.
+            for name in closedUnsettled.keys where sessions[name] == nil {
+                closedUnsettled[name]?.writesLeft -= 1
+                if let session = closedUnsettled[name]?.session { writeOnceMore(session) }
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import InMemoryLogging
 import Logging
 import NavHostCore
 import NavHostKit
@@ -26,9 +27,10 @@ extension FailedWriteOnDiskTests {
     ///
     /// - Parameter firstRewritePause: When the persistence's retry first writes the session again.
     func refusedPopLeftOnBrokenDisk(
-        firstRewritePause: Duration = .milliseconds(50)
+        firstRewritePause: Duration = .milliseconds(50),
+        logger: Logger = Logger(label: "test")
     ) async throws -> (SessionRegistry, SessionPersistence, NavigationSession) {
-        let (registry, persistence) = try makeRegistry(firstRewritePause: firstRewritePause)
+        let (registry, persistence) = try makeRegistry(firstRewritePause: firstRewritePause, logger: logger)
         let session = try registry.open(main)
         try await registry.commit(session)
         try session.navigate(to: Self.user("kept"))
@@ -250,5 +252,54 @@ extension FailedWriteOnDiskTests {
         // Before, nothing wrote the emptied record again, nor said so: the configuration's session opened at the
         // refused one's root.
         #expect(configured.snapshot.stack.map(\.route.parameters) == [["userID": "conf"]], "writes: \(disk.log)")
+    }
+}
+
+extension FailedWriteOnDiskTests {
+    @Test("A session closed while the settle gives up on another is written as many times: its last write lands")
+    func settleGivesUpSessionBySession() async throws {
+        let logs = InMemoryLogHandler()
+        let (registry, _, _) = try await refusedPopLeftOnBrokenDisk(
+            firstRewritePause: .seconds(3_600),
+            logger: Logger(label: "test") { _ in logs }
+        )
+        // A second session whose push lands and fails, and whose take-back's write fails: its file holds the push.
+        disk.heal()
+        let other = try registry.open(SessionConfiguration(name: "other", root: Self.user("o")))
+        try await registry.commit(other)
+        disk.failNext([.afterLanding])
+        disk.breakDown(.beforeLanding)
+        try other.navigate(to: Self.user("refused"))
+        await #expect(throws: NavigationError.self) { try await registry.commit(other) }
+        try #require(try await waitUntilLogged("replace other.json (beforeLanding)"), "writes: \(disk.log)")
+        #expect(try usersOnDisk(of: "other") == ["o", "refused"])
+        // "main" closes, and its settle writes it again; "other" closes two of those writes later.
+        let closing = disk.log.count
+        registry.close("main")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while disk.log.dropFirst(closing).filter({ $0.contains(" main.") }).count < 3,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        registry.close("other")
+        // The disk heals once "main" is given up; "other" has writes left.
+        let gaveUp = { logs.entries.contains { $0.message.description.hasPrefix("Gave up") } }
+        while !gaveUp() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(gaveUp(), "the settle gave \"main\" up: \(disk.log)")
+        disk.heal()
+        await registry.settleClosedSessions()
+        // Before, the settle started at "main"'s close gave up on every session it held at its last round, "other"
+        // among them after two writes, and the stop's found nothing left: the refused push stayed in its file.
+        #expect(try usersOnDisk(of: "other") == ["o"], "writes: \(disk.log)")
+    }
+
+    /// Waits until the disk's log holds `write`, or 30 s went by; whether it does.
+    func waitUntilLogged(_ write: String) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !disk.log.contains(write) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        return disk.log.contains(write)
     }
 }

@@ -26,7 +26,8 @@ struct FailedWriteOnDiskTests {
     func makeRegistry(
         writes: (any SessionFileWrites)? = nil,
         resumeExecutor: (any TaskExecutor)? = nil,
-        firstRewritePause: Duration = .milliseconds(50)
+        firstRewritePause: Duration = .milliseconds(50),
+        logger: Logger = Logger(label: "test")
     ) throws -> (SessionRegistry, SessionPersistence) {
         let persistence = SessionPersistence(
             directory: directory,
@@ -37,7 +38,7 @@ struct FailedWriteOnDiskTests {
         let registry = SessionRegistry(
             catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
             persistence: persistence,
-            logger: Logger(label: "test")
+            logger: logger
         )
         return (registry, persistence)
     }
@@ -46,9 +47,9 @@ struct FailedWriteOnDiskTests {
         RouteRequest(id: "profile.user", parameters: ["userID": .string(id)])
     }
 
-    /// The users of the stack the session's file holds, as a restart reads it.
-    func usersOnDisk() throws -> [String] {
-        guard case .record(let record) = try SessionStateFile(directory: directory, session: "main").load() else {
+    /// The users of the stack the file of the session `name` holds, as a restart reads it.
+    func usersOnDisk(of name: String = "main") throws -> [String] {
+        guard case .record(let record) = try SessionStateFile(directory: directory, session: name).load() else {
             Issue.record("no record on disk")
             return []
         }
