@@ -160,16 +160,18 @@ extension SessionRegistry {
                 } catch {
                     // A reload (SIGHUP) that declared the name during the write took it: the list without it is what
                     // the configuration wants; put back, the entry was written again, and listed a session the
-                    // configuration declares. The call answers `SessionConfigured` below. The reload found no entry to
-                    // take out and wrote no list: the list without it is written again here, else the one on disk
-                    // still named the session, and a restart after a reload that drops the name opened it.
+                    // configuration declares. The reload found no entry to take out and wrote no list: the list
+                    // without it is written again here, else the one on disk still named the session, and a restart
+                    // after a reload that drops the name opened it. The call answers `SessionConfigured` at once: a
+                    // reload that drops the name during this write closes the session, and had the call gone on it
+                    // would answer it closed while the list on disk may still name it.
                     guard !configuredNames.contains(name) else {
                         do {
                             try await saveOpenedList()
                         } catch {
                             logger.error("Cannot write the list of opened sessions", metadata: ["error": "\(error)"])
                         }
-                        return nil
+                        throw NavigationError.sessionConfigured(name)
                     }
                     opened[name] = entry
                     guard let unplaced = await putBackListed(entry, after: error) else {
