@@ -423,7 +423,8 @@ private final class NavigationHandlers: Sendable {
 /// again under its name — by a reload, say, with its saved stack gone — counts its revisions again, and its watchers
 /// must not be sent the closed one's reply of the same revision, nor a watcher of the closed one still sending its last
 /// events replace the new one's. The reply last looked up is kept beside the table too: the watchers of one change ask
-/// for it one after the other, and comparing a name costs less than hashing it (about 300 instructions a watcher).
+/// for it one after the other, and comparing two numbers (the incarnation and the revision) costs less than hashing
+/// the name (about 300 instructions a watcher).
 private final class EventReplies: Sendable {
     /// The session a watcher follows.
     struct Source: Sendable {
@@ -443,9 +444,10 @@ private final class EventReplies: Sendable {
             self.reply = reply
         }
 
+        /// Whether this is the reply of `revision` of `source`. The incarnation alone tells the session: no two
+        /// sessions of the process, of one name or of two, share one (``NavigationSession/incarnation``).
         func holds(_ revision: UInt64, of source: Source) -> Bool {
             self.revision == revision && self.source.incarnation == source.incarnation
-                && self.source.name == source.name
         }
 
         /// Whether the reply of `revision` of `source` is later than this one: of a later incarnation, or of a later
