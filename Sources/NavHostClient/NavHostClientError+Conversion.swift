@@ -20,7 +20,10 @@ extension NavHostClientError {
             default: reason = "cannot connect to \(socketPath): \(String(cString: strerror(error.errnoCode)))"
             }
         } else if let error = cause as? SocketAddressError, error == .unixDomainSocketPathTooLong {
-            reason = "the socket path \(socketPath) is too long for a Unix socket"
+            let limit = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+            reason =
+                "the socket path \(socketPath) is too long for a Unix socket: \(socketPath.utf8.count) bytes, "
+                + "\(limit) at most"
         } else {
             reason = "cannot connect to \(socketPath): \(cause)"
         }

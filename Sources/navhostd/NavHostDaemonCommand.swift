@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import NIOCore
 import NIOPosix
+import NavHostCommandLine
 import NavHostService
 import NavHostStorage
 
@@ -49,7 +50,7 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "The socket to listen on, when systemd passes none. (default: $XDG_RUNTIME_DIR/navhost/io.navhost, or /run/navhost/io.navhost for root)"
+            "The socket to listen on, when systemd passes none: 107 bytes at most, once made absolute. (default: $XDG_RUNTIME_DIR/navhost/io.navhost, or /run/navhost/io.navhost for root)"
     )
     var socket: String?
 
@@ -123,6 +124,10 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         socket = try socket.map { try Self.resolving($0, option: "socket") }
         plugins = try plugins.map { try Self.resolving($0, option: "plugins") }
         stateDirectory = try stateDirectory.map { try Self.resolving($0, option: "state-dir") }
+        // Checked whole, as it is bound: said now, before the plugins load, not by the bind after them.
+        if let socket, let problem = SocketPathLength.problem(with: socket) {
+            throw ValidationError("--socket \(problem)")
+        }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("unknown log level \"\(logLevel)\"")
         }
@@ -169,7 +174,8 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
 
     /// Reads the configuration file and its drop-ins, and layers the command line over them.
     ///
-    /// - Throws: ``ConfigurationError`` naming the file, line and key at fault.
+    /// - Throws: ``ConfigurationError`` naming the file, line and key at fault (or `the defaults` for a default
+    ///   socket path too long for a Unix socket).
     func loadConfiguration() throws(ConfigurationError) -> DaemonConfiguration.Loaded {
         let path = config ?? ConfigurationFile.defaultPath
         let (fileSettings, files) = try ConfigurationFile.load(path, required: config != nil)
@@ -182,10 +188,17 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
                 ? "the command line" : (files.isEmpty ? "the defaults" : files.joined(separator: ", "))
             throw ConfigurationError(file: source, key: "limits.\(problem.key)", message: problem.message)
         }
-        return DaemonConfiguration.Loaded(
-            configuration: DaemonConfiguration(settings: settings, testHooks: enableTestHooks),
-            files: files
-        )
+        let configuration = DaemonConfiguration(settings: settings, testHooks: enableTestHooks)
+        // The option and the file's key are checked as they are read; the default is made from $XDG_RUNTIME_DIR.
+        if settings.socket == nil, let problem = SocketPathLength.problem(with: configuration.socketPath) {
+            throw ConfigurationError(
+                file: "the defaults",
+                key: "socket",
+                message: "\(problem) (made from $XDG_RUNTIME_DIR): give --socket, or socket: in navhostd.conf, "
+                    + "a shorter one"
+            )
+        }
+        return DaemonConfiguration.Loaded(configuration: configuration, files: files)
     }
 
     func run() async throws {

@@ -83,6 +83,11 @@ struct DaemonConfigurationTests {
             ("limits:\n  max-connections: lots\n", ":2:20: limits.max-connections: expected a whole number"),
             ("sessions:\n  kiosk:\n    rooot: settings.main\n", ":3:5: sessions.kiosk.rooot: is not a setting"),
             ("log-level: loud\n", ":1:12: log-level: \"loud\" is not a log level"),
+            (
+                "socket: /run/\(String(repeating: "s", count: 110))\n",
+                ":1:9: socket: /run/\(String(repeating: "s", count: 110)) is 115 bytes long; a Unix socket path is 107 "
+                    + "at most"
+            ),
             ("control:\n  groups: [no-such-group-here]\n", ":2:12: control.groups: no group"),
             ("sessions: [main\n", ":2:1: not YAML"),
             (
@@ -223,6 +228,33 @@ struct DaemonConfigurationTests {
         ] {
             #expect(checked.output.contains(line), "\(line): \(checked.output)")
         }
+    }
+
+    @Test("A --socket too long once resolved stops navhostd before it loads anything, naming the path and the limit")
+    func socketPathTooLong() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        // Short as written; too long once taken against the directory navhostd starts in, as it would be bound.
+        let deep = "\(directory)/\(String(repeating: "d", count: 100))"
+        try FileManager.default.createDirectory(atPath: deep, withIntermediateDirectories: true)
+        let resolved = "\(deep)/io.navhost"
+        let started = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            [
+                "--config", "/dev/null", "--socket", "io.navhost", "--plugins", DaemonProcess.examplePlugins,
+                "--state-dir", "\(directory)/state",
+            ],
+            workingDirectory: deep
+        )
+        #expect(started.status == 64, "EX_USAGE: \(started.errors)")
+        #expect(
+            started.errors.contains(
+                "--socket \(resolved) is \(resolved.utf8.count) bytes long; a Unix socket path is 107 at most"
+            ),
+            "\(started.errors)"
+        )
+        // Before: the state folder locked and the plugins loaded, then the bind failed.
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/state"), "nothing was loaded or written")
+        #expect(!started.errors.contains("Loaded"), "\(started.errors)")
     }
 
     @Test("A reload that only declares a session says it opened it, not that limits changed")

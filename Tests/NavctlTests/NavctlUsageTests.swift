@@ -32,6 +32,11 @@ struct NavctlUsageTests {
                 "usage-session-stack-too-deep",
                 ["session", "open", "kiosk", "home.main", "--max-stack-depth", "2000000"]
             ),
+            // Said before any connection, naming the path and the limit: 118 bytes, 107 at most.
+            (
+                "usage-socket-too-long",
+                ["stack", "--socket", "/nonexistent/\(String(repeating: "s", count: 94))/io.navhost"]
+            ),
         ]
     )
     func usageError(name: String, arguments: [String]) async throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NavHostCommandLine
 
 /// Where the daemon is and which session to act on.
 struct DaemonOptions: ParsableArguments {
@@ -16,6 +17,13 @@ struct DaemonOptions: ParsableArguments {
         help: ArgumentHelp("The session to act on. (default: the daemon's default session, main)", valueName: "name")
     )
     var session: String?
+
+    func validate() throws {
+        // As given: a relative path is connected to as it is, from the current directory.
+        if let socket, let problem = SocketPathLength.problem(with: socket) {
+            throw ValidationError("--socket \(problem)")
+        }
+    }
 }
 
 /// ``DaemonOptions``, and how long to wait for an answer: every subcommand that makes calls and ends takes these.

@@ -12,7 +12,7 @@ import NavHostClient
 /// | 2 | the daemon refused the request: an error reply (not found, invalid parameters, cannot pop root, …) |
 /// | 3 | the intent was taken but did not complete: `IntentFailed`, `IntentTimedOut`, `ScreenClosed` |
 /// | 4 | `navctl replay`: the replay differs from the recording |
-/// | 64 | usage: unknown subcommand or option, missing argument, malformed `key=value` (ArgumentParser's) |
+/// | 64 | usage: unknown subcommand or option, missing argument, malformed `key=value`, a `--socket` too long (ArgumentParser's) |
 /// | 69 | the daemon is unreachable: no socket, connection refused, permission denied, lost mid-call, or no answer in time |
 /// | 76 | protocol error: the daemon's reply does not match the interface navctl was built for |
 extension ExitCode {

@@ -121,7 +121,10 @@ private struct Reader {
         var settings = DaemonSettings()
         for (key, value, keyNode) in try mapping(root, key: nil) {
             switch key {
-            case "socket": settings.socket = try path(value, key: key)
+            case "socket":
+                let socket = try path(value, key: key)
+                if let problem = SocketPathLength.problem(with: socket) { throw error(value, key, problem) }
+                settings.socket = socket
             case "plugins": settings.plugins = try path(value, key: key)
             case "state-dir": settings.stateDirectory = try path(value, key: key)
             case "log-level":
