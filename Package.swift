@@ -318,7 +318,7 @@ let package = Package(
             linkerSettings: daemonLinkerSettings
         ),
         // What the command lines add to ArgumentParser: a mistyped command or name, and its likely fix (navctl,
-        // navhost-plugin-tool); a time limit, as navhostd and navctl both read it.
+        // navhost-plugin-tool); a time limit, as navhostd and navctl both read it; how long a socket path may be.
         .target(
             name: "NavHostCommandLine",
             dependencies: [argumentParser],
