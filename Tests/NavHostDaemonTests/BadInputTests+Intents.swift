@@ -1,3 +1,4 @@
+import Foundation
 import IntegrationHarness
 import NavHostJSON
 import NavHostVarlink
@@ -16,7 +17,11 @@ func nextEvent(
 
 @Suite(
     "Bad input: a use case that never returns",
-    .sharedDaemon(sessions: ["never-returns"], arguments: ["--intent-timeout", "1s"], fixtures: ["StallPlugin"])
+    .sharedDaemon(
+        sessions: ["never-returns", "late-write"],
+        arguments: ["--intent-timeout", "1s"],
+        fixtures: ["StallPlugin"]
+    )
 )
 struct BadInputIntentTests {
     @Test(
@@ -54,5 +59,36 @@ struct BadInputIntentTests {
         #expect(counted["screen"]?["error"] == nil)
         try await client.close()
         try await witness.confirm(unchanged: false)
+    }
+
+    @Test("A timed-out intent whose use case goes on writes nothing to its store after the reply: the write is refused")
+    func storeWriteAfterTimingOut() async throws {
+        let daemon = try SharedDaemon.daemon
+        let client = try await VarlinkClient.connect(unixSocketPath: daemon.socketPath)
+        let session: JSONObject = ["session": "late-write"]
+        _ = try await client.call(
+            "io.navhost.Navigation.Navigate",
+            parameters: session.merging(["route": "stall.main"]) { $1 }
+        )
+        let timedOut = await #expect(throws: VarlinkError.self) {
+            try await client.call(
+                "io.navhost.Navigation.Send",
+                parameters: session.merging(["intent": "onTappedSaveLate"]) { $1 }
+            )
+        }
+        #expect(timedOut?.name == "io.navhost.Navigation.IntentTimedOut")
+
+        // Its use case ignored the cancellation and waits on: let go, it writes to the feature's store, and the
+        // intent that let it go is answered with what became of that write.
+        let released = try await client.call(
+            "io.navhost.Navigation.Send",
+            parameters: session.merging(["intent": "onTappedRelease"]) { $1 }
+        )
+        let lateWrite = released["screen"]?["state"]?["lateWrite"]?.stringValue
+        // Before: "written", and the store held it, though its intent's caller had been told it did not finish.
+        #expect(lateWrite == "refused: CancellationError()", "\(String(describing: lateWrite))")
+        let stored = (try? String(contentsOfFile: "\(daemon.stateDirectory)/store/Stall.json", encoding: .utf8)) ?? ""
+        #expect(!stored.contains("late"), "\(stored)")
+        try await client.close()
     }
 }

@@ -60,12 +60,13 @@ public final class FeatureCatalog {
 
     // MARK: Public Functions
 
-    /// Adds a feature: checks its routes, then builds its composition root with `services`.
+    /// Adds a feature: checks its routes, then builds its composition root with `services`, whose store refuses the
+    /// writes of an intent answered `IntentTimedOut` (``IntentGuardedStore``).
     public func register(_ module: any FeatureModule, services: HostServices) throws(RegistrationError) {
         try validate(module)
         let coordinator: any FeatureCoordinator
         do {
-            coordinator = try module.makeCoordinator(services: services)
+            coordinator = try module.makeCoordinator(services: services.guardingStoreWrites())
         } catch {
             throw .coordinatorFailed("\(error)")
         }
@@ -90,7 +91,7 @@ public final class FeatureCatalog {
         try validate(module, replacing: replaced)
         let coordinator: any FeatureCoordinator
         do {
-            coordinator = try module.makeCoordinator(services: services)
+            coordinator = try module.makeCoordinator(services: services.guardingStoreWrites())
         } catch {
             throw .coordinatorFailed("\(error)")
         }

@@ -349,6 +349,9 @@ extension Screen {
             }
             // Closed by its own navigation: the intent's own outcome still stands.
             if isClosedByItsOwnWork(outcome) { return Self.outcome(.finished(await task.task.value), of: task.handle) }
+            // Given up on: the store writes it began before are what it did, on disk before its caller hears that it
+            // did not finish; those it begins from now on are refused (``IntentGuardedStore``).
+            if case .timedOut = outcome { await task.handle.storeWritesEnded() }
             return Self.outcome(outcome, of: task.handle)
         }
     }
@@ -471,8 +474,12 @@ final class ScreenTask {
     nonisolated let context: SessionContext?
 
     /// Whether the task's intent was given up on: its caller was answered that it did not finish in time. The
-    /// session drops the navigation such a task asks for (`NavigationSession.perform`).
+    /// session drops the navigation such a task asks for (`NavigationSession.perform`), and its feature's store the
+    /// writes (``IntentGuardedStore``).
     private(set) var isAbandoned = false
+    /// The writes to a feature's store the task's work has under way, and whether more may begin: none once its
+    /// intent was given up on. Read and changed on whatever thread the write starts and ends on.
+    private nonisolated let storeWrites = Mutex(StoreWrites())
     /// The screen that runs the task. A reload rebuilds a screen under the same ID: the old ViewModel's work, which
     /// may go on although cancelled, is told from the new one's by this, not by the ID.
     private weak var screen: Screen?
@@ -499,9 +506,45 @@ final class ScreenTask {
         screenID == id && (screen?.isClosed ?? true)
     }
 
-    /// Gives the task's intent up: its caller has been answered.
+    /// Gives the task's intent up: its caller is about to be answered that it did not finish. No store write of its
+    /// work begins from now on; the caller waits for those under way (``storeWritesEnded()``).
     func abandon() {
         isAbandoned = true
+        storeWrites.withLock { $0.isShut = true }
+    }
+
+    /// Notes a write to a feature's store that the task's work begins; `false`, and nothing noted, when its intent was
+    /// given up on.
+    nonisolated func beginStoreWrite() -> Bool {
+        storeWrites.withLock { writes in
+            guard !writes.isShut else { return false }
+            writes.underWay += 1
+            return true
+        }
+    }
+
+    /// Notes that a write ``beginStoreWrite()`` let begin has ended, done or failed.
+    nonisolated func endStoreWrite() {
+        let waiter = storeWrites.withLock { writes -> CheckedContinuation<Void, Never>? in
+            writes.underWay -= 1
+            guard writes.underWay == 0 else { return nil }
+            defer { writes.waiter = nil }
+            return writes.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once no store write of the task's work is under way; after ``abandon()``, none begins again.
+    func storeWritesEnded() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let ended = storeWrites.withLock { writes in
+                guard writes.underWay > 0 else { return true }
+                precondition(writes.waiter == nil, "one caller waits on an intent")
+                writes.waiter = waiter
+                return false
+            }
+            if ended { waiter.resume() }
+        }
     }
 
     /// The task, once `Task.immediate` has returned it; a cancel asked for before is applied now.
@@ -514,6 +557,13 @@ final class ScreenTask {
         cancelled = true
         cancelTask?()
     }
+}
+
+/// The store writes of a screen task: how many are under way, whether more may begin, and who waits for them to end.
+private struct StoreWrites {
+    var underWay = 0
+    var isShut = false
+    var waiter: CheckedContinuation<Void, Never>?
 }
 
 /// Where ``ScreenTask/current`` is bound: outside the main-actor class, so that ``SessionContext/current`` can read

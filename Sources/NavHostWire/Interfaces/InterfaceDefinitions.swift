@@ -252,9 +252,10 @@ public enum InterfaceDefinitions {
         # feature's store; like a Send answered as done, it is on disk before this error.
         error IntentFailed (screen: string, intent: string, refusedNavigation: ?string)
 
-        # The intent did not finish within the daemon's time limit. It was cancelled: the
-        # navigation it asks for from now on is dropped, but work that goes on although
-        # cancelled (a write to its feature's store) may still be done.
+        # The intent did not finish within the daemon's time limit. It was cancelled. What it
+        # did before stays, on disk before this error (a write to its feature's store under
+        # way is waited for); from now on, the navigation its work asks for is dropped and
+        # the writes to its feature's store it begins are refused: nothing of it lands later.
         error IntentTimedOut (screen: string, intent: string)
 
         # Only the root is on the stack.

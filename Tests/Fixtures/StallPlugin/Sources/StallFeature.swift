@@ -8,7 +8,9 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
     FeatureExport.export(StallFeature())
 }
 
-/// One screen, `stall.main`: `onTappedWait` runs a use case that never returns; `onTappedCount` answers at once.
+/// One screen, `stall.main`: `onTappedWait` runs a use case that never returns; `onTappedCount` answers at once;
+/// `onTappedSaveLate` waits, ignoring cancellation, until `onTappedRelease` lets it write to the feature's store, and
+/// `onTappedRelease` answers with what became of that write.
 final class StallFeature: FeatureModule {
     let name = "Stall"
     let screens = [
@@ -23,7 +25,7 @@ final class StallFeature: FeatureModule {
 
     @MainActor
     func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator {
-        StallCoordinator()
+        StallCoordinator(store: services.store)
     }
 }
 
@@ -34,8 +36,14 @@ enum StallRoute: Route {
 
 @MainActor
 final class StallCoordinator: Coordinator {
+    private let store: any KeyValueStore
+
+    init(store: any KeyValueStore) {
+        self.store = store
+    }
+
     func makeViewModel(for route: StallRoute, router: Router<StallRoute>) -> any ViewModel {
-        StallViewModel(waitForeverUseCase: WaitForeverUseCase())
+        StallViewModel(waitForeverUseCase: WaitForeverUseCase(), store: store)
     }
 }
 
@@ -59,21 +67,33 @@ final class StallViewModel: ViewModel {
         case onTappedWait
         /// Adds one to `count` and answers at once.
         case onTappedCount
+        /// Waits, ignoring cancellation, until `onTappedRelease`; then stores `"late": true` in the feature's store.
+        case onTappedSaveLate
+        /// Lets the waiting `onTappedSaveLate` go on, and sets `lateWrite` to what became of its write: `written`,
+        /// `refused: ERROR`, or `nothing waited`.
+        case onTappedRelease
 
-        static let names = ["onTappedWait", "onTappedCount"]
+        static let names = ["onTappedWait", "onTappedCount", "onTappedSaveLate", "onTappedRelease"]
     }
 
     struct State: Encodable, Equatable, Sendable {
         var waiting = 0
         var count = 0
+        var lateWrite: String?
     }
 
     private let waitForeverUseCase: any WaitForeverUseCaseProtocol
+    private let store: any KeyValueStore
+    /// The waiting `onTappedSaveLate`, until `onTappedRelease` lets it go on.
+    private var release: CheckedContinuation<Void, Never>?
+    /// The `onTappedRelease` waiting for what became of the late write.
+    private var lateWriteDone: CheckedContinuation<String, Never>?
 
     private(set) var state = State()
 
-    init(waitForeverUseCase: any WaitForeverUseCaseProtocol) {
+    init(waitForeverUseCase: any WaitForeverUseCaseProtocol, store: any KeyValueStore) {
         self.waitForeverUseCase = waitForeverUseCase
+        self.store = store
     }
 
     func handle(_ intent: Intent) async {
@@ -83,6 +103,28 @@ final class StallViewModel: ViewModel {
             await waitForeverUseCase.execute()
         case .onTappedCount:
             state.count += 1
+        case .onTappedSaveLate:
+            state.waiting += 1
+            await withCheckedContinuation { release = $0 }
+            let outcome: String
+            do {
+                try await store.setValue(true, forKey: "late")
+                outcome = "written"
+            } catch {
+                outcome = "refused: \(error)"
+            }
+            lateWriteDone?.resume(returning: outcome)
+            lateWriteDone = nil
+        case .onTappedRelease:
+            guard let waiting = release else {
+                state.lateWrite = "nothing waited"
+                return
+            }
+            release = nil
+            state.lateWrite = await withCheckedContinuation { done in
+                lateWriteDone = done
+                waiting.resume()
+            }
         }
     }
 }
