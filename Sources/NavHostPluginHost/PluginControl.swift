@@ -402,9 +402,11 @@ extension PluginControl {
             if manifest == loaded.manifest {
                 // The folder holds the serving build again: the refused one it held is no longer there to report.
                 if refusedBuilds.removeValue(forKey: path) != nil { clearReloadFailure(of: loaded.name) }
-                // Put in place again, it is the build a restart loads: a file missing from it is said now. A rescan
-                // (SIGHUP, or the watcher's lost events) checks the folders changed since the daemon last tried them.
-                if folders?.contains(folder) ?? Self.hasChanged(path, of: loaded) {
+                // Put in place again, it is the build a restart loads: a file missing from it is said now. Only a
+                // folder changed since the daemon last tried it: the watcher's events of a copy it has loaded or
+                // reloaded already (a file closed, a batch that came after the one it acted on) ask for nothing. A
+                // rescan (SIGHUP, or the watcher's lost events) looks at every folder the same way.
+                if folders?.contains(folder) ?? true, Self.hasChanged(path, of: loaded) {
                     recheckFolder(
                         of: loaded.name,
                         found: checkedWhole ? nil : PluginDirectory.incompleteness(of: manifest, in: path)

@@ -185,6 +185,32 @@ struct DaemonPluginFolderTests {
         try await daemon.terminate()
     }
 
+    @Test("Events of a copy the daemon has reloaded already, arriving after the reload, check nothing and say nothing")
+    func lateEventsOfAReloadedCopyCheckNothing() async throws {
+        let directory = try TestPlugins.copies(of: ["Settings", "Products"])
+        let daemon = try await DaemonProcess.start(plugins: directory, sessions: ["main=settings.main"])
+        let plugins = try await PluginsWatch.start(on: daemon)
+        // The writer keeps a file of the new build open past the daemon's reload of it, as a copy that closes its
+        // files late does: the close comes as a change of the folder after the batch the daemon reloaded on.
+        var held: Int32 = -1
+        try PluginFolder.deploy("Products", into: directory, version: "1.0.1") { copy in
+            held = open("\(copy)/NOTES", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        }
+        #expect(held >= 0)
+        let reloaded = try await plugins.event { $0["name"] == "Products" }
+        #expect(reloaded["kind"] == "reloaded", "\(plugins.events)")
+        close(held)
+
+        // A change the daemon answers after it: what the close made it do, if anything, came before (UserProfile's
+        // folder sorts after Products', should both come in one batch).
+        try PluginFolder.deploy("UserProfile", into: directory)
+        let loaded = try await plugins.event { $0["name"] == "UserProfile" }
+        #expect(loaded["kind"] == "loaded")
+        // Before: a `checked` event for Products too, though nothing in its folder had changed since the reload.
+        #expect(plugins.events.filter { $0["name"] == "Products" }.count == 1, "\(plugins.events)")
+        try await daemon.terminate()
+    }
+
     @Test("Unwatched, a SIGHUP checks the loaded plugins' folders changed since they were tried, and no others")
     func rescanChecksChangedServingFolders() async throws {
         let directory = try TestPlugins.copies(of: ["Settings", "Products"])
