@@ -120,10 +120,11 @@ struct DaemonLifecycleTests {
     @Test("A socket whose folder cannot be created stops the daemon with status 1, naming the socket and --socket")
     func socketFolderCannotBeCreated() async throws {
         let first = try await DaemonProcess.start()
-        // A regular file where the socket's folder would be: mkdir fails (ENOTDIR) even for root.
-        let file = first.stateDirectory + "/not-a-folder"
+        // A regular file where the socket's folder would be: mkdir fails (ENOTDIR) even for root. Short names: under
+        // `make test`'s temporary folder a longer path would pass a Unix socket's 107 bytes, refused before this.
+        let file = first.stateDirectory + "/file"
         #expect(FileManager.default.createFile(atPath: file, contents: Data()))
-        let socket = file + "/navhost/io.navhost"
+        let socket = file + "/run/io.navhost"
         let second = try await DaemonProcess.start(
             stateDirectory: first.stateDirectory + "-second",
             extraArguments: ["--socket", socket],
@@ -132,7 +133,7 @@ struct DaemonLifecycleTests {
         #expect(try await second.waitForExit(within: .seconds(30)) == 1)
         #expect(
             second.log.contains(
-                "cannot create \(file)/navhost, the folder of the socket \(socket): Not a directory; give --socket"
+                "cannot create \(file)/run, the folder of the socket \(socket): Not a directory; give --socket"
             ),
             "\(second.log)"
         )
