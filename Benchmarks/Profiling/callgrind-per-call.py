@@ -41,11 +41,21 @@ def demangled(text):
     return subprocess.run(["swift", "demangle", "--simplified"], input=text, capture_output=True, text=True).stdout
 
 
+# A folder made by `mktemp -d` (`/tmp/navhost-bench.KUn96L/`): navhost-bench stages the plugins' images under a new
+# one each run, so the same plugin function would otherwise have a different name in each of the two runs.
+TEMPORARY_FOLDER = re.compile(r"(/tmp/[\w-]+)\.\w{6}/")
+
+
+def normalized(text):
+    """`text` with every temporary folder's random part replaced by `*`, the same in both runs."""
+    return TEMPORARY_FOLDER.sub(r"\1.*/", text)
+
+
 def annotate(path, *options):
     output = subprocess.run(
         ["callgrind_annotate", "--threshold=100", *options, path], capture_output=True, text=True, check=True
     ).stdout
-    return demangled(output)
+    return normalized(demangled(output))
 
 
 def costs(path, inclusive):
