@@ -72,6 +72,20 @@ def costs(path, inclusive):
     return table
 
 
+def matched(before, after):
+    """`before` with each function that `after` files under another library filed under that one.
+
+    Callgrind files the functions of one name in several libraries (a helper every Swift library holds, like
+    `__swift_instantiateConcreteTypeFromMangledName`) together, under the library it met first, which may be another
+    in each run: without this, such a function's start-up cost would show as the second run's per call."""
+    library = re.compile(r" \[[^\]]*\]$")
+    elsewhere = {library.sub("", name): name for name in after if name not in before}
+    renamed = collections.Counter()
+    for name, cost in before.items():
+        renamed[name if name in after else elsewhere.get(library.sub("", name), name)] += cost
+    return renamed
+
+
 def choose(names, function):
     """The function `function` names among `names`: the one called exactly that, else the first that holds it."""
     for name in names:
@@ -158,6 +172,7 @@ def main():
         return
 
     before, after = costs(first, arguments.inclusive), costs(second, arguments.inclusive)
+    before = matched(before, after)
     rows = sorted(((after[name] - before[name]) / calls, name) for name in after)
     rows.reverse()
     print(f"instructions per call ({'inclusive' if arguments.inclusive else 'self'}), {calls} calls apart")
