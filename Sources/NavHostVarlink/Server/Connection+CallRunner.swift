@@ -96,8 +96,10 @@ extension Connection {
         /// The call as its handler sees it; logs its start when tracing.
         private func request(_ callID: StateMachine.CallID, _ call: VarlinkCall) -> VarlinkRequest {
             // The call's metadata is added to a logger only where one is used: most calls never log.
-            let request = VarlinkRequest(call: call, peer: peer, connectionLogger: logger, callNumber: callID.value)
-            if logger.logLevel <= .trace { request.logger.trace("Varlink call started") }
+            var request = VarlinkRequest(call: call, peer: peer, connectionLogger: logger, callNumber: callID.value)
+            // Asked once per call: each look at the level copies the logger's handler out of its existential.
+            request.isTraced = logger.logLevel <= .trace
+            if request.isTraced { request.logger.trace("Varlink call started") }
             return request
         }
 
@@ -138,9 +140,9 @@ extension Connection {
             return buffer
         }
 
-        /// Logs the end of a call when tracing.
+        /// Logs the end of a call whose start was traced.
         private func logFinished(_ request: VarlinkRequest, error: String?) {
-            if logger.logLevel <= .trace {
+            if request.isTraced {
                 request.logger.trace("Varlink call finished", metadata: ["varlink.reply.error": "\(error ?? "")"])
             }
         }

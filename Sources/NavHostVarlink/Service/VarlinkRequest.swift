@@ -24,6 +24,9 @@ public struct VarlinkRequest: Sendable {
     private var connectionLogger: Logger
     /// The call's number on its connection, when ``logger`` adds the call's metadata itself.
     private var callNumber: Int?
+    /// Whether the connection logged the call's start at `trace` level, and so logs its end: the level is looked at
+    /// once per call, not again at its end.
+    var isTraced = false
 
     /// Creates a request; the server makes these, tests may too.
     public init(call: VarlinkCall, peer: VarlinkPeerCredentials?, logger: Logger) {
