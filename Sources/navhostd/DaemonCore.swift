@@ -291,11 +291,13 @@ final class DaemonCore {
 
     private func openSessions() {
         guard !sessions.isShutDown else { return }
-        // A name a wire call is opening or closing is that call's until it is done; then the registry calls this again.
+        // A name a wire call is opening or closing is that call's until it is done, and one whose earlier session's
+        // writes are under way waits for them to land; then the registry calls this again.
         for session in configuration.sessions
         where (try? sessions.session(session.name)) == nil && !sessions.isBusy(session.name) {
             do {
-                try sessions.open(session, options: configuration.options(forSession: session.name))
+                let options = configuration.options(forSession: session.name)
+                guard try sessions.openOnceEarlierWritesLand(session, options: options) != nil else { continue }
                 openFailures.forget(session.name)
                 logger.info(
                     "Opened session",

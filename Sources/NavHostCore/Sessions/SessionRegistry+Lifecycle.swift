@@ -254,11 +254,12 @@ extension SessionRegistry {
     public func openListedSessions() {
         guard !isShutDown else { return }
         // A name an OpenSession or CloseSession is busy with is that call's: it opens the session itself, or is
-        // closing it.
+        // closing it. One whose session waits for an earlier one's writes to land opens once they have.
         for entry in opened.values.sorted(by: { $0.name < $1.name })
-        where (try? session(entry.name)) == nil && busyNames[entry.name] == nil {
+        where (try? session(entry.name)) == nil && !isBusy(entry.name) {
             do {
-                try open(entry.configuration, options: entry.options(over: defaultOptions))
+                let options = entry.options(over: defaultOptions)
+                guard try openOnceEarlierWritesLand(entry.configuration, options: options) != nil else { continue }
                 listedOpenFailures.forget(entry.name)
                 logger.info(
                     "Opened a session opened over the wire before",
@@ -300,9 +301,10 @@ extension SessionRegistry {
     }
 
     /// Whether an OpenSession, a CloseSession or a replay's opening or closing of `name` is under way: the session of
-    /// the name is that call's to open or close, and the configuration's is opened when it is done.
+    /// the name is that call's to open or close, and the configuration's is opened when it is done. Or whether a
+    /// session of the name waits to open until an earlier one's writes land (``openOnceEarlierWritesLand(_:options:)``).
     public func isBusy(_ name: String) -> Bool {
-        busyNames[name] != nil
+        busyNames[name] != nil || namesAwaitingEarlierWrites.contains(name)
     }
 
     /// Closes the session `name` now, whatever opened it: screens get `onDisappear`, watchers end, and the session

@@ -12,6 +12,9 @@ public final class SessionRegistry {
     private var listWatchers: [ObjectIdentifier: SessionListWatcher] = [:]
     /// The names an OpenSession or CloseSession is under way for, each with its calls taking turns.
     var busyNames: [String: Turns] = [:]
+    /// The names whose session waits to open until the writes of an earlier session of the name land
+    /// (``openOnceEarlierWritesLand(_:options:)``).
+    var namesAwaitingEarlierWrites: Set<String> = []
     /// The changes of the list of opened sessions, each made and written in its turn (`changingOpenedList`).
     let openedListChanges = Turns()
     /// Why the list of opened sessions could not be read at start, if it could not: opening and closing sessions
@@ -114,7 +117,9 @@ public final class SessionRegistry {
     // MARK: Public Functions
 
     /// Opens a session rooted at `configuration.root`, replacing none: a name can be opened once. Its saved record,
-    /// if there is one, brings back its stack.
+    /// if there is one, brings back its stack. The file is read now, even while a write of an earlier session of the
+    /// name is under way: the daemon's reloads open through ``openOnceEarlierWritesLand(_:options:)``, which waits for
+    /// it.
     @discardableResult
     public func open(
         _ configuration: SessionConfiguration,
@@ -410,6 +415,13 @@ public final class SessionRegistry {
                 .sessionNotFound,
                 "session \"\(name)\" is closed: the daemon is stopping",
                 parameters: ["session": .string(name), "reason": "the daemon is stopping"]
+            )
+        } else if namesAwaitingEarlierWrites.contains(name) {
+            reason = "opening once the last changes of the session closed under this name are written"
+            return NavigationError(
+                .sessionNotFound,
+                "session \"\(name)\" is \(reason); try again shortly",
+                parameters: ["session": .string(name), "reason": .string(reason)]
             )
         } else if let entry = opened[name] {
             reason = "opened over the wire, but its root route \"\(entry.root)\" cannot be opened now"

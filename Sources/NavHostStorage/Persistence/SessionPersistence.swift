@@ -21,6 +21,8 @@ public final class SessionPersistence: Sendable {
         var newest: SessionRecord?
         var waiters: [CheckedContinuation<Void, any Error>] = []
         var writing = false
+        /// The callers of ``writesLand(of:)``, answered once ``writing`` ends.
+        var landingWaiters: [CheckedContinuation<Void, Never>] = []
         /// Where the session's journal stands; `nil` until this process first wrote the session's snapshot, and
         /// after a failed write: the next write is a snapshot then.
         var journal: SessionStateFile.JournalPosition?
@@ -222,9 +224,10 @@ public final class SessionPersistence: Sendable {
     /// while this process still knows what an earlier one wrote there (the file was deleted, or set aside as corrupt)
     /// — the file is taken as holding nothing too, and the next record is written in full, as a snapshot.
     ///
-    /// The callers waiting on the earlier session's queued record are answered here, with a failure
-    /// (``SessionReopened``): that record is never written, and the new session's, which would have answered them,
-    /// holds none of their changes. A record of it being written now answers its own callers; should that write fail,
+    /// A reload opens a name again only once the name's writes have landed (``writesLand(of:)``): nothing of the
+    /// earlier session is queued then. Should a session be opened at once all the same, the callers waiting on the
+    /// earlier session's queued record are answered here, with a failure (``SessionReopened``): that record is never
+    /// written, and the new session's, which would have answered them, holds none of their changes. A record of it being written now answers its own callers; should that write fail,
     /// its failure refuses nothing of the new session's.
     ///
     /// - Returns: The revision after every one the process gave the name, written, queued or reserved, for a session
@@ -384,6 +387,33 @@ public final class SessionPersistence: Sendable {
         states.withLock { $0[name]?.writing == true }
     }
 
+    /// Returns once no record of session `name` is being written or waits to be (``isWriting(_:)``): every write of the
+    /// name queued so far, and any queued while they are written, has landed or failed. At once when none is.
+    ///
+    /// A session that opens under the name from its file waits for it first: read before such a write landed, the file
+    /// lacked a change answered done, and the new session's first record wrote over it.
+    public func writesLand(of name: String) async {
+        await withCheckedContinuation { (landed: CheckedContinuation<Void, Never>) in
+            let writing = states.withLock { states in
+                guard states[name]?.writing == true else { return false }
+                states[name]?.landingWaiters.append(landed)
+                return true
+            }
+            if !writing { landed.resume() }
+        }
+    }
+
+    /// Answers the callers of ``writesLand(of:)`` for `session`, unless a write of it was queued since its writer
+    /// ended: the writer started for it answers them when it ends in turn.
+    private func answerLandingWaiters(of session: String) {
+        let landed = states.withLock { states -> [CheckedContinuation<Void, Never>] in
+            guard let state = states[session], !state.writing else { return [] }
+            defer { states[session]?.landingWaiters = [] }
+            return state.landingWaiters
+        }
+        for waiter in landed { waiter.resume() }
+    }
+
     // MARK: Saving
 
     /// Saves `record` and returns once it, or a newer record of the same session, is durable.
@@ -477,7 +507,7 @@ public final class SessionPersistence: Sendable {
             let next = states.withLock { states in
                 states[session]?.takePending { file(for: session) }
             }
-            guard let next else { return }
+            guard let next else { return answerLandingWaiters(of: session) }
             let (record, waiters) = (next.record, next.waiters)
             if next.unchanged {
                 for waiter in waiters { waiter.resume() }

@@ -4,9 +4,10 @@ import NavHostKit
 import NavHostStorage
 import Testing
 
-// A reload that closes a session and opens its name again while a record of the closed one waits to be written: the
-// new session's records replace it (SessionPersistence.sessionOpens), and each session's callers are answered for
-// their own session's writes.
+// A reload that closes a session and opens its name again while a record of the closed one is being written or waits
+// to be: the daemon opens the new session once those writes land (SessionRegistry.openOnceEarlierWritesLand); one
+// opened at once takes the name's records (SessionPersistence.sessionOpens), and each session's callers are answered
+// for their own session's writes.
 
 extension FailedWriteOnDiskTests {
     /// Waits until the disk holds a write back, or 30 s went by.
@@ -17,7 +18,7 @@ extension FailedWriteOnDiskTests {
     }
 
     @Test(
-        "A commit waiting on a record a reload's new session of the name replaces is answered StorageFailed, not done"
+        "A commit waiting on a record a new session of the name opened at once replaces is answered StorageFailed, not done"
     )
     func reopenedNameAnswersTheEarlierSessionsCallers() async throws {
         let (registry, persistence) = try makeRegistry()
@@ -31,7 +32,8 @@ extension FailedWriteOnDiskTests {
         try session.navigate(to: Self.user("q"))
         let second = Task { @MainActor in try await registry.commit(session) }
         for _ in 0..<10 { await Task.yield() }
-        // A reload closes the session and one declares it again: the new one opens from the file, without q.
+        // The session closes and one of the name opens at once, not waiting for the writes as a reload does: the new
+        // one opens from the file, without q.
         registry.close("main")
         let reopened = try registry.open(main)
         disk.release()
@@ -44,6 +46,44 @@ extension FailedWriteOnDiskTests {
         #expect(try !usersOnDisk().contains("q"))
         #expect(persistence.refusal(of: "main") == nil)
         #expect(try registry.session() === reopened)
+    }
+
+    @Test("A reload that opens a name while the earlier session's writes are under way opens it once they land")
+    func reloadOpensTheNameOnceTheEarlierWritesLand() async throws {
+        let (registry, persistence) = try makeRegistry()
+        // What navhostd sets: the configuration's sessions that are not open are opened again.
+        registry.openConfiguredSessions = { _ = try? registry.openOnceEarlierWritesLand(self.main) }
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        // A push whose write is held; a second push's commit waits on the record queued behind it.
+        disk.holdNext()
+        try session.navigate(to: Self.user("p"))
+        let first = Task { @MainActor in try await registry.commit(session) }
+        try await waitUntilHolding()
+        try session.navigate(to: Self.user("q"))
+        let second = Task { @MainActor in try await registry.commit(session) }
+        for _ in 0..<10 { await Task.yield() }
+        // A reload drops the name, another declares it again, with both writes still to land.
+        registry.close("main")
+        _ = try registry.openOnceEarlierWritesLand(main)
+        // Meanwhile a call that names it is told the session is opening.
+        let opening = #expect(throws: NavigationError.self) { try registry.session() }
+        #expect(opening?.message.contains("opening once") == true, "\(String(describing: opening))")
+        disk.release()
+        let answers = [await first.result, await second.result]
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? registry.session()) == nil && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let reopened = try registry.session()
+        await registry.settleClosedSessions()
+        await persistence.waitForQueuedWrites()
+        // Before, the new session read the file before p landed, and its first record wrote over p: the push was
+        // answered done and gone from the disk (q's caller was answered StorageFailed: its record was never written).
+        for answer in answers { #expect(throws: Never.self, "writes: \(disk.log)") { try answer.get() } }
+        #expect(try usersOnDisk() == ["root", "p", "q"], "writes: \(disk.log)")
+        #expect(reopened !== session && reopened.routeIDs.count == 3, "the new session holds both pushes")
+        #expect(!registry.isBusy("main"))
     }
 
     @Test("A write of a session a reload replaced that fails strands nothing of the new session of the name")

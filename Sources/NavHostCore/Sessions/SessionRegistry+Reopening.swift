@@ -1,0 +1,40 @@
+public import NavHostStorage
+
+// A session a reload (or a plugin that loads) opens under a name whose earlier session's writes are still under way:
+// it opens once they land, from what they left in the file.
+
+extension SessionRegistry {
+    /// Opens the session `configuration` declares as ``open(_:options:)`` does — restored from its file, or at its
+    /// root — unless a record of an earlier session of the name is being written or waits to be: then it opens
+    /// nothing and returns `nil`. The name is busy (``isBusy(_:)``) until those writes land or fail; then the
+    /// configuration's sessions and the listed ones are opened again (``openConfiguredSessions``,
+    /// ``openListedSessions()``), which opens it from what the file holds then, unless the name is no longer declared
+    /// nor listed, or the daemon is stopping. A call that names it meanwhile is answered `SessionNotFound`, with a
+    /// reason that says it is opening.
+    ///
+    /// For the daemon's opens that are not an `OpenSession` (which waits for every queued write itself): read while
+    /// such a write was under way, the file lacked its change, which was answered done once it landed, and the new
+    /// session's first record wrote over it; a restart had lost it.
+    ///
+    /// - Throws: What ``open(_:options:)`` throws.
+    @discardableResult
+    public func openOnceEarlierWritesLand(
+        _ configuration: SessionConfiguration,
+        options: SessionOptions = SessionOptions()
+    ) throws(NavigationError) -> NavigationSession? {
+        let name = configuration.name
+        if let existing = try? session(name) { return existing }
+        guard let persistence, persistence.isWriting(name) else { return try open(configuration, options: options) }
+        guard namesAwaitingEarlierWrites.insert(name).inserted else { return nil }
+        Task { [weak self] in
+            await persistence.writesLand(of: name)
+            guard let self else { return }
+            namesAwaitingEarlierWrites.remove(name)
+            // In this stretch of the main actor, with the look at the writes: a call of the closed session still under
+            // way may have queued a record since they landed, and then the name waits again.
+            openConfiguredSessions?()
+            openListedSessions()
+        }
+        return nil
+    }
+}
