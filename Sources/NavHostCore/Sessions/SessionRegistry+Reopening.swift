@@ -5,8 +5,9 @@ public import NavHostStorage
 
 extension SessionRegistry {
     /// Opens the session `configuration` declares as ``open(_:options:)`` does — restored from its file, or at its
-    /// root — unless a record of an earlier session of the name is being written or waits to be: then it opens
-    /// nothing and returns `nil`. The name is busy (``isBusy(_:)``) until those writes land or fail; then the
+    /// root — unless a record of an earlier session of the name is being written or waits to be, or the file of one
+    /// closed may hold a failed write (``settleClosedSessions()``): then it opens nothing and returns `nil`. The name
+    /// is busy (``isBusy(_:)``) until those writes land or fail, and the closed session's last write is settled; then the
     /// configuration's sessions and the listed ones are opened again (``openConfiguredSessions``,
     /// ``openListedSessions()``), which opens it from what the file holds then, unless the name is no longer declared
     /// nor listed, or the daemon is stopping. A call that names it meanwhile is answered `SessionNotFound`, with a
@@ -14,7 +15,8 @@ extension SessionRegistry {
     ///
     /// For the daemon's opens that are not an `OpenSession` (which waits for every queued write itself): read while
     /// such a write was under way, the file lacked its change, which was answered done once it landed, and the new
-    /// session's first record wrote over it; a restart had lost it.
+    /// session's first record wrote over it; a restart had lost it. And read before the closed session's last write,
+    /// the file held a change its callers were answered `StorageFailed` for, which the new session opened with.
     ///
     /// - Throws: What ``open(_:options:)`` throws.
     @discardableResult
@@ -24,10 +26,15 @@ extension SessionRegistry {
     ) throws(NavigationError) -> NavigationSession? {
         let name = configuration.name
         if let existing = try? session(name) { return existing }
-        guard let persistence, persistence.isWriting(name) else { return try open(configuration, options: options) }
+        guard let persistence, persistence.isWriting(name) || closedUnsettled[name] != nil else {
+            return try open(configuration, options: options)
+        }
         guard namesAwaitingEarlierWrites.insert(name).inserted else { return nil }
         Task { [weak self] in
             await persistence.writesLand(of: name)
+            // A write that failed may have left its refused change in the file: the closed session's last write, its
+            // change taken back, is written over it first (``settleClosedSessions()``, bounded).
+            if self?.closedUnsettled[name] != nil { await self?.settleClosedSessions() }
             guard let self else { return }
             namesAwaitingEarlierWrites.remove(name)
             // In this stretch of the main actor, with the look at the writes: a call of the closed session still under

@@ -30,7 +30,7 @@ public final class SessionRegistry {
     private var lastWriteFailure: [String: String] = [:]
     /// The sessions closed whose last write may not have landed yet, by name: their file may hold a failed write, or a
     /// write of theirs was under way as they closed, and may fail (``settleClosedSessions()``).
-    private var closedUnsettled: [String: UnsettledSession] = [:]
+    private(set) var closedUnsettled: [String: UnsettledSession] = [:]
     /// The settle under way, which every caller of ``settleClosedSessions()`` waits for.
     private var settling: Task<Void, Never>?
     /// The replays under way, by the name of the session each opened, each with a number of its own: a replay closes
@@ -498,7 +498,7 @@ public final class SessionRegistry {
     /// A closed session whose last write may not have landed, and how many more times ``settleClosedSessions()``
     /// writes it before it gives up: counted per session, so that one kept while the settle gives up on others is
     /// written as many times (the stop's, say, while a reload's close is settling in the background).
-    private struct UnsettledSession {
+    struct UnsettledSession {
         let session: NavigationSession
         var writesLeft: Int
     }

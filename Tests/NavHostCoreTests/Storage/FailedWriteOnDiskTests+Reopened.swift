@@ -86,6 +86,34 @@ extension FailedWriteOnDiskTests {
         #expect(!registry.isBusy("main"))
     }
 
+    @Test("A reload that opens a name while the earlier session's write fails after landing opens it without it")
+    func reloadOpensTheNameWithoutTheEarlierFailedWrite() async throws {
+        let (registry, persistence) = try makeRegistry()
+        registry.openConfiguredSessions = { _ = try? registry.openOnceEarlierWritesLand(self.main) }
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        // A push whose write is held, then lands and fails; so does the zeroing of the line, with nothing written.
+        disk.holdNext()
+        disk.failNext([.afterLanding, .beforeLanding])
+        try session.navigate(to: Self.user("p"))
+        let push = Task { @MainActor in try await registry.commit(session) }
+        try await waitUntilHolding()
+        registry.close("main")
+        _ = try registry.openOnceEarlierWritesLand(main)
+        disk.release()
+        await #expect(throws: NavigationError.self, "p failed") { try await push.value }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? registry.session()) == nil && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let reopened = try registry.session()
+        await persistence.waitForQueuedWrites()
+        // Before, the new session opened from the file as the failed write left it, with p, answered StorageFailed;
+        // the closed session's last write, which takes it out, came after.
+        #expect(reopened.routeIDs.count == 1, "the new session opens without p: \(disk.log)")
+        #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
+    }
+
     @Test("A write of a session a reload replaced that fails strands nothing of the new session of the name")
     func earlierSessionsFailureLeavesTheNewOnesRecords() async throws {
         let (registry, persistence) = try makeRegistry(firstRewritePause: .seconds(3_600))
