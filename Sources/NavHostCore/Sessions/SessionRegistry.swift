@@ -491,27 +491,29 @@ public final class SessionRegistry {
         guard let persistence,
             persistence.mayHoldFailedWrite(of: session.name) || persistence.isWriting(session.name)
         else { return false }
-        closedUnsettled[session.name] = UnsettledSession(session: session, writesLeft: Self.lastWriteRounds)
+        closedUnsettled[session.name] = UnsettledSession(session: session)
         return true
     }
 
-    /// A closed session whose last write may not have landed, and how many more times ``settleClosedSessions()``
-    /// writes it before it gives up: counted per session, so that one kept while the settle gives up on others is
-    /// written as many times (the stop's, say, while a reload's close is settling in the background).
+    /// A closed session whose last write may not have landed, and when ``settleClosedSessions()`` writes it again:
+    /// at once, then after pauses that double from 50 ms, ``lastWriteRounds`` times before it gives up. Kept per
+    /// session, so that one kept while the settle runs for others is written as often, and as soon.
     struct UnsettledSession {
         let session: NavigationSession
-        var writesLeft: Int
+        var writesLeft = SessionRegistry.lastWriteRounds
+        var due = ContinuousClock.now
+        var pause = Duration.milliseconds(50)
     }
 
     /// How many times ``settleClosedSessions()`` writes a closed session again before it gives up.
-    private static let lastWriteRounds = 5
+    nonisolated static let lastWriteRounds = 5
 
     /// Returns once the file of every session kept at its close (``keepUntilSettled(_:)``) holds no failed write (its
     /// last write landed), or no longer the closed session's (another of the name opened), or once that session was
     /// written ``lastWriteRounds`` more times: the first rewrite right away, each later one after a pause that doubles
-    /// from 50 ms. A session given up is logged at `error` level: its file may keep a change its callers were answered
-    /// `StorageFailed` for. The stop waits for it before the process exits. One settle runs at a time, and a caller
-    /// while it runs waits for it: it writes the sessions kept meanwhile too, each as many times.
+    /// from 50 ms (0.75 s in all). A session given up is logged at `error` level: its file may keep a change its
+    /// callers were answered `StorageFailed` for. The stop waits for it before the process exits. One settle runs at a
+    /// time, and a caller while it runs waits for it, so for the sessions kept meanwhile too.
     ///
     /// The last write queued at a close (``writeOnceMore(_:)``) is dropped when a write queued before it fails after
     /// it was queued (its records hold that write's change): written once and not again, the file kept the refused
@@ -528,7 +530,6 @@ public final class SessionRegistry {
     /// ``settleClosedSessions()``'s rounds, until no closed session is left to write.
     private func writeClosedSessionsUntilSettled() async {
         guard let persistence else { return }
-        var pause: Duration?
         while true {
             await persistence.waitForQueuedWrites()
             closedUnsettled = closedUnsettled.filter { name, _ in
@@ -542,16 +543,21 @@ public final class SessionRegistry {
                 )
             }
             // Ends in the stretch that finds nothing left: a session kept after it starts the next settle.
-            guard !closedUnsettled.isEmpty else {
+            guard let next = closedUnsettled.values.map(\.due).min() else {
                 settling = nil
                 return
             }
-            if let pause { try? await Task.sleep(for: pause) }
-            pause = pause.map { $0 * 2 } ?? .milliseconds(50)
-            // What closed or opened during the pause is as the next round finds it.
-            for name in closedUnsettled.keys where sessions[name] == nil {
+            let now = ContinuousClock.now
+            guard next <= now else {
+                // What closed or opened during the pause is as the next round finds it.
+                try? await Task.sleep(until: next, clock: .continuous)
+                continue
+            }
+            for (name, unsettled) in closedUnsettled where unsettled.due <= now {
                 closedUnsettled[name]?.writesLeft -= 1
-                if let session = closedUnsettled[name]?.session { writeOnceMore(session) }
+                closedUnsettled[name]?.due = now + unsettled.pause
+                closedUnsettled[name]?.pause = unsettled.pause * 2
+                writeOnceMore(unsettled.session)
             }
         }
     }
