@@ -130,8 +130,12 @@ struct Daemon {
                     logger.info("Stopping")
                     _ = try? notifier.notify(.stopping)
                     stallDetector?.stop()
-                    server.shutdownGracefully()
+                    // The sessions close for the stop before the server ends its calls: a call a connection held
+                    // behind a Watch starts once the server ends that Watch, and had it reached the sessions first, an
+                    // OpenSession or CloseSession went ahead during the stop (`sessionCallsDuringStop`, one run in
+                    // many under load). Closed first, the Watch ends as `stopping`, and such a call is refused.
                     await core.shutDown()
+                    server.shutdownGracefully()
                     // The last writes the stop queued, of sessions whose file may hold a failed write, land before
                     // the process exits, written again should they fail (a few times: systemd's TimeoutStopSec bounds
                     // a disk that hangs).
