@@ -212,7 +212,10 @@ public final class SessionPersistence: Sendable {
     /// Forgets what was written for the session `name` (its file was deleted): the next save writes in full.
     public func forget(_ name: String) {
         states.withLock { states in
-            guard let state = states[name], !state.writing, state.pending == nil else { return }
+            // Nor while a reopening waits for the name's writes to land (``writesLand(of:)``): it would wait for good.
+            guard let state = states[name], !state.writing, state.pending == nil, state.landingWaiters.isEmpty else {
+                return
+            }
             states[name] = nil
         }
     }
