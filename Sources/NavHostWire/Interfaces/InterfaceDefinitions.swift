@@ -254,8 +254,11 @@ public enum InterfaceDefinitions {
 
         # The intent did not finish within the daemon's time limit. It was cancelled. What it
         # did before stays, on disk before this error (a write to its feature's store under
-        # way is waited for); from now on, the navigation its work asks for is dropped and
-        # the writes to its feature's store it begins are refused: nothing of it lands later.
+        # way is waited for). From then on, the navigation its work asks for is dropped, and
+        # the writes to its feature's store that the intent's own task and the tasks it
+        # started begin are refused. Nothing else is held back: a detached task, a task
+        # started elsewhere that the work feeds (a loop started when the screen appeared),
+        # and effects other than the store may still act.
         error IntentTimedOut (screen: string, intent: string)
 
         # Only the root is on the stack.
