@@ -96,7 +96,13 @@ final class Screen {
         guard !isClosed else { return }
         isClosed = true
         closedItself = itself
-        model.viewModel.onDisappear()
+        // Bound as for a ViewModel's `init` (`NavigationSession.makeScreen`): a close comes in the stretch of whatever
+        // asked for it, often another screen's intent, and a task `onDisappear` starts is not that intent's work (its
+        // store writes would be refused once that intent ran out of time, ``IntentGuardedStore``).
+        let model = self.model
+        SessionContext.$bound.withValue(context) {
+            ScreenTaskBinding.$task.withValue(nil) { model.viewModel.onDisappear() }
+        }
         let tasks = inFlight.values
         inFlight.removeAll()
         for task in tasks { task.cancel() }
