@@ -9,6 +9,8 @@ extension PluginRegistry {
     /// a private copy of the manifest's `library`), records and logs the outcome.
     func load(_ manifest: PluginManifest, from directory: String, libraryPath: String?) -> PluginStatus {
         let started = ContinuousClock.now
+        // Before the folder's files are read: a change to them from now on may be one this try does not see.
+        let triedAt = PluginStatus.now()
         var path = libraryPath ?? "\(directory)/\(manifest.library)"
         var opened = false
         do throws(QuarantineReason) {
@@ -29,7 +31,8 @@ extension PluginRegistry {
                 libraryPath: path,
                 loadDuration: ContinuousClock.now - started
             )
-            status.servingSince = status.triedAt
+            status.triedAt = triedAt
+            status.servingSince = triedAt
             record(status)
             refreshOptionalFeatures()
             logger.info(
@@ -50,7 +53,8 @@ extension PluginRegistry {
                 manifest: manifest,
                 error,
                 libraryPath: opened ? path : nil,
-                duration: ContinuousClock.now - started
+                duration: ContinuousClock.now - started,
+                triedAt: triedAt
             )
         }
     }

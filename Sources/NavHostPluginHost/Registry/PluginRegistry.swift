@@ -291,9 +291,10 @@ extension PluginRegistry {
         manifest: PluginManifest?,
         _ reason: QuarantineReason,
         libraryPath: String? = nil,
-        duration: Duration? = nil
+        duration: Duration? = nil,
+        triedAt: Int64? = nil
     ) -> PluginStatus {
-        let status = PluginStatus(
+        var status = PluginStatus(
             name: name,
             directory: directory,
             manifest: manifest,
@@ -301,6 +302,7 @@ extension PluginRegistry {
             libraryPath: libraryPath,
             loadDuration: duration
         )
+        if let triedAt { status.triedAt = triedAt }
         record(status)
         logger.warning(
             "Quarantined a plugin",
