@@ -121,6 +121,52 @@ struct DaemonPluginReloadTests {
         try await daemon.terminate()
     }
 
+    @Test("The old ViewModel's work of an intent a Reload delivers again writes nothing to the store once rebuilt")
+    func oldWorkOfARedeliveredIntentWritesNothing() async throws {
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["StallPlugin"]),
+            sessions: ["main=stall.main"],
+            extraArguments: Self.byHandOnly + ["--intent-timeout", "1s"]
+        )
+        let nav = try await NavigationClient.connect(to: daemon)
+        let observer = try await NavigationClient.connect(to: daemon)
+        // Each delivery's work, once cancelled, writes to the store and appends what became of it here.
+        let outcomes = try TestPaths.temporaryDirectory() + "/outcomes"
+        let sending = Task { () -> String? in
+            do {
+                try await nav.call(
+                    "Send",
+                    ["intent": "onTappedSaveWhenCancelled", "arguments": ["outcomeFile": .string(outcomes)]]
+                )
+                return nil
+            } catch let error as VarlinkError {
+                return error.name
+            }
+        }
+        for _ in 0..<200 where try await observer.topState()["waiting"] != 1 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try await observer.topState()["waiting"] == 1)
+
+        // The reload cancels the old work, which writes at once; the intent goes to the rebuilt screen, whose work
+        // writes when its own time runs out.
+        try await Self.plugins(daemon, "Reload", ["name": "Stall"])
+        #expect(try await sending.value == "io.navhost.Navigation.IntentTimedOut")
+        var lines: [String] = []
+        for _ in 0..<200 {
+            let text = (try? String(contentsOfFile: outcomes, encoding: .utf8)) ?? ""
+            lines = text.split(separator: "\n").map(String.init)
+            if lines.count == 2 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        // Before: the old work's write was `written`, landing after the reload, though the intent it served was
+        // answered by the rebuilt screen's work.
+        #expect(lines == ["refused: CancellationError()", "refused: CancellationError()"])
+        let stored = (try? String(contentsOfFile: "\(daemon.stateDirectory)/store/Stall.json", encoding: .utf8)) ?? ""
+        #expect(!stored.contains("afterCancel"), "\(stored)")
+        try await daemon.terminate()
+    }
+
     @Test("A replacement with the wrong SHA-256 is refused: the old version serves and List says why")
     func brokenReplacementIsRefused() async throws {
         let directory = try await TestPlugins.directory()

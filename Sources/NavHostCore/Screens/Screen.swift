@@ -38,6 +38,9 @@ final class Screen {
     private(set) var isClosed = false
     /// Whether the screen left the stack through its own ViewModel's navigation (a save that pops, a close button).
     private(set) var closedItself = false
+    /// Whether the screen left the stack for one built in its place under its ID (a plugin reload, a change taken
+    /// back): the intents in flight on it are delivered there again (`NavigationSession.startSending`).
+    private(set) var wasRebuilt = false
     /// Called (on the main actor, after the mutating stretch) when the state may have changed.
     var onStateMayHaveChanged: (@MainActor (Screen) -> Void)?
     /// The screen whose ViewModel opened this one through its Router (a push or a present), set before it appears;
@@ -90,12 +93,18 @@ final class Screen {
 
     /// Leaves the stack: `onDisappear`, then cancels the screen's work and stops reporting state.
     ///
-    /// - Parameter itself: Whether the screen's own ViewModel asked for the navigation that closes it. Its intent
-    ///   in flight then still answers with its own outcome; any other close answers `screenClosed`.
-    func close(itself: Bool = false) {
+    /// - Parameters:
+    ///   - itself: Whether the screen's own ViewModel asked for the navigation that closes it. Its intent in flight
+    ///     then still answers with its own outcome; any other close answers `screenClosed`.
+    ///   - rebuilt: Whether a screen built in its place under its ID takes over: the work of its intents in flight,
+    ///     which are delivered there again, is given up as a timed-out intent's is (no store write of it begins from
+    ///     now on), and each is delivered again once the writes its old work has under way have ended, so that
+    ///     nothing of that work lands after the answer.
+    func close(itself: Bool = false, rebuilt: Bool = false) {
         guard !isClosed else { return }
         isClosed = true
         closedItself = itself
+        wasRebuilt = rebuilt
         // Bound as for a ViewModel's `init` (`NavigationSession.makeScreen`): a close comes in the stretch of whatever
         // asked for it, often another screen's intent, and a task `onDisappear` starts is not that intent's work (its
         // store writes would be refused once that intent ran out of time, ``IntentGuardedStore``).
@@ -105,6 +114,8 @@ final class Screen {
         }
         let tasks = inFlight.values
         inFlight.removeAll()
+        // Before the cancel: the old work may go on once cancelled, and its writes are refused from the first.
+        if rebuilt { for task in tasks where task.race != nil { task.abandon() } }
         for task in tasks { task.cancel() }
         for task in tasks { task.race?.finish(.closed) }
     }
@@ -358,6 +369,9 @@ extension Screen {
             // Given up on: the store writes it began before are what it did, on disk before its caller hears that it
             // did not finish; those it begins from now on are refused (``IntentGuardedStore``).
             if case .timedOut = outcome { await task.handle.storeWritesEnded() }
+            // Closed for the screen built in its place, where it is delivered again: the old work's writes under way
+            // land before that delivery; those it begins from now on are refused (``close(itself:rebuilt:)``).
+            if case .closed = outcome, wasRebuilt { await task.handle.storeWritesEnded() }
             return Self.outcome(outcome, of: task.handle)
         }
     }

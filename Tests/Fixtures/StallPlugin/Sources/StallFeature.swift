@@ -1,5 +1,6 @@
 // A test fixture, not an example: a plugin whose use case never returns, so that the daemon's intent time limit can
 // be tested against a real `.so`. The example plugins stay as the seeds teach them; test hooks live here.
+import Glibc
 import NavHostKit
 import Observation
 
@@ -10,7 +11,8 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
 
 /// One screen, `stall.main`: `onTappedWait` runs a use case that never returns; `onTappedCount` answers at once;
 /// `onTappedSaveLate` waits, ignoring cancellation, until `onTappedRelease` lets it write to the feature's store, and
-/// `onTappedRelease` answers with what became of that write.
+/// `onTappedRelease` answers with what became of that write; `onTappedSaveWhenCancelled` writes to the store once
+/// cancelled, and appends what became of that write to a file.
 final class StallFeature: FeatureModule {
     let name = "Stall"
     let screens = [
@@ -72,8 +74,14 @@ final class StallViewModel: ViewModel {
         /// Lets the waiting `onTappedSaveLate` go on, and sets `lateWrite` to what became of its write: `written`,
         /// `refused: ERROR`, or `nothing waited`.
         case onTappedRelease
+        /// Waits until its task is cancelled (its screen closed, or its time ran out), then stores
+        /// `"afterCancel": true` in the feature's store all the same, and appends a line to `outcomeFile` with what
+        /// became of that write: `written` or `refused: ERROR`. The ViewModel's state is no longer reported then.
+        case onTappedSaveWhenCancelled(outcomeFile: String)
 
-        static let names = ["onTappedWait", "onTappedCount", "onTappedSaveLate", "onTappedRelease"]
+        static let names = [
+            "onTappedWait", "onTappedCount", "onTappedSaveLate", "onTappedRelease", "onTappedSaveWhenCancelled",
+        ]
     }
 
     struct State: Encodable, Equatable, Sendable {
@@ -125,6 +133,19 @@ final class StallViewModel: ViewModel {
                 lateWriteDone = done
                 waiting.resume()
             }
+        case .onTappedSaveWhenCancelled(let outcomeFile):
+            state.waiting += 1
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            let outcome: String
+            do {
+                try await store.setValue(true, forKey: "afterCancel")
+                outcome = "written"
+            } catch {
+                outcome = "refused: \(error)"
+            }
+            guard let file = fopen(outcomeFile, "a") else { return }
+            fputs("\(outcome)\n", file)
+            fclose(file)
         }
     }
 }
