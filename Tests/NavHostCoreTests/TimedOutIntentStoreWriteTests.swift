@@ -29,4 +29,70 @@ struct TimedOutIntentStoreWriteTests {
         #expect(await ledger.cleanupOutcome() == "written")
         #expect(try await host.store.value(forKey: "cleanedUp") == true)
     }
+
+    @Test("A store write under way when the time runs out is waited for: IntentTimedOut comes once it is stored")
+    func writeUnderWayIsWaitedFor() async throws {
+        let store = HeldStore()
+        let clock = ManualClock()
+        let catalog = FeatureCatalog()
+        try catalog.register(
+            LedgerFeature(),
+            services: HostServices(logger: .silent, clock: clock, store: store, resourceDirectory: ".")
+        )
+        var options = SessionOptions()
+        options.intentTimeLimit = .seconds(30)
+        options.clock = clock
+        let session = try NavigationSession(
+            configuration: SessionConfiguration(root: RouteRequest(id: "ledger.main")),
+            catalog: catalog,
+            options: options,
+            logger: Logger(label: "navhost.test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        let reply = Reply()
+        let sending = Task { @MainActor in
+            defer { reply.came = true }
+            try await session.send(IntentMessage(name: "onTappedSave"))
+        }
+        await store.writeBegan.wait()
+        await clock.advance(by: .seconds(30))
+        // The time ran out: the intent no longer counts as the screen's work. Its caller still waits, for the write.
+        for _ in 0..<1000 where !session.isIdle { await Task { @MainActor in }.value }
+        #expect(session.isIdle)
+        for _ in 0..<20 { await Task { @MainActor in }.value }
+        // Before the wait for the write: IntentTimedOut here, the write still to land.
+        #expect(!reply.came)
+
+        store.release.open()
+        let error = await #expect(throws: NavigationError.self) { try await sending.value }
+        #expect(error?.code == .intentTimedOut)
+        #expect(try await store.base.value(forKey: "saved") == true)
+    }
+}
+
+/// Whether a call was answered, set by the task that made it.
+@MainActor
+private final class Reply {
+    var came = false
+}
+
+/// A store in memory whose `setValue` waits, once begun, until ``release`` opens: a write to the disk under way for as
+/// long as a test needs. ``writeBegan`` opens when it begins.
+private final class HeldStore: KeyValueStore {
+    let base = InMemoryKeyValueStore()
+    let writeBegan = Gate()
+    let release = Gate()
+
+    func value(forKey key: String) async throws -> JSONValue? {
+        try await base.value(forKey: key)
+    }
+
+    func setValue(_ value: JSONValue, forKey key: String) async throws {
+        writeBegan.open()
+        await release.wait()
+        try await base.setValue(value, forKey: key)
+    }
+
+    func removeValue(forKey key: String) async throws {
+        try await base.removeValue(forKey: key)
+    }
 }

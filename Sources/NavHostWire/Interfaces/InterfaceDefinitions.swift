@@ -253,8 +253,9 @@ public enum InterfaceDefinitions {
         error IntentFailed (screen: string, intent: string, refusedNavigation: ?string)
 
         # The intent did not finish within the daemon's time limit. It was cancelled. What it
-        # did before stays, on disk before this error (a write to its feature's store under
-        # way is waited for). From then on, the navigation its work asks for is dropped, and
+        # did before stays, on disk before this error: a write to its feature's store under
+        # way is waited for, so the error comes at the limit plus that write's time to reach
+        # the disk. From then on, the navigation its work asks for is dropped, and
         # the writes to its feature's store that the intent's own task and the tasks it
         # started begin are refused. Nothing else is held back: a detached task, a task
         # started elsewhere that the work feeds (a loop started when the screen appeared),
