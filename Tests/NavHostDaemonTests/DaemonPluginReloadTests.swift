@@ -126,7 +126,7 @@ struct DaemonPluginReloadTests {
         let daemon = try await DaemonProcess.start(
             plugins: try await TestPlugins.directory(fixtures: ["StallPlugin"]),
             sessions: ["main=stall.main"],
-            extraArguments: Self.byHandOnly + ["--intent-timeout", "1s"]
+            extraArguments: Self.byHandOnly + ["--intent-timeout", "5s"]
         )
         let nav = try await NavigationClient.connect(to: daemon)
         let observer = try await NavigationClient.connect(to: daemon)
