@@ -17,14 +17,13 @@ extension FailedWriteOnDiskTests {
         try #require(disk.isHolding, "a write is held: \(disk.log)")
     }
 
-    @Test(
-        "A commit waiting on a record a new session of the name opened at once replaces is answered StorageFailed, not done"
-    )
-    func reopenedNameAnswersTheEarlierSessionsCallers() async throws {
-        let (registry, persistence) = try makeRegistry()
+    /// Opens "main" at its root, durably, then pushes p, whose write is held (``waitUntilHolding()``), and q, whose
+    /// commit waits on the record queued behind it; the session and the two commits' tasks.
+    func pushesOneHeldOneQueued(
+        _ registry: SessionRegistry
+    ) async throws -> (NavigationSession, Task<Void, any Error>, Task<Void, any Error>) {
         let session = try registry.open(main)
         try await registry.commit(session)
-        // A push whose write is held; a second push's commit waits on the record queued behind it.
         disk.holdNext()
         try session.navigate(to: Self.user("p"))
         let first = Task { @MainActor in try await registry.commit(session) }
@@ -32,6 +31,15 @@ extension FailedWriteOnDiskTests {
         try session.navigate(to: Self.user("q"))
         let second = Task { @MainActor in try await registry.commit(session) }
         for _ in 0..<10 { await Task.yield() }
+        return (session, first, second)
+    }
+
+    @Test(
+        "A commit waiting on a record a new session of the name opened at once replaces is answered StorageFailed, not done"
+    )
+    func reopenedNameAnswersTheEarlierSessionsCallers() async throws {
+        let (registry, persistence) = try makeRegistry()
+        let (_, first, second) = try await pushesOneHeldOneQueued(registry)
         // The session closes and one of the name opens at once, not waiting for the writes as a reload does: the new
         // one opens from the file, without q.
         registry.close("main")
@@ -53,16 +61,7 @@ extension FailedWriteOnDiskTests {
         let (registry, persistence) = try makeRegistry()
         // What navhostd sets: the configuration's sessions that are not open are opened again.
         registry.openConfiguredSessions = { _ = try? registry.openOnceEarlierWritesLand(self.main) }
-        let session = try registry.open(main)
-        try await registry.commit(session)
-        // A push whose write is held; a second push's commit waits on the record queued behind it.
-        disk.holdNext()
-        try session.navigate(to: Self.user("p"))
-        let first = Task { @MainActor in try await registry.commit(session) }
-        try await waitUntilHolding()
-        try session.navigate(to: Self.user("q"))
-        let second = Task { @MainActor in try await registry.commit(session) }
-        for _ in 0..<10 { await Task.yield() }
+        let (session, first, second) = try await pushesOneHeldOneQueued(registry)
         // A reload drops the name, another declares it again, with both writes still to land.
         registry.close("main")
         _ = try registry.openOnceEarlierWritesLand(main)

@@ -222,21 +222,9 @@ extension FailedWriteOnDiskTests {
 
     @Test("A refused OpenSession whose emptied record fails too: it is written again, and the name starts at its root")
     func refusedOpenEmptiedWriteFails() async throws {
-        let listFolder = directory + "-list"
-        try FileManager.default.createDirectory(atPath: listFolder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: listFolder) }
         // As in refusedOpenLeavesItsRecordEmptied: the OpenSession's own commit meets the failure first.
-        let registry = SessionRegistry(
-            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
-            persistence: SessionPersistence(
-                directory: directory,
-                writes: disk,
-                resumeExecutor: QueueTaskExecutor(),
-                firstRewritePause: .seconds(3600)
-            ),
-            openedSessions: OpenedSessionsFile(directory: listFolder),
-            logger: Logger(label: "test")
-        )
+        let (registry, listFolder) = try makeRegistryOpeningOverTheWire()
+        defer { try? FileManager.default.removeItem(atPath: listFolder) }
         // The first record lands and fails; the emptied one, at the refused session's close, fails with nothing
         // written.
         disk.failNext([.afterLanding, .beforeLanding])

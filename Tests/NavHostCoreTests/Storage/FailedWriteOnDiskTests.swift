@@ -43,6 +43,26 @@ struct FailedWriteOnDiskTests {
         return (registry, persistence)
     }
 
+    /// A registry that keeps a list of sessions opened over the wire, in `<directory>-list` (returned, for the caller
+    /// to remove). A failed write's callers resume in the order the writer answers them, as in navhostd, and the retry
+    /// waits an hour: an `OpenSession`'s own commit, first, finds the failed write still possibly on disk.
+    func makeRegistryOpeningOverTheWire() throws -> (SessionRegistry, listFolder: String) {
+        let listFolder = directory + "-list"
+        try FileManager.default.createDirectory(atPath: listFolder, withIntermediateDirectories: true)
+        let registry = SessionRegistry(
+            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+            persistence: SessionPersistence(
+                directory: directory,
+                writes: disk,
+                resumeExecutor: QueueTaskExecutor(),
+                firstRewritePause: .seconds(3600)
+            ),
+            openedSessions: OpenedSessionsFile(directory: listFolder),
+            logger: Logger(label: "test")
+        )
+        return (registry, listFolder)
+    }
+
     static func user(_ id: String) -> RouteRequest {
         RouteRequest(id: "profile.user", parameters: ["userID": .string(id)])
     }
@@ -221,22 +241,8 @@ struct FailedWriteOnDiskTests {
         "An OpenSession answered StorageFailed whose first record reached the disk leaves the record emptied: a session the configuration declares under the name later starts at its own root"
     )
     func refusedOpenLeavesItsRecordEmptied() async throws {
-        let listFolder = directory + "-list"
-        try FileManager.default.createDirectory(atPath: listFolder, withIntermediateDirectories: true)
+        let (registry, listFolder) = try makeRegistryOpeningOverTheWire()
         defer { try? FileManager.default.removeItem(atPath: listFolder) }
-        // The failed write's callers resume in the order the writer answers them, as in navhostd, and the retry
-        // waits: the OpenSession's own commit, first, finds the failed write still possibly on disk.
-        let registry = SessionRegistry(
-            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
-            persistence: SessionPersistence(
-                directory: directory,
-                writes: disk,
-                resumeExecutor: QueueTaskExecutor(),
-                firstRewritePause: .seconds(3600)
-            ),
-            openedSessions: OpenedSessionsFile(directory: listFolder),
-            logger: Logger(label: "test")
-        )
         disk.failNext([.afterLanding])
         let answer = await Task {
             try await registry.openDurably(
