@@ -367,8 +367,6 @@ extension PluginControl {
                 refusedBuilds[path] = nil
                 continue
             }
-            // Before the folder is read: a check of it records this as its `triedAt` (``recheckFolder``).
-            let lookedAt = PluginStatus.now()
             let manifest = try? PluginDirectory.readManifest(in: path).get()
             // Watched, a folder that does not hold its manifest's build whole may be a copy still being written: it
             // waits for the plugins folder to settle.
@@ -411,8 +409,7 @@ extension PluginControl {
                 if folders?.contains(folder) ?? true, Self.hasChanged(path, of: loaded) {
                     recheckFolder(
                         of: loaded.name,
-                        found: checkedWhole ? nil : PluginDirectory.incompleteness(of: manifest, in: path),
-                        lookedAt: lookedAt
+                        found: checkedWhole ? nil : PluginDirectory.incompleteness(of: manifest, in: path)
                     )
                 }
                 continue
@@ -440,9 +437,9 @@ extension PluginControl {
 
     /// Records the check of the folder of the loaded plugin `name`, which changed but holds the serving manifest,
     /// and publishes what it found: `checked`, or `failed` with `problem`, the reason a restart would refuse the
-    /// build there. `lookedAt`, taken before the folder was read, is the plugin's ``PluginStatus/triedAt`` from now on.
-    fileprivate func recheckFolder(of name: String, found problem: QuarantineReason?, lookedAt: Int64) {
-        registry.recordFolderCheck(of: name, found: problem, triedAt: lookedAt)
+    /// build there.
+    fileprivate func recheckFolder(of name: String, found problem: QuarantineReason?) {
+        registry.recordFolderCheck(of: name, found: problem)
         guard let status = registry.status(named: name) else { return }
         if let problem {
             publish(.failed(name, version: status.version, folder: status.directory, reason: problem))
@@ -696,14 +693,12 @@ extension PluginControl {
         }
     }
 
-    /// Whether the folder `path` of the loaded plugin `loaded`, or its library there, may have changed since the
-    /// daemon last tried it: its status change time is at or after ``PluginStatus/triedAt``, which was taken before
-    /// the try read the folder. At, not only after: a change in the millisecond the try began may have come after its
-    /// read, and an extra check costs less than a missing file not said.
+    /// Whether the folder `path` of the loaded plugin `loaded`, or its library there, changed after the daemon last
+    /// tried it (its status change time against ``PluginStatus/triedAt``).
     fileprivate static func hasChanged(_ path: String, of loaded: PluginStatus) -> Bool {
         let files = [path] + (loaded.manifest.map { ["\(path)/\($0.library)"] } ?? [])
         return files.contains { file in
-            FileIO.stamp(of: file).map { $0.changedMilliseconds >= loaded.triedAt } ?? false
+            FileIO.stamp(of: file).map { $0.changedMilliseconds > loaded.triedAt } ?? false
         }
     }
 

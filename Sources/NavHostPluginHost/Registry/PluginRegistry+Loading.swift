@@ -9,8 +9,6 @@ extension PluginRegistry {
     /// a private copy of the manifest's `library`), records and logs the outcome.
     func load(_ manifest: PluginManifest, from directory: String, libraryPath: String?) -> PluginStatus {
         let started = ContinuousClock.now
-        // Before the folder's files are read: a change to them from now on may be one this try does not see.
-        let triedAt = PluginStatus.now()
         var path = libraryPath ?? "\(directory)/\(manifest.library)"
         var opened = false
         do throws(QuarantineReason) {
@@ -31,8 +29,7 @@ extension PluginRegistry {
                 libraryPath: path,
                 loadDuration: ContinuousClock.now - started
             )
-            status.triedAt = triedAt
-            status.servingSince = triedAt
+            status.servingSince = status.triedAt
             record(status)
             refreshOptionalFeatures()
             logger.info(
@@ -53,8 +50,7 @@ extension PluginRegistry {
                 manifest: manifest,
                 error,
                 libraryPath: opened ? path : nil,
-                duration: ContinuousClock.now - started,
-                triedAt: triedAt
+                duration: ContinuousClock.now - started
             )
         }
     }

@@ -64,8 +64,6 @@ extension PluginRegistry {
         }
         let old = statuses[index]
         let started = ContinuousClock.now
-        // Before the folder is read: a change to it from now on may be one this try does not see.
-        let triedAt = PluginStatus.now()
         var build: String?
         do throws(QuarantineReason) {
             let manifest: PluginManifest
@@ -101,8 +99,7 @@ extension PluginRegistry {
                 libraryPath: image,
                 loadDuration: ContinuousClock.now - started
             )
-            status.triedAt = triedAt
-            status.servingSince = triedAt
+            status.servingSince = status.triedAt
             status.replacedVersion = old.version
             statuses[index] = status
             refreshOptionalFeatures()
@@ -125,7 +122,7 @@ extension PluginRegistry {
         } catch {
             statuses[index].lastReloadFailure = error
             statuses[index].lastRefusedBuild = build
-            statuses[index].triedAt = triedAt
+            statuses[index].triedAt = PluginStatus.now()
             logger.warning(
                 "Refused a plugin's new build; the old version keeps serving",
                 metadata: [
@@ -143,12 +140,12 @@ extension PluginRegistry {
     /// the build a restart loads from there; nothing is loaded now. A library with the serving build's checksum is
     /// the file that passed a load's checks, so the checksum and the resources are all there is to check.
     ///
-    /// Stamps the status's ``PluginStatus/triedAt`` with `triedAt`, taken before the check read the folder. A problem
-    /// is kept as the status's ``PluginStatus/lastReloadFailure`` (the loaded version keeps serving); a folder whole
-    /// again clears a failure an earlier build of the folder left.
-    func recordFolderCheck(of name: String, found problem: QuarantineReason?, triedAt: Int64) {
+    /// Stamps the status's ``PluginStatus/triedAt``. A problem is kept as the status's
+    /// ``PluginStatus/lastReloadFailure`` (the loaded version keeps serving); a folder whole again clears a failure an
+    /// earlier build of the folder left.
+    func recordFolderCheck(of name: String, found problem: QuarantineReason?) {
         guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else { return }
-        statuses[index].triedAt = triedAt
+        statuses[index].triedAt = PluginStatus.now()
         statuses[index].lastReloadFailure = problem
         statuses[index].lastRefusedBuild = problem == nil ? nil : statuses[index].manifest?.sha256
         guard let problem else { return }

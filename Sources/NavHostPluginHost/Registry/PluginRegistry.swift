@@ -291,10 +291,9 @@ extension PluginRegistry {
         manifest: PluginManifest?,
         _ reason: QuarantineReason,
         libraryPath: String? = nil,
-        duration: Duration? = nil,
-        triedAt: Int64? = nil
+        duration: Duration? = nil
     ) -> PluginStatus {
-        var status = PluginStatus(
+        let status = PluginStatus(
             name: name,
             directory: directory,
             manifest: manifest,
@@ -302,7 +301,6 @@ extension PluginRegistry {
             libraryPath: libraryPath,
             loadDuration: duration
         )
-        if let triedAt { status.triedAt = triedAt }
         record(status)
         logger.warning(
             "Quarantined a plugin",

@@ -65,7 +65,6 @@ public struct PluginStatus: Sendable, Hashable {
     public var lastRefusedBuild: String?
     /// When the daemon last tried this plugin's folder — loaded it, refused it, or refused a new build of it — in
     /// milliseconds since the Unix epoch: a client that installed a build tells an answer about it from an older one.
-    /// Stamped before the folder is read, so a change of the folder at or after it may be one the try did not see.
     public var triedAt: Int64 = PluginStatus.now()
     /// Set while this loaded plugin's folder is gone but others need it, so it keeps serving; cleared when its
     /// folder comes back or what needed it goes (then it is removed).
@@ -114,9 +113,8 @@ public struct PluginStatus: Sendable, Hashable {
         self.loadDuration = loadDuration
     }
 
-    /// The wall clock, in milliseconds since the Unix epoch, as the kernel stamps files with it: taken before the
-    /// daemon reads a folder, a ``triedAt`` is no later than the change time of anything changed there after the read.
-    static func now() -> Int64 { timespec.coarseWallClockNow().milliseconds }
+    /// The wall clock, in milliseconds since the Unix epoch.
+    static func now() -> Int64 { timespec.wallClockNow().milliseconds }
 }
 
 // MARK: - CustomStringConvertible

@@ -13,12 +13,4 @@ extension timespec {
         clock_gettime(CLOCK_REALTIME, &time)
         return time
     }
-
-    /// The wall clock as the kernel last stamped a file with it (`CLOCK_REALTIME_COARSE`, a tick behind at most): a
-    /// file changed after this was read has a change time no earlier, where ``wallClockNow()`` may be ahead of it.
-    package static func coarseWallClockNow() -> timespec {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME_COARSE, &time)
-        return time
-    }
 }
