@@ -229,8 +229,11 @@ struct DaemonPluginFolderTests {
         #expect(failed["reason"]?["code"] == "fileMissing")
         #expect(try await PluginsWatch.listed("Products", in: daemon)?["lastReloadFailure"]?["code"] == "fileMissing")
 
-        // Nothing changed since: the next SIGHUP checks nothing, and says nothing.
+        // Nothing changed since: the next SIGHUP checks nothing, and says nothing. It ends (READY=1) before the
+        // deploy: a rescan between the deploy's two renames found the folder gone, and said `removed`.
+        let count = daemon.notifications.count
         daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
         try PluginFolder.deploy("Products", into: directory)
         daemon.send(signal: SIGHUP)
         let checked = try await plugins.event { $0["name"] == "Products" && $0["kind"] != "failed" }
