@@ -208,6 +208,13 @@ struct DaemonPluginReloadTests {
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "home.main"])
         try await nav.call("Navigate", ["route": "settings.main"])
+        // Once the pushed screen's onAppear has loaded it: that load is a revision of its own, which came after the
+        // revision read here now and then on a loaded machine.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try await nav.topState()["status"] != "loaded" && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(try await nav.topState()["status"] == "loaded")
         let revision = try #require(try await nav.snapshot()["revision"]?.intValue)
 
         try await Self.plugins(daemon, "Unload", ["name": "Home"])
