@@ -230,8 +230,9 @@ public final class SessionPersistence: Sendable {
     /// A reload opens a name again only once the name's writes have landed (``writesLand(of:)``): nothing of the
     /// earlier session is queued then. Should a session be opened at once all the same, the callers waiting on the
     /// earlier session's queued record are answered here, with a failure (``SessionReopened``): that record is never
-    /// written, and the new session's, which would have answered them, holds none of their changes. A record of it being written now answers its own callers; should that write fail,
-    /// its failure refuses nothing of the new session's.
+    /// written, and the new session's, which would have answered them, holds none of their changes. A record of it
+    /// being written now answers its own callers; should that write fail, its failure refuses nothing of the new
+    /// session's.
     ///
     /// - Returns: The revision after every one the process gave the name, written, queued or reserved, for a session
     ///   that starts afresh to start at; `nil` when the process knows nothing of the name.
