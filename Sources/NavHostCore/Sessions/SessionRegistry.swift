@@ -212,10 +212,8 @@ public final class SessionRegistry {
     func removeSession(named name: String) -> NavigationSession? {
         guard let session = sessions.remove(named: name) else { return nil }
         restoreNotes[name] = nil
-        persistence?.stopRewriting(name)
-        writeOnceMore(session)
         // A reload's close: nothing else waits for its last write (the stop and a refused OpenSession do).
-        if keepUntilSettled(session) { Task { await settleClosedSessions() } }
+        if queueLastWrite(of: session) { Task { await settleClosedSessions() } }
         publish(SessionListEvent(.closed, name))
         return session
     }
@@ -457,8 +455,8 @@ public final class SessionRegistry {
         }
     }
 
-    /// Returns once every write queued so far has finished: the last ones the stop queued among them
-    /// (``shutDown()``), which the daemon waits for before it exits.
+    /// Returns once every write queued so far has finished. (The stop waits for ``settleClosedSessions()``, which
+    /// also writes again what a failure dropped.)
     public func waitForQueuedWrites() async {
         await persistence?.waitForQueuedWrites()
     }
@@ -484,15 +482,23 @@ public final class SessionRegistry {
         persistence.submit(session.record)
     }
 
-    /// Keeps `session`, just closed, for ``settleClosedSessions()`` when its last write may not land: its file may hold
-    /// a failed write, or a write of it is under way, whose failure would drop the last write queued behind it.
+    /// What `session`'s writes need as it closes (the stop, a reload, `CloseSession`, a refused `OpenSession`): its
+    /// retry stops, its last write is queued (``writeOnceMore(_:)``), and it is kept for ``settleClosedSessions()``
+    /// while that write may not land; whether it was kept.
     @discardableResult
-    private func keepUntilSettled(_ session: NavigationSession) -> Bool {
-        guard let persistence,
-            persistence.mayHoldFailedWrite(of: session.name) || persistence.isWriting(session.name)
-        else { return false }
+    private func queueLastWrite(of session: NavigationSession) -> Bool {
+        persistence?.stopRewriting(session.name)
+        writeOnceMore(session)
+        guard lastWriteMayNotLand(of: session.name) else { return false }
         closedUnsettled[session.name] = UnsettledSession(session: session)
         return true
+    }
+
+    /// Whether the last write of the session `name`, closed, may not land: its file may hold a failed write, or a
+    /// write of it is under way, whose failure would drop the last write queued behind it.
+    private func lastWriteMayNotLand(of name: String) -> Bool {
+        guard let persistence else { return false }
+        return persistence.mayHoldFailedWrite(of: name) || persistence.isWriting(name)
     }
 
     /// A closed session whose last write may not have landed, and when ``settleClosedSessions()`` writes it again:
@@ -508,7 +514,7 @@ public final class SessionRegistry {
     /// How many times ``settleClosedSessions()`` writes a closed session again before it gives up.
     nonisolated static let lastWriteRounds = 5
 
-    /// Returns once the file of every session kept at its close (``keepUntilSettled(_:)``) holds no failed write (its
+    /// Returns once the file of every session kept at its close (``queueLastWrite(of:)``) holds no failed write (its
     /// last write landed), or no longer the closed session's (another of the name opened), or once that session was
     /// written ``lastWriteRounds`` more times: the first rewrite right away, each later one after a pause that doubles
     /// from 50 ms (0.75 s in all). A session given up is logged at `error` level: its file may keep a change its
@@ -533,7 +539,7 @@ public final class SessionRegistry {
         while true {
             await persistence.waitForQueuedWrites()
             closedUnsettled = closedUnsettled.filter { name, _ in
-                sessions[name] == nil && (persistence.mayHoldFailedWrite(of: name) || persistence.isWriting(name))
+                sessions[name] == nil && lastWriteMayNotLand(of: name)
             }
             for (name, unsettled) in closedUnsettled.sorted(by: { $0.key < $1.key }) where unsettled.writesLeft == 0 {
                 closedUnsettled[name] = nil
@@ -578,9 +584,7 @@ public final class SessionRegistry {
     /// ``Watcher/Ending/stopping`` when the daemon is `stopping`, so that their clients tell it from a session closed.
     public func closeAll(stopping: Bool = false) {
         for session in sessions.all {
-            persistence?.stopRewriting(session.name)
-            writeOnceMore(session)
-            keepUntilSettled(session)
+            queueLastWrite(of: session)
             session.close(stopping: stopping)
         }
         sessions.removeAll()
