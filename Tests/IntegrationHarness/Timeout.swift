@@ -87,11 +87,18 @@ private final class TimeoutRace<Value: Sendable>: Sendable {
     }
 }
 
-/// Polls `condition` every 25 ms until it holds, for up to ten seconds; whether it did.
-package func pollUntil(_ condition: () async throws -> Bool) async throws -> Bool {
-    for _ in 0..<400 {
+/// Polls `condition` every 25 ms until it holds, for up to `limit` of the clock; whether it did.
+///
+/// The limit is generous on purpose: it only bounds a test whose condition never comes, and a loaded two-core
+/// machine can take seconds over what an idle one does in milliseconds.
+package func pollUntil(
+    within limit: Duration = .seconds(30),
+    _ condition: () async throws -> Bool
+) async throws -> Bool {
+    let deadline = ContinuousClock.now + limit
+    repeat {
         if try await condition() { return true }
         try await Task.sleep(for: .milliseconds(25))
-    }
-    return false
+    } while ContinuousClock.now < deadline
+    return try await condition()
 }

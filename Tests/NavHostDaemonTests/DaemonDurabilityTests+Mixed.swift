@@ -255,9 +255,10 @@ extension DaemonDurabilityTests {
         var snapshot = try await client.snapshot(session: session)
         var stack = (snapshot["stack"]?.arrayValue ?? []).map(Self.durableScreen)
         guard stack.last?["route"] == "products.list" else { return Durable(stack: stack, filter: nil) }
-        for _ in 0..<200 where snapshot["stack"]?.arrayValue?.last?["state"]?["status"] != "loaded" {
-            try await Task.sleep(for: .milliseconds(5))
+        _ = try await pollUntil {
+            guard snapshot["stack"]?.arrayValue?.last?["state"]?["status"] != "loaded" else { return true }
             snapshot = try await client.snapshot(session: session)
+            return false
         }
         stack = (snapshot["stack"]?.arrayValue ?? []).map(Self.durableScreen)
         let filter = snapshot["stack"]?.arrayValue?.last?["state"]?["value"]?["filter"]?.stringValue

@@ -282,7 +282,7 @@ struct DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
-    /// Waits (as ``pollUntil(_:)`` does) until the top screen's state is loaded; records an issue of its own if not.
+    /// Waits (as ``pollUntil(within:_:)`` does) until the top screen's state is loaded; records an issue of its own if not.
     static func waitUntilLoaded(_ nav: NavigationClient, session: String = "main") async throws {
         let loaded = try await pollUntil { try await nav.topState(session: session)["status"] == "loaded" }
         // Said as what it is: a screen slow to load on a busy machine is no lost change.

@@ -191,9 +191,9 @@ struct DaemonLifecycleTests {
         defer { activator.send(SIGTERM) }
         // The activator listens at once and starts navhostd on the first connection.
         var client: VarlinkClient?
-        for _ in 0..<200 where client == nil {
+        _ = try await pollUntil {
             client = try? await VarlinkClient.connect(unixSocketPath: socket)
-            if client == nil { try await Task.sleep(for: .milliseconds(25)) }
+            return client != nil
         }
         let connected = try #require(client)
         let reply = try await connected.call("io.navhost.Navigation.Stack", parameters: [:])

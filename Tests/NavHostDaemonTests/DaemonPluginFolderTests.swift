@@ -480,7 +480,7 @@ struct PluginsWatch {
         try await DaemonPluginReloadTests.listed(name, in: daemon)
     }
 
-    /// Polls `condition` for up to ten seconds.
+    /// Polls `condition` until it holds or ``pollUntil(within:_:)``'s limit passes.
     static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
         try await pollUntil(condition)
     }

@@ -248,9 +248,8 @@ struct DaemonPluginRebuildTests {
 
         try PluginRebuilder.deploy(rebuilt, into: directory)
         // Taken before navctl asks, so that no event tells it: the plugin itself says it was reloaded, from what.
-        for _ in 0..<400 {
-            if try await DaemonPluginReloadTests.listed("Settings", in: daemon)?["version"] == "2.0.0" { break }
-            try await Task.sleep(for: .milliseconds(25))
+        _ = try await pollUntil {
+            try await DaemonPluginReloadTests.listed("Settings", in: daemon)?["version"] == "2.0.0"
         }
         let wait = try await Self.navctl(daemon, ["plugins", "wait", "\(directory)/Settings"])
 
@@ -336,10 +335,7 @@ struct DaemonPluginRebuildTests {
 
     /// Waits until the top screen, the settings, shows loaded preferences.
     static func waitForSettings(_ nav: NavigationClient) async throws {
-        for _ in 0..<200 {
-            if try await nav.topState()["status"] == "loaded" { return }
-            try await Task.sleep(for: .milliseconds(25))
-        }
+        if try await pollUntil({ try await nav.topState()["status"] == "loaded" }) { return }
         throw TimedOut(what: "the settings to load: \(try await nav.topState())")
     }
 }

@@ -27,10 +27,7 @@ struct DaemonPluginReloadTests {
 
     /// Waits until the top screen, the product list, has loaded its products.
     static func waitForProducts(_ nav: NavigationClient) async throws {
-        for _ in 0..<200 {
-            if try await nav.topState()["value"]?["totalCount"]?.intValue ?? 0 > 0 { return }
-            try await Task.sleep(for: .milliseconds(25))
-        }
+        if try await pollUntil({ try await nav.topState()["value"]?["totalCount"]?.intValue ?? 0 > 0 }) { return }
         throw TimedOut(what: "the product list to load: \(try await nav.topState())")
     }
 
@@ -143,21 +140,17 @@ struct DaemonPluginReloadTests {
                 return error.name
             }
         }
-        for _ in 0..<200 where try await observer.topState()["waiting"] != 1 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(try await observer.topState()["waiting"] == 1)
+        #expect(try await pollUntil { try await observer.topState()["waiting"] == 1 })
 
         // The reload cancels the old work, which writes at once; the intent goes to the rebuilt screen, whose work
         // writes when its own time runs out.
         try await Self.plugins(daemon, "Reload", ["name": "Stall"])
         #expect(try await sending.value == "io.navhost.Navigation.IntentTimedOut")
         var lines: [String] = []
-        for _ in 0..<200 {
+        _ = try await pollUntil {
             let text = (try? String(contentsOfFile: outcomes, encoding: .utf8)) ?? ""
             lines = text.split(separator: "\n").map(String.init)
-            if lines.count == 2 { break }
-            try await Task.sleep(for: .milliseconds(10))
+            return lines.count >= 2
         }
         // Before: the old work's write was `written`, landing after the reload, though the intent it served was
         // answered by the rebuilt screen's work.

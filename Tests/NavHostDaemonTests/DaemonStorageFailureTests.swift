@@ -249,8 +249,6 @@ struct DaemonStorageFailureTests {
     }
 
     static func waitUntilLoaded(_ nav: NavigationClient) async throws {
-        for _ in 0..<200 where try await nav.topState()["status"] != "loaded" {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = try await pollUntil { try await nav.topState()["status"] == "loaded" }
     }
 }
