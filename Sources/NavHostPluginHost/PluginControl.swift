@@ -367,6 +367,8 @@ extension PluginControl {
                 refusedBuilds[path] = nil
                 continue
             }
+            // Before the folder is read: what a check of it records as the folder as tried (``recheckFolder``).
+            let seen = loaded.map { PluginFolderStamps(of: path, library: $0.manifest?.library) }
             let manifest = try? PluginDirectory.readManifest(in: path).get()
             // Watched, a folder that does not hold its manifest's build whole may be a copy still being written: it
             // waits for the plugins folder to settle.
@@ -406,10 +408,11 @@ extension PluginControl {
                 // folder changed since the daemon last tried it: the watcher's events of a copy it has loaded or
                 // reloaded already (a file closed, a batch that came after the one it acted on) ask for nothing. A
                 // rescan (SIGHUP, or the watcher's lost events) looks at every folder the same way.
-                if folders?.contains(folder) ?? true, Self.hasChanged(path, of: loaded) {
+                if folders?.contains(folder) ?? true, let seen, hasChanged(path, since: seen) {
                     recheckFolder(
                         of: loaded.name,
-                        found: checkedWhole ? nil : PluginDirectory.incompleteness(of: manifest, in: path)
+                        found: checkedWhole ? nil : PluginDirectory.incompleteness(of: manifest, in: path),
+                        seen: seen
                     )
                 }
                 continue
@@ -437,9 +440,9 @@ extension PluginControl {
 
     /// Records the check of the folder of the loaded plugin `name`, which changed but holds the serving manifest,
     /// and publishes what it found: `checked`, or `failed` with `problem`, the reason a restart would refuse the
-    /// build there.
-    fileprivate func recheckFolder(of name: String, found problem: QuarantineReason?) {
-        registry.recordFolderCheck(of: name, found: problem)
+    /// build there. `seen` is the folder's stamps, read before the check read it.
+    fileprivate func recheckFolder(of name: String, found problem: QuarantineReason?, seen: PluginFolderStamps) {
+        registry.recordFolderCheck(of: name, found: problem, seen: seen)
         guard let status = registry.status(named: name) else { return }
         if let problem {
             publish(.failed(name, version: status.version, folder: status.directory, reason: problem))
@@ -693,13 +696,11 @@ extension PluginControl {
         }
     }
 
-    /// Whether the folder `path` of the loaded plugin `loaded`, or its library there, changed after the daemon last
-    /// tried it (its status change time against ``PluginStatus/triedAt``).
-    fileprivate static func hasChanged(_ path: String, of loaded: PluginStatus) -> Bool {
-        let files = [path] + (loaded.manifest.map { ["\(path)/\($0.library)"] } ?? [])
-        return files.contains { file in
-            FileIO.stamp(of: file).map { $0.changedMilliseconds > loaded.triedAt } ?? false
-        }
+    /// Whether the folder `path` of a loaded plugin, or its library there, changed since the daemon last tried it:
+    /// `seen`, their stamps now, differ from those that try read (``PluginRegistry/foldersAsTried``). Stamps, not
+    /// times: a change during the try or in the same millisecond as its end is seen, and an unchanged folder is not.
+    fileprivate func hasChanged(_ path: String, since seen: PluginFolderStamps) -> Bool {
+        registry.foldersAsTried[path] != seen
     }
 
     /// Clears the last refused reload of the loaded plugin `name`.

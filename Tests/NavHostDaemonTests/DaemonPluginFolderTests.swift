@@ -244,6 +244,43 @@ struct DaemonPluginFolderTests {
         try await daemon.terminate()
     }
 
+    @Test("A resource removed while the daemon loads its plugin is seen by the next look: failed, fileMissing, once")
+    func resourceRemovedDuringTheLoadIsSeen() async throws {
+        let directory = try TestPlugins.copies(of: ["Settings"])
+        try await TestPlugins.stageFixture("FaultPlugin", into: directory)
+        // Faulty's composition root deletes its resource after the daemon found it there and before the load ends:
+        // the removal is stamped no later than the end of the load, as close to the try as a change can come.
+        let daemon = try await DaemonProcess.start(
+            plugins: directory,
+            sessions: ["main=settings.main"],
+            extraArguments: ["--no-watch-plugins"],
+            environment: ["NAVHOST_FAULTY_INIT": "removeResource"]
+        )
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/Faulty/faulty.txt"))
+        #expect(try await PluginsWatch.listed("Faulty", in: daemon)?["state"] == "loaded", "it was whole at its load")
+        let plugins = try await PluginsWatch.start(on: daemon)
+
+        let count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+        // Before: nothing; the folder's change time was not after the triedAt the end of the load stamped.
+        let listed = try await PluginsWatch.listed("Faulty", in: daemon)
+        #expect(listed?["state"] == "loaded", "the loaded version serves on")
+        try #require(listed?["lastReloadFailure"]?["code"] == "fileMissing", "\(plugins.events)")
+        let failed = try await plugins.event { $0["name"] == "Faulty" }
+        #expect(failed["kind"] == "failed")
+        #expect(failed["reason"]?["code"] == "fileMissing")
+
+        // Nothing changed since that check: the next SIGHUP says nothing of Faulty. UserProfile, put in place
+        // before it, loads in it, and its event comes after any of Faulty's.
+        try PluginFolder.deploy("UserProfile", into: directory)
+        daemon.send(signal: SIGHUP)
+        let loaded = try await plugins.event { $0["name"] == "UserProfile" }
+        #expect(loaded["kind"] == "loaded")
+        #expect(plugins.events.filter { $0["name"] == "Faulty" }.count == 1, "\(plugins.events)")
+        try await daemon.terminate()
+    }
+
     @Test("A broken build dropped over a loaded plugin is refused: failed with the reason, the old one serves")
     func brokenBuildIsRefused() async throws {
         let directory = try TestPlugins.copies()

@@ -9,6 +9,8 @@ extension PluginRegistry {
     /// a private copy of the manifest's `library`), records and logs the outcome.
     func load(_ manifest: PluginManifest, from directory: String, libraryPath: String?) -> PluginStatus {
         let started = ContinuousClock.now
+        // Before the folder's files are read: a change from now on gives other stamps (PluginFolderStamps).
+        let seen = PluginFolderStamps(of: directory, library: manifest.library)
         var path = libraryPath ?? "\(directory)/\(manifest.library)"
         var opened = false
         do throws(QuarantineReason) {
@@ -31,6 +33,7 @@ extension PluginRegistry {
             )
             status.servingSince = status.triedAt
             record(status)
+            foldersAsTried[directory] = seen
             refreshOptionalFeatures()
             logger.info(
                 "Loaded a plugin",

@@ -65,6 +65,7 @@ extension PluginRegistry {
         let old = statuses[index]
         let started = ContinuousClock.now
         var build: String?
+        var seen: PluginFolderStamps?
         do throws(QuarantineReason) {
             let manifest: PluginManifest
             switch PluginDirectory.readManifest(in: old.directory) {
@@ -72,6 +73,8 @@ extension PluginRegistry {
             case .failure(let reason): throw reason
             }
             build = manifest.sha256
+            // Before the library and the resources are read: a change from now on gives other stamps.
+            seen = PluginFolderStamps(of: old.directory, library: manifest.library)
             guard manifest.name == name else {
                 throw QuarantineReason(
                     .manifestMismatch,
@@ -102,6 +105,7 @@ extension PluginRegistry {
             status.servingSince = status.triedAt
             status.replacedVersion = old.version
             statuses[index] = status
+            foldersAsTried[old.directory] = seen
             refreshOptionalFeatures()
             logger.info(
                 "Reloaded a plugin",
@@ -123,6 +127,7 @@ extension PluginRegistry {
             statuses[index].lastReloadFailure = error
             statuses[index].lastRefusedBuild = build
             statuses[index].triedAt = PluginStatus.now()
+            if let seen { foldersAsTried[old.directory] = seen }
             logger.warning(
                 "Refused a plugin's new build; the old version keeps serving",
                 metadata: [
@@ -140,12 +145,13 @@ extension PluginRegistry {
     /// the build a restart loads from there; nothing is loaded now. A library with the serving build's checksum is
     /// the file that passed a load's checks, so the checksum and the resources are all there is to check.
     ///
-    /// Stamps the status's ``PluginStatus/triedAt``. A problem is kept as the status's
-    /// ``PluginStatus/lastReloadFailure`` (the loaded version keeps serving); a folder whole again clears a failure an
-    /// earlier build of the folder left.
-    func recordFolderCheck(of name: String, found problem: QuarantineReason?) {
+    /// Stamps the status's ``PluginStatus/triedAt``, and keeps `seen`, the folder's stamps read before the check
+    /// read it, as the folder as tried. A problem is kept as the status's ``PluginStatus/lastReloadFailure`` (the
+    /// loaded version keeps serving); a folder whole again clears a failure an earlier build of the folder left.
+    func recordFolderCheck(of name: String, found problem: QuarantineReason?, seen: PluginFolderStamps) {
         guard let index = statuses.firstIndex(where: { $0.name == name && $0.isLoaded }) else { return }
         statuses[index].triedAt = PluginStatus.now()
+        foldersAsTried[statuses[index].directory] = seen
         statuses[index].lastReloadFailure = problem
         statuses[index].lastRefusedBuild = problem == nil ? nil : statuses[index].manifest?.sha256
         guard let problem else { return }
@@ -199,6 +205,7 @@ extension PluginRegistry {
         let old = statuses[index]
         let routes = routes(servedBy: old)
         catalog.unregister(name)
+        foldersAsTried[old.directory] = nil
         statuses[index] = PluginStatus(name: name, directory: old.directory, manifest: old.manifest, state: .removed)
         logger.info(
             "Unloaded a plugin",

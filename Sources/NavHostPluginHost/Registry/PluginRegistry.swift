@@ -81,6 +81,9 @@ public final class PluginRegistry {
 
     /// Each loaded feature's view of its optional dependencies, lent in its `HostServices` and kept across reloads.
     var optionalFeatures: [String: OptionalFeatures] = [:]
+    /// Each loaded plugin's folder as the daemon's last try of it (a load, a reload, a check) found it, by folder:
+    /// ``PluginControl`` checks a serving folder again only when its stamps differ from these.
+    var foldersAsTried: [String: PluginFolderStamps] = [:]
 
     // MARK: Initialization
 

@@ -1,7 +1,8 @@
 // A test fixture, not an example: a plugin that does what no feature may do to the daemon — block the main thread,
 // spin on it, trap — so that the daemon's fault guard can be tested against a real `.so` (docs/robustness.md,
-// "Plugin faults"). Its composition root misbehaves when NAVHOST_FAULTY_INIT says so: `hang` or `trap`; its
-// coordinator traps when asked for a route while NAVHOST_FAULTY_ROUTE is set (for navhost-plugin-tool check). Two of
+// "Plugin faults"). Its composition root misbehaves when NAVHOST_FAULTY_INIT says so: `hang` or `trap`, or
+// `removeResource`, which deletes its resource `faulty.txt` while the daemon loads it (after the daemon found it
+// there, for the watcher's check of a serving folder); its coordinator traps when asked for a route while NAVHOST_FAULTY_ROUTE is set (for navhost-plugin-tool check). Two of
 // its intents fail after changing what an error reply must keep: a navigation, restorable state (the kill -9 tests).
 import Glibc
 import NavHostKit
@@ -32,6 +33,7 @@ final class FaultyFeature: FeatureModule {
         switch getenv("NAVHOST_FAULTY_INIT").map({ String(cString: $0) }) {
         case "hang": MainThreadFault.block()
         case "trap": MainThreadFault.trap()
+        case "removeResource": unlink("\(services.resourceDirectory)/faulty.txt")
         default: break
         }
         return FaultyCoordinator()
