@@ -239,6 +239,7 @@ let package = Package(
             name: "NavHostSystemd",
             dependencies: [
                 "CSystemd",
+                "NavHostSocketPath",
                 logging,
             ],
             swiftSettings: swiftSettings
@@ -259,6 +260,7 @@ let package = Package(
         .target(
             name: "NavHostClient",
             dependencies: [
+                "NavHostSocketPath",
                 "NavHostVarlink",
                 "NavHostWire",
                 sdk,
@@ -287,6 +289,7 @@ let package = Package(
                 "NavHostCommandLine",
                 "NavHostClient",
                 "NavHostInspector",
+                "NavHostSocketPath",
                 "NavHostStorage",
                 "NavHostWire",
                 sdk,
@@ -304,6 +307,7 @@ let package = Package(
                 "NavHostCore",
                 "NavHostPluginHost",
                 "NavHostService",
+                "NavHostSocketPath",
                 "NavHostStorage",
                 "NavHostSystemd",
                 "NavHostVarlink",
@@ -318,10 +322,17 @@ let package = Package(
             linkerSettings: daemonLinkerSettings
         ),
         // What the command lines add to ArgumentParser: a mistyped command or name, and its likely fix (navctl,
-        // navhost-plugin-tool); a time limit, as navhostd and navctl both read it; how long a socket path may be.
+        // navhost-plugin-tool); a time limit, as navhostd and navctl both read it.
         .target(
             name: "NavHostCommandLine",
             dependencies: [argumentParser],
+            swiftSettings: swiftSettings
+        ),
+        // How long a Unix socket's path may be, computed once for the command lines that check a path they are
+        // given (navhostd, navctl), the daemon's systemd sockets and the client's error: a module of its own, since
+        // neither the systemd module nor the client depends on the command lines' ArgumentParser, nor should.
+        .target(
+            name: "NavHostSocketPath",
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,6 +1,7 @@
 import Glibc
 internal import NIOCore
 internal import NavHostJSON
+internal import NavHostSocketPath
 internal import NavHostVarlink
 
 // MARK: - From what the lower layers throw
@@ -20,10 +21,9 @@ extension NavHostClientError {
             default: reason = "cannot connect to \(socketPath): \(String(cString: strerror(error.errnoCode)))"
             }
         } else if let error = cause as? SocketAddressError, error == .unixDomainSocketPathTooLong {
-            let limit = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
             reason =
                 "the socket path \(socketPath) is too long for a Unix socket: \(socketPath.utf8.count) bytes, "
-                + "\(limit) at most"
+                + "\(SocketPathLength.maximum) at most"
         } else {
             reason = "cannot connect to \(socketPath): \(cause)"
         }

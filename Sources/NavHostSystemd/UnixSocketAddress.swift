@@ -1,4 +1,5 @@
 import Glibc
+import NavHostSocketPath
 
 /// A filesystem `AF_UNIX` address, ready for `connect(2)` or `sendto(2)`.
 struct UnixSocketAddress {
@@ -8,11 +9,11 @@ struct UnixSocketAddress {
 
     // MARK: - Initialization
 
-    /// The address of `path`, or `nil` when the path does not fit in `sun_path` (107 bytes and a NUL).
+    /// The address of `path`, or `nil` when the path does not fit in `sun_path` (``SocketPathLength/maximum`` bytes
+    /// and a NUL).
     init?(path: String) {
         let bytes = Array(path.utf8)
-        let capacity = MemoryLayout.size(ofValue: storage.sun_path)
-        guard !bytes.isEmpty, bytes.count < capacity, !bytes.contains(0) else { return nil }
+        guard !bytes.isEmpty, bytes.count <= SocketPathLength.maximum, !bytes.contains(0) else { return nil }
         storage.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &storage.sun_path) { buffer in
             buffer.copyBytes(from: bytes)

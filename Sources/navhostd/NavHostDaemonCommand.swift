@@ -3,8 +3,8 @@ import Glibc
 import Logging
 import NIOCore
 import NIOPosix
-import NavHostCommandLine
 import NavHostService
+import NavHostSocketPath
 import NavHostStorage
 
 /// `navhostd`'s command line.

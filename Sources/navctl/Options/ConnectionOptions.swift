@@ -1,5 +1,5 @@
 import ArgumentParser
-import NavHostCommandLine
+import NavHostSocketPath
 
 /// Where the daemon is and which session to act on.
 struct DaemonOptions: ParsableArguments {

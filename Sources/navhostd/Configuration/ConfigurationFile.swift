@@ -3,6 +3,7 @@ import Logging
 import NavHostCommandLine
 import NavHostCore
 import NavHostKit
+import NavHostSocketPath
 import NavHostStorage
 
 /// `navhostd.conf` and its drop-ins: YAML, read with libyaml (``YAMLNode``), checked key by key.
