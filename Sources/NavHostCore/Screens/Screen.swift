@@ -496,6 +496,11 @@ final class ScreenTask {
     /// Whether the task's intent was given up on: its caller was answered that it did not finish in time. The
     /// session drops the navigation such a task asks for (`NavigationSession.perform`), and its feature's store the
     /// writes (``IntentGuardedStore``).
+    ///
+    /// ``abandon()`` sets it with ``StoreWrites/isShut``, which says the same; both are kept because they are read
+    /// differently: that one on any thread, under the lock that counts the writes under way, since a write's check and
+    /// its count must be one step; this one on the main actor by every navigation of a screen's work, which it spares
+    /// that lock.
     private(set) var isAbandoned = false
     /// The writes to a feature's store the task's work has under way, and whether more may begin: none once its
     /// intent was given up on. Read and changed on whatever thread the write starts and ends on.
@@ -582,6 +587,8 @@ final class ScreenTask {
 /// The store writes of a screen task: how many are under way, whether more may begin, and who waits for them to end.
 private struct StoreWrites {
     var underWay = 0
+    /// Whether the task's intent was given up on: no write begins. ``ScreenTask/isAbandoned`` says the same on the
+    /// main actor without the lock.
     var isShut = false
     var waiter: CheckedContinuation<Void, Never>?
 }
