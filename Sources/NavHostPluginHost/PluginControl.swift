@@ -368,7 +368,7 @@ extension PluginControl {
                 continue
             }
             // Before the folder is read: what a check of it records as the folder as tried (``recheckFolder``).
-            let seen = loaded.map { PluginFolderStamps(of: path, library: $0.manifest?.library) }
+            let seen = loaded.map { PluginFolderStamps(of: path, manifest: $0.manifest) }
             let manifest = try? PluginDirectory.readManifest(in: path).get()
             // Watched, a folder that does not hold its manifest's build whole may be a copy still being written: it
             // waits for the plugins folder to settle.

@@ -281,6 +281,41 @@ struct DaemonPluginFolderTests {
         try await daemon.terminate()
     }
 
+    @Test("A listed resource in a subfolder, removed after the load, is seen by the next look: failed, fileMissing")
+    func resourceInASubfolderRemovedIsSeen() async throws {
+        let directory = try TestPlugins.copies(of: ["Settings", "Products"])
+        // Products lists one more resource, in a subfolder: its removal changes that subfolder, not the plugin's
+        // folder or its library.
+        let folder = "\(directory)/Products"
+        try FileManager.default.createDirectory(atPath: "\(folder)/data", withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: "\(folder)/data/extra.json"))
+        let url = URL(fileURLWithPath: "\(folder)/manifest.json")
+        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        manifest["resources"] = (manifest["resources"] as? [String] ?? []) + ["data/extra.json"]
+        try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys, .withoutEscapingSlashes])
+            .write(to: url)
+        let daemon = try await DaemonProcess.start(
+            plugins: directory,
+            sessions: ["main=settings.main"],
+            extraArguments: ["--no-watch-plugins"]
+        )
+        #expect(try await PluginsWatch.listed("Products", in: daemon)?["state"] == "loaded", "it was whole at its load")
+        let plugins = try await PluginsWatch.start(on: daemon)
+
+        try FileManager.default.removeItem(atPath: "\(folder)/data/extra.json")
+        let count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+        // Before: nothing; only the folder and the library were stamped, and neither had changed.
+        let listed = try await PluginsWatch.listed("Products", in: daemon)
+        #expect(listed?["state"] == "loaded", "the loaded version serves on")
+        try #require(listed?["lastReloadFailure"]?["code"] == "fileMissing", "\(plugins.events)")
+        let failed = try await plugins.event { $0["name"] == "Products" }
+        #expect(failed["kind"] == "failed")
+        #expect(failed["reason"]?["code"] == "fileMissing")
+        try await daemon.terminate()
+    }
+
     @Test("A broken build dropped over a loaded plugin is refused: failed with the reason, the old one serves")
     func brokenBuildIsRefused() async throws {
         let directory = try TestPlugins.copies()

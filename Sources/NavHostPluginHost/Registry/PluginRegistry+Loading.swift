@@ -10,7 +10,7 @@ extension PluginRegistry {
     func load(_ manifest: PluginManifest, from directory: String, libraryPath: String?) -> PluginStatus {
         let started = ContinuousClock.now
         // Before the folder's files are read: a change from now on gives other stamps (PluginFolderStamps).
-        let seen = PluginFolderStamps(of: directory, library: manifest.library)
+        let seen = PluginFolderStamps(of: directory, manifest: manifest)
         var path = libraryPath ?? "\(directory)/\(manifest.library)"
         var opened = false
         do throws(QuarantineReason) {

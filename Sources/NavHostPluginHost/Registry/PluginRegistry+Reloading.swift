@@ -74,7 +74,7 @@ extension PluginRegistry {
             }
             build = manifest.sha256
             // Before the library and the resources are read: a change from now on gives other stamps.
-            seen = PluginFolderStamps(of: old.directory, library: manifest.library)
+            seen = PluginFolderStamps(of: old.directory, manifest: manifest)
             guard manifest.name == name else {
                 throw QuarantineReason(
                     .manifestMismatch,
