@@ -31,6 +31,10 @@ public final class SessionRegistry {
     /// The sessions closed whose last write may not have landed yet, by name: their file may hold a failed write, or a
     /// write of theirs was under way as they closed, and may fail (``settleClosedSessions()``).
     private(set) var closedUnsettled: [String: UnsettledSession] = [:]
+    /// The session the stop or a reload closed last under each name, while its file held no failed write and no write
+    /// of it was under way: a call of it still under way may write after the close, and fail (``keepForTheSettle(_:)``).
+    /// Weak: once its callers are done, a failure of theirs has kept it in ``closedUnsettled`` already.
+    private var closedKeepingRecords: [String: WeakClosedSession] = [:]
     /// The settle under way, which every caller of ``settleClosedSessions()`` waits for.
     private var settling: Task<Void, Never>?
     /// The replays under way, by the name of the session each opened, each with a number of its own: a replay closes
@@ -175,6 +179,7 @@ public final class SessionRegistry {
         // The file is the new session's: what an earlier one of the name left in it is written over by its records.
         lastWriteFailure[configuration.name] = nil
         closedUnsettled[configuration.name] = nil
+        closedKeepingRecords[configuration.name] = nil
         if let directory = options.flightRecorderDirectory {
             session.keepRecording(in: directory) { [weak self] in self?.loadedPlugins() ?? [] }
         }
@@ -374,6 +379,8 @@ public final class SessionRegistry {
     private func takeBack(_ session: NavigationSession, because error: any Error, inBackground: Bool = false) {
         // Its record is no longer its own: whatever refuses the name's records now is the new owner's to take back.
         guard !hasLostItsRecord(session) else { return }
+        // Closed by the stop or a reload before this write began: nothing else writes over what it left.
+        defer { if !isOpen(session) { keepForTheSettle(session) } }
         let failure = error as? SessionPersistence.WriteFailure
         if let failure, let persistence, !persistence.isRefusing(failure) { return }
         // Once what the failed write held is taken back, the session's records are written again.
@@ -489,9 +496,35 @@ public final class SessionRegistry {
     private func queueLastWrite(of session: NavigationSession) -> Bool {
         persistence?.stopRewriting(session.name)
         writeOnceMore(session)
-        guard lastWriteMayNotLand(of: session.name) else { return false }
+        guard lastWriteMayNotLand(of: session.name) else {
+            if !session.isClosedDurably { closedKeepingRecords[session.name] = WeakClosedSession(session: session) }
+            return false
+        }
         closedUnsettled[session.name] = UnsettledSession(session: session)
         return true
+    }
+
+    /// Keeps `session`, closed by the stop or a reload, for ``settleClosedSessions()`` when a write of it that began
+    /// after its close failed, and its file may hold that write, and starts a settle: its retry stopped at the close,
+    /// and it was not kept then, its file holding no failed write yet. Before, the refused change stayed in the file,
+    /// and the next start, or a reload that declares the name again, opened the session with it.
+    func keepForTheSettle(_ session: NavigationSession) {
+        guard closedUnsettled[session.name] == nil, lastWriteMayNotLand(of: session.name) else { return }
+        closedKeepingRecords[session.name] = nil
+        closedUnsettled[session.name] = UnsettledSession(session: session)
+        Task { await settleClosedSessions() }
+    }
+
+    /// The session the stop or a reload closed last under `name`, while a call of it may still be under way and its
+    /// file may hold a failed write that call's caller has not taken back yet (``keepForTheSettle(_:)``).
+    func closedSessionMayHoldFailedWrite(_ name: String) -> NavigationSession? {
+        guard let persistence, persistence.mayHoldFailedWrite(of: name), sessions[name] == nil else { return nil }
+        return closedKeepingRecords[name]?.session
+    }
+
+    /// A closed session, held weakly (``closedKeepingRecords``).
+    struct WeakClosedSession {
+        weak var session: NavigationSession?
     }
 
     /// Whether the last write of the session `name`, closed, may not land: its file may hold a failed write, or a

@@ -1,0 +1,92 @@
+import Dispatch
+import Foundation
+import NavHostCore
+import NavHostKit
+import NavHostStorage
+import Testing
+
+// A write of a session that begins after the stop or a reload closed it (the background save of a change made just
+// before) and fails after landing: the closed session is kept for the settle once that failure is seen
+// (SessionRegistry.keepForTheSettle), and a reload that opens the name again waits for it.
+
+extension FailedWriteOnDiskTests {
+    /// A task executor whose jobs wait while it is held: a caller that resumes on it first (a failed write's) is kept
+    /// from the main actor until it is let go.
+    final class HoldableTaskExecutor: TaskExecutor {
+        private let queue = DispatchQueue(label: "navhost.test.holdable-executor")
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
+
+        func hold() { queue.suspend() }
+        func letGo() { queue.resume() }
+    }
+
+    /// Opens "main" at its root, durably, then pushes p, whose background save is held (``waitUntilHolding()``) once
+    /// `close` closed the session (in the stretch of the push: nothing was written or failed at the close); the save
+    /// lands and fails when the disk lets it go, and the zeroing of its line fails with nothing written; so does the
+    /// next write, when `thenFailing` (the take-back's).
+    func pushSavedAfterClose(
+        _ registry: SessionRegistry,
+        thenFailing: Bool = false,
+        close: () -> Void
+    ) async throws -> NavigationSession {
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        disk.holdNext()
+        disk.failNext([.afterLanding, .beforeLanding] + (thenFailing ? [.beforeLanding] : []))
+        try session.navigate(to: Self.user("p"))
+        close()
+        try await waitUntilHolding()
+        return session
+    }
+
+    @Test(
+        "A write that begins after the stop or a reload closed its session and fails: the settle writes over it",
+        arguments: [false, true]
+    )
+    func failureAfterTheClose(daemonStopping: Bool) async throws {
+        let (registry, _) = try makeRegistry(firstRewritePause: .seconds(3_600))
+        // The take-back's own write fails too: only a write after it takes p out of the file.
+        let session = try await pushSavedAfterClose(registry, thenFailing: true) {
+            if daemonStopping { registry.shutDown() } else { registry.close("main") }
+        }
+        let takeBacks = session.takeBacks
+        disk.release()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while session.takeBacks == takeBacks && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try #require(session.takeBacks == takeBacks + 1, "the save failed and took p back: \(disk.log)")
+        try #require(try await waitUntilLogged("replace main.json (beforeLanding)"), "writes: \(disk.log)")
+        await registry.settleClosedSessions()
+        // Before, the retry had stopped at the close and the session was not kept for the settle: the file kept p,
+        // which the next start (or a reload that declares the name again) opened the session with.
+        #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
+    }
+
+    @Test("A reload opening a name before the caller of a write failed after the close took it back opens it without")
+    func reloadOpensTheNameWithoutAFailureAfterTheClose() async throws {
+        let executor = HoldableTaskExecutor()
+        let (registry, persistence) = try makeRegistry(resumeExecutor: executor, firstRewritePause: .seconds(3_600))
+        registry.openConfiguredSessions = { _ = try? registry.openOnceEarlierWritesLand(self.main) }
+        let session = try await pushSavedAfterClose(registry) { registry.close("main") }
+        _ = try registry.openOnceEarlierWritesLand(main)
+        // The failed save's caller resumes on the held executor: it cannot take p back before the name opens.
+        executor.hold()
+        defer { executor.letGo() }
+        disk.release()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? registry.session()) == nil && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let reopened = try registry.session()
+        await persistence.waitForQueuedWrites()
+        // Before, the name opened once the write failed, from the file as it left it: the new session held p, which
+        // its caller was about to take back.
+        #expect(reopened !== session && reopened.routeIDs.count == 1, "opens without p: \(disk.log)")
+        #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
+    }
+}
