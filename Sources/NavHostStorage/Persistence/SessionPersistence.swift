@@ -232,7 +232,9 @@ public final class SessionPersistence: Sendable {
     /// earlier session's queued record are answered here, with a failure (``SessionReopened``): that record is never
     /// written, and the new session's, which would have answered them, holds none of their changes. A record of it
     /// being written now answers its own callers; should that write fail, its failure refuses nothing of the new
-    /// session's.
+    /// session's. Nor does an earlier failure whose changes the earlier session had not taken back yet: the refusal
+    /// ends here. What that failure may have left in the file is the earlier session's last write's to take out, which
+    /// a reload waits for (`SessionRegistry.settleClosedSessions`); the new session's first write replaces it too.
     ///
     /// - Returns: The revision after every one the process gave the name, written, queued or reserved, for a session
     ///   that starts afresh to start at; `nil` when the process knows nothing of the name.
@@ -244,6 +246,10 @@ public final class SessionPersistence: Sendable {
             state.newest = nil
             state.pending = nil
             state.openings += 1
+            // The new session's records hold nothing of an earlier one's failed write, and that session's callers take
+            // nothing back any more (its record is not its own): kept, the refusal refused the new session's first
+            // saves, and its callers took their changes back for it.
+            state.refusal = nil
             if !state.waiters.isEmpty {
                 let generation = failures.add(1, ordering: .relaxed).newValue
                 let failure = WriteFailure(error: SessionReopened(session: name), generation: generation, session: name)

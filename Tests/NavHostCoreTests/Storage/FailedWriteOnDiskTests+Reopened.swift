@@ -141,4 +141,33 @@ extension FailedWriteOnDiskTests {
         #expect(try usersOnDisk() == ["root", "c"], "writes: \(disk.log)")
         #expect(persistence.refusal(of: "main") == nil)
     }
+
+    @Test("A session of a name opened before the earlier one's failed callers ran is not refused for their failure")
+    func reopenedNameStartsWithoutTheEarlierRefusal() async throws {
+        let (registry, persistence) = try makeRegistry(firstRewritePause: .seconds(3_600))
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        // A push whose write is held as the session closes, then fails with nothing written.
+        disk.holdNext()
+        disk.failNext([.beforeLanding])
+        try session.navigate(to: Self.user("p"))
+        let earlier = Task { @MainActor in try await registry.commit(session) }
+        try await waitUntilHolding()
+        registry.close("main")
+        disk.release()
+        // The main actor stays here: neither the failed caller nor the settle runs before the name opens again.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while persistence.refusal(of: "main") == nil && ContinuousClock.now < deadline { usleep(100) }
+        try #require(persistence.refusal(of: "main") != nil, "the push's write failed: \(disk.log)")
+        let reopened = try registry.open(main)
+        try reopened.navigate(to: Self.user("c"))
+        let answer = await Task { @MainActor in try await registry.commit(reopened) }.result
+        await #expect(throws: NavigationError.self, "p failed") { try await earlier.value }
+        // Before, the earlier session's refusal stayed, and its callers, whose record is not theirs any more, took
+        // nothing back: the new session's push was refused for it, and taken back.
+        #expect(throws: Never.self, "writes: \(disk.log)") { try answer.get() }
+        await persistence.waitForQueuedWrites()
+        #expect(reopened.routeIDs.count == 2, "the new session keeps its push")
+        #expect(try usersOnDisk() == ["root", "c"], "writes: \(disk.log)")
+    }
 }
