@@ -21,6 +21,8 @@ public final class SessionPersistence: Sendable {
         var newest: SessionRecord?
         var waiters: [CheckedContinuation<Void, any Error>] = []
         var writing = false
+        /// How many callers of ``save(_:)`` the write under way answers (``callersWaiting(of:)``, tests).
+        var callersWritten = 0
         /// The callers of ``writesLand(of:)``, answered once ``writing`` ends.
         var landingWaiters: [CheckedContinuation<Void, Never>] = []
         /// Where the session's journal stands; `nil` until this process first wrote the session's snapshot, and
@@ -89,8 +91,10 @@ public final class SessionPersistence: Sendable {
         mutating func takePending(makeFile: () -> SessionStateFile) -> Next? {
             guard let record = pending else {
                 writing = false
+                callersWritten = 0
                 return nil
             }
+            callersWritten = waiters.count
             defer {
                 pending = nil
                 waiters = []
@@ -390,6 +394,12 @@ public final class SessionPersistence: Sendable {
     /// Whether the file of session `name` may hold a record whose write failed: no write of it succeeded since.
     public func mayHoldFailedWrite(of name: String) -> Bool {
         states.withLock { $0[name].map { $0.mayHold != [] } ?? false }
+    }
+
+    /// How many callers of ``save(_:)`` of session `name` wait on the write under way, and on the record queued behind
+    /// it (tests): a test that needs a save queued waits for it.
+    package func callersWaiting(of name: String) -> (onTheWrite: Int, queued: Int) {
+        states.withLock { $0[name].map { ($0.callersWritten, $0.waiters.count) } ?? (0, 0) }
     }
 
     /// Whether a record of session `name` is being written or waits to be: a write whose failure is not known yet.

@@ -18,9 +18,11 @@ extension FailedWriteOnDiskTests {
     }
 
     /// Opens "main" at its root, durably, then pushes p, whose write is held (``waitUntilHolding()``), and q, whose
-    /// commit waits on the record queued behind it; the session and the two commits' tasks.
+    /// commit waits on the record queued behind it; the session and the two commits' tasks. Each push is saved twice,
+    /// by its commit and by its background save: four callers wait.
     func pushesOneHeldOneQueued(
-        _ registry: SessionRegistry
+        _ registry: SessionRegistry,
+        _ persistence: SessionPersistence
     ) async throws -> (NavigationSession, Task<Void, any Error>, Task<Void, any Error>) {
         let session = try registry.open(main)
         try await registry.commit(session)
@@ -28,10 +30,24 @@ extension FailedWriteOnDiskTests {
         try session.navigate(to: Self.user("p"))
         let first = Task { @MainActor in try await registry.commit(session) }
         try await waitUntilHolding()
+        try await waitUntilQueued(persistence, callers: 2)
         try session.navigate(to: Self.user("q"))
         let second = Task { @MainActor in try await registry.commit(session) }
-        for _ in 0..<10 { await Task.yield() }
+        try await waitUntilQueued(persistence, callers: 4)
         return (session, first, second)
+    }
+
+    /// Waits until `callers` callers of saves of "main" wait, on the write under way or on the record queued behind it
+    /// (`queued` alone when `queuedOnly`), or 30 s went by: the commits and background saves made in tasks of their own
+    /// have reached the writer, whatever the scheduling.
+    func waitUntilQueued(_ persistence: SessionPersistence, callers: Int, queuedOnly: Bool = false) async throws {
+        let count = {
+            let waiting = persistence.callersWaiting(of: "main")
+            return queuedOnly ? waiting.queued : waiting.onTheWrite + waiting.queued
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while count() < callers && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(count() == callers, "saves waiting on the held write: \(disk.log)")
     }
 
     @Test(
@@ -39,7 +55,7 @@ extension FailedWriteOnDiskTests {
     )
     func reopenedNameAnswersTheEarlierSessionsCallers() async throws {
         let (registry, persistence) = try makeRegistry()
-        let (_, first, second) = try await pushesOneHeldOneQueued(registry)
+        let (_, first, second) = try await pushesOneHeldOneQueued(registry, persistence)
         // The session closes and one of the name opens at once, not waiting for the writes as a reload does: the new
         // one opens from the file, without q.
         registry.close("main")
@@ -61,7 +77,7 @@ extension FailedWriteOnDiskTests {
         let (registry, persistence) = try makeRegistry()
         // What navhostd sets: the configuration's sessions that are not open are opened again.
         registry.openConfiguredSessions = { _ = try? registry.openOnceEarlierWritesLand(self.main) }
-        let (session, first, second) = try await pushesOneHeldOneQueued(registry)
+        let (session, first, second) = try await pushesOneHeldOneQueued(registry, persistence)
         // A reload drops the name, another declares it again, with both writes still to land.
         registry.close("main")
         _ = try registry.openOnceEarlierWritesLand(main)
@@ -124,12 +140,15 @@ extension FailedWriteOnDiskTests {
         try session.navigate(to: Self.user("p"))
         let earlier = Task { @MainActor in try await registry.commit(session) }
         try await waitUntilHolding()
+        // The push's commit and background save both wait.
+        try await waitUntilQueued(persistence, callers: 2)
         registry.close("main")
         let reopened = try registry.open(main)
-        // The new session's push waits on its record, behind the held write.
+        // The new session's push waits on its record, behind the held write: its commit and its background save, and
+        // the new session's first background save (its record on disk, but a write of the name under way).
         try reopened.navigate(to: Self.user("c"))
         let client = Task { @MainActor in try await registry.commit(reopened) }
-        for _ in 0..<10 { await Task.yield() }
+        try await waitUntilQueued(persistence, callers: 3, queuedOnly: true)
         disk.release()
         await #expect(throws: NavigationError.self, "p failed") { try await earlier.value }
         // Before, the failure took the new session's record with it: its push was answered StorageFailed and taken

@@ -176,9 +176,10 @@ extension FailedWriteOnDiskTests {
                 answer.result = .failure(error)
             }
         }
-        for _ in 0..<10 { await Task.yield() }
+        try await waitUntilQueued(persistence, callers: 1, queuedOnly: true)
         try session.pop()
-        for _ in 0..<10 { await Task.yield() }
+        // The pop's background save waits on the same record.
+        try await waitUntilQueued(persistence, callers: 2, queuedOnly: true)
         disk.release()
         await client.value
         await persistence.waitForQueuedWrites()
