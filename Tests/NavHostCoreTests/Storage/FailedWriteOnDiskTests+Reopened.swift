@@ -2,6 +2,7 @@ import Foundation
 import NavHostCore
 import NavHostKit
 import NavHostStorage
+import NavHostWire
 import Testing
 
 // A reload that closes a session and opens its name again while a record of the closed one is being written or waits
@@ -188,5 +189,33 @@ extension FailedWriteOnDiskTests {
         await persistence.waitForQueuedWrites()
         #expect(reopened.routeIDs.count == 2, "the new session keeps its push")
         #expect(try usersOnDisk() == ["root", "c"], "writes: \(disk.log)")
+    }
+
+    @Test("A name a reload drops again while it waits for the earlier writes: the list's watchers hear one close")
+    func droppedWhileOpeningTellsNoSecondClose() async throws {
+        let (registry, persistence) = try makeRegistry()
+        let dropped = Other()
+        registry.openConfiguredSessions = {
+            if !dropped.made { _ = try? registry.openOnceEarlierWritesLand(self.main) }
+        }
+        let (_, first, second) = try await pushesOneHeldOneQueued(registry, persistence)
+        let watcher = registry.watchNames()
+        // A reload drops the name, another declares it again, and a third drops it while it waits for the writes.
+        registry.close("main")
+        _ = try registry.openOnceEarlierWritesLand(main)
+        dropped.made = true
+        registry.close("main")
+        disk.release()
+        _ = [await first.result, await second.result]
+        let deadline = ContinuousClock.now + .seconds(30)
+        while registry.isBusy("main") && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(!registry.isBusy("main"), "the name waited for the writes, then opened nothing")
+        var updates: [SessionListWatcher.Update] = []
+        for _ in 0..<watcher.pendingCount {
+            if let update = try await watcher.next() { updates.append(update) }
+        }
+        // The session that never opened under the name is not told closed: one close, of the one that was open.
+        #expect(updates == [.snapshot(["main"], coalesced: false), .event(SessionListEvent(.closed, "main"))])
+        #expect((try? registry.session()) == nil)
     }
 }
