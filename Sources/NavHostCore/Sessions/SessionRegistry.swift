@@ -190,10 +190,9 @@ public final class SessionRegistry {
                 guard let self, let session, isOpen(session), !hasLostItsRecord(session) else { return .sessionGone }
                 // A failed caller, behind on the main actor, takes the refused changes back: a save now would be
                 // refused and take them back itself, as a background save, which may let watchers hear of changes
-                // whose calls were answered `StorageFailed`.
-                guard self.persistence?.refusal(of: session.name) == nil else { return .waitingForTakeBack }
-                await saveInBackground(session)
-                return .saved
+                // whose calls were answered `StorageFailed`. Looked at as the save is queued, under the persistence's
+                // lock: a failure the writer records after a look beforehand refused the save all the same.
+                return await saveInBackground(session, unlessRefused: true) ? .saved : .waitingForTakeBack
             }
             persist(session, through: session.revision)
         }
@@ -329,15 +328,28 @@ public final class SessionRegistry {
     /// record's, by default) once it is durable, and takes back what could not be written. For a save no client
     /// waits on: a ViewModel's own change, or the persistence's retry after a failed write
     /// (``SessionPersistence/rewriteAfterFailures(of:with:)``).
-    private func saveInBackground(_ session: NavigationSession, through revision: UInt64? = nil) async {
-        guard let persistence else { return }
+    ///
+    /// - Parameter unlessRefused: Saves nothing while a failed write of the session refuses its records
+    ///   (``SessionPersistence/saveUnlessRefused(_:)``), and returns `false` then.
+    @discardableResult
+    private func saveInBackground(
+        _ session: NavigationSession,
+        through revision: UInt64? = nil,
+        unlessRefused: Bool = false
+    ) async -> Bool {
+        guard let persistence else { return true }
         let record = session.record
         do {
-            try await persistence.save(record)
+            if unlessRefused {
+                guard try await persistence.saveUnlessRefused(record) else { return false }
+            } else {
+                try await persistence.save(record)
+            }
             session.releaseChanges(through: revision ?? record.revision, record: record)
         } catch {
             takeBack(session, because: error, inBackground: true)
         }
+        return true
     }
 
     /// Whether `session` is the one open under its name (not closed, nor replaced by another of the name).

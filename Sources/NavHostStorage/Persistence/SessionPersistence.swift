@@ -457,11 +457,36 @@ public final class SessionPersistence: Sendable {
         }
     }
 
+    /// ``save(_:)``, unless a failed write of the session refuses its records (``refusal(of:)``): then it queues nothing
+    /// and returns `false`, throwing nothing. Looked at under the lock that queues the record: a failure the writer
+    /// records between a look beforehand and the queueing would refuse the save, and its caller take the change back
+    /// in a background save's way, before the failed callers (the retry's rounds,
+    /// ``rewriteAfterFailures(of:with:)``).
+    public nonisolated(nonsending) func saveUnlessRefused(_ record: SessionRecord) async throws -> Bool {
+        if saveAtOnce(record) { return true }
+        do {
+            guard let resumeExecutor else {
+                try await wait(for: record, unlessRefused: true)
+                return true
+            }
+            try await withTaskExecutorPreference(resumeExecutor) { try await wait(for: record, unlessRefused: true) }
+            return true
+        } catch is RefusalPending {
+            return false
+        }
+    }
+
+    /// Why ``saveUnlessRefused(_:)`` queued nothing.
+    private struct RefusalPending: Error {}
+
     /// Queues `record` and returns once it, or a newer record of its session, is durable.
-    private nonisolated(nonsending) func wait(for record: SessionRecord) async throws {
+    ///
+    /// - Parameter unlessRefused: Throws ``RefusalPending`` rather than the refusal when a failed write of the session
+    ///   refuses its records (``saveUnlessRefused(_:)``).
+    private nonisolated(nonsending) func wait(for record: SessionRecord, unlessRefused: Bool = false) async throws {
         // `enqueue` orders records by revision, not by arrival, whoever calls.
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-            enqueue(record, waiter: waiter)
+            enqueue(record, waiter: waiter, unlessRefused: unlessRefused)
         }
     }
 
@@ -474,10 +499,19 @@ public final class SessionPersistence: Sendable {
 
     /// Queues `record`, or, when a newer record of its session was queued already, that newer one again: its write
     /// covers this change too, and the file never goes back to an older record.
-    private func enqueue(_ record: SessionRecord, waiter: CheckedContinuation<Void, any Error>?) {
+    private func enqueue(
+        _ record: SessionRecord,
+        waiter: CheckedContinuation<Void, any Error>?,
+        unlessRefused: Bool = false
+    ) {
         let startWriter: Bool = states.withLock { states in
             // In place: the session's state is neither copied out nor hashed twice.
-            Self.enqueue(record, waiter: waiter, into: &states[record.session, default: SessionState()])
+            Self.enqueue(
+                record,
+                waiter: waiter,
+                unlessRefused: unlessRefused,
+                into: &states[record.session, default: SessionState()]
+            )
         }
         if startWriter { queue.async { self.drain(record.session) } }
     }
@@ -486,6 +520,7 @@ public final class SessionPersistence: Sendable {
     private static func enqueue(
         _ record: SessionRecord,
         waiter: CheckedContinuation<Void, any Error>?,
+        unlessRefused: Bool,
         into state: inout SessionState
     ) -> Bool {
         if let refusal = state.refusal {
@@ -494,7 +529,7 @@ public final class SessionPersistence: Sendable {
             if state.holdsDurably(record) {
                 waiter?.resume()
             } else {
-                waiter?.resume(throwing: refusal)
+                waiter?.resume(throwing: unlessRefused ? RefusalPending() : refusal)
             }
             return false
         }

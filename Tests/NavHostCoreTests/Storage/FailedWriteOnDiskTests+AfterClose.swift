@@ -3,6 +3,7 @@ import Foundation
 import NavHostCore
 import NavHostKit
 import NavHostStorage
+import Synchronization
 import Testing
 
 // A write of a session that begins after the stop or a reload closed it (the background save of a change made just
@@ -14,9 +15,14 @@ extension FailedWriteOnDiskTests {
     /// from the main actor until it is let go.
     final class HoldableTaskExecutor: TaskExecutor {
         private let queue = DispatchQueue(label: "navhost.test.holdable-executor")
+        private let enqueued = Mutex(0)
+
+        /// How many jobs it was given so far.
+        var jobs: Int { enqueued.withLock { $0 } }
 
         func enqueue(_ job: consuming ExecutorJob) {
             let job = UnownedJob(job)
+            enqueued.withLock { $0 += 1 }
             queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
         }
 

@@ -143,6 +143,44 @@ extension FailedWriteOnDiskTests {
         #expect(persistence.refusal(of: "main") == nil)
     }
 
+    @Test("A round of the retry whose save reaches the writer after a write failed writes and takes back nothing")
+    func retryRoundMeetsAFailureOnItsWay() async throws {
+        let executor = HoldableTaskExecutor()
+        let (registry, persistence) = try makeRegistry(resumeExecutor: executor, firstRewritePause: .seconds(3_600))
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        let takeBacks = session.takeBacks
+        // A push whose write is held, then fails with nothing written.
+        disk.holdNext()
+        disk.failNext([.beforeLanding])
+        try session.navigate(to: Self.user("x"))
+        let client = Task { @MainActor in try? await registry.commit(session, takeBacks: takeBacks) }
+        try await waitUntilHolding()
+        // The push's commit and background save wait on the held write (with the pushed screen's own save, at times).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while persistence.callersWaiting(of: "main").onTheWrite < 2 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        // A round of the retry finds no refusal, and its save is on its way to the writer (through the held executor)
+        // when the push's write fails.
+        executor.hold()
+        let jobs = executor.jobs
+        let round = Task { @MainActor in await persistence.rewriteOnce("main") }
+        while executor.jobs == jobs && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        disk.release()
+        while persistence.refusal(of: "main") == nil && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try #require(persistence.refusal(of: "main") != nil, "the push's write failed: \(disk.log)")
+        executor.letGo()
+        // Before, the refusal was looked at on the main actor and the save queued later: the save was refused, and
+        // the retry took the push back in a background save's way, before the failed client.
+        #expect(await round.value == .waitingForTakeBack, "writes: \(disk.log)")
+        await client.value
+        #expect(session.takeBacks == takeBacks + 1, "the client took the push back")
+        #expect(persistence.refusal(of: "main") == nil)
+    }
+
     /// Records, for ``backgroundSaveFindsItsStackWritten()``, how a client's commit of the refused push was answered.
     @MainActor final class Answer {
         var result: Result<Void, any Error>?
