@@ -26,8 +26,25 @@ extension FailedWriteOnDiskTests {
             queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
         }
 
-        func hold() { queue.suspend() }
-        func letGo() { queue.resume() }
+        private let held = Mutex(false)
+
+        /// Holds its jobs until ``letGo()``; once at a time.
+        func hold() {
+            held.withLock { held in
+                guard !held else { return }
+                held = true
+                queue.suspend()
+            }
+        }
+
+        /// Runs the jobs it held, and those it is given from now on.
+        func letGo() {
+            held.withLock { held in
+                guard held else { return }
+                held = false
+                queue.resume()
+            }
+        }
     }
 
     /// Opens "main" at its root, durably, then pushes p, whose background save is held (``waitUntilHolding()``) once

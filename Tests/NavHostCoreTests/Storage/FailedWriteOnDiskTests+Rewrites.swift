@@ -157,17 +157,21 @@ extension FailedWriteOnDiskTests {
         let client = Task { @MainActor in try? await registry.commit(session, takeBacks: takeBacks) }
         try await waitUntilHolding()
         // The push's commit and background save wait on the held write (with the pushed screen's own save, at times).
-        let deadline = ContinuousClock.now + .seconds(30)
+        var deadline = ContinuousClock.now + .seconds(30)
         while persistence.callersWaiting(of: "main").onTheWrite < 2 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(1))
         }
         // A round of the retry finds no refusal, and its save is on its way to the writer (through the held executor)
         // when the push's write fails.
         executor.hold()
+        defer { executor.letGo() }
         let jobs = executor.jobs
         let round = Task { @MainActor in await persistence.rewriteOnce("main") }
+        deadline = ContinuousClock.now + .seconds(30)
         while executor.jobs == jobs && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(executor.jobs > jobs, "the round's save is on its way: \(disk.log)")
         disk.release()
+        deadline = ContinuousClock.now + .seconds(30)
         while persistence.refusal(of: "main") == nil && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(1))
         }
