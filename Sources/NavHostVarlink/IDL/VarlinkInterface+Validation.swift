@@ -55,10 +55,56 @@ extension VarlinkInterface {
             let key = keys[index]
             guard let position = fields.firstIndex(where: { $0.name == key }) else { return false }
             // `null` passes only an optional type, whose field `required` does not ask for.
-            if firstInvalidPath(in: values[index], type: fields[position].type) != nil { return false }
+            guard isValid(values[index], type: fields[position].type) else { return false }
             seen |= 1 << UInt64(position)
         }
         return seen & required == required
+    }
+
+    /// Whether `value` matches `type`: ``firstInvalidPath(in:type:)`` without the path, for the common case of a valid
+    /// call.
+    ///
+    /// It asks the value for its kind by ``JSONValue/typeName``, not by matching its cases, and takes a payload out
+    /// only where it has members, elements or a name to check. `JSONValue` holds the SDK's `JSONObject`, whose layout
+    /// only the run time knows, so matching a case here copies the whole value through the runtime's witnesses first
+    /// (about 150 instructions a value); the SDK, which knows the layout, answers `typeName` with a constant.
+    private func isValid(_ value: JSONValue, type: VarlinkType) -> Bool {
+        switch type {
+        case .optional(let wrapped):
+            return value.typeName == "null" || isValid(value, type: wrapped)
+        case .any:
+            return value.typeName != "null"
+        case .bool:
+            return value.typeName == "bool"
+        case .string:
+            return value.typeName == "string"
+        case .object:
+            return value.typeName == "object"
+        case .int:
+            if value.typeName == "int" { return true }
+            // The JSON layer reads integers above Int64.max as doubles; the unsigned 64-bit range is still an int.
+            guard let number = value.doubleValue else { return false }
+            return number.rounded() == number && number >= 0x1p63 && number < 0x1p64
+        case .float:
+            return value.doubleValue != nil
+        case .named(let name):
+            guard let declaration = types[name] else { return false }
+            return isValid(value, type: declaration.type)
+        case .structure(let fields):
+            guard let members = value.objectValue else { return false }
+            return isValid(members, fields: fields)
+        case .enumeration(let names):
+            guard let name = value.stringValue else { return false }
+            return names.contains(name)
+        case .array(let element):
+            guard let elements = value.arrayValue else { return false }
+            for item in elements where !isValid(item, type: element) { return false }
+            return true
+        case .map(let element):
+            guard let members = value.objectValue else { return false }
+            for item in members.values where !isValid(item, type: element) { return false }
+            return true
+        }
     }
 
     private func firstInvalidPath(in object: JSONObject, fields: [VarlinkField]) -> String? {
