@@ -42,7 +42,18 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
         var queue: [Update] = []
         var waiter: CheckedContinuation<Update?, any Error>?
         var finished: Ending??
-        var direct: DirectDelivery?
+        var direct: DirectConsumer?
+    }
+
+    /// The consumer's ``DirectDelivery``, in a class: handed out of the lock as a closure, it was wrapped in a
+    /// converting closure on the way out and another on the way in (the lock's result is generic), two allocations
+    /// per event; a reference is handed out as it is.
+    private final class DirectConsumer: Sendable {
+        let take: DirectDelivery
+
+        init(_ take: @escaping DirectDelivery) {
+            self.take = take
+        }
     }
 
     private let state = Mutex(State())
@@ -108,19 +119,20 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
     /// snapshots and the end. `delivery` runs on the producer's thread (the session's, the main actor) and must not
     /// block or call back into the watcher.
     public func deliverDirectly(through delivery: @escaping DirectDelivery) {
-        state.withLock { $0.direct = delivery }
+        let consumer = DirectConsumer(delivery)
+        state.withLock { $0.direct = consumer }
     }
 
     // MARK: - Producing (the owner, on the main actor)
 
     /// Queues `event`, coalescing into `snapshot()` or ending the watcher when the consumer lags.
     package func deliver(_ event: Event, snapshot: () -> Snapshot) {
-        let direct: DirectDelivery? = state.withLock { state in
+        let direct: DirectConsumer? = state.withLock { state in
             state.finished == nil && state.waiter != nil ? state.direct : nil
         }
         // The consumer waits with nothing queued, and only this producer can change that (a cancellation ends the
         // watcher, and then the direct delivery refuses or its reply is refused by the connection).
-        if let direct, direct(event) { return }
+        if let direct, direct.take(event) { return }
         let decision: DeliveryDecision = state.withLock { state in
             guard state.finished == nil else { return .ignored }
             if let waiter = state.waiter {
