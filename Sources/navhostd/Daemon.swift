@@ -181,6 +181,10 @@ struct Daemon {
                 if part == .server { group.cancelAll() }
             }
         }
+        // Every call is answered now. One whose write began after the stop closed its session (an intent still
+        // running at the stop) and failed kept that session for a settle of its own, after the stop's had ended: the
+        // process exits once that one has written the refused change out too, and every write queued has landed.
+        await core.sessions.settleClosedSessions()
         logger.info("Stopped")
     }
 

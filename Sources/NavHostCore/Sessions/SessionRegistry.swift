@@ -520,10 +520,18 @@ public final class SessionRegistry {
     /// after its close failed, and its file may hold that write, and starts a settle: its retry stopped at the close,
     /// and it was not kept then, its file holding no failed write yet. Before, the refused change stayed in the file,
     /// and the next start, or a reload that declares the name again, opened the session with it.
+    ///
+    /// A session kept already is written at least once more, at its next round: the failure may have come after the
+    /// settle's last write of it, which then wrote nothing over it.
     func keepForTheSettle(_ session: NavigationSession) {
-        guard closedUnsettled[session.name] == nil, lastWriteMayNotLand(of: session.name) else { return }
-        closedKeepingRecords[session.name] = nil
-        closedUnsettled[session.name] = UnsettledSession(session: session)
+        guard lastWriteMayNotLand(of: session.name) else { return }
+        if var kept = closedUnsettled[session.name] {
+            kept.writesLeft = max(kept.writesLeft, 1)
+            closedUnsettled[session.name] = kept
+        } else {
+            closedKeepingRecords[session.name] = nil
+            closedUnsettled[session.name] = UnsettledSession(session: session)
+        }
         Task { await settleClosedSessions() }
     }
 

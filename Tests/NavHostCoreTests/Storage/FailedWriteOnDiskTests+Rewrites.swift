@@ -156,11 +156,15 @@ extension FailedWriteOnDiskTests {
         try session.navigate(to: Self.user("x"))
         let client = Task { @MainActor in try? await registry.commit(session, takeBacks: takeBacks) }
         try await waitUntilHolding()
-        // The push's commit and background save wait on the held write (with the pushed screen's own save, at times).
-        var deadline = ContinuousClock.now + .seconds(30)
-        while persistence.callersWaiting(of: "main").onTheWrite < 2 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(1))
+        // The push's commit and background save wait on the held write, or the second on the record queued behind it
+        // (with the pushed screen's own save, at times).
+        func waiting() -> Int {
+            let callers = persistence.callersWaiting(of: "main")
+            return callers.onTheWrite + callers.queued
         }
+        var deadline = ContinuousClock.now + .seconds(30)
+        while waiting() < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(waiting() >= 2, "the push's commit and save wait: \(disk.log)")
         // A round of the retry finds no refusal, and its save is on its way to the writer (through the held executor)
         // when the push's write fails.
         executor.hold()
