@@ -444,8 +444,7 @@ public final class SessionPersistence: Sendable {
     /// - Throws: The write's failure; the daemon must not acknowledge the change then.
     public nonisolated(nonsending) func save(_ record: SessionRecord) async throws {
         if saveAtOnce(record) { return }
-        guard let resumeExecutor else { return try await wait(for: record) }
-        try await withTaskExecutorPreference(resumeExecutor) { try await wait(for: record) }
+        try await waitOnTheResumeExecutor(for: record, unlessRefused: false)
     }
 
     /// ``save(_:)``'s part that needs no wait: takes `record` as its session's newest and tells whether it, or a
@@ -465,14 +464,21 @@ public final class SessionPersistence: Sendable {
     public nonisolated(nonsending) func saveUnlessRefused(_ record: SessionRecord) async throws -> Bool {
         if saveAtOnce(record) { return true }
         do {
-            guard let resumeExecutor else {
-                try await wait(for: record, unlessRefused: true)
-                return true
-            }
-            try await withTaskExecutorPreference(resumeExecutor) { try await wait(for: record, unlessRefused: true) }
+            try await waitOnTheResumeExecutor(for: record, unlessRefused: true)
             return true
         } catch is RefusalPending {
             return false
+        }
+    }
+
+    /// ``wait(for:unlessRefused:)``, resumed on the resume executor when there is one (the daemon's main loop).
+    private nonisolated(nonsending) func waitOnTheResumeExecutor(
+        for record: SessionRecord,
+        unlessRefused: Bool
+    ) async throws {
+        guard let resumeExecutor else { return try await wait(for: record, unlessRefused: unlessRefused) }
+        try await withTaskExecutorPreference(resumeExecutor) {
+            try await wait(for: record, unlessRefused: unlessRefused)
         }
     }
 
