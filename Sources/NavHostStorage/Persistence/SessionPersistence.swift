@@ -238,7 +238,8 @@ public final class SessionPersistence: Sendable {
     /// being written now answers its own callers; should that write fail, its failure refuses nothing of the new
     /// session's. Nor does an earlier failure whose changes the earlier session had not taken back yet: the refusal
     /// ends here. What that failure may have left in the file is the earlier session's last write's to take out, which
-    /// a reload waits for (`SessionRegistry.settleClosedSessions`); the new session's first write replaces it too.
+    /// a reload waits for (`SessionRegistry.settleClosedSessions`). The new session's first write replaces it too
+    /// when that session did not read it from the file; one that did (the settle gave up) keeps it as its own.
     ///
     /// - Returns: The revision after every one the process gave the name, written, queued or reserved, for a session
     ///   that starts afresh to start at; `nil` when the process knows nothing of the name.
