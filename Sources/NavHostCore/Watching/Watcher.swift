@@ -40,9 +40,26 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
 
     private struct State {
         var queue: [Update] = []
-        var waiter: CheckedContinuation<Update?, any Error>?
+        /// Whether the consumer waits in ``next()``: `waiter` holds its continuation. The producer asks on every
+        /// change, and asking `waiter` itself copies the continuation (a resilient type of the concurrency library,
+        /// copied through its witnesses), about 240 instructions a watcher and change.
+        private(set) var consumerWaits = false
+        private(set) var waiter: CheckedContinuation<Update?, any Error>?
         var finished: Ending??
         var direct: DirectConsumer?
+
+        /// Keeps the continuation of a consumer that waits in ``next()``.
+        mutating func wait(with continuation: CheckedContinuation<Update?, any Error>) {
+            waiter = continuation
+            consumerWaits = true
+        }
+
+        /// The continuation of the waiting consumer, which no longer waits here; `nil` when none waits.
+        mutating func takeWaiter() -> CheckedContinuation<Update?, any Error>? {
+            guard consumerWaits else { return nil }
+            consumerWaits = false
+            return waiter.take()
+        }
     }
 
     /// The consumer's ``DirectDelivery``, in a class: handed out of the lock as a closure, it was wrapped in a
@@ -82,7 +99,7 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
                     if let finished = state.finished {
                         return finished.map { .failure($0) } ?? .success(nil)
                     }
-                    state.waiter = continuation
+                    state.wait(with: continuation)
                     return nil
                 }
                 if let ready { continuation.resume(with: ready) }
@@ -109,7 +126,7 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
     public var pendingCount: Int { state.withLock { $0.queue.count } }
 
     /// Whether the consumer waits in ``next()`` for an update.
-    var hasWaitingConsumer: Bool { state.withLock { $0.waiter != nil } }
+    var hasWaitingConsumer: Bool { state.withLock { $0.consumerWaits } }
 
     /// Lets `delivery` take events while the consumer waits in ``next()`` with nothing queued.
     ///
@@ -128,15 +145,14 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
     /// Queues `event`, coalescing into `snapshot()` or ending the watcher when the consumer lags.
     package func deliver(_ event: Event, snapshot: () -> Snapshot) {
         let direct: DirectConsumer? = state.withLock { state in
-            state.finished == nil && state.waiter != nil ? state.direct : nil
+            state.finished == nil && state.consumerWaits ? state.direct : nil
         }
         // The consumer waits with nothing queued, and only this producer can change that (a cancellation ends the
         // watcher, and then the direct delivery refuses or its reply is refused by the connection).
         if let direct, direct.take(event) { return }
         let decision: DeliveryDecision = state.withLock { state in
             guard state.finished == nil else { return .ignored }
-            if let waiter = state.waiter {
-                state.waiter = nil
+            if let waiter = state.takeWaiter() {
                 waiter.resume(returning: .event(event))
                 return .delivered
             }
@@ -165,8 +181,7 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
             guard state.finished == nil else { return nil }
             state.finished = .some(failure)
             if failure != nil { state.queue.removeAll() }
-            defer { state.waiter = nil }
-            return state.waiter
+            return state.takeWaiter()
         }
         if let failure {
             waiter?.resume(throwing: failure)
