@@ -23,8 +23,10 @@ extension Connection {
     /// about 1,700 instructions a reply — a fifth of a watcher's share of a state change.
     final class StreamReplyOutput: Sendable {
         private let channel: any Channel
+        /// The channel's event loop, asked once here rather than of the channel at every reply.
+        private let eventLoop: any EventLoop
         /// The connection's context while the connection is in the pipeline; `nil` once it was removed.
-        private let context: NIOLoopBoundBox<ChannelHandlerContext?>
+        private let context: LoopContext
         /// The value of the call whose replies are let through, or `-1`.
         private let acceptedCall = Atomic<Int>(-1)
         /// Replies written straight to the channel since the writer last gave the event loop back.
@@ -34,12 +36,14 @@ extension Connection {
 
         init(context: ChannelHandlerContext) {
             self.channel = context.channel
-            self.context = NIOLoopBoundBox(context, eventLoop: context.eventLoop)
+            self.eventLoop = context.eventLoop
+            self.context = LoopContext(context)
         }
 
         /// Lets go of the connection's context: the handler was removed (it holds the handler, and the handler holds
-        /// this output). Writes on the event loop are refused from then on.
+        /// this output). Writes on the event loop are refused from then on. Called on the event loop.
         func detach() {
+            eventLoop.preconditionInEventLoop()
             context.value = nil
         }
 
@@ -56,7 +60,7 @@ extension Connection {
         /// the loop's thread in `navhostd`), so it may write only while the call's task waits for its next reply:
         /// ``VarlinkReplyWriter/sendImmediately(_:)`` says who may call it.
         func writeImmediately(_ bytes: ByteBuffer, of call: StateMachine.CallID) -> Bool {
-            guard acceptedCall.load(ordering: .acquiring) == call.value, channel.eventLoop.inEventLoop,
+            guard acceptedCall.load(ordering: .acquiring) == call.value, eventLoop.inEventLoop,
                 channel.isActive, channel.isWritable, let context = context.value
             else { return false }
             context.writeAndFlush(NIOAny(bytes), promise: nil)
@@ -68,7 +72,7 @@ extension Connection {
         /// - Throws: `CancellationError` when the reply is refused or the connection is gone.
         func write(_ bytes: ByteBuffer, of call: StateMachine.CallID) async throws {
             guard acceptedCall.load(ordering: .acquiring) == call.value else { throw CancellationError() }
-            if channel.eventLoop.inEventLoop {
+            if eventLoop.inEventLoop {
                 guard channel.isActive, let context = context.value else { throw CancellationError() }
                 if channel.isWritable {
                     context.writeAndFlush(NIOAny(bytes), promise: nil)
@@ -88,6 +92,23 @@ extension Connection {
             } catch {
                 throw CancellationError()
             }
+        }
+    }
+}
+
+// MARK: - The context on the loop
+
+extension Connection.StreamReplyOutput {
+    /// The connection's context, for the event loop's thread only. Unlike `NIOLoopBoundBox` it does not check the
+    /// thread on each access, and its value is read without the runtime's exclusivity check: every access is on the
+    /// loop, after the output checked it is there (``writeImmediately(_:of:)`` and ``write(_:of:)`` ask
+    /// `inEventLoop` first, ``detach()`` is called from the handler's removal), so one thread at a time touches it.
+    /// The two checks cost a watcher's write about 100 instructions.
+    fileprivate final class LoopContext: @unchecked Sendable {
+        @exclusivity(unchecked) var value: ChannelHandlerContext?
+
+        init(_ value: ChannelHandlerContext) {
+            self.value = value
         }
     }
 }
