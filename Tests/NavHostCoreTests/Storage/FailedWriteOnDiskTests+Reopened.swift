@@ -38,9 +38,10 @@ extension FailedWriteOnDiskTests {
         return (session, first, second)
     }
 
-    /// Waits until `callers` callers of saves of "main" wait, on the write under way or on the record queued behind it
-    /// (`queued` alone when `queuedOnly`), or 30 s went by: the commits and background saves made in tasks of their own
-    /// have reached the writer, whatever the scheduling.
+    /// Waits until at least `callers` callers of saves of "main" wait, on the write under way or on the record queued
+    /// behind it (`queued` alone when `queuedOnly`), or 30 s went by: the commits and background saves made in tasks of
+    /// their own have reached the writer, whatever the scheduling. At least, not exactly: a screen's own save (its
+    /// ViewModel's state changing as it appears) may wait there too.
     func waitUntilQueued(_ persistence: SessionPersistence, callers: Int, queuedOnly: Bool = false) async throws {
         let count = {
             let waiting = persistence.callersWaiting(of: "main")
@@ -48,7 +49,7 @@ extension FailedWriteOnDiskTests {
         }
         let deadline = ContinuousClock.now + .seconds(30)
         while count() < callers && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        try #require(count() == callers, "saves waiting on the held write: \(disk.log)")
+        try #require(count() >= callers, "saves waiting on the held write: \(disk.log)")
     }
 
     @Test(
