@@ -521,17 +521,12 @@ public final class SessionRegistry {
     /// and it was not kept then, its file holding no failed write yet. Before, the refused change stayed in the file,
     /// and the next start, or a reload that declares the name again, opened the session with it.
     ///
-    /// A session kept already is written at least once more, at its next round: the failure may have come after the
-    /// settle's last write of it, which then wrote nothing over it.
+    /// A session kept already is left as it is, its writes counted: `writeOnceMore`, the settle's own write, takes
+    /// back through here too, and giving it another write each time would never let a settle on a failing disk end.
     func keepForTheSettle(_ session: NavigationSession) {
-        guard lastWriteMayNotLand(of: session.name) else { return }
-        if var kept = closedUnsettled[session.name] {
-            kept.writesLeft = max(kept.writesLeft, 1)
-            closedUnsettled[session.name] = kept
-        } else {
-            closedKeepingRecords[session.name] = nil
-            closedUnsettled[session.name] = UnsettledSession(session: session)
-        }
+        guard closedUnsettled[session.name] == nil, lastWriteMayNotLand(of: session.name) else { return }
+        closedKeepingRecords[session.name] = nil
+        closedUnsettled[session.name] = UnsettledSession(session: session)
         Task { await settleClosedSessions() }
     }
 
