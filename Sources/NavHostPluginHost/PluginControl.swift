@@ -696,9 +696,10 @@ extension PluginControl {
         }
     }
 
-    /// Whether the folder `path` of a loaded plugin, or its library there, changed since the daemon last tried it:
-    /// `seen`, their stamps now, differ from those that try read (``PluginRegistry/foldersAsTried``). Stamps, not
-    /// times: a change during the try or in the same millisecond as its end is seen, and an unchanged folder is not.
+    /// Whether the folder `path` of a loaded plugin, its library there or a resource it lists changed since the
+    /// daemon last tried it: `seen`, their stamps now, differ from those that try read
+    /// (``PluginRegistry/foldersAsTried``). Stamps, not times: a change during the try or in the same millisecond as
+    /// its end is seen, and an unchanged folder is not.
     fileprivate func hasChanged(_ path: String, since seen: PluginFolderStamps) -> Bool {
         registry.foldersAsTried[path] != seen
     }
