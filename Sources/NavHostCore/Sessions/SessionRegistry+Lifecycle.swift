@@ -383,13 +383,17 @@ extension SessionRegistry {
         do {
             try await saveOpenedList()
             return nil
-        } catch let again as FileAccessError where again.mayHaveReplaced {
-            return nil
         } catch {
-            // Any other failure, a FileAccessError or not, says nothing of having replaced the list: the one without
-            // the session stays, as far as the call knows.
-            return uncertain
+            return Self.leavesTheListInPlace(error) ? uncertain : nil
         }
+    }
+
+    /// Whether `failure`, a write of the list of opened sessions that failed, left the list on disk as it was: every
+    /// failure but a ``FileAccessError`` that may have replaced it (renamed into place, then its folder's `fsync`
+    /// failed), another error than a `FileAccessError` too: it says nothing of having replaced the list.
+    static func leavesTheListInPlace(_ failure: any Error) -> Bool {
+        guard let failure = failure as? FileAccessError else { return true }
+        return !failure.mayHaveReplaced
     }
 
     /// The `StorageFailed` of a `CloseSession` that closed its session although the list without it could not be

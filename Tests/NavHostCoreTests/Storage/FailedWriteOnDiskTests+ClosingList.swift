@@ -1,9 +1,12 @@
 import Foundation
+import Glibc
 import Logging
-import NavHostCore
 import NavHostKit
 import NavHostStorage
+import NavHostWire
 import Testing
+
+@testable import NavHostCore
 
 // A CloseSession whose list without the session was renamed into place before its folder's `fsync` failed
 // (FileAccessError.mayHaveReplaced): its answer says what a restart finds.
@@ -56,6 +59,19 @@ extension FailedWriteOnDiskTests {
         #expect(record.stack.isEmpty)
     }
 
+    @Test("A put-back of the list that failed leaves it without the session unless it may have replaced it, any error")
+    func putBackFailureLeavesTheList() {
+        var renamed = FileAccessError.system("fsync", path: directory, errno: EIO)
+        renamed.mayHaveReplaced = true
+        #expect(!SessionRegistry.leavesTheListInPlace(renamed), "renamed into place: the list with it may be read")
+        let notWritten = FileAccessError.system("write", path: directory, errno: ENOSPC)
+        #expect(SessionRegistry.leavesTheListInPlace(notWritten))
+        // The list's writes through the disk throw FileAccessError alone; another error (its encoding's) cannot be made
+        // to come from a registry's test. Before b694b40 it counted as the list put back, and the call
+        // answered that the session stays open while the list a restart reads left it out.
+        #expect(SessionRegistry.leavesTheListInPlace(CancellationError()), "another error says nothing of a rename")
+    }
+
     @Test(
         "A CloseSession whose list write fails while a reload declares the name: the list is not put back with it",
         arguments: [FaultyDiskWrites.Fault.afterLanding, .beforeLanding]
@@ -87,5 +103,60 @@ extension FailedWriteOnDiskTests {
         #expect(registry.opened["kiosk"] == nil, "the configuration's: \(listDisk.log)")
         #expect(try list.load().get().map(\.name) == [], "the list a restart reads leaves it out: \(listDisk.log)")
         #expect((try? registry.session("kiosk")) != nil, "open, as the configuration's")
+    }
+}
+
+// MARK: A replay's claim on its session
+
+extension FailedWriteOnDiskTests {
+    /// A recording of a session at the root user, then pushing "a" and "b": two calls for a replay to make.
+    static func recordingOfTwoPushes() async throws -> SessionRecording {
+        let recorder = SessionRegistry(
+            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+            logger: .silent
+        )
+        let session = try recorder.open(SessionConfiguration(root: user("root")))
+        defer { recorder.close(session.name) }
+        try await session.handle(.navigate(user("a")))
+        try await session.handle(.navigate(user("b")))
+        return session.recording(plugins: [])
+    }
+
+    @Test("A CloseSession answered StorageFailed during a replay leaves the session the replay's: the replay closes it")
+    func refusedCloseLeavesTheReplaysClaim() async throws {
+        let recording = try await Self.recordingOfTwoPushes()
+        let listDisk = FaultyDiskWrites()
+        let list = OpenedSessionsFile(directory: directory, writes: listDisk)
+        let registry = SessionRegistry(
+            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+            persistence: SessionPersistence(directory: directory, writes: disk),
+            openedSessions: list,
+            logger: Logger(label: "test")
+        )
+        // The replay's first record (its OpenSession's) is held, then the record of its first call: the replay waits
+        // there, its session open and claimed, while a client closes it.
+        disk.holdNext()
+        let replaying = Task { try await registry.replay(recording, as: "replayed") }
+        try await waitUntilHolding()
+        disk.holdNext()
+        disk.release()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !(disk.log.count == 1 && disk.isHolding) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try #require(disk.log.count == 1 && disk.isHolding, "the first call's record is held: \(disk.log)")
+        // The list without the session cannot be written (nothing of it lands): the call answers StorageFailed, and
+        // the session stays open.
+        listDisk.failNext([.beforeLanding])
+        let error = await #expect(throws: NavigationError.self) { try await registry.closeDurably("replayed") }
+        #expect(error?.code == .storageFailed, "\(String(describing: error))")
+        #expect((try? registry.session("replayed")) != nil, "answered StorageFailed: it stays open")
+        disk.release()
+        let report = try await replaying.value
+        #expect(!report.leftOpen, "the replay answers its session closed")
+        // Before (the claim ended before the list's write), the replay took the session for a client's, closed nothing
+        // at its end, and answered it closed: it stayed open, and listed, so a restart opened it again.
+        #expect((try? registry.session("replayed")) == nil, "the replay closed its session: \(listDisk.log)")
+        #expect(try list.load().get().map(\.name) == [], "the list a restart reads leaves it out: \(listDisk.log)")
     }
 }
