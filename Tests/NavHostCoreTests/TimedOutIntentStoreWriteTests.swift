@@ -74,25 +74,3 @@ struct TimedOutIntentStoreWriteTests {
 private final class Reply {
     var came = false
 }
-
-/// A store in memory whose `setValue` waits, once begun, until ``release`` opens: a write to the disk under way for as
-/// long as a test needs. ``writeBegan`` opens when it begins.
-private final class HeldStore: KeyValueStore {
-    let base = InMemoryKeyValueStore()
-    let writeBegan = Gate()
-    let release = Gate()
-
-    func value(forKey key: String) async throws -> JSONValue? {
-        try await base.value(forKey: key)
-    }
-
-    func setValue(_ value: JSONValue, forKey key: String) async throws {
-        writeBegan.open()
-        await release.wait()
-        try await base.setValue(value, forKey: key)
-    }
-
-    func removeValue(forKey key: String) async throws {
-        try await base.removeValue(forKey: key)
-    }
-}

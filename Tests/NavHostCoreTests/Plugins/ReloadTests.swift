@@ -2,6 +2,7 @@ import Foundation
 import NavHostJSON
 import NavHostKit
 import NavHostTesting
+import Synchronization
 import Testing
 
 @testable import NavHostCore
@@ -23,13 +24,10 @@ struct ReloadTests {
         return SessionRegistry(catalog: catalog, logger: .init(label: "test"))
     }
 
-    static var services: HostServices {
-        HostServices(
-            logger: .silent,
-            clock: ContinuousClock(),
-            store: InMemoryKeyValueStore(),
-            resourceDirectory: "."
-        )
+    static var services: HostServices { services(store: InMemoryKeyValueStore()) }
+
+    static func services(store: any KeyValueStore) -> HostServices {
+        HostServices(logger: .silent, clock: ContinuousClock(), store: store, resourceDirectory: ".")
     }
 
     @Test("A new build's screens are rebuilt in place, keep their restorable state, and run the new code")
@@ -96,6 +94,32 @@ struct ReloadTests {
         let rebuilt = try session.screenSnapshot(ScreenID("s2"))
         #expect(rebuilt.state["build"] == 2)
         #expect(rebuilt.state["text"] == "LATE", "the new build handled the intent the old one was still running")
+    }
+
+    @Test("An intent delivered again to its rebuilt screen goes there once the store write its old work began landed")
+    func redeliveryWaitsForTheOldWorksWrite() async throws {
+        let earlierStore = HeldStore()
+        let catalog = FeatureCatalog()
+        try catalog.register(LedgerFeature(), services: Self.services(store: earlierStore))
+        let sessions = SessionRegistry(catalog: catalog, logger: .init(label: "test"))
+        let session = try sessions.open(SessionConfiguration(root: RouteRequest(id: "ledger.main")))
+        let sending = Task { try await session.send(IntentMessage(name: "onTappedSave")) }
+        // The old build's save is under way, held.
+        await earlierStore.writeBegan.wait()
+
+        // The new build's store notes, as its write begins, whether the old build's write had landed.
+        let laterStore = LandingWitnessStore(earlier: earlierStore)
+        try catalog.replace("Ledger", with: LedgerFeature(), services: Self.services(store: laterStore))
+        try #require(session.rebuildScreens(showing: ["ledger.main"]) != nil)
+        // The main actor's turns in which a delivery that did not wait would reach the new build's store.
+        for _ in 0..<100 where laterStore.earlierLandedAtEachWrite.isEmpty { await Task { @MainActor in }.value }
+        earlierStore.release.open()
+        try await sending.value
+
+        // Before the wait, the intent reached the new build at once, and its write began with the old one's still
+        // held: it could land after the reply.
+        #expect(laterStore.earlierLandedAtEachWrite == [true], "the redelivered save began after the old one landed")
+        #expect(try session.screenSnapshot(nil).state["saved"] == "written", "the new build answered")
     }
 
     @Test("Removing a feature pops its lowest screen and everything above it, as one change")
@@ -236,5 +260,34 @@ struct ReloadTests {
         #expect(registry.status(named: "Home")?.isLoaded != true)
         await #expect(throws: PluginRegistry.ChangeError.self) { try await control.unload("Settings") }
         #expect(registry.catalog.owner(ofRoute: "settings.main") == "Settings")
+    }
+}
+
+/// A store in memory that notes, as each write begins, whether the `earlier` store's write had landed: whether a new
+/// build's work began only after the old build's.
+private final class LandingWitnessStore: KeyValueStore {
+    private let base = InMemoryKeyValueStore()
+    private let earlier: HeldStore
+    private let witnessed = Mutex<[Bool]>([])
+
+    init(earlier: HeldStore) {
+        self.earlier = earlier
+    }
+
+    /// For each write begun, whether the earlier store's write had landed then.
+    var earlierLandedAtEachWrite: [Bool] { witnessed.withLock { $0 } }
+
+    func value(forKey key: String) async throws -> JSONValue? {
+        try await base.value(forKey: key)
+    }
+
+    func setValue(_ value: JSONValue, forKey key: String) async throws {
+        let earlierLanded = earlier.hasLanded
+        witnessed.withLock { $0.append(earlierLanded) }
+        try await base.setValue(value, forKey: key)
+    }
+
+    func removeValue(forKey key: String) async throws {
+        try await base.removeValue(forKey: key)
     }
 }
