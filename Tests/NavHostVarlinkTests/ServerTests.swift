@@ -1,5 +1,6 @@
 import Foundation
 import IntegrationHarness
+import NIOPosix
 import NavHostJSON
 import NavHostVarlink
 import Synchronization
@@ -152,6 +153,33 @@ struct ServerTests {
                     #"{"parameters":{"number":2},"continues":true}"#,
                     #"{"parameters":{"number":3}}"#,
                     #"{"parameters":{"text":"after"}}"#,
+                ]
+            )
+        }
+    }
+
+    @Test("A reply sent at once on the connection's loop goes straight out; from another thread the handler sends it")
+    func immediateReplyAndItsFallback() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        try await RunningServer.with(eventLoopGroup: loop) { server in
+            let connection = try await RawVarlinkConnection.connect(to: server.path)
+            try await connection.send(VarlinkCall(method: "org.navhost.test.Relay", more: true))
+            var writers = server.relay.writers.makeAsyncIterator()
+            let writer = try #require(await writers.next())
+            // On the connection's loop, while the handler waits for the next reply it is to send, as a watched session
+            // writes to its watchers: the reply goes to the channel there and then.
+            let first = try VarlinkPreparedReply(parameters: ["number": 1])
+            #expect(try await loop.submit { writer.sendImmediately(first) }.get(), "written on the loop")
+            #expect(try await connection.readMessages(1) == [#"{"parameters":{"number":1},"continues":true}"#])
+            // From a thread of the concurrency pool: refused, nothing written, and the handler sends it itself.
+            let second = try VarlinkPreparedReply(parameters: ["number": 2])
+            #expect(!writer.sendImmediately(second), "refused off the loop")
+            server.relay.handOver(second)
+            server.relay.handOver(nil)
+            #expect(
+                try await connection.readMessages(2) == [
+                    #"{"parameters":{"number":2},"continues":true}"#,
+                    #"{"parameters":{"number":0}}"#,
                 ]
             )
         }

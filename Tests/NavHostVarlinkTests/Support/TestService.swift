@@ -1,6 +1,7 @@
 import IntegrationHarness
 import Logging
 import NIOCore
+import NIOPosix
 import NavHostJSON
 import NavHostVarlink
 import Synchronization
@@ -36,6 +37,8 @@ enum TestInterface {
         method Watch() -> (tick: int)
         # Watch, one tick a millisecond: for a channel that never pushes back, like the in-process one.
         method Pulse() -> (tick: int)
+        # Hands its writer to the test, then sends the replies the test hands it, until it hands none; only with more.
+        method Relay() -> (number: int)
 
         # Records a note; the test reads the notes.
         method Note(text: string) -> ()
@@ -97,6 +100,24 @@ final class Recorder: Sendable {
     func record(_ note: String) { sink.yield(note) }
 }
 
+/// The test's side of the `Relay` method: the call's writer, for the test to send replies with on its own (as a
+/// watched session does for its watchers), and the replies it hands the handler to send (``handOver(_:)``).
+final class Relay: Sendable {
+    /// The writer of each `Relay` call, as its handler starts.
+    let writers: AsyncStream<VarlinkReplyWriter>
+    fileprivate let writerSink: AsyncStream<VarlinkReplyWriter>.Continuation
+    fileprivate let replies: AsyncStream<VarlinkPreparedReply?>
+    private let replySink: AsyncStream<VarlinkPreparedReply?>.Continuation
+
+    init() {
+        (writers, writerSink) = AsyncStream.makeStream(of: VarlinkReplyWriter.self)
+        (replies, replySink) = AsyncStream.makeStream(of: VarlinkPreparedReply?.self)
+    }
+
+    /// Has the handler send `reply` with its writer; `nil` ends the call.
+    func handOver(_ reply: VarlinkPreparedReply?) { replySink.yield(reply) }
+}
+
 struct DeclaredFailure: Error, VarlinkErrorConvertible {
     var varlinkError: VarlinkError {
         VarlinkError(name: "org.navhost.test.Failed", parameters: ["reason": "declared"])
@@ -108,7 +129,7 @@ struct SecretFailure: Error, CustomStringConvertible {
 }
 
 /// The test service with all its handlers.
-func makeTestService(gates: Gates, recorder: Recorder) throws -> VarlinkService {
+func makeTestService(gates: Gates, recorder: Recorder, relay: Relay = Relay()) throws -> VarlinkService {
     var test = try VarlinkInterfaceImplementation(description: TestInterface.description)
     test.handle("Echo") { request in request.parameters }
     test.handleSerialized("EchoText") { request in try VarlinkSerializedParameters(request.parameters) }
@@ -161,6 +182,14 @@ func makeTestService(gates: Gates, recorder: Recorder) throws -> VarlinkService 
             try await Task.sleep(for: .milliseconds(1))
         }
     }
+    test.handleStreaming("Relay", requiresMore: true) { _, replies in
+        relay.writerSink.yield(replies)
+        for await reply in relay.replies {
+            guard let reply else { break }
+            try await replies.send(reply)
+        }
+        return ["number": 0]
+    }
     test.handle("Note") { request in
         recorder.record(request.parameters["text"]?.stringValue ?? "")
         return [:]
@@ -200,26 +229,32 @@ struct RunningServer {
     let path: String
     let gates: Gates
     let recorder: Recorder
+    let relay: Relay
 
-    /// Binds a test server, runs `body` while it serves, then shuts it down and waits for it to stop.
+    /// Binds a test server on `eventLoopGroup`, runs `body` while it serves, then shuts it down and waits for it to
+    /// stop.
     static func with<Result: Sendable>(
         configuration: VarlinkServerConfiguration = VarlinkServerConfiguration(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         _ body: @Sendable (RunningServer) async throws -> Result
     ) async throws -> Result {
         let gates = Gates()
         let recorder = Recorder()
+        let relay = Relay()
         let path = TestPaths.socketPath()
         let logger = quietLogger()
         let server = try await VarlinkServer.bind(
             unixSocketPath: path,
-            service: try makeTestService(gates: gates, recorder: recorder),
+            service: try makeTestService(gates: gates, recorder: recorder, relay: relay),
             configuration: configuration,
-            logger: logger
+            logger: logger,
+            eventLoopGroup: eventLoopGroup
         )
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             do {
-                let result = try await body(RunningServer(server: server, path: path, gates: gates, recorder: recorder))
+                let running = RunningServer(server: server, path: path, gates: gates, recorder: recorder, relay: relay)
+                let result = try await body(running)
                 server.shutdownGracefully()
                 group.addTask {
                     try await Task.sleep(for: .seconds(10))
