@@ -11,13 +11,6 @@ import Testing
 // for their own session's writes.
 
 extension FailedWriteOnDiskTests {
-    /// Waits until the disk holds a write back, or 30 s went by.
-    func waitUntilHolding() async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !disk.isHolding && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        try #require(disk.isHolding, "a write is held: \(disk.log)")
-    }
-
     /// Opens "main" at its root, durably, then pushes p, whose write is held (``waitUntilHolding()``), and q, whose
     /// commit waits on the record queued behind it; the session and the two commits' tasks. Each push is saved twice,
     /// by its commit and by its background save: four callers wait.
@@ -25,31 +18,12 @@ extension FailedWriteOnDiskTests {
         _ registry: SessionRegistry,
         _ persistence: SessionPersistence
     ) async throws -> (NavigationSession, Task<Void, any Error>, Task<Void, any Error>) {
-        let session = try registry.open(main)
-        try await registry.commit(session)
-        disk.holdNext()
-        try session.navigate(to: Self.user("p"))
-        let first = Task { @MainActor in try await registry.commit(session) }
-        try await waitUntilHolding()
+        let (session, first) = try await openMainWithAPushHeld(registry, failing: [])
         try await waitUntilQueued(persistence, callers: 2)
         try session.navigate(to: Self.user("q"))
         let second = Task { @MainActor in try await registry.commit(session) }
         try await waitUntilQueued(persistence, callers: 4)
         return (session, first, second)
-    }
-
-    /// Waits until at least `callers` callers of saves of "main" wait, on the write under way or on the record queued
-    /// behind it (`queued` alone when `queuedOnly`), or 30 s went by: the commits and background saves made in tasks of
-    /// their own have reached the writer, whatever the scheduling. At least, not exactly: a screen's own save (its
-    /// ViewModel's state changing as it appears) may wait there too.
-    func waitUntilQueued(_ persistence: SessionPersistence, callers: Int, queuedOnly: Bool = false) async throws {
-        let count = {
-            let waiting = persistence.callersWaiting(of: "main")
-            return queuedOnly ? waiting.queued : waiting.onTheWrite + waiting.queued
-        }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while count() < callers && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        try #require(count() >= callers, "saves waiting on the held write: \(disk.log)")
     }
 
     @Test(
@@ -107,14 +81,8 @@ extension FailedWriteOnDiskTests {
     func reloadOpensTheNameWithoutTheEarlierFailedWrite() async throws {
         let (registry, persistence) = try makeRegistry()
         registry.openConfiguredSessions = { _ = try? registry.openOnceEarlierWritesLand(self.main) }
-        let session = try registry.open(main)
-        try await registry.commit(session)
         // A push whose write is held, then lands and fails; so does the zeroing of the line, with nothing written.
-        disk.holdNext()
-        disk.failNext([.afterLanding, .beforeLanding])
-        try session.navigate(to: Self.user("p"))
-        let push = Task { @MainActor in try await registry.commit(session) }
-        try await waitUntilHolding()
+        let (session, push) = try await openMainWithAPushHeld(registry, failing: [.afterLanding, .beforeLanding])
         registry.close("main")
         _ = try registry.openOnceEarlierWritesLand(main)
         disk.release()
@@ -134,14 +102,8 @@ extension FailedWriteOnDiskTests {
     @Test("A write of a session a reload replaced that fails strands nothing of the new session of the name")
     func earlierSessionsFailureLeavesTheNewOnesRecords() async throws {
         let (registry, persistence) = try makeRegistry(firstRewritePause: .seconds(3_600))
-        let session = try registry.open(main)
-        try await registry.commit(session)
         // A push whose write is held, then fails with nothing written.
-        disk.holdNext()
-        disk.failNext([.beforeLanding])
-        try session.navigate(to: Self.user("p"))
-        let earlier = Task { @MainActor in try await registry.commit(session) }
-        try await waitUntilHolding()
+        let (session, earlier) = try await openMainWithAPushHeld(registry, failing: [.beforeLanding])
         // The push's commit and background save both wait.
         try await waitUntilQueued(persistence, callers: 2)
         registry.close("main")
@@ -166,14 +128,8 @@ extension FailedWriteOnDiskTests {
     @Test("A session of a name opened before the earlier one's failed callers ran is not refused for their failure")
     func reopenedNameStartsWithoutTheEarlierRefusal() async throws {
         let (registry, persistence) = try makeRegistry(firstRewritePause: .seconds(3_600))
-        let session = try registry.open(main)
-        try await registry.commit(session)
         // A push whose write is held as the session closes, then fails with nothing written.
-        disk.holdNext()
-        disk.failNext([.beforeLanding])
-        try session.navigate(to: Self.user("p"))
-        let earlier = Task { @MainActor in try await registry.commit(session) }
-        try await waitUntilHolding()
+        let (session, earlier) = try await openMainWithAPushHeld(registry, failing: [.beforeLanding])
         registry.close("main")
         disk.release()
         // The main actor stays here: neither the failed caller nor the settle runs before the name opens again.

@@ -115,19 +115,16 @@ extension FailedWriteOnDiskTests {
     @Test("A round of the retry before a failed write's callers took it back writes nothing, and leaves it to them")
     func retryLeavesTheTakeBackToTheCaller() async throws {
         let (registry, persistence) = try makeRegistry(firstRewritePause: .seconds(3_600))
-        let session = try registry.open(main)
-        try await registry.commit(session)
-        let takeBacks = session.takeBacks
         // A push whose write is held, then fails with nothing written: the file may hold it all the same, as far as
         // the writer knows, so the retry is on.
-        disk.holdNext()
-        disk.failNext([.beforeLanding])
-        try session.navigate(to: Self.user("x"))
-        let client = Task { @MainActor in try? await registry.commit(session, takeBacks: takeBacks) }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !disk.isHolding && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        try #require(disk.isHolding, "the push's write is held")
+        let (session, client) = try await openMainWithAPushHeld(
+            registry,
+            pushing: Self.user("x"),
+            failing: [.beforeLanding]
+        )
+        let takeBacks = session.takeBacks
         disk.release()
+        let deadline = ContinuousClock.now + .seconds(30)
         // The main actor stays here, as when it is behind: the failed client cannot take the push back yet.
         while persistence.refusal(of: "main") == nil && ContinuousClock.now < deadline { usleep(100) }
         try #require(persistence.refusal(of: "main") != nil, "the push's write failed: \(disk.log)")
@@ -138,7 +135,7 @@ extension FailedWriteOnDiskTests {
         #expect(round == .waitingForTakeBack)
         #expect(persistence.refusal(of: "main") != nil, "left to the failed client")
         #expect(session.takeBacks == takeBacks)
-        await client.value
+        _ = await client.result
         #expect(session.takeBacks == takeBacks + 1, "the client took the push back")
         #expect(persistence.refusal(of: "main") == nil)
     }
@@ -147,15 +144,13 @@ extension FailedWriteOnDiskTests {
     func retryRoundMeetsAFailureOnItsWay() async throws {
         let executor = HoldableTaskExecutor()
         let (registry, persistence) = try makeRegistry(resumeExecutor: executor, firstRewritePause: .seconds(3_600))
-        let session = try registry.open(main)
-        try await registry.commit(session)
-        let takeBacks = session.takeBacks
         // A push whose write is held, then fails with nothing written.
-        disk.holdNext()
-        disk.failNext([.beforeLanding])
-        try session.navigate(to: Self.user("x"))
-        let client = Task { @MainActor in try? await registry.commit(session, takeBacks: takeBacks) }
-        try await waitUntilHolding()
+        let (session, client) = try await openMainWithAPushHeld(
+            registry,
+            pushing: Self.user("x"),
+            failing: [.beforeLanding]
+        )
+        let takeBacks = session.takeBacks
         // The push's commit and background save wait on the held write, or the second on the record queued behind it
         // (with the pushed screen's own save, at times).
         func waiting() -> Int {
@@ -184,7 +179,7 @@ extension FailedWriteOnDiskTests {
         // Before, the refusal was looked at on the main actor and the save queued later: the save was refused, and
         // the retry took the push back in a background save's way, before the failed client.
         #expect(await round.value == .waitingForTakeBack, "writes: \(disk.log)")
-        await client.value
+        _ = await client.result
         #expect(session.takeBacks == takeBacks + 1, "the client took the push back")
         #expect(persistence.refusal(of: "main") == nil)
     }
@@ -251,13 +246,12 @@ extension FailedWriteOnDiskTests {
         let (registry, _, session) = try await refusedPopLeftOnBrokenDisk(firstRewritePause: .seconds(3_600))
         disk.heal()
         // A push whose write is held, then fails with nothing written: the stop's last write queues behind it.
-        disk.holdNext()
-        disk.failNext([.beforeLanding])
-        try session.navigate(to: Self.user("x"))
-        let client = Task { @MainActor in try await registry.commit(session) }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !disk.isHolding && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        try #require(disk.isHolding, "the push's write is held: \(disk.log)")
+        let client = try await pushWithItsWriteHeld(
+            Self.user("x"),
+            on: session,
+            in: registry,
+            failing: [.beforeLanding]
+        )
         registry.shutDown()
         disk.release()
         await #expect(throws: NavigationError.self, "the push failed") { try await client.value }
