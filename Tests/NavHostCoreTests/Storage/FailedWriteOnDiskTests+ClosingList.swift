@@ -12,8 +12,8 @@ import Testing
 // (FileAccessError.mayHaveReplaced): its answer says what a restart finds.
 
 extension FailedWriteOnDiskTests {
-    /// A registry whose list of opened sessions is written through `listDisk`, with "kiosk" opened over the wire.
-    func registryWithKiosk(listDisk: FaultyDiskWrites) async throws -> (SessionRegistry, OpenedSessionsFile) {
+    /// A registry whose list of opened sessions is written through `listDisk`, and its sessions through ``disk``.
+    func registryListing(through listDisk: FaultyDiskWrites) throws -> (SessionRegistry, OpenedSessionsFile) {
         let list = OpenedSessionsFile(directory: directory, writes: listDisk)
         let registry = SessionRegistry(
             catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
@@ -21,6 +21,12 @@ extension FailedWriteOnDiskTests {
             openedSessions: list,
             logger: Logger(label: "test")
         )
+        return (registry, list)
+    }
+
+    /// ``registryListing(through:)``, with "kiosk" opened over the wire.
+    func registryWithKiosk(listDisk: FaultyDiskWrites) async throws -> (SessionRegistry, OpenedSessionsFile) {
+        let (registry, list) = try registryListing(through: listDisk)
         try await registry.openDurably(
             OpenedSessionsFile.Entry(name: "kiosk", root: "profile.user", parameters: ["userID": "k"])
         )
@@ -126,13 +132,7 @@ extension FailedWriteOnDiskTests {
     func refusedCloseLeavesTheReplaysClaim() async throws {
         let recording = try await Self.recordingOfTwoPushes()
         let listDisk = FaultyDiskWrites()
-        let list = OpenedSessionsFile(directory: directory, writes: listDisk)
-        let registry = SessionRegistry(
-            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
-            persistence: SessionPersistence(directory: directory, writes: disk),
-            openedSessions: list,
-            logger: Logger(label: "test")
-        )
+        let (registry, list) = try registryListing(through: listDisk)
         // The replay's first record (its OpenSession's) is held, then the record of its first call: the replay waits
         // there, its session open and claimed, while a client closes it.
         disk.holdNext()
