@@ -32,8 +32,9 @@ public final class SessionRegistry {
     /// write of theirs was under way as they closed, and may fail (``settleClosedSessions()``).
     private(set) var closedUnsettled: [String: UnsettledSession] = [:]
     /// The session the stop or a reload closed last under each name, while its file held no failed write and no write
-    /// of it was under way: a call of it still under way may write after the close, and fail (``keepForTheSettle(_:)``).
-    /// Weak: once its callers are done, a failure of theirs has kept it in ``closedUnsettled`` already.
+    /// of it was under way: a call of it still under way may write after the close, and fail
+    /// (``keepForTheSettle(_:afterACallersFailure:)``). Weak: once its callers are done, a failure of theirs has kept it
+    /// in ``closedUnsettled`` already.
     private var closedKeepingRecords: [String: WeakClosedSession] = [:]
     /// The settle under way, which every caller of ``settleClosedSessions()`` waits for.
     private var settling: Task<Void, Never>?
@@ -388,12 +389,23 @@ public final class SessionRegistry {
     ///   may hold another stack) would be taken back in turn when its write failed, and again, as long as the disk
     ///   fails. What a failed write may have left is written over by the session's next write that succeeds, which
     ///   the persistence's retry makes once the disk takes it (``SessionPersistence/rewriteAfterFailures(of:with:)``).
-    private func takeBack(_ session: NavigationSession, because error: any Error, inBackground: Bool = false) {
+    ///   - beforeItsLastWrite: Whether it is a closing session's last write's own take-back (``writeOnceMore(_:)``),
+    ///     which writes over the failure right after it: it gives the session no more writes in the settle (a
+    ///     caller's take-back does, ``keepForTheSettle(_:afterACallersFailure:)``).
+    private func takeBack(
+        _ session: NavigationSession,
+        because error: any Error,
+        inBackground: Bool = false,
+        beforeItsLastWrite: Bool = false
+    ) {
         // Its record is no longer its own: whatever refuses the name's records now is the new owner's to take back.
         guard !hasLostItsRecord(session) else { return }
-        // Closed by the stop or a reload before this write began: nothing else writes over what it left.
-        defer { if !isOpen(session) { keepForTheSettle(session) } }
         let failure = error as? SessionPersistence.WriteFailure
+        // The first of the failed write's callers, not the settle: what it may have left in the file came after the
+        // last write queued so far, and nothing queued yet writes over it.
+        let isTheFirstCaller = !beforeItsLastWrite && (failure.flatMap { persistence?.isRefusing($0) } ?? true)
+        // Closed by the stop or a reload before this write began: nothing else writes over what it left.
+        defer { if !isOpen(session) { keepForTheSettle(session, afterACallersFailure: isTheFirstCaller) } }
         if let failure, let persistence, !persistence.isRefusing(failure) { return }
         // Once what the failed write held is taken back, the session's records are written again.
         defer { persistence?.takenBack(session.name, generation: failure?.generation) }
@@ -497,7 +509,9 @@ public final class SessionRegistry {
             return
         }
         guard !hasLostItsRecord(session) else { return }
-        if let refusal = persistence.refusal(of: session.name) { takeBack(session, because: refusal) }
+        if let refusal = persistence.refusal(of: session.name) {
+            takeBack(session, because: refusal, beforeItsLastWrite: true)
+        }
         persistence.submit(session.record)
     }
 
@@ -521,17 +535,30 @@ public final class SessionRegistry {
     /// and it was not kept then, its file holding no failed write yet. Before, the refused change stayed in the file,
     /// and the next start, or a reload that declares the name again, opened the session with it.
     ///
-    /// A session kept already is left as it is, its writes counted: `writeOnceMore`, the settle's own write, takes
-    /// back through here too, and giving it another write each time would never let a settle on a failing disk end.
-    func keepForTheSettle(_ session: NavigationSession) {
-        guard closedUnsettled[session.name] == nil, lastWriteMayNotLand(of: session.name) else { return }
-        closedKeepingRecords[session.name] = nil
-        closedUnsettled[session.name] = UnsettledSession(session: session)
+    /// A session kept already gets at least one write more `afterACallersFailure`: the failure of a write the first
+    /// of whose callers takes it back may have come after the settle's last write of the session, which then wrote
+    /// nothing over it (before, the settle gave the session up with the refused change in its file). The settle's own
+    /// take-back (``writeOnceMore(_:)``, a refusal its callers had not taken back yet) gives none: its write comes
+    /// right after it, and is counted. Had it given one, a settle on a disk that keeps failing could go on for good: its
+    /// take-back makes a change whose background save fails, and refuses, and a round that comes before that save's
+    /// caller takes the refusal back again, and makes another (session 40's first fix, reverted).
+    ///
+    /// - Parameter afterACallersFailure: Whether a caller of the failed write took it back first (not the settle).
+    func keepForTheSettle(_ session: NavigationSession, afterACallersFailure: Bool = false) {
+        guard lastWriteMayNotLand(of: session.name) else { return }
+        if closedUnsettled[session.name] != nil {
+            guard afterACallersFailure, closedUnsettled[session.name]?.writesLeft == 0 else { return }
+            closedUnsettled[session.name]?.writesLeft = 1
+        } else {
+            closedKeepingRecords[session.name] = nil
+            closedUnsettled[session.name] = UnsettledSession(session: session)
+        }
         Task { await settleClosedSessions() }
     }
 
     /// The session the stop or a reload closed last under `name`, while a call of it may still be under way and its
-    /// file may hold a failed write that call's caller has not taken back yet (``keepForTheSettle(_:)``).
+    /// file may hold a failed write that call's caller has not taken back yet
+    /// (``keepForTheSettle(_:afterACallersFailure:)``).
     func closedSessionMayHoldFailedWrite(_ name: String) -> NavigationSession? {
         guard let persistence, persistence.mayHoldFailedWrite(of: name), sessions[name] == nil else { return nil }
         return closedKeepingRecords[name]?.session

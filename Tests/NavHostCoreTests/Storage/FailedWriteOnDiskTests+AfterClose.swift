@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import InMemoryLogging
+import Logging
 import NavHostCore
 import NavHostKit
 import NavHostStorage
@@ -111,5 +113,68 @@ extension FailedWriteOnDiskTests {
         // its caller was about to take back.
         #expect(reopened !== session && reopened.routeIDs.count == 1, "opens without p: \(disk.log)")
         #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
+    }
+
+    /// The writes of session "main" in the disk's log after its first `from` entries.
+    func writesOfMain(after from: Int) -> Int {
+        disk.log.dropFirst(from).filter { $0.contains(" main.") }.count
+    }
+
+    /// Waits until the disk's log holds `count` writes of "main" after its first `from` entries, or 30 s went by.
+    func waitUntilMainWritten(_ count: Int, after from: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while writesOfMain(after: from) < count && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try #require(writesOfMain(after: from) == count, "writes: \(disk.log)")
+    }
+
+    @Test(
+        "A caller's write that fails after the settle's last write of a session kept: one write more, and the settle ends",
+        arguments: [true, false]
+    )
+    func callersFailureAfterTheSettlesLastWrite(diskHeals: Bool) async throws {
+        let logs = InMemoryLogHandler()
+        let (registry, persistence, session) = try await refusedPopLeftOnBrokenDisk(
+            firstRewritePause: .seconds(3_600),
+            logger: Logger(label: "test") { _ in logs }
+        )
+        // A reload closes the session, its file holding the refused pop: kept for the settle, it is written at once,
+        // then 5 times more (lastWriteRounds); the disk fails them all but the last, which is held.
+        let closing = disk.log.count
+        registry.close("main")
+        try await waitUntilMainWritten(5, after: closing)
+        disk.holdNext()
+        try await waitUntilHolding()
+        disk.heal()
+        // A call of the session still under way pushes x: its background save waits behind the settle's last write.
+        try session.navigate(to: Self.user("x"))
+        try await waitUntilQueued(persistence, callers: 1, queuedOnly: true)
+        disk.holdNext()
+        disk.release()
+        // The settle's last write lands; x's is held.
+        try await waitUntilMainWritten(6, after: closing)
+        try await waitUntilHolding()
+        // The call pops x while x's write is under way: its save waits behind it, and x's caller finds the stack last
+        // written, and takes nothing back (it makes no change, and no write).
+        try session.pop()
+        try await waitUntilQueued(persistence, callers: 1, queuedOnly: true)
+        // x's line lands and its fdatasync fails; its zeroing fails with nothing written: the file holds x.
+        disk.failNext([.afterLanding, .beforeLanding])
+        if !diskHeals { disk.breakDown(.beforeLanding) }
+        disk.release()
+        let settle = Task { @MainActor in await registry.settleClosedSessions() }
+        #expect(await ends(settle), "the settle ended: \(disk.log)")
+        let gaveUp = logs.entries.contains { $0.message.description.hasPrefix("Gave up") }
+        if diskHeals {
+            // Before, the settle had written the session its 6 times: it gave it up, and the file kept x, which the
+            // next start (or a reload that declares the name again) opened the session with.
+            #expect(try usersOnDisk() == ["root", "kept"], "writes: \(disk.log)")
+        } else {
+            // On a disk that keeps failing the settle gives up after that one write more (x's line and its zeroing
+            // are the two before it).
+            #expect(gaveUp, "writes: \(disk.log)")
+            #expect(writesOfMain(after: closing) == 6 + 2 + 1, "writes: \(disk.log)")
+        }
     }
 }
