@@ -20,8 +20,12 @@ public final class SessionPersistence: Sendable {
         /// The newest record queued so far (by revision): an older one that arrives later never replaces it.
         var newest: SessionRecord?
         var waiters: [CheckedContinuation<Void, any Error>] = []
+        /// The callers of ``saveUnlessRefused(_:)`` waiting on the pending record, apart from the others: a failure
+        /// that answers another caller too answers them ``RefusalPending`` (``drain(_:)``).
+        var refusableWaiters: [CheckedContinuation<Void, any Error>] = []
         var writing = false
-        /// How many callers of ``save(_:)`` the write under way answers (``callersWaiting(of:)``, tests).
+        /// How many callers of ``save(_:)`` and ``saveUnlessRefused(_:)`` the write under way answers
+        /// (``callersWaiting(of:)``, tests).
         var callersWritten = 0
         /// The callers of ``writesLand(of:)``, answered once ``writing`` ends.
         var landingWaiters: [CheckedContinuation<Void, Never>] = []
@@ -94,16 +98,18 @@ public final class SessionPersistence: Sendable {
                 callersWritten = 0
                 return nil
             }
-            callersWritten = waiters.count
+            callersWritten = waiters.count + refusableWaiters.count
             defer {
                 pending = nil
                 waiters = []
+                refusableWaiters = []
             }
             let file = self.file ?? makeFile()
             self.file = file
             return Next(
                 record: record,
                 waiters: waiters,
+                refusableWaiters: refusableWaiters,
                 unchanged: fileHolds(record),
                 journal: journal,
                 file: file,
@@ -119,15 +125,35 @@ public final class SessionPersistence: Sendable {
         }
     }
 
-    /// The record ``drain(_:)`` writes next, the replies waiting on it, whether it changes nothing durable, where the
-    /// session's journal stands, the session's file, and which session of the name queued it (``SessionState/openings``).
+    /// The record ``drain(_:)`` writes next, the replies waiting on it (those of ``saveUnlessRefused(_:)`` apart),
+    /// whether it changes nothing durable, where the session's journal stands, the session's file, and which session
+    /// of the name queued it (``SessionState/openings``).
     private struct Next {
         var record: SessionRecord
         var waiters: [CheckedContinuation<Void, any Error>]
+        var refusableWaiters: [CheckedContinuation<Void, any Error>]
         var unchanged: Bool
         var journal: SessionStateFile.JournalPosition?
         var file: SessionStateFile
         var opening: UInt64
+    }
+
+    /// Who a failed write answers, and with what (``drain(_:)``): the callers of the write and of the record queued
+    /// behind it, with the failure, and those of ``saveUnlessRefused(_:)`` apart.
+    private struct FailureAnswers {
+        var failure: any Error
+        var callers: [CheckedContinuation<Void, any Error>]
+        var refusable: [CheckedContinuation<Void, any Error>]
+        /// Whether the callers of ``saveUnlessRefused(_:)`` are answered ``RefusalPending``: another caller takes the
+        /// failure back. A retry's round that took it back first, in a background save's way, could let watchers
+        /// hear of changes whose calls were answered `StorageFailed`, as when it finds the refusal as it queues.
+        /// Alone, the write was the round's own, and it takes the failure back.
+        var leaveTheTakeBack = false
+
+        func resume() {
+            for caller in callers { caller.resume(throwing: failure) }
+            for caller in refusable { caller.resume(throwing: leaveTheTakeBack ? RefusalPending() : failure) }
+        }
     }
 
     /// The most records ``SessionState/mayHold`` lists; past it, the file may hold anything since the last success.
@@ -255,11 +281,12 @@ public final class SessionPersistence: Sendable {
             // nothing back any more (its record is not its own): kept, the refusal refused the new session's first
             // saves, and its callers took their changes back for it.
             state.refusal = nil
-            if !state.waiters.isEmpty {
+            if !state.waiters.isEmpty || !state.refusableWaiters.isEmpty {
                 let generation = failures.add(1, ordering: .relaxed).newValue
                 let failure = WriteFailure(error: SessionReopened(session: name), generation: generation, session: name)
-                for waiter in state.waiters { waiter.resume(throwing: failure) }
+                for waiter in state.waiters + state.refusableWaiters { waiter.resume(throwing: failure) }
                 state.waiters = []
+                state.refusableWaiters = []
             }
             if fileLost {
                 state.durable = nil
@@ -397,10 +424,15 @@ public final class SessionPersistence: Sendable {
         states.withLock { $0[name].map { $0.mayHold != [] } ?? false }
     }
 
-    /// How many callers of ``save(_:)`` of session `name` wait on the write under way, and on the record queued behind
-    /// it (tests): a test that needs a save queued waits for it.
-    package func callersWaiting(of name: String) -> (onTheWrite: Int, queued: Int) {
-        states.withLock { $0[name].map { ($0.callersWritten, $0.waiters.count) } ?? (0, 0) }
+    /// How many callers of ``save(_:)`` and ``saveUnlessRefused(_:)`` of session `name` wait on the write under way,
+    /// and on the record queued behind it, and how many of the latter are ``saveUnlessRefused(_:)``'s (tests): a test
+    /// that needs a save queued waits for it.
+    package func callersWaiting(of name: String) -> (onTheWrite: Int, queued: Int, queuedUnlessRefused: Int) {
+        states.withLock { states in
+            guard let state = states[name] else { return (0, 0, 0) }
+            let queued = state.waiters.count + state.refusableWaiters.count
+            return (state.callersWritten, queued, state.refusableWaiters.count)
+        }
     }
 
     /// Whether a record of session `name` is being written or waits to be: a write whose failure is not known yet.
@@ -461,7 +493,10 @@ public final class SessionPersistence: Sendable {
     /// and returns `false`, throwing nothing. Looked at under the lock that queues the record: a failure the writer
     /// records between a look beforehand and the queueing would refuse the save, and its caller take the change back
     /// in a background save's way, before the failed callers (the retry's rounds,
-    /// ``rewriteAfterFailures(of:with:)``).
+    /// ``rewriteAfterFailures(of:with:)``). So does a write that fails once the record is queued, and answers another
+    /// caller too (the record waited behind that caller's write, or was written with its record): this call returns
+    /// `false` then, and leaves the take-back to that caller; it throws the failure only when it was the write's one
+    /// caller, and then takes it back itself.
     public nonisolated(nonsending) func saveUnlessRefused(_ record: SessionRecord) async throws -> Bool {
         if saveAtOnce(record) { return true }
         do {
@@ -546,7 +581,13 @@ public final class SessionPersistence: Sendable {
             return false
         }
         state.pending = record
-        if let waiter { state.waiters.append(waiter) }
+        if let waiter {
+            if unlessRefused {
+                state.refusableWaiters.append(waiter)
+            } else {
+                state.waiters.append(waiter)
+            }
+        }
         guard !state.writing else { return false }
         state.writing = true
         return true
@@ -573,21 +614,24 @@ public final class SessionPersistence: Sendable {
             let (record, waiters) = (next.record, next.waiters)
             if next.unchanged {
                 for waiter in waiters { waiter.resume() }
+                for waiter in next.refusableWaiters { waiter.resume() }
                 continue
             }
             do {
                 let position = try next.file.write(record, after: next.journal)
                 states.withLock { states in states[session]?.wrote(record, at: position) }
                 for waiter in waiters { waiter.resume() }
+                for waiter in next.refusableWaiters { waiter.resume() }
             } catch {
                 // A record queued meanwhile holds the change that failed too: it fails with it, so that nothing the
                 // daemon took back reaches the disk later. The next record starts the order afresh.
-                let (stranded, failure) = states.withLock {
-                    states -> ([CheckedContinuation<Void, any Error>], any Error) in
-                    guard var state = states[session] else { return ([], error) }
+                let answers = states.withLock { states -> FailureAnswers in
+                    var answers = FailureAnswers(failure: error, callers: waiters, refusable: next.refusableWaiters)
+                    guard var state = states[session] else { return answers }
                     defer { states[session] = state }
                     let generation = failures.add(1, ordering: .relaxed).newValue
                     let failure = WriteFailure(error: error, generation: generation, session: session)
+                    answers.failure = failure
                     // What it wrote may be on disk: the next record is written, as a new snapshot, even one that
                     // holds what the last write that succeeded held (the take-back's).
                     state.failedToWrite(record)
@@ -595,17 +639,20 @@ public final class SessionPersistence: Sendable {
                     state.journal = nil
                     // The record of a session of the name a reload has replaced since: the records queued now are the
                     // new session's, which hold nothing of it, and are written; its own callers alone get the failure.
-                    guard state.openings == next.opening else { return ([], failure) }
-                    let stranded = state.waiters
+                    guard state.openings == next.opening else { return answers }
+                    answers.callers += state.waiters
+                    answers.refusable += state.refusableWaiters
                     state.waiters = []
+                    state.refusableWaiters = []
                     state.pending = nil
                     state.newest = nil
                     // Refused until the session has taken the changes back, which each failed caller does (a
                     // background save with no caller has none to do it).
-                    if !waiters.isEmpty || !stranded.isEmpty { state.refusal = failure }
-                    return (stranded, failure)
+                    if !answers.callers.isEmpty || !answers.refusable.isEmpty { state.refusal = failure }
+                    answers.leaveTheTakeBack = !answers.callers.isEmpty
+                    return answers
                 }
-                for waiter in waiters + stranded { waiter.resume(throwing: failure) }
+                answers.resume()
                 // What it wrote may be on disk, and nothing else may write over it: the session's take-back may fail
                 // too, or find its stack written (then it writes nothing).
                 if mayHoldFailedWrite(of: session) {

@@ -184,6 +184,35 @@ extension FailedWriteOnDiskTests {
         #expect(persistence.refusal(of: "main") == nil)
     }
 
+    @Test("A round of the retry whose save waits behind a client's write that fails leaves the take-back to the client")
+    func retryRoundStrandedBehindAFailure() async throws {
+        let (registry, persistence) = try makeRegistry(firstRewritePause: .seconds(3_600))
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        let takeBacks = session.takeBacks
+        // A push whose write is held, then fails with nothing written; its commit and its background save wait.
+        disk.holdNext()
+        disk.failNext([.beforeLanding])
+        try session.navigate(to: Self.user("x"))
+        let client = Task { @MainActor in try? await registry.commit(session, takeBacks: takeBacks) }
+        try await waitUntilHolding()
+        try await waitUntilQueued(persistence, callers: 2)
+        // A round of the retry now finds no refusal: its save waits behind the held write.
+        let round = Task { @MainActor in await persistence.rewriteOnce("main") }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while persistence.callersWaiting(of: "main").queuedUnlessRefused == 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try #require(persistence.callersWaiting(of: "main").queuedUnlessRefused == 1, "the round's save is queued")
+        disk.release()
+        // Before, the round's save was answered the write's failure, as the client's were: the round counted as
+        // saved, and its save took the push back in a background save's way when it was the first to run.
+        #expect(await round.value == .waitingForTakeBack, "writes: \(disk.log)")
+        await client.value
+        #expect(session.takeBacks == takeBacks + 1, "the push was taken back once")
+        #expect(persistence.refusal(of: "main") == nil)
+    }
+
     /// Records, for ``backgroundSaveFindsItsStackWritten()``, how a client's commit of the refused push was answered.
     @MainActor final class Answer {
         var result: Result<Void, any Error>?
