@@ -34,7 +34,7 @@ public final class SessionRegistry {
     /// The session the stop or a reload closed last under each name, while its file held no failed write and no write
     /// of it was under way: a call of it still under way may write after the close, and fail
     /// (``keepForTheSettle(_:afterACallersFailure:)``). Weak: once its callers are done, a failure of theirs has kept it
-    /// in ``closedUnsettled`` already.
+    /// in ``closedUnsettled`` already; the entries of sessions gone are dropped at each close.
     private var closedKeepingRecords: [String: WeakClosedSession] = [:]
     /// The settle under way, which every caller of ``settleClosedSessions()`` waits for.
     private var settling: Task<Void, Never>?
@@ -520,6 +520,8 @@ public final class SessionRegistry {
     /// while that write may not land; whether it was kept.
     @discardableResult
     private func queueLastWrite(of session: NavigationSession) -> Bool {
+        // Names never opened again would keep them for good.
+        closedKeepingRecords = closedKeepingRecords.filter { $0.value.session != nil }
         persistence?.stopRewriting(session.name)
         writeOnceMore(session)
         guard lastWriteMayNotLand(of: session.name) else {

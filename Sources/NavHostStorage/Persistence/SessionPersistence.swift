@@ -24,8 +24,8 @@ public final class SessionPersistence: Sendable {
         /// that answers another caller too answers them ``RefusalPending`` (``drain(_:)``).
         var refusableWaiters: [CheckedContinuation<Void, any Error>] = []
         var writing = false
-        /// How many callers of ``save(_:)`` and ``saveUnlessRefused(_:)`` the write under way answers
-        /// (``callersWaiting(of:)``, tests).
+        /// How many callers of ``save(_:)`` and ``saveUnlessRefused(_:)`` the write under way answers, until it is
+        /// done (``callersWaiting(of:)``, tests).
         var callersWritten = 0
         /// The callers of ``writesLand(of:)``, answered once ``writing`` ends.
         var landingWaiters: [CheckedContinuation<Void, Never>] = []
@@ -119,6 +119,7 @@ public final class SessionPersistence: Sendable {
 
         /// Records that `record` was written, the journal now standing at `position`.
         mutating func wrote(_ record: SessionRecord, at position: SessionStateFile.JournalPosition) {
+            callersWritten = 0
             durable = record.durableContent
             journal = position
             mayHold = []
@@ -629,6 +630,7 @@ public final class SessionPersistence: Sendable {
                     var answers = FailureAnswers(failure: error, callers: waiters, refusable: next.refusableWaiters)
                     guard var state = states[session] else { return answers }
                     defer { states[session] = state }
+                    state.callersWritten = 0
                     let generation = failures.add(1, ordering: .relaxed).newValue
                     let failure = WriteFailure(error: error, generation: generation, session: session)
                     answers.failure = failure
