@@ -122,6 +122,9 @@ final class DaemonCore {
         sessions.declareConfiguredSessions(Set(new.sessions.map(\.name)))
         let kept = Set(new.sessions.map(\.name))
         for session in old.sessions where !kept.contains(session.name) && sessions.opened[session.name] == nil {
+            // A name waiting to open once an earlier session's writes land, or whose root could not open, had no
+            // session to close.
+            guard (try? sessions.session(session.name)) != nil else { continue }
             sessions.close(session.name)
             changed.append("session \(session.name) closed")
         }
