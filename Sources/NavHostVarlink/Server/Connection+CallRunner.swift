@@ -15,6 +15,11 @@ extension Connection {
         let logger: Logger
         let streamOutput: StreamReplyOutput
         let streamCancellation: CancellationSignal
+        /// The method of the last call ``start(_:_:)`` looked up, with its route: a client calls one method many times
+        /// (pipelined `Send`s), and that name, shared by ``VarlinkCallReader``, compares by identity where hashing it
+        /// for the service's table costs about 600 instructions a call. The service is a value this runner keeps, so
+        /// a route found once stays the route.
+        @MainActor private var lastStartingRoute: (method: String, route: MethodRoute?)?
 
         init(
             service: VarlinkService,
@@ -70,7 +75,7 @@ extension Connection {
         /// any other method, which ``run(_:_:)`` runs in a task.
         @MainActor
         func start(_ callID: StateMachine.CallID, _ call: VarlinkCall) -> Start? {
-            guard let route = service.startingRoute(for: call) else { return nil }
+            guard let route = startingRoute(for: call) else { return nil }
             let request = self.request(callID, call)
             let started: VarlinkCallStart
             do {
@@ -91,6 +96,16 @@ extension Connection {
                     }
                 }
             }
+        }
+
+        /// ``VarlinkService/startingRoute(for:)``, by way of ``lastStartingRoute``.
+        @MainActor
+        private func startingRoute(for call: VarlinkCall) -> MethodRoute? {
+            if call.more { return nil }
+            if let last = lastStartingRoute, last.method == call.method { return last.route }
+            let route = service.startingRoute(for: call)
+            lastStartingRoute = (call.method, route)
+            return route
         }
 
         /// The call as its handler sees it; logs its start when tracing.
