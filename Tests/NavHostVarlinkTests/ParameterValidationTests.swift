@@ -61,6 +61,8 @@ struct ParameterValidationTests {
             ("flag", #""true""#, "flag"),
             ("count", "1.5", "count"),
             ("count", #""3""#, "count"),
+            ("count", "18446744073709551616", "count"),
+            ("count", "-9223372036854775809", "count"),
             ("ratio", #""1""#, "ratio"),
             ("mode", #""medium""#, "mode"),
             ("items", #"[{"name":"a"},{"size":1}]"#, "items[1].name"),
@@ -88,6 +90,31 @@ struct ParameterValidationTests {
         var parameters = valid
         parameters["mode"] = nil
         #expect(throws: VarlinkError.invalidParameter("mode")) {
+            try interface.validateInput(parameters, of: method)
+        }
+    }
+
+    @Test("A member no field declares is named first, wherever it is; then the fields in declaration order")
+    func firstOffence() {
+        var parameters = valid
+        parameters["flag"] = "true"
+        parameters["unknown"] = 1
+        #expect(throws: VarlinkError.invalidParameter("unknown")) {
+            try interface.validateInput(parameters, of: method)
+        }
+        // `flag`, declared first, is missing; `count`, declared after it, holds a string.
+        parameters = valid
+        parameters["flag"] = nil
+        parameters["count"] = "3"
+        #expect(throws: VarlinkError.invalidParameter("flag")) {
+            try interface.validateInput(parameters, of: method)
+        }
+        // `ratio` comes last in the object but is declared before `labels`.
+        parameters = valid
+        parameters["ratio"] = nil
+        parameters["labels"] = ["k": 1]
+        parameters["ratio"] = "1"
+        #expect(throws: VarlinkError.invalidParameter("ratio")) {
             try interface.validateInput(parameters, of: method)
         }
     }

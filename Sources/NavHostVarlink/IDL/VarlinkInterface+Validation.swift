@@ -16,9 +16,9 @@ extension VarlinkInterface {
     ///   - method: The method called.
     /// - Throws: `org.varlink.service.InvalidParameter` naming the first offending parameter. A nested field is named
     ///   by its path: fields joined with `.`, array elements as `[index]`, map values as `.key`
-    ///   (`configuration.speed`, `items[2].name`, `labels.color`).
+    ///   (`configuration.speed`, `items[2].name`, `labels.color`). A member the declaration does not list is named
+    ///   before anything else; then the fields in the order they are declared.
     public func validateInput(_ parameters: JSONObject, of method: Method) throws(VarlinkError) {
-        if isValid(parameters, fields: method.input) { return }
         if let path = firstInvalidPath(in: parameters, fields: method.input) {
             throw VarlinkError.invalidParameter(String(path.dropFirst()))
         }
@@ -33,128 +33,116 @@ extension VarlinkInterface {
 
     // MARK: - Private
 
-    // The paths are made on the way back from the offending value, relative to the value checked: "" for the value
-    // itself, `.name…` below a member, `[index]…` below an element. A valid call, the common case, makes none.
+    // One walk answers both whether a value is valid and, when it is not, where: it returns `nil` for a valid value
+    // and otherwise the offence's path, relative to the value checked: "" for the value itself, `.name…` below a
+    // member, `[index]…` below an element. The path is made on the way back from the offending value, so a valid
+    // call, the common case, makes none.
 
-    /// Whether `object` holds valid members for `fields`, in one walk over its members: no look-up of each field by
-    /// name, as ``firstInvalidPath(in:fields:)`` makes to name the first offence. `true` only when that finds none;
-    /// `false` may be said of a valid object too (a declaration of more than 64 fields), and the caller then asks it.
-    private func isValid(_ object: JSONObject, fields: [VarlinkField]) -> Bool {
-        guard fields.count <= 64 else { return false }
-        // The non-optional fields, and those of them seen with a value: one bit each, by position.
-        var required: UInt64 = 0
-        var seen: UInt64 = 0
-        for (position, field) in fields.enumerated() where !field.type.isOptional {
-            required |= 1 << UInt64(position)
-        }
+    /// The path of the first offence in `object` against `fields`, or `nil` when there is none.
+    ///
+    /// The first offence is a member that no field declares (the first in the object's order), else the first field
+    /// in declaration order that is missing, `null` without being optional, or holding an invalid value. One walk over
+    /// the members finds it: it stops at an undeclared member, keeps the offending field declared earliest, and notes
+    /// which fields it saw, so that no field is looked up by name.
+    private func firstInvalidPath(in object: JSONObject, fields: [VarlinkField]) -> String? {
+        // The offending field declared earliest, and the member that holds its value. Its path is made again at the
+        // end, where it is returned: the walk keeps two numbers, nothing to destroy.
+        var earliestOffence: (position: Int, member: Int)?
+        var seen = SeenFields()
         // The two arrays, not the object's `Collection` conformance: each member of the SDK's resilient type would
         // cost witness calls and copies.
         let keys = object.keys
         let values = object.values
         for index in keys.indices {
             let key = keys[index]
-            guard let position = fields.firstIndex(where: { $0.name == key }) else { return false }
-            // `null` passes only an optional type, whose field `required` does not ask for.
-            guard isValid(values[index], type: fields[position].type) else { return false }
-            seen |= 1 << UInt64(position)
+            guard let position = fields.firstIndex(where: { $0.name == key }) else { return "." + key }
+            seen.insert(position)
+            // A field declared before this one already offends: only an undeclared member can come before it now.
+            if let earliestOffence, earliestOffence.position < position { continue }
+            // `null` passes only an optional type.
+            if firstInvalidPath(in: values[index], type: fields[position].type) != nil {
+                earliestOffence = (position, index)
+            }
         }
-        return seen & required == required
+        for position in fields.indices {
+            if let earliestOffence, earliestOffence.position == position {
+                let invalid = firstInvalidPath(in: values[earliestOffence.member], type: fields[position].type)
+                return "." + fields[position].name + (invalid ?? "")
+            }
+            guard !fields[position].type.isOptional else { continue }
+            // A declaration of more than 64 fields, rare, has the rest looked for by name.
+            let isPresent = position < 64 ? seen.contains(position) : keys.contains(fields[position].name)
+            if !isPresent { return "." + fields[position].name }
+        }
+        return nil
     }
 
-    /// Whether `value` matches `type`: ``firstInvalidPath(in:type:)`` without the path, for the common case of a valid
-    /// call.
+    /// The path of the first offence in `value` against `type`, or `nil` when there is none.
     ///
     /// It asks the value for its kind by ``JSONValue/typeName``, not by matching its cases, and takes a payload out
     /// only where it has members, elements or a name to check. `JSONValue` holds the SDK's `JSONObject`, whose layout
     /// only the run time knows, so matching a case here copies the whole value through the runtime's witnesses first
     /// (about 150 instructions a value); the SDK, which knows the layout, answers `typeName` with a constant.
-    private func isValid(_ value: JSONValue, type: VarlinkType) -> Bool {
+    private func firstInvalidPath(in value: JSONValue, type: VarlinkType) -> String? {
+        let here = ""
         switch type {
         case .optional(let wrapped):
-            return value.typeName == "null" || isValid(value, type: wrapped)
+            return value.typeName == "null" ? nil : firstInvalidPath(in: value, type: wrapped)
         case .any:
-            return value.typeName != "null"
+            return value.typeName == "null" ? here : nil
         case .bool:
-            return value.typeName == "bool"
+            return value.typeName == "bool" ? nil : here
         case .string:
-            return value.typeName == "string"
+            return value.typeName == "string" ? nil : here
         case .object:
-            return value.typeName == "object"
+            return value.typeName == "object" ? nil : here
         case .int:
-            if value.typeName == "int" { return true }
+            if value.typeName == "int" { return nil }
             // The JSON layer reads integers above Int64.max as doubles; the unsigned 64-bit range is still an int.
-            guard let number = value.doubleValue else { return false }
-            return number.rounded() == number && number >= 0x1p63 && number < 0x1p64
+            guard let number = value.doubleValue else { return here }
+            return number.rounded() == number && number >= 0x1p63 && number < 0x1p64 ? nil : here
         case .float:
-            return value.doubleValue != nil
+            return value.doubleValue != nil ? nil : here
         case .named(let name):
-            guard let declaration = types[name] else { return false }
-            return isValid(value, type: declaration.type)
-        case .structure(let fields):
-            guard let members = value.objectValue else { return false }
-            return isValid(members, fields: fields)
-        case .enumeration(let names):
-            guard let name = value.stringValue else { return false }
-            return names.contains(name)
-        case .array(let element):
-            guard let elements = value.arrayValue else { return false }
-            for item in elements where !isValid(item, type: element) { return false }
-            return true
-        case .map(let element):
-            guard let members = value.objectValue else { return false }
-            for item in members.values where !isValid(item, type: element) { return false }
-            return true
-        }
-    }
-
-    private func firstInvalidPath(in object: JSONObject, fields: [VarlinkField]) -> String? {
-        for key in object.keys where !fields.contains(where: { $0.name == key }) {
-            return "." + key
-        }
-        for field in fields {
-            guard let value = object[field.name], !value.isNull else {
-                if field.type.isOptional { continue }
-                return "." + field.name
-            }
-            if let invalid = firstInvalidPath(in: value, type: field.type) { return "." + field.name + invalid }
-        }
-        return nil
-    }
-
-    private func firstInvalidPath(in value: JSONValue, type: VarlinkType) -> String? {
-        switch (type, value) {
-        case (.optional, .null):
-            return nil
-        case (.optional(let wrapped), _):
-            return firstInvalidPath(in: value, type: wrapped)
-        case (_, .null):
-            return ""
-        case (.bool, .bool), (.string, .string), (.object, .object), (.any, _), (.int, .int), (.float, .int),
-            (.float, .double):
-            return nil
-        case (.int, .double(let number)):
-            // The JSON layer reads integers above Int64.max as doubles; the unsigned 64-bit range is still an int.
-            let isWholeUnsigned = number.rounded() == number && number >= 0x1p63 && number < 0x1p64
-            return isWholeUnsigned ? nil : ""
-        case (.named(let name), _):
-            guard let declaration = types[name] else { return "" }
+            guard let declaration = types[name] else { return here }
             return firstInvalidPath(in: value, type: declaration.type)
-        case (.structure(let fields), .object(let members)):
-            return isValid(members, fields: fields) ? nil : firstInvalidPath(in: members, fields: fields)
-        case (.enumeration(let names), .string(let name)):
-            return names.contains(name) ? nil : ""
-        case (.array(let element), .array(let elements)):
-            for (index, item) in elements.enumerated() {
-                if let invalid = firstInvalidPath(in: item, type: element) { return "[\(index)]" + invalid }
+        case .structure(let fields):
+            guard let members = value.objectValue else { return here }
+            return firstInvalidPath(in: members, fields: fields)
+        case .enumeration(let names):
+            guard let name = value.stringValue, names.contains(name) else { return here }
+            return nil
+        case .array(let element):
+            guard let elements = value.arrayValue else { return here }
+            for index in elements.indices {
+                if let invalid = firstInvalidPath(in: elements[index], type: element) { return "[\(index)]" + invalid }
             }
             return nil
-        case (.map(let element), .object(let members)):
-            for (key, item) in members {
-                if let invalid = firstInvalidPath(in: item, type: element) { return "." + key + invalid }
+        case .map(let element):
+            guard let members = value.objectValue else { return here }
+            let keys = members.keys
+            let values = members.values
+            for index in values.indices {
+                if let invalid = firstInvalidPath(in: values[index], type: element) {
+                    return "." + keys[index] + invalid
+                }
             }
             return nil
-        default:
-            return ""
         }
+    }
+}
+
+/// The fields of a declaration an object's walk has seen, by position: a bit each for the first 64, which is every
+/// declaration in practice.
+private struct SeenFields {
+    private var bits: UInt64 = 0
+
+    mutating func insert(_ position: Int) {
+        if position < 64 { bits |= 1 << UInt64(position) }
+    }
+
+    /// Whether the field at `position` was seen; asked only of the first 64.
+    func contains(_ position: Int) -> Bool {
+        bits & (1 << UInt64(position)) != 0
     }
 }
