@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// Decodes `Decodable` Swift values from ``JSONValue``s.
 ///
 /// Errors are ``JSONError``s whose `path` names the offending member, like `arguments.email`. An integer-typed
@@ -431,10 +433,7 @@ private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private var name: String { read.name }
     private var arguments: JSONObject { read.arguments }
 
-    var allKeys: [Key] {
-        guard let key = Key(stringValue: name) else { return [] }
-        return [key]
-    }
+    var allKeys: [Key] { keptKeys(of: Key.self, forCase: name) }
 
     func contains(_ key: Key) -> Bool { key.stringValue == name }
 
@@ -480,4 +479,59 @@ private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func superDecoder() throws -> any Decoder { try object.superDecoder() }
     func superDecoder(forKey key: Key) throws -> any Decoder { try object.superDecoder(forKey: key) }
+}
+
+// MARK: - The keys of a case, made once
+
+/// The `allKeys` of each case a ``CaseContainer`` was asked for, by key type, made on the first call and kept for the
+/// life of the process.
+///
+/// The container runs unspecialized for the plugin's key type, so building `[key]` on each call asked the runtime for
+/// the metadata of three types (`Optional<Key>`, `Array<Key>` and the array's storage class), about 1,000
+/// instructions per decoded intent; finding the kept array asks for none. Key types come from plugins, which stay
+/// loaded for the life of the process, and a case is kept only when its key type has a key of that name, so the table
+/// holds at most one entry per case of the plugins' enums.
+private let keptCaseKeys = Mutex<[ObjectIdentifier: [KeptCaseKeys]]>([:])
+
+/// `allKeys` for the case `name` of the key type `type`: `[Key(stringValue: name)]`, or `[]` when there is no such
+/// key.
+///
+/// The look-up names no type made of `Key` but the kept entry's class: a generic type in this function's body (the
+/// lock's result, an optional key) would be asked of the runtime on every call, found or not.
+private func keptKeys<Key: CodingKey>(of type: Key.Type, forCase name: String) -> [Key] {
+    let keyType = ObjectIdentifier(type)
+    let found = keptCaseKeys.withLock { kept in kept[keyType]?.first { $0.name == name } }
+    guard let found else { return keepKeys(of: type, forCase: name) }
+    // Every entry kept under `keyType` was made by `keepKeys` for this `Key`: the cast cannot fail, and skipping its
+    // check skips a metadata look-up too.
+    return unsafeDowncast(found, to: KeptCaseKeysOf<Key>.self).keys
+}
+
+/// Makes `allKeys` for the case `name` of the key type `type` and keeps it when the key type has such a key.
+private func keepKeys<Key: CodingKey>(of type: Key.Type, forCase name: String) -> [Key] {
+    keptCaseKeys.withLock { kept in
+        guard let key = Key(stringValue: name) else { return [] }
+        let made = KeptCaseKeysOf(name: name, keys: [key])
+        kept[ObjectIdentifier(type), default: []].append(made)
+        return made.keys
+    }
+}
+
+/// The kept `allKeys` of one case: its name here, for the look-up; its keys in ``KeptCaseKeysOf``, typed.
+private class KeptCaseKeys {
+    let name: String
+
+    init(name: String) {
+        self.name = name
+    }
+}
+
+/// The kept `allKeys` of one case of the key type `Key`.
+private final class KeptCaseKeysOf<Key: CodingKey>: KeptCaseKeys {
+    let keys: [Key]
+
+    init(name: String, keys: [Key]) {
+        self.keys = keys
+        super.init(name: name)
+    }
 }
