@@ -507,14 +507,17 @@ private func keptKeys<Key: CodingKey>(of type: Key.Type, forCase name: String) -
     return unsafeDowncast(found, to: KeptCaseKeysOf<Key>.self).keys
 }
 
-/// Makes `allKeys` for the case `name` of the key type `type` and keeps it when the key type has such a key.
+/// Makes `allKeys` for the case `name` of the key type `type` and keeps it when the key type has such a key. The key
+/// is made before the lock is taken: `init(stringValue:)` is the plugin's code.
 private func keepKeys<Key: CodingKey>(of type: Key.Type, forCase name: String) -> [Key] {
+    guard let key = Key(stringValue: name) else { return [] }
+    let made = KeptCaseKeysOf(name: name, keys: [key])
     keptCaseKeys.withLock { kept in
-        guard let key = Key(stringValue: name) else { return [] }
-        let made = KeptCaseKeysOf(name: name, keys: [key])
+        // Another thread may have kept the same case meanwhile: one entry is enough.
+        guard kept[ObjectIdentifier(type)]?.contains(where: { $0.name == name }) != true else { return }
         kept[ObjectIdentifier(type), default: []].append(made)
-        return made.keys
     }
+    return made.keys
 }
 
 /// The kept `allKeys` of one case: its name here, for the look-up; its keys in ``KeptCaseKeysOf``, typed.
