@@ -488,9 +488,10 @@ private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 ///
 /// The container runs unspecialized for the plugin's key type, so building `[key]` on each call asked the runtime for
 /// the metadata of three types (`Optional<Key>`, `Array<Key>` and the array's storage class), about 1,000
-/// instructions per decoded intent; finding the kept array asks for none. Key types come from plugins, which stay
-/// loaded for the life of the process, and a case is kept only when its key type has a key of that name, so the table
-/// holds at most one entry per case of the plugins' enums.
+/// instructions per decoded intent; finding the kept array asks for none. Key types come from plugins, whose images
+/// stay loaded for the life of the process (a type's identity is never another's), and the names decoded are only
+/// those the host let through: an intent's name is one its enum lists, a route one a loaded feature declares. So the
+/// table holds at most one entry per case of the enums of the images loaded, whatever clients send.
 private let keptCaseKeys = Mutex<[ObjectIdentifier: [KeptCaseKeys]]>([:])
 
 /// `allKeys` for the case `name` of the key type `type`: `[Key(stringValue: name)]`, or `[]` when there is no such
