@@ -512,13 +512,12 @@ private func keptKeys<Key: CodingKey>(of type: Key.Type, forCase name: String) -
 /// is made before the lock is taken: `init(stringValue:)` is the plugin's code.
 private func keepKeys<Key: CodingKey>(of type: Key.Type, forCase name: String) -> [Key] {
     guard let key = Key(stringValue: name) else { return [] }
-    let made = KeptCaseKeysOf(name: name, keys: [key])
     keptCaseKeys.withLock { kept in
         // Another thread may have kept the same case meanwhile: one entry is enough.
         guard kept[ObjectIdentifier(type)]?.contains(where: { $0.name == name }) != true else { return }
-        kept[ObjectIdentifier(type), default: []].append(made)
+        kept[ObjectIdentifier(type), default: []].append(KeptCaseKeysOf(name: name, keys: [key]))
     }
-    return made.keys
+    return [key]
 }
 
 /// The kept `allKeys` of one case: its name here, for the look-up; its keys in ``KeptCaseKeysOf``, typed.
