@@ -134,6 +134,10 @@ public final class NavigationSession: NavigationHandler {
     /// Set when a `CloseSession` closed it and emptied its record: nothing it changes afterwards is written.
     var isClosedDurably = false
 
+    /// How many times, once closed, it was kept for the registry's settle, or given a write more there, after its
+    /// close: ``SessionRegistry/keepForTheSettle(_:afterACallersFailure:)`` bounds it.
+    var lateKeepsForTheSettle = 0
+
     /// Whether the registry holds it as the session open under its name; only ``OpenSessions`` sets it.
     var isOpen = false
 

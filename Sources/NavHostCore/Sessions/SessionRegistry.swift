@@ -545,18 +545,32 @@ public final class SessionRegistry {
     /// take-back makes a change whose background save fails, and refuses, and a round that comes before that save's
     /// caller takes the refusal back again, and makes another (session 40's first fix, reverted).
     ///
+    /// Either happens ``lateKeepsAllowed`` times at most for a session (``NavigationSession/lateKeepsForTheSettle``);
+    /// then the settle gives it up as it would have at its close. A caller's failure can come back for as long as the
+    /// disk fails: a background save's take-back that finds no stack it wrote (a session the persistence has no
+    /// durable record of: a fresh one whose first write failed, or one restored without some of its screens) records a
+    /// change even when it changes nothing, whose save fails in turn, and its caller is first again. Unbounded, each
+    /// such failure gave the session a write more, or kept it again with all its rounds once the settle had given it
+    /// up: the settle never ended, and held the stop until `TimeoutStopSec` and a reload's name for good.
+    ///
     /// - Parameter afterACallersFailure: Whether a caller of the failed write took it back first (not the settle).
     func keepForTheSettle(_ session: NavigationSession, afterACallersFailure: Bool = false) {
         guard lastWriteMayNotLand(of: session.name) else { return }
         if closedUnsettled[session.name] != nil {
             guard afterACallersFailure, closedUnsettled[session.name]?.writesLeft == 0 else { return }
+            guard session.mayBeKeptLateForTheSettle() else { return }
             closedUnsettled[session.name]?.writesLeft = 1
         } else {
+            guard session.mayBeKeptLateForTheSettle() else { return }
             closedKeepingRecords[session.name] = nil
             closedUnsettled[session.name] = UnsettledSession(session: session)
         }
         Task { await settleClosedSessions() }
     }
+
+    /// How many times a closed session can be kept for the settle, or given a write more there, after its close
+    /// (``keepForTheSettle(_:afterACallersFailure:)``).
+    nonisolated static let lateKeepsAllowed = 3
 
     /// The session the stop or a reload closed last under `name`, while a call of it may still be under way and its
     /// file may hold a failed write that call's caller has not taken back yet
@@ -679,5 +693,17 @@ extension SessionRegistry {
         let revision: UInt64
         /// The number of its root's ID, `s<number>`.
         let screenNumber: Int
+    }
+}
+
+// MARK: - Late keeps
+
+extension NavigationSession {
+    /// Counts one more late keep for the settle (``SessionRegistry/keepForTheSettle(_:afterACallersFailure:)``) when
+    /// fewer than ``SessionRegistry/lateKeepsAllowed`` were made; whether it was counted.
+    fileprivate func mayBeKeptLateForTheSettle() -> Bool {
+        guard lateKeepsForTheSettle < SessionRegistry.lateKeepsAllowed else { return false }
+        lateKeepsForTheSettle += 1
+        return true
     }
 }
