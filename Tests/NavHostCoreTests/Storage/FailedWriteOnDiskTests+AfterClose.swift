@@ -142,10 +142,10 @@ extension FailedWriteOnDiskTests {
         // A reload closes the session, its file holding the refused pop: kept for the settle, it is written at once,
         // then 5 times more (lastWriteRounds); the disk fails them all but the last, which is held.
         let closing = disk.log.count
+        disk.holdTheWrite(6, toFilesOf: "main")
         registry.close("main")
-        try await waitUntilMainWritten(5, after: closing)
-        disk.holdNext()
         try await waitUntilHolding()
+        try #require(writesOfMain(after: closing) == 5, "writes: \(disk.log)")
         disk.heal()
         // A call of the session still under way pushes x: its background save waits behind the settle's last write.
         try session.navigate(to: Self.user("x"))

@@ -19,13 +19,15 @@ final class FaultyDiskWrites: SessionFileWrites {
         case beforeLanding
     }
 
-    private struct State {
+    fileprivate struct State {
         var faults: [Fault] = []
         /// The fault of every write once ``faults`` are used up, until ``heal()``.
         var broken: Fault?
         /// Whether the next write waits for ``release()``, and whether one waits now.
         var holdNext = false
         var holding = false
+        /// The writes of a session's files to let go on before the one held (``holdTheWrite(_:toFilesOf:)``).
+        var heldWrite: (session: String, writesBefore: Int)?
         /// Every write made, as "replace <file>" or "write <file>", the failed ones with the fault's name.
         var log: [String] = []
     }
@@ -53,6 +55,14 @@ final class FaultyDiskWrites: SessionFileWrites {
         state.withLock { $0.holdNext = true }
     }
 
+    /// Holds the `number`th write, from now on, of session `session`'s files (`<session>.…`) until ``release()``,
+    /// whatever comes between: a test that waits for the writes before it to be logged, then holds the next, races
+    /// that write.
+    func holdTheWrite(_ number: Int, toFilesOf session: String) {
+        precondition(number > 0, "writes are counted from 1")
+        state.withLock { $0.heldWrite = (session, number - 1) }
+    }
+
     /// Whether a write is held now.
     var isHolding: Bool { state.withLock { $0.holding } }
 
@@ -63,7 +73,7 @@ final class FaultyDiskWrites: SessionFileWrites {
     var log: [String] { state.withLock { $0.log } }
 
     func replace(_ path: String, with bytes: [UInt8]) throws(FileAccessError) {
-        let fault = take("replace \(FileIO.fileName(of: path))")
+        let fault = take("replace \(FileIO.fileName(of: path))", of: path)
         if fault != .beforeLanding { try DiskWrites().replace(path, with: bytes) }
         guard let fault else { return }
         // Renamed into place, the folder's `fsync` failed: a crash leaves either file.
@@ -80,7 +90,7 @@ final class FaultyDiskWrites: SessionFileWrites {
         create: Bool,
         headLast: Int
     ) throws(FileAccessError) -> Bool {
-        let fault = take("write \(FileIO.fileName(of: path)) at \(offset)")
+        let fault = take("write \(FileIO.fileName(of: path)) at \(offset)", of: path)
         var written = true
         if fault != .beforeLanding {
             written = try DiskWrites().write(
@@ -96,12 +106,12 @@ final class FaultyDiskWrites: SessionFileWrites {
         return written
     }
 
-    /// Waits when the write is to be held, then takes its fault, if any, and logs it.
-    private func take(_ write: String) -> Fault? {
+    /// Waits when the write, of the file at `path`, is to be held, then takes its fault, if any, and logs it.
+    private func take(_ write: String, of path: String) -> Fault? {
         let hold = state.withLock { state in
             defer { state.holdNext = false }
-            state.holding = state.holdNext
-            return state.holdNext
+            state.holding = state.holdNext || state.isTheHeldWrite(of: FileIO.fileName(of: path))
+            return state.holding
         }
         if hold {
             released.wait()
@@ -112,5 +122,20 @@ final class FaultyDiskWrites: SessionFileWrites {
             state.log.append(write + (fault.map { " (\($0))" } ?? ""))
             return fault
         }
+    }
+}
+
+// MARK: - Held writes
+
+extension FaultyDiskWrites.State {
+    /// Counts a write of `fileName` towards ``heldWrite``; whether it is the one to hold.
+    fileprivate mutating func isTheHeldWrite(of fileName: String) -> Bool {
+        guard let held = heldWrite, fileName.hasPrefix(held.session + ".") else { return false }
+        guard held.writesBefore == 0 else {
+            heldWrite?.writesBefore -= 1
+            return false
+        }
+        heldWrite = nil
+        return true
     }
 }
