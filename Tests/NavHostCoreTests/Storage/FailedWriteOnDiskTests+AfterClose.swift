@@ -177,4 +177,25 @@ extension FailedWriteOnDiskTests {
             #expect(writesOfMain(after: closing) == 6 + 2 + 1, "writes: \(disk.log)")
         }
     }
+    @Test(
+        "A fresh session on a disk failing from its first write, closed by the stop or a reload: the settle ends",
+        arguments: [true, false]
+    )
+    func settleOfASessionNeverWrittenEnds(daemonStopping: Bool) async throws {
+        let (registry, _) = try makeRegistry(firstRewritePause: .seconds(3_600))
+        // Its first record lands and fails: the file may hold it, and the persistence holds no record of it written.
+        disk.breakDown(.afterLanding)
+        // Healed, the disk takes the next save, and the take-backs below stop.
+        defer { disk.heal() }
+        let session = try registry.open(main)
+        await #expect(throws: NavigationError.self) { try await registry.commit(session) }
+        // A push, whose background save fails: with no stack written to find, its take-back takes p back and records
+        // a change, whose save fails in turn, and so on, each take-back recording one though it changes nothing.
+        try session.navigate(to: Self.user("p"))
+        if daemonStopping { registry.shutDown() } else { registry.close("main") }
+        // The take-backs go on after the close while the disk fails, each failure its caller's. Before, each gave the
+        // session a write more in the settle, or kept it again once given up: the stop's settle did not end.
+        let settle = Task { @MainActor in await registry.settleClosedSessions() }
+        #expect(await ends(settle), "the settle ended: \(disk.log.suffix(10))")
+    }
 }
