@@ -401,12 +401,14 @@ public final class SessionRegistry {
         // Its record is no longer its own: whatever refuses the name's records now is the new owner's to take back.
         guard !hasLostItsRecord(session) else { return }
         let failure = error as? SessionPersistence.WriteFailure
+        // No caller of the failed write has taken it back yet (any other error, or no persistence, refuses too).
+        let stillRefuses = failure.flatMap { persistence?.isRefusing($0) } ?? true
         // The first of the failed write's callers, not the settle: what it may have left in the file came after the
         // last write queued so far, and nothing queued yet writes over it.
-        let isTheFirstCaller = !beforeItsLastWrite && (failure.flatMap { persistence?.isRefusing($0) } ?? true)
+        let isTheFirstCaller = !beforeItsLastWrite && stillRefuses
         // Closed by the stop or a reload before this write began: nothing else writes over what it left.
         defer { if !isOpen(session) { keepForTheSettle(session, afterACallersFailure: isTheFirstCaller) } }
-        if let failure, let persistence, !persistence.isRefusing(failure) { return }
+        guard stillRefuses else { return }
         // Once what the failed write held is taken back, the session's records are written again.
         defer { persistence?.takenBack(session.name, generation: failure?.generation) }
         let current = session.record

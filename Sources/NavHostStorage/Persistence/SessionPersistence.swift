@@ -65,8 +65,10 @@ public final class SessionPersistence: Sendable {
             return mayHold.allSatisfy { $0.stack == record.stack }
         }
 
-        /// Records that the write of `record` failed, and may have reached the disk all the same.
+        /// Records that the write of `record` failed, and may have reached the disk all the same; its callers are
+        /// answered (``callersWaiting(of:)`` counts them no more), as in ``wrote(_:at:)``.
         mutating func failedToWrite(_ record: SessionRecord) {
+            callersWritten = 0
             guard var list = mayHold else { return }
             let known = durable?.hasDurableContent(of: record) == true
             if known || list.contains(where: { $0.hasDurableContent(of: record) }) { return }
@@ -614,15 +616,13 @@ public final class SessionPersistence: Sendable {
             guard let next else { return answerLandingWaiters(of: session) }
             let (record, waiters) = (next.record, next.waiters)
             if next.unchanged {
-                for waiter in waiters { waiter.resume() }
-                for waiter in next.refusableWaiters { waiter.resume() }
+                for waiter in waiters + next.refusableWaiters { waiter.resume() }
                 continue
             }
             do {
                 let position = try next.file.write(record, after: next.journal)
                 states.withLock { states in states[session]?.wrote(record, at: position) }
-                for waiter in waiters { waiter.resume() }
-                for waiter in next.refusableWaiters { waiter.resume() }
+                for waiter in waiters + next.refusableWaiters { waiter.resume() }
             } catch {
                 // A record queued meanwhile holds the change that failed too: it fails with it, so that nothing the
                 // daemon took back reaches the disk later. The next record starts the order afresh.
@@ -630,7 +630,6 @@ public final class SessionPersistence: Sendable {
                     var answers = FailureAnswers(failure: error, callers: waiters, refusable: next.refusableWaiters)
                     guard var state = states[session] else { return answers }
                     defer { states[session] = state }
-                    state.callersWritten = 0
                     let generation = failures.add(1, ordering: .relaxed).newValue
                     let failure = WriteFailure(error: error, generation: generation, session: session)
                     answers.failure = failure
