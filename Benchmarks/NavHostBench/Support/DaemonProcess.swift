@@ -3,8 +3,11 @@ import Glibc
 /// The real `navhostd`, started the way systemd starts it (`NOTIFY_SOCKET` set), measured from `posix_spawn` until
 /// it says `READY=1`.
 final class DaemonProcess {
-    /// The daemon's process ID.
+    /// The process started: the daemon's, or under a wrapper (`--daemon-wrapper`) the wrapper's.
     let pid: pid_t
+    /// The daemon's own process, whose CPU time, context switches and memory are measured and which signals are sent
+    /// to: ``pid``, or under a wrapper that starts the daemon as a child (`strace -f`, `perf record`) that child.
+    let daemonPID: pid_t
     /// The socket clients connect to.
     let socketPath: String
     /// Nanoseconds from `posix_spawn` to the `READY=1` datagram.
@@ -72,6 +75,16 @@ final class DaemonProcess {
             throw BenchError("navhostd did not say READY=1 in time; its log is \(logPath)")
         }
         startNanoseconds = ready - started
+        daemonPID = launch.wrapper.isEmpty ? pid : Self.daemon(startedBy: pid)
+    }
+
+    /// The process named `navhostd` among `wrapper`'s descendants, or `wrapper` itself when there is none (a wrapper
+    /// such as valgrind runs the daemon in its own process).
+    private static func daemon(startedBy wrapper: pid_t) -> pid_t {
+        let named = Subprocess.descendants(of: wrapper).first { descendant in
+            readFile("/proc/\(descendant)/comm")?.split(separator: "\n").first == "navhostd"
+        }
+        return named ?? wrapper
     }
 
     deinit {
@@ -81,7 +94,9 @@ final class DaemonProcess {
     /// The daemon's resident memory in KiB, from `/proc/<pid>/status`: all of it (`VmRSS`), its own allocations
     /// (`RssAnon`), and pages of files it maps, mostly shared libraries' code (`RssFile`).
     func residentMemory() throws -> (total: Int, anonymous: Int, file: Int) {
-        guard let status = readFile("/proc/\(pid)/status") else { throw BenchError("cannot read /proc/\(pid)/status") }
+        guard let status = readFile("/proc/\(daemonPID)/status") else {
+            throw BenchError("cannot read /proc/\(daemonPID)/status")
+        }
         func field(_ name: String) -> Int {
             let line = status.split(separator: "\n").first { $0.hasPrefix("\(name):") } ?? ""
             return Int(line.filter(\.isNumber)) ?? 0
@@ -91,8 +106,8 @@ final class DaemonProcess {
 
     /// The daemon's resident set size in KiB (`VmRSS` of `/proc/<pid>/status`).
     func residentKilobytes() throws -> Int {
-        let file = fopen("/proc/\(pid)/status", "r")
-        guard let file else { throw BenchError.system("fopen(/proc/\(pid)/status)") }
+        let file = fopen("/proc/\(daemonPID)/status", "r")
+        guard let file else { throw BenchError.system("fopen(/proc/\(daemonPID)/status)") }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 512)
         while fgets(&line, Int32(line.count), file) != nil {
@@ -101,7 +116,7 @@ final class DaemonProcess {
             let digits = text.dropFirst(6).filter(\.isNumber)
             if let kilobytes = Int(digits) { return kilobytes }
         }
-        throw BenchError("no VmRSS in /proc/\(pid)/status")
+        throw BenchError("no VmRSS in /proc/\(daemonPID)/status")
     }
 
     /// What the daemon has used so far: CPU time over all its threads, and context switches summed over its threads.
@@ -125,13 +140,13 @@ final class DaemonProcess {
     /// The daemon's CPU time (`utime + stime` of `/proc/<pid>/stat`) and its threads' context switches
     /// (`/proc/<pid>/task/*/status`). Unlike wall-clock times, these hardly depend on what else the machine runs.
     func usage() throws -> Usage {
-        guard let stat = readFile("/proc/\(pid)/stat"), let end = stat.lastIndex(of: ")") else {
-            throw BenchError("cannot read /proc/\(pid)/stat")
+        guard let stat = readFile("/proc/\(daemonPID)/stat"), let end = stat.lastIndex(of: ")") else {
+            throw BenchError("cannot read /proc/\(daemonPID)/stat")
         }
         // Fields after the command name: state is field 3; utime and stime are fields 14 and 15.
         let fields = stat[stat.index(after: end)...].split(separator: " ")
         guard fields.count > 13, let user = UInt64(fields[11]), let system = UInt64(fields[12]) else {
-            throw BenchError("unexpected /proc/\(pid)/stat: \(stat)")
+            throw BenchError("unexpected /proc/\(daemonPID)/stat: \(stat)")
         }
         let ticks = UInt64(sysconf(Int32(_SC_CLK_TCK)))
         var usage = Usage(
@@ -139,8 +154,8 @@ final class DaemonProcess {
             voluntarySwitches: 0,
             involuntarySwitches: 0
         )
-        for thread in Subprocess.threads(of: pid) {
-            guard let status = readFile("/proc/\(pid)/task/\(thread)/status") else { continue }
+        for thread in Subprocess.threads(of: daemonPID) {
+            guard let status = readFile("/proc/\(daemonPID)/task/\(thread)/status") else { continue }
             for line in status.split(separator: "\n") {
                 if line.hasPrefix("voluntary_ctxt_switches:") {
                     usage.voluntarySwitches += UInt64(line.split(separator: "\t").last ?? "") ?? 0
@@ -154,7 +169,7 @@ final class DaemonProcess {
 
     /// Sends `signal` to the daemon.
     func send(signal: Int32) {
-        kill(pid, signal)
+        kill(daemonPID, signal)
     }
 
     /// Waits for a notification containing `text`; returns when it arrived, or `nil` on timeout.
