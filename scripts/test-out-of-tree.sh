@@ -7,7 +7,8 @@
 #      builds and stages it, `make test` runs its tests on the SDK's headless host; with an intent name that is no
 #      case of its enum, `make` refuses to stage it, and `make install` then refuses the build staged before;
 #      `make check` loads it through the daemon's registry, and fails for a Route enum of another namespace;
-#      `make check SESSIONS=…` checks it against the running daemon's saved sessions;
+#      `make check SESSIONS=…` checks it against the running daemon's saved sessions; with no daemon to ask, or no
+#      navctl, `make install` copies it and says so in a note;
 #   4. the installed navhostd runs with the example plugins; `make install PLUGINDIR=…` copies the staged folder into
 #      its plugins folder while it runs and waits until the daemon says it serves it, and navctl navigates to
 #      favorites.list and sends onTappedAdd over the socket; `make install` of a build the daemon refuses fails with
@@ -99,6 +100,21 @@ grep -q "Favorites lists favorites.list among its screens but its coordinator do
     || fail "make check said: $(tail -5 "$work/namespace.log")"
 cp "$work/route.swift" "$route"
 (cd "$work/Favorites" && make) >/dev/null
+
+step "make install with no daemon to ask, or no navctl: it copies, says so in a note, and exits 0"
+alone=$work/alone/plugins
+(cd "$work/Favorites" && NAVHOST_SOCKET=$work/nobody.sock make install PLUGINDIR="$alone" NAVCTL="$sdk/navctl" \
+    INSTALL_WAIT=2) >"$work/alone.log" 2>&1 || fail "make install with no daemon: $(cat "$work/alone.log")"
+grep -q "$alone did not exist, so no navhostd watches it yet" "$work/alone.log" ||
+    fail "make install into a new folder said: $(cat "$work/alone.log")"
+grep -q "note: installed in $alone; no daemon said it took it" "$work/alone.log" ||
+    fail "make install with no daemon said: $(cat "$work/alone.log")"
+cmp -s "$staged/manifest.json" "$alone/Favorites/manifest.json" || fail "make install with no daemon copied nothing"
+(cd "$work/Favorites" && make install PLUGINDIR="$alone" NAVCTL="$work/no-navctl") >"$work/no-navctl.log" 2>&1 ||
+    fail "make install with no navctl: $(cat "$work/no-navctl.log")"
+grep -q "note: installed; no navctl ($work/no-navctl) to ask whether the daemon took it" "$work/no-navctl.log" ||
+    fail "make install with no navctl said: $(cat "$work/no-navctl.log")"
+[[ ! -e $alone/.Favorites.previous && ! -e $alone/.Favorites.installing ]] || fail "make install left a folder beside it"
 
 step "starting the installed navhostd with the example plugins"
 mkdir -p "$work/plugins" "$work/state"
