@@ -117,4 +117,64 @@ struct ParameterValidationTests {
             try interface.validateInput(parameters, of: method)
         }
     }
+
+    // MARK: - More fields than a 64-bit word has bits
+
+    /// A method of 70 required `int` fields, `f0` to `f69`, and an optional one after them: the walk notes the fields
+    /// it saw by position, a bit each for the first 64, and looks the rest up by name.
+    static func wideMethod() throws -> (VarlinkInterface, VarlinkInterface.Method) {
+        let fields = (0..<70).map { "f\($0): int" } + ["note: ?string"]
+        let interface = try VarlinkInterface(
+            parsing: "interface org.example.wide\n\nmethod Take(\(fields.joined(separator: ", "))) -> ()\n"
+        )
+        return (interface, try #require(interface.methods["Take"]))
+    }
+
+    /// Every required field of ``wideMethod()``, each its own number.
+    static var wideParameters: JSONObject {
+        var parameters = JSONObject()
+        for number in 0..<70 { parameters["f\(number)"] = .int(Int64(number)) }
+        return parameters
+    }
+
+    @Test("A declaration of 70 fields: all present pass, the optional one absent or given")
+    func manyFieldsPass() throws {
+        let (interface, method) = try Self.wideMethod()
+        try interface.validateInput(Self.wideParameters, of: method)
+        var withNote = Self.wideParameters
+        withNote["note"] = "seventy-one"
+        try interface.validateInput(withNote, of: method)
+    }
+
+    @Test(
+        "A declaration of 70 fields names a missing one, on either side of the 64th",
+        arguments: ["f0", "f63", "f64", "f65", "f69"]
+    )
+    func manyFieldsMissing(field: String) throws {
+        let (interface, method) = try Self.wideMethod()
+        var parameters = Self.wideParameters
+        parameters[field] = nil
+        #expect(throws: VarlinkError.invalidParameter(field)) {
+            try interface.validateInput(parameters, of: method)
+        }
+    }
+
+    @Test("A declaration of 70 fields names an invalid one past the 64th, and an undeclared member before it")
+    func manyFieldsInvalid() throws {
+        let (interface, method) = try Self.wideMethod()
+        var parameters = Self.wideParameters
+        parameters["f66"] = "sixty-six"
+        #expect(throws: VarlinkError.invalidParameter("f66")) {
+            try interface.validateInput(parameters, of: method)
+        }
+        // f66 still offends, and f67 is missing: the earlier declared is named.
+        parameters["f67"] = nil
+        #expect(throws: VarlinkError.invalidParameter("f66")) {
+            try interface.validateInput(parameters, of: method)
+        }
+        parameters["f70"] = 70
+        #expect(throws: VarlinkError.invalidParameter("f70")) {
+            try interface.validateInput(parameters, of: method)
+        }
+    }
 }
