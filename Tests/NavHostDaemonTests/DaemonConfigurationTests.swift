@@ -303,6 +303,26 @@ struct DaemonConfigurationTests {
         try await daemon.terminate()
     }
 
+    @Test("A reload that takes out a session that was open and one whose root never opened says only the first closed")
+    func reloadClosingOnlyAnOpenSession() async throws {
+        // lobby's root, profile.user, is refused without its userID: the name is declared, no session opens.
+        let config = try ConfigFolder("sessions:\n  main: home.main\n  kiosk: settings.main\n  lobby: profile.user\n")
+        let daemon = try await DaemonProcess.start(extraArguments: ["--config", config.file])
+        let nav = try await NavigationClient.connect(to: daemon)
+        #expect(try await nav.call("Sessions")["sessions"] == ["kiosk", "main"])
+
+        try config.write("sessions:\n  main: home.main\n")
+        let count = daemon.notifications.count
+        daemon.send(signal: SIGHUP)
+        _ = try await daemon.waitFor("READY=1", after: count)
+        #expect(try await nav.call("Sessions")["sessions"] == ["main"])
+        let reloaded = daemon.log.split(separator: "\n").filter { $0.contains("Reloaded the configuration") }
+        #expect(reloaded.last?.contains("session kiosk closed") == true, "\(reloaded)")
+        // Before 94a884c, "session lobby closed" too: a name with no session was logged as closed.
+        #expect(!daemon.log.contains("session lobby closed"), "\(reloaded)")
+        try await daemon.terminate()
+    }
+
     @Test("A configured session whose root's plugin is missing opens once the plugin is dropped into the folder")
     func sessionOpensWhenItsPluginLoads() async throws {
         let plugins = try await TestPlugins.directory()
