@@ -86,6 +86,20 @@ struct RefusedCall: Sendable, CustomTestStringConvertible {
             errorParameters: ["parameter": "force"]
         ),
         RefusedCall(
+            session: "int-above-int64",
+            message:
+                #"{"method":"io.navhost.Navigation.OpenSession","parameters":{"name":"SESSION-x","root":"home.main","options":{"maxStackDepth":9223372036854775808}}}"#,
+            error: "org.varlink.service.InvalidParameter",
+            errorParameters: ["parameter": "options.maxStackDepth"]
+        ),
+        RefusedCall(
+            session: "int-uint64-max",
+            message:
+                #"{"method":"io.navhost.Navigation.Watch","parameters":{"session":"SESSION","resumeFrom":18446744073709551615},"more":true}"#,
+            error: "org.varlink.service.InvalidParameter",
+            errorParameters: ["parameter": "resumeFrom"]
+        ),
+        RefusedCall(
             session: "upgrade",
             message: #"{"method":"io.navhost.Navigation.Stack","parameters":{"session":"SESSION"},"upgrade":true}"#,
             error: "org.varlink.service.MethodNotImplemented",

@@ -49,9 +49,11 @@ struct ParameterValidationTests {
         withNulls["note"] = .null
         withNulls["nested"] = ["inner": ["deep": 1]]
         try interface.validateInput(withNulls, of: method)
-        var unsigned = valid
-        unsigned["count"] = .double(0x1p63)
-        try interface.validateInput(unsigned, of: method)
+        var extremes = valid
+        extremes["count"] = .int(.max)
+        try interface.validateInput(extremes, of: method)
+        extremes["count"] = .int(.min)
+        try interface.validateInput(extremes, of: method)
     }
 
     @Test(
@@ -61,7 +63,11 @@ struct ParameterValidationTests {
             ("flag", #""true""#, "flag"),
             ("count", "1.5", "count"),
             ("count", #""3""#, "count"),
+            ("count", "9223372036854775808", "count"),
+            ("count", "18446744073709551615", "count"),
             ("count", "18446744073709551616", "count"),
+            ("count", "1e19", "count"),
+            ("count", "2.0", "count"),
             ("ratio", #""1""#, "ratio"),
             ("mode", #""medium""#, "mode"),
             ("items", #"[{"name":"a"},{"size":1}]"#, "items[1].name"),

@@ -7,9 +7,9 @@ extension VarlinkInterface {
     /// - every declared field that is not optional (`?`) must be present and not `null`;
     /// - an optional field may be absent or `null`;
     /// - no field may be present that the declaration does not list (in nested structures too);
-    /// - every value must match its type: `int` is a JSON integer (or a whole number in the unsigned 64-bit range
-    ///   above `Int64.max`), `float` any JSON number, an enumeration one of its names, `object` any JSON object,
-    ///   `any` any value but `null`; array elements and map values follow their element type.
+    /// - every value must match its type: `int` is a JSON integer in the signed 64-bit range, `float` any JSON
+    ///   number, an enumeration one of its names, `object` any JSON object, `any` any value but `null`; array
+    ///   elements and map values follow their element type.
     ///
     /// - Parameters:
     ///   - parameters: The call's parameters.
@@ -97,10 +97,10 @@ extension VarlinkInterface {
         case .object:
             return value.typeName == "object" ? nil : here
         case .int:
-            if value.typeName == "int" { return nil }
-            // The JSON layer reads integers above Int64.max as doubles; the unsigned 64-bit range is still an int.
-            guard let number = value.doubleValue else { return here }
-            return number.rounded() == number && number >= 0x1p63 && number < 0x1p64 ? nil : here
+            // An `int` is 64-bit and signed, the spec's usual size. The JSON layer reads a whole number above
+            // Int64.max as a double, rounded to 53 bits (UInt64.max reads as 2^64, as does any larger number): it is
+            // refused as a number that is not an integer is, not handed to a handler as a value nobody sent.
+            return value.typeName == "int" ? nil : here
         case .float:
             return value.doubleValue != nil ? nil : here
         case .named(let name):

@@ -198,8 +198,8 @@ public struct WatchParameters: Sendable, Hashable {
 
     /// A negative `resumeFrom` counts as 0.
     ///
-    /// - Throws: ``InvalidParameterError`` for a `resumeFrom` beyond `Int64` (the definition's `int` admits up to
-    ///   `2^64-1`), or `changes` other than `events` and `merge-patch`.
+    /// - Throws: ``InvalidParameterError`` for a `resumeFrom` that is not an `Int64` (the server's validation
+    ///   refuses one first), or `changes` other than `events` and `merge-patch`.
     public init(_ parameters: JSONObject) throws(InvalidParameterError) {
         session = parameters["session"]?.stringValue
         switch parameters["changes"] {

@@ -1,0 +1,38 @@
+import IntegrationHarness
+import Testing
+
+// An `int` parameter is a signed 64-bit integer. The JSON layer reads a larger integer as a double, rounded to 53
+// bits (UInt64.max becomes 2^64): the call is refused with InvalidParameter naming the parameter, as any value of the
+// wrong type is, and its handler never sees the rounded number.
+
+extension ServerTests {
+    /// The reply that refuses a call for its parameter at `path`.
+    static func refusal(naming path: String) -> String {
+        #"{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"\#(path)"}}"#
+    }
+
+    @Test(
+        "An int above Int64.max is refused with InvalidParameter naming it; Int64.max and Int64.min are echoed",
+        arguments: [
+            ("9223372036854775807", #"{"parameters":{"text":"n","count":9223372036854775807}}"#),
+            ("-9223372036854775808", #"{"parameters":{"text":"n","count":-9223372036854775808}}"#),
+            ("9223372036854775808", ServerTests.refusal(naming: "count")),
+            ("9223372036854777856", ServerTests.refusal(naming: "count")),
+            ("18446744073709549568", ServerTests.refusal(naming: "count")),
+            ("18446744073709551615", ServerTests.refusal(naming: "count")),
+            ("18446744073709551616", ServerTests.refusal(naming: "count")),
+            ("1e19", ServerTests.refusal(naming: "count")),
+        ]
+    )
+    func intBeyondInt64(count: String, reply: String) async throws {
+        try await RunningServer.with { server in
+            let connection = try await RawVarlinkConnection.connect(to: server.path)
+            for method in ["Echo", "EchoStarted"] {
+                try await connection.write(
+                    #"{"method":"org.navhost.test.\#(method)","parameters":{"text":"n","count":\#(count)}}"# + "\0"
+                )
+                #expect(try await connection.readMessages(1) == [reply], "\(method)")
+            }
+        }
+    }
+}
