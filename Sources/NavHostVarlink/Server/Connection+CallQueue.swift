@@ -1,15 +1,20 @@
 internal import NIOCore
 
 extension Connection {
-    /// The connection's state machine and the calls it rules, kept in one stored property of the connection.
+    /// The connection's state machine, the frames it has not taken as calls yet and the calls it rules, kept in one
+    /// stored property of the connection.
     ///
     /// Each stored property of a class is checked for exclusive access at run time, every time it is read or
     /// written (about 80 instructions each). The state machine, the calls received and those due to start, and the
     /// buffer of actions were four properties, touched five to seven times per event; held together here, an event is
     /// one access: the machine takes it, and the calls it starts move to ``toStart``, before the connection carries
-    /// out the rest of the actions outside the access (a close they cause may touch the queue again).
+    /// out the rest of the actions outside the access (a close they cause may touch the queue again). The frames are
+    /// here too, so that finding the connection's next step, a call to start or a frame to read, is one access.
     struct CallQueue {
         var machine: StateMachine
+        /// Frames received and not yet taken as calls, oldest first (a read brought several, or the state machine's
+        /// limit on pending calls was reached).
+        private(set) var frames = CircularBuffer<ByteBuffer>()
         /// Calls taken by the state machine and not started yet, oldest first: the order it starts them in.
         private(set) var received = CircularBuffer<VarlinkCall>()
         /// Calls the state machine started whose handlers the connection has not run yet, oldest first.
@@ -25,17 +30,31 @@ extension Connection {
         enum Next {
             /// Run the handler of this call.
             case start(StateMachine.CallID, VarlinkCall)
-            /// No call is due to start; `mayReceive` says whether the machine takes another call.
-            case idle(mayReceive: Bool)
+            /// Read this frame as a call: the machine takes another.
+            case receive(ByteBuffer)
+            /// No call is due to start and no frame is taken now; `framesWaiting` says whether frames are kept for
+            /// later (the machine takes no more calls until some are answered).
+            case idle(framesWaiting: Bool)
             /// The connection is closed.
             case closed
         }
 
-        /// Takes the next call due to start, or says whether another may be received.
+        /// Takes the next call due to start, else the next frame when the machine takes another call.
         mutating func next() -> Next {
             if machine.isClosed { return .closed }
             if let (id, call) = toStart.popFirst() { return .start(id, call) }
-            return .idle(mayReceive: machine.pendingCalls < machine.maxPendingCalls)
+            if machine.pendingCalls < machine.maxPendingCalls, let frame = frames.popFirst() { return .receive(frame) }
+            return .idle(framesWaiting: !frames.isEmpty)
+        }
+
+        /// Keeps a frame received, for ``next()`` to hand out in order.
+        mutating func keep(_ frame: ByteBuffer) {
+            frames.append(frame)
+        }
+
+        /// Whether more input may be read: the machine reads calls, takes another now, and no frame waits for it.
+        var takesMoreInput: Bool {
+            machine.isReading && frames.isEmpty && machine.pendingCalls < machine.maxPendingCalls
         }
 
         /// Tells the state machine of an event, and moves the calls it starts from ``received`` to ``toStart``.
@@ -74,8 +93,9 @@ extension Connection {
             spareActions = actions
         }
 
-        /// Drops the calls not started: the connection stopped.
-        mutating func removeAllCalls() {
+        /// Drops the frames not taken and the calls not started: the connection stopped.
+        mutating func removeAll() {
+            frames.removeAll()
             received.removeAll()
             toStart.removeAll()
         }

@@ -45,7 +45,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// What every call of the connection runs with; made once, when the connection starts.
     private var runner: CallRunner?
 
-    /// The state machine and the calls it rules: one stored property, so that an event is one exclusivity check.
+    /// The state machine, the frames received and the calls it rules: one stored property, so that an event is one
+    /// exclusivity check.
     private var calls: CallQueue
     /// Whether why the connection closes has been logged: one close, one line (a partial-message timeout is followed
     /// by the framing's complaint about the message it cut short).
@@ -55,8 +56,6 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private var idleCheck: RepeatedTask?
     private var lastActivity = NIODeadline.now()
 
-    /// Frames received and not yet taken as calls (the state machine's limit on pending calls was reached).
-    private var frames = CircularBuffer<ByteBuffer>()
     private var started = false
     private var inputEnded = false
     private var inputEndTaken = false
@@ -159,7 +158,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        frames.append(unwrapInboundIn(data))
+        calls.keep(unwrapInboundIn(data))
         inRead = true
         if started { pump() }
     }
@@ -332,20 +331,22 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         pumping = true
         defer { pumping = false }
         while true {
-            let next = calls.next()
-            if case .start(let id, let call) = next {
+            switch calls.next() {
+            case .start(let id, let call):
                 start(id, call)
-            } else if case .idle(mayReceive: true) = next, let frame = frames.popFirst() {
+            case .receive(let frame):
                 receive(frame)
-            } else if case .idle = next, frames.isEmpty, inputEnded, !inputEndTaken {
+            case .idle(framesWaiting: false) where inputEnded && !inputEndTaken:
                 inputEndTaken = true
                 logger.trace("Varlink client ended its input")
                 handle { $0.inputEnded(into: &$1) }
-            } else {
-                break
+            case .idle:
+                resumeReadingIfAllowed()
+                return
+            case .closed:
+                return
             }
         }
-        if !calls.machine.isClosed { resumeReadingIfAllowed() }
     }
 
     private func receive(_ frame: ByteBuffer) {
@@ -373,9 +374,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: - Reading
 
     private var mayRead: Bool {
-        started && calls.machine.isReading && frames.isEmpty
-            && calls.machine.pendingCalls < calls.machine.maxPendingCalls
-            && (context?.channel.isWritable ?? false)
+        started && calls.takesMoreInput && (context?.channel.isWritable ?? false)
     }
 
     private func resumeReadingIfAllowed() {
@@ -402,7 +401,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private func writeBatch() {
         batchDeadline?.cancel()
         batchDeadline = nil
-        guard !batch.isEmpty, let context, let replies = batch.take() else { return }
+        // `take` answers `nil` for an empty batch: one access to it, not two.
+        guard let context, let replies = batch.take() else { return }
         context.writeAndFlush(wrapOutboundOut(replies), promise: nil)
     }
 
@@ -437,8 +437,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         idleCheck?.cancel()
         idleCheck = nil
         streamOutput?.accept(nil)
-        frames.removeAll()
-        calls.removeAllCalls()
+        calls.removeAll()
         for task in runningTasks.values { task.cancel() }
     }
 
@@ -467,7 +466,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// started, is not idle: the client stopped reading, and the send time-out is the limit for that
     /// (``VarlinkSendTimeoutHandler``).
     private func checkIdle() {
-        guard !stopped, calls.machine.pendingCalls == 0, frames.isEmpty, context?.channel.isWritable != false,
+        guard !stopped, calls.machine.pendingCalls == 0, calls.frames.isEmpty, context?.channel.isWritable != false,
             let idleTimeout = configuration.idleTimeout,
             NIODeadline.now() - lastActivity >= VarlinkServer.timeAmount(idleTimeout)
         else { return }
