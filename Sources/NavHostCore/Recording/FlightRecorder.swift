@@ -37,6 +37,19 @@ struct FlightRecorder {
         return calls[latest].revision == revision ? calls[latest].stack : nil
     }
 
+    /// Files `call`, refused with the error named `error` or done, with the session's stack right after it: the
+    /// latest entry's when that was taken at the same `revision` (``stack(at:)``), else `stack`, read only then.
+    mutating func file(
+        _ call: SessionCall,
+        refusedWith error: String?,
+        at revision: UInt64,
+        stack: @autoclosure () -> [RecordedScreen]
+    ) {
+        guard isEnabled else { return }
+        let stack = self.stack(at: revision) ?? stack()
+        append(RecordedCall(call: call, error: error, revision: revision, stack: stack))
+    }
+
     /// Files a call, with the stack right after it; ``settleLatest(revision:stack:drawn:)`` replaces that stack
     /// with the one the next call finds.
     ///

@@ -128,10 +128,10 @@ extension NavigationSession {
 // MARK: - Private Functions
 
 extension NavigationSession {
+    /// One access to the recorder, which checks that it records at all and finds the stack to share: each access to a
+    /// class's stored property is an exclusivity check (`swift_beginAccess`), and every `Send` is filed.
     fileprivate func file(_ call: SessionCall, refusedWith error: NavigationError?) {
-        guard recorder.isEnabled else { return }
-        let stack = recorder.stack(at: revision) ?? stackAsRecorded
-        recorder.append(RecordedCall(call: call, error: error?.code.name, revision: revision, stack: stack))
+        recorder.file(call, refusedWith: error?.code.name, at: revision, stack: stackAsRecorded)
     }
 
     fileprivate func startPerforming(_ call: SessionCall) throws(NavigationError) -> CallProgress<Change?> {

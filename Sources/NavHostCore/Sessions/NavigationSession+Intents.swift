@@ -38,8 +38,7 @@ extension NavigationSession {
     ///
     /// - Throws: ``JSONError`` when the state has no JSON form.
     public func serializedScreenSnapshot(_ screen: ScreenID) throws(JSONError) -> [UInt8]? {
-        guard let screen = try? self.screen(screen) else { return nil }
-        return try screen.serializedSnapshot()
+        try self.screen(withID: screen)?.serializedSnapshot()
     }
 }
 

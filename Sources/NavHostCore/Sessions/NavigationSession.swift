@@ -185,18 +185,35 @@ public final class NavigationSession: NavigationHandler {
 
 extension NavigationSession {
     func screen(_ id: ScreenID?) throws(NavigationError) -> Screen {
-        guard let id else { return screens[screens.count - 1] }
+        guard let id else { return topScreen }
+        guard let screen = screen(withID: id) else { throw .screenNotFound(id.rawValue) }
+        return screen
+    }
+
+    /// The screen `id` when it is on the stack.
+    ///
+    /// Takes the ID itself, not an optional one: wrapping the SDK's `ScreenID` (a resilient type) in an optional
+    /// copies it through the runtime. The stack is read once: each read of a class's stored property is an
+    /// exclusivity check (`swift_beginAccess`, about 100 instructions with its access set).
+    func screen(withID id: ScreenID) -> Screen? {
         // A loop, not `first(where:)`: a closure made on the main actor checks at run time that it runs there, and
         // outside a task (a call started in the read that brought it) that check is a slow one.
         for screen in screens where screen.id == id { return screen }
-        throw .screenNotFound(id.rawValue)
+        return nil
     }
 
     /// The screen at `position` on the stack, the top one for `nil`.
     func screen(at position: Int?) throws(NavigationError) -> Screen {
+        let screens = self.screens  // read once: see screen(withID:)
         guard let position else { return screens[screens.count - 1] }
         guard screens.indices.contains(position) else { throw .screenNotFound("#\(position)") }
         return screens[position]
+    }
+
+    /// The top screen; the stack always has its root.
+    private var topScreen: Screen {
+        let screens = self.screens  // read once: see screen(withID:)
+        return screens[screens.count - 1]
     }
 
     func makeScreen(
