@@ -193,8 +193,7 @@ extension NavigationSession {
     /// The screen `id` when it is on the stack.
     ///
     /// Takes the ID itself, not an optional one: wrapping the SDK's `ScreenID` (a resilient type) in an optional
-    /// copies it through the runtime. The stack is read once: each read of a class's stored property is an
-    /// exclusivity check (`swift_beginAccess`, about 100 instructions with its access set).
+    /// copies it through the runtime (the loop, like the one it replaced, reads the stack once).
     func screen(withID id: ScreenID) -> Screen? {
         // A loop, not `first(where:)`: a closure made on the main actor checks at run time that it runs there, and
         // outside a task (a call started in the read that brought it) that check is a slow one.
