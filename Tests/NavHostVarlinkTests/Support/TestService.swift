@@ -60,6 +60,13 @@ enum TestInterface {
 /// Gates that handlers wait on, released by the test: lets a test finish handlers in any order without sleeping.
 final class Gates: Sendable {
     private let state = Mutex<[String: Gate]>([:])
+    /// The name of each gate a handler began to wait on, in the order they began.
+    let waiting: AsyncStream<String>
+    private let waitingSink: AsyncStream<String>.Continuation
+
+    init() {
+        (waiting, waitingSink) = AsyncStream.makeStream(of: String.self)
+    }
 
     private final class Gate: Sendable {
         let stream: AsyncStream<Void>
@@ -77,7 +84,22 @@ final class Gates: Sendable {
     }
 
     func wait(_ name: String) async {
-        for await _ in gate(name).stream { return }
+        let gate = gate(name)
+        waitingSink.yield(name)
+        for await _ in gate.stream { return }
+    }
+
+    /// The names of the next `count` gates handlers began to wait on; fails after 10 s.
+    func nextWaiting(_ count: Int) async throws -> [String] {
+        let waiting = self.waiting
+        return try await withTimeout(.seconds(10), "\(count) handlers to wait at their gates") {
+            var names: [String] = []
+            for await name in waiting {
+                names.append(name)
+                if names.count == count { break }
+            }
+            return names
+        }
     }
 
     func release(_ name: String) {
@@ -98,6 +120,19 @@ final class Recorder: Sendable {
     }
 
     func record(_ note: String) { sink.yield(note) }
+
+    /// The next `count` notes; fails after 10 s.
+    func nextNotes(_ count: Int) async throws -> [String] {
+        let notes = self.notes
+        return try await withTimeout(.seconds(10), "\(count) notes") {
+            var taken: [String] = []
+            for await note in notes {
+                taken.append(note)
+                if taken.count == count { break }
+            }
+            return taken
+        }
+    }
 }
 
 /// The test's side of the `Relay` method: the call's writer, for the test to send replies with on its own (as a
