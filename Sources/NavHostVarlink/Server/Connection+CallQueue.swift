@@ -39,10 +39,19 @@ extension Connection {
             case closed
         }
 
-        /// Takes the next call due to start, else the next frame when the machine takes another call.
+        /// Takes the next call due to start, else the next frame when the machine takes another call. Once the machine
+        /// no longer reads calls (a shutdown began), the frames kept are dropped unread.
         mutating func next() -> Next {
             if machine.isClosed { return .closed }
             if let (id, call) = toStart.popFirst() { return .start(id, call) }
+            guard machine.isReading else {
+                // The calls received are answered; a frame kept behind the limit is not one of them. Taken as the
+                // answers make room, it was dropped if it was a call, and a malformed one failed the connection before
+                // the calls still running were answered. (The end of input stops the reading only once the frames
+                // kept are taken: they are calls received.)
+                if !frames.isEmpty { frames.removeAll() }
+                return .idle(framesWaiting: false)
+            }
             if machine.pendingCalls < machine.maxPendingCalls, let frame = frames.popFirst() { return .receive(frame) }
             return .idle(framesWaiting: !frames.isEmpty)
         }
