@@ -173,6 +173,11 @@ public final class SessionPersistence: Sendable {
         public let generation: UInt64
         /// The session's name.
         public let session: String
+        /// The durable content of the record the failed write tried to write (stack, restorable states, screen
+        /// numbers, reservation; its revision is 0): the file holds it, or what it held before that write. `nil` when
+        /// no write was tried (``SessionReopened``). A take-back compares its catch-up with it: one that holds the same
+        /// would only try that write again, which the retry does (`SessionRegistry.isCatchUpForTheRetry`).
+        public let written: SessionRecord?
 
         public var description: String { "\(error)" }
     }
@@ -286,7 +291,12 @@ public final class SessionPersistence: Sendable {
             state.refusal = nil
             if !state.waiters.isEmpty || !state.refusableWaiters.isEmpty {
                 let generation = failures.add(1, ordering: .relaxed).newValue
-                let failure = WriteFailure(error: SessionReopened(session: name), generation: generation, session: name)
+                let failure = WriteFailure(
+                    error: SessionReopened(session: name),
+                    generation: generation,
+                    session: name,
+                    written: nil
+                )
                 for waiter in state.waiters + state.refusableWaiters { waiter.resume(throwing: failure) }
                 state.waiters = []
                 state.refusableWaiters = []
@@ -631,7 +641,12 @@ public final class SessionPersistence: Sendable {
                     guard var state = states[session] else { return answers }
                     defer { states[session] = state }
                     let generation = failures.add(1, ordering: .relaxed).newValue
-                    let failure = WriteFailure(error: error, generation: generation, session: session)
+                    let failure = WriteFailure(
+                        error: error,
+                        generation: generation,
+                        session: session,
+                        written: record.durableContent
+                    )
                     answers.failure = failure
                     // What it wrote may be on disk: the next record is written, as a new snapshot, even one that
                     // holds what the last write that succeeded held (the take-back's).

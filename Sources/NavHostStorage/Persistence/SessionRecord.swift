@@ -71,7 +71,7 @@ public struct SessionRecord: Sendable, Hashable, Codable {
 
     /// Whether `other` holds what this record holds, the revision aside (`durableContent == other.durableContent`,
     /// without the copies).
-    func hasDurableContent(of other: SessionRecord) -> Bool {
+    package func hasDurableContent(of other: SessionRecord) -> Bool {
         var other = other
         other.revision = revision
         return self == other
