@@ -22,8 +22,32 @@ extension NavigationSession {
         let ready = unreleased.prefix { $0.revision <= revision }
         guard !ready.isEmpty else { return }
         unreleased.removeFirst(ready.count)
+        if let held = catchUpHeldForTheRetry, held.revision <= revision { catchUpHeldForTheRetry = nil }
         for event in ready { tellWatchers(event) }
         releasedRecord = record
+    }
+
+    /// ``releaseChanges(through:record:)`` once a write of `record` succeeded: the changes through `revision`, and
+    /// the catch-up event held for the persistence's retry (``holdCatchUpForTheRetry(_:)``) when `record` holds its
+    /// state or a later one. A background save asks through the revision of the change that queued it, which may be
+    /// below the catch-up's: released through it alone, the catch-up stayed held once that write had ended the retry,
+    /// and a watcher shown the change it puts right stayed stale.
+    func releaseChanges(writtenIn record: SessionRecord, through revision: UInt64) {
+        guard let held = catchUpHeldForTheRetry,
+            held.revision <= record.revision || record.hasDurableContent(of: held)
+        else {
+            return releaseChanges(through: revision, record: record)
+        }
+        releaseChanges(through: max(revision, held.revision), record: held.revision > record.revision ? held : record)
+    }
+
+    /// Holds the catch-up event a take-back just recorded, whose `record` holds what the failed write being taken back
+    /// tried to write, without a save of its own: that save would only try the same write again, which the
+    /// persistence's retry does at its next round, and whose success releases it
+    /// (``releaseChanges(writtenIn:through:)``). Saved at once, for a session the persistence holds no written stack
+    /// of, it failed in turn while the disk failed, and its take-back made another catch-up, and so on.
+    func holdCatchUpForTheRetry(_ record: SessionRecord) {
+        catchUpHeldForTheRetry = record
     }
 
     // MARK: Taking a change back
@@ -39,6 +63,8 @@ extension NavigationSession {
     public func takeBackUnreleasedChanges() -> Bool {
         guard let target = releasedRecord, !unreleased.isEmpty else { return false }
         unreleased.removeAll()
+        // A catch-up held is taken back with the rest: the one this take-back records replaces it.
+        catchUpHeldForTheRetry = nil
         takeBacks += 1
         var rebuilt: [Screen] = []
         for entry in target.stack {

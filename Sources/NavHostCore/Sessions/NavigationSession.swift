@@ -141,6 +141,10 @@ public final class NavigationSession: NavigationHandler {
     /// Whether the registry holds it as the session open under its name; only ``OpenSessions`` sets it.
     var isOpen = false
 
+    /// The record after a take-back whose catch-up event is held for the persistence's retry, without a save of its
+    /// own, until a write that holds its state succeeds (`NavigationSession+Durability.swift`).
+    var catchUpHeldForTheRetry: SessionRecord?
+
     /// The screens a restore could not bring back, and why; empty for a session that was not restored.
     public internal(set) var droppedOnRestore: [DroppedScreen] = []
 
