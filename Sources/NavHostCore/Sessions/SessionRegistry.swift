@@ -452,6 +452,7 @@ public final class SessionRegistry {
             // Below the reservation: a restored session starts at it, with another state.
             let reserved = persistence.reservedRevision(of: session.name) ?? 0
             session.releaseChanges(through: min(current.revision, max(reserved, 1) - 1), record: current)
+            if inBackground { writeOverTheFailedWrite(session, current, failure, persistence) }
             return
         }
         takeBackUnderWay = (ObjectIdentifier(session), failure?.written)
@@ -462,6 +463,23 @@ public final class SessionRegistry {
             "Cannot save a session's state; its unsaved changes were taken back",
             metadata: ["navhost.session": "\(session.name)", "error": "\(error)"]
         )
+    }
+
+    /// Submits `current`, the record of `session` a background save's take-back found written by the last write that
+    /// succeeded, once, when the failed write tried to write something else: the file may hold a change the session's
+    /// stack no longer holds (a push whose write landed, popped before the take-back), and nothing else writes over it
+    /// before the persistence's retry's next round (50 ms to 5 s later), which a kill -9 could come before. Not when
+    /// the failed write tried `current` itself: that would only try it again, which the retry does. Submitted once the
+    /// failure refuses the session's records no more; should its write fail, the retry writes it again.
+    private func writeOverTheFailedWrite(
+        _ session: NavigationSession,
+        _ current: SessionRecord,
+        _ failure: SessionPersistence.WriteFailure?,
+        _ persistence: SessionPersistence
+    ) {
+        guard let failure, let written = failure.written, !written.hasDurableContent(of: current) else { return }
+        persistence.takenBack(session.name, generation: failure.generation)
+        persistence.submit(current)
     }
 
     /// The session called `name`, or the default session when `name` is `nil`.

@@ -1,0 +1,112 @@
+import NavHostCore
+import NavHostKit
+import NavHostStorage
+import Testing
+
+// A take-back's catch-up event is held for the persistence's retry, rather than saved, only when it holds exactly what
+// the failed write it takes back tried to write; any other is saved at once, and writes over what a failed write left
+// in the file. A background save that takes a failure back first, and finds its stack written, writes the session's
+// record over a failed write that tried another (SessionRegistry.isCatchUpForTheRetry, writeOverTheFailedWrite). The
+// retry's rounds wait an hour in these tests: what writes over a refused change is the session's own save, or nothing.
+// The failed write's callers resume in the order the writer answers them (a serial executor, as navhostd's main loop).
+
+extension FailedWriteOnDiskTests {
+    /// Lets the main actor and the writer go ten times: the saves queued from tasks of their own (a catch-up's, a
+    /// ViewModel's) are made, and have ended.
+    func letTheSavesRun(_ persistence: SessionPersistence) async {
+        for _ in 0..<10 {
+            for _ in 0..<3 { await Task.yield() }
+            await persistence.waitForQueuedWrites()
+        }
+    }
+
+    @Test(
+        "A push whose write landed, popped before its failure is taken back: the file loses the push without a round of the retry, whichever save takes the failure back first",
+        arguments: [false, true]
+    )
+    func pushPoppedBeforeItsTakeBack(backgroundFirst: Bool) async throws {
+        let (registry, persistence) = try makeRegistry(
+            resumeExecutor: QueueTaskExecutor(),
+            firstRewritePause: .seconds(3_600)
+        )
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        let takeBacks = session.takeBacks
+        // The write of the push is held; its journal line lands, then fails, and so does its zeroing: the file holds
+        // p. The disk takes every write after them.
+        disk.holdNext()
+        disk.failNext([.afterLanding, .beforeLanding])
+        let push: Task<Void, any Error>
+        if backgroundFirst {
+            // The push's background save, made in the push's stretch, is queued first: the write is its own, and the
+            // failure resumes it first.
+            try session.navigate(to: Self.user("p"))
+            push = Task { @MainActor in try await registry.commit(session, takeBacks: takeBacks) }
+        } else {
+            // The commit, in the push's stretch, queues the record before the background save runs: the write is the
+            // client's, and the failure resumes its caller first.
+            push = Task { @MainActor in
+                try session.navigate(to: Self.user("p"))
+                try await registry.commit(session, takeBacks: takeBacks)
+            }
+        }
+        try await waitUntilHolding()
+        try session.pop()
+        let pop = Task { @MainActor in try await registry.commit(session) }
+        // The push's background save (or commit) and the pop's saves wait behind the held write (at least two callers:
+        // those made in one stretch share a record). Should the pop's commit come later, the failure refuses it.
+        try await waitUntilQueued(persistence, callers: 2, queuedOnly: true)
+        disk.release()
+        await #expect(throws: NavigationError.self, "the push's write failed") { try await push.value }
+        await #expect(throws: NavigationError.self, "the pop waited on it") { try await pop.value }
+        await letTheSavesRun(persistence)
+        #expect(session.routeIDs == ["profile.user"])
+        // The client's caller first takes the push and the pop back, whose catch-up (the root) is not what the failed
+        // write tried (the root and p): it is saved at once. Before, by the first rule of session 42, it was held as
+        // what the session held before the take-back, and the file kept p until the retry's next round, which a
+        // kill -9 could come before. The background save first finds the root it last wrote, and takes nothing back:
+        // before, it wrote nothing either, and the file kept p the same way.
+        #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
+        #expect(!persistence.mayHoldFailedWrite(of: "main"), "writes: \(disk.log)")
+        #expect(session.takeBacks == takeBacks + (backgroundFirst ? 0 : 1))
+    }
+
+    @Test("A pop refused twice, its second write landed: the catch-up, tried by the first failure's, is saved at once")
+    func secondRefusedPopLeavesTheFile() async throws {
+        let (registry, persistence) = try makeRegistry(
+            resumeExecutor: QueueTaskExecutor(),
+            firstRewritePause: .seconds(3_600)
+        )
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        try session.navigate(to: Self.user("a"))
+        try await registry.commit(session)
+        // The pop's journal line lands and fails, and so does its zeroing; its take-back's catch-up (root and a) is
+        // saved, and fails with nothing written.
+        disk.failNext([.afterLanding, .beforeLanding, .beforeLanding])
+        try await popAndCommit(session, registry)
+        await letTheSavesRun(persistence)
+        #expect(disk.log.suffix(3).allSatisfy { $0.hasSuffix("Landing)") }, "three failed writes: \(disk.log)")
+        // The second pop's snapshot is renamed into place, then its folder's fsync fails: the file holds the root.
+        disk.failNext([.afterLanding])
+        try await popAndCommit(session, registry)
+        await letTheSavesRun(persistence)
+        #expect(session.routeIDs.count == 2, "both pops were taken back")
+        // Before, by the second rule of session 42, the catch-up was held, as a failed write since the last success
+        // (the first catch-up's) had tried its record: the file kept the second refused pop until the retry's next
+        // round. It differs from what the second pop's write tried, so it is saved at once.
+        #expect(try usersOnDisk() == ["root", "a"], "writes: \(disk.log)")
+        #expect(!persistence.mayHoldFailedWrite(of: "main"), "writes: \(disk.log)")
+    }
+
+    /// Pops the top screen of `session` and commits it in one stretch of a task: the commit's caller is the write's,
+    /// and the failure resumes it first. Expects the commit to fail.
+    private func popAndCommit(_ session: NavigationSession, _ registry: SessionRegistry) async throws {
+        let pop = Task { @MainActor in
+            let takeBacks = session.takeBacks
+            try session.pop()
+            try await registry.commit(session, takeBacks: takeBacks)
+        }
+        await #expect(throws: NavigationError.self, "the pop's write failed") { try await pop.value }
+    }
+}
