@@ -145,6 +145,14 @@ public final class NavigationSession: NavigationHandler {
     /// own, until a write that holds its state succeeds (`NavigationSession+Durability.swift`).
     var catchUpHeldForTheRetry: SessionRecord?
 
+    /// How many take-backs the session's current run of failed writes made: the registry logs the first and counts
+    /// the others until the run ends (`SessionRegistry+FailureRuns.swift`).
+    var takeBacksInTheFailureRun = 0
+
+    /// The error of the last take-back of the session's current run of failed writes, which the line that ends the run
+    /// says (`SessionRegistry+FailureRuns.swift`).
+    var lastErrorInTheFailureRun: String?
+
     /// The screens a restore could not bring back, and why; empty for a session that was not restored.
     public internal(set) var droppedOnRestore: [DroppedScreen] = []
 

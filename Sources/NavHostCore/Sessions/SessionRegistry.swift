@@ -183,7 +183,10 @@ public final class SessionRegistry {
         }
         // The file is the new session's: what an earlier one of the name left in it is written over by its records.
         lastWriteFailure[configuration.name] = nil
-        closedUnsettled[configuration.name] = nil
+        // A closed session the settle was writing is given up: its run of failures ends unsaved.
+        if let unsettled = closedUnsettled.removeValue(forKey: configuration.name) {
+            endFailureRun(of: unsettled.session, closing: true)
+        }
         closedKeepingRecords[configuration.name] = nil
         if let directory = options.flightRecorderDirectory {
             session.keepRecording(in: directory) { [weak self] in self?.loadedPlugins() ?? [] }
@@ -247,6 +250,7 @@ public final class SessionRegistry {
         do {
             try await persistence.save(record)
             session.releaseChanges(writtenIn: record, through: record.revision)
+            endFailureRun(of: session)
         } catch {
             failure = error
             takeBack(session, because: error)
@@ -355,6 +359,7 @@ public final class SessionRegistry {
                 try await persistence.save(record)
             }
             session.releaseChanges(writtenIn: record, through: revision ?? record.revision)
+            endFailureRun(of: session)
         } catch {
             takeBack(session, because: error, inBackground: true)
         }
@@ -439,7 +444,16 @@ public final class SessionRegistry {
         // last write queued so far, and nothing queued yet writes over it.
         let isTheFirstCaller = !beforeItsLastWrite && stillRefuses
         // Closed by the stop or a reload before this write began: nothing else writes over what it left.
-        defer { if !isOpen(session) { keepForTheSettle(session, afterACallersFailure: isTheFirstCaller) } }
+        defer {
+            if !isOpen(session) {
+                keepForTheSettle(session, afterACallersFailure: isTheFirstCaller)
+                // Not kept (kept too often already, or nothing left to write): nothing else ends its run of failures. A
+                // last write's own take-back leaves it to the close, which keeps the session right after.
+                if !beforeItsLastWrite, closedUnsettled[session.name]?.session !== session {
+                    endFailureRun(of: session, closing: true)
+                }
+            }
+        }
         guard stillRefuses else { return }
         // Once what the failed write held is taken back, the session's records are written again.
         defer { persistence?.takenBack(session.name, generation: failure?.generation) }
@@ -459,10 +473,7 @@ public final class SessionRegistry {
         defer { takeBackUnderWay = nil }
         guard session.takeBackUnreleasedChanges() else { return }
         lastWriteFailure[session.name] = "\(error)"
-        logger.error(
-            "Cannot save a session's state; its unsaved changes were taken back",
-            metadata: ["navhost.session": "\(session.name)", "error": "\(error)"]
-        )
+        countTakeBack(of: session, because: error)
     }
 
     /// Submits `current`, the record of `session` a background save's take-back found written by the last write that
@@ -579,6 +590,9 @@ public final class SessionRegistry {
         persistence?.stopRewriting(session.name)
         writeOnceMore(session)
         guard lastWriteMayNotLand(of: session.name) else {
+            // Nothing more is tried: a run of failures ends with the close. A session kept for the settle ends it
+            // there, once its last write lands, or the settle gives it up.
+            endFailureRun(of: session, closing: true)
             if !session.isClosedDurably { closedKeepingRecords[session.name] = WeakClosedSession(session: session) }
             return false
         }
@@ -685,11 +699,15 @@ public final class SessionRegistry {
         guard let persistence else { return }
         while true {
             await persistence.waitForQueuedWrites()
-            closedUnsettled = closedUnsettled.filter { name, _ in
-                sessions[name] == nil && lastWriteMayNotLand(of: name)
+            for (name, unsettled) in closedUnsettled where sessions[name] != nil || !lastWriteMayNotLand(of: name) {
+                closedUnsettled[name] = nil
+                // A run of failures after its close ends here, its last write landed (or another session of the
+                // name owns the file).
+                endFailureRun(of: unsettled.session, closing: sessions[name] != nil)
             }
             for (name, unsettled) in closedUnsettled.sorted(by: { $0.key < $1.key }) where unsettled.writesLeft == 0 {
                 closedUnsettled[name] = nil
+                endFailureRun(of: unsettled.session, closing: true)
                 logger.error(
                     "Gave up writing a closed session's last state: its file may keep a change answered StorageFailed",
                     metadata: ["navhost.session": "\(name)", "navhost.rounds": "\(Self.lastWriteRounds)"]

@@ -1,3 +1,5 @@
+import InMemoryLogging
+import Logging
 import NavHostCore
 import NavHostKit
 import NavHostStorage
@@ -6,8 +8,8 @@ import Testing
 
 // A session the persistence holds no written stack of (a fresh one whose first write failed), on a disk that keeps
 // failing: a take-back whose catch-up holds just what the failed write it takes back tried to write holds that event
-// for the persistence's retry instead of saving it, so the failed writes follow the retry's rounds
-// (SessionRegistry.isCatchUpForTheRetry).
+// for the persistence's retry instead of saving it, so the failed writes follow the retry's rounds, and the log says
+// one line per run of failures (SessionRegistry.isCatchUpForTheRetry, SessionRegistry+FailureRuns.swift).
 
 extension FailedWriteOnDiskTests {
     /// Opens "main" on a disk that fails every write after its bytes landed, from the session's first, and pushes p,
@@ -115,5 +117,47 @@ extension FailedWriteOnDiskTests {
         // Dropped as changing nothing, the held events never reached it, and it showed p for good.
         #expect(watcher.pendingCount == 1, "one catch-up, the last take-back's")
         #expect(try await usersShown(by: watcher) == ["root"], "the watcher shown p is put right")
+    }
+
+    @Test(
+        "A run of failed writes logs one error line, and its end one line with the count: the write that succeeds, the settle's after a close among them",
+        arguments: [false, true]
+    )
+    func oneLogLinePerRunOfFailures(closing: Bool) async throws {
+        let logs = InMemoryLogHandler()
+        let (registry, persistence) = try makeRegistry(
+            resumeExecutor: QueueTaskExecutor(),
+            firstRewritePause: .seconds(3_600),
+            logger: Logger(label: "test") { _ in logs }
+        )
+        defer { disk.heal() }
+        let (session, _) = try await pushOnADiskFailingFromTheStart(registry, persistence)
+        let takeBacks = session.takeBacks
+        await runRetryRounds(3, of: persistence)
+        let takenBack = { logs.entries.filter { $0.message.description.hasPrefix("Cannot save a session's state") } }
+        // Before, each take-back logged its line.
+        #expect(takenBack().count == 1, "one line for the run: \(takenBack().count)")
+        #expect(takenBack().first?.level == .error)
+        let ended = { logs.entries.filter { $0.message.description.hasPrefix("Saved a session's state again") } }
+        if closing {
+            registry.close("main")
+            // Kept for the settle, whose writes may still land: before, the close logged the run's end at `warning`
+            // level, before its last write was tried.
+            #expect(!logs.entries.contains { $0.message.description.hasPrefix("Closed a session while") })
+            disk.heal()
+            // The settle's write lands, and ends the run; no settle outlives the test.
+            await registry.settleClosedSessions()
+        } else {
+            disk.heal()
+            await runRetryRounds(1, of: persistence)
+        }
+        let ends = ended()
+        #expect(ends.count == 1, "the run's end: \(logs.entries.map(\.message.description))")
+        #expect(ends.first?.level == .notice)
+        // Every take-back of the run, those of the retry's rounds among them (the first is the one that took p back).
+        #expect(ends.first?.metadata["navhost.takeBacks"] == "\(session.takeBacks - takeBacks + 2)")
+        // The last take-back's error, the first line saying the first's.
+        #expect(ends.first?.metadata["error"]?.description.contains("Input/output error") == true)
+        #expect(takenBack().count == 1, "no line more")
     }
 }
