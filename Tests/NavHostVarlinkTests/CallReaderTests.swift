@@ -29,6 +29,8 @@ struct CallReaderTests {
             #"{"method":"a.b.C","parameters":{"x":1,"x":2}}"#,
             #"{"method":"a","method":"b.c.D"}"#,
             #"{"method":"a.b.C","parameters":{"f":1e3,"g":0.1,"h":-0.0}}"#,
+            // Empty, short (kept in a string's two words) and long (kept in storage of their own) keys and values.
+            #"{"method":"a.b.C","parameters":{"":"","fifteen-bytes-k":"fifteen-bytes-v","sixteen-bytes-ke":"sixteen-bytes-va"}}"#,
         ]
     )
     func readsAsTheGeneralReading(text: String) throws {

