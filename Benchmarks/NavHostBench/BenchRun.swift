@@ -95,7 +95,10 @@ final class BenchRun {
             sessions: Self.sessions,
             workDirectory: workDirectory,
             wrapper: wrapper,
-            readyTimeoutMilliseconds: wrapper.isEmpty ? 60_000 : 600_000
+            readyTimeoutMilliseconds: wrapper.isEmpty ? 60_000 : 600_000,
+            // valgrind slows the daemon's shutdown, 1,000 watchers' connections closing, far past 10 s on a loaded
+            // machine, and a profile is written only if it is allowed to finish.
+            stopGraceMilliseconds: wrapper.isEmpty ? 10_000 : 600_000
         )
         // The catalog the daemon's Products plugin reads, when it is staged.
         let catalog = "\(pluginDirectory)/Products/products.json"

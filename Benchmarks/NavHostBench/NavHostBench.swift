@@ -57,7 +57,12 @@ struct NavHostBench: ParsableCommand {
     @Option(help: "Run only these phases (repeat): \(Phase.allCases.map(\.rawValue).joined(separator: ", ")).")
     var only: [Phase] = []
 
-    @Option(help: "A command to start navhostd under, split at spaces, such as \"valgrind --tool=callgrind\".")
+    @Option(
+        help: """
+            A command to start navhostd under, split at spaces, such as "valgrind --tool=callgrind". The daemon then \
+            runs without a stall limit, and has ten minutes to stop.
+            """
+    )
     var daemonWrapper: String?
 
     @Option(help: "Timed round trips, instead of the plan's.")

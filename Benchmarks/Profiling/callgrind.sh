@@ -42,10 +42,20 @@ for calls in "$n1" "$n2"; do
     elif [ "${PHASE:-round-trip}" = fan-out ]; then counts=(--fan-out-changes "$calls");
     elif [ "${INTENT:-steady}" = changing ]; then counts=(--round-trips 500 --changing-round-trips "$calls"); else
         counts=(--round-trips "$calls"); fi
-    SWIFT_BACKTRACE=enable=no "$build/navhost-bench" --quick --build-dir "$out/bin" --plugins "$out/bin/plugins" \
+    if ! SWIFT_BACKTRACE=enable=no "$build/navhost-bench" --quick --build-dir "$out/bin" --plugins "$out/bin/plugins" \
         --only "${PHASE:-round-trip}" "${counts[@]}" --output "$out/results-$calls.json" \
         --daemon-wrapper "env SWIFT_BACKTRACE=enable=no LD_PRELOAD=$out/sigsuspend-copy.so valgrind --tool=callgrind --callgrind-out-file=$out/callgrind.$calls" \
-        > "$out/bench-$calls.log"
+        > "$out/bench-$calls.log"; then
+        echo "callgrind.sh: navhost-bench failed in the run of $calls; its output:" >&2
+        cat "$out/bench-$calls.log" >&2
+        exit 1
+    fi
+    # valgrind writes the profile as the daemon exits; a daemon killed instead (navhost-bench gives one under a wrapper
+    # ten minutes to stop since the runs that came out empty here) leaves the file empty.
+    if [ ! -s "$out/callgrind.$calls" ]; then
+        echo "callgrind.sh: valgrind wrote no profile in the run of $calls: the daemon did not exit by itself" >&2
+        exit 1
+    fi
 done
 
 total() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'; }

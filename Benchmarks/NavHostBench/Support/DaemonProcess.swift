@@ -15,6 +15,7 @@ final class DaemonProcess {
     /// Where the daemon's stdout and stderr go.
     let logPath: String
     private let notify: NotifyListener
+    private let stopGraceMilliseconds: Int
     private var stopped = false
 
     /// How to start daemons: the binary, the plugins, the sessions, and a folder for their files.
@@ -31,6 +32,9 @@ final class DaemonProcess {
         var wrapper: [String] = []
         /// How long to wait for `READY=1`.
         var readyTimeoutMilliseconds = 60_000
+        /// How long a SIGTERM may take to end the daemon before SIGKILL. Under valgrind this covers writing its
+        /// profile, which it does only as the daemon exits: a daemon killed instead leaves an empty file.
+        var stopGraceMilliseconds = 10_000
     }
 
     /// Starts a daemon with a fresh state directory and waits for `READY=1`.
@@ -41,6 +45,7 @@ final class DaemonProcess {
         socketPath = "\(base).sock"
         logPath = "\(base).log"
         notify = try NotifyListener(path: "\(base).notify")
+        stopGraceMilliseconds = launch.stopGraceMilliseconds
         var arguments =
             launch.wrapper + [
                 launch.executable, "--socket", socketPath, "--plugins", launch.plugins, "--state-dir", "\(base).state",
@@ -48,6 +53,10 @@ final class DaemonProcess {
                 "--max-connections", "4096", "--max-connections-per-uid", "4096",
             ]
         for session in launch.sessions { arguments += ["--session", session] }
+        // A wrapper such as valgrind slows the daemon fifty times and more, and on a loaded machine the main thread
+        // then runs past the stall limit with no plugin at fault (1,000 watchers' snapshots at once, say): the
+        // daemon would end itself with status 70 in the middle of a run, its clients refused.
+        if !launch.wrapper.isEmpty { arguments += ["--stall-limit", "off"] }
         var environment = Subprocess.currentEnvironment
         environment["NOTIFY_SOCKET"] = notify.path
         for variable in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"] {
@@ -183,7 +192,7 @@ final class DaemonProcess {
         return nil
     }
 
-    /// Stops the daemon with SIGTERM (SIGKILL after 10 s) and waits for it.
+    /// Stops the daemon with SIGTERM (SIGKILL after ``Launch/stopGraceMilliseconds``) and waits for it.
     ///
     /// Under a wrapper (`--daemon-wrapper`), `pid` is the wrapper's: the processes it started are told first, since
     /// one that traces the daemon (`strace -f`) detaches on SIGTERM and leaves the daemon running.
@@ -191,6 +200,6 @@ final class DaemonProcess {
         guard !stopped else { return }
         stopped = true
         for descendant in Subprocess.descendants(of: pid) { kill(descendant, SIGTERM) }
-        Subprocess.terminate(pid)
+        Subprocess.terminate(pid, graceMilliseconds: stopGraceMilliseconds)
     }
 }
