@@ -110,12 +110,12 @@ extension Connection {
 // MARK: - The context on the loop
 
 extension Connection.StreamReplyOutput {
-    /// The context replies are written from, for the event loop's thread only. Unlike `NIOLoopBoundBox` it does not check the
-    /// thread on each access, and its value is read and written without the runtime's exclusivity check: every access
-    /// is on the loop, after the output checked it is there (``writeImmediately(_:of:)`` and ``write(_:of:)`` ask
-    /// `inEventLoop` first, ``detach()`` is called from the handler's removal), so one thread at a time touches it.
-    /// Nothing here asserts it: touch `value` only after `eventLoop.inEventLoop`. The two checks cost a watcher's
-    /// write about 100 instructions.
+    /// The context replies are written from, for the event loop's thread only. Unlike `NIOLoopBoundBox` it does not
+    /// check the thread on each access, and its value is read and written without the runtime's exclusivity check:
+    /// every access is on the loop, after the output checked it is there (``writeImmediately(_:of:)`` and
+    /// ``write(_:of:)`` ask `inEventLoop` first, ``detach()`` is called from the handler's removal), so one thread at
+    /// a time touches it. Nothing here asserts it: touch `value` only after `eventLoop.inEventLoop`. The two checks
+    /// cost a watcher's write about 100 instructions.
     fileprivate final class LoopContext: @unchecked Sendable {
         @exclusivity(unchecked) var value: ChannelHandlerContext?
 
