@@ -466,7 +466,7 @@ public final class SessionRegistry {
             // Below the reservation: a restored session starts at it, with another state.
             let reserved = persistence.reservedRevision(of: session.name) ?? 0
             session.releaseChanges(through: min(current.revision, max(reserved, 1) - 1), record: current)
-            if inBackground { writeOverTheFailedWrite(session, current, failure, persistence) }
+            if inBackground { writeOverTheFailedWrite(session, current, failure) }
             return
         }
         takeBackUnderWay = (ObjectIdentifier(session), failure?.written)
@@ -480,17 +480,23 @@ public final class SessionRegistry {
     /// succeeded, once, when the failed write tried to write something else: the file may hold a change the session's
     /// stack no longer holds (a push whose write landed, popped before the take-back), and nothing else writes over it
     /// before the persistence's retry's next round (50 ms to 5 s later), which a kill -9 could come before. Not when
-    /// the failed write tried `current` itself: that would only try it again, which the retry does. Submitted once the
-    /// failure refuses the session's records no more; should its write fail, the retry writes it again.
+    /// the failed write tried `current` itself: that would only try it again, which the retry does.
+    ///
+    /// Saved as a background save (``saveInBackground(_:through:unlessRefused:)``), from a task of its own, queued
+    /// once the failure refuses the session's records no more: its success releases the changes held and ends the run
+    /// of failures, as the retry's round would have, which its write leaves nothing to do; its failure is taken back.
+    /// A write only submitted did neither: the watchers stayed stale, a later run of failures logged no line of its
+    /// own, and a close said the state could not be saved.
     private func writeOverTheFailedWrite(
         _ session: NavigationSession,
         _ current: SessionRecord,
-        _ failure: SessionPersistence.WriteFailure?,
-        _ persistence: SessionPersistence
+        _ failure: SessionPersistence.WriteFailure?
     ) {
         guard let failure, let written = failure.written, !written.hasDurableContent(of: current) else { return }
-        persistence.takenBack(session.name, generation: failure.generation)
-        persistence.submit(current)
+        Task {
+            guard !hasLostItsRecord(session) else { return }
+            await saveInBackground(session)
+        }
     }
 
     /// The session called `name`, or the default session when `name` is `nil`.

@@ -1,3 +1,5 @@
+import InMemoryLogging
+import Logging
 import NavHostCore
 import NavHostKit
 import NavHostStorage
@@ -69,6 +71,54 @@ extension FailedWriteOnDiskTests {
         #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
         #expect(!persistence.mayHoldFailedWrite(of: "main"), "writes: \(disk.log)")
         #expect(session.takeBacks == takeBacks + (backgroundFirst ? 0 : 1))
+    }
+
+    @Test(
+        "A background save's write over a failed write that tried another stack ends the run of failures under way, as the retry's round it makes needless would have"
+    )
+    func writeOverTheFailedWriteEndsTheRun() async throws {
+        let logs = InMemoryLogHandler()
+        let (registry, persistence) = try makeRegistry(
+            resumeExecutor: QueueTaskExecutor(),
+            firstRewritePause: .seconds(3_600),
+            logger: Logger(label: "test") { _ in logs }
+        )
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        try session.navigate(to: Self.user("q"))
+        try await registry.commit(session)
+        // A run of failures begins: the pop's write lands and fails, and is taken back; its catch-up (the root and q)
+        // is saved, and fails too, its take-back finding that stack written. Nothing has written since.
+        disk.failNext([.afterLanding, .beforeLanding, .beforeLanding])
+        try await popAndCommit(session, registry)
+        await letTheSavesRun(persistence)
+        try #require(session.routeIDs.count == 2, "the pop was taken back")
+        let ended = { logs.entries.filter { $0.message.description.hasPrefix("Saved a session's state again") } }
+        try #require(ended().isEmpty, "the run is under way: \(disk.log) \(logs.entries.map(\.message.description))")
+        // A push whose write (a snapshot, after a failure) is renamed into place, then fails, popped before its
+        // take-back, which its background save makes first: it finds the root and q written, and writes them over
+        // the push.
+        let takeBacks = session.takeBacks
+        disk.holdNext()
+        disk.failNext([.afterLanding])
+        try session.navigate(to: Self.user("p"))
+        let push = Task { @MainActor in try await registry.commit(session, takeBacks: takeBacks) }
+        try await waitUntilHolding()
+        try session.pop()
+        let pop = Task { @MainActor in try await registry.commit(session) }
+        try await waitUntilQueued(persistence, callers: 2, queuedOnly: true)
+        disk.release()
+        await #expect(throws: NavigationError.self, "the push's write failed") { try await push.value }
+        await #expect(throws: NavigationError.self, "the pop waited on it") { try await pop.value }
+        await letTheSavesRun(persistence)
+        #expect(try usersOnDisk() == ["root", "q"], "writes: \(disk.log)")
+        #expect(!persistence.mayHoldFailedWrite(of: "main"), "writes: \(disk.log)")
+        // That write leaves the retry nothing to write: its next round ends it without a save. Before, a write only
+        // submitted ended no run, and nothing else did: a later outage logged no line of its own, and a close said
+        // the state could not be saved.
+        #expect(ended().count == 1, "the run's end: \(logs.entries.map(\.message.description))")
+        #expect(ended().first?.level == .notice)
+        #expect(ended().first?.metadata["navhost.takeBacks"] == "1")
     }
 
     @Test("A pop refused twice, its second write landed: the catch-up, tried by the first failure's, is saved at once")
