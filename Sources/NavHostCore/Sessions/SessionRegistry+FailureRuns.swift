@@ -23,9 +23,9 @@ extension SessionRegistry {
 
     /// Ends `session`'s run of failed writes, if one is under way, with one line that counts its take-backs and says
     /// the last one's error (the first line said the first's): at `notice` level once a write succeeded (the settle's
-    /// too, for a closed session), at `warning` level when the session closes with nothing more to try, or, closed,
-    /// is given up by the settle (or by a session opened under its name), or takes a failure back once the settle
-    /// keeps it no more, with its state unsaved since.
+    /// too, for a closed session, or the last one before a close that leaves the settle nothing), at `warning` level
+    /// when the session, closed, is given up by the settle (or by a session opened under its name), or takes a
+    /// failure back once the settle keeps it no more, with its state unsaved since.
     func endFailureRun(of session: NavigationSession, closing: Bool = false) {
         let takeBacks = session.takeBacksInTheFailureRun
         guard takeBacks > 0 else { return }

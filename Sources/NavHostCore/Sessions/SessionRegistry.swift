@@ -596,9 +596,10 @@ public final class SessionRegistry {
         persistence?.stopRewriting(session.name)
         writeOnceMore(session)
         guard lastWriteMayNotLand(of: session.name) else {
-            // Nothing more is tried: a run of failures ends with the close. A session kept for the settle ends it
-            // there, once its last write lands, or the settle gives it up.
-            endFailureRun(of: session, closing: true)
+            // The last write landed, and nothing is under way: a run of failures still counted ends saved (`notice`),
+            // not "could not be saved". A session kept for the settle ends it there, once its last write lands, or
+            // the settle gives it up.
+            endFailureRun(of: session)
             if !session.isClosedDurably { closedKeepingRecords[session.name] = WeakClosedSession(session: session) }
             return false
         }
