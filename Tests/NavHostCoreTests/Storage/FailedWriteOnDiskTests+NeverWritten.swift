@@ -29,11 +29,12 @@ extension FailedWriteOnDiskTests {
         try session.navigate(to: Self.user("p"))
         let watcher = session.watch()
         // p's save and the take-back's are queued from tasks of their own: the main actor and the writer are let go
-        // until both failed and were taken back (the harness's time limit bounds a hang).
-        while session.takeBacks < takeBacks + 2 {
+        // until both failed and were taken back, a hundred times at most: a regression fails here rather than hangs.
+        for _ in 0..<100 where session.takeBacks < takeBacks + 2 {
             await Task.yield()
             await persistence.waitForQueuedWrites()
         }
+        try #require(session.takeBacks >= takeBacks + 2, "p's save and the take-back's failed and were taken back")
         await persistence.waitForQueuedWrites()
         return (session, watcher)
     }
