@@ -28,17 +28,17 @@ extension NavigationSession {
     }
 
     /// ``releaseChanges(through:record:)`` once a write of `record` succeeded: the changes through `revision`, and
-    /// the catch-up event held for the persistence's retry (``holdCatchUpForTheRetry(_:)``) when `record` holds its
-    /// state or a later one. A background save asks through the revision of the change that queued it, which may be
+    /// the catch-up event held for the persistence's retry (``holdCatchUpForTheRetry(_:)``) when `record` is of its
+    /// revision or a later one. A background save asks through the revision of the change that queued it, which may be
     /// below the catch-up's: released through it alone, the catch-up stayed held once that write had ended the retry,
-    /// and a watcher shown the change it puts right stayed stale.
+    /// and a watcher shown the change it puts right stayed stale. A record below the catch-up's revision is not
+    /// written after it is held: a save takes the session's record as it queues it, and a failed write answers every
+    /// save queued behind it.
     func releaseChanges(writtenIn record: SessionRecord, through revision: UInt64) {
-        guard let held = catchUpHeldForTheRetry,
-            held.revision <= record.revision || record.hasDurableContent(of: held)
-        else {
+        guard let held = catchUpHeldForTheRetry, held.revision <= record.revision else {
             return releaseChanges(through: revision, record: record)
         }
-        releaseChanges(through: max(revision, held.revision), record: held.revision > record.revision ? held : record)
+        releaseChanges(through: max(revision, held.revision), record: record)
     }
 
     /// Holds the catch-up event a take-back just recorded, whose `record` holds what the failed write being taken back
