@@ -52,16 +52,7 @@ extension FailedWriteOnDiskTests {
                 try await registry.commit(session, takeBacks: takeBacks)
             }
         }
-        try await waitUntilHolding()
-        try session.pop()
-        let pop = Task { @MainActor in try await registry.commit(session) }
-        // The push's background save (or commit) and the pop's saves wait behind the held write (at least two callers:
-        // those made in one stretch share a record). Should the pop's commit come later, the failure refuses it.
-        try await waitUntilQueued(persistence, callers: 2, queuedOnly: true)
-        disk.release()
-        await #expect(throws: NavigationError.self, "the push's write failed") { try await push.value }
-        await #expect(throws: NavigationError.self, "the pop waited on it") { try await pop.value }
-        await letTheSavesRun(persistence)
+        try await popBeforeTheTakeBack(of: push, session, registry, persistence)
         #expect(session.routeIDs == ["profile.user"])
         // The client's caller first takes the push and the pop back, whose catch-up (the root) is not what the failed
         // write tried (the root and p): it is saved at once. Before, by the first rule of session 42, it was held as
@@ -106,14 +97,7 @@ extension FailedWriteOnDiskTests {
         disk.failNext([.afterLanding])
         try session.navigate(to: Self.user("p"))
         let push = Task { @MainActor in try await registry.commit(session, takeBacks: takeBacks) }
-        try await waitUntilHolding()
-        try session.pop()
-        let pop = Task { @MainActor in try await registry.commit(session) }
-        try await waitUntilQueued(persistence, callers: 2, queuedOnly: true)
-        disk.release()
-        await #expect(throws: NavigationError.self, "the push's write failed") { try await push.value }
-        await #expect(throws: NavigationError.self, "the pop waited on it") { try await pop.value }
-        await letTheSavesRun(persistence)
+        try await popBeforeTheTakeBack(of: push, session, registry, persistence)
         #expect(try usersOnDisk() == ["root", "q"], "writes: \(disk.log)")
         #expect(!persistence.mayHoldFailedWrite(of: "main"), "writes: \(disk.log)")
         // That write leaves the retry nothing to write: its next round ends it without a save. Before, a write only
@@ -150,6 +134,26 @@ extension FailedWriteOnDiskTests {
         // round. It differs from what the second pop's write tried, so it is saved at once.
         #expect(try usersOnDisk() == ["root", "a"], "writes: \(disk.log)")
         #expect(!persistence.mayHoldFailedWrite(of: "main"), "writes: \(disk.log)")
+    }
+
+    /// Pops the screen `push` pushed once the disk holds the push's write, commits the pop, lets the held write fail as
+    /// the disk was told, and waits until both calls are refused and the saves have run. The push's background save
+    /// (or commit) and the pop's saves wait behind the held write (at least two callers: those made in one stretch
+    /// share a record); should the pop's commit come later, the failure refuses it.
+    private func popBeforeTheTakeBack(
+        of push: Task<Void, any Error>,
+        _ session: NavigationSession,
+        _ registry: SessionRegistry,
+        _ persistence: SessionPersistence
+    ) async throws {
+        try await waitUntilHolding()
+        try session.pop()
+        let pop = Task { @MainActor in try await registry.commit(session) }
+        try await waitUntilQueued(persistence, callers: 2, queuedOnly: true)
+        disk.release()
+        await #expect(throws: NavigationError.self, "the push's write failed") { try await push.value }
+        await #expect(throws: NavigationError.self, "the pop waited on it") { try await pop.value }
+        await letTheSavesRun(persistence)
     }
 
     /// Pops the top screen of `session` and commits it in one stretch of a task: the commit's caller is the write's,
