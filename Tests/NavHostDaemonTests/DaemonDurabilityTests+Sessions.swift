@@ -230,7 +230,7 @@ extension DaemonDurabilityTests {
     func replayLeavesAReopenedSessionAlone() async throws {
         let (daemon, replaying) = try await Self.replayUnderWay()
         let other = try await NavigationClient.connect(to: daemon)
-        _ = try? await other.call("CloseSession", ["name": "rp"])
+        try await other.call("CloseSession", ["name": "rp"])
         try await other.call("OpenSession", ["name": "rp", "root": "settings.main"])
         daemon.send(signal: SIGTERM)
         let answer = await replaying.result
@@ -250,7 +250,6 @@ extension DaemonDurabilityTests {
         // 2,048 revisions), had the replay gone on driving it.
         let (daemon, replaying) = try await Self.replayUnderWay(pairs: 1_200)
         let other = try await NavigationClient.connect(to: daemon)
-        #expect(try await pollUntil { try await other.call("Sessions")["sessions"] == ["main", "rp"] })
         try await other.call("CloseSession", ["name": "rp"])
         try await other.call("OpenSession", ["name": "rp", "root": "settings.main"])
         try await other.call("Navigate", ["session": "rp", "route": "products.list"])
@@ -265,8 +264,8 @@ extension DaemonDurabilityTests {
     }
 
     /// A daemon whose `main` session made `pairs` navigations and pops (400 calls by default), and a `Replay` of them
-    /// as `rp` 150 ms under way: well into the calls, each made durable and settled before the next. The task gives
-    /// the Replay's answer, as text.
+    /// as `rp` under way: its session is listed, and its calls, each made durable and settled before the next, go on.
+    /// The task gives the Replay's answer, as text.
     private static func replayUnderWay(pairs: Int = 200) async throws -> (DaemonProcess, Task<String, any Error>) {
         let daemon = try await DaemonProcess.start(extraArguments: [
             "--flight-recorder-calls", "\(max(2 * pairs, 2000))", "--max-message-size", "8M",
@@ -281,7 +280,12 @@ extension DaemonDurabilityTests {
             let client = try await NavigationClient.connect(to: daemon)
             return "\(try await client.call("Replay", ["recording": recording, "session": "rp"]))"
         }
-        try await Task.sleep(for: .milliseconds(150))
+        // Until its session is listed, not for a fixed pause: under load 150 ms often ended before the Replay had
+        // opened it, or even been sent, and the stop or the CloseSession came first. The stop then cut nothing short,
+        // and a CloseSession answered SessionNotFound left the name to the Replay, whose opening could come before
+        // the OpenSession that followed (answered SessionExists) or after it.
+        let lister = try await NavigationClient.connect(to: daemon)
+        try #require(try await pollUntil { try await lister.call("Sessions")["sessions"] == ["main", "rp"] })
         return (daemon, replaying)
     }
 
