@@ -20,14 +20,14 @@ extension Connection {
     ///
     /// On the event loop a reply is written from inside the pipeline, not from its tail: the handlers after the
     /// connection have no part in writes, and passing them costs about 1,700 instructions a reply — a fifth of a
-    /// watcher's share of a state change. It starts in front of the partial-message timeout handler, which only
-    /// passes writes on (``writingContext(from:)``).
+    /// watcher's share of a state change. It starts where the connection's own replies start, in front of the
+    /// partial-message timeout handler, which only passes writes on (``Connection/writingContext(from:)``).
     final class StreamReplyOutput: Sendable {
         private let channel: any Channel
         /// The channel's event loop, asked once here rather than of the channel at every reply.
         private let eventLoop: any EventLoop
-        /// The context replies are written from (``writingContext(from:)``) while the connection is in the pipeline;
-        /// `nil` once it was removed.
+        /// The context replies are written from (``Connection/writingContext(from:)``) while the connection is in the
+        /// pipeline; `nil` once it was removed.
         private let context: LoopContext
         /// The value of the call whose replies are let through, or `-1`.
         private let acceptedCall = Atomic<Int>(-1)
@@ -36,19 +36,11 @@ extension Connection {
         /// How many replies a handler may write straight to the channel before it gives the event loop back.
         static let writesPerYield = 16
 
-        init(context: ChannelHandlerContext) {
+        /// Creates the output of the connection whose context is `context`; replies are written from `writer`.
+        init(context: ChannelHandlerContext, writingFrom writer: ChannelHandlerContext) {
             self.channel = context.channel
             self.eventLoop = context.eventLoop
-            self.context = LoopContext(Self.writingContext(from: context))
-        }
-
-        /// Where a reply is written from: the partial-message timeout handler's own context when it is in the
-        /// pipeline, else the connection's. That handler is a duplex one only to see read requests, and passes writes
-        /// and flushes on unchanged; written from its context, a reply starts at the handler in front of it, which
-        /// saves the two hops through it, about 440 instructions a watcher and change (docs/architecture.md).
-        private static func writingContext(from context: ChannelHandlerContext) -> ChannelHandlerContext {
-            (try? context.pipeline.syncOperations.context(handlerType: VarlinkPartialMessageTimeoutHandler.self))
-                ?? context
+            self.context = LoopContext(writer)
         }
 
         /// Lets go of the connection's context: the handler was removed (it holds the handler, and the handler holds

@@ -21,6 +21,9 @@ internal import NavHostJSON
 /// otherwise as ``ReplyBatch`` says. The replies with `continues` of a running `more` call are the exception: its
 /// handler writes them itself through ``StreamReplyOutput``, in the window the state machine gives it.
 ///
+/// Replies are written from in front of the partial-message timeout handler (``writingContext(from:)``), which only
+/// passes writes on: a batch starts at the handler before it, as a stream reply does.
+///
 /// Back pressure: no more is read from the socket while ``VarlinkServerConfiguration/maxPendingCallsPerConnection``
 /// calls are unanswered, nor while the channel is not writable (the client is not reading its replies).
 final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
@@ -41,6 +44,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private let streamCancellation = CancellationSignal()
     private var logger: Logger
     private var context: ChannelHandlerContext?
+    /// Where replies are written from (``writingContext(from:)``) while the connection is in the pipeline.
+    private var writingContext: ChannelHandlerContext?
     private var streamOutput: StreamReplyOutput?
     /// What every call of the connection runs with; made once, when the connection starts.
     private var runner: CallRunner?
@@ -143,7 +148,9 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        streamOutput = StreamReplyOutput(context: context)
+        let writingContext = Self.writingContext(from: context)
+        self.writingContext = writingContext
+        streamOutput = StreamReplyOutput(context: context, writingFrom: writingContext)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -152,6 +159,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         channelEnded()
         // The context holds this handler: without this, the two (and the channel behind them) outlive the pipeline.
         self.context = nil
+        writingContext = nil
         streamOutput?.detach()
         streamOutput = nil
         runner = nil
@@ -402,8 +410,18 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         batchDeadline?.cancel()
         batchDeadline = nil
         // `take` answers `nil` for an empty batch: one access to it, not two.
-        guard let context, let replies = batch.take() else { return }
-        context.writeAndFlush(wrapOutboundOut(replies), promise: nil)
+        guard let writingContext, let replies = batch.take() else { return }
+        writingContext.writeAndFlush(wrapOutboundOut(replies), promise: nil)
+    }
+
+    /// Where replies are written from: the partial-message timeout handler's own context when it is in the pipeline,
+    /// else the connection's. That handler is a duplex one only to see read requests, and passes writes and flushes
+    /// on unchanged; written from its context, a reply starts at the handler in front of it, which saves the two hops
+    /// through it, about 440 instructions a reply (docs/architecture.md). Every write goes the same way, in the order
+    /// it was made.
+    static func writingContext(from context: ChannelHandlerContext) -> ChannelHandlerContext {
+        (try? context.pipeline.syncOperations.context(handlerType: VarlinkPartialMessageTimeoutHandler.self))
+            ?? context
     }
 
     // MARK: - Closing
@@ -414,11 +432,11 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         let inOrder = !channelClosed
         writeBatch()
         stop()
-        guard let context, inOrder else { return }
+        guard let context, let writingContext, inOrder else { return }
         let channel = context.channel
         let flushed = eventLoop.makePromise(of: Void.self)
         // Closing drops the writes the channel still holds; an empty write completes after every write before it.
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer()), promise: flushed)
+        writingContext.writeAndFlush(wrapOutboundOut(ByteBuffer()), promise: flushed)
         let deadline = eventLoop.scheduleTask(in: VarlinkServer.timeAmount(configuration.sendTimeout)) {
             channel.close(promise: nil)
         }

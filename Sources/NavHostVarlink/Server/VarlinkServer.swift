@@ -356,9 +356,9 @@ extension VarlinkServer {
             closingLog: closingLog,
             logger: logger
         )
-        // Last, and it must stay last: its stream replies are written from inside the pipeline on the loop (in front
-        // of the partial-message timeout handler, which only passes writes on) and from the pipeline's tail
-        // elsewhere (`StreamReplyOutput`), the same way only while no outbound handler follows it.
+        // Last, and it must stay last: its replies are written from inside the pipeline on the loop (in front of the
+        // partial-message timeout handler, which only passes writes on) and its stream replies from the pipeline's
+        // tail elsewhere (`StreamReplyOutput`), the same way only while no outbound handler follows it.
         try pipeline.addHandler(connection)
         return ServedConnection(
             channel: channel,
