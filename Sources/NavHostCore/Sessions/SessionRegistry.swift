@@ -358,12 +358,18 @@ public final class SessionRegistry {
             } else {
                 try await persistence.save(record)
             }
-            session.releaseChanges(writtenIn: record, through: revision ?? record.revision)
-            endFailureRun(of: session)
+            savedInBackground(session, record, through: revision ?? record.revision)
         } catch {
             takeBack(session, because: error, inBackground: true)
         }
         return true
+    }
+
+    /// What a background save's success does: tells watchers of the changes up to `revision` that `record` holds, and
+    /// ends the run of failures under way.
+    private func savedInBackground(_ session: NavigationSession, _ record: SessionRecord, through revision: UInt64) {
+        session.releaseChanges(writtenIn: record, through: revision)
+        endFailureRun(of: session)
     }
 
     /// Whether `record`, of `session`, is the catch-up event of the take-back under way (``takeBackUnderWay``) and holds
@@ -476,26 +482,38 @@ public final class SessionRegistry {
         countTakeBack(of: session, because: error)
     }
 
-    /// Submits `current`, the record of `session` a background save's take-back found written by the last write that
+    /// Queues `current`, the record of `session` a background save's take-back found written by the last write that
     /// succeeded, once, when the failed write tried to write something else: the file may hold a change the session's
     /// stack no longer holds (a push whose write landed, popped before the take-back), and nothing else writes over it
     /// before the persistence's retry's next round (50 ms to 5 s later), which a kill -9 could come before. Not when
     /// the failed write tried `current` itself: that would only try it again, which the retry does.
     ///
-    /// Saved as a background save (``saveInBackground(_:through:unlessRefused:)``), from a task of its own, queued
-    /// once the failure refuses the session's records no more: its success releases the changes held and ends the run
-    /// of failures, as the retry's round would have, which its write leaves nothing to do; its failure is taken back.
-    /// A write only submitted did neither: the watchers stayed stale, a later run of failures logged no line of its
-    /// own, and a close said the state could not be saved.
+    /// Queued in the take-back's stretch, once the failure refuses the session's records no more
+    /// (``SessionPersistence/queue(_:unlessRefused:)``), before any other caller of the failed write resumes: the
+    /// refused client is answered `StorageFailed` with the write over its change queued. Queued from a task of its
+    /// own, it came one main-actor hop later, and the client could be answered first, the file holding the change
+    /// until that task ran (a kill -9 in between brought the push back). A task awaits its outcome, as a background
+    /// save (``saveInBackground(_:through:unlessRefused:)``) would: its success releases the changes held and ends the
+    /// run of failures, as the retry's round would have, which its write leaves nothing to do; its failure is taken
+    /// back. A write only submitted did neither: the watchers stayed stale, a later run of failures logged no line of
+    /// its own, and a close said the state could not be saved.
     private func writeOverTheFailedWrite(
         _ session: NavigationSession,
         _ current: SessionRecord,
         _ failure: SessionPersistence.WriteFailure?
     ) {
-        guard let failure, let written = failure.written, !written.hasDurableContent(of: current) else { return }
+        guard let persistence, let failure, let written = failure.written, !written.hasDurableContent(of: current)
+        else { return }
+        // The take-back's own (its `defer` comes too late): until then the failure refuses the record.
+        persistence.takenBack(session.name, generation: failure.generation)
+        let save = persistence.queue(current)
         Task {
-            guard !hasLostItsRecord(session) else { return }
-            await saveInBackground(session)
+            do {
+                guard try await persistence.outcome(of: save) else { return }
+                savedInBackground(session, current, through: current.revision)
+            } catch {
+                takeBack(session, because: error, inBackground: true)
+            }
         }
     }
 

@@ -19,10 +19,10 @@ public final class SessionPersistence: Sendable {
         var pending: SessionRecord?
         /// The newest record queued so far (by revision): an older one that arrives later never replaces it.
         var newest: SessionRecord?
-        var waiters: [CheckedContinuation<Void, any Error>] = []
+        var waiters: [Waiter] = []
         /// The callers of ``saveUnlessRefused(_:)`` waiting on the pending record, apart from the others: a failure
         /// that answers another caller too answers them ``RefusalPending`` (``drain(_:)``).
-        var refusableWaiters: [CheckedContinuation<Void, any Error>] = []
+        var refusableWaiters: [Waiter] = []
         var writing = false
         /// How many callers of ``save(_:)`` and ``saveUnlessRefused(_:)`` the write under way answers, until it is
         /// done (``callersWaiting(of:)``, tests).
@@ -133,8 +133,8 @@ public final class SessionPersistence: Sendable {
     /// of the name queued it (``SessionState/openings``).
     private struct Next {
         var record: SessionRecord
-        var waiters: [CheckedContinuation<Void, any Error>]
-        var refusableWaiters: [CheckedContinuation<Void, any Error>]
+        var waiters: [Waiter]
+        var refusableWaiters: [Waiter]
         var unchanged: Bool
         var journal: SessionStateFile.JournalPosition?
         var file: SessionStateFile
@@ -145,8 +145,8 @@ public final class SessionPersistence: Sendable {
     /// behind it, with the failure, and those of ``saveUnlessRefused(_:)`` apart.
     private struct FailureAnswers {
         var failure: any Error
-        var callers: [CheckedContinuation<Void, any Error>]
-        var refusable: [CheckedContinuation<Void, any Error>]
+        var callers: [Waiter]
+        var refusable: [Waiter]
         /// Whether the callers of ``saveUnlessRefused(_:)`` are answered ``RefusalPending``: another caller takes the
         /// failure back. A retry's round that took it back first, in a background save's way, could let watchers
         /// hear of changes whose calls were answered `StorageFailed`, as when it finds the refusal as it queues.
@@ -156,6 +156,27 @@ public final class SessionPersistence: Sendable {
         func resume() {
             for caller in callers { caller.resume(throwing: failure) }
             for caller in refusable { caller.resume(throwing: leaveTheTakeBack ? RefusalPending() : failure) }
+        }
+    }
+
+    /// A caller waiting on a write: a suspended ``save(_:)``, or a save queued ahead of its wait (``QueuedSave``).
+    private enum Waiter: Sendable {
+        case suspended(CheckedContinuation<Void, any Error>)
+        case queued(QueuedSave)
+
+        func resume() {
+            resume(with: .success(()))
+        }
+
+        func resume(throwing error: any Error) {
+            resume(with: .failure(error))
+        }
+
+        private func resume(with result: Result<Void, any Error>) {
+            switch self {
+            case .suspended(let caller): caller.resume(with: result)
+            case .queued(let save): save.answer(result)
+            }
         }
     }
 
@@ -520,6 +541,33 @@ public final class SessionPersistence: Sendable {
         }
     }
 
+    /// Queues `record` at once, in the caller's stretch, as ``save(_:)`` (or, `unlessRefused`, ``saveUnlessRefused(_:)``)
+    /// would, and returns the save, whose outcome ``outcome(of:)`` awaits later. For a save that must be in the queue
+    /// before anything its caller does next can run: a task that called ``save(_:)`` would queue it only once it runs.
+    public func queue(_ record: SessionRecord, unlessRefused: Bool = false) -> QueuedSave {
+        let save = QueuedSave()
+        enqueue(record, waiter: .queued(save), unlessRefused: unlessRefused)
+        return save
+    }
+
+    /// Returns once the save ``queue(_:unlessRefused:)`` queued is answered, on the resume executor when there is one,
+    /// as ``save(_:)`` does: `true` when its record, or a newer one, is durable; `false` when it was queued
+    /// `unlessRefused` and a refusal kept it out, or its failure is another caller's to take back.
+    ///
+    /// - Throws: The write's failure.
+    public nonisolated(nonsending) func outcome(of save: QueuedSave) async throws -> Bool {
+        do {
+            if let resumeExecutor {
+                try await withTaskExecutorPreference(resumeExecutor) { try await save.answered() }
+            } else {
+                try await save.answered()
+            }
+            return true
+        } catch is RefusalPending {
+            return false
+        }
+    }
+
     /// ``wait(for:unlessRefused:)``, resumed on the resume executor when there is one (the daemon's main loop).
     private nonisolated(nonsending) func waitOnTheResumeExecutor(
         for record: SessionRecord,
@@ -541,7 +589,7 @@ public final class SessionPersistence: Sendable {
     private nonisolated(nonsending) func wait(for record: SessionRecord, unlessRefused: Bool = false) async throws {
         // `enqueue` orders records by revision, not by arrival, whoever calls.
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-            enqueue(record, waiter: waiter, unlessRefused: unlessRefused)
+            enqueue(record, waiter: .suspended(waiter), unlessRefused: unlessRefused)
         }
     }
 
@@ -556,7 +604,7 @@ public final class SessionPersistence: Sendable {
     /// covers this change too, and the file never goes back to an older record.
     private func enqueue(
         _ record: SessionRecord,
-        waiter: CheckedContinuation<Void, any Error>?,
+        waiter: Waiter?,
         unlessRefused: Bool = false
     ) {
         let startWriter: Bool = states.withLock { states in
@@ -574,7 +622,7 @@ public final class SessionPersistence: Sendable {
     /// ``enqueue(_:waiter:)`` on the session's state; whether a writer must be started.
     private static func enqueue(
         _ record: SessionRecord,
-        waiter: CheckedContinuation<Void, any Error>?,
+        waiter: Waiter?,
         unlessRefused: Bool,
         into state: inout SessionState
     ) -> Bool {

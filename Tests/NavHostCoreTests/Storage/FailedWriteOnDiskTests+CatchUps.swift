@@ -67,6 +67,47 @@ extension FailedWriteOnDiskTests {
         if backgroundFirst { #expect(session.takeBacks == takeBacks) }
     }
 
+    /// What the persistence held when the refused client of ``writeOverIsQueuedBeforeTheClientIsAnswered()`` was
+    /// answered.
+    @MainActor final class AtTheRefusal {
+        /// Whether a write of the session was queued or under way, or none may hold the failed write any more.
+        var writtenOver = false
+        var log: [String] = []
+    }
+
+    @Test(
+        "A background save that takes back a push popped before its take-back queues its write over the push before the refused client is answered"
+    )
+    func writeOverIsQueuedBeforeTheClientIsAnswered() async throws {
+        let (registry, persistence) = try makeRegistry(
+            resumeExecutor: QueueTaskExecutor(),
+            firstRewritePause: .seconds(3_600)
+        )
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        let takeBacks = session.takeBacks
+        // The push's journal line lands, then fails, and so does its zeroing: the file holds p. Its background save is
+        // the write's first caller, and finds the root it last wrote.
+        disk.holdNext()
+        disk.failNext([.afterLanding, .beforeLanding])
+        try session.navigate(to: Self.user("p"))
+        let seen = AtTheRefusal()
+        let push = Task { @MainActor in
+            do {
+                try await registry.commit(session, takeBacks: takeBacks)
+            } catch {
+                seen.writtenOver = persistence.isWriting("main") || !persistence.mayHoldFailedWrite(of: "main")
+                seen.log = disk.log
+                throw error
+            }
+        }
+        try await popBeforeTheTakeBack(of: push, session, registry, persistence)
+        // Before, the write over p was queued from a task of its own, one hop of the main actor after the take-back:
+        // the client was answered first, with nothing queued, and a kill -9 then brought p back.
+        #expect(seen.writtenOver, "writes when the client was answered: \(seen.log)")
+        #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
+    }
+
     @Test(
         "A background save's write over a failed write that tried another stack ends the run of failures under way, as the retry's round it makes needless would have"
     )

@@ -1,0 +1,41 @@
+import Synchronization
+
+/// A save queued in its caller's stretch, whose outcome the caller awaits later
+/// (``SessionPersistence/queue(_:unlessRefused:)``, ``SessionPersistence/outcome(of:)``): the record is in the
+/// persistence's queue before the caller's next suspension, while a task that called ``SessionPersistence/save(_:)``
+/// would queue it only once that task runs.
+///
+/// The writer answers it once, whether or not its caller awaits it yet; the answer is kept for that caller.
+public final class QueuedSave: Sendable {
+    private enum State {
+        /// Not answered yet; the caller that awaits the answer, once one does.
+        case waiting(CheckedContinuation<Void, any Error>?)
+        case answered(Result<Void, any Error>)
+    }
+
+    private let state = Mutex(State.waiting(nil))
+
+    init() {}
+
+    /// Answers the save: its caller, when it awaits the answer already, or else the one that comes.
+    func answer(_ result: Result<Void, any Error>) {
+        let waiting = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard case .waiting(let caller) = state else { return nil }
+            state = .answered(result)
+            return caller
+        }
+        waiting?.resume(with: result)
+    }
+
+    /// Returns once the save is answered, at once when it was already; throws its failure.
+    nonisolated(nonsending) func answered() async throws {
+        try await withCheckedThrowingContinuation { (caller: CheckedContinuation<Void, any Error>) in
+            let answer = state.withLock { state -> Result<Void, any Error>? in
+                if case .answered(let result) = state { return result }
+                state = .waiting(caller)
+                return nil
+            }
+            if let answer { caller.resume(with: answer) }
+        }
+    }
+}
