@@ -497,6 +497,12 @@ public final class SessionRegistry {
     /// run of failures, as the retry's round would have, which its write leaves nothing to do; its failure is taken
     /// back. A write only submitted did neither: the watchers stayed stale, a later run of failures logged no line of
     /// its own, and a close said the state could not be saved.
+    ///
+    /// Queued unless refused, as the retry's rounds are: a failure the writer records between the take-back and the
+    /// queueing (of a write of the session queued before) keeps it out, and a failure of its write that answers
+    /// another caller too is that caller's to take back, so its task never takes a failure back in a background
+    /// save's way before the refused callers do, which could let watchers hear of changes they were answered
+    /// `StorageFailed` for. Those callers' catch-up writes over the failed write then.
     private func writeOverTheFailedWrite(
         _ session: NavigationSession,
         _ current: SessionRecord,
@@ -506,7 +512,7 @@ public final class SessionRegistry {
         else { return }
         // The take-back's own (its `defer` comes too late): until then the failure refuses the record.
         persistence.takenBack(session.name, generation: failure.generation)
-        let save = persistence.queue(current)
+        let save = persistence.queue(current, unlessRefused: true)
         Task {
             do {
                 guard try await persistence.outcome(of: save) else { return }
