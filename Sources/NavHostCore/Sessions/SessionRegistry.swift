@@ -645,14 +645,14 @@ public final class SessionRegistry {
     /// caller takes the refusal back again, and makes another (session 40's first fix, reverted).
     ///
     /// Either happens ``lateKeepsAllowed`` times at most for a session (``NavigationSession/lateKeepsForTheSettle``);
-    /// then the settle gives it up as it would have at its close. Until session 42 a caller's failure came back for as
-    /// long as the disk failed: a background save's take-back that finds no stack it wrote (a session the persistence
-    /// has no durable record of: a fresh one whose first write failed, or one restored without some of its screens)
-    /// recorded a change even when it changed nothing, whose save failed in turn, and its caller was first again.
-    /// Unbounded, each such failure gave the session a write more, or kept it again with all its rounds once the settle
-    /// had given it up: the settle never ended, and held the stop until `TimeoutStopSec` and a reload's name for good.
-    /// That change is held for the retry now (``isCatchUpForTheRetry(_:of:)``); the bound stays, for any other way a
-    /// failure could come back.
+    /// then the settle gives it up as it would have at its close. The bound is for a failure that comes back for as long
+    /// as the disk fails: a background save's take-back that finds no stack it wrote (a session the persistence has no
+    /// durable record of: a fresh one whose first write failed, or one restored without some of its screens) records a
+    /// change even when it changes nothing, whose save would fail in turn, its caller first again. Unbounded, each such
+    /// failure would give the session a write more, or keep it again with all its rounds once the settle had given it
+    /// up: the settle would never end, and would hold the stop until `TimeoutStopSec` and a reload's name for good.
+    /// That change is held for the retry, without a save of its own (``isCatchUpForTheRetry(_:of:)``), which ends this
+    /// loop; the bound stays for any other way a failure could come back.
     ///
     /// - Parameter afterACallersFailure: Whether a caller of the failed write took it back first (not the settle).
     func keepForTheSettle(_ session: NavigationSession, afterACallersFailure: Bool = false) {
