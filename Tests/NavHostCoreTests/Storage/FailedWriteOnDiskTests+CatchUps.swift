@@ -32,7 +32,7 @@ extension FailedWriteOnDiskTests {
             firstRewritePause: .seconds(3_600)
         )
         let session = try registry.open(main)
-        try await registry.commit(session)
+        try await commitWithItsBackgroundSave(session, registry, persistence)
         let takeBacks = session.takeBacks
         // The write of the push is held; its journal line lands, then fails, and so does its zeroing: the file holds
         // p. The disk takes every write after them.
@@ -52,7 +52,7 @@ extension FailedWriteOnDiskTests {
                 try await registry.commit(session, takeBacks: takeBacks)
             }
         }
-        try await popBeforeTheTakeBack(of: push, session, registry, persistence)
+        try await popBeforeTheTakeBack(of: push, session, registry, persistence, writeOver: 2)
         #expect(session.routeIDs == ["profile.user"])
         // The client's caller first takes the push and the pop back, whose catch-up (the root) is not what the failed
         // write tried (the root and p): it is saved at once. Before, by the first rule of session 42, it was held as
@@ -84,7 +84,7 @@ extension FailedWriteOnDiskTests {
             firstRewritePause: .seconds(3_600)
         )
         let session = try registry.open(main)
-        try await registry.commit(session)
+        try await commitWithItsBackgroundSave(session, registry, persistence)
         let takeBacks = session.takeBacks
         // The push's journal line lands, then fails, and so does its zeroing: the file holds p. Its background save is
         // the write's first caller, and finds the root it last wrote.
@@ -101,7 +101,7 @@ extension FailedWriteOnDiskTests {
                 throw error
             }
         }
-        try await popBeforeTheTakeBack(of: push, session, registry, persistence)
+        try await popBeforeTheTakeBack(of: push, session, registry, persistence, writeOver: 2)
         // Before, the write over p was queued from a task of its own, one hop of the main actor after the take-back:
         // the client was answered first, with nothing queued, and a kill -9 then brought p back.
         #expect(seen.writtenOver, "writes when the client was answered: \(seen.log)")
@@ -119,13 +119,22 @@ extension FailedWriteOnDiskTests {
             logger: Logger(label: "test") { _ in logs }
         )
         let session = try registry.open(main)
-        try await registry.commit(session)
+        try await commitWithItsBackgroundSave(session, registry, persistence)
         try session.navigate(to: Self.user("q"))
-        try await registry.commit(session)
+        try await commitWithItsBackgroundSave(session, registry, persistence)
         // A run of failures begins: the pop's write lands and fails, and is taken back; its catch-up (the root and q)
-        // is saved, and fails too, its take-back finding that stack written. Nothing has written since.
+        // is saved, and fails too, its take-back finding that stack written. Nothing has written since. The catch-up's
+        // save, from a task of its own, may come after the saves have run, under load: made after the push, it took
+        // the push's record, a caller more of its write.
         disk.failNext([.afterLanding, .beforeLanding, .beforeLanding])
         try await popAndCommit(session, registry, persistence)
+        let deadline = ContinuousClock.now + .seconds(30)
+        let catchUpTakenBack = {
+            disk.log.filter { $0.hasSuffix("Landing)") }.count == 3 && !persistence.isWriting("main")
+                && persistence.refusal(of: "main") == nil
+        }
+        while !catchUpTakenBack() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(catchUpTakenBack(), "the catch-up's write failed, and was taken back: \(disk.log)")
         await letTheSavesRun(persistence)
         try #require(session.routeIDs.count == 2, "the pop was taken back")
         let ended = { logs.entries.filter { $0.message.description.hasPrefix("Saved a session's state again") } }
@@ -138,7 +147,7 @@ extension FailedWriteOnDiskTests {
         disk.failNext([.afterLanding])
         try session.navigate(to: Self.user("p"))
         let push = Task { @MainActor in try await registry.commit(session, takeBacks: takeBacks) }
-        try await popBeforeTheTakeBack(of: push, session, registry, persistence)
+        try await popBeforeTheTakeBack(of: push, session, registry, persistence, writeOver: 1)
         #expect(try usersOnDisk() == ["root", "q"], "writes: \(disk.log)")
         #expect(!persistence.mayHoldFailedWrite(of: "main"), "writes: \(disk.log)")
         // That write leaves the retry nothing to write: its next round ends it without a save. Before, a write only
@@ -178,23 +187,56 @@ extension FailedWriteOnDiskTests {
     }
 
     /// Pops the screen `push` pushed once the disk holds the push's write, commits the pop, lets the held write fail as
-    /// the disk was told, and waits until both calls are refused and the saves have run. The push's background save
-    /// (or commit) and the pop's saves wait behind the held write (at least two callers: those made in one stretch
-    /// share a record); should the pop's commit come later, the failure refuses it.
+    /// the disk was told, and waits until both calls are refused and the saves have run.
+    ///
+    /// The failure answers four callers, the push's background save and commit and the pop's: it is let go once all
+    /// four wait, on the held write or on the record queued behind it, however the writer split them. Counted at two
+    /// queued, the wait could end at the pop's background save when the writer took the push's first caller alone,
+    /// and the pop's commit then came after the failure: refused before the take-back (a second take-back), or queued
+    /// after it, written and answered done. The write over the failed write, the `writeOver`th write of the session's
+    /// files after the one held (2 after a journal line, whose zeroing comes first; 1 after a snapshot), is held until
+    /// both calls are answered: queued in the take-back's stretch, it could land before the pop's commit resumed,
+    /// which was answered done then (truthfully: that write holds the pop).
     private func popBeforeTheTakeBack(
         of push: Task<Void, any Error>,
         _ session: NavigationSession,
         _ registry: SessionRegistry,
-        _ persistence: SessionPersistence
+        _ persistence: SessionPersistence,
+        writeOver: Int
     ) async throws {
         try await waitUntilHolding()
         try session.pop()
         let pop = Task { @MainActor in try await registry.commit(session) }
-        try await waitUntilQueued(persistence, callers: 2, queuedOnly: true)
+        try await waitUntilQueued(persistence, callers: 4)
+        // The write is held: no caller leaves it, and a screen of the session saves nothing of its own
+        // (ProfileViewModel's state never changes).
+        let waiting = persistence.callersWaiting(of: "main")
+        try #require(
+            waiting.onTheWrite + waiting.queued == 4,
+            "the push's and the pop's saves alone: \(waiting), writes: \(disk.log)"
+        )
+        disk.holdTheWrite(writeOver, toFilesOf: "main")
         disk.release()
-        await #expect(throws: NavigationError.self, "the push's write failed") { try await push.value }
-        await #expect(throws: NavigationError.self, "the pop waited on it") { try await pop.value }
+        await #expect(throws: NavigationError.self, "the push's write failed: \(disk.log)") { try await push.value }
+        await #expect(throws: NavigationError.self, "the pop waited on it: \(disk.log)") { try await pop.value }
+        disk.release()
         await letTheSavesRun(persistence)
+    }
+
+    /// Commits the last change of `session` with its write held until the change's background save waits on it too:
+    /// made from a task of its own, that save could run later, under load after the test's next change, and take that
+    /// change's record, a caller more of its write.
+    private func commitWithItsBackgroundSave(
+        _ session: NavigationSession,
+        _ registry: SessionRegistry,
+        _ persistence: SessionPersistence
+    ) async throws {
+        disk.holdNext()
+        let commit = Task { @MainActor in try await registry.commit(session) }
+        try await waitUntilHolding()
+        try await waitUntilQueued(persistence, callers: 2)
+        disk.release()
+        try await commit.value
     }
 
     /// Pops the top screen of `session` and commits it in one stretch of a task: the commit's caller is the write's,

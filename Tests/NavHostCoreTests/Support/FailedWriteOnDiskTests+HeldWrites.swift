@@ -56,6 +56,9 @@ extension FailedWriteOnDiskTests {
         }
         let deadline = ContinuousClock.now + .seconds(30)
         while count() < callers && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        try #require(count() >= callers, "saves waiting on the held write: \(disk.log)")
+        try #require(
+            count() >= callers,
+            "saves waiting on the held write: \(persistence.callersWaiting(of: "main")), writes: \(disk.log)"
+        )
     }
 }
