@@ -498,11 +498,14 @@ public final class SessionRegistry {
     /// back. A write only submitted did neither: the watchers stayed stale, a later run of failures logged no line of
     /// its own, and a close said the state could not be saved.
     ///
-    /// Queued unless refused, as the retry's rounds are: a failure the writer records between the take-back and the
-    /// queueing (of a write of the session queued before) keeps it out, and a failure of its write that answers
-    /// another caller too is that caller's to take back, so its task never takes a failure back in a background
-    /// save's way before the refused callers do, which could let watchers hear of changes they were answered
-    /// `StorageFailed` for. Those callers' catch-up writes over the failed write then.
+    /// Queued unless refused, as the retry's rounds are, for a failure of its own write that answers another caller
+    /// too (a commit written with its record, or queued behind it): that caller takes it back, and the task, answered
+    /// ``SessionPersistence/outcome(of:)`` `false`, leaves it, so it never takes a failure back in a background save's
+    /// way before the refused callers do, which could let watchers hear of changes they were answered `StorageFailed`
+    /// for. That caller's catch-up writes over the failed write then. No refusal keeps it out as it is queued: the
+    /// take-back ends the failure's right before, in the same stretch of the main actor, and the failure left no write
+    /// of the session queued or under way to fail in between (it answered the records queued behind it, and refused
+    /// those queued since).
     private func writeOverTheFailedWrite(
         _ session: NavigationSession,
         _ current: SessionRecord,
