@@ -28,12 +28,20 @@ public final class QueuedSave: Sendable {
     }
 
     /// Returns once the save is answered, at once when it was already; throws its failure.
+    ///
+    /// Awaited once, by the one caller that queued the save: a second wait while the first is suspended would take its
+    /// place, and the first would never resume. A precondition stops that.
     nonisolated(nonsending) func answered() async throws {
         try await withCheckedThrowingContinuation { (caller: CheckedContinuation<Void, any Error>) in
             let answer = state.withLock { state -> Result<Void, any Error>? in
-                if case .answered(let result) = state { return result }
-                state = .waiting(caller)
-                return nil
+                switch state {
+                case .answered(let result):
+                    return result
+                case .waiting(let earlier):
+                    precondition(earlier == nil, "a queued save's answer is awaited once")
+                    state = .waiting(caller)
+                    return nil
+                }
             }
             if let answer { caller.resume(with: answer) }
         }

@@ -552,7 +552,9 @@ public final class SessionPersistence: Sendable {
 
     /// Returns once the save ``queue(_:unlessRefused:)`` queued is answered, on the resume executor when there is one,
     /// as ``save(_:)`` does: `true` when its record, or a newer one, is durable; `false` when it was queued
-    /// `unlessRefused` and a refusal kept it out, or its failure is another caller's to take back.
+    /// `unlessRefused` and a refusal kept it out, or its failure is another caller's to take back. Once for a save, by
+    /// the caller that queued it: a second wait while the first is suspended stops the process (a precondition), since
+    /// the first would never resume.
     ///
     /// - Throws: The write's failure.
     public nonisolated(nonsending) func outcome(of save: QueuedSave) async throws -> Bool {
