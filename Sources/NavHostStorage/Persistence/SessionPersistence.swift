@@ -208,7 +208,8 @@ public final class SessionPersistence: Sendable {
     private let writes: any SessionFileWrites
     /// Where a caller that waited for a write resumes first, when it is not the global executor (see ``init``).
     private let resumeExecutor: (any TaskExecutor)?
-    private let queue = DispatchQueue(label: "navhost.persistence")
+    /// Where ``drain(_:)`` writes the sessions' records, one write at a time.
+    private let writerQueue = DispatchQueue(label: "navhost.persistence")
     private let states = Mutex<[String: SessionState]>([:])
     /// How many writes failed, of any session: the generation of the next failure is one more. One count for all, not
     /// one per session's state, which ``forget(_:)`` starts again: a failure of an earlier session of the name, still
@@ -265,7 +266,9 @@ public final class SessionPersistence: Sendable {
 
     /// Returns once every write queued so far has finished, the writes of a session just closed among them.
     public func waitForQueuedWrites() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            writerQueue.async { done.resume() }
+        }
     }
 
     /// Forgets what was written for the session `name` (its file was deleted): the next save writes in full.
@@ -618,7 +621,7 @@ public final class SessionPersistence: Sendable {
                 into: &states[record.session, default: SessionState()]
             )
         }
-        if startWriter { queue.async { self.drain(record.session) } }
+        if startWriter { writerQueue.async { self.drain(record.session) } }
     }
 
     /// ``enqueue(_:waiter:)`` on the session's state; whether a writer must be started.
@@ -667,7 +670,7 @@ public final class SessionPersistence: Sendable {
         return (record, state.holdsDurablySharingStack(record))
     }
 
-    /// Writes the session's newest pending record until none is left. Runs on `queue`.
+    /// Writes the session's newest pending record until none is left. Runs on ``writerQueue``.
     private func drain(_ session: String) {
         while true {
             let next = states.withLock { states in
