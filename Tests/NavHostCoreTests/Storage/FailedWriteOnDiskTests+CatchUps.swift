@@ -27,17 +27,9 @@ extension FailedWriteOnDiskTests {
         arguments: [false, true]
     )
     func pushPoppedBeforeItsTakeBack(backgroundFirst: Bool) async throws {
-        let (registry, persistence) = try makeRegistry(
-            resumeExecutor: QueueTaskExecutor(),
-            firstRewritePause: .seconds(3_600)
-        )
-        let session = try registry.open(main)
-        try await commitWithItsBackgroundSave(session, registry, persistence)
-        let takeBacks = session.takeBacks
         // The write of the push is held; its journal line lands, then fails, and so does its zeroing: the file holds
         // p. The disk takes every write after them.
-        disk.holdNext()
-        disk.failNext([.afterLanding, .beforeLanding])
+        let (registry, persistence, session, takeBacks) = try await openMainFailingTheNextLineTwice()
         let push: Task<Void, any Error>
         if backgroundFirst {
             // The push's background save, made in the push's stretch, is queued first: the write is its own, and the
@@ -79,17 +71,9 @@ extension FailedWriteOnDiskTests {
         "A background save that takes back a push popped before its take-back queues its write over the push before the refused client is answered"
     )
     func writeOverIsQueuedBeforeTheClientIsAnswered() async throws {
-        let (registry, persistence) = try makeRegistry(
-            resumeExecutor: QueueTaskExecutor(),
-            firstRewritePause: .seconds(3_600)
-        )
-        let session = try registry.open(main)
-        try await commitWithItsBackgroundSave(session, registry, persistence)
-        let takeBacks = session.takeBacks
         // The push's journal line lands, then fails, and so does its zeroing: the file holds p. Its background save is
         // the write's first caller, and finds the root it last wrote.
-        disk.holdNext()
-        disk.failNext([.afterLanding, .beforeLanding])
+        let (registry, persistence, session, takeBacks) = try await openMainFailingTheNextLineTwice()
         try session.navigate(to: Self.user("p"))
         let seen = AtTheRefusal()
         let push = Task { @MainActor in
@@ -223,41 +207,78 @@ extension FailedWriteOnDiskTests {
         await letTheSavesRun(persistence)
     }
 
-    /// Commits the last change of `session` with its write held until the change's background save waits on it too:
-    /// made from a task of its own, that save could run later, under load after the test's next change, and take that
-    /// change's record, a caller more of its write.
+    /// Opens "main" over a registry whose failed write's callers resume in the order the writer answers them, and
+    /// whose retry waits an hour, commits its root (``commitWithItsBackgroundSave(_:_:_:making:answered:)``), then
+    /// holds the next write, which lands and fails, as the zeroing after it does (a journal line: the file holds it).
+    /// The disk takes every write after them. The registry, its persistence, the session, and its take-backs before
+    /// the change the test makes next.
+    private func openMainFailingTheNextLineTwice() async throws -> (
+        SessionRegistry, SessionPersistence, NavigationSession, takeBacks: Int
+    ) {
+        let (registry, persistence) = try makeRegistry(
+            resumeExecutor: QueueTaskExecutor(),
+            firstRewritePause: .seconds(3_600)
+        )
+        let session = try registry.open(main)
+        try await commitWithItsBackgroundSave(session, registry, persistence)
+        disk.holdNext()
+        disk.failNext([.afterLanding, .beforeLanding])
+        return (registry, persistence, session, session.takeBacks)
+    }
+
+    /// How a commit of ``commitWithItsBackgroundSave(_:_:_:making:answered:)`` must be answered.
+    private enum CommitAnswer {
+        /// Done: its change is on disk.
+        case done
+        /// `StorageFailed`: its write failed.
+        case storageFailed
+    }
+
+    /// Makes `change` (none by default: the last change made is committed) and commits `session` in one stretch of a
+    /// task, with its write held until the change's background save waits on it too, or on the record queued behind
+    /// it, then expects the commit to be `answered` so. Made from a task of its own, that save could run later, under
+    /// load after the test's next change, and take that change's record, a caller more of its write; or, for a change
+    /// whose write fails, come after the take-back and write the catch-up itself: a rule that held it passed then (once
+    /// in a whole-suite run, where it failed 5 of 5 alone). Made with the commit, the change's record is the commit's,
+    /// queued first: a failure resumes the commit's caller first.
     private func commitWithItsBackgroundSave(
         _ session: NavigationSession,
         _ registry: SessionRegistry,
-        _ persistence: SessionPersistence
+        _ persistence: SessionPersistence,
+        making change: (@MainActor () throws -> Void)? = nil,
+        answered answer: CommitAnswer = .done
     ) async throws {
         disk.holdNext()
-        let commit = Task { @MainActor in try await registry.commit(session) }
-        try await waitUntilHolding()
-        try await waitUntilQueued(persistence, callers: 2)
-        disk.release()
-        try await commit.value
-    }
-
-    /// Pops the top screen of `session` and commits it in one stretch of a task: the commit's caller is the write's,
-    /// and the failure resumes it first. The write is held until the pop's background save waits on it too, or on the
-    /// record queued behind it: the failure answers both, whatever the scheduling. Left to run, that save sometimes
-    /// came after the take-back, and wrote the catch-up itself: a rule that held it passed then (once in a whole-suite
-    /// run, where it failed 5 of 5 alone). Expects the commit to fail.
-    private func popAndCommit(
-        _ session: NavigationSession,
-        _ registry: SessionRegistry,
-        _ persistence: SessionPersistence
-    ) async throws {
-        disk.holdNext()
-        let pop = Task { @MainActor in
+        let commit = Task { @MainActor in
             let takeBacks = session.takeBacks
-            try session.pop()
+            try change?()
             try await registry.commit(session, takeBacks: takeBacks)
         }
         try await waitUntilHolding()
         try await waitUntilQueued(persistence, callers: 2)
         disk.release()
-        await #expect(throws: NavigationError.self, "the pop's write failed") { try await pop.value }
+        switch answer {
+        case .done:
+            try await commit.value
+        case .storageFailed:
+            await #expect(throws: NavigationError.self, "the write failed: \(disk.log)") { try await commit.value }
+        }
+    }
+
+    /// Pops the top screen of `session` and commits it in one stretch of a task, its write held until the pop's
+    /// background save waits on it too (``commitWithItsBackgroundSave(_:_:_:making:answered:)``), and expects the
+    /// commit to fail.
+    private func popAndCommit(
+        _ session: NavigationSession,
+        _ registry: SessionRegistry,
+        _ persistence: SessionPersistence
+    ) async throws {
+        try await commitWithItsBackgroundSave(
+            session,
+            registry,
+            persistence,
+            making: { try session.pop() },
+            answered: .storageFailed
+        )
     }
 }
