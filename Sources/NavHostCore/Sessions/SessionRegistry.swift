@@ -38,10 +38,8 @@ public final class SessionRegistry {
     private var closedKeepingRecords: [String: WeakClosedSession] = [:]
     /// The settle under way, which every caller of ``settleClosedSessions()`` waits for.
     private var settling: Task<Void, Never>?
-    /// The take-back under way: of which session, and what the failed write it takes back tried to write (``nil``
-    /// when that is not known). The catch-up event it records is held for the persistence's retry, rather than saved,
-    /// only when it holds just that (``isCatchUpForTheRetry(_:of:)``).
-    private var takeBackUnderWay: (session: ObjectIdentifier, failedWrite: SessionRecord?)?
+    /// The take-back under way (``TakeBackUnderWay``), which the catch-up event it records is saved or held by.
+    private var takeBackUnderWay: TakeBackUnderWay?
     /// The replays under way, by the name of the session each opened, each with a number of its own: a replay closes
     /// its session only while it is still the one it opened (a client may close it and open another of the name).
     var replaysUnderWay: [String: Int] = [:]
@@ -326,6 +324,13 @@ public final class SessionRegistry {
             session.holdCatchUpForTheRetry(record)
             return
         }
+        // A take-back's catch-up (or a change a screen it built again makes as it appears) is queued by the take-back
+        // itself, at its end, in its own stretch (``queueOverTheFailedWrite(_:_:_:)``): from the task below, it came
+        // one main-actor hop later, and the refused client could be answered first.
+        if takeBackUnderWay?.session == ObjectIdentifier(session) {
+            takeBackUnderWay?.catchUpToSave = true
+            return
+        }
         Task {
             // The record is taken again when the save is queued, not when the change was made: a client's commit in
             // between may have queued a newer one of the same revision (a restorable-only change makes none), and
@@ -475,9 +480,13 @@ public final class SessionRegistry {
             if inBackground { writeOverTheFailedWrite(session, current, failure) }
             return
         }
-        takeBackUnderWay = (ObjectIdentifier(session), failure?.written)
+        takeBackUnderWay = TakeBackUnderWay(session: ObjectIdentifier(session), failedWrite: failure?.written)
         defer { takeBackUnderWay = nil }
-        guard session.takeBackUnreleasedChanges() else { return }
+        let tookBack = session.takeBackUnreleasedChanges()
+        // Its catch-up is queued before any caller of the failed write is answered: the refused client is answered
+        // `StorageFailed` with the write over its change queued (``persist(_:through:)`` leaves it to the take-back).
+        if takeBackUnderWay?.catchUpToSave == true { queueOverTheFailedWrite(session, session.record, failure) }
+        guard tookBack else { return }
         lastWriteFailure[session.name] = "\(error)"
         countTakeBack(of: session, because: error)
     }
@@ -488,15 +497,28 @@ public final class SessionRegistry {
     /// before the persistence's retry's next round (50 ms to 5 s later), which a kill -9 could come before. Not when
     /// the failed write tried `current` itself: that would only try it again, which the retry does.
     ///
-    /// Queued in the take-back's stretch, once the failure refuses the session's records no more
-    /// (``SessionPersistence/queue(_:unlessRefused:)``), before any other caller of the failed write resumes: the
-    /// refused client is answered `StorageFailed` with the write over its change queued. Queued from a task of its
-    /// own, it came one main-actor hop later, and the client could be answered first, the file holding the change
-    /// until that task ran (a kill -9 in between brought the push back). A task awaits its outcome, as a background
-    /// save (``saveInBackground(_:through:unlessRefused:)``) would: its success releases the changes held and ends the
-    /// run of failures, as the retry's round would have, which its write leaves nothing to do; its failure is taken
-    /// back. A write only submitted did neither: the watchers stayed stale, a later run of failures logged no line of
-    /// its own, and a close said the state could not be saved.
+    /// Queued in the take-back's stretch (``queueOverTheFailedWrite(_:_:_:)``), before any other caller of the failed
+    /// write resumes: the refused client is answered `StorageFailed` with the write over its change queued. Queued from
+    /// a task of its own, it came one main-actor hop later, and the client could be answered first, the file holding
+    /// the change until that task ran (a kill -9 in between brought the push back). Its outcome is awaited as a
+    /// background save's: a write only submitted neither released the changes held nor ended the run of failures,
+    /// as the retry's round it makes needless would have: the watchers stayed stale, a later run of failures logged no
+    /// line of its own, and a close said the state could not be saved.
+    private func writeOverTheFailedWrite(
+        _ session: NavigationSession,
+        _ current: SessionRecord,
+        _ failure: SessionPersistence.WriteFailure?
+    ) {
+        guard let failure, let written = failure.written, !written.hasDurableContent(of: current) else { return }
+        queueOverTheFailedWrite(session, current, failure)
+    }
+
+    /// Queues `record`, the state of `session` a take-back leaves, over what the failed write it takes back may have
+    /// left in the file, in the take-back's stretch: the take-back's catch-up (its usual path), or the record a
+    /// background save's take-back found written (``writeOverTheFailedWrite(_:_:_:)``). The failure refuses the
+    /// session's records no more first (the take-back's `defer` comes too late): until then it would refuse this one.
+    /// A task awaits the outcome, as a background save (``saveInBackground(_:through:unlessRefused:)``) would: its
+    /// success tells watchers of the changes `record` holds and ends the run of failures; its failure is taken back.
     ///
     /// Queued unless refused, as the retry's rounds are, for a failure of its own write that answers another caller
     /// too (a commit written with its record, or queued behind it): that caller takes it back, and the task, answered
@@ -506,20 +528,18 @@ public final class SessionRegistry {
     /// take-back ends the failure's right before, in the same stretch of the main actor, and the failure left no write
     /// of the session queued or under way to fail in between (it answered the records queued behind it, and refused
     /// those queued since).
-    private func writeOverTheFailedWrite(
+    private func queueOverTheFailedWrite(
         _ session: NavigationSession,
-        _ current: SessionRecord,
+        _ record: SessionRecord,
         _ failure: SessionPersistence.WriteFailure?
     ) {
-        guard let persistence, let failure, let written = failure.written, !written.hasDurableContent(of: current)
-        else { return }
-        // The take-back's own (its `defer` comes too late): until then the failure refuses the record.
-        persistence.takenBack(session.name, generation: failure.generation)
-        let save = persistence.queue(current, unlessRefused: true)
+        guard let persistence else { return }
+        persistence.takenBack(session.name, generation: failure?.generation)
+        let save = persistence.queue(record, unlessRefused: true)
         Task {
             do {
                 guard try await persistence.outcome(of: save) else { return }
-                savedInBackground(session, current, through: current.revision)
+                savedInBackground(session, record, through: record.revision)
             } catch {
                 takeBack(session, because: error, inBackground: true)
             }
@@ -789,6 +809,22 @@ public final class SessionRegistry {
         sessions.removeAll()
         for watcher in listWatchers.values { watcher.finish(with: stopping ? .stopping : .closed) }
         listWatchers.removeAll()
+    }
+}
+
+// MARK: - Take-backs
+
+extension SessionRegistry {
+    /// A take-back under way (``SessionRegistry/takeBackUnderWay``): of which session, what the failed write it takes
+    /// back tried to write (`nil` when that is not known), and whether a change it recorded needs a save. Its catch-up
+    /// event is held for the persistence's retry, rather than saved, only when it holds just what that write tried
+    /// (``SessionRegistry/isCatchUpForTheRetry(_:of:)``); any other is saved by the take-back, at its end.
+    struct TakeBackUnderWay {
+        let session: ObjectIdentifier
+        let failedWrite: SessionRecord?
+        /// Whether the take-back recorded a change that needs a save: its catch-up, when not held for the retry, or a
+        /// change a screen it built again made as it appeared.
+        var catchUpToSave = false
     }
 }
 

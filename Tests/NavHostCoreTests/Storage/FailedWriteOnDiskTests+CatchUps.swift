@@ -59,12 +59,21 @@ extension FailedWriteOnDiskTests {
         if backgroundFirst { #expect(session.takeBacks == takeBacks) }
     }
 
-    /// What the persistence held when the refused client of ``writeOverIsQueuedBeforeTheClientIsAnswered()`` was
-    /// answered.
+    /// What the persistence held when the refused client of ``writeOverIsQueuedBeforeTheClientIsAnswered()`` or
+    /// ``catchUpIsQueuedBeforeTheClientIsAnswered()`` was answered.
     @MainActor final class AtTheRefusal {
-        /// Whether a write of the session was queued or under way, or none may hold the failed write any more.
+        /// Whether a save of the session waited on the writer, or none may hold the failed write any more.
         var writtenOver = false
         var log: [String] = []
+
+        /// Looks at `persistence` and the disk's log as the refused client is answered. A save waiting is counted, not
+        /// ``SessionPersistence/isWriting(_:)`` asked: the writer says it writes until it has looked for a record after
+        /// the failure, which may be after the client is answered, whether or not one was queued.
+        func look(at persistence: SessionPersistence, _ disk: FaultyDiskWrites) {
+            let waiting = persistence.callersWaiting(of: "main")
+            writtenOver = waiting.onTheWrite + waiting.queued > 0 || !persistence.mayHoldFailedWrite(of: "main")
+            log = disk.log
+        }
     }
 
     @Test(
@@ -80,8 +89,7 @@ extension FailedWriteOnDiskTests {
             do {
                 try await registry.commit(session, takeBacks: takeBacks)
             } catch {
-                seen.writtenOver = persistence.isWriting("main") || !persistence.mayHoldFailedWrite(of: "main")
-                seen.log = disk.log
+                seen.look(at: persistence, disk)
                 throw error
             }
         }
@@ -90,6 +98,38 @@ extension FailedWriteOnDiskTests {
         // the client was answered first, with nothing queued, and a kill -9 then brought p back.
         #expect(seen.writtenOver, "writes when the client was answered: \(seen.log)")
         #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
+    }
+
+    @Test(
+        "A commit that takes its push back, its write landed, queues the catch-up over the push before it is answered StorageFailed"
+    )
+    func catchUpIsQueuedBeforeTheClientIsAnswered() async throws {
+        // The push's journal line lands, then fails, and so does its zeroing: the file holds p. Made with the commit,
+        // the push's record is the commit's: the failure resumes the client first, whose take-back (not the
+        // background save's, which finds nothing written) takes the push back, and records the root as its catch-up,
+        // not what the failed write tried: it is saved.
+        let (registry, persistence, session, takeBacks) = try await openMainFailingTheNextLineTwice()
+        let seen = AtTheRefusal()
+        let push = Task { @MainActor in
+            do {
+                try session.navigate(to: Self.user("p"))
+                try await registry.commit(session, takeBacks: takeBacks)
+            } catch {
+                seen.look(at: persistence, disk)
+                throw error
+            }
+        }
+        try await waitUntilHolding()
+        try await waitUntilQueued(persistence, callers: 2)
+        disk.release()
+        await #expect(throws: NavigationError.self, "the push's write failed: \(disk.log)") { try await push.value }
+        await letTheSavesRun(persistence)
+        #expect(session.routeIDs == ["profile.user"], "the push was taken back")
+        // Before, the catch-up was saved from a task of its own (`persist`'s), one hop of the main actor after the
+        // take-back: the client was answered first, with nothing queued, and a kill -9 then brought p back.
+        #expect(seen.writtenOver, "writes when the client was answered: \(seen.log)")
+        #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
+        #expect(!persistence.mayHoldFailedWrite(of: "main"), "writes: \(disk.log)")
     }
 
     @Test(
