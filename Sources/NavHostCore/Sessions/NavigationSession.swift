@@ -145,6 +145,10 @@ public final class NavigationSession: NavigationHandler {
     /// own, until a write that holds its state succeeds (`NavigationSession+Durability.swift`).
     var catchUpHeldForTheRetry: SessionRecord?
 
+    /// The task that awaits the last write a take-back queued over a failed write of the session, and handles its
+    /// outcome (`SessionRegistry.queueOverTheFailedWrite`): a caller refused for that failure is answered once it ends.
+    var writeOverTheFailure: Task<Void, Never>?
+
     /// How many take-backs the session's current run of failed writes made: the registry logs the first and counts
     /// the others until the run ends (`SessionRegistry+FailureRuns.swift`).
     var takeBacksInTheFailureRun = 0

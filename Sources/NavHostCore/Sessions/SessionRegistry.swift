@@ -240,7 +240,8 @@ public final class SessionRegistry {
     ///   session's unwritten changes were taken back (watchers never heard of them), or changes were taken back while
     ///   this one waited, so it may be among them; or a write that held only bookkeeping failed and the change's
     ///   revision is not below the reservation on disk (nothing is taken back: watchers hear of it once a write
-    ///   succeeds, and `Stack` shows it meanwhile). The change must not be acknowledged then.
+    ///   succeeds, and `Stack` shows it meanwhile). The change must not be acknowledged then. Thrown once the write a
+    ///   take-back queued over the failed write has landed or failed (``writeOverTheFailureLands(_:)``).
     public func commit(_ session: NavigationSession, takeBacks: Int? = nil) async throws {
         let takeBacks = takeBacks ?? session.takeBacks
         guard let persistence, let record = try recordToWrite(session, takeBacks: takeBacks) else { return }
@@ -253,6 +254,7 @@ public final class SessionRegistry {
             failure = error
             takeBack(session, because: error)
         }
+        if failure != nil || session.takeBacks != takeBacks { await writeOverTheFailureLands(session) }
         if session.takeBacks != takeBacks {
             throw NavigationError.storageFailed(
                 failure.map { "\($0)" } ?? lastWriteFailure[session.name] ?? "a write of the session failed"
@@ -266,6 +268,24 @@ public final class SessionRegistry {
         {
             throw NavigationError.storageFailed("\(failure)")
         }
+    }
+
+    /// Returns once the write a take-back queued over a failed write of `session` (``queueOverTheFailedWrite(_:_:_:)``)
+    /// has landed or failed, and its outcome was handled: at once when none is under way. A commit refused for a
+    /// failure (its change taken back, or a failed write that may hold what it changed) is answered after it, so that
+    /// what it was refused for is off the disk by then, as far as that write takes it: queued but not landed, the file
+    /// still held the refused change when `StorageFailed` went out, and a kill -9 in between brought it back. A commit
+    /// whose failed write held only what the write over it writes (a pop made before the take-back of a push whose
+    /// write landed) is answered done once that write lands: its state is on disk then.
+    ///
+    /// It waits for that one write, not for the writes after it: when it fails, its own take-back may queue another,
+    /// which the commit does not wait for; the persistence's retry writes the session's state again from then on,
+    /// for as long as the disk fails. So a refused commit waits one write more than a commit answered done, behind the
+    /// writes queued before it (the writer is one queue for every session), and a disk that hangs a write holds it as
+    /// it holds every commit; no timer bounds it, as none bounds the commit's own write.
+    private func writeOverTheFailureLands(_ session: NavigationSession) async {
+        guard let writeOver = session.writeOverTheFailure else { return }
+        await writeOver.value
     }
 
     /// ``commit(_:takeBacks:)`` when the session's state is durable already (a call that changed nothing kept across
@@ -536,7 +556,8 @@ public final class SessionRegistry {
         guard let persistence else { return }
         persistence.takenBack(session.name, generation: failure?.generation)
         let save = persistence.queue(record, unlessRefused: true)
-        Task {
+        // The commits refused for the failure wait for it (``writeOverTheFailureLands(_:)``).
+        session.writeOverTheFailure = Task {
             do {
                 guard try await persistence.outcome(of: save) else { return }
                 savedInBackground(session, record, through: record.revision)

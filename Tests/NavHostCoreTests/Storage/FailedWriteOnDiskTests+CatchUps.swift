@@ -44,7 +44,7 @@ extension FailedWriteOnDiskTests {
                 try await registry.commit(session, takeBacks: takeBacks)
             }
         }
-        try await popBeforeTheTakeBack(of: push, session, registry, persistence, writeOver: 2)
+        let popAnswer = try await popBeforeTheTakeBack(of: push, session, registry, persistence)
         #expect(session.routeIDs == ["profile.user"])
         // The client's caller first takes the push and the pop back, whose catch-up (the root) is not what the failed
         // write tried (the root and p): it is saved at once. Before, by the first rule of session 42, it was held as
@@ -57,6 +57,14 @@ extension FailedWriteOnDiskTests {
         // write's first caller: with the client's first, the main actor ran the background save's resumption first in
         // about 1 run in 6 (not explained yet), and the file must hold the root either way.
         if backgroundFirst { #expect(session.takeBacks == takeBacks) }
+        // Taken back, the pop is refused; else (the background save first) its state is the root, which the write over
+        // the push holds, and its commit, answered once that write landed, is done: before, it was answered
+        // `StorageFailed` while that write, queued or landed, held its change.
+        if session.takeBacks == takeBacks {
+            #expect(throws: Never.self, "the write over the push holds the pop: \(disk.log)") { try popAnswer.get() }
+        } else {
+            #expect(throws: NavigationError.self, "the pop was taken back: \(disk.log)") { try popAnswer.get() }
+        }
     }
 
     /// What the persistence held when the refused client of ``writeOverIsQueuedBeforeTheClientIsAnswered()`` or
@@ -65,6 +73,8 @@ extension FailedWriteOnDiskTests {
         /// Whether a save of the session waited on the writer, or none may hold the failed write any more.
         var writtenOver = false
         var log: [String] = []
+        /// The users of the stack the file held.
+        var onDisk: [String] = []
 
         /// Looks at `persistence` and the disk's log as the refused client is answered. A save waiting is counted, not
         /// ``SessionPersistence/isWriting(_:)`` asked: the writer says it writes until it has looked for a record after
@@ -90,13 +100,18 @@ extension FailedWriteOnDiskTests {
                 try await registry.commit(session, takeBacks: takeBacks)
             } catch {
                 seen.look(at: persistence, disk)
+                seen.onDisk = (try? usersOnDisk()) ?? []
                 throw error
             }
         }
-        try await popBeforeTheTakeBack(of: push, session, registry, persistence, writeOver: 2)
+        let popAnswer = try await popBeforeTheTakeBack(of: push, session, registry, persistence)
         // Before, the write over p was queued from a task of its own, one hop of the main actor after the take-back:
         // the client was answered first, with nothing queued, and a kill -9 then brought p back.
         #expect(seen.writtenOver, "writes when the client was answered: \(seen.log)")
+        // Until session 45 it was queued, not landed, when the client was answered: a kill -9 between the answer and
+        // its write brought p back.
+        #expect(seen.onDisk == ["root"], "the file when the client was answered: \(seen.log)")
+        #expect(throws: Never.self, "the write over the push holds the pop: \(disk.log)") { try popAnswer.get() }
         #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
     }
 
@@ -116,6 +131,7 @@ extension FailedWriteOnDiskTests {
                 try await registry.commit(session, takeBacks: takeBacks)
             } catch {
                 seen.look(at: persistence, disk)
+                seen.onDisk = (try? usersOnDisk()) ?? []
                 throw error
             }
         }
@@ -128,6 +144,9 @@ extension FailedWriteOnDiskTests {
         // Before, the catch-up was saved from a task of its own (`persist`'s), one hop of the main actor after the
         // take-back: the client was answered first, with nothing queued, and a kill -9 then brought p back.
         #expect(seen.writtenOver, "writes when the client was answered: \(seen.log)")
+        // Until session 45 it was queued, not landed, when the client was answered: a kill -9 between the answer and
+        // its write brought p back.
+        #expect(seen.onDisk == ["root"], "the file when the client was answered: \(seen.log)")
         #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
         #expect(!persistence.mayHoldFailedWrite(of: "main"), "writes: \(disk.log)")
     }
@@ -171,7 +190,8 @@ extension FailedWriteOnDiskTests {
         disk.failNext([.afterLanding])
         try session.navigate(to: Self.user("p"))
         let push = Task { @MainActor in try await registry.commit(session, takeBacks: takeBacks) }
-        try await popBeforeTheTakeBack(of: push, session, registry, persistence, writeOver: 1)
+        let popAnswer = try await popBeforeTheTakeBack(of: push, session, registry, persistence)
+        #expect(throws: Never.self, "the write over the push holds the pop: \(disk.log)") { try popAnswer.get() }
         #expect(try usersOnDisk() == ["root", "q"], "writes: \(disk.log)")
         #expect(!persistence.mayHoldFailedWrite(of: "main"), "writes: \(disk.log)")
         // That write leaves the retry nothing to write: its next round ends it without a save. Before, a write only
@@ -211,23 +231,22 @@ extension FailedWriteOnDiskTests {
     }
 
     /// Pops the screen `push` pushed once the disk holds the push's write, commits the pop, lets the held write fail as
-    /// the disk was told, and waits until both calls are refused and the saves have run.
+    /// the disk was told, and waits until the push is refused and the saves have run; the pop's answer.
     ///
     /// The failure answers four callers, the push's background save and commit and the pop's: it is let go once all
     /// four wait, on the held write or on the record queued behind it, however the writer split them. Counted at two
     /// queued, the wait could end at the pop's background save when the writer took the push's first caller alone,
     /// and the pop's commit then came after the failure: refused before the take-back (a second take-back), or queued
-    /// after it, written and answered done. The write over the failed write, the `writeOver`th write of the session's
-    /// files after the one held (2 after a journal line, whose zeroing comes first; 1 after a snapshot), is held until
-    /// both calls are answered: queued in the take-back's stretch, it could land before the pop's commit resumed,
-    /// which was answered done then (truthfully: that write holds the pop).
+    /// after it, written and answered done. The write over the failed write is not held: since session 45 the refused
+    /// commits are answered once it has landed, and the pop's is done when nothing was taken back (the background save
+    /// first), its state being the one that write holds. (Until then the write was held until both were answered: a
+    /// pop answered before it landed was refused, one answered after was done.)
     private func popBeforeTheTakeBack(
         of push: Task<Void, any Error>,
         _ session: NavigationSession,
         _ registry: SessionRegistry,
-        _ persistence: SessionPersistence,
-        writeOver: Int
-    ) async throws {
+        _ persistence: SessionPersistence
+    ) async throws -> Result<Void, any Error> {
         try await waitUntilHolding()
         try session.pop()
         let pop = Task { @MainActor in try await registry.commit(session) }
@@ -239,12 +258,11 @@ extension FailedWriteOnDiskTests {
             waiting.onTheWrite + waiting.queued == 4,
             "the push's and the pop's saves alone: \(waiting), writes: \(disk.log)"
         )
-        disk.holdTheWrite(writeOver, toFilesOf: "main")
         disk.release()
         await #expect(throws: NavigationError.self, "the push's write failed: \(disk.log)") { try await push.value }
-        await #expect(throws: NavigationError.self, "the pop waited on it: \(disk.log)") { try await pop.value }
-        disk.release()
+        let popAnswer = await pop.result
         await letTheSavesRun(persistence)
+        return popAnswer
     }
 
     /// Opens "main" over a registry whose failed write's callers resume in the order the writer answers them, and
