@@ -210,9 +210,20 @@ private final class NavigationHandlers: Sendable {
 
     func startSending(_ input: SendParameters) throws -> VarlinkCallStart {
         let session = try sessions.session(input.session)
-        let target = try session.screenID(of: input.screen)
-        // A named screen is recorded by its place on the stack, which a replay can find again.
-        let position = input.screen == nil ? nil : try session.position(of: target)
+        // The optional screen ID is looked at once: each look at the SDK's resilient `ScreenID` in an optional copies
+        // it through the runtime, and asking whether it is `nil` twice made three such copies.
+        let target: ScreenID
+        let position: Int?
+        switch input.screen {
+        case .some(let screen):
+            // A named screen is recorded by its place on the stack, which a replay can find again. Not on the stack:
+            // `ScreenNotFound`, as looking its ID up says.
+            position = try session.position(of: screen)
+            target = screen
+        case .none:
+            target = try session.screenID(at: nil)
+            position = nil
+        }
         let takeBacks = session.takeBacks
         let progress: CallProgress<NavigationSession.Change?>
         do {
@@ -220,8 +231,11 @@ private final class NavigationHandlers: Sendable {
         } catch {
             return try failureReply(error, session, takeBacks: takeBacks)
         }
-        guard case .suspended(let rest) = progress else {
-            return try sendReply(session, target, takeBacks: takeBacks)
+        // Taken apart, not matched in place, which copies the progress (NavigationSession.startHandling says why).
+        let rest: @MainActor @Sendable () async throws(NavigationError) -> NavigationSession.Change?
+        switch consume progress {
+        case .finished: return try sendReply(session, target, takeBacks: takeBacks)
+        case .suspended(let suspended): rest = suspended
         }
         return .suspended { [self] in
             do {

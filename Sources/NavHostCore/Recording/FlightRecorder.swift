@@ -39,8 +39,9 @@ struct FlightRecorder {
 
     /// Files `call`, refused with the error named `error` or done, with the session's stack right after it: the
     /// latest entry's when that was taken at the same `revision` (``stack(at:)``), else `stack`, read only then.
+    /// The call is taken into the entry, not copied.
     mutating func file(
-        _ call: SessionCall,
+        _ call: consuming SessionCall,
         refusedWith error: String?,
         at revision: UInt64,
         stack: @autoclosure () -> [RecordedScreen]

@@ -20,7 +20,10 @@ extension NavigationSession {
 
     /// ``handle(_:)``, started in the caller's stretch: a call that does not suspend (every call but an intent whose
     /// ViewModel awaits) has finished, and is filed, when this returns. See ``CallProgress``.
-    public func startHandling(_ call: SessionCall) throws(NavigationError) -> CallProgress<Change?> {
+    ///
+    /// The call is taken, not copied: a call that finishes here is moved into the recorder's entry. Each copy of a
+    /// call goes through the value witnesses of the SDK's resilient `IntentMessage` and `JSONObject`.
+    public func startHandling(_ call: consuming SessionCall) throws(NavigationError) -> CallProgress<Change?> {
         settleRecording()
         let progress: CallProgress<Change?>
         do {
@@ -29,11 +32,17 @@ extension NavigationSession {
             file(call, refusedWith: error)
             throw error
         }
-        guard case .suspended(let rest) = progress else {
+        // Taken apart, not matched in place: a match copies the progress (the SDK's resilient types in its change)
+        // to read its case.
+        let rest: @MainActor @Sendable () async throws(NavigationError) -> Change?
+        switch consume progress {
+        case .finished(let change):
             file(call, refusedWith: nil)
-            return progress
+            return .finished(change)
+        case .suspended(let suspended):
+            rest = suspended
         }
-        return .suspended { [self] () async throws(NavigationError) in
+        return .suspended { [self, call] () async throws(NavigationError) in
             do throws(NavigationError) {
                 let change = try await rest()
                 file(call, refusedWith: nil)
@@ -130,7 +139,7 @@ extension NavigationSession {
 extension NavigationSession {
     /// One access to the recorder, which checks that it records at all and finds the stack to share: each access to a
     /// class's stored property is an exclusivity check (`swift_beginAccess`), and every `Send` is filed.
-    fileprivate func file(_ call: SessionCall, refusedWith error: NavigationError?) {
+    fileprivate func file(_ call: consuming SessionCall, refusedWith error: NavigationError?) {
         recorder.file(call, refusedWith: error?.code.name, at: revision, stack: stackAsRecorded)
     }
 
