@@ -27,7 +27,7 @@ extension NavigationSession {
         settleRecording()
         let progress: CallProgress<Change?>
         do {
-            progress = try startPerforming(call)
+            progress = try startPerforming(&call)
         } catch {
             file(call, refusedWith: error)
             throw error
@@ -143,9 +143,18 @@ extension NavigationSession {
         recorder.file(call, refusedWith: error?.code.name, at: revision, stack: stackAsRecorded)
     }
 
-    fileprivate func startPerforming(_ call: SessionCall) throws(NavigationError) -> CallProgress<Change?> {
-        guard case .send(let intent, let position) = call else { return .finished(try performNavigation(call)) }
-        return try startSending(intent, at: position).map { _ in nil }
+    /// Starts `call`, which is taken apart and put back together, whether it throws or not: matched in place, a
+    /// `send`'s intent would be copied out (through the value witnesses of the SDK's resilient `IntentMessage`) to be
+    /// read, and the copy destroyed after.
+    fileprivate func startPerforming(_ call: inout SessionCall) throws(NavigationError) -> CallProgress<Change?> {
+        switch consume call {
+        case .send(let intent, let position):
+            defer { call = .send(intent, position: position) }
+            return try startSending(intent, at: position).map { _ in nil }
+        case let other:
+            defer { call = other }
+            return .finished(try performNavigation(other))
+        }
     }
 
     /// Makes a call that navigates: every call but `send`.
