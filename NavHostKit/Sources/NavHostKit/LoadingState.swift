@@ -25,6 +25,26 @@ public enum LoadingState<Value: Equatable & Sendable>: Equatable, Sendable {
         if case .loading = self { return true }
         return false
     }
+
+    /// Whether `lhs` and `rhs` are the same case with equal values.
+    ///
+    /// Written out, though the synthesized one would compare the same: that one switches over the pair
+    /// `(lhs, rhs)`, which, `Value` being known only at run time here, asks the runtime for the tuple's metadata and
+    /// copies both states into it on every call (an `@Observable` ViewModel compares its state on every assignment,
+    /// so once per intent). This one looks at one side, then the other.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch lhs {
+        case .idle:
+            if case .idle = rhs { return true }
+        case .loading:
+            if case .loading = rhs { return true }
+        case .loaded(let value):
+            if case .loaded(let other) = rhs { return value == other }
+        case .error(let message):
+            if case .error(let other) = rhs { return message == other }
+        }
+        return false
+    }
 }
 
 // MARK: - Codable
