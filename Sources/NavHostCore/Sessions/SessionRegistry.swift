@@ -240,8 +240,9 @@ public final class SessionRegistry {
     ///   session's unwritten changes were taken back (watchers never heard of them), or changes were taken back while
     ///   this one waited, so it may be among them; or a write that held only bookkeeping failed and the change's
     ///   revision is not below the reservation on disk (nothing is taken back: watchers hear of it once a write
-    ///   succeeds, and `Stack` shows it meanwhile). The change must not be acknowledged then. Thrown once the write a
-    ///   take-back queued over the failed write has landed or failed (``writeOverTheFailureLands(_:)``).
+    ///   succeeds, and `Stack` shows it meanwhile). The change must not be acknowledged then. After a failed write,
+    ///   the answer, this error or done, comes once the write a take-back queued over the failed write has landed or
+    ///   failed (``writeOverTheFailureLands(_:)``).
     public func commit(_ session: NavigationSession, takeBacks: Int? = nil) async throws {
         let takeBacks = takeBacks ?? session.takeBacks
         guard let persistence, let record = try recordToWrite(session, takeBacks: takeBacks) else { return }
@@ -486,8 +487,11 @@ public final class SessionRegistry {
             }
         }
         guard stillRefuses else { return }
-        // Once what the failed write held is taken back, the session's records are written again.
-        defer { persistence?.takenBack(session.name, generation: failure?.generation) }
+        // Once what the failed write held is taken back, the session's records are written again. A catch-up queued
+        // over it ended the refusal already (``queueOverTheFailedWrite(_:_:_:)``): a failure of unknown generation
+        // ended here would end any refusal, the catch-up's own failed write's too, if the writer failed it meanwhile.
+        var catchUpQueued = false
+        defer { if !catchUpQueued { persistence?.takenBack(session.name, generation: failure?.generation) } }
         let current = session.record
         // A failed write may have reached the disk all the same: what it held is taken back then, and the record
         // after the take-back is written over it (``SessionPersistence/holdsStack(of:)``).
@@ -500,12 +504,17 @@ public final class SessionRegistry {
             if inBackground { writeOverTheFailedWrite(session, current, failure) }
             return
         }
+        // One slot: a take-back nested in another would end the outer one's, whose catch-up would then go unsaved.
+        precondition(takeBackUnderWay == nil, "a take-back began while another was under way")
         takeBackUnderWay = TakeBackUnderWay(session: ObjectIdentifier(session), failedWrite: failure?.written)
         defer { takeBackUnderWay = nil }
         let tookBack = session.takeBackUnreleasedChanges()
         // Its catch-up is queued before any caller of the failed write is answered: the refused client is answered
         // `StorageFailed` with the write over its change queued (``persist(_:through:)`` leaves it to the take-back).
-        if takeBackUnderWay?.catchUpToSave == true { queueOverTheFailedWrite(session, session.record, failure) }
+        if takeBackUnderWay?.catchUpToSave == true {
+            queueOverTheFailedWrite(session, session.record, failure)
+            catchUpQueued = true
+        }
         guard tookBack else { return }
         lastWriteFailure[session.name] = "\(error)"
         countTakeBack(of: session, because: error)

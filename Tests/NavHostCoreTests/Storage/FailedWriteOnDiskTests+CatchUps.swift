@@ -111,6 +111,9 @@ extension FailedWriteOnDiskTests {
         // Until session 45 it was queued, not landed, when the client was answered: a kill -9 between the answer and
         // its write brought p back.
         #expect(seen.onDisk == ["root"], "the file when the client was answered: \(seen.log)")
+        // The background save took the failure back, as the write's first caller, and the pop with it nothing: should
+        // the main actor resume the client first (see `pushPoppedBeforeItsTakeBack`), this says so.
+        try #require(session.takeBacks == takeBacks, "the client took the failure back first: \(disk.log)")
         #expect(throws: Never.self, "the write over the push holds the pop: \(disk.log)") { try popAnswer.get() }
         #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
     }
