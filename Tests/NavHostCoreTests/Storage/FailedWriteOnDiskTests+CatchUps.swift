@@ -75,6 +75,8 @@ extension FailedWriteOnDiskTests {
         var log: [String] = []
         /// The users of the stack the file held.
         var onDisk: [String] = []
+        /// Whether the client was answered.
+        var answered = false
 
         /// Looks at `persistence` and the disk's log as the refused client is answered. A save waiting is counted, not
         /// ``SessionPersistence/isWriting(_:)`` asked: the writer says it writes until it has looked for a record after
@@ -83,6 +85,7 @@ extension FailedWriteOnDiskTests {
             let waiting = persistence.callersWaiting(of: "main")
             writtenOver = waiting.onTheWrite + waiting.queued > 0 || !persistence.mayHoldFailedWrite(of: "main")
             log = disk.log
+            answered = true
         }
     }
 
@@ -140,6 +143,14 @@ extension FailedWriteOnDiskTests {
         }
         try await waitUntilHolding()
         try await waitUntilQueued(persistence, callers: 2)
+        // The push's write goes on, its line lands and fails, its zeroing fails (the first write from now); the
+        // catch-up's snapshot (the second) is held: the refused client must not be answered while it is.
+        disk.holdTheWrite(2, toFilesOf: "main")
+        disk.release()
+        // Seen on the main actor, the hold comes after the stretch that queued the write: before session 45 the client
+        // was answered in that very stretch (the take-back's), whether the write over its change was queued or not.
+        try await waitUntilHolding(afterWrites: 2)
+        #expect(!seen.answered, "answered while the write over its change was held: \(disk.log)")
         disk.release()
         await #expect(throws: NavigationError.self, "the push's write failed: \(disk.log)") { try await push.value }
         await letTheSavesRun(persistence)

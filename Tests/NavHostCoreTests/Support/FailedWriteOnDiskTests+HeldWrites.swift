@@ -38,11 +38,13 @@ extension FailedWriteOnDiskTests {
         return push
     }
 
-    /// Waits until the disk holds a write back, or 30 s went by.
-    func waitUntilHolding() async throws {
+    /// Waits until the disk holds a write back, one made after `writesBefore` writes were logged, or 30 s went by. A
+    /// write held after one let go needs the count: the first one's hold ends only as the writer resumes.
+    func waitUntilHolding(afterWrites writesBefore: Int = 0) async throws {
+        let isHeld = { disk.isHolding && disk.log.count >= writesBefore }
         let deadline = ContinuousClock.now + .seconds(30)
-        while !disk.isHolding && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        try #require(disk.isHolding, "a write is held: \(disk.log)")
+        while !isHeld() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(isHeld(), "a write is held after \(writesBefore) writes: \(disk.log)")
     }
 
     /// Waits until at least `callers` callers of saves of "main" wait, on the write under way or on the record queued
