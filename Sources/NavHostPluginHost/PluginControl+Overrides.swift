@@ -124,7 +124,8 @@ extension PluginControl {
     /// which may act while the write waits for the disk, go by what is made. A refused change writes back the
     /// overrides in force.
     ///
-    /// - Throws: What `change` throws; `storageFailed` when the overrides cannot be written (nothing was changed), or
+    /// - Throws: What `change` throws; `storageFailed` when the overrides cannot be written (nothing was changed, and
+    ///   the file holds the overrides in force unless its refusal says otherwise: ``refusal(after:writing:)``), or
     ///   could not be read at start.
     func changeDurably<Result>(
         _ directory: String,
@@ -140,12 +141,7 @@ extension PluginControl {
             try await overridesFile.save(proposed)
             whileWriting?()
         } catch {
-            throw .refused(
-                QuarantineReason(
-                    .storageFailed,
-                    "cannot write \(overridesFile.path), so a restart would undo it: \(error)"
-                )
-            )
+            throw .refused(QuarantineReason(.storageFailed, await refusal(after: error, writing: overridesFile)))
         }
         let result: Result
         do {
@@ -198,6 +194,31 @@ extension PluginControl {
                 "Cannot write back the plugins loaded and unloaded by hand after a refused change",
                 metadata: ["navhost.plugin.directory": "\(directory)", "error": "\(error)"]
             )
+        }
+    }
+
+    /// The words of the `storageFailed` refusal of a change whose overrides could not be written (`error`), once the
+    /// file holds the overrides in force as far as the disk lets it.
+    ///
+    /// A file renamed into place whose folder's `fsync` failed (``FileAccessError/mayHaveReplaced``) may hold the
+    /// refused change, which a restart would make: the overrides in force are written over it before the refusal is
+    /// answered. When that write fails before it replaced the file, the file holds the change, and the refusal says
+    /// a restart may make it; one renamed into place again holds the overrides in force for a restart, unless the
+    /// system crashes.
+    private func refusal(after error: any Error, writing overridesFile: PluginOverridesFile) async -> String {
+        let refused = "cannot write \(overridesFile.path), so a restart would undo it: \(error)"
+        guard let uncertain = error as? FileAccessError, uncertain.mayHaveReplaced else { return refused }
+        do {
+            try await overridesFile.save(overrides)
+            return refused
+        } catch {
+            if let writtenBack = error as? FileAccessError, writtenBack.mayHaveReplaced { return refused }
+            logger.error(
+                "Cannot write back the plugins loaded and unloaded by hand over a change that may be in place",
+                metadata: ["navhost.file": "\(overridesFile.path)", "error": "\(error)"]
+            )
+            return "\(refused); the file may hold the change all the same, and writing back the plugins loaded and "
+                + "unloaded by hand before it failed too (\(error)): a restart may make it"
         }
     }
 

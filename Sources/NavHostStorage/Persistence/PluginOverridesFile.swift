@@ -24,10 +24,17 @@ public final class PluginOverridesFile: Sendable {
     public var path: String { document.path }
 
     /// The file under the state folder `directory`.
-    public init(directory: String) {
-        self.document = StateDocument(path: "\(directory)/plugin-overrides.json", label: "navhost.plugin-overrides") {
-            $0.format == Self.format && $0.version == Self.version
-        }
+    public convenience init(directory: String) {
+        self.init(directory: directory, writes: DiskWrites())
+    }
+
+    /// The file under the state folder `directory`, written through `writes` (a test's double of the disk).
+    package init(directory: String, writes: any SessionFileWrites) {
+        self.document = StateDocument(
+            path: "\(directory)/plugin-overrides.json",
+            label: "navhost.plugin-overrides",
+            writes: writes
+        ) { $0.format == Self.format && $0.version == Self.version }
     }
 
     /// What the file holds; no overrides when there is no file.
@@ -46,7 +53,8 @@ public final class PluginOverridesFile: Sendable {
     /// Writes `overrides` as the whole file, and returns once it is durable. Files saved one after the other on the
     /// main actor are written in that order.
     ///
-    /// - Throws: The write's failure, in the system's words.
+    /// - Throws: The write's failure, in the system's words: a ``FileAccessError``, whose
+    ///   ``FileAccessError/mayHaveReplaced`` says whether the new file may be in place all the same.
     nonisolated(nonsending) public func save(_ overrides: PluginOverrides) async throws {
         try await document.save(
             Envelope(

@@ -23,13 +23,14 @@ struct PluginControlOverridesTests {
         )
     }
 
-    /// A control as a daemon starting on the workspace makes it: a second one is the daemon after a restart.
-    func start() -> PluginControl {
+    /// A control as a daemon starting on the workspace makes it, writing its overrides through `writes`: a second one
+    /// is the daemon after a restart.
+    func start(writes: any SessionFileWrites = DiskWrites()) -> PluginControl {
         let registry = workspace.makeRegistry()
         let control = PluginControl(
             registry: registry,
             sessions: SessionRegistry(catalog: registry.catalog, logger: .init(label: "test")),
-            overrides: PluginOverridesFile(directory: workspace.state)
+            overrides: PluginOverridesFile(directory: workspace.state, writes: writes)
         )
         control.loadAtStart(from: workspace.plugins)
         return control
