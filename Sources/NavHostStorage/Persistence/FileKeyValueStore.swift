@@ -16,6 +16,8 @@ public actor FileKeyValueStore: KeyValueStore {
 
     private var values: JSONObject?
     private let logger: Logger
+    /// Replaces the file at a path with bytes, durably: the disk, or a test's double.
+    private let replaceFile: @Sendable (_ bytes: [UInt8], _ path: String) throws(FileAccessError) -> Void
 
     // MARK: Public Properties
 
@@ -26,8 +28,27 @@ public actor FileKeyValueStore: KeyValueStore {
 
     /// Creates the store of the values in the file at `path`; the file and its folder are created on first write.
     public init(path: String, logger: Logger) {
+        self.init(path: path, logger: logger) { bytes, path throws(FileAccessError) in
+            try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
+            try FileIO.writeAtomically(bytes, to: path, mode: 0o600)
+        }
+    }
+
+    /// Creates the store of the values in the file at `path`, written through `writes` (a test's double of the disk).
+    package init(path: String, logger: Logger, writes: any SessionFileWrites) {
+        self.init(path: path, logger: logger) { bytes, path throws(FileAccessError) in
+            try writes.replace(path, with: bytes)
+        }
+    }
+
+    private init(
+        path: String,
+        logger: Logger,
+        replaceFile: @escaping @Sendable (_ bytes: [UInt8], _ path: String) throws(FileAccessError) -> Void
+    ) {
         self.path = path
         self.logger = logger
+        self.replaceFile = replaceFile
     }
 
     /// Creates the store of feature `feature` in the folder `directory`: the file `<directory>/<feature>.json`.
@@ -46,7 +67,8 @@ public actor FileKeyValueStore: KeyValueStore {
 
     /// Stores `value` under `key`; returns once the file holding it is on disk.
     ///
-    /// - Throws: ``FileAccessError`` when the file cannot be written; the store then keeps the values it had.
+    /// - Throws: ``FileAccessError`` when the file cannot be written; the store then keeps the values it had, on disk
+    ///   too, unless writing them back over a write that may be in place failed as well.
     public func setValue(_ value: JSONValue, forKey key: String) throws {
         var changed = try loadedValues()
         changed[key] = value
@@ -65,7 +87,7 @@ public actor FileKeyValueStore: KeyValueStore {
     /// suspend in between). A `nil` result removes the value; the file is written only when the value changes.
     ///
     /// - Throws: What `transform` throws, or ``FileAccessError`` when the file cannot be written; the store then
-    ///   keeps the values it had.
+    ///   keeps the values it had, as ``setValue(_:forKey:)`` says.
     public func updateValue(
         forKey key: String,
         _ transform: @Sendable (JSONValue?) throws -> JSONValue?
@@ -107,18 +129,37 @@ extension FileKeyValueStore {
     }
 
     /// Writes `changed` to the file, and keeps it only once it is on disk.
-    ///
-    /// A write that fails may still have replaced the file (the folder's sync after the rename failed): what the file
-    /// holds is then not known here, and the next call reads it again rather than trust the values kept.
     private func persist(_ changed: JSONObject) throws {
         let bytes = try JSONValue.object(changed).serializedBytes()
         do {
-            try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
-            try FileIO.writeAtomically(bytes, to: path, mode: 0o600)
+            try replaceFile(bytes, path)
         } catch {
-            values = nil
+            values = valuesInTheFile(after: error)
             throw error
         }
         values = changed
+    }
+
+    /// The values the file holds after a write of it failed (`failure`), once they are, as far as the disk lets
+    /// them, the values held before it; `nil` when they are not known here, and the next call reads the file again.
+    ///
+    /// A write that failed after renaming the new file into place (its folder's `fsync` failed,
+    /// ``FileAccessError/mayHaveReplaced``) may have left the values its caller was told are not stored in the file,
+    /// where a crash right after would have a restart read them: the values held before are written back over them.
+    /// When that write fails before it replaced the file, the file holds the new values.
+    private func valuesInTheFile(after failure: FileAccessError) -> JSONObject? {
+        guard failure.mayHaveReplaced else { return values }
+        guard let values, let bytes = try? JSONValue.object(values).serializedBytes() else { return nil }
+        do {
+            try replaceFile(bytes, path)
+            return values
+        } catch {
+            if error.mayHaveReplaced { return values }
+            logger.error(
+                "Cannot write back a store's values over a write that failed and may be in place",
+                metadata: ["navhost.store.path": "\(path)", "error": "\(error)"]
+            )
+            return nil
+        }
     }
 }

@@ -1,0 +1,62 @@
+import NavHostKit
+import Testing
+
+@testable import NavHostStorage
+
+// A write of a feature's store that fails is thrown to the ViewModel as not stored: what the file holds for a
+// restart must agree, also when the failed write renamed the new file into place (its folder's `fsync` failed).
+extension FileKeyValueStoreTests {
+    @Test("A write that failed with its file in place is written back: the store and a restart read the old value")
+    func failedWriteInPlaceIsWrittenBack() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = "\(directory.path)/store/Settings.json"
+        let disk = FaultyDiskWrites()
+        let store = FileKeyValueStore(path: path, logger: .silent, writes: disk)
+        try await store.setValue(1, forKey: "count")
+
+        disk.failNext([.afterLanding])
+        await #expect(throws: FileAccessError.self) { try await store.setValue(2, forKey: "count") }
+        disk.failNext([.afterLanding])
+        await #expect(throws: FileAccessError.self) { try await store.updateValue(forKey: "added") { _ in 3 } }
+
+        // Each failed write, then the values before it written over it.
+        #expect(disk.log.count == 5, "\(disk.log)")
+        #expect(try await store.allValues() == ["count": 1])
+        let restarted = FileKeyValueStore(path: path, logger: .silent)
+        #expect(try await restarted.allValues() == ["count": 1])
+    }
+
+    @Test("A write in place whose write-back fails too leaves the store with what the file holds")
+    func failedWriteBackReadsTheFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = "\(directory.path)/store/Settings.json"
+        let disk = FaultyDiskWrites()
+        let store = FileKeyValueStore(path: path, logger: .silent, writes: disk)
+        try await store.setValue(1, forKey: "count")
+
+        disk.failNext([.afterLanding, .beforeLanding])
+        await #expect(throws: FileAccessError.self) { try await store.setValue(2, forKey: "count") }
+
+        #expect(try await store.value(forKey: "count") == 2, "the file holds the new value: the store says so")
+        #expect(try await FileKeyValueStore(path: path, logger: .silent).value(forKey: "count") == 2)
+    }
+
+    @Test("A write that failed before it replaced the file writes nothing more, and the store keeps its values")
+    func failedWriteNotInPlaceIsNotWrittenAgain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = "\(directory.path)/store/Settings.json"
+        let disk = FaultyDiskWrites()
+        let store = FileKeyValueStore(path: path, logger: .silent, writes: disk)
+        try await store.setValue(1, forKey: "count")
+
+        disk.failNext([.beforeLanding])
+        await #expect(throws: FileAccessError.self) { try await store.setValue(2, forKey: "count") }
+
+        #expect(disk.log.count == 2, "\(disk.log)")
+        #expect(try await store.value(forKey: "count") == 1)
+        #expect(try await FileKeyValueStore(path: path, logger: .silent).value(forKey: "count") == 1)
+    }
+}
