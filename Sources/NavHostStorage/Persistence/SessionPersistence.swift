@@ -51,18 +51,24 @@ public final class SessionPersistence: Sendable {
         /// when there were more than ``maxMayHold``: the file may hold anything written since the last success.
         var mayHold: [SessionRecord]? = []
 
+        /// The stacks of the durable record and of a newer one last found different: a change is looked at several
+        /// times before its write lands (``fileHolds(_:)``).
+        var differentStacks = SessionRecord.DifferentStacks()
+
         /// Whether `record`'s durable content is what the file holds, whichever of the failed writes since the last
         /// success reached it.
-        func fileHolds(_ record: SessionRecord) -> Bool {
-            guard durable?.hasDurableContent(of: record) == true, let mayHold else { return false }
+        mutating func fileHolds(_ record: SessionRecord) -> Bool {
+            guard let durable, durable.hasBookkeeping(of: record),
+                differentStacks.isSame(durable.stack, record.stack), let mayHold
+            else { return false }
             return mayHold.allSatisfy { $0.hasDurableContent(of: record) }
         }
 
         /// Whether `record`'s stack (screens and restorable states) is what the file holds, whichever of the failed
         /// writes since the last success reached it.
         func fileHoldsStack(of record: SessionRecord) -> Bool {
-            guard durable?.stack == record.stack, let mayHold else { return false }
-            return mayHold.allSatisfy { $0.stack == record.stack }
+            guard let durable, SessionRecord.isSameStack(durable.stack, record.stack), let mayHold else { return false }
+            return mayHold.allSatisfy { SessionRecord.isSameStack($0.stack, record.stack) }
         }
 
         /// Records that the write of `record` failed, and may have reached the disk all the same; its callers are
@@ -77,7 +83,7 @@ public final class SessionPersistence: Sendable {
         }
 
         /// Whether `record` needs no write: nothing is being written or waits, and its durable content is on disk.
-        func holdsDurably(_ record: SessionRecord) -> Bool {
+        mutating func holdsDurably(_ record: SessionRecord) -> Bool {
             !writing && pending == nil && fileHolds(record)
         }
 
@@ -367,7 +373,10 @@ public final class SessionPersistence: Sendable {
     /// Whether the last write that succeeded wrote `record`'s stack and restorable states: when a write that failed
     /// since reached the disk, the file may hold another (``holdsStack(of:)`` says whether it does).
     public func wroteStack(of record: SessionRecord) -> Bool {
-        states.withLock { $0[record.session]?.durable?.stack == record.stack }
+        states.withLock { states in
+            guard let durable = states[record.session]?.durable else { return false }
+            return SessionRecord.isSameStack(durable.stack, record.stack)
+        }
     }
 
     /// The failed write of session `name` whose changes the session has not taken back yet, if there is one: its
