@@ -136,9 +136,10 @@ extension PluginControl {
         if let overridesProblem { throw .refused(QuarantineReason(.storageFailed, overridesProblem)) }
         var proposed = overrides
         note(&proposed, pluginsFolder)
-        guard proposed != overrides else { return try change() }
+        guard proposed != overrides || overridesOnDiskDiffer else { return try change() }
         do {
             try await overridesFile.save(proposed)
+            overridesOnDiskDiffer = false
             whileWriting?()
         } catch {
             throw .refused(QuarantineReason(.storageFailed, await refusal(after: error, writing: overridesFile)))
@@ -147,8 +148,13 @@ extension PluginControl {
         do {
             result = try change()
         } catch {
-            await writeBack(after: directory)
-            throw error
+            guard let notWrittenBack = await writeBack(after: directory), case .refused(var reason) = error else {
+                throw error
+            }
+            reason.message +=
+                "; writing back the plugins loaded and unloaded by hand failed (\(notWrittenBack)), so a restart may "
+                + "make this change"
+            throw .refused(reason)
         }
         overrides = proposed
         return result
@@ -182,19 +188,18 @@ extension PluginControl {
 
     // MARK: Private
 
-    /// Writes the overrides in force over a change written for `directory` and then refused. A failure is logged: the
-    /// file then holds the refused change, which the next start makes (a `Load` refused at start again, or an
-    /// `Unload` made then, whose dependants then fail to load).
-    private func writeBack(after directory: String) async {
-        guard let overridesFile else { return }
-        do {
-            try await overridesFile.save(overrides)
-        } catch {
-            logger.error(
-                "Cannot write back the plugins loaded and unloaded by hand after a refused change",
-                metadata: ["navhost.plugin.directory": "\(directory)", "error": "\(error)"]
-            )
-        }
+    /// Writes the overrides in force over a change written for `directory` and then refused.
+    ///
+    /// - Returns: The failure that left the refused change in the file, which the next start then makes (a `Load`
+    ///   refused at start again, or an `Unload` made then, whose dependants then fail to load); `nil` once the file
+    ///   holds the overrides in force.
+    private func writeBack(after directory: String) async -> (any Error)? {
+        guard let failure = await writeOverridesInForce() else { return nil }
+        logger.error(
+            "Cannot write back the plugins loaded and unloaded by hand after a refused change",
+            metadata: ["navhost.plugin.directory": "\(directory)", "error": "\(failure)"]
+        )
+        return failure
     }
 
     /// The words of the `storageFailed` refusal of a change whose overrides could not be written (`error`), once the
@@ -202,24 +207,40 @@ extension PluginControl {
     ///
     /// A file renamed into place whose folder's `fsync` failed (``FileAccessError/mayHaveReplaced``) may hold the
     /// refused change, which a restart would make: the overrides in force are written over it before the refusal is
-    /// answered. When that write fails before it replaced the file, the file holds the change, and the refusal says
-    /// a restart may make it; one renamed into place again holds the overrides in force for a restart, unless the
-    /// system crashes.
+    /// answered. When that write fails too, the refusal says a restart may make the change.
     private func refusal(after error: any Error, writing overridesFile: PluginOverridesFile) async -> String {
         let refused = "cannot write \(overridesFile.path), so a restart would undo it: \(error)"
-        guard let uncertain = error as? FileAccessError, uncertain.mayHaveReplaced else { return refused }
+        guard let uncertain = error as? FileAccessError, uncertain.mayHaveReplaced,
+            let notWrittenBack = await writeOverridesInForce()
+        else { return refused }
+        logger.error(
+            "Cannot write back the plugins loaded and unloaded by hand over a change that may be in place",
+            metadata: ["navhost.file": "\(overridesFile.path)", "error": "\(notWrittenBack)"]
+        )
+        return "\(refused); the file may hold the change all the same, and writing back the plugins loaded and "
+            + "unloaded by hand before it failed too (\(notWrittenBack)): a restart may make it"
+    }
+
+    /// Writes ``overrides`` over whatever change the file holds, and notes whether the file may differ from them
+    /// (``overridesOnDiskDiffer``).
+    ///
+    /// - Returns: The write's failure when it left the file as it was; `nil` once the file holds the overrides in
+    ///   force, or may (renamed into place, its folder's `fsync` failed: a restart reads it unless the system
+    ///   crashes).
+    private func writeOverridesInForce() async -> (any Error)? {
+        guard let overridesFile else { return nil }
         do {
             try await overridesFile.save(overrides)
-            return refused
         } catch {
-            if let writtenBack = error as? FileAccessError, writtenBack.mayHaveReplaced { return refused }
-            logger.error(
-                "Cannot write back the plugins loaded and unloaded by hand over a change that may be in place",
-                metadata: ["navhost.file": "\(overridesFile.path)", "error": "\(error)"]
-            )
-            return "\(refused); the file may hold the change all the same, and writing back the plugins loaded and "
-                + "unloaded by hand before it failed too (\(error)): a restart may make it"
+            if let renamed = error as? FileAccessError, renamed.mayHaveReplaced {
+                overridesOnDiskDiffer = false
+                return nil
+            }
+            overridesOnDiskDiffer = true
+            return error
         }
+        overridesOnDiskDiffer = false
+        return nil
     }
 
     private func readOverrides() {

@@ -59,6 +59,9 @@ public final class PluginControl {
     var overrides = PluginOverrides()
     /// Why the overrides file could not be read at start: `Load` and `Unload` are refused until a restart reads it.
     var overridesProblem: String?
+    /// Whether the overrides file may hold a refused change that could not be written over: the next `Load` or
+    /// `Unload` writes the file even when it changes nothing of ``overrides`` (the one a client makes to undo it).
+    var overridesOnDiskDiffer = false
     /// The plugins folder ``loadAtStart(from:)`` loaded.
     var pluginsFolder: String?
     /// The folders outside the plugins folder whose plugin an `Unload` took out in this run, and no `Load` brought

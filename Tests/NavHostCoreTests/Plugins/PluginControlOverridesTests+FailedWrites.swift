@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import NavHostPluginHost
@@ -52,6 +53,58 @@ extension PluginControlOverridesTests {
         #expect(reason.message.contains("a restart may make it"), "\(reason.message)")
         #expect(state(of: "Settings", in: control) == "loaded")
         #expect(state(of: "Settings", in: start()) == "removed", "the file holds the refused Unload, as it says")
+
+        // The client undoes it: a Load of the folder, which changes nothing in force, writes the file all the same.
+        _ = try? await control.load(pluginAt: "\(workspace.plugins)/Settings")
+        #expect(state(of: "Settings", in: start()) == "loaded")
+    }
+
+    @Test("A refused Unload whose write-back is renamed into place too is refused as usual: a restart keeps the plugin")
+    func refusedChangeWrittenBackInPlace() async throws {
+        defer { cleanUp() }
+        let disk = FaultyDiskWrites()
+        let control = start(writes: disk)
+
+        disk.failNext([.afterLanding, .afterLanding])
+        let refusal = await #expect(throws: PluginRegistry.ChangeError.self) { try await control.unload("Settings") }
+
+        guard case .refused(let reason) = refusal else {
+            Issue.record("not refused: \(String(describing: refusal))")
+            return
+        }
+        #expect(reason.code == .storageFailed)
+        #expect(!reason.message.contains("a restart may make it"), "\(reason.message)")
+        #expect(state(of: "Settings", in: start()) == "loaded")
+    }
+
+    @Test("A Load the registry refuses whose write-back fails says a restart may make it, and the next call repairs it")
+    func registryRefusalThatCannotBeWrittenBack() async throws {
+        defer { cleanUp() }
+        let disk = FaultyDiskWrites()
+        let control = start(writes: disk)
+        try await control.unload("Settings")
+        try FileManager.default.removeItem(atPath: "\(workspace.plugins)/Settings")
+        try workspace.addStaged("Settings") { $0.sha256 = String(repeating: "0", count: 64) }
+        // The Load is written; the write of the overrides in force over it, once the registry refused it, fails.
+        control.whileWriting = { disk.failNext([.beforeLanding]) }
+
+        let refusal = await #expect(throws: PluginRegistry.ChangeError.self) {
+            try await control.load(pluginAt: "\(workspace.plugins)/Settings")
+        }
+
+        control.whileWriting = nil
+        guard case .refused(let reason) = refusal else {
+            Issue.record("not refused: \(String(describing: refusal))")
+            return
+        }
+        #expect(reason.code != .storageFailed)
+        #expect(reason.message.contains("a restart may make this change"), "\(reason.message)")
+        #expect(try PluginOverridesFile(directory: workspace.state).load().get() == PluginOverrides())
+        // Another call writes the file, although it changes nothing in force.
+        await #expect(throws: PluginRegistry.ChangeError.self) {
+            try await control.load(pluginAt: "\(workspace.plugins)/Settings")
+        }
+        #expect(try PluginOverridesFile(directory: workspace.state).load().get().unloaded.count == 1)
     }
 
     @Test("A refused Unload whose write failed before it replaced the file writes nothing more")

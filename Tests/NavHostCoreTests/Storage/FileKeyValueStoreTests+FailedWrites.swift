@@ -1,3 +1,4 @@
+import Foundation
 import NavHostKit
 import Testing
 
@@ -56,7 +57,26 @@ extension FileKeyValueStoreTests {
         await #expect(throws: FileAccessError.self) { try await store.setValue(2, forKey: "count") }
 
         #expect(disk.log.count == 2, "\(disk.log)")
-        #expect(try await store.value(forKey: "count") == 1)
         #expect(try await FileKeyValueStore(path: path, logger: .silent).value(forKey: "count") == 1)
+        // Kept, not read again: the store is its file's only writer, and a file changed behind it does not show.
+        try Data(#"{"count":7}"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try await store.value(forKey: "count") == 1)
+    }
+
+    @Test("A write in place whose write-back is in place too keeps the old value, for the store and a restart")
+    func failedWriteBackInPlace() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = "\(directory.path)/store/Settings.json"
+        let disk = FaultyDiskWrites()
+        let store = FileKeyValueStore(path: path, logger: .silent, writes: disk)
+        try await store.setValue(1, forKey: "count")
+
+        disk.failNext([.afterLanding, .afterLanding])
+        await #expect(throws: FileAccessError.self) { try await store.setValue(2, forKey: "count") }
+
+        #expect(try await FileKeyValueStore(path: path, logger: .silent).value(forKey: "count") == 1)
+        try Data(#"{"count":7}"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try await store.value(forKey: "count") == 1, "kept, not read again")
     }
 }
