@@ -82,8 +82,7 @@ final class VarlinkCallReader {
                 switch json_object_get_type(value) {
                 case json_type_null: parameters = JSONObject()
                 case json_type_object:
-                    guard let members = Self.members(value) else { return nil }
-                    parameters = members
+                    do { parameters = try Self.members(value) } catch { return nil }
                 default: return nil
                 }
             } else if strcmp(key, "more") == 0 {
@@ -95,7 +94,7 @@ final class VarlinkCallReader {
             } else if strcmp(key, "upgrade") == 0 {
                 guard let flag = Self.flag(value) else { return nil }
                 upgrade = flag
-            } else if strchr(key, Int32(UInt8(ascii: "."))) == nil || Self.value(value) == nil {
+            } else if strchr(key, Int32(UInt8(ascii: "."))) == nil || !Self.isReadable(value) {
                 // A key the specification does not allow, or a vendor key (dotted) whose value the general reading
                 // refuses: json-c takes `NaN`, `Infinity` and `1e400`, which have no JSON form.
                 return nil
@@ -130,8 +129,27 @@ final class VarlinkCallReader {
 
     // MARK: - The parameters
 
-    /// The value `object` holds, as ``JSONParser`` makes it; `nil` for a number json-c made infinite.
-    private static func value(_ object: OpaquePointer?) -> JSONValue? {
+    /// A value the general reading refuses: a number json-c made infinite, somewhere in it (or a member json-c gave
+    /// no name, which it does not do).
+    private struct UnreadableValue: Error {}
+
+    /// Whether the general reading reads `object`, a vendor key's value, which the call does not keep.
+    private static func isReadable(_ object: OpaquePointer?) -> Bool {
+        do {
+            _ = try value(object)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// The value `object` holds, as ``JSONParser`` makes it.
+    ///
+    /// It throws rather than answer `nil`: outside the SDK a `JSONValue` is copied and destroyed through the runtime's
+    /// witnesses, and an optional one was made, taken apart and made again for each member on its way into its object.
+    ///
+    /// - Throws: ``UnreadableValue`` for a number json-c made infinite.
+    private static func value(_ object: OpaquePointer?) throws(UnreadableValue) -> JSONValue {
         guard let object else { return .null }
         switch json_object_get_type(object) {
         case json_type_null:
@@ -146,7 +164,8 @@ final class VarlinkCallReader {
             return .int(signed)
         case json_type_double:
             let number = json_object_get_double(object)
-            return number.isFinite ? .double(number) : nil
+            guard number.isFinite else { throw UnreadableValue() }
+            return .double(number)
         case json_type_string:
             return .string(string(object))
         case json_type_array:
@@ -154,28 +173,31 @@ final class VarlinkCallReader {
             var elements: [JSONValue] = []
             elements.reserveCapacity(count)
             for index in 0..<count {
-                guard let element = value(json_object_array_get_idx(object, index)) else { return nil }
-                elements.append(element)
+                elements.append(try value(json_object_array_get_idx(object, index)))
             }
             return .array(elements)
         case json_type_object:
-            return members(object).map { .object($0) }
+            return .object(try members(object))
         default:
-            return nil
+            throw UnreadableValue()
         }
     }
 
     /// The members of the json-c object `object`, in json-c's order (the order of the text).
-    private static func members(_ object: OpaquePointer?) -> JSONObject? {
+    ///
+    /// - Throws: ``UnreadableValue`` for a number json-c made infinite in a member's value.
+    private static func members(_ object: OpaquePointer?) throws(UnreadableValue) -> JSONObject {
         var members = JSONObject(minimumCapacity: Int(json_object_object_length(object)))
         var iterator = json_object_iter_begin(object)
         var end = json_object_iter_end(object)
         while json_object_iter_equal(&iterator, &end) == 0 {
-            guard let name = json_object_iter_peek_name(&iterator),
-                let member = value(json_object_iter_peek_value(&iterator))
-            else { return nil }
-            // json-c keeps one member per key: the text's last.
-            members[string(UnsafeRawPointer(name), length: strlen(name))] = member
+            guard let name = json_object_iter_peek_name(&iterator) else { throw UnreadableValue() }
+            // json-c keeps one member per key, the text's last, so the member is always new: `updateValue` appends
+            // it, where the subscript's setter took it as an optional, made from the value by another copy.
+            members.updateValue(
+                try value(json_object_iter_peek_value(&iterator)),
+                forKey: string(UnsafeRawPointer(name), length: strlen(name))
+            )
             json_object_iter_next(&iterator)
         }
         return members
