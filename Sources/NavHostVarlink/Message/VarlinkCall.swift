@@ -101,6 +101,15 @@ public struct VarlinkCall: Sendable, Hashable {
         return String(method[method.utf8.index(after: dot)...])
     }
 
+    /// `body`'s result for ``parameters``, lent where the call keeps them.
+    ///
+    /// The getter hands out a copy, and a copy of the SDK's `JSONObject`, whose layout this module does not know, goes
+    /// through the runtime's witnesses, as does its destroy after: the validator and `Send`'s handler read the
+    /// parameters of every call this way instead.
+    package func withParameters<Result>(_ body: (JSONObject) throws -> Result) rethrows -> Result {
+        try body(storage.parameters)
+    }
+
     /// Where the last dot of ``method`` is, found in its UTF-8 bytes: every call is routed by it, and a search by
     /// `Character` would break the whole name into grapheme clusters first.
     private var lastDot: String.Index? {

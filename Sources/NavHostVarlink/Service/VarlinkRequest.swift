@@ -56,6 +56,12 @@ public struct VarlinkRequest: Sendable {
     /// The call's input parameters.
     public var parameters: JSONObject { call.parameters }
 
+    /// `body`'s result for the call's input parameters, lent where the call keeps them, not copied
+    /// (``VarlinkCall/withParameters(_:)``).
+    package func withParameters<Result>(_ body: (JSONObject) throws -> Result) rethrows -> Result {
+        try call.withParameters(body)
+    }
+
     /// Decodes the input parameters into a `Decodable` type.
     ///
     /// - Throws: `org.varlink.service.InvalidParameter` naming the member that does not decode.

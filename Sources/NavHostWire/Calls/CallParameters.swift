@@ -150,7 +150,11 @@ public struct SendParameters: Sendable, Hashable {
     }
 
     /// Reads the parameters of a call the daemon's validator has checked against the definition.
-    public init(_ parameters: JSONObject) {
+    ///
+    /// The object is borrowed (`Send` is the busiest call): an initializer takes its arguments owned unless told
+    /// otherwise, so the caller copied the SDK's `JSONObject` through the runtime's witnesses only for this to destroy
+    /// it.
+    public init(_ parameters: borrowing JSONObject) {
         session = parameters["session"]?.stringValue
         screen = parameters["screen"]?.stringValue.map(ScreenID.init)
         intent = parameters["intent"]?.stringValue ?? ""
