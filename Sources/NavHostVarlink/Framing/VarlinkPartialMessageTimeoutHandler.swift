@@ -31,7 +31,32 @@ public final class VarlinkPartialMessageTimeoutHandler: ChannelDuplexHandler {
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = unwrapInboundIn(data)
+        noteRead(unwrapInboundIn(data), context: context)
+        context.fireChannelRead(data)
+    }
+
+    public func read(context: ChannelHandlerContext) {
+        noteReadRequested()
+        context.read()
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        cancelTimer()
+        context.fireChannelInactive()
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        cancelTimer()
+    }
+
+    // MARK: - The timer, for a handler that keeps it in its own context
+
+    /// Starts, restarts or cancels the timer for the bytes of one read, as ``channelRead(context:data:)`` does
+    /// before it passes them on. When the timer fires, its error goes down the pipeline from `context`.
+    ///
+    /// The server's `VarlinkServerFrameHandler` keeps this handler out of the pipeline and calls it with its own
+    /// context, so that a read crosses one handler, not three.
+    func noteRead(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
         readRequested = false
         if let last = bytes.readableBytesView.last {
             let wasOpen = messageOpen
@@ -46,21 +71,17 @@ public final class VarlinkPartialMessageTimeoutHandler: ChannelDuplexHandler {
                 schedule(context: context)
             }
         }
-        context.fireChannelRead(data)
     }
 
-    public func read(context: ChannelHandlerContext) {
+    /// The channel asked for more input, as ``read(context:)`` notes before it passes the request on.
+    func noteReadRequested() {
         readRequested = true
-        context.read()
     }
 
-    public func channelInactive(context: ChannelHandlerContext) {
-        cancelTimer()
-        context.fireChannelInactive()
-    }
-
-    public func handlerRemoved(context: ChannelHandlerContext) {
-        cancelTimer()
+    /// Stops the timer: the channel closed, or the handler left it.
+    func cancelTimer() {
+        timer?.cancel()
+        timer = nil
     }
 
     private func schedule(context: ChannelHandlerContext) {
@@ -82,10 +103,5 @@ public final class VarlinkPartialMessageTimeoutHandler: ChannelDuplexHandler {
 
     private static func holdsTerminator(_ bytes: ByteBuffer) -> Bool {
         bytes.withUnsafeReadableBytes { $0.contains(0) }
-    }
-
-    private func cancelTimer() {
-        timer?.cancel()
-        timer = nil
     }
 }

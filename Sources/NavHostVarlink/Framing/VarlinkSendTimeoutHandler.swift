@@ -38,11 +38,7 @@ public final class VarlinkSendTimeoutHandler: ChannelInboundHandler {
     }
 
     public func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable {
-            cancelTimer()
-        } else if timer == nil {
-            schedule(context: context)
-        }
+        noteWritabilityChanged(context: context)
         context.fireChannelWritabilityChanged()
     }
 
@@ -53,6 +49,28 @@ public final class VarlinkSendTimeoutHandler: ChannelInboundHandler {
 
     public func handlerRemoved(context: ChannelHandlerContext) {
         cancelTimer()
+    }
+
+    // MARK: - The timer, for a handler that keeps it in its own context
+
+    /// Starts or cancels the timer as the channel's writability says, as ``channelWritabilityChanged(context:)`` does
+    /// before it passes the event on. When the timer fires, its error goes down the pipeline from `context`, and the
+    /// channel is closed from there.
+    ///
+    /// The server's `VarlinkServerFrameHandler` keeps this handler out of the pipeline and calls it with its own
+    /// context, so that a read crosses one handler, not three.
+    func noteWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            cancelTimer()
+        } else if timer == nil {
+            schedule(context: context)
+        }
+    }
+
+    /// Stops the timer: the channel closed, or the handler left it.
+    func cancelTimer() {
+        timer?.cancel()
+        timer = nil
     }
 
     private func schedule(context: ChannelHandlerContext) {
@@ -67,10 +85,5 @@ public final class VarlinkSendTimeoutHandler: ChannelInboundHandler {
             context.fireErrorCaught(error)
             context.close(promise: nil)
         }
-    }
-
-    private func cancelTimer() {
-        timer?.cancel()
-        timer = nil
     }
 }

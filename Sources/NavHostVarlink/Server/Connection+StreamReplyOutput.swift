@@ -21,7 +21,7 @@ extension Connection {
     /// On the event loop a reply is written from inside the pipeline, not from its tail: the handlers after the
     /// connection have no part in writes, and passing them costs about 1,700 instructions a reply — a fifth of a
     /// watcher's share of a state change. It starts where the connection's own replies start, in front of the
-    /// partial-message timeout handler, which only passes writes on (``Connection/writingContext(from:)``).
+    /// server's frame handler, which only passes writes on (``Connection/writingContext(from:)``).
     final class StreamReplyOutput: Sendable {
         private let channel: any Channel
         /// The channel's event loop, asked once here rather than of the channel at every reply.

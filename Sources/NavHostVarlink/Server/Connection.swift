@@ -21,8 +21,8 @@ internal import NavHostJSON
 /// otherwise as ``ReplyBatch`` says. The replies with `continues` of a running `more` call are the exception: its
 /// handler writes them itself through ``StreamReplyOutput``, in the window the state machine gives it.
 ///
-/// Replies are written from in front of the partial-message timeout handler (``writingContext(from:)``), which only
-/// passes writes on: a batch starts at the handler before it, as a stream reply does.
+/// Replies are written from in front of the server's frame handler (``writingContext(from:)``), which only passes
+/// writes on: a batch starts at the handler before it, as a stream reply does.
 ///
 /// Back pressure: no more is read from the socket while ``VarlinkServerConfiguration/maxPendingCallsPerConnection``
 /// calls are unanswered, nor while the channel is not writable (the client is not reading its replies).
@@ -414,14 +414,13 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         writingContext.writeAndFlush(wrapOutboundOut(replies), promise: nil)
     }
 
-    /// Where replies are written from: the partial-message timeout handler's own context when it is in the pipeline,
-    /// else the connection's. That handler is a duplex one only to see read requests, and passes writes and flushes
-    /// on unchanged; written from its context, a reply starts at the handler in front of it, which saves the two hops
-    /// through it, about 440 instructions a reply (docs/architecture.md). Every write goes the same way, in the order
-    /// it was made.
+    /// Where replies are written from: the server's frame handler's own context when it is in the pipeline, else the
+    /// connection's. That handler is a duplex one only to see read requests (for its partial-message timeout), and
+    /// passes writes and flushes on unchanged; written from its context, a reply starts at the handler in front of
+    /// it, which saves the two hops through it, about 440 instructions a reply (docs/architecture.md). Every write
+    /// goes the same way, in the order it was made.
     static func writingContext(from context: ChannelHandlerContext) -> ChannelHandlerContext {
-        (try? context.pipeline.syncOperations.context(handlerType: VarlinkPartialMessageTimeoutHandler.self))
-            ?? context
+        (try? context.pipeline.syncOperations.context(handlerType: VarlinkServerFrameHandler.self)) ?? context
     }
 
     // MARK: - Closing

@@ -323,7 +323,8 @@ package struct ServedConnection: Sendable {
 
 extension VarlinkServer {
     /// Puts a server connection's handlers on `channel`: the send timeout (which records why it closed a connection in
-    /// `closeReason`), the partial-message timeout, the NUL framing with the configured size limit, then the
+    /// `closeReason`), the partial-message timeout and the NUL framing with the configured size limit, as one handler
+    /// (`VarlinkServerFrameHandler`), then the
     /// connection itself, which keeps what arrives until ``serveConnection(_:logger:onShutdown:)`` starts it.
     ///
     /// Every accepted socket goes through this; so may an in-process channel (a fuzzer's or a test's
@@ -340,13 +341,15 @@ extension VarlinkServer {
         logger: Logger
     ) throws -> ServedConnection {
         let pipeline = channel.pipeline.syncOperations
+        // The three as one handler: each event crosses one context, not three (`VarlinkServerFrameHandler`).
         try pipeline.addHandler(
-            VarlinkSendTimeoutHandler(timeout: timeAmount(configuration.sendTimeout)) { closeReason.record($0) }
+            VarlinkServerFrameHandler(
+                sendTimeout: timeAmount(configuration.sendTimeout),
+                onSendTimeout: { closeReason.record($0) },
+                partialMessageTimeout: timeAmount(configuration.partialMessageTimeout),
+                maxMessageSize: configuration.maxMessageSize
+            )
         )
-        try pipeline.addHandler(
-            VarlinkPartialMessageTimeoutHandler(timeout: timeAmount(configuration.partialMessageTimeout))
-        )
-        try pipeline.addHandler(VarlinkFrameHandler(maxMessageSize: configuration.maxMessageSize))
         let connection = Connection(
             eventLoop: channel.eventLoop,
             service: service,
@@ -357,7 +360,7 @@ extension VarlinkServer {
             logger: logger
         )
         // Last, and it must stay last: its replies are written from inside the pipeline on the loop (in front of the
-        // partial-message timeout handler, which only passes writes on) and its stream replies from the pipeline's
+        // frame handler, which only passes writes on) and its stream replies from the pipeline's
         // tail elsewhere (`StreamReplyOutput`), the same way only while no outbound handler follows it.
         try pipeline.addHandler(connection)
         return ServedConnection(
