@@ -22,6 +22,9 @@ public final class VarlinkFrameHandler: ChannelInboundHandler, RemovableChannelH
     private var failed = false
     /// The stream has ended: once the messages before the end are handed on, only white space may be left.
     private var ended = false
+    /// Takes each message cut instead of the next handler, when set: the server's connection, right behind the
+    /// server's frame handler, takes its messages directly (`VarlinkServerFrameHandler`).
+    var messageReceiver: ((ByteBuffer) -> Void)?
 
     /// Creates the handler.
     ///
@@ -31,8 +34,14 @@ public final class VarlinkFrameHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        receive(unwrapInboundIn(data), context: context)
+    }
+
+    /// Cuts the messages of one read's `bytes`, as ``channelRead(context:data:)`` does, for a handler that has them
+    /// unwrapped already.
+    func receive(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
         guard !failed, !ended else { return }
-        var bytes = unwrapInboundIn(data)
+        var bytes = bytes
         if var earlier = pending.take() {
             // A message that began in an earlier read: its bytes first, without what was read off already.
             earlier.discardReadBytes()
@@ -73,7 +82,11 @@ public final class VarlinkFrameHandler: ChannelInboundHandler, RemovableChannelH
                 let message = try decoder.nextMessage(in: &bytes)
                 if bytes.readableBytes > 0 { pending = bytes }
                 guard let message else { break }
-                context.fireChannelRead(wrapInboundOut(message))
+                if let messageReceiver {
+                    messageReceiver(message)
+                } else {
+                    context.fireChannelRead(wrapInboundOut(message))
+                }
             }
             if ended, !failed, let rest = pending {
                 pending = nil

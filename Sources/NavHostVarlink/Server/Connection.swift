@@ -156,6 +156,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         let writingContext = Self.writingContext(from: context)
         self.writingContext = writingContext
         streamOutput = StreamReplyOutput(context: context, writingFrom: writingContext)
+        (writingContext.handler as? VarlinkServerFrameHandler)?.deliverMessages(to: self)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -164,6 +165,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         channelEnded()
         // The context holds this handler: without this, the two (and the channel behind them) outlive the pipeline.
         self.context = nil
+        (writingContext?.handler as? VarlinkServerFrameHandler)?.stopDeliveringMessages()
         writingContext = nil
         streamOutput?.detach()
         streamOutput = nil
@@ -171,7 +173,13 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        calls.keep(unwrapInboundIn(data))
+        frameReceived(unwrapInboundIn(data))
+    }
+
+    /// A frame arrived: from the pipeline, or straight from the server's frame handler in front
+    /// (``VarlinkServerFrameHandler/deliverMessages(to:)``), inside its `channelRead`.
+    func frameReceived(_ frame: ByteBuffer) {
+        calls.keep(frame)
         inRead = true
         if started { pump() }
     }
