@@ -58,7 +58,7 @@ public final class VarlinkSendTimeoutHandler: ChannelInboundHandler {
     /// channel is closed from there.
     ///
     /// The server's `VarlinkServerFrameHandler` keeps this handler out of the pipeline and calls it with its own
-    /// context, so that a read crosses one handler, not three.
+    /// context, so that a writability change crosses one handler, not three.
     func noteWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable {
             cancelTimer()

@@ -116,7 +116,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         if configuration.runsHandlersOnMainActor {
             // The configuration says this event loop is the main thread: checked here, once (it traps when it is
             // not), so that each call can start its handler there without asking again (`onMainActor(_:)`).
-            MainActor.assumeIsolated {}
+            MainActor.preconditionIsolated("a connection whose handlers run on the main actor is served elsewhere")
         }
         started = true
         self.logger = logger
@@ -294,8 +294,11 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     ///
     /// - Important: Only on the event loop of a connection whose configuration runs handlers on the main actor, once
     ///   ``start(logger:)`` has checked that this loop's thread runs it: a loop's thread never changes.
-    private static func onMainActor<T>(_ operation: @MainActor () -> T) -> T {
-        withoutActuallyEscaping(operation) { operation in
+    private static func onMainActor<T: Sendable>(_ operation: @MainActor () -> T) -> T {
+        // Checked in debug builds (the tests' daemons): a connection driven from another thread would run main-actor
+        // state there without a word.
+        MainActor.assertIsolated("a connection whose handlers run on the main actor is served elsewhere")
+        return withoutActuallyEscaping(operation) { operation in
             unsafeBitCast(operation, to: (() -> T).self)()
         }
     }

@@ -324,8 +324,8 @@ package struct ServedConnection: Sendable {
 extension VarlinkServer {
     /// Puts a server connection's handlers on `channel`: the send timeout (which records why it closed a connection in
     /// `closeReason`), the partial-message timeout and the NUL framing with the configured size limit, as one handler
-    /// (`VarlinkServerFrameHandler`), then the
-    /// connection itself, which keeps what arrives until ``serveConnection(_:logger:onShutdown:)`` starts it.
+    /// (`VarlinkServerFrameHandler`), then the connection itself, which keeps what arrives until
+    /// ``serveConnection(_:logger:onShutdown:)`` starts it.
     ///
     /// Every accepted socket goes through this; so may an in-process channel (a fuzzer's or a test's
     /// `NIOAsyncTestingChannel`), which then runs exactly the server's code from the first byte to the last reply.
@@ -360,8 +360,8 @@ extension VarlinkServer {
             logger: logger
         )
         // Last, and it must stay last: its replies are written from inside the pipeline on the loop (in front of the
-        // frame handler, which only passes writes on) and its stream replies from the pipeline's
-        // tail elsewhere (`StreamReplyOutput`), the same way only while no outbound handler follows it.
+        // frame handler, which only passes writes on) and its stream replies from the pipeline's tail elsewhere
+        // (`StreamReplyOutput`), the same way only while no outbound handler follows it.
         try pipeline.addHandler(connection)
         return ServedConnection(
             channel: channel,
