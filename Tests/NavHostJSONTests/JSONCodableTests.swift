@@ -181,4 +181,61 @@ struct JSONCodableTests {
         #expect(try encoder.encode(["revision": 3] as JSONObject) == ["revision": 3])
         #expect(try decoder.decode(JSONObject.self, from: ["revision": 3]) == ["revision": 3])
     }
+
+    /// A value that writes a member twice and records the coding paths it is encoded at.
+    struct PathRecorder: Encodable {
+        /// Each `codingPath` the value saw, as `a.b[1]` text, in the order it looked.
+        final class Seen: @unchecked Sendable {
+            var paths: [String] = []
+        }
+
+        let seen: Seen
+        var inner: [Inner]
+
+        struct Inner: Encodable {
+            let seen: Seen
+            var value: Double
+
+            func encode(to encoder: any Encoder) throws {
+                seen.paths.append(text(of: encoder.codingPath))
+                var container = encoder.container(keyedBy: Key.self)
+                seen.paths.append(text(of: container.codingPath))
+                try container.encode(value, forKey: .value)
+            }
+        }
+
+        enum Key: String, CodingKey { case first, inner, value }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode("once", forKey: .first)
+            try container.encode(inner, forKey: .inner)
+            try container.encode("twice", forKey: .first)
+        }
+    }
+
+    @Test("A member encoded twice keeps its first place; codingPath and an error's path name the keys from the root")
+    func codingPathsAndRepeatedMembers() throws {
+        let seen = PathRecorder.Seen()
+        let value = PathRecorder(seen: seen, inner: [.init(seen: seen, value: 1.5), .init(seen: seen, value: 2)])
+        let json = try encoder.encode(value)
+        #expect(try json.serializedString() == #"{"first":"twice","inner":[{"value":1.5},{"value":2.0}]}"#)
+        #expect(seen.paths == ["inner[0]", "inner[0]", "inner[1]", "inner[1]"])
+        let broken = PathRecorder(
+            seen: seen,
+            inner: [.init(seen: seen, value: 1), .init(seen: seen, value: .infinity)]
+        )
+        let error = #expect(throws: JSONError.self) { try encoder.encode(broken) }
+        #expect(error?.code == .nonFiniteNumber)
+        #expect(error?.path == "inner[1].value")
+    }
+}
+
+/// `keys` as `a.b[1]` text.
+private func text(of keys: [any CodingKey]) -> String {
+    keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefixDot()
+}
+
+extension String {
+    fileprivate func trimmingPrefixDot() -> String { hasPrefix(".") ? String(dropFirst()) : self }
 }
