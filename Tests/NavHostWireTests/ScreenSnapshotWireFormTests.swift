@@ -55,4 +55,27 @@ struct ScreenSnapshotWireFormTests {
             #expect(text == expected, "revision \(revision)")
         }
     }
+
+    @Test("A screen's text written member by member is the text of its JSON value, error or not")
+    func appendedTextIsTheValuesText() throws {
+        let screens = [
+            ScreenSnapshot(
+                id: ScreenID("s2"),
+                route: RouteRequest(id: "products.detail", parameters: ["productID": "p\"3\"", "n": [1, 2.5]]),
+                presentation: .modal,
+                state: ["status": "loaded", "value": ["name": "Lamp \\ \n\u{1}", "price": 14.5, "tags": []]],
+                error: "the intent onTappedBuy ran out of time \"now\""
+            ),
+            ScreenSnapshot(id: ScreenID("s1"), route: RouteRequest(id: "home.main"), presentation: .push, state: [:]),
+            ScreenSnapshot(id: ScreenID("s9"), route: RouteRequest(id: "x"), presentation: .push, state: ["value": 3]),
+        ]
+        for screen in screens {
+            var expected: [UInt8] = []
+            try screen.jsonValue.appendSerializedBytes(to: &expected)
+            var text: [UInt8] = Array("prefix".utf8)
+            try screen.appendJSON(to: &text)
+            #expect(text == Array("prefix".utf8) + expected, "\(screen.id)")
+            #expect(try String(decoding: expected, as: UTF8.self) == screen.jsonValue.serializedString())
+        }
+    }
 }

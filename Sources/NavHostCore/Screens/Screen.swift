@@ -131,12 +131,12 @@ final class Screen {
         ScreenSnapshot(id: id, route: route, presentation: presentation, state: state, error: reportedError)
     }
 
-    /// ``snapshot`` as JSON text (its `jsonValue` serialized), written once and kept until the state or the error
+    /// ``snapshot`` as JSON text (its `jsonValue` serialized, written member by member), written once and kept until the state or the error
     /// clients see changes: every `Send` reply carries it, and most intents change neither.
     func serializedSnapshot() throws(JSONError) -> [UInt8] {
         if let snapshotText { return snapshotText }
         var text: [UInt8] = []
-        try snapshot.jsonValue.appendSerializedBytes(to: &text)
+        try snapshot.appendJSON(to: &text)
         snapshotText = text
         return text
     }

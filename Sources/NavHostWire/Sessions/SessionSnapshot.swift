@@ -87,6 +87,32 @@ extension ScreenSnapshot {
     }
 }
 
+extension ScreenSnapshot {
+    /// Appends the compact JSON text of ``jsonValue`` to `bytes`, member by member, without building that value: a
+    /// `Send` whose intent changed the state writes the screen once (`Screen.serializedSnapshot`), and building the
+    /// object, then destroying it, cost about 5,000 of the 16,100 instructions that took (callgrind).
+    ///
+    /// - Throws: ``JSONError/Code/nonFiniteNumber`` for a NaN or infinite number in the state or the parameters;
+    ///   `bytes` then ends in part of the text.
+    package func appendJSON(to bytes: inout [UInt8]) throws(JSONError) {
+        bytes.append(contentsOf: #"{"id":"#.utf8)
+        try JSONValue.string(id.rawValue).appendSerializedBytes(to: &bytes)
+        bytes.append(contentsOf: #","route":"#.utf8)
+        try JSONValue.string(route.id).appendSerializedBytes(to: &bytes)
+        bytes.append(contentsOf: #","parameters":"#.utf8)
+        try JSONValue.object(route.parameters).appendSerializedBytes(to: &bytes)
+        bytes.append(contentsOf: #","presentation":"#.utf8)
+        try JSONValue.string(presentation.rawValue).appendSerializedBytes(to: &bytes)
+        bytes.append(contentsOf: #","state":"#.utf8)
+        try state.appendSerializedBytes(to: &bytes)
+        if let error {
+            bytes.append(contentsOf: #","error":"#.utf8)
+            try JSONValue.string(error).appendSerializedBytes(to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+}
+
 extension SessionSnapshot {
     /// The wire form, exactly what the `Encodable` conformance produces (see ``ScreenSnapshot/jsonValue``).
     public var jsonValue: JSONValue {
