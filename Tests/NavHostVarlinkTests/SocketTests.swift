@@ -1,5 +1,7 @@
 import Foundation
+import InMemoryLogging
 import IntegrationHarness
+import Logging
 import NavHostVarlink
 import Testing
 
@@ -81,6 +83,43 @@ struct SocketTests {
             server.shutdownGracefully()
             try await group.next()
         }
+    }
+
+    @Test(
+        "A server looks at its socket path under the path's lock: a socket another server bound while it waited stays",
+        .timeLimit(.minutes(1))
+    )
+    func bindWaitsForTheSocketPathLock() async throws {
+        let path = TestPaths.socketPath()
+        defer { unlink(path + ".lock") }
+        close(try makeListeningSocket(at: path))  // a stale socket file: nothing listens on it
+        // Another server in the middle of its own step: it holds the lock.
+        let lockFile = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(lockFile >= 0 && flock(lockFile, LOCK_EX) == 0)
+        let logs = InMemoryLogHandler()
+        let binding = Task {
+            try await VarlinkServer.bind(
+                unixSocketPath: path,
+                service: VarlinkService(vendor: "v", product: "p", version: "1", url: "u"),
+                logger: Logger(label: "test") { _ in logs }
+            )
+        }
+        try await withTimeout(.seconds(20), "the server's wait for the lock") {
+            while !logs.entries.contains(where: { "\($0.message)".hasPrefix("Waiting for the socket path's lock") }) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        // The other server replaces the stale file with its listening socket, and lets the lock go.
+        let other = try makeListeningSocket(at: path)
+        defer { close(other) }
+        var bound = stat()
+        try #require(stat(path, &bound) == 0)
+        close(lockFile)
+
+        let refusal = await #expect(throws: VarlinkServer.SocketInUse.self) { try await binding.value }
+        #expect(refusal?.path == path)
+        var after = stat()
+        #expect(stat(path, &after) == 0 && after.st_ino == bound.st_ino, "the other server's socket file stays")
     }
 
     /// Binds and listens on a new `AF_UNIX` socket at `path`, like a service manager would.

@@ -2,7 +2,7 @@ internal import Glibc
 internal import NIOCore
 
 // The socket file a server binds itself: never taken from a server that still listens there, and removed at the end
-// only while it is still this server's.
+// only while it is still this server's. Both steps run under the socket path's lock (`SocketPathLock`).
 
 extension VarlinkServer {
     /// Another process listens on the socket path a server was asked to bind: it answered a connection.
@@ -56,9 +56,24 @@ extension VarlinkServer {
     }
 
     /// A new Unix stream socket bound at `path` (made `mode` when given) and listening, its descriptor non-blocking
-    /// and close-on-exec. With `removingStaleFile`, a socket file there that refuses connections is removed first; one
-    /// a server may be listening on is not (``SocketInUse``), nor is a file of another kind (the bind fails).
-    static func listeningSocket(at path: String, mode: UInt32?, removingStaleFile: Bool) throws -> Int32 {
+    /// and close-on-exec, with the identity of the file it made. With `removingStaleFile`, a socket file there that
+    /// refuses connections is removed first; one a server may be listening on is not (``SocketInUse``), nor is a file
+    /// of another kind (the bind fails). The look, the removal and the bind are one step under the path's lock
+    /// (``SocketPathLock``); `whileWaiting` is called once if another process holds it.
+    static func listeningSocket(
+        at path: String,
+        mode: UInt32?,
+        removingStaleFile: Bool,
+        whileWaiting: () -> Void
+    ) throws -> (descriptor: Int32, file: SocketFileIdentity?) {
+        try SocketPathLock.holding(path, whileWaiting: whileWaiting) {
+            let descriptor = try bindUnlocked(at: path, mode: mode, removingStaleFile: removingStaleFile)
+            return (descriptor, SocketFileIdentity(path: path))
+        }
+    }
+
+    /// ``listeningSocket(at:mode:removingStaleFile:whileWaiting:)`` without the lock, which the caller holds.
+    private static func bindUnlocked(at path: String, mode: UInt32?, removingStaleFile: Bool) throws -> Int32 {
         if removingStaleFile, SocketFileIdentity(path: path) != nil {
             guard !isListening(at: path) else { throw SocketInUse(path: path) }
             unlink(path)
@@ -93,8 +108,18 @@ extension VarlinkServer {
     }
 
     /// Removes the socket file at `path` if it is still `identity`: another server may have bound the path since.
+    /// Looked at and removed under the path's lock, so that a server binding meanwhile does not lose its new file
+    /// between the look and the removal; without the lock (it could not be had), looked at all the same.
     static func removeSocketFile(_ path: String, ifStill identity: SocketFileIdentity?) {
-        guard let identity, SocketFileIdentity(path: path) == identity else { return }
-        unlink(path)
+        guard let identity else { return }
+        let removeIfStill = {
+            guard SocketFileIdentity(path: path) == identity else { return }
+            unlink(path)
+        }
+        do {
+            try SocketPathLock.holding(path, whileWaiting: {}, removeIfStill)
+        } catch {
+            removeIfStill()
+        }
     }
 }

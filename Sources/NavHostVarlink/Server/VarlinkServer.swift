@@ -115,12 +115,17 @@ public final class VarlinkServer: Sendable {
     ) async throws -> VarlinkServer {
         // Bound here, not by NIO's bootstrap: NIO removes whatever socket file is at the path when it binds (a live
         // server's too) and again when the channel closes (by then perhaps another server's).
-        let descriptor = try listeningSocket(
+        let (descriptor, socketFile) = try listeningSocket(
             at: unixSocketPath,
             mode: socketMode,
-            removingStaleFile: cleanupExistingSocketFile
+            removingStaleFile: cleanupExistingSocketFile,
+            whileWaiting: {
+                logger.notice(
+                    "Waiting for the socket path's lock: another process is binding or removing the socket",
+                    metadata: ["varlink.socket": "\(unixSocketPath)", "varlink.lock": "\(unixSocketPath).lock"]
+                )
+            }
         )
-        let socketFile = SocketFileIdentity(path: unixSocketPath)
         let settings = ConfigurationCell(configuration)
         let listener: NIOAsyncChannel<AcceptedConnection, Never>
         do {

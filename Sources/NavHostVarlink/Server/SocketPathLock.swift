@@ -1,0 +1,70 @@
+internal import Glibc
+internal import NIOCore
+
+/// Makes a server's look at its socket path and what it does there one step for every server on the path: the look
+/// for a live server and the bind, or, at the end, the look at the file and its removal.
+///
+/// Without it, two servers started at once over a stale socket file could each find it stale; the first would bind
+/// and listen, the second remove that new file and bind its own, and the first listen on a socket nobody can reach
+/// any more. The lock is an exclusive `flock` of `<socket path>.lock`, beside the socket, held for that one step. The
+/// file stays: removing it would let a third server lock a new file while the second holds the old one.
+enum SocketPathLock {
+    /// How long a server waits for another to finish its step before it gives up: the step is a few system calls, so
+    /// a holder this slow is stuck.
+    static let patience: Duration = .seconds(10)
+
+    /// Runs `body` holding the lock of the socket at `socketPath`, waiting for another holder up to ``patience``;
+    /// `whileWaiting` is called once, when it must wait.
+    ///
+    /// - Throws: ``Held`` when another process held the lock all that time; `IOError` when the lock file cannot be
+    ///   opened or locked; what `body` throws.
+    static func holding<Result>(
+        _ socketPath: String,
+        whileWaiting: () -> Void,
+        _ body: () throws -> Result
+    ) throws -> Result {
+        let descriptor = try lock(socketPath + ".lock", whileWaiting: whileWaiting)
+        defer { close(descriptor) }
+        return try body()
+    }
+
+    /// Another process held the socket path's lock for all of ``SocketPathLock/patience``.
+    struct Held: Error, CustomStringConvertible {
+        /// The lock file.
+        var path: String
+
+        var description: String {
+            "another process held \(path) for \(SocketPathLock.patience) (a server stuck binding or removing the "
+                + "socket beside it): stop it, or give this server another socket path"
+        }
+    }
+
+    /// The open lock file at `path`, locked.
+    private static func lock(_ path: String, whileWaiting: () -> Void) throws -> Int32 {
+        // Readable by all: a server running as another user later can still lock a file an earlier run as root left,
+        // since `flock` needs no write access.
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if descriptor < 0, errno == EACCES { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "open(\(path))") }
+        let deadline = ContinuousClock.now + patience
+        var waited = false
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            guard code == EWOULDBLOCK || code == EINTR else {
+                close(descriptor)
+                throw IOError(errnoCode: code, reason: "flock(\(path))")
+            }
+            guard ContinuousClock.now < deadline else {
+                close(descriptor)
+                throw Held(path: path)
+            }
+            if !waited {
+                waited = true
+                whileWaiting()
+            }
+            // Polled, not a blocking `flock`: a stuck holder must not hold this server for good.
+            usleep(5_000)
+        }
+        return descriptor
+    }
+}
