@@ -131,8 +131,8 @@ final class Screen {
         ScreenSnapshot(id: id, route: route, presentation: presentation, state: state, error: reportedError)
     }
 
-    /// ``snapshot`` as JSON text (its `jsonValue` serialized, written member by member), written once and kept until the state or the error
-    /// clients see changes: every `Send` reply carries it, and most intents change neither.
+    /// ``snapshot`` as JSON text (its `jsonValue` serialized, written member by member), written once and kept until
+    /// the state or the error clients see changes: every `Send` reply carries it, and most intents change neither.
     func serializedSnapshot() throws(JSONError) -> [UInt8] {
         if let snapshotText { return snapshotText }
         var text: [UInt8] = []
