@@ -229,6 +229,270 @@ struct JSONCodableTests {
         #expect(error?.code == .nonFiniteNumber)
         #expect(error?.path == "inner[1].value")
     }
+
+    /// A value that encodes through every container an encoder hands out (nested keyed and unkeyed containers from
+    /// keyed and unkeyed ones, the super encoders of both, a single-value container in each) and records, for each,
+    /// the coding path the container reports and the one a value encoded through it sees.
+    struct ContainerPathRecorder: Encodable {
+        let seen: PathRecorder.Seen
+
+        enum Key: String, CodingKey { case nested, list, leaf, parent }
+
+        /// Records its encoder's path and its single-value container's, as `encoder / container`, then encodes 1.
+        struct Leaf: Encodable {
+            let seen: PathRecorder.Seen
+            let label: String
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                seen.paths.append("\(label): \(text(of: encoder.codingPath)) / \(text(of: container.codingPath))")
+                try container.encode(1.0)
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var root = encoder.container(keyedBy: Key.self)
+            note("root", root.codingPath)
+
+            var nested = root.nestedContainer(keyedBy: Key.self, forKey: .nested)
+            note("nested", nested.codingPath)
+            try nested.encode(Leaf(seen: seen, label: "nested leaf"), forKey: .leaf)
+
+            var list = root.nestedUnkeyedContainer(forKey: .list)
+            note("list", list.codingPath)
+            try list.encode(Leaf(seen: seen, label: "list element"))
+            try list.encode(5)
+            var keyedElement = list.nestedContainer(keyedBy: Key.self)
+            note("keyed element", keyedElement.codingPath)
+            try keyedElement.encode(Leaf(seen: seen, label: "keyed element's leaf"), forKey: .leaf)
+            var unkeyedElement = list.nestedUnkeyedContainer()
+            note("unkeyed element", unkeyedElement.codingPath)
+            try unkeyedElement.encode(Leaf(seen: seen, label: "unkeyed element's element"))
+            let elementSuper = list.superEncoder()
+            note("element's super encoder", elementSuper.codingPath)
+            var elementSuperValue = elementSuper.singleValueContainer()
+            try elementSuperValue.encode(Leaf(seen: seen, label: "element's super encoder's value"))
+
+            let keyedSuper = root.superEncoder()
+            note("super encoder", keyedSuper.codingPath)
+            try Leaf(seen: seen, label: "super encoder's value").encode(to: keyedSuper)
+
+            let parentSuper = root.superEncoder(forKey: .parent)
+            note("super encoder for parent", parentSuper.codingPath)
+            var parentValue = parentSuper.singleValueContainer()
+            note("super encoder for parent's value", parentValue.codingPath)
+            try parentValue.encode(2)
+        }
+
+        private func note(_ label: String, _ codingPath: [any CodingKey]) {
+            seen.paths.append("\(label): \(text(of: codingPath))")
+        }
+    }
+
+    // The paths below are the Codable contract's: a container's path and then its key. Foundation's JSONEncoder
+    // (swift-foundation, Swift 6.3.1) reports the same paths for the containers themselves, but a value encoded
+    // through a nested container or an unkeyed container's super encoder sees its path without the nested
+    // container's keys ("leaf" for "nested.leaf", "[0]" for "list[0]"), and its non-finite number's error says "[1]"
+    // for "list[1]"; its index keys' stringValue is "Index 0" where this encoder's is "0".
+    @Test("Nested containers, super encoders and single-value containers report their paths from the root")
+    func codingPathsOfEveryContainer() throws {
+        let seen = PathRecorder.Seen()
+        let json = try encoder.encode(ContainerPathRecorder(seen: seen))
+        #expect(
+            try json.serializedString()
+                == #"{"nested":{"leaf":1.0},"list":[1.0,5,{"leaf":1.0},[1.0],1.0],"super":1.0,"parent":2}"#
+        )
+        #expect(
+            seen.paths == [
+                "root: ",
+                "nested: nested",
+                "nested leaf: nested.leaf / nested.leaf",
+                "list: list",
+                "list element: list[0] / list[0]",
+                "keyed element: list[2]",
+                "keyed element's leaf: list[2].leaf / list[2].leaf",
+                "unkeyed element: list[3]",
+                "unkeyed element's element: list[3][0] / list[3][0]",
+                "element's super encoder: list[4]",
+                "element's super encoder's value: list[4] / list[4]",
+                "super encoder: super",
+                "super encoder's value: super / super",
+                "super encoder for parent: parent",
+                "super encoder for parent's value: parent",
+            ]
+        )
+    }
+
+    /// A value that cannot be encoded, in one of the ways an encoding fails.
+    enum Failure: CaseIterable, CustomTestStringConvertible {
+        /// A NaN handed to the container itself.
+        case nonFiniteNumber
+        /// A NaN a value encodes through its own single-value container.
+        case nonFiniteNumberInValue
+        /// A value whose `encode(to:)` throws an `EncodingError` that names its encoder's coding path.
+        case thrownByValue
+
+        var testDescription: String {
+            switch self {
+            case .nonFiniteNumber: "a NaN"
+            case .nonFiniteNumberInValue: "a NaN inside a value"
+            case .thrownByValue: "a value that throws"
+            }
+        }
+
+        /// Encodes through a single-value container, as `Leaf` does, a number that has no JSON form.
+        struct NonFiniteInValue: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                try container.encode(Double.nan)
+            }
+        }
+
+        /// Refuses to be encoded, naming where it stands.
+        struct Refusing: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                throw EncodingError.invalidValue(
+                    "refusing",
+                    EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "refuses to be encoded")
+                )
+            }
+        }
+    }
+
+    /// Where in ``ContainerPathRecorder``'s containers ``FailingValue`` puts its failure, and the path that names it.
+    enum FailurePlace: CaseIterable, CustomTestStringConvertible {
+        case memberOfNestedKeyedContainer
+        case elementOfNestedUnkeyedContainer
+        case memberOfKeyedContainerInUnkeyed
+        case elementOfUnkeyedContainerInUnkeyed
+        case valueOfElementsSuperEncoder
+        case valueOfSuperEncoder
+        case valueOfSuperEncoderForKey
+
+        /// The path an error raised at this place names.
+        var path: String {
+            switch self {
+            case .memberOfNestedKeyedContainer: "nested.leaf"
+            case .elementOfNestedUnkeyedContainer: "list[1]"
+            case .memberOfKeyedContainerInUnkeyed: "list[1].leaf"
+            case .elementOfUnkeyedContainerInUnkeyed: "list[1][0]"
+            case .valueOfElementsSuperEncoder: "list[1]"
+            case .valueOfSuperEncoder: "super"
+            case .valueOfSuperEncoderForKey: "parent"
+            }
+        }
+
+        var testDescription: String { "\(self) (\(path))" }
+    }
+
+    /// Encodes a member and an element that succeed, then `failure` at `place`.
+    struct FailingValue: Encodable {
+        let failure: Failure
+        let place: FailurePlace
+
+        typealias Key = ContainerPathRecorder.Key
+
+        func encode(to encoder: any Encoder) throws {
+            var root = encoder.container(keyedBy: Key.self)
+            try root.encode(1.5, forKey: .leaf)
+            switch place {
+            case .memberOfNestedKeyedContainer:
+                var nested = root.nestedContainer(keyedBy: Key.self, forKey: .nested)
+                try failure.encode(into: &nested, forKey: .leaf)
+            case .elementOfNestedUnkeyedContainer:
+                var list = root.nestedUnkeyedContainer(forKey: .list)
+                try list.encode(1.5)
+                try failure.encode(into: &list)
+            case .memberOfKeyedContainerInUnkeyed:
+                var list = root.nestedUnkeyedContainer(forKey: .list)
+                try list.encode(1.5)
+                var element = list.nestedContainer(keyedBy: Key.self)
+                try failure.encode(into: &element, forKey: .leaf)
+            case .elementOfUnkeyedContainerInUnkeyed:
+                var list = root.nestedUnkeyedContainer(forKey: .list)
+                try list.encode(1.5)
+                var element = list.nestedUnkeyedContainer()
+                try failure.encode(into: &element)
+            case .valueOfElementsSuperEncoder:
+                var list = root.nestedUnkeyedContainer(forKey: .list)
+                try list.encode(1.5)
+                var value = list.superEncoder().singleValueContainer()
+                try failure.encode(into: &value)
+            case .valueOfSuperEncoder:
+                var value = root.superEncoder().singleValueContainer()
+                try failure.encode(into: &value)
+            case .valueOfSuperEncoderForKey:
+                var value = root.superEncoder(forKey: .parent).singleValueContainer()
+                try failure.encode(into: &value)
+            }
+        }
+    }
+
+    @Test(
+        "An encoding error names where the failing value stands, in any container",
+        arguments: Failure.allCases,
+        FailurePlace.allCases
+    )
+    func errorPathInEveryContainer(failure: Failure, place: FailurePlace) throws {
+        let value = FailingValue(failure: failure, place: place)
+        switch failure {
+        case .nonFiniteNumber, .nonFiniteNumberInValue:
+            let error = #expect(throws: JSONError.self) { try encoder.encode(value) }
+            #expect(error?.code == .nonFiniteNumber)
+            #expect(error?.path == place.path)
+        case .thrownByValue:
+            let error = #expect(throws: EncodingError.self) { try encoder.encode(value) }
+            guard case .invalidValue(_, let context) = error else {
+                Issue.record("expected invalidValue, got \(String(describing: error))")
+                return
+            }
+            #expect(text(of: context.codingPath) == place.path)
+        }
+    }
+
+    @Test("An element that fails is named by its index in an unkeyed container the encoder made")
+    func errorPathOfAnElement() throws {
+        let error = #expect(throws: JSONError.self) { try encoder.encode(["x": [1, 2, Double.nan]]) }
+        #expect(error?.path == "x[2]")
+        let thrown = #expect(throws: EncodingError.self) {
+            try encoder.encode([[Failure.Refusing()], [Failure.Refusing()]])
+        }
+        guard case .invalidValue(_, let context) = thrown else {
+            Issue.record("expected invalidValue, got \(String(describing: thrown))")
+            return
+        }
+        #expect(text(of: context.codingPath) == "[0][0]")
+        #expect(context.codingPath.map(\.intValue) == [0, 0])
+    }
+}
+
+extension JSONCodableTests.Failure {
+    /// Encodes this failure into `container` for `key`.
+    func encode<Key: CodingKey>(into container: inout KeyedEncodingContainer<Key>, forKey key: Key) throws {
+        switch self {
+        case .nonFiniteNumber: try container.encode(Double.nan, forKey: key)
+        case .nonFiniteNumberInValue: try container.encode(NonFiniteInValue(), forKey: key)
+        case .thrownByValue: try container.encode(Refusing(), forKey: key)
+        }
+    }
+
+    /// Encodes this failure as `container`'s next element.
+    func encode(into container: inout some UnkeyedEncodingContainer) throws {
+        switch self {
+        case .nonFiniteNumber: try container.encode(Double.nan)
+        case .nonFiniteNumberInValue: try container.encode(NonFiniteInValue())
+        case .thrownByValue: try container.encode(Refusing())
+        }
+    }
+
+    /// Encodes this failure as `container`'s value.
+    func encode(into container: inout some SingleValueEncodingContainer) throws {
+        switch self {
+        case .nonFiniteNumber: try container.encode(Double.nan)
+        case .nonFiniteNumberInValue: try container.encode(NonFiniteInValue())
+        case .thrownByValue: try container.encode(Refusing())
+        }
+    }
 }
 
 /// `keys` as `a.b[1]` text.
