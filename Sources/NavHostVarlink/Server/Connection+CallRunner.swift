@@ -179,7 +179,8 @@ extension Connection {
                     )
                 },
                 preparedSink: { prepared in try await streamOutput.write(prepared.message, of: callID) },
-                immediateSink: { prepared in streamOutput.writeImmediately(prepared.message, of: callID) }
+                immediateOutput: streamOutput,
+                streamCall: callID
             )
         }
 

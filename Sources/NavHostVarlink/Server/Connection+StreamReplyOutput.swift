@@ -55,18 +55,18 @@ extension Connection {
             acceptedCall.store(call?.value ?? -1, ordering: .releasing)
         }
 
-        /// Writes one serialized reply of `call` if that needs no waiting: on the channel's event loop, while the
+        /// Writes one prepared reply of `call` if that needs no waiting: on the channel's event loop, while the
         /// channel is active and writable and `call` is the running stream call. Returns `false`, having written
         /// nothing, otherwise.
         ///
         /// The caller is not the call's task (a watched session, telling its watchers on the main actor, which shares
         /// the loop's thread in `navhostd`), so it may write only while the call's task waits for its next reply:
         /// ``VarlinkReplyWriter/sendImmediately(_:)`` says who may call it.
-        func writeImmediately(_ bytes: ByteBuffer, of call: StateMachine.CallID) -> Bool {
+        func writeImmediately(_ reply: VarlinkPreparedReply, of call: StateMachine.CallID) -> Bool {
             guard acceptedCall.load(ordering: .acquiring) == call.value, eventLoop.inEventLoop,
                 channel.isActive, channel.isWritable, let context = context.value
             else { return false }
-            context.writeAndFlush(NIOAny(bytes), promise: nil)
+            context.writeAndFlush(reply.outboundMessage, promise: nil)
             return true
         }
 

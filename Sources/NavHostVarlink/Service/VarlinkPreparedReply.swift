@@ -18,6 +18,11 @@ public final class VarlinkPreparedReply: Sendable {
     public let parameters: JSONObject
     /// The message as it goes on the wire, NUL terminator included.
     let message: ByteBuffer
+    /// ``message`` as a channel handler writes it, wrapped once for every connection that writes it on its event loop
+    /// (``Connection/StreamReplyOutput/writeImmediately(_:of:)``): wrapped by each, a wrapper was made, retained and
+    /// destroyed for every watcher of a change. `NIOAny` is not `Sendable` because it may wrap any value; this one
+    /// wraps `message`, a `ByteBuffer`, which is, and nothing changes it.
+    nonisolated(unsafe) let outboundMessage: NIOAny
 
     /// Serializes a reply with `continues` and `parameters`.
     ///
@@ -27,5 +32,6 @@ public final class VarlinkPreparedReply: Sendable {
         try message.writeVarlinkReply(VarlinkReply(parameters: parameters, continues: true))
         self.parameters = parameters
         self.message = message
+        self.outboundMessage = NIOAny(message)
     }
 }

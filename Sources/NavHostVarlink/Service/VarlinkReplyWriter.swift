@@ -18,7 +18,10 @@ public import NavHostJSON
 public struct VarlinkReplyWriter: Sendable {
     private let sink: @Sendable (JSONObject) async throws -> Void
     private let preparedSink: (@Sendable (VarlinkPreparedReply) async throws -> Void)?
-    private let immediateSink: (@Sendable (VarlinkPreparedReply) -> Bool)?
+    /// Where ``sendImmediately(_:)`` writes, and the call whose replies it writes: the connection's stream output
+    /// itself, not a closure that calls it, whose context was retained and released and whose thunk was called for
+    /// every watcher of every change.
+    private let immediateOutput: (output: Connection.StreamReplyOutput, call: Connection.StateMachine.CallID)?
     private let call: VarlinkCall
 
     /// Creates a writer that hands each reply to `sink`; the server makes these, tests may too.
@@ -26,21 +29,22 @@ public struct VarlinkReplyWriter: Sendable {
         self.call = call
         self.sink = sink
         self.preparedSink = nil
-        self.immediateSink = nil
+        self.immediateOutput = nil
     }
 
-    /// Creates a writer whose prepared replies go to `preparedSink` as they are, already serialized, and to
-    /// `immediateSink` when they are sent with ``sendImmediately(_:)``.
+    /// Creates a writer whose prepared replies go to `preparedSink` as they are, already serialized, and straight to
+    /// `output` as replies of `streamCall` when they are sent with ``sendImmediately(_:)``.
     init(
         call: VarlinkCall,
         sink: @escaping @Sendable (JSONObject) async throws -> Void,
         preparedSink: @escaping @Sendable (VarlinkPreparedReply) async throws -> Void,
-        immediateSink: @escaping @Sendable (VarlinkPreparedReply) -> Bool
+        immediateOutput output: Connection.StreamReplyOutput,
+        streamCall: Connection.StateMachine.CallID
     ) {
         self.call = call
         self.sink = sink
         self.preparedSink = preparedSink
-        self.immediateSink = immediateSink
+        self.immediateOutput = (output, streamCall)
     }
 
     /// Creates the writer of a call without `more`, whose every `send` throws before it reaches a sink: most calls, and
@@ -50,7 +54,7 @@ public struct VarlinkReplyWriter: Sendable {
         self.call = call
         self.sink = { _ in }
         self.preparedSink = nil
-        self.immediateSink = nil
+        self.immediateOutput = nil
     }
 
     /// Whether the call asked for several replies (`more`), so that ``send(_:)`` delivers them.
@@ -89,8 +93,8 @@ public struct VarlinkReplyWriter: Sendable {
     /// order of the replies is the order they were produced in. A handler's own task uses
     /// ``send(_:)-(VarlinkPreparedReply)``.
     public func sendImmediately(_ reply: VarlinkPreparedReply) -> Bool {
-        guard call.more, let immediateSink else { return false }
-        return immediateSink(reply)
+        guard call.more, let immediateOutput else { return false }
+        return immediateOutput.output.writeImmediately(reply, of: immediateOutput.call)
     }
 
     /// Encodes `value` as the output parameters and sends it as a reply with `continues`.
