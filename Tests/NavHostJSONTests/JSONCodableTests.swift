@@ -182,6 +182,55 @@ struct JSONCodableTests {
         #expect(try decoder.decode(JSONObject.self, from: ["revision": 3]) == ["revision": 3])
     }
 
+    /// A member of each primitive kind, read from a keyed container, an array's element down.
+    struct Reading: Decodable, Equatable {
+        var flag: Bool
+        var text: String
+        var ratio: Double
+        var small: Int8
+        var note: String?
+    }
+
+    /// A member of ``Reading`` given a value (`nil`: left out), and the error its decoding gives.
+    static let badMembers: [(member: String, value: JSONValue?, error: String)] = [
+        ("flag", 1, "JSON typeMismatch: expected a bool, found int (at [0].flag)"),
+        ("text", 2.5, "JSON typeMismatch: expected a string, found float (at [0].text)"),
+        ("ratio", .null, "JSON valueNotFound: expected a number, found null (at [0].ratio)"),
+        ("small", "1", "JSON typeMismatch: expected an integer, found string (at [0].small)"),
+        ("small", 300, "JSON dataCorrupted: 300 does not fit in Int8 (at [0].small)"),
+        ("small", 1.5, "JSON dataCorrupted: 1.5 does not fit in Int8 (at [0].small)"),
+        ("ratio", nil, #"JSON keyNotFound: missing member "ratio" (at [0].ratio)"#),
+        ("note", false, "JSON typeMismatch: expected a string, found bool (at [0].note)"),
+    ]
+
+    @Test(
+        "A keyed member's error says what was expected, what was found and where, for each primitive kind",
+        arguments: badMembers
+    )
+    func keyedMemberErrors(member: String, value: JSONValue?, error expected: String) throws {
+        var element: JSONObject = ["flag": true, "text": "a", "ratio": 1, "small": 1]
+        element[member] = value
+        let bytes = try JSONValue.array([.object(element)]).serializedBytes()
+        let error = #expect(throws: JSONError.self) { try decoder.decode([Reading].self, fromBytes: bytes) }
+        #expect(error?.description == expected)
+    }
+
+    @Test("A keyed container reads each primitive kind, an optional member present, absent or null")
+    func keyedMembers() throws {
+        let json: JSONValue = [
+            ["flag": true, "text": "a", "ratio": 2, "small": -8, "note": "n"],
+            ["flag": false, "text": "", "ratio": 0.5, "small": 127.0],
+            ["flag": false, "text": "b", "ratio": -1, "small": 0, "note": nil],
+        ]
+        #expect(
+            try decoder.decode([Reading].self, from: json) == [
+                Reading(flag: true, text: "a", ratio: 2, small: -8, note: "n"),
+                Reading(flag: false, text: "", ratio: 0.5, small: 127, note: nil),
+                Reading(flag: false, text: "b", ratio: -1, small: 0, note: nil),
+            ]
+        )
+    }
+
     /// A value that writes a member twice and records the coding paths it is encoded at.
     struct PathRecorder: Encodable {
         /// Each `codingPath` the value saw, as `a.b[1]` text, in the order it looked.

@@ -29,7 +29,7 @@ public struct JSONValueDecoder: Sendable {
     /// as a keyed container, is not checked.
     package func decode<T: Decodable>(_ type: T.Type, case name: String, arguments: JSONObject) throws -> T {
         // Empty arguments hold no member to be unknown: what is read of them is not noted.
-        let read = ReadMembers(name: name, arguments: arguments, notesMembers: !arguments.isEmpty)
+        let read = CaseArguments(name: name, arguments: arguments, notesMembers: !arguments.isEmpty)
         guard !arguments.isEmpty else { return try T(from: CaseDecoder(read: read)) }
         let value: T
         do {
@@ -130,19 +130,41 @@ private func mismatch(_ expected: String, found json: JSONValue, at codingPath: 
     )
 }
 
-private func integer<T: FixedWidthInteger>(_ type: T.Type, from json: JSONValue, at path: [any CodingKey]) throws -> T {
+// The primitives' readers, for single-value and keyed containers alike. `path` names the value in an error and is
+// made only then: a keyed container's member path is its own path and the key, a new array each time.
+
+private func bool(from json: JSONValue, at path: () -> [any CodingKey]) throws -> Bool {
+    guard let flag = json.boolValue else { throw mismatch("a bool", found: json, at: path()) }
+    return flag
+}
+
+private func string(from json: JSONValue, at path: () -> [any CodingKey]) throws -> String {
+    guard let text = json.stringValue else { throw mismatch("a string", found: json, at: path()) }
+    return text
+}
+
+private func number(from json: JSONValue, at path: () -> [any CodingKey]) throws -> Double {
+    guard let number = json.doubleValue else { throw mismatch("a number", found: json, at: path()) }
+    return number
+}
+
+private func integer<T: FixedWidthInteger>(
+    _ type: T.Type,
+    from json: JSONValue,
+    at path: () -> [any CodingKey]
+) throws -> T {
     switch json {
     case .int(let number):
         if let exact = T(exactly: number) { return exact }
     case .double(let number):
         if let exact = T(exactly: number) { return exact }
     default:
-        throw mismatch("an integer", found: json, at: path)
+        throw mismatch("an integer", found: json, at: path())
     }
     throw JSONError(
         code: .dataCorrupted,
         message: "\(json) does not fit in \(T.self)",
-        path: path.pathDescription
+        path: path().pathDescription
     )
 }
 
@@ -161,7 +183,8 @@ private struct ValueDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = json else { throw mismatch("an object", found: json, at: codingPath) }
-        return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath))
+        let object = ObjectMembers(members: members, codingPath: codingPath)
+        return KeyedDecodingContainer(KeyedContainer<Key>(object: object))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -174,29 +197,33 @@ private struct ValueDecoder: Decoder {
     }
 }
 
-/// A case being decoded (``JSONValueDecoder/decode(_:case:arguments:)``): its name and arguments, and the members of
-/// the arguments its decoding has read. One reference for the case's decoder and its container to hold: the decoder
-/// then fits an existential's inline buffer (no box of its own is allocated), and each copy of either is one retain.
-private final class ReadMembers {
-    let name: String
-    let arguments: JSONObject
+/// The members of one JSON object as a keyed container reads them, and the path to the object. One reference for the
+/// container to hold: the standard library's box copies its container around each member it reads and destroys the
+/// copy after, which for the object's three storages, the path and the case beside them was five retains and five
+/// releases through the container's value witnesses (about 260 instructions per member read, callgrind).
+///
+/// For a case's arguments (``CaseArguments``) it also notes which members the decoding read, for the check for
+/// unknown members.
+private class ObjectMembers {
+    final let members: JSONObject
+    final let codingPath: [any CodingKey]
     /// Whether the members read are noted, for the check for unknown members.
-    let notesMembers: Bool
-    /// Whether the arguments were opened as a keyed container at all.
-    var isOpened = false
+    final let notesMembers: Bool
     /// Whether the decoding listed every key (`allKeys`): it then reads what it chooses, and nothing is unknown.
-    var isAll = false
+    final var isAll = false
     /// The first member read, and the others: most cases take one argument, whose name needs no array.
-    private var firstName: String?
-    private var otherNames: [String] = []
+    private final var firstName: String?
+    private final var otherNames: [String] = []
 
-    init(name: String, arguments: JSONObject, notesMembers: Bool) {
-        self.name = name
-        self.arguments = arguments
+    init(members: JSONObject, codingPath: [any CodingKey], notesMembers: Bool = false) {
+        self.members = members
+        self.codingPath = codingPath
         self.notesMembers = notesMembers
     }
 
-    func note(_ name: String) {
+    /// Notes that the member `name` was read, when members read are noted.
+    final func note(_ name: String) {
+        guard notesMembers else { return }
         guard let firstName else {
             firstName = name
             return
@@ -205,93 +232,127 @@ private final class ReadMembers {
     }
 
     /// Whether the member `name` was read.
-    func hasRead(_ name: String) -> Bool {
+    final func hasRead(_ name: String) -> Bool {
         firstName == name || otherNames.contains(name)
     }
 
     /// Whether any member was read.
-    var hasReadAny: Bool { firstName != nil }
+    final var hasReadAny: Bool { firstName != nil }
+}
+
+/// A case being decoded (``JSONValueDecoder/decode(_:case:arguments:)``): its name and arguments, and the members of
+/// the arguments its decoding has read. One reference for the case's decoder and its containers to hold: the decoder
+/// then fits an existential's inline buffer (no box of its own is allocated), each copy of either is one retain, and
+/// the case's keyed container for the arguments holds this same object, not a copy of them.
+private final class CaseArguments: ObjectMembers {
+    let name: String
+    /// Whether the arguments were opened as a keyed container at all.
+    var isOpened = false
+
+    /// The arguments are the members; their paths start at the arguments (`text`, not `onChangedFilter.text`): the
+    /// case's name is not a member anyone sent.
+    init(name: String, arguments: JSONObject, notesMembers: Bool) {
+        self.name = name
+        super.init(members: arguments, codingPath: [], notesMembers: notesMembers)
+    }
+
+    var arguments: JSONObject { members }
 }
 
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let members: JSONObject
-    let codingPath: [any CodingKey]
-    /// Set for a case's arguments only: what is read, for the check for unknown members.
-    var read: ReadMembers? = nil
+    let object: ObjectMembers
+
+    var codingPath: [any CodingKey] { object.codingPath }
 
     var allKeys: [Key] {
-        read?.isAll = true
+        if object.notesMembers { object.isAll = true }
         // A loop, not `compactMap`: `Key` is known only at run time here, where `compactMap` is not specialized
         // (it cost about 3,000 instructions for an intent's one key).
         var keys: [Key] = []
-        for name in members.keys {
+        for name in object.members.keys {
             if let key = Key(stringValue: name) { keys.append(key) }
         }
         return keys
     }
 
     func contains(_ key: Key) -> Bool {
-        read?.note(key.stringValue)
-        return members[key.stringValue] != nil
+        let name = key.stringValue
+        object.note(name)
+        return object.members.index(forKey: name) != nil
     }
 
     private func member(_ key: Key) throws -> JSONValue {
-        read?.note(key.stringValue)
-        guard let value = members[key.stringValue] else {
+        let name = key.stringValue
+        object.note(name)
+        guard let value = object.members[name] else {
             throw JSONError(
                 code: .keyNotFound,
-                message: "missing member \"\(key.stringValue)\"",
-                path: (codingPath + [key]).pathDescription
+                message: "missing member \"\(name)\"",
+                path: path(to: key).pathDescription
             )
         }
         return value
     }
 
+    /// The path of the member `key`: made for an error, or for a member that decodes itself.
+    private func path(to key: Key) -> [any CodingKey] { codingPath + [key] }
+
     func decodeNil(forKey key: Key) throws -> Bool { try member(key).isNull }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decodeValue(type, from: member(key), codingPath: codingPath + [key])
+        try decodeValue(type, from: member(key), codingPath: path(to: key))
     }
 
     // Members of the standard library's types are read here: through the generic `decode`, each would build a
-    // decoder and a boxed single-value container for one string (an intent's argument, on every call).
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try single(key).decode(type) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try single(key).decode(type) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try single(key).decode(type) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try single(key).decode(type) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try single(key).decode(type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try single(key).decode(type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try single(key).decode(type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try single(key).decode(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try single(key).decode(type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try single(key).decode(type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try single(key).decode(type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try single(key).decode(type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try single(key).decode(type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try single(key).decode(type) }
+    // decoder and a boxed single-value container for one string (an intent's argument, on every call). Nor is a
+    // single-value container made for them: it held the key as an existential, copied in and destroyed after.
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try bool(from: member(key), at: { path(to: key) })
+    }
 
-    private func single(_ key: Key) throws -> SingleContainer {
-        SingleContainer(json: try member(key), parentPath: codingPath, key: key)
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try string(from: member(key), at: { path(to: key) })
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try number(from: member(key), at: { path(to: key) })
+    }
+
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try decode(Double.self, forKey: key)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, forKey: key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, forKey: key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, forKey: key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, forKey: key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, forKey: key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, forKey: key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, forKey: key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, forKey: key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, forKey: key) }
+
+    private func integer<T: FixedWidthInteger>(_ type: T.Type, forKey key: Key) throws -> T {
+        try NavHostJSON.integer(type, from: member(key), at: { path(to: key) })
     }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type,
         forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        try ValueDecoder(json: member(key), codingPath: codingPath + [key]).container(keyedBy: type)
+        try ValueDecoder(json: member(key), codingPath: path(to: key)).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try ValueDecoder(json: member(key), codingPath: codingPath + [key]).unkeyedContainer()
+        try ValueDecoder(json: member(key), codingPath: path(to: key)).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder {
-        ValueDecoder(json: members["super"] ?? .null, codingPath: codingPath)
+        ValueDecoder(json: object.members["super"] ?? .null, codingPath: codingPath)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        read?.note(key.stringValue)
-        return ValueDecoder(json: members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+        let name = key.stringValue
+        object.note(name)
+        return ValueDecoder(json: object.members[name] ?? .null, codingPath: path(to: key))
     }
 }
 
@@ -348,56 +409,25 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 
 private struct SingleContainer: SingleValueDecodingContainer {
     let json: JSONValue
-    /// The path of the container the value is a member of, and the member's key: the value's own path is built
-    /// from them only when asked for (an error), not for every member read (an array each).
-    private let parentPath: [any CodingKey]
-    private let key: (any CodingKey)?
-
-    var codingPath: [any CodingKey] {
-        guard let key else { return parentPath }
-        return parentPath + [key]
-    }
-
-    init(json: JSONValue, codingPath: [any CodingKey]) {
-        self.json = json
-        self.parentPath = codingPath
-        self.key = nil
-    }
-
-    init(json: JSONValue, parentPath: [any CodingKey], key: any CodingKey) {
-        self.json = json
-        self.parentPath = parentPath
-        self.key = key
-    }
+    let codingPath: [any CodingKey]
 
     func decodeNil() -> Bool { json.isNull }
 
-    func decode(_ type: Bool.Type) throws -> Bool {
-        guard let flag = json.boolValue else { throw mismatch("a bool", found: json, at: codingPath) }
-        return flag
-    }
-
-    func decode(_ type: String.Type) throws -> String {
-        guard let text = json.stringValue else { throw mismatch("a string", found: json, at: codingPath) }
-        return text
-    }
-
-    func decode(_ type: Double.Type) throws -> Double {
-        guard let number = json.doubleValue else { throw mismatch("a number", found: json, at: codingPath) }
-        return number
-    }
+    func decode(_ type: Bool.Type) throws -> Bool { try bool(from: json, at: { codingPath }) }
+    func decode(_ type: String.Type) throws -> String { try string(from: json, at: { codingPath }) }
+    func decode(_ type: Double.Type) throws -> Double { try number(from: json, at: { codingPath }) }
 
     func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
-    func decode(_ type: Int.Type) throws -> Int { try integer(type, from: json, at: codingPath) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try integer(type, from: json, at: codingPath) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try integer(type, from: json, at: codingPath) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try integer(type, from: json, at: codingPath) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try integer(type, from: json, at: codingPath) }
-    func decode(_ type: UInt.Type) throws -> UInt { try integer(type, from: json, at: codingPath) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type, from: json, at: codingPath) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type, from: json, at: codingPath) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type, from: json, at: codingPath) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type, from: json, at: codingPath) }
+    func decode(_ type: Int.Type) throws -> Int { try integer(type, from: json, at: { codingPath }) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try integer(type, from: json, at: { codingPath }) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try integer(type, from: json, at: { codingPath }) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try integer(type, from: json, at: { codingPath }) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try integer(type, from: json, at: { codingPath }) }
+    func decode(_ type: UInt.Type) throws -> UInt { try integer(type, from: json, at: { codingPath }) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type, from: json, at: { codingPath }) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type, from: json, at: { codingPath }) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type, from: json, at: { codingPath }) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type, from: json, at: { codingPath }) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try decodeValue(type, from: json, codingPath: codingPath)
@@ -410,7 +440,7 @@ private struct SingleContainer: SingleValueDecodingContainer {
 /// key without walking a member list, and hands `arguments` to the case's nested container as they are. What a
 /// synthesized enum does not ask for is read from the object, built then.
 private struct CaseDecoder: Decoder {
-    let read: ReadMembers
+    let read: CaseArguments
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -428,7 +458,7 @@ private struct CaseDecoder: Decoder {
 }
 
 private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let read: ReadMembers
+    let read: CaseArguments
     var codingPath: [any CodingKey] { [] }
     private var name: String { read.name }
     private var arguments: JSONObject { read.arguments }
@@ -443,17 +473,15 @@ private struct CaseContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     ) throws -> KeyedDecodingContainer<NestedKey> {
         guard key.stringValue == name else { return try object.nestedContainer(keyedBy: type, forKey: key) }
         read.isOpened = true
-        // Paths start at the arguments: the case's name is not a member anyone sent.
-        return KeyedDecodingContainer(
-            KeyedContainer<NestedKey>(members: arguments, codingPath: [], read: read.notesMembers ? read : nil)
-        )
+        // The arguments' container reads them where the case keeps them, and notes there what it reads.
+        return KeyedDecodingContainer(KeyedContainer<NestedKey>(object: read))
     }
 
     // MARK: What a synthesized enum does not ask for
 
     /// The object itself, for everything else.
     private var object: KeyedContainer<Key> {
-        KeyedContainer(members: [name: .object(arguments)], codingPath: [])
+        KeyedContainer(object: ObjectMembers(members: [name: .object(arguments)], codingPath: []))
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try object.decodeNil(forKey: key) }
