@@ -86,4 +86,51 @@ struct IntentDecodingTests {
             try IntentMessage(name: "onTappedNothing").decode(as: Intent.self)
         }
     }
+
+    /// An intent a plugin decodes by hand: `configure` takes whatever arguments it is given, listing their keys
+    /// (`allKeys`); `wrap` reads its one argument, `value`, through `superDecoder(forKey:)`.
+    enum HandDecoded: ViewModelIntent, Equatable {
+        case configure(keys: [String])
+        case wrap(String)
+
+        static let names = ["configure", "wrap"]
+
+        private struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let cases = try decoder.container(keyedBy: Key.self)
+            guard let name = cases.allKeys.first else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no case"))
+            }
+            let arguments = try cases.nestedContainer(keyedBy: Key.self, forKey: name)
+            if name.stringValue == "configure" {
+                self = .configure(keys: arguments.allKeys.map(\.stringValue).sorted())
+            } else {
+                let value = try arguments.superDecoder(forKey: Key(stringValue: "value"))
+                self = .wrap(try value.singleValueContainer().decode(String.self))
+            }
+        }
+    }
+
+    @Test("A case decoded by hand that lists its arguments' keys, or reads one through superDecoder, reads them")
+    func handDecodedCases() throws {
+        #expect(
+            try IntentMessage(name: "configure", arguments: ["b": 2, "a": true]).decode(as: HandDecoded.self)
+                == .configure(keys: ["a", "b"])
+        )
+        #expect(try IntentMessage(name: "wrap", arguments: ["value": "x"]).decode(as: HandDecoded.self) == .wrap("x"))
+        // Read through superDecoder(forKey:), `value` is read; the argument beside it is not.
+        let unknown = IntentError.invalidArguments(
+            intent: "wrap",
+            reason: #"JSON unknownMember: unknown member "extra" (at extra)"#
+        )
+        #expect(throws: unknown) {
+            try IntentMessage(name: "wrap", arguments: ["value": "x", "extra": 1]).decode(as: HandDecoded.self)
+        }
+    }
 }

@@ -188,6 +188,8 @@ struct JSONCodableTests {
         var text: String
         var ratio: Double
         var small: Int8
+        var scale: Float
+        var count: UInt16
         var note: String?
     }
 
@@ -201,6 +203,9 @@ struct JSONCodableTests {
         ("small", 1.5, "JSON dataCorrupted: 1.5 does not fit in Int8 (at [0].small)"),
         ("ratio", nil, #"JSON keyNotFound: missing member "ratio" (at [0].ratio)"#),
         ("note", false, "JSON typeMismatch: expected a string, found bool (at [0].note)"),
+        ("scale", "x", "JSON typeMismatch: expected a number, found string (at [0].scale)"),
+        ("count", -1, "JSON dataCorrupted: -1 does not fit in UInt16 (at [0].count)"),
+        ("count", 65_536, "JSON dataCorrupted: 65536 does not fit in UInt16 (at [0].count)"),
     ]
 
     @Test(
@@ -208,7 +213,7 @@ struct JSONCodableTests {
         arguments: badMembers
     )
     func keyedMemberErrors(member: String, value: JSONValue?, error expected: String) throws {
-        var element: JSONObject = ["flag": true, "text": "a", "ratio": 1, "small": 1]
+        var element: JSONObject = ["flag": true, "text": "a", "ratio": 1, "small": 1, "scale": 1, "count": 1]
         element[member] = value
         let bytes = try JSONValue.array([.object(element)]).serializedBytes()
         let error = #expect(throws: JSONError.self) { try decoder.decode([Reading].self, fromBytes: bytes) }
@@ -218,15 +223,15 @@ struct JSONCodableTests {
     @Test("A keyed container reads each primitive kind, an optional member present, absent or null")
     func keyedMembers() throws {
         let json: JSONValue = [
-            ["flag": true, "text": "a", "ratio": 2, "small": -8, "note": "n"],
-            ["flag": false, "text": "", "ratio": 0.5, "small": 127.0],
-            ["flag": false, "text": "b", "ratio": -1, "small": 0, "note": nil],
+            ["flag": true, "text": "a", "ratio": 2, "small": -8, "scale": 1.5, "count": 65_535, "note": "n"],
+            ["flag": false, "text": "", "ratio": 0.5, "small": 127.0, "scale": 2, "count": 0],
+            ["flag": false, "text": "b", "ratio": -1, "small": 0, "scale": -0.25, "count": 7.0, "note": nil],
         ]
         #expect(
             try decoder.decode([Reading].self, from: json) == [
-                Reading(flag: true, text: "a", ratio: 2, small: -8, note: "n"),
-                Reading(flag: false, text: "", ratio: 0.5, small: 127, note: nil),
-                Reading(flag: false, text: "b", ratio: -1, small: 0, note: nil),
+                Reading(flag: true, text: "a", ratio: 2, small: -8, scale: 1.5, count: 65_535, note: "n"),
+                Reading(flag: false, text: "", ratio: 0.5, small: 127, scale: 2, count: 0, note: nil),
+                Reading(flag: false, text: "b", ratio: -1, small: 0, scale: -0.25, count: 7, note: nil),
             ]
         )
     }

@@ -133,21 +133,26 @@ private func mismatch(_ expected: String, found json: JSONValue, at codingPath: 
 // The primitives' readers, for single-value and keyed containers alike. `path` names the value in an error and is
 // made only then: a keyed container's member path is its own path and the key, a new array each time.
 
+/// `json` as a Bool, or a mismatch error at `path()`.
 private func bool(from json: JSONValue, at path: () -> [any CodingKey]) throws -> Bool {
     guard let flag = json.boolValue else { throw mismatch("a bool", found: json, at: path()) }
     return flag
 }
 
+/// `json` as a String, or a mismatch error at `path()`.
 private func string(from json: JSONValue, at path: () -> [any CodingKey]) throws -> String {
     guard let text = json.stringValue else { throw mismatch("a string", found: json, at: path()) }
     return text
 }
 
+/// `json` as a Double (an integer too), or a mismatch error at `path()`.
 private func number(from json: JSONValue, at path: () -> [any CodingKey]) throws -> Double {
     guard let number = json.doubleValue else { throw mismatch("a number", found: json, at: path()) }
     return number
 }
 
+/// `json` as a `T` when it holds an integer `T` holds exactly (a floating-point number too, with no fraction), or an
+/// error at `path()`: a mismatch for another kind of value, `dataCorrupted` for a number `T` cannot hold.
 private func integer<T: FixedWidthInteger>(
     _ type: T.Type,
     from json: JSONValue,
@@ -319,19 +324,19 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try decode(Double.self, forKey: key)) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, forKey: key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, forKey: key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, forKey: key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, forKey: key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, forKey: key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, forKey: key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, forKey: key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, forKey: key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, forKey: key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, forKey: key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integerMember(type, forKey: key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integerMember(type, forKey: key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integerMember(type, forKey: key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integerMember(type, forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integerMember(type, forKey: key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integerMember(type, forKey: key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integerMember(type, forKey: key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integerMember(type, forKey: key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integerMember(type, forKey: key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integerMember(type, forKey: key) }
 
-    private func integer<T: FixedWidthInteger>(_ type: T.Type, forKey key: Key) throws -> T {
-        try NavHostJSON.integer(type, from: member(key), at: { path(to: key) })
+    private func integerMember<T: FixedWidthInteger>(_ type: T.Type, forKey key: Key) throws -> T {
+        try integer(type, from: member(key), at: { path(to: key) })
     }
 
     func nestedContainer<NestedKey: CodingKey>(
