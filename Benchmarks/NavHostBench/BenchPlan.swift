@@ -4,6 +4,8 @@ struct BenchPlan {
     /// The floor's ping-pong count and pipelined total (its README's full run: 100,000 and 1,000,000).
     var floorRoundTrips: Int
     var floorPipelined: Int
+    /// Round trips of the floor's second run, which measures its CPU time per round trip (``Floor/measureCPU``).
+    var floorCPURoundTrips: Int
     /// Calls in flight per connection, for the floor and for NavHost.
     var depth = 64
     /// Timed round trips, after `warmUp` untimed ones.
@@ -45,6 +47,7 @@ struct BenchPlan {
     static let full = BenchPlan(
         floorRoundTrips: 100_000,
         floorPipelined: 1_000_000,
+        floorCPURoundTrips: 20_000,
         roundTrips: 100_000,
         warmUp: 1000,
         changingRoundTrips: 20_000,
@@ -70,6 +73,7 @@ struct BenchPlan {
     static let quick = BenchPlan(
         floorRoundTrips: 5000,
         floorPipelined: 50_000,
+        floorCPURoundTrips: 1000,
         roundTrips: 2000,
         warmUp: 200,
         changingRoundTrips: 500,

@@ -20,6 +20,7 @@ final class BenchRun {
     /// Every figure with its counts, for the JSON file.
     private var details: [(String, ReportValue)] = []
     private var floor: Floor.Result?
+    private var floorCPU: Floor.CPUResult?
     private var floorBinary: String?
     private var peer: Peer.Figures?
 
@@ -190,7 +191,23 @@ final class BenchRun {
         )
         Console.line(result.output)
         floor = result
+        let cpu = try Floor.measureCPU(binary: binary, roundTrips: plan.floorCPURoundTrips)
+        Console.line(
+            "Floor CPU: \(cpu.bothEndsMicroseconds.fixed(1)) µs per round trip for both processes "
+                + "(\(cpu.oneEndMicroseconds.fixed(1)) µs an end) over \(cpu.roundTrips) round trips"
+        )
+        floorCPU = cpu
         details.append(("floor", Self.report(result)))
+        details.append(
+            (
+                "floorCPU",
+                .object([
+                    ("roundTrips", .integer(cpu.roundTrips)),
+                    ("bothProcessesMicrosecondsPerRoundTrip", .rounded(cpu.bothEndsMicroseconds, 2)),
+                    ("oneEndMicrosecondsPerRoundTrip", .rounded(cpu.oneEndMicroseconds, 2)),
+                ])
+            )
+        )
     }
 
     /// The Python peer: the intents of the round-trip and pipelined rows, sent by the same client code (see ``Peer``).
@@ -212,7 +229,7 @@ final class BenchRun {
                 + "\(plan.concurrentConnections) clients × \(plan.peerConcurrentRoundTrips) "
                 + "(\(plan.peerConcurrentChangingRoundTrips) changing), \(plan.peerPipelined) pipelined"
         )
-        let figures = try Peer.measure(socketPath: process.socketPath, plan: plan)
+        let figures = try Peer.measure(pid: process.pid, socketPath: process.socketPath, plan: plan)
         let p50s = [figures.steady, figures.changing, figures.steadyConcurrent, figures.changingConcurrent].map {
             $0.microseconds(at: 50).fixed(1)
         }
@@ -228,6 +245,7 @@ final class BenchRun {
                     ("server", .string(process.banner)),
                     ("command", .string(process.command.joined(separator: " "))),
                     ("roundTrip", Self.report(figures.steady, unit: "µs")),
+                    ("roundTripCPUMicroseconds", .rounded(figures.steadyCPUMicroseconds, 2)),
                     ("roundTripChangingState", Self.report(figures.changing, unit: "µs")),
                     ("concurrentConnections", .integer(plan.concurrentConnections)),
                     ("concurrentRoundTrip", Self.report(figures.steadyConcurrent, unit: "µs")),
@@ -310,8 +328,12 @@ final class BenchRun {
                 label: "daemon CPU time per round trip",
                 unit: "µs",
                 value: usage.cpuMicroseconds,
+                floor: floorCPU?.oneEndMicroseconds,
                 target: .valueAtMost(40),
-                note: "utime + stime of the daemon over the calls: hardly depends on the machine's load"
+                peer: peer?.steadyCPUMicroseconds,
+                note: "utime + stime of the daemon over the calls: hardly depends on the machine's load; the floor's "
+                    + "figure is half the CPU of floor.c's two processes per round trip (one end), the peer's its "
+                    + "process's over its steady calls"
             )
         )
         rows.append(

@@ -41,6 +41,33 @@ enum Floor {
         return try parse(output)
     }
 
+    /// The CPU time of the floor's round trip, measured by a run of its own: round trips only (one pipelined call),
+    /// with the CPU of both its processes, the client and the server it forks and waits for, from `wait4`.
+    struct CPUResult {
+        /// Round trips made, `floor.c`'s untimed warm-up included.
+        var roundTrips: Int
+        /// Both processes' CPU time per round trip, in microseconds.
+        var bothEndsMicroseconds: Double
+        /// Half of it: what one end, the server, uses per round trip. The two ends do alike work (a json-c parse, a
+        /// json-c document built and written, one read and one write), so half is a fair figure to set a server's
+        /// CPU per round trip against.
+        var oneEndMicroseconds: Double { bothEndsMicroseconds / 2 }
+    }
+
+    /// The round trips `floor.c` makes before it times any (its warm-up).
+    static let untimedRoundTrips = 1000
+
+    /// Runs the floor for `roundTrips` round trips and one pipelined call, and measures its CPU time.
+    static func measureCPU(binary: String, roundTrips: Int) throws -> CPUResult {
+        let finished = try Subprocess.runMeasuringCPU([binary, "\(roundTrips)", "1", "1"])
+        guard finished.termination.succeeded else { throw BenchError("the floor failed:\n\(finished.output)") }
+        let made = roundTrips + untimedRoundTrips
+        return CPUResult(
+            roundTrips: made,
+            bothEndsMicroseconds: Double(finished.cpuNanoseconds) / 1000 / Double(made)
+        )
+    }
+
     /// Reads the floor's two lines.
     static func parse(_ output: String) throws -> Result {
         let lines = output.split(separator: "\n")

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The Python peer's figures: the intents NavHost's rows time, sent to the peer (``PeerProcess``) by the same client
 /// code (``RoundTrip``, ``ConcurrentRoundTrips``, ``Pipelined``), in the same run. NavHost's rows show their ratio to
 /// these beside their ratio to the floor.
@@ -6,6 +8,9 @@ enum Peer {
     struct Figures {
         /// The steady intent (no state change), one call at a time on one connection.
         var steady: LatencyRecorder
+        /// The peer process's CPU time per steady call (its warm-up calls included), in microseconds: the daemon's
+        /// row beside it is measured the same way (``ProcessUsage``).
+        var steadyCPUMicroseconds: Double
         /// Intents that change the state each call (each one saved durably first), one at a time on one connection.
         var changing: LatencyRecorder
         /// The steady intent from many clients at once, each doing round trips.
@@ -16,13 +21,18 @@ enum Peer {
         var pipelined: Pipelined.Result
     }
 
-    /// Measures the peer on `socketPath` with `plan`'s peer counts, in the order NavHost is measured.
-    static func measure(socketPath: String, plan: BenchPlan) throws -> Figures {
+    /// Measures the peer (process `pid`, on `socketPath`) with `plan`'s peer counts, in the order NavHost is measured.
+    static func measure(pid: pid_t, socketPath: String, plan: BenchPlan) throws -> Figures {
+        let before = try ProcessUsage.of(pid)
         let steady = try RoundTrip.measure(
             socketPath: socketPath,
             request: BenchRun.steadyIntent,
             calls: plan.peerRoundTrips,
             warmUp: plan.peerWarmUp
+        )
+        let steadyCPU = try ProcessUsage.of(pid).perOperation(
+            since: before,
+            count: plan.peerRoundTrips + plan.peerWarmUp
         )
         let changing = try RoundTrip.measure(
             socketPath: socketPath,
@@ -61,6 +71,7 @@ enum Peer {
         )
         return Figures(
             steady: steady,
+            steadyCPUMicroseconds: steadyCPU.cpuMicroseconds,
             changing: changing,
             steadyConcurrent: steadyConcurrent,
             changingConcurrent: changingConcurrent,

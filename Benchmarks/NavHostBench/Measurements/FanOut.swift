@@ -49,7 +49,7 @@ enum FanOut {
 
         var latencies = LatencyRecorder()
         var arrived = [Bool](repeating: false, count: count)
-        var usage: DaemonProcess.Usage?
+        var usage: ProcessUsage?
         for round in -warmUp..<rounds {
             if round == 0 { usage = try daemon.usage() }
             for index in arrived.indices { arrived[index] = false }

@@ -128,52 +128,9 @@ final class DaemonProcess {
         throw BenchError("no VmRSS in /proc/\(daemonPID)/status")
     }
 
-    /// What the daemon has used so far: CPU time over all its threads, and context switches summed over its threads.
-    struct Usage {
-        var cpuNanoseconds: UInt64
-        var voluntarySwitches: UInt64
-        var involuntarySwitches: UInt64
-
-        /// The usage between `earlier` and this one, per `count` operations.
-        func perOperation(since earlier: Usage, count: Int) -> (cpuMicroseconds: Double, switches: Double) {
-            let operations = Double(max(count, 1))
-            let cpu = Double(cpuNanoseconds - earlier.cpuNanoseconds) / 1000 / operations
-            // A thread that exits (libdispatch lets idle workers go) takes its count with it, so the sum can shrink.
-            let now = Int64(voluntarySwitches + involuntarySwitches)
-            let before = Int64(earlier.voluntarySwitches + earlier.involuntarySwitches)
-            let switches = Double(max(now - before, 0)) / operations
-            return (cpu, switches)
-        }
-    }
-
-    /// The daemon's CPU time (`utime + stime` of `/proc/<pid>/stat`) and its threads' context switches
-    /// (`/proc/<pid>/task/*/status`). Unlike wall-clock times, these hardly depend on what else the machine runs.
-    func usage() throws -> Usage {
-        guard let stat = readFile("/proc/\(daemonPID)/stat"), let end = stat.lastIndex(of: ")") else {
-            throw BenchError("cannot read /proc/\(daemonPID)/stat")
-        }
-        // Fields after the command name: state is field 3; utime and stime are fields 14 and 15.
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
-        guard fields.count > 13, let user = UInt64(fields[11]), let system = UInt64(fields[12]) else {
-            throw BenchError("unexpected /proc/\(daemonPID)/stat: \(stat)")
-        }
-        let ticks = UInt64(sysconf(Int32(_SC_CLK_TCK)))
-        var usage = Usage(
-            cpuNanoseconds: (user + system) * 1_000_000_000 / ticks,
-            voluntarySwitches: 0,
-            involuntarySwitches: 0
-        )
-        for thread in Subprocess.threads(of: daemonPID) {
-            guard let status = readFile("/proc/\(daemonPID)/task/\(thread)/status") else { continue }
-            for line in status.split(separator: "\n") {
-                if line.hasPrefix("voluntary_ctxt_switches:") {
-                    usage.voluntarySwitches += UInt64(line.split(separator: "\t").last ?? "") ?? 0
-                } else if line.hasPrefix("nonvoluntary_ctxt_switches:") {
-                    usage.involuntarySwitches += UInt64(line.split(separator: "\t").last ?? "") ?? 0
-                }
-            }
-        }
-        return usage
+    /// What the daemon has used so far (``ProcessUsage``).
+    func usage() throws -> ProcessUsage {
+        try ProcessUsage.of(daemonPID)
     }
 
     /// Sends `signal` to the daemon.

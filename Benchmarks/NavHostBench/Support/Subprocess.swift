@@ -81,6 +81,22 @@ enum Subprocess {
 
     /// Runs a program to its end and returns what it wrote to stdout and stderr.
     static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (Termination, String) {
+        let finished = try runMeasuringCPU(arguments, environment: environment)
+        return (finished.termination, finished.output)
+    }
+
+    /// A program run to its end by ``runMeasuringCPU(_:environment:)``.
+    struct Finished {
+        var termination: Termination
+        /// What it wrote to stdout and stderr.
+        var output: String
+        /// The CPU time (user and system) of the program and of every process it started and waited for.
+        var cpuNanoseconds: UInt64
+    }
+
+    /// Runs a program to its end, like ``run(_:environment:)``, and says how much CPU it and the children it waited
+    /// for used (`wait4`'s resource usage).
+    static func runMeasuringCPU(_ arguments: [String], environment: [String: String]? = nil) throws -> Finished {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw BenchError.system("pipe") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -104,7 +120,23 @@ enum Subprocess {
             }
         }
         close(ends[0])
-        return (wait(for: pid), String(decoding: collected, as: UTF8.self))
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else {
+                return Finished(
+                    termination: Termination(exitStatus: nil, signal: nil),
+                    output: String(decoding: collected, as: UTF8.self),
+                    cpuNanoseconds: 0
+                )
+            }
+        }
+        let cpu = nanoseconds(of: usage.ru_utime) + nanoseconds(of: usage.ru_stime)
+        return Finished(
+            termination: termination(from: status),
+            output: String(decoding: collected, as: UTF8.self),
+            cpuNanoseconds: cpu
+        )
     }
 
     /// Waits for `pid` to end.
@@ -162,6 +194,12 @@ enum Subprocess {
         }
         kill(pid, SIGKILL)
         _ = wait(for: pid)
+    }
+
+    private static func nanoseconds(of time: timeval) -> UInt64 {
+        let seconds = UInt64(time.tv_sec)
+        let microseconds = UInt64(time.tv_usec)
+        return seconds * 1_000_000_000 + microseconds * 1000
     }
 
     private static func termination(from status: Int32) -> Termination {
