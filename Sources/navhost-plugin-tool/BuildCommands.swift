@@ -102,8 +102,8 @@ extension NavHostPluginTool {
 
         @Option(
             help: """
-                Make a package of its own in this folder, anywhere on disk, built against the SDK this tool was \
-                installed with (no NavHost checkout needed).
+                Make a package of its own in this folder (new, empty, or a clone holding only .git), anywhere on \
+                disk, built against the SDK this tool was installed with (no NavHost checkout needed).
                 """
         )
         var outOfTree: String?

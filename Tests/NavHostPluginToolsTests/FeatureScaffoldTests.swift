@@ -133,6 +133,40 @@ struct FeatureScaffoldTests {
         #expect(again.code == .alreadyExists)
     }
 
+    @Test("An out-of-tree package goes into a new folder, an empty one or a fresh clone's, never over other files")
+    func outOfTreeFolder() throws {
+        let base = try ToolTestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let scaffold = try FeatureScaffold(name: "Orders")
+        // A fresh clone of an empty repository: its .git stays as it was.
+        let clone = "\(base)/clone"
+        try FileManager.default.createDirectory(atPath: "\(clone)/.git", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: "\(clone)/.git/HEAD", contents: Data("ref: refs/heads/main\n".utf8))
+        try scaffold.write(outOfTree: clone, sdkDirectory: "/usr/lib/navhost")
+        #expect(FileManager.default.fileExists(atPath: "\(clone)/Package.swift"))
+        #expect(try String(contentsOfFile: "\(clone)/.git/HEAD", encoding: .utf8) == "ref: refs/heads/main\n")
+        // A new folder, and an empty one.
+        try scaffold.write(outOfTree: "\(base)/new", sdkDirectory: "/usr/lib/navhost")
+        try FileManager.default.createDirectory(atPath: "\(base)/empty", withIntermediateDirectories: false)
+        try scaffold.write(outOfTree: "\(base)/empty", sdkDirectory: "/usr/lib/navhost")
+        #expect(FileManager.default.fileExists(atPath: "\(base)/empty/Makefile"))
+        // A clone that holds a README besides its .git: nothing is written, and the error names what is there.
+        let held = "\(base)/held"
+        try FileManager.default.createDirectory(atPath: "\(held)/.git", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: "\(held)/README.md", contents: Data("mine\n".utf8))
+        let refused = try #require(throws: PluginToolError.self) {
+            try scaffold.write(outOfTree: held, sdkDirectory: "/usr/lib/navhost")
+        }
+        #expect(refused.code == .alreadyExists && refused.message.contains("holds README.md;"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: held).sorted() == [".git", "README.md"])
+        #expect(try String(contentsOfFile: "\(held)/README.md", encoding: .utf8) == "mine\n")
+        // A package written already is refused the same way.
+        let again = try #require(throws: PluginToolError.self) {
+            try scaffold.write(outOfTree: clone, sdkDirectory: "/usr/lib/navhost")
+        }
+        #expect(again.code == .alreadyExists && again.message.contains("and "))
+    }
+
     @Test("An out-of-tree package carries this repository's swift-format settings, word for word")
     func outOfTreeFormatSettingsMatchTheRepository() throws {
         let files = try FeatureScaffold(name: "Favorites").packageFiles(sdkDirectory: "/usr/lib/navhost")

@@ -18,21 +18,35 @@ extension FeatureScaffold {
         ]
     }
 
-    /// Writes an out-of-tree plugin package into `directory`, which must not exist or be empty.
+    /// Writes an out-of-tree plugin package into `directory`, which must not exist, be empty, or hold only `.git`
+    /// (a fresh clone of an empty repository, or a folder after `git init`).
     ///
     /// - Returns: The package's folder.
-    /// - Throws: ``PluginToolError`` with code `alreadyExists` when the folder holds anything, `fileSystem` when a
-    ///   write fails.
+    /// - Throws: ``PluginToolError`` with code `alreadyExists` when the folder holds anything else, `fileSystem`
+    ///   when a write fails.
     @discardableResult
     public func write(outOfTree directory: String, sdkDirectory: String) throws(PluginToolError) -> String {
         if FileIO.kind(of: directory) != nil {
-            let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? ["?"]
-            guard entries.isEmpty else {
-                throw PluginToolError(.alreadyExists, "\(directory) is not empty; pick a new folder")
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+                throw PluginToolError(.alreadyExists, "\(directory) exists and is not a folder this user can read")
+            }
+            let others = entries.filter { $0 != ".git" }.sorted()
+            guard others.isEmpty else {
+                throw PluginToolError(
+                    .alreadyExists,
+                    "\(directory) holds \(Self.listed(others)); pick a new folder, an empty one, or a clone that "
+                        + "holds only .git"
+                )
             }
         }
         try write(packageFiles(sdkDirectory: sdkDirectory), into: directory)
         return directory
+    }
+
+    /// The first few of `names`, for an error: `a, b, c and 4 more`.
+    private static func listed(_ names: [String]) -> String {
+        let shown = names.prefix(3).joined(separator: ", ")
+        return names.count > 3 ? "\(shown) and \(names.count - 3) more" : shown
     }
 }
 
