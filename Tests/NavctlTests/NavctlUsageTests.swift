@@ -17,6 +17,9 @@ struct NavctlUsageTests {
             ("usage-unknown-option", ["stack", "--sesion", "main"]),
             ("usage-negative-revision", ["watch", "--resume-from", "-1"]),
             ("usage-replay-session", ["replay", "bug.navrec", "--session", "main"]),
+            // The session is the argument: --session, once silently ignored, is refused.
+            ("usage-session-open-session", ["session", "open", "kiosk", "home.main", "--session", "desk"]),
+            ("usage-session-close-session", ["session", "close", "kiosk", "--session", "desk"]),
             ("usage-inspect-json", ["inspect", "--json"]),
             ("usage-inspect-timeout", ["--timeout=5", "inspect"]),
             ("usage-record-json", ["record", "-o", "/nonexistent/bug.navrec", "--json"]),

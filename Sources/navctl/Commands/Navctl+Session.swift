@@ -92,6 +92,13 @@ extension Navctl.Session {
         }
 
         func validate() throws {
+            // The session opened is named by the first argument: --session would be ignored.
+            if connection.session != nil {
+                throw ValidationError(
+                    "session open takes no --session: the session it opens is its first argument; give --session to "
+                        + "the commands that act on it after"
+                )
+            }
             _ = try KeyValueArguments.validated(parameters)
             // The ranges OpenSession takes (SessionOptions in io.navhost.Navigation): a value outside would be sent
             // and refused as InvalidParameter (intentTimeLimit checks --intent-timeout's).
@@ -140,6 +147,13 @@ extension Navctl.Session {
 
         @Argument(help: ArgumentHelp("The session's name.", valueName: "name"))
         var name: String
+
+        func validate() throws {
+            // The session closed is named by the argument: --session would be ignored.
+            if connection.session != nil {
+                throw ValidationError("session close takes no --session: the session it closes is its argument")
+            }
+        }
 
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
