@@ -14,10 +14,16 @@ final class Screen {
     // MARK: Private Properties
 
     private let model: ScreenModel
+    // Exclusivity: `inFlight` and `nextTaskNumber` skip the runtime's check of exclusive access (three per intent).
+    // No two accesses to either can overlap: both are private to the screen, which is main-actor, and every access is
+    // a read, a whole write, or a dictionary's own insert or removal, which calls no code of ours or of a plugin while
+    // it lasts. An insert adds a new task number (nothing is released); a removal drops a running task's entry (its
+    // `ScreenTask` holds nothing whose release runs code: the task itself, still running, a race, a context the screen
+    // holds too); `close()` copies the values out before it empties the table, so the copy, not the table, lets them go.
     /// The tasks the screen runs for its ViewModel, by task number: each is cancelled when the screen closes, and the
     /// caller waiting on an intent's is answered then.
-    private var inFlight: [Int: ScreenTask] = [:]
-    private var nextTaskNumber = 0
+    @exclusivity(unchecked) private var inFlight: [Int: ScreenTask] = [:]
+    @exclusivity(unchecked) private var nextTaskNumber = 0
     /// Raised when the ViewModel's state was mutated since the screen last looked.
     private let pendingChange = StateChangeSignal()
     /// The session's context, bound for every task the screen runs for its ViewModel.
@@ -607,9 +613,12 @@ enum ScreenTaskBinding {
 /// after it would let a ``finish(_:)`` in between find no waiter, and the caller would wait forever.
 @MainActor
 private final class Race {
+    // Exclusivity: `outcome` and `waiter` skip the runtime's check of exclusive access (two per intent). No two
+    // accesses to either can overlap: the class is private to this file and main-actor, and every access is a read, or
+    // a whole write in its own two methods; resuming the waiter only schedules its task, which runs later.
     /// The first outcome, once it is in.
-    private(set) var outcome: IntentOutcome?
-    private var waiter: CheckedContinuation<IntentOutcome, Never>?
+    @exclusivity(unchecked) private(set) var outcome: IntentOutcome?
+    @exclusivity(unchecked) private var waiter: CheckedContinuation<IntentOutcome, Never>?
 
     func finish(_ outcome: IntentOutcome) {
         guard self.outcome == nil else { return }

@@ -13,9 +13,14 @@ public final class VarlinkFrameHandler: ChannelInboundHandler, RemovableChannelH
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
 
-    private var decoder: VarlinkFrameDecoder
+    // Exclusivity: `decoder` and `pending` skip the runtime's check of exclusive access (two per message cut). No two
+    // accesses to either can overlap: both are private to the handler, which runs on its channel's event loop only,
+    // and every access is a read, a whole write, or an in-place change by the decoder's or the buffer's own
+    // synchronous methods; a message is handed on (to the receiver or down the pipeline, which may re-enter the
+    // handler) only once those accesses have ended.
+    @exclusivity(unchecked) private var decoder: VarlinkFrameDecoder
     /// What arrived and is not a whole message yet: the start of the next one.
-    private var pending: ByteBuffer?
+    @exclusivity(unchecked) private var pending: ByteBuffer?
     /// Cutting messages off `pending` now: a read, or the end of the stream, that arrives while a message is handed
     /// on waits for this loop.
     private var cutting = false

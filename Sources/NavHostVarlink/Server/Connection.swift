@@ -50,16 +50,27 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// What every call of the connection runs with; made once, when the connection starts.
     private var runner: CallRunner?
 
+    // Exclusivity: the properties marked `@exclusivity(unchecked)` below skip the runtime's check of exclusive access
+    // (`swift_beginAccess`, about 80 instructions an access; about 13 per `Send`, docs/architecture.md, session 48).
+    // No two accesses to one of them can overlap: each is private to the connection, which is confined to its event
+    // loop (every entry point is a channel handler's callback or runs there, as `finisher(of:)` and the scheduled
+    // tasks do), and every access is a read, a whole write, or an in-place change made by the value's own
+    // synchronous methods (`CallQueue`, `ReplyBatch`, a dictionary's subscript), which call no code of the
+    // connection's, no handler and no plugin while the access lasts. The one closure called inside such an access,
+    // the event `CallQueue.take(_:)` hands the state machine, is written in this file and touches only its two
+    // `inout` arguments. The values they release meanwhile run no code of ours: frames, calls and replies are
+    // buffers and JSON values, and a task's handle of a call ends with no result.
+
     /// The state machine, the frames received and the calls it rules: one stored property, so that an event is one
-    /// exclusivity check.
-    private var calls: CallQueue
+    /// access.
+    @exclusivity(unchecked) private var calls: CallQueue
     /// Whether why the connection closes has been logged: one close, one line (a partial-message timeout is followed
     /// by the framing's complaint about the message it cut short).
     private var closeLogged = false
-    private var batch = ReplyBatch()
+    @exclusivity(unchecked) private var batch = ReplyBatch()
     private var batchDeadline: Scheduled<Void>?
     private var idleCheck: RepeatedTask?
-    private var lastActivity = NIODeadline.now()
+    @exclusivity(unchecked) private var lastActivity = NIODeadline.now()
 
     private var started = false
     private var inputEnded = false
@@ -67,12 +78,12 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// A `read` the pipeline asked for while reading was paused.
     private var readHeld = false
     /// Inside `channelRead`: replies wait for `channelReadComplete`, so that one read's replies go out in one write.
-    private var inRead = false
-    private var pumping = false
+    @exclusivity(unchecked) private var inRead = false
+    @exclusivity(unchecked) private var pumping = false
     /// The tasks of the calls that are running, to cancel them when the connection closes.
-    private var runningTasks: [Int: Task<Void, Never>] = [:]
-    private var startingCall: Int?
-    private var startingCallFinished = false
+    @exclusivity(unchecked) private var runningTasks: [Int: Task<Void, Never>] = [:]
+    @exclusivity(unchecked) private var startingCall: Int?
+    @exclusivity(unchecked) private var startingCallFinished = false
     private var stopped = false
     private var channelClosed = false
     private let finishedPromise: EventLoopPromise<Void>
