@@ -57,6 +57,8 @@ public struct VarlinkFrameDecoder: ByteToMessageDecoder {
     /// one (then `buffer` must keep those bytes, and get the next ones appended, for the next call).
     ///
     /// - Throws: ``VarlinkProtocolError`` `messageTooLarge` once the message is over the limit.
+    /// - Important: ``VarlinkFrameHandler`` calls it on a property that skips the runtime's exclusivity check: it
+    ///   must call no code outside the decoder and the buffer (no handler, no closure).
     mutating func nextMessage(in buffer: inout ByteBuffer) throws(VarlinkProtocolError) -> ByteBuffer? {
         guard let length = firstNUL(in: buffer) else {
             scannedBytes = buffer.readableBytes

@@ -10,6 +10,11 @@ extension Connection {
     /// one access: the machine takes it, and the calls it starts move to ``toStart``, before the connection carries
     /// out the rest of the actions outside the access (a close they cause may touch the queue again). The frames are
     /// here too, so that finding the connection's next step, a call to start or a frame to read, is one access.
+    ///
+    /// - Important: The connection keeps it in a property that skips the runtime's exclusivity check (see
+    ///   `Connection`'s "Exclusivity" comment): its mutating methods must call no code outside this type and the
+    ///   values it holds (no stored closure, handler, logger hook or plugin code), or an overlapping access would
+    ///   corrupt memory silently in a release build instead of stopping the daemon.
     struct CallQueue {
         var machine: StateMachine
         /// Frames received and not yet taken as calls, oldest first (a read brought several, or the state machine's

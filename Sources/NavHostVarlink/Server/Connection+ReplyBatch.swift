@@ -16,6 +16,11 @@ extension Connection {
     /// the replies of a larger one are copied, in order, into a buffer the batch keeps from one write to the next
     /// (reused once the channel has written it and let it go, up to ``keptCapacity``). A write through the pipeline
     /// costs far more than copying a reply: about 1,800 instructions each, 64 times per burst, before this.
+    ///
+    /// - Important: The connection keeps it in a property that skips the runtime's exclusivity check (see
+    ///   `Connection`'s "Exclusivity" comment): its mutating methods must call no code outside this type and the
+    ///   values it holds (no stored closure, handler, logger hook or plugin code), or an overlapping access would
+    ///   corrupt memory silently in a release build instead of stopping the daemon.
     struct ReplyBatch {
         /// The most replies one write carries.
         static let maxReplies = 64

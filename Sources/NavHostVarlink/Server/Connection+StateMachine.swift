@@ -20,6 +20,11 @@ extension Connection {
     /// the calls themselves in a queue and takes the next one for each ``Action/startCall(_:)``. A `VarlinkCall`
     /// holds a `JSONObject`, whose layout the SDK hides (it is a resilient library): each copy of one, or of an enum
     /// holding one, is a value-witness call, and the machine's entries and actions were copied several times a call.
+    ///
+    /// - Important: The connection keeps it in a property that skips the runtime's exclusivity check (see
+    ///   `Connection`'s "Exclusivity" comment): its mutating methods must call no code outside this type and the
+    ///   values it holds (no stored closure, handler, logger hook or plugin code), or an overlapping access would
+    ///   corrupt memory silently in a release build instead of stopping the daemon.
     struct StateMachine {
         /// Identifies a call on its connection.
         struct CallID: Hashable, Sendable, CustomStringConvertible {

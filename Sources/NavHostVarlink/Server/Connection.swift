@@ -56,9 +56,10 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     // loop (every entry point is a channel handler's callback or runs there, as `finisher(of:)` and the scheduled
     // tasks do), and every access is a read, a whole write, or an in-place change made by the value's own
     // synchronous methods (`CallQueue`, `ReplyBatch`, a dictionary's subscript), which call no code of the
-    // connection's, no handler and no plugin while the access lasts. The one closure called inside such an access,
-    // the event `CallQueue.take(_:)` hands the state machine, is written in this file and touches only its two
-    // `inout` arguments. The values they release meanwhile run no code of ours: frames, calls and replies are
+    // connection's, no handler and no plugin while the access lasts. The closures called inside such an access, the
+    // events handed to the state machine (written in this file and in `CallQueue.receive(_:)`) and the look for a
+    // call's entry in `StateMachine.callFinished`, touch only their `inout` arguments or compare ids; the types'
+    // own documentation repeats the rule for whoever changes them. The values they release meanwhile run no code of ours: frames, calls and replies are
     // buffers and JSON values, and a task's handle of a call ends with no result.
 
     /// The state machine, the frames received and the calls it rules: one stored property, so that an event is one
