@@ -2,8 +2,9 @@
 // spin on it, trap — so that the daemon's fault guard can be tested against a real `.so` (docs/robustness.md,
 // "Plugin faults"). Its composition root misbehaves when NAVHOST_FAULTY_INIT says so: `hang` or `trap`, or
 // `removeResource`, which deletes its resource `faulty.txt` while the daemon loads it (after the daemon found it
-// there, for the watcher's check of a serving folder); its coordinator traps when asked for a route while NAVHOST_FAULTY_ROUTE is set (for navhost-plugin-tool check). Two of
-// its intents fail after changing what an error reply must keep: a navigation, restorable state (the kill -9 tests).
+// there, for the watcher's check of a serving folder); its coordinator traps when asked for a route while NAVHOST_FAULTY_ROUTE is set (for navhost-plugin-tool check). Some of
+// its intents fail, or run past the intent time limit, after changing what an error reply must keep: a navigation,
+// restorable state, the feature's store (the kill -9 tests).
 import Glibc
 import NavHostKit
 import Observation
@@ -15,7 +16,9 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
 
 /// One screen, `faulty.main`, whose intents take the main thread down in three ways; `onTappedCount` behaves,
 /// `onTappedHold` holds the main thread for a while, and `onTappedOpenThenFail`, `onTappedOpenThenFailLater` (after a
-/// suspension) and `onChangedNoteThenFail` throw after opening another `faulty.main` or changing the restorable note.
+/// suspension) and `onChangedNoteThenFail` throw after opening another `faulty.main` or changing the restorable note;
+/// the intents that end in `Hang` do the same and then wait past any time limit, and the `Saved` ones write `saved` to
+/// the feature's store, slowly.
 final class FaultyFeature: FeatureModule {
     let name = "Faulty"
     let screens = [
@@ -36,7 +39,7 @@ final class FaultyFeature: FeatureModule {
         case "removeResource": unlink("\(services.resourceDirectory)/faulty.txt")
         default: break
         }
-        return FaultyCoordinator()
+        return FaultyCoordinator(store: services.store)
     }
 }
 
@@ -47,9 +50,15 @@ enum FaultyRoute: Route {
 
 @MainActor
 final class FaultyCoordinator: Coordinator {
+    private let store: any KeyValueStore
+
+    init(store: any KeyValueStore) {
+        self.store = store
+    }
+
     func makeViewModel(for route: FaultyRoute, router: Router<FaultyRoute>) -> any ViewModel {
         if getenv("NAVHOST_FAULTY_ROUTE") != nil { MainThreadFault.trap() }
-        return FaultyViewModel(router: router)
+        return FaultyViewModel(router: router, store: store)
     }
 }
 
@@ -105,10 +114,18 @@ final class FaultyViewModel: RestorableViewModel {
         case onTappedOpenThenFailLater
         /// Sets the restorable note, then fails.
         case onChangedNoteThenFail(text: String)
+        /// Opens another `faulty.main` above this one, then waits an hour (until cancelled).
+        case onTappedOpenThenHang
+        /// Sets the restorable note, then waits an hour (until cancelled).
+        case onChangedNoteThenHang(text: String)
+        /// Writes `text` as `saved` to the store with a write that takes half a second, and waits for it: under a
+        /// shorter time limit, the time runs out with the write under way.
+        case onChangedSavedSlowly(text: String)
 
         static let names = [
             "onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold", "onTappedOpenThenFail",
-            "onTappedOpenThenFailLater", "onChangedNoteThenFail",
+            "onTappedOpenThenFailLater", "onChangedNoteThenFail", "onTappedOpenThenHang", "onChangedNoteThenHang",
+            "onChangedSavedSlowly",
         ]
     }
 
@@ -126,9 +143,11 @@ final class FaultyViewModel: RestorableViewModel {
 
     private(set) var state = State()
     private let router: Router<FaultyRoute>
+    private let store: any KeyValueStore
 
-    init(router: Router<FaultyRoute>) {
+    init(router: Router<FaultyRoute>, store: any KeyValueStore) {
         self.router = router
+        self.store = store
     }
 
     var restorableState: Saved { Saved(note: state.note) }
@@ -156,6 +175,27 @@ final class FaultyViewModel: RestorableViewModel {
         case .onChangedNoteThenFail(let text):
             state.note = text
             throw FailedOnPurpose()
+        case .onTappedOpenThenHang:
+            _ = router.navigate(to: .main)
+            try await Task.sleep(for: .seconds(3600))
+        case .onChangedNoteThenHang(let text):
+            state.note = text
+            try await Task.sleep(for: .seconds(3600))
+        case .onChangedSavedSlowly(let text):
+            try await Self.saveSlowly(text, to: store)
+        }
+    }
+
+    /// Writes `text` as `saved`, in a write that takes half a second.
+    private static func saveSlowly(_ text: String, to store: any KeyValueStore) async throws {
+        _ = try await store.update(String.self, forKey: "saved", slowly(setting: text))
+    }
+
+    /// The change of a slow write: half a second's sleep, on the store's own thread, then `text`.
+    private nonisolated static func slowly(setting text: String) -> @Sendable (inout String?) -> Void {
+        { saved in
+            usleep(500_000)
+            saved = text
         }
     }
 }
