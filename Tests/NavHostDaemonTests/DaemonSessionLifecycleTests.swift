@@ -226,21 +226,54 @@ struct DaemonSessionLifecycleTests {
         try await daemon.terminate()
     }
 
-    @Test("A session's options hold for it alone: its stack depth limit refuses a push the others take")
+    @Test("A session's options, its stack depth and intent time limits, hold for it alone, and after kill -9 too")
     func options() async throws {
-        let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])
+        // The daemon's own time limit is off: only the session's can answer the intent that never returns.
+        let plugins = try await TestPlugins.directory(fixtures: ["StallPlugin"])
+        let daemon = try await DaemonProcess.start(
+            plugins: plugins,
+            sessions: ["main=home.main"],
+            extraArguments: ["--intent-timeout", "off"]
+        )
         let nav = try await NavigationClient.connect(to: daemon)
-        try await nav.call("OpenSession", ["name": "small", "root": "home.main", "options": ["maxStackDepth": 2]])
-        try await nav.call("Navigate", ["session": "small", "route": "settings.main"])
-
-        let refused = await #expect(throws: VarlinkError.self) {
-            try await nav.call("Navigate", ["session": "small", "route": "products.list"])
-        }
-        #expect(refused?.name == "io.navhost.Navigation.StackTooDeep")
-        #expect(refused?.parameters["limit"] == 2)
+        try await nav.call(
+            "OpenSession",
+            ["name": "small", "root": "home.main", "options": ["maxStackDepth": 2, "intentTimeoutMilliseconds": 300]]
+        )
+        try await nav.call("Navigate", ["session": "small", "route": "stall.main"])
+        try await Self.expectSmallSessionsOptions(daemon, "before the kill")
         try await nav.call("Navigate", ["route": "settings.main"])
         try await nav.call("Navigate", ["route": "products.list"])
         #expect(try await nav.routes() == ["home.main", "settings.main", "products.list"])
+
+        // Kept in the list of opened sessions, the options come back with the session (before, no test looked).
+        try await daemon.crash()
+        try await daemon.restart()
+        let reader = try await NavigationClient.connect(to: daemon)
+        #expect(try await reader.routes(session: "small") == ["home.main", "stall.main"])
+        try await Self.expectSmallSessionsOptions(daemon, "after the restart")
+        try await reader.call("Navigate", ["route": "stall.main"])
+        #expect(try await reader.routes() == ["home.main", "settings.main", "products.list", "stall.main"])
         try await daemon.terminate()
+    }
+
+    /// Checks that session `small`, at `stall.main` above its root, applies the options ``options()`` opened it with:
+    /// a third screen is refused (`maxStackDepth` 2), and the intent that never returns is answered `IntentTimedOut`
+    /// (`intentTimeoutMilliseconds` 300; the daemon's own limit is off, so without the session's the call would hang
+    /// until the test gives up). Each on a connection of its own: a call that hangs holds its connection.
+    private static func expectSmallSessionsOptions(_ daemon: DaemonProcess, _ when: Comment) async throws {
+        let nav = try await NavigationClient.connect(to: daemon)
+        let sender = try await NavigationClient.connect(to: daemon)
+        let refused = await #expect(throws: VarlinkError.self, when) {
+            try await nav.call("Navigate", ["session": "small", "route": "products.list"])
+        }
+        #expect(refused?.name == "io.navhost.Navigation.StackTooDeep", when)
+        #expect(refused?.parameters["limit"] == 2, when)
+        let timedOut = await #expect(throws: VarlinkError.self, when) {
+            try await withTimeout(.seconds(60), "the session's intent time limit") {
+                try await sender.call("Send", ["session": "small", "intent": "onTappedWait"])
+            }
+        }
+        #expect(timedOut?.name == "io.navhost.Navigation.IntentTimedOut", when)
     }
 }
