@@ -60,14 +60,17 @@ extension PluginControl {
     /// A session that cannot be saved fails nothing: the plugin change is made and kept by then, and what the
     /// session shows is what a restart gives anyway — its saved stack is restored without the screens of a plugin
     /// that is not loaded, and with a reloaded plugin's screens built by the build in its folder. The failure is
-    /// logged, and the session's next change answers `StorageFailed` while its disk refuses.
+    /// logged, one line per session, and the session's next change answers `StorageFailed` while its disk refuses.
+    /// One that a client closes meanwhile is passed over (``SessionRegistry/commitAll()``).
     public func commitSessions(after change: String) async {
-        do {
-            try await sessions.commitAll()
-        } catch {
+        for unsaved in await sessions.commitAll() {
             logger.error(
                 "A plugin change is made and kept, but a session it changed could not be saved",
-                metadata: ["navhost.plugin.change": "\(change)", "error": "\(error)"]
+                metadata: [
+                    "navhost.plugin.change": "\(change)",
+                    "navhost.session": "\(unsaved.session)",
+                    "error": "\(unsaved.error)",
+                ]
             )
         }
     }

@@ -324,12 +324,28 @@ public final class SessionRegistry {
         return nil
     }
 
-    /// Returns once every session's current state is durable: after a change that may touch them all (a plugin
-    /// loaded, reloaded or unloaded rebuilds or removes screens).
+    /// Returns once every open session's current state is durable, or its write failed: after a change that may
+    /// touch them all (a plugin loaded, reloaded or unloaded rebuilds or removes screens).
     ///
-    /// - Throws: ``NavigationError`` `StorageFailed`, as ``commit(_:takeBacks:)``.
-    public func commitAll() async throws {
-        for session in all { try await commit(session) }
+    /// Each session is committed in its turn, whatever became of those before it. A session a client closed while an
+    /// earlier one's write was under way keeps nothing (its close was answered with its record emptied) and is passed
+    /// over. Before, the first session that failed, or that was closed so, ended the loop: the sessions after it were
+    /// not waited for, and a kill -9 after the reply could lose what the change did to them.
+    ///
+    /// - Returns: The sessions that could not be made durable, in the order they were committed, each with what its
+    ///   commit threw (``NavigationError`` `StorageFailed`, as ``commit(_:takeBacks:)``); empty when every one is.
+    @discardableResult
+    public func commitAll() async -> [(session: String, error: any Error)] {
+        var unsaved: [(session: String, error: any Error)] = []
+        for session in all {
+            do {
+                try await commit(session)
+            } catch {
+                guard !hasLostItsRecord(session) else { continue }
+                unsaved.append((session.name, error))
+            }
+        }
+        return unsaved
     }
 
     /// Saves the session's state after a change no client waits on (a ViewModel's own), and tells watchers once it
