@@ -209,6 +209,48 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test("A Reload that removes a screen is on disk when it answers: a kill -9 right after it, four rounds")
+    func reloadThatRemovesAScreenSurvivesKill() async throws {
+        // Settings 2.0.0 has no settings.main: a Reload to it removes that screen from the session, and keeps the
+        // record from before aside (main.json.lost-…). A restart from that record would remove the screen again, and
+        // keep a second record aside: the stack alone cannot tell whether the Reload's record was on disk.
+        let withoutMain = try await DaemonPluginRebuildTests.settingsWithoutMain.value
+        let original = "\(DaemonProcess.examplePlugins)/Settings"
+        let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(root: "home.main")
+        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
+        let sessions = "\(daemon.stateDirectory)/sessions"
+        var nav = firstClient
+        var lost: [String] = []
+        var keptAside = 0
+        let rounds = 4
+        for round in 0..<rounds {
+            if round > 0 {
+                try TestPlugins.deploy(folder: original, as: "Settings", into: directory)
+                try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Settings"])
+            }
+            _ = try await DaemonPluginRebuildTests.showSettings(nav)
+            try PluginRebuilder.deploy(withoutMain, into: directory)
+            let reply = try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Settings"])
+            try await daemon.crash()
+            #expect(reply["plugin"]?["lostAtReload"]?.arrayValue?.count == 1, "round \(round): \(reply)")
+            try await daemon.restart()
+
+            nav = try await NavigationClient.connect(to: daemon)
+            #expect(try await nav.routes() == ["home.main"], "round \(round)")
+            let aside = try FileManager.default.contentsOfDirectory(atPath: sessions).filter {
+                $0.hasPrefix("main.json.lost-")
+            }
+            // One per Reload: a second this round is the restart's, from a record that still held the screen.
+            if aside.count != keptAside + 1 {
+                lost.append("round \(round): \(aside.count - keptAside) records kept aside by a Reload and a restart")
+            }
+            keptAside = aside.count
+        }
+        print("durability of a Reload that removes a screen: \(rounds) reloads, \(rounds) kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+
     @Test("At least 20 kill -9s while a client loads, reloads and unloads plugins: every answered call holds")
     func pluginLoadUnloadKills() async throws {
         let folders = try await SplitPlugins()
