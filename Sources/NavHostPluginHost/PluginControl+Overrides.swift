@@ -65,7 +65,7 @@ extension PluginControl {
     public func commitSessions(after change: String) async {
         for unsaved in await sessions.commitAll() {
             logger.error(
-                "A plugin change is made and kept, but a session it changed could not be saved",
+                "A plugin change is made and kept, but a session could not be saved after it",
                 metadata: [
                     "navhost.plugin.change": "\(change)",
                     "navhost.session": "\(unsaved.session)",

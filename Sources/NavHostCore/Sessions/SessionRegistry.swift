@@ -329,12 +329,13 @@ public final class SessionRegistry {
     ///
     /// Each session is committed in its turn, whatever became of those before it. A session a client closed while an
     /// earlier one's write was under way keeps nothing (its close was answered with its record emptied) and is passed
-    /// over. Before, the first session that failed, or that was closed so, ended the loop: the sessions after it were
-    /// not waited for, and a kill -9 after the reply could lose what the change did to them.
+    /// over, and so is one a configuration reload closed and opened again under its name meanwhile (the new session
+    /// read the old one's record once its writes had landed, and its own opening committed it). Before, the first
+    /// session that failed, or that was closed so, ended the loop: the sessions after it were not waited for, and a
+    /// kill -9 after the reply could lose what the change did to them.
     ///
     /// - Returns: The sessions that could not be made durable, in the order they were committed, each with what its
     ///   commit threw (``NavigationError`` `StorageFailed`, as ``commit(_:takeBacks:)``); empty when every one is.
-    @discardableResult
     public func commitAll() async -> [(session: String, error: any Error)] {
         var unsaved: [(session: String, error: any Error)] = []
         for session in all {

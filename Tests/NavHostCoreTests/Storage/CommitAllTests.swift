@@ -20,21 +20,11 @@ struct CommitAllTests {
 
     @Test("A session a client closes while an earlier one is written is passed over; those after it are waited for")
     func sessionClosedMeanwhileIsPassedOver() async throws {
-        let registry = SessionRegistry(
-            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
-            persistence: SessionPersistence(directory: directory, writes: disk),
-            openedSessions: OpenedSessionsFile(directory: directory),
-            logger: Logger(label: "test")
-        )
-        var sessions: [String: NavigationSession] = [:]
-        for name in ["a", "b", "c"] {
-            sessions[name] = try await registry.openDurably(
-                OpenedSessionsFile.Entry(name: name, root: "profile.user", parameters: ["userID": .string(name)])
-            )
-        }
+        let (registry, persistence, sessions) = try await openThreeSessions()
         // The first session's change is written first, and that write is held: the commit of every session waits
         // on it, with the other two to come.
         disk.holdTheWrite(1, toFilesOf: "a")
+        defer { disk.release() }
         try sessions["a"]?.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "a2"]))
         let committing = Task { await registry.commitAll() }
         try await waitUntil { disk.isHolding }
@@ -47,14 +37,57 @@ struct CommitAllTests {
 
         let unsaved = await committing.value
         // Before, the closed session's SessionNotFound ended the loop: the third was not waited for, and the plugin
-        // change was logged as leaving a session unsaved.
+        // change was logged as leaving a session unsaved. Looked at in the stretch the commit returned in: durable
+        // then, not by a background save landing later.
         #expect(unsaved.isEmpty, "\(unsaved)")
+        #expect(try persistence.isDurable(#require(sessions["c"]).record), "durable when the commit returns")
         guard case .record(let third) = try SessionPersistence(directory: directory).file(for: "c").load() else {
             Issue.record("no record of the third session on disk")
             return
         }
         #expect(third.stack.map(\.parameters) == [["userID": "c"], ["userID": "c2"]], "on disk once it returns")
         try await closing.value
+    }
+
+    @Test("A session whose write fails is reported, and the sessions after it are still committed")
+    func failedSessionIsReportedAndTheRestCommitted() async throws {
+        let (registry, persistence, sessions) = try await openThreeSessions()
+        disk.holdTheWrite(1, toFilesOf: "a")
+        defer { disk.release() }
+        try sessions["a"]?.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "a2"]))
+        let committing = Task { await registry.commitAll() }
+        try await waitUntil { disk.isHolding }
+        try sessions["c"]?.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "c2"]))
+        // The held write fails, nothing of it on disk: the first session's change is taken back.
+        disk.failNext([.beforeLanding])
+        disk.release()
+
+        let unsaved = await committing.value
+        #expect(unsaved.map(\.session) == ["a"], "\(unsaved)")
+        #expect((unsaved.first?.error as? NavigationError)?.code == .storageFailed, "\(unsaved)")
+        // Before, the failure ended the loop: the third session was not waited for.
+        #expect(try persistence.isDurable(#require(sessions["c"]).record), "durable when the commit returns")
+    }
+
+    /// A registry, its persistence and its sessions by name.
+    private typealias OpenSessions = (SessionRegistry, SessionPersistence, [String: NavigationSession])
+
+    /// A registry on the test's disk with three open sessions, `a`, `b` and `c`, each at `profile.user`.
+    private func openThreeSessions() async throws -> OpenSessions {
+        let persistence = SessionPersistence(directory: directory, writes: disk)
+        let registry = SessionRegistry(
+            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+            persistence: persistence,
+            openedSessions: OpenedSessionsFile(directory: directory),
+            logger: Logger(label: "test")
+        )
+        var sessions: [String: NavigationSession] = [:]
+        for name in ["a", "b", "c"] {
+            sessions[name] = try await registry.openDurably(
+                OpenedSessionsFile.Entry(name: name, root: "profile.user", parameters: ["userID": .string(name)])
+            )
+        }
+        return (registry, persistence, sessions)
     }
 
     /// Gives other tasks of the main actor turns until `condition` holds (a deadline, not a count of turns: a write
