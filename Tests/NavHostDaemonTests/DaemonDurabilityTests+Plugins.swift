@@ -209,7 +209,7 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
-    @Test("A Reload that removes a screen is on disk when it answers: a kill -9 right after it, four rounds")
+    @Test("A Reload that removes a screen is on disk when it answers: a kill -9 right after it, ten rounds")
     func reloadThatRemovesAScreenSurvivesKill() async throws {
         // Settings 2.0.0 has no settings.main: a Reload to it removes that screen from the session, and keeps the
         // record from before aside (main.json.lost-…). A restart from that record would remove the screen again, and
@@ -222,7 +222,7 @@ extension DaemonDurabilityTests {
         var nav = firstClient
         var lost: [String] = []
         var keptAside = 0
-        let rounds = 4
+        let rounds = 10
         for round in 0..<rounds {
             if round > 0 {
                 try TestPlugins.deploy(folder: original, as: "Settings", into: directory)
