@@ -21,13 +21,8 @@ struct CommitAllTests {
     @Test("A session a client closes while an earlier one is written is passed over; those after it are waited for")
     func sessionClosedMeanwhileIsPassedOver() async throws {
         let (registry, persistence, sessions) = try await openThreeSessions()
-        // The first session's change is written first, and that write is held: the commit of every session waits
-        // on it, with the other two to come.
-        disk.holdTheWrite(1, toFilesOf: "a")
         defer { disk.release() }
-        try sessions["a"]?.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "a2"]))
-        let committing = Task { await registry.commitAll() }
-        try await waitUntil { disk.isHolding }
+        let committing = try await commitAllBehindTheFirstWrite(registry, sessions)
 
         // Meanwhile a client closes the second (its record is emptied behind the held write), and the third changes.
         let closing = Task { try await registry.closeDurably("b") }
@@ -52,11 +47,8 @@ struct CommitAllTests {
     @Test("A session whose write fails is reported, and the sessions after it are still committed")
     func failedSessionIsReportedAndTheRestCommitted() async throws {
         let (registry, persistence, sessions) = try await openThreeSessions()
-        disk.holdTheWrite(1, toFilesOf: "a")
         defer { disk.release() }
-        try sessions["a"]?.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "a2"]))
-        let committing = Task { await registry.commitAll() }
-        try await waitUntil { disk.isHolding }
+        let committing = try await commitAllBehindTheFirstWrite(registry, sessions)
         try sessions["c"]?.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "c2"]))
         // The held write fails, nothing of it on disk: the first session's change is taken back.
         disk.failNext([.beforeLanding])
@@ -67,6 +59,19 @@ struct CommitAllTests {
         #expect((unsaved.first?.error as? NavigationError)?.code == .storageFailed, "\(unsaved)")
         // Before, the failure ended the loop: the third session was not waited for.
         #expect(try persistence.isDurable(#require(sessions["c"]).record), "durable when the commit returns")
+    }
+
+    /// Changes the first session, holds that change's write, and starts committing every session: the commit waits on
+    /// the held write, with the other two to come. The caller lets the write go (``FaultyDiskWrites/release()``).
+    private func commitAllBehindTheFirstWrite(
+        _ registry: SessionRegistry,
+        _ sessions: [String: NavigationSession]
+    ) async throws -> Task<[(session: String, error: any Error)], Never> {
+        disk.holdTheWrite(1, toFilesOf: "a")
+        try sessions["a"]?.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "a2"]))
+        let committing = Task { await registry.commitAll() }
+        try await waitUntil { disk.isHolding }
+        return committing
     }
 
     /// A registry, its persistence and its sessions by name.
