@@ -19,7 +19,8 @@ final class Screen {
     // a read, a whole write, or a dictionary's own insert or removal, which calls no code of ours or of a plugin while
     // it lasts. An insert adds a new task number (nothing is released); a removal drops a running task's entry (its
     // `ScreenTask` holds nothing whose release runs code: the task itself, still running, a race, a context the screen
-    // holds too); `close()` copies the values out before it empties the table, so the copy, not the table, lets them go.
+    // holds too); `close()` copies the values out before it empties the table, so the copy, not the table, lets them
+    // go.
     /// The tasks the screen runs for its ViewModel, by task number: each is cancelled when the screen closes, and the
     /// caller waiting on an intent's is answered then.
     @exclusivity(unchecked) private var inFlight: [Int: ScreenTask] = [:]

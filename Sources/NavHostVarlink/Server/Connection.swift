@@ -59,8 +59,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     // connection's, no handler and no plugin while the access lasts. The closures called inside such an access, the
     // events handed to the state machine (written in this file and in `CallQueue.receive(_:)`) and the look for a
     // call's entry in `StateMachine.callFinished`, touch only their `inout` arguments or compare ids; the types'
-    // own documentation repeats the rule for whoever changes them. The values they release meanwhile run no code of ours: frames, calls and replies are
-    // buffers and JSON values, and a task's handle of a call ends with no result.
+    // own documentation repeats the rule for whoever changes them. The values they release meanwhile run no code of
+    // ours: frames, calls and replies are buffers and JSON values, and a task's handle of a call ends with no result.
 
     /// The state machine, the frames received and the calls it rules: one stored property, so that an event is one
     /// access.
