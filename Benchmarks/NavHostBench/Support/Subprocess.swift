@@ -120,29 +120,26 @@ enum Subprocess {
             }
         }
         close(ends[0])
-        var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else {
-                return Finished(
-                    termination: Termination(exitStatus: nil, signal: nil),
-                    output: String(decoding: collected, as: UTF8.self),
-                    cpuNanoseconds: 0
-                )
-            }
-        }
-        let cpu = nanoseconds(of: usage.ru_utime) + nanoseconds(of: usage.ru_stime)
+        let termination = wait(for: pid, usage: &usage)
         return Finished(
-            termination: termination(from: status),
+            termination: termination,
             output: String(decoding: collected, as: UTF8.self),
-            cpuNanoseconds: cpu
+            cpuNanoseconds: nanoseconds(of: usage.ru_utime) + nanoseconds(of: usage.ru_stime)
         )
     }
 
     /// Waits for `pid` to end.
     static func wait(for pid: pid_t) -> Termination {
+        var usage = rusage()
+        return wait(for: pid, usage: &usage)
+    }
+
+    /// Waits for `pid` to end, and fills `usage` with the resources it and the children it waited for used
+    /// (`wait4`); `usage` stays as it was when the wait fails.
+    static func wait(for pid: pid_t, usage: inout rusage) -> Termination {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
+        while wait4(pid, &status, 0, &usage) < 0 {
             if errno != EINTR { return Termination(exitStatus: nil, signal: nil) }
         }
         return termination(from: status)
