@@ -53,13 +53,10 @@ breakage() {
     done
 }
 
-# Prints what was added from the dumps in $1 to those in $2 (the ABI mode's "new API" lines), one line each.
+# Prints what was added from the dumps in $1 to those in $2, one line each: public or @usableFromInline declarations
+# only (the debug build's ABI dump holds internal ones too, which are no one's API).
 additions() {
-    local old=$1 new=$2
-    for module in "${modules[@]}"; do
-        swift-api-digester -diagnose-sdk -abi -input-paths "$old/$module.abi.json" -input-paths "$new/$module.abi.json" \
-            2>&1 | grep -E "is a new API without '@available'$" | sed "s/^/$module: /" || true
-    done
+    scripts/sdk-api-additions.py "$1" "$2" "${modules[@]}"
 }
 
 current=$(scripts/sdk-releases.sh --current)
@@ -72,6 +69,8 @@ say "self-test: removing LoadingState.isLoading from a scratch copy of the SDK"
 mkdir -p "$work/scratch"
 cp -R NavHostKit/Package.swift NavHostKit/Sources "$work/scratch/"
 sed -i '/public var isLoading: Bool {/,/^    }/d' "$work/scratch/Sources/NavHostKit/LoadingState.swift"
+# An internal declaration added to the copy is no addition to the API.
+printf '\nextension LoadingState {\n    func internalProbe() {}\n}\n' >>"$work/scratch/Sources/NavHostKit/LoadingState.swift"
 dump "$work/scratch" "$root/.build-sdk-api/scratch" "$work/scratch-dump"
 found=$(breakage "$work/current" "$work/scratch-dump")
 printf '%s\n' "$found"
@@ -79,6 +78,8 @@ grep -q 'LoadingState.isLoading has been removed' <<<"$found" || { say "FAILED: 
 # And the other way round: the member put back is an addition.
 added=$(additions "$work/scratch-dump" "$work/current")
 grep -q 'isLoading' <<<"$added" || { say "FAILED: the addition was not reported: $added"; exit 1; }
+internal=$(additions "$work/current" "$work/scratch-dump")
+[[ -z $internal ]] || { say "FAILED: an internal declaration was reported as API: $internal"; exit 1; }
 
 release=$(scripts/sdk-releases.sh | tail -n 1)
 if [[ -z $release ]]; then
