@@ -93,6 +93,13 @@ struct RefusedCall: Sendable, CustomTestStringConvertible {
             errorParameters: ["parameter": "options.maxStackDepth"]
         ),
         RefusedCall(
+            session: "int-below-int64",
+            message:
+                #"{"method":"io.navhost.Navigation.OpenSession","parameters":{"name":"SESSION-x","root":"home.main","options":{"maxStackDepth":-9223372036854775809}}}"#,
+            error: "org.varlink.service.InvalidParameter",
+            errorParameters: ["parameter": "options.maxStackDepth"]
+        ),
+        RefusedCall(
             session: "int-uint64-max",
             message:
                 #"{"method":"io.navhost.Navigation.Watch","parameters":{"session":"SESSION","resumeFrom":18446744073709551615},"more":true}"#,

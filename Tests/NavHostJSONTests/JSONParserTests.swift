@@ -27,6 +27,38 @@ struct JSONParserTests {
         #expect(try parser.parse("18446744073709551615") == .double(Double(UInt64.max)))
     }
 
+    @Test(
+        "An integer beyond UInt64.max or below Int64.min reads as a double, not as the limit json-c reads it as",
+        arguments: [
+            ("-9223372036854775809", .double(-9_223_372_036_854_775_809.0)),
+            ("18446744073709551616", .double(18_446_744_073_709_551_616.0)),
+            ("-100000000000000000000000000000", .double(-1e29)),
+            ("[1, 200000000000000000000000000000, -3]", [1, .double(2e29), -3]),
+            (
+                #"{"-99999999999999999999":-9223372036854775808,"b":-99999999999999999999}"#,
+                ["-99999999999999999999": .int(.min), "b": .double(-99_999_999_999_999_999_999.0)]
+            ),
+        ] as [(String, JSONValue)]
+    )
+    func integersBeyondTheLimits(text: String, expected: JSONValue) throws {
+        #expect(try parser.parse(text) == expected)
+    }
+
+    @Test("The limits themselves, and integers in text that is not a number, read as they are")
+    func integerLimitsStayExact() throws {
+        #expect(try parser.parse("[-9223372036854775808, 18446744073709551615]") == [.int(.min), .double(0x1p64)])
+        #expect(
+            try parser.parse(#"["-9223372036854775809", -9223372036854775808]"#) == [
+                "-9223372036854775809", .int(.min),
+            ]
+        )
+        #expect(
+            try parser.parse("[-92233720368547758090e-1, -9223372036854775809.5]") == [
+                .double(-9_223_372_036_854_775_809.0), .double(-9_223_372_036_854_775_809.5),
+            ]
+        )
+    }
+
     @Test("Doubles keep their value, including extremes")
     func doubleEdges() throws {
         #expect(try parser.parse("0.1") == .double(0.1))
@@ -222,6 +254,31 @@ struct JSONIncrementalParserTests {
         let parser = JSONIncrementalParser()
         _ = try parser.feed(Array(#"{"k":"a\u00"#.utf8))
         #expect(try parser.feed(Array(#"00b", "\\u0000":1}"#.utf8)) == ["k": "a\u{0}b", #"\u0000"#: 1])
+    }
+
+    @Test("An integer beyond UInt64.max or below Int64.min is refused where it starts, wherever the chunks split it")
+    func integerBeyondTheLimitsAcrossChunks() throws {
+        for text in [#"{"a":[1, -9223372036854775809]}"#, #"{"a":[1, 18446744073709551616]}"#] {
+            for split in 1..<text.utf8.count {
+                let parser = JSONIncrementalParser()
+                let error = #expect(throws: JSONError.self) {
+                    _ = try parser.feed(Array(text.utf8.prefix(split)))
+                    _ = try parser.feed(Array(text.utf8.dropFirst(split)))
+                }
+                #expect(error?.code == .syntax, "\(text) split at \(split)")
+                #expect(error?.offset == 9, "\(text) split at \(split)")
+            }
+        }
+        let parser = JSONIncrementalParser()
+        #expect(try parser.feed(Array("-92233720368547".utf8)) == nil)
+        #expect(try parser.feed(Array("75809".utf8)) == nil)
+        #expect(throws: JSONError.self) { try parser.finish() }
+        parser.reset()
+        #expect(
+            try parser.feed(Array("[-9223372036854775808, 18446744073709551615, 1e30]".utf8)) == [
+                .int(.min), .double(0x1p64), .double(1e30),
+            ]
+        )
     }
 
     @Test("After reset() the parser reads a new value")

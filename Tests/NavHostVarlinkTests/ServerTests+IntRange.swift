@@ -1,9 +1,10 @@
 import IntegrationHarness
 import Testing
 
-// An `int` parameter is a signed 64-bit integer. The JSON layer reads a larger integer as a double, rounded to 53
-// bits (UInt64.max becomes 2^64): the call is refused with InvalidParameter naming the parameter, as any value of the
-// wrong type is, and its handler never sees the rounded number.
+// An `int` parameter is a signed 64-bit integer. The JSON layer reads a larger integer, or a smaller one, as a double,
+// rounded to 53 bits (UInt64.max becomes 2^64): the call is refused with InvalidParameter naming the parameter, as any
+// value of the wrong type is, and its handler never sees the rounded number. (json-c alone reads an integer below
+// Int64.min as Int64.min: the handler saw that.)
 
 extension ServerTests {
     /// The reply that refuses a call for its parameter at `path`.
@@ -12,7 +13,7 @@ extension ServerTests {
     }
 
     @Test(
-        "An int above Int64.max is refused with InvalidParameter naming it; Int64.max and Int64.min are echoed",
+        "An int above Int64.max or below Int64.min is refused with InvalidParameter naming it; the limits are echoed",
         arguments: [
             ("9223372036854775807", #"{"parameters":{"text":"n","count":9223372036854775807}}"#),
             ("-9223372036854775808", #"{"parameters":{"text":"n","count":-9223372036854775808}}"#),
@@ -22,6 +23,8 @@ extension ServerTests {
             ("18446744073709551615", ServerTests.refusal(naming: "count")),
             ("18446744073709551616", ServerTests.refusal(naming: "count")),
             ("1e19", ServerTests.refusal(naming: "count")),
+            ("-9223372036854775809", ServerTests.refusal(naming: "count")),
+            ("-100000000000000000000000", ServerTests.refusal(naming: "count")),
         ]
     )
     func intBeyondInt64(count: String, reply: String) async throws {

@@ -11,6 +11,10 @@ internal import CJSONC
 /// Parsing uses json-c's strict mode, validates UTF-8, refuses `NaN` and `Infinity`, and refuses documents that
 /// nest arrays and objects deeper than ``maxDepth``. Errors carry the byte offset where the input went wrong.
 ///
+/// An integer reads as ``JSONValue/int(_:)`` from `Int64.min` to `Int64.max`; one beyond either reads as a
+/// ``JSONValue/double(_:)``, as near as a `Double` comes (json-c itself reads one beyond `UInt64.max` or below
+/// `Int64.min` as that limit).
+///
 /// ```swift
 /// let value = try JSONParser().parse(#"{"method":"io.navhost.Navigation.Stack"}"#)
 /// ```
@@ -58,7 +62,36 @@ public struct JSONParser: Sendable {
         }
         defer { json_object_put(parsed) }
         if let offset = Self.offsetOfKeyHoldingNUL(text) { throw Self.keyHoldingNUL(at: offset) }
-        return try JSONValue(validating: parsed)
+        var readsAnIntegerLimit = false
+        let value = try JSONValue(validating: parsed, readsAnIntegerLimit: &readsAnIntegerLimit)
+        // json-c reads an integer beyond either limit as that limit: only a value that holds one may hide such an
+        // integer, and only then is the text looked at again.
+        guard readsAnIntegerLimit, let widened = Self.integersOutOfRangeAsDecimals(in: text) else { return value }
+        return try parse(widened)
+    }
+
+    /// `text` with `.0` after each integer outside `Int64.min...UInt64.max`, which json-c then reads as a `Double`
+    /// (as it reads one above `Int64.max`), instead of as the nearer limit; `nil` when it holds none.
+    private static func integersOutOfRangeAsDecimals(in text: UnsafeRawBufferPointer) -> [UInt8]? {
+        var checks = JSONTextChecks(refusesIntegersOutOfRange: false)
+        do {
+            try checks.scan(text, from: 0)
+            try checks.finish(at: text.count)
+        } catch {
+            // Only a key holding `\u0000` throws here, and the text has none.
+            return nil
+        }
+        guard !checks.integersOutOfRange.isEmpty else { return nil }
+        var widened: [UInt8] = []
+        widened.reserveCapacity(text.count + 2 * checks.integersOutOfRange.count)
+        var copied = 0
+        for integer in checks.integersOutOfRange {
+            widened.append(contentsOf: text[copied..<integer.upperBound])
+            widened.append(contentsOf: ".0".utf8)
+            copied = integer.upperBound
+        }
+        widened.append(contentsOf: text[copied...])
+        return widened
     }
 
     /// The largest input parsed with a thread's kept tokenizer: json-c's buffer for strings and numbers grows to the
@@ -116,8 +149,18 @@ public struct JSONParser: Sendable {
         }
     }
 
+    /// The error for an integer outside `Int64.min...UInt64.max` starting at `offset`, which json-c would read as the
+    /// nearer limit (``JSONIncrementalParser`` refuses it).
+    static func integerOutOfRange(at offset: Int) -> JSONError {
+        JSONError(
+            code: .syntax,
+            message: "an integer is outside -9223372036854775808...18446744073709551615, which json-c reads exactly",
+            offset: offset
+        )
+    }
+
     /// The error for an object key holding the escape `\u0000` at `offset`.
-    fileprivate static func keyHoldingNUL(at offset: Int) -> JSONError {
+    static func keyHoldingNUL(at offset: Int) -> JSONError {
         JSONError(
             code: .syntax,
             message: "an object key holds \\u0000: json-c keeps keys as C strings, so it would be cut short",
@@ -195,12 +238,16 @@ public struct JSONParser: Sendable {
 /// Feed bytes as they come: ``feed(_:)`` returns `nil` while the value is still open and the value once it is
 /// complete. A number at the very end can only be known complete at the end of input: call ``finish()`` then.
 /// Offsets in errors count from the first byte fed. After a value or an error, call ``reset()`` to read another.
+///
+/// Unlike ``JSONParser``, it refuses an integer beyond `UInt64.max` or below `Int64.min`
+/// (``JSONError/Code/syntax``, at the integer's first byte): json-c reads one as the nearer limit, and the chunks it
+/// was read from are not kept to read it again.
 public final class JSONIncrementalParser {
     private let maxDepth: Int
     private var tokenizer: Tokenizer
     private var consumed = 0
     private var sawContent = false
-    private var keys = KeyNULScanner()
+    private var checks = JSONTextChecks(refusesIntegersOutOfRange: true)
 
     /// Creates an incremental parser.
     ///
@@ -220,11 +267,12 @@ public final class JSONIncrementalParser {
         defer { consumed += bytes.count }
         if !sawContent { sawContent = bytes.contains { !isJSONWhitespace($0) } }
         guard let parsed = try tokenizer.feed(chars, count: bytes.count, baseOffset: consumed) else {
-            try keys.scan(bytes, from: consumed)
+            try checks.scan(bytes, from: consumed)
             return nil
         }
         defer { json_object_put(parsed.pointer) }
-        try keys.scan(UnsafeRawBufferPointer(rebasing: bytes[..<parsed.end]), from: consumed)
+        try checks.scan(UnsafeRawBufferPointer(rebasing: bytes[..<parsed.end]), from: consumed)
+        try checks.finish(at: consumed + parsed.end)
         if let extra = (parsed.end..<bytes.count).first(where: { !isJSONWhitespace(bytes[$0]) }) {
             throw JSONError(
                 code: .trailingBytes,
@@ -248,6 +296,7 @@ public final class JSONIncrementalParser {
             throw JSONError(code: .incomplete, message: "the input ended inside a JSON value", offset: consumed)
         }
         defer { json_object_put(parsed.pointer) }
+        try checks.finish(at: consumed)
         return try JSONValue(validating: parsed.pointer)
     }
 
@@ -256,61 +305,7 @@ public final class JSONIncrementalParser {
         tokenizer = Tokenizer(maxDepth: maxDepth, validatesUTF8: false)
         consumed = 0
         sawContent = false
-        keys = KeyNULScanner()
-    }
-}
-
-// MARK: - Keys holding NUL, across chunks
-
-/// Follows the strings of JSON text fed in chunks and fails at an object key that holds the escape `\u0000`, as
-/// ``JSONParser`` does for a whole document: json-c keeps keys as C strings, so such a key would be cut short. It
-/// only reads text json-c has accepted so far, so it need not know more of JSON than strings and the `:` after a
-/// key.
-private struct KeyNULScanner {
-    private enum Place {
-        /// Between strings.
-        case outside
-        /// In a string; `escape` is 0 outside an escape, 1 after a backslash, 2 after `\u`, and 3 to 5 after `\u` and
-        /// one to three zeros.
-        case inString(escape: Int)
-        /// After a string that holds `\u0000`, before the next byte that is not white space.
-        case afterStringHoldingNUL
-    }
-
-    private var place = Place.outside
-    private var stringStart = 0
-    private var holdsNUL = false
-
-    /// Reads `bytes`, the text from offset `offset` of the value on.
-    mutating func scan(_ bytes: UnsafeRawBufferPointer, from offset: Int) throws(JSONError) {
-        for (index, byte) in bytes.enumerated() {
-            switch place {
-            case .outside:
-                if byte == UInt8(ascii: "\"") {
-                    place = .inString(escape: 0)
-                    stringStart = offset + index
-                    holdsNUL = false
-                }
-            case .inString(let escape):
-                place = .inString(escape: Self.escape(after: escape, reading: byte))
-                if escape == 5, byte == UInt8(ascii: "0") { holdsNUL = true }
-                if escape == 0, byte == UInt8(ascii: "\"") { place = holdsNUL ? .afterStringHoldingNUL : .outside }
-            case .afterStringHoldingNUL:
-                if isJSONWhitespace(byte) { continue }
-                if byte == UInt8(ascii: ":") { throw JSONParser.keyHoldingNUL(at: stringStart) }
-                place = .outside
-            }
-        }
-    }
-
-    /// How far into an escape a string is after `byte`, from `escape`.
-    private static func escape(after escape: Int, reading byte: UInt8) -> Int {
-        switch escape {
-        case 0: byte == UInt8(ascii: "\\") ? 1 : 0
-        case 1: byte == UInt8(ascii: "u") ? 2 : 0
-        case 2...4: byte == UInt8(ascii: "0") ? escape + 1 : 0
-        default: 0
-        }
+        checks = JSONTextChecks(refusesIntegersOutOfRange: true)
     }
 }
 

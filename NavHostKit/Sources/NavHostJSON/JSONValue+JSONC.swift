@@ -7,6 +7,13 @@ extension JSONValue {
     ///
     /// Refuses what json-c lets through but JSON has no room for: non-finite numbers and invalid UTF-8.
     init(validating object: OpaquePointer?) throws(JSONError) {
+        var readsAnIntegerLimit = false
+        try self.init(validating: object, readsAnIntegerLimit: &readsAnIntegerLimit)
+    }
+
+    /// ``init(validating:)``, setting `readsAnIntegerLimit` when the tree holds `Int64.min` or `UInt64.max`: json-c
+    /// reads an integer beyond either as that limit, so only then may the text hold one (``JSONParser`` looks).
+    init(validating object: OpaquePointer?, readsAnIntegerLimit: inout Bool) throws(JSONError) {
         guard let object else {
             self = .null
             return
@@ -19,8 +26,11 @@ extension JSONValue {
         case json_type_int:
             let signed = json_object_get_int64(object)
             if signed == Int64.max, json_object_get_uint64(object) > UInt64(Int64.max) {
-                self = .double(Double(json_object_get_uint64(object)))
+                let unsigned = json_object_get_uint64(object)
+                if unsigned == UInt64.max { readsAnIntegerLimit = true }
+                self = .double(Double(unsigned))
             } else {
+                if signed == Int64.min { readsAnIntegerLimit = true }
                 self = .int(signed)
             }
         case json_type_double:
@@ -38,7 +48,12 @@ extension JSONValue {
             var elements: [JSONValue] = []
             elements.reserveCapacity(count)
             for index in 0..<count {
-                elements.append(try JSONValue(validating: json_object_array_get_idx(object, index)))
+                elements.append(
+                    try JSONValue(
+                        validating: json_object_array_get_idx(object, index),
+                        readsAnIntegerLimit: &readsAnIntegerLimit
+                    )
+                )
             }
             self = .array(elements)
         case json_type_object:
@@ -48,7 +63,10 @@ extension JSONValue {
             var end = json_object_iter_end(object)
             while json_object_iter_equal(&iterator, &end) == 0 {
                 let key = String(cString: json_object_iter_peek_name(&iterator))
-                members[key] = try JSONValue(validating: json_object_iter_peek_value(&iterator))
+                members[key] = try JSONValue(
+                    validating: json_object_iter_peek_value(&iterator),
+                    readsAnIntegerLimit: &readsAnIntegerLimit
+                )
                 json_object_iter_next(&iterator)
             }
             self = .object(members)

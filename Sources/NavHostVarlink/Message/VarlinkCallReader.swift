@@ -15,8 +15,10 @@ internal import NavHostJSON
 /// ``VarlinkCall/init(parsing:)``, which also says what is wrong with a message that is not a call: a message with a
 /// byte above 0x7F or a backslash (json-c's UTF-8 check and escapes, a key holding `\u0000`), over 64 KiB (json-c's
 /// buffer keeps the size of the longest string it read), that json-c refuses, or that is not a call as the
-/// specification says. What it does read, it reads as the general way does: the same tokener settings and depth
-/// limit, the same values (an integer above `Int64.max` is a `Double`; a number json-c made infinite is refused).
+/// specification says, or that holds `Int64.min` or `UInt64.max` (json-c reads an integer beyond either as that
+/// limit, and the general reading looks at the text). What it does read, it reads as the general way does: the same
+/// tokener settings and depth limit, the same values (an integer above `Int64.max` is a `Double`; a number json-c made
+/// infinite is refused).
 ///
 /// Building the message's value and reading the envelope from it cost about 3,800 instructions per call (callgrind,
 /// a steady `Send`), most of it in copies of the SDK's `JSONValue` and `JSONObject`, whose layouts this module does
@@ -129,8 +131,9 @@ final class VarlinkCallReader {
 
     // MARK: - The parameters
 
-    /// A value the general reading refuses: a number json-c made infinite, somewhere in it (or a member json-c gave
-    /// no name, which it does not do).
+    /// A value the general reading refuses or must read from the text: a number json-c made infinite, or an integer
+    /// json-c read as `Int64.min` or `UInt64.max`, somewhere in it (or a member json-c gave no name, which it does not
+    /// do).
     private struct UnreadableValue: Error {}
 
     /// Whether the general reading reads `object`, a vendor key's value, which the call does not keep.
@@ -148,7 +151,7 @@ final class VarlinkCallReader {
     /// It throws rather than answer `nil`: outside the SDK a `JSONValue` is copied and destroyed through the runtime's
     /// witnesses, and an optional one was made, taken apart and made again for each member on its way into its object.
     ///
-    /// - Throws: ``UnreadableValue`` for a number json-c made infinite.
+    /// - Throws: ``UnreadableValue`` for a number json-c made infinite, and for an integer it read as a limit.
     private static func value(_ object: OpaquePointer?) throws(UnreadableValue) -> JSONValue {
         guard let object else { return .null }
         switch json_object_get_type(object) {
@@ -157,10 +160,15 @@ final class VarlinkCallReader {
         case json_type_boolean:
             return .bool(json_object_get_boolean(object) != 0)
         case json_type_int:
+            // json-c reads an integer beyond `UInt64.max` or below `Int64.min` as that limit: the general reading
+            // looks at the text of a message that holds either.
             let signed = json_object_get_int64(object)
             if signed == Int64.max, json_object_get_uint64(object) > UInt64(Int64.max) {
-                return .double(Double(json_object_get_uint64(object)))
+                let unsigned = json_object_get_uint64(object)
+                guard unsigned != UInt64.max else { throw UnreadableValue() }
+                return .double(Double(unsigned))
             }
+            guard signed != Int64.min else { throw UnreadableValue() }
             return .int(signed)
         case json_type_double:
             let number = json_object_get_double(object)
@@ -185,7 +193,7 @@ final class VarlinkCallReader {
 
     /// The members of the json-c object `object`, in json-c's order (the order of the text).
     ///
-    /// - Throws: ``UnreadableValue`` for a number json-c made infinite in a member's value.
+    /// - Throws: ``UnreadableValue`` for a member's value that ``value(_:)`` throws for.
     private static func members(_ object: OpaquePointer?) throws(UnreadableValue) -> JSONObject {
         var members = JSONObject(minimumCapacity: Int(json_object_object_length(object)))
         var iterator = json_object_iter_begin(object)
