@@ -31,7 +31,9 @@ struct JSONParserTests {
         "An integer beyond UInt64.max or below Int64.min reads as a double, not as the limit json-c reads it as",
         arguments: [
             ("-9223372036854775809", .double(-9_223_372_036_854_775_809.0)),
-            ("18446744073709551616", .double(18_446_744_073_709_551_616.0)),
+            ("184467440737095516160", .double(184_467_440_737_095_516_160.0)),
+            (#"["\"", -9223372036854775809]"#, ["\"", .double(-9_223_372_036_854_775_809.0)]),
+            (#"["\\", 18446744073709551616e0, 18446744073709551617]"#, ["\\", .double(0x1p64), .double(0x1p64)]),
             ("-100000000000000000000000000000", .double(-1e29)),
             ("[1, 200000000000000000000000000000, -3]", [1, .double(2e29), -3]),
             (
@@ -73,11 +75,21 @@ struct JSONParserTests {
         #expect(try parser.parse(" 42 \n") == .int(42))
     }
 
-    @Test("json-c's strict mode refuses strings in single quotes, and takes a number ending in a bare dot")
+    @Test("Strings in single quotes are refused, keys too (json-c's strict mode takes those); a bare dot is taken")
     func strictModeExtensions() throws {
         #expect(throws: JSONError.self) { try parser.parse("'main'") }
         #expect(throws: JSONError.self) { try parser.parse(#"{"session":'main'}"#) }
         #expect(try parser.parse("[1.]") == [.double(1)])
+        // A key json-c takes: its quotes would hide a `"`, digits or `\u0000` from the checks that read the text.
+        for (text, offset) in [
+            (#"{'k':1}"#, 1), (#"{"a":1, 'b':2}"#, 8), (#"{'"':-9223372036854775809}"#, 1),
+            (#"{'18446744073709551616':1}"#, 1), (#"{'a\u0000b':1}"#, 1),
+        ] {
+            let error = #expect(throws: JSONError.self, "\(text)") { try parser.parse(text) }
+            #expect(error?.code == .syntax, "\(text)")
+            #expect(error?.offset == offset, "\(text)")
+        }
+        #expect(try parser.parse(#"{"it's":"Tom's"}"#) == ["it's": "Tom's"])
     }
 
     @Test(
@@ -268,6 +280,12 @@ struct JSONIncrementalParserTests {
                 #expect(error?.code == .syntax, "\(text) split at \(split)")
                 #expect(error?.offset == 9, "\(text) split at \(split)")
             }
+        }
+        for text in [#"{'"':-9223372036854775809}"#, #"{'18446744073709551616':1}"#] {
+            let error = #expect(throws: JSONError.self, "\(text)") {
+                try JSONIncrementalParser().feed(Array(text.utf8))
+            }
+            #expect(error?.offset == 1, "\(text)")
         }
         let parser = JSONIncrementalParser()
         #expect(try parser.feed(Array("-92233720368547".utf8)) == nil)

@@ -57,6 +57,8 @@ struct CallReaderTests {
             #"{"method":"a.b.C","parameters":{"x":[-9223372036854775809]}}"#,
             #"{"method":"a.b.C","parameters":{"big":18446744073709551615}}"#,
             #"{"method":"a.b.C","org.example.x":18446744073709551616}"#,
+            // json-c takes a key in single quotes, which the general reading refuses.
+            #"{'method':"a.b.C"}"#, #"{"method":"a.b.C","parameters":{'x':1}}"#,
             String(repeating: "[", count: 70) + String(repeating: "]", count: 70),
             #"{"method":"a.b.C","parameters":{"x":"# + String(repeating: "[", count: 70)
                 + String(repeating: "]", count: 70) + "}}",

@@ -19,8 +19,9 @@ internal import CJSONC
 /// let value = try JSONParser().parse(#"{"method":"io.navhost.Navigation.Stack"}"#)
 /// ```
 ///
-/// - Note: json-c 0.16 still accepts two extensions in strict mode: strings in single quotes and a number ending in
-///   a bare `.` (`1.`). Both read as the value a person would expect; NavHost's own output never contains them.
+/// - Note: json-c 0.16 still accepts two extensions in strict mode: object keys in single quotes, which are refused
+///   here (``JSONError/Code/syntax``), and a number ending in a bare `.` (`1.`), which reads as the value a person
+///   would expect; NavHost's own output never contains either.
 ///
 /// Use ``JSONIncrementalParser`` to read a value that arrives in chunks.
 public struct JSONParser: Sendable {
@@ -64,28 +65,29 @@ public struct JSONParser: Sendable {
         if let offset = Self.offsetOfKeyHoldingNUL(text) { throw Self.keyHoldingNUL(at: offset) }
         var readsAnIntegerLimit = false
         let value = try JSONValue(validating: parsed, readsAnIntegerLimit: &readsAnIntegerLimit)
-        // json-c reads an integer beyond either limit as that limit: only a value that holds one may hide such an
-        // integer, and only then is the text looked at again.
-        guard readsAnIntegerLimit, let widened = Self.integersOutOfRangeAsDecimals(in: text) else { return value }
-        return try parse(widened)
+        // json-c reads an integer beyond either limit as that limit, and takes a key in single quotes: only a value
+        // that holds a limit, or text that holds a `'`, is looked at again.
+        guard readsAnIntegerLimit || Self.holdsSingleQuote(text) else { return value }
+        var checks = JSONTextChecks(refusesIntegersOutOfRange: false)
+        try checks.scan(text, from: 0)
+        try checks.finish(at: text.count)
+        guard !checks.integersOutOfRange.isEmpty else { return value }
+        return try parse(Self.decimals(of: checks.integersOutOfRange, in: text))
     }
 
-    /// `text` with `.0` after each integer outside `Int64.min...UInt64.max`, which json-c then reads as a `Double`
-    /// (as it reads one above `Int64.max`), instead of as the nearer limit; `nil` when it holds none.
-    private static func integersOutOfRangeAsDecimals(in text: UnsafeRawBufferPointer) -> [UInt8]? {
-        var checks = JSONTextChecks(refusesIntegersOutOfRange: false)
-        do {
-            try checks.scan(text, from: 0)
-            try checks.finish(at: text.count)
-        } catch {
-            // Only a key holding `\u0000` throws here, and the text has none.
-            return nil
-        }
-        guard !checks.integersOutOfRange.isEmpty else { return nil }
+    /// Whether `text` holds a `'` anywhere, in a string or not (`memchr` reads many bytes at a time).
+    private static func holdsSingleQuote(_ text: UnsafeRawBufferPointer) -> Bool {
+        guard let base = text.baseAddress else { return false }
+        return memchr(base, Int32(UInt8(ascii: "'")), text.count) != nil
+    }
+
+    /// `text` with `.0` after each of its `integers` (outside `Int64.min...UInt64.max`), which json-c then reads as a
+    /// `Double` (as it reads one above `Int64.max`), instead of as the nearer limit.
+    private static func decimals(of integers: [Range<Int>], in text: UnsafeRawBufferPointer) -> [UInt8] {
         var widened: [UInt8] = []
-        widened.reserveCapacity(text.count + 2 * checks.integersOutOfRange.count)
+        widened.reserveCapacity(text.count + 2 * integers.count)
         var copied = 0
-        for integer in checks.integersOutOfRange {
+        for integer in integers {
             widened.append(contentsOf: text[copied..<integer.upperBound])
             widened.append(contentsOf: ".0".utf8)
             copied = integer.upperBound
@@ -157,6 +159,12 @@ public struct JSONParser: Sendable {
             message: "an integer is outside -9223372036854775808...18446744073709551615, which json-c reads exactly",
             offset: offset
         )
+    }
+
+    /// The error for a string in single quotes starting at `offset`: json-c's strict mode refuses one as a value but
+    /// takes one as an object key.
+    static func stringInSingleQuotes(at offset: Int) -> JSONError {
+        JSONError(code: .syntax, message: "a string in single quotes is not JSON", offset: offset)
     }
 
     /// The error for an object key holding the escape `\u0000` at `offset`.
@@ -239,7 +247,8 @@ public struct JSONParser: Sendable {
 /// complete. A number at the very end can only be known complete at the end of input: call ``finish()`` then.
 /// Offsets in errors count from the first byte fed. After a value or an error, call ``reset()`` to read another.
 ///
-/// Unlike ``JSONParser``, it refuses an integer beyond `UInt64.max` or below `Int64.min`
+/// It refuses an object key in single quotes, as ``JSONParser`` does. Unlike ``JSONParser``, it refuses an integer
+/// beyond `UInt64.max` or below `Int64.min`
 /// (``JSONError/Code/syntax``, at the integer's first byte): json-c reads one as the nearer limit, and the chunks it
 /// was read from are not kept to read it again.
 public final class JSONIncrementalParser {

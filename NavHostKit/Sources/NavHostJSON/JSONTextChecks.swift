@@ -1,6 +1,8 @@
 /// Follows JSON text, whole or fed in chunks, and finds where json-c's value would not say what the text says: an
-/// object key that holds the escape `\u0000` (json-c keeps keys as C strings, so the key would be cut short) and an
-/// integer outside `Int64.min...UInt64.max` (json-c reads it as the nearer of the two, silently).
+/// object key that holds the escape `\u0000` (json-c keeps keys as C strings, so the key would be cut short), an
+/// integer outside `Int64.min...UInt64.max` (json-c reads it as the nearer of the two, silently), and a string in
+/// single quotes (json-c's strict mode still takes a key in them, which is not JSON, and whose quotes this reading
+/// could not follow).
 ///
 /// It reads text json-c accepts, so it need not know more of JSON than strings, numbers and the `:` after a key.
 struct JSONTextChecks {
@@ -33,12 +35,13 @@ struct JSONTextChecks {
 
     /// Reads `bytes`, the text from offset `offset` of the value on.
     ///
-    /// - Throws: ``JSONError`` for a key holding `\u0000`, and for an integer out of range when those are refused.
+    /// - Throws: ``JSONError`` for a key holding `\u0000` or a string in single quotes, and for an integer out of
+    ///   range when those are refused.
     mutating func scan(_ bytes: UnsafeRawBufferPointer, from offset: Int) throws(JSONError) {
         for (index, byte) in bytes.enumerated() {
             switch place {
             case .outside:
-                start(at: offset + index, with: byte)
+                try start(at: offset + index, with: byte)
             case .inString(let escape):
                 place = .inString(escape: Self.escape(after: escape, reading: byte))
                 if escape == 5, byte == UInt8(ascii: "0") { holdsNUL = true }
@@ -47,11 +50,11 @@ struct JSONTextChecks {
                 if isJSONWhitespace(byte) { continue }
                 if byte == UInt8(ascii: ":") { throw JSONParser.keyHoldingNUL(at: stringStart) }
                 place = .outside
-                start(at: offset + index, with: byte)
+                try start(at: offset + index, with: byte)
             case .inNumber:
                 if number.read(byte) { continue }
                 try endNumber(at: offset + index)
-                start(at: offset + index, with: byte)
+                try start(at: offset + index, with: byte)
             }
         }
     }
@@ -65,7 +68,8 @@ struct JSONTextChecks {
     }
 
     /// What `byte`, read between strings and numbers at `offset`, starts.
-    private mutating func start(at offset: Int, with byte: UInt8) {
+    private mutating func start(at offset: Int, with byte: UInt8) throws(JSONError) {
+        if byte == UInt8(ascii: "'") { throw JSONParser.stringInSingleQuotes(at: offset) }
         if byte == UInt8(ascii: "\"") {
             place = .inString(escape: 0)
             stringStart = offset

@@ -36,7 +36,10 @@ extension JSONValue {
         case json_type_double:
             let number = json_object_get_double(object)
             guard number.isFinite else {
-                throw JSONError(code: .syntax, message: "NaN and Infinity are not JSON numbers")
+                throw JSONError(
+                    code: .syntax,
+                    message: "NaN, Infinity and numbers beyond a Double's range (about 1.8e308) are not read"
+                )
             }
             self = .double(number)
         case json_type_string:

@@ -13,12 +13,12 @@ internal import NavHostJSON
 ///
 /// It takes the common case only, and leaves everything else to the general reading, ``JSONParser`` and
 /// ``VarlinkCall/init(parsing:)``, which also says what is wrong with a message that is not a call: a message with a
-/// byte above 0x7F or a backslash (json-c's UTF-8 check and escapes, a key holding `\u0000`), over 64 KiB (json-c's
-/// buffer keeps the size of the longest string it read), that json-c refuses, or that is not a call as the
-/// specification says, or that holds `Int64.min` or `UInt64.max` (json-c reads an integer beyond either as that
-/// limit, and the general reading looks at the text). What it does read, it reads as the general way does: the same
-/// tokener settings and depth limit, the same values (an integer above `Int64.max` is a `Double`; a number json-c made
-/// infinite is refused).
+/// byte above 0x7F, a backslash or a single quote (json-c's UTF-8 check and escapes, a key holding `\u0000`, a key in
+/// single quotes), over 64 KiB (json-c's buffer keeps the size of the longest string it read), that json-c refuses,
+/// that is not a call as the specification says, or that holds `Int64.min` or `UInt64.max` (json-c reads an integer
+/// beyond either as that limit, and the general reading looks at the text). What it does read, it reads as the
+/// general way does: the same tokener settings and depth limit, the same values (an integer above `Int64.max` is a
+/// `Double`; a number json-c made infinite is refused).
 ///
 /// Building the message's value and reading the envelope from it cost about 3,800 instructions per call (callgrind,
 /// a steady `Send`), most of it in copies of the SDK's `JSONValue` and `JSONObject`, whose layouts this module does
@@ -238,8 +238,9 @@ final class VarlinkCallReader {
     /// numbers grows to the longest one read and never shrinks.
     private static var largestMessage: Int { 64 * 1024 }
 
-    /// Whether every byte of `text` is below 0x80 and none is a backslash: json-c then needs no UTF-8 check, and reads
-    /// no escape (none can make a key that holds `\u0000`).
+    /// Whether every byte of `text` is below 0x80 and none is a backslash or a single quote: json-c then needs no
+    /// UTF-8 check, reads no escape (none can make a key that holds `\u0000`), and reads no key in single quotes
+    /// (which strict mode takes, and the general reading refuses).
     private static func isPlainASCII(_ text: UnsafeRawBufferPointer) -> Bool {
         let highBits: UInt64 = 0x8080_8080_8080_8080
         var offset = 0
@@ -254,6 +255,7 @@ final class VarlinkCallReader {
         }
         guard seen & highBits == 0, let base = text.baseAddress else { return false }
         return memchr(base, Int32(UInt8(ascii: "\\")), text.count) == nil
+            && memchr(base, Int32(UInt8(ascii: "'")), text.count) == nil
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
