@@ -93,6 +93,9 @@ extension DaemonDurabilityTests {
         var acknowledged: Durable
         var inFlight: [MixedCall]
         var calls: Int
+        /// An error the daemon answered a call with (`nil` when none): the daemon was alive then, and the client
+        /// stopped at a call it should not have been refused.
+        var refusal: String?
     }
 
     @Test(
@@ -134,6 +137,9 @@ extension DaemonDurabilityTests {
             let reader = try await NavigationClient.connect(to: daemon)
             for outcome in outcomes {
                 calls += outcome.calls
+                if let refusal = outcome.refusal {
+                    Issue.record("kill \(kills), \(outcome.session): a call was answered with an error: \(refusal)")
+                }
                 let restored = try await Self.durable(of: outcome.session, through: reader)
                 var candidate = outcome.acknowledged
                 var allowed = [candidate]
@@ -162,7 +168,9 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
-    /// One client: calls on `session` until the daemon dies, keeping what was acknowledged.
+    /// One client: calls on `session` until the daemon dies, keeping what was acknowledged. Only a broken connection
+    /// is taken as the daemon's death: an error reply came from a live daemon, and is kept as the outcome's
+    /// ``ClientOutcome/refusal`` (before session 49 it too ended the client as a kill would, unnoticed).
     private static func drive(
         _ session: String,
         from start: Durable,
@@ -170,30 +178,33 @@ extension DaemonDurabilityTests {
         daemon: DaemonProcess
     ) async -> ClientOutcome {
         var random = SeededRandom(seed: seed)
-        var outcome = ClientOutcome(session: session, acknowledged: start, inFlight: [], calls: 0)
+        var outcome = ClientOutcome(session: session, acknowledged: start, inFlight: [], calls: 0, refusal: nil)
         guard let client = try? await NavigationClient.connect(to: daemon) else { return outcome }
         let sessionParameter: JSONObject = ["session": .string(session)]
         do {
             while true {
                 let current = outcome.acknowledged
+                // The oneway calls sent since the last answer have taken effect by the time this call runs (a
+                // connection's calls run in order): a Send chosen for the list under one went to its settings screen.
+                let shown = outcome.inFlight.reduce(current) { $0.after($1) }
                 let call: MixedCall
-                if current.stack.count > 8 {
+                if shown.stack.count > 8 {
                     call = .replace(["home.main", "products.list"])
-                } else if current.top == "products.list", current.filter != nil, random.next() % 2 == 0 {
+                } else if shown.top == "products.list", shown.filter != nil, random.next() % 2 == 0 {
                     call =
                         random.next() % 2 == 0
                         ? .sendFilter("f\(random.next() % 1000)") : .sendProduct("p\(random.next() % 3 + 1)")
                 } else {
-                    let list = current.stack.lastIndex { $0["route"] == "products.list" }
+                    let list = shown.stack.lastIndex { $0["route"] == "products.list" }
                     switch random.next() % 10 {
                     case 0, 1: call = .navigate("products.list", [:])
                     case 2: call = .navigate("profile.user", ["userID": .string("u\(random.next() % 3 + 1)")])
                     case 3: call = .navigateOneway("settings.main", [:])
-                    case 4 where current.stack.count > 1: call = .pop
+                    case 4 where shown.stack.count > 1: call = .pop
                     case 5: call = .present("settings.main")
-                    case 6 where current.modalIndex != nil: call = .dismiss
-                    case 7 where current.stack.count > 1: call = .popToRoot
-                    case 8 where list.map({ $0 < current.stack.count - 1 }) == true: call = .popTo("products.list")
+                    case 6 where shown.modalIndex != nil: call = .dismiss
+                    case 7 where shown.stack.count > 1: call = .popToRoot
+                    case 8 where list.map({ $0 < shown.stack.count - 1 }) == true: call = .popTo("products.list")
                     default: call = .replace(["home.main", "products.list"])
                     }
                 }
@@ -245,6 +256,9 @@ extension DaemonDurabilityTests {
                 // What the daemon shows refines it (a restored filter) for the next call.
                 outcome.acknowledged = try await durable(of: session, through: client)
             }
+        } catch let refusal as VarlinkError {
+            outcome.refusal = "\(refusal.name) \(refusal.parameters) to \(outcome.inFlight.last.map { "\($0)" } ?? "?")"
+            return outcome
         } catch {
             return outcome
         }
