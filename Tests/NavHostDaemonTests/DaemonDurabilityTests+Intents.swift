@@ -6,7 +6,8 @@ import Testing
 
 // What an intent answered `IntentTimedOut` did before the time ran out, the feature-store write it had under way then
 // included: each holds after a kill -9 right after the error. The `Faulty` fixture's slow write takes half a second,
-// so a reply that did not wait for it is followed by the kill long before it lands.
+// so a reply that did not wait for it is followed by the kill long before it lands. And the close a `ScreenClosed`
+// error reports holds after a kill -9 right after it.
 
 extension DaemonDurabilityTests {
     @Test(
@@ -58,6 +59,71 @@ extension DaemonDurabilityTests {
             }
         }
         print("durability of timed-out Sends: \(rounds) IntentTimedOut replies, \(rounds) kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+
+    @Test(
+        "A Send answered ScreenClosed, its screen closed by another client's call, finds the screen gone after kill -9 right after the error"
+    )
+    func closedScreenSendsKeepTheClose() async throws {
+        // What the intent did to the session before its screen closed (a screen it opened above its own, the note it
+        // set) went with the screen: the call that closed it removed every screen above it too, and wrote that. What
+        // the error says is that the screen left the stack: the reply commits the session first, so that a restart
+        // does not bring it back, whether or not the closing call was answered yet. Probabilistic: without that
+        // commit, a round catches it only when the kill comes before the closing call's own write lands.
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            sessions: ["main=faulty.main"]
+        )
+        var sender = try await NavigationClient.connect(to: daemon)
+        var closer = try await NavigationClient.connect(to: daemon)
+        var lost: [String] = []
+        let rounds = 10
+        for round in 0..<rounds {
+            _ = try await sender.call("Replace", ["routes": [["route": "faulty.main"], ["route": "faulty.main"]]])
+            // The intent opens a screen above its own and waits, or sets its note and waits.
+            let opens = round.isMultiple(of: 2)
+            let note = "c\(round)"
+            let sending = Task { [sender] () -> VarlinkError? in
+                do {
+                    if opens {
+                        try await sender.call("Send", ["intent": "onTappedOpenThenHang"])
+                    } else {
+                        try await sender.call(
+                            "Send",
+                            ["intent": "onChangedNoteThenHang", "arguments": ["text": .string(note)]]
+                        )
+                    }
+                    return nil
+                } catch {
+                    return error as? VarlinkError
+                }
+            }
+            let started = try await pollUntil {
+                let stack = try await closer.snapshot()["stack"]?.arrayValue ?? []
+                return opens ? stack.count == 3 : stack.last?["state"]?["note"] == .string(note)
+            }
+            try #require(started, "round \(round): the intent did not start")
+            // The closing call's answer is not waited for: the kill follows the ScreenClosed error alone.
+            let closing = Task { [closer] in try? await closer.call(opens ? "PopToRoot" : "Pop") }
+            let failure = await sending.value
+            try await daemon.crash()
+            _ = await closing.value
+            #expect(
+                failure?.name == "io.navhost.Navigation.ScreenClosed",
+                "round \(round): \(String(describing: failure))"
+            )
+            try await daemon.restart()
+            sender = try await NavigationClient.connect(to: daemon)
+            closer = try await NavigationClient.connect(to: daemon)
+            let stack = try await sender.snapshot()["stack"]?.arrayValue ?? []
+            if stack.count != 1 || stack.first?["state"]?["note"] != "" {
+                let shown = stack.map { "\($0["route"] ?? .null) \($0["state"]?["note"] ?? .null)" }
+                lost.append("round \(round): the screen ScreenClosed said had left came back: \(shown)")
+            }
+        }
+        print("durability of ScreenClosed: \(rounds) ScreenClosed replies, \(rounds) kills, \(lost.count) lost")
         #expect(lost.isEmpty, "\(lost)")
         try await daemon.terminate()
     }
