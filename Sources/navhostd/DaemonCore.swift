@@ -92,6 +92,8 @@ final class DaemonCore {
         sessions.declareConfiguredSessions(Set(configuration.sessions.map(\.name)))
         openSessions()
         sessions.openListedSessions()
+        // READY=1 follows: the list no longer names the sessions the configuration took over, on disk first.
+        await sessions.adoptedSessionsWritten()
     }
 
     /// Puts what a reloaded configuration changed in force, without dropping a client: configured sessions added

@@ -278,8 +278,8 @@ extension SessionRegistry {
     }
 
     /// Records which sessions the configuration declares. A name opened over the wire that the configuration now
-    /// declares is the configuration's from now on: it leaves the list of opened sessions (written in the
-    /// background; a failure is logged, and the configuration wins at the next start anyway).
+    /// declares is the configuration's from now on: it leaves the list of opened sessions, written in a task of its
+    /// own that ``adoptedSessionsWritten()`` waits for (a failure is logged).
     public func declareConfiguredSessions(_ names: Set<String>) {
         configuredNames = names
         let adopted = Set(opened.keys).intersection(names)
@@ -289,7 +289,9 @@ extension SessionRegistry {
             "Sessions opened over the wire are now declared by the configuration",
             metadata: ["navhost.sessions": "\(adopted.sorted().joined(separator: " "))"]
         )
-        Task {
+        let earlier = adoptionWrite
+        adoptionWrite = Task {
+            await earlier?.value
             await changingOpenedList {
                 do {
                     try await saveOpenedList()
@@ -298,6 +300,16 @@ extension SessionRegistry {
                 }
             }
         }
+    }
+
+    /// Waits until the list of opened sessions without the names the configuration took over
+    /// (``declareConfiguredSessions(_:)``) has been written, or has failed to be: the start and a reload announce
+    /// `READY=1` after it. Before, the write ran behind `READY=1`, and a kill -9 right after a reload (or a start) that
+    /// took a session over, with the name then taken out of the configuration, brought the session back at the
+    /// restart as opened over the wire, with its stack, where the configuration had made it its own
+    /// (`DaemonDurabilityTests.configurationsTakeOverSurvivesKill`).
+    public func adoptedSessionsWritten() async {
+        await adoptionWrite?.value
     }
 
     /// Whether an OpenSession, a CloseSession or a replay's opening or closing of `name` is under way: the session of

@@ -17,6 +17,9 @@ public final class SessionRegistry {
     var namesAwaitingEarlierWrites: Set<String> = []
     /// The changes of the list of opened sessions, each made and written in its turn (`changingOpenedList`).
     let openedListChanges = Turns()
+    /// The last write of the list of opened sessions that a configuration's taking over of some of them began
+    /// (``declareConfiguredSessions(_:)``); each waits for the one before.
+    var adoptionWrite: Task<Void, Never>?
     /// Why the list of opened sessions could not be read at start, if it could not: opening and closing sessions
     /// over the wire is refused then, rather than overwrite a list that may hold sessions.
     var openedListProblem: String?

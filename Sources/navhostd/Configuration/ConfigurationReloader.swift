@@ -36,6 +36,9 @@ struct ConfigurationReloader: Sendable {
             core.configurationProblem = nil
             return core.apply(configuration)
         }
+        // READY=1 follows the reload: a session opened over the wire that the configuration took over has left the
+        // list of opened sessions on disk first, or a restart could bring it back as opened over the wire.
+        await core.sessions.adoptedSessionsWritten()
         logger.info(
             "Reloaded the configuration",
             metadata: [
