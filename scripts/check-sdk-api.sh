@@ -53,8 +53,8 @@ breakage() {
     done
 }
 
-# Prints what was added from the dumps in $1 to those in $2, one line each: public or @usableFromInline declarations
-# only (the debug build's ABI dump holds internal ones too, which are no one's API).
+# Prints what was added from the dumps in $1 to those in $2, one line each: public or @usableFromInline declarations,
+# setters, conformances, `open` (the debug build's ABI dump holds internal declarations too, which are no one's API).
 additions() {
     scripts/sdk-api-additions.py "$1" "$2" "${modules[@]}"
 }
@@ -69,8 +69,9 @@ say "self-test: removing LoadingState.isLoading from a scratch copy of the SDK"
 mkdir -p "$work/scratch"
 cp -R NavHostKit/Package.swift NavHostKit/Sources "$work/scratch/"
 sed -i '/public var isLoading: Bool {/,/^    }/d' "$work/scratch/Sources/NavHostKit/LoadingState.swift"
-# An internal declaration added to the copy is no addition to the API.
-printf '\nextension LoadingState {\n    func internalProbe() {}\n}\n' >>"$work/scratch/Sources/NavHostKit/LoadingState.swift"
+# An internal declaration added to the copy is no addition to the API; a @usableFromInline one is.
+printf '\nextension LoadingState {\n    func internalProbe() {}\n    @usableFromInline func inlinableProbe() {}\n}\n' \
+    >>"$work/scratch/Sources/NavHostKit/LoadingState.swift"
 dump "$work/scratch" "$root/.build-sdk-api/scratch" "$work/scratch-dump"
 found=$(breakage "$work/current" "$work/scratch-dump")
 printf '%s\n' "$found"
@@ -78,8 +79,9 @@ grep -q 'LoadingState.isLoading has been removed' <<<"$found" || { say "FAILED: 
 # And the other way round: the member put back is an addition.
 added=$(additions "$work/scratch-dump" "$work/current")
 grep -q 'isLoading' <<<"$added" || { say "FAILED: the addition was not reported: $added"; exit 1; }
-internal=$(additions "$work/current" "$work/scratch-dump")
-[[ -z $internal ]] || { say "FAILED: an internal declaration was reported as API: $internal"; exit 1; }
+probes=$(additions "$work/current" "$work/scratch-dump")
+[[ $probes == *inlinableProbe* ]] || { say "FAILED: a @usableFromInline addition was not reported: $probes"; exit 1; }
+[[ $probes != *internalProbe* ]] || { say "FAILED: an internal declaration was reported as API: $probes"; exit 1; }
 
 release=$(scripts/sdk-releases.sh | tail -n 1)
 if [[ -z $release ]]; then
