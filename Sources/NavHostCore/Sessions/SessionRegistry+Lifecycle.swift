@@ -279,35 +279,51 @@ extension SessionRegistry {
 
     /// Records which sessions the configuration declares. A name opened over the wire that the configuration now
     /// declares is the configuration's from now on: it leaves the list of opened sessions, written in a task of its
-    /// own that ``adoptedSessionsWritten()`` waits for (a failure is logged).
+    /// own that ``adoptedSessionsWritten()`` waits for. A failure is logged, and the list is written again at the next
+    /// declaration (a reload), whatever it takes over.
+    ///
+    /// A CloseSession of a name it declares, whose list is being written, took the name out already: there is nothing
+    /// to take over, but what the list on disk holds depends on that write (and on its retry), so
+    /// ``adoptedSessionsWritten()`` waits for it too.
     public func declareConfiguredSessions(_ names: Set<String>) {
         configuredNames = names
         let adopted = Set(opened.keys).intersection(names)
-        guard !adopted.isEmpty else { return }
         for name in adopted { opened[name] = nil }
-        logger.notice(
-            "Sessions opened over the wire are now declared by the configuration",
-            metadata: ["navhost.sessions": "\(adopted.sorted().joined(separator: " "))"]
-        )
+        if !adopted.isEmpty {
+            logger.notice(
+                "Sessions opened over the wire are now declared by the configuration",
+                metadata: ["navhost.sessions": "\(adopted.sorted().joined(separator: " "))"]
+            )
+        }
+        let listChangeUnderWay = names.contains { busyNames[$0] != nil }
+        guard !adopted.isEmpty || adoptedListUnwritten || listChangeUnderWay else { return }
+        let writes = !adopted.isEmpty || adoptedListUnwritten
         let earlier = adoptionWrite
         adoptionWrite = Task {
             await earlier?.value
+            // Its turn comes after the list changes under way; one that only waits for them writes nothing.
             await changingOpenedList {
+                guard writes || adoptedListUnwritten else { return }
                 do {
                     try await saveOpenedList()
+                    adoptedListUnwritten = false
                 } catch {
-                    logger.error("Cannot write the list of opened sessions", metadata: ["error": "\(error)"])
+                    adoptedListUnwritten = true
+                    logger.error(
+                        "Cannot write the list of opened sessions after a taking over (tried again at the next reload)",
+                        metadata: ["navhost.sessions": "\(names.sorted().joined(separator: " "))", "error": "\(error)"]
+                    )
                 }
             }
         }
     }
 
     /// Waits until the list of opened sessions without the names the configuration took over
-    /// (``declareConfiguredSessions(_:)``) has been written, or has failed to be: the start and a reload announce
-    /// `READY=1` after it. Before, the write ran behind `READY=1`, and a kill -9 right after a reload (or a start) that
-    /// took a session over, with the name then taken out of the configuration, brought the session back at the
-    /// restart as opened over the wire, with its stack, where the configuration had made it its own
-    /// (`DaemonDurabilityTests.configurationsTakeOverSurvivesKill`).
+    /// (``declareConfiguredSessions(_:)``), and any change of the list under way for a name it declares, has been
+    /// written, or has failed to be: the start and a reload announce `READY=1` after it. Before, the write ran behind
+    /// `READY=1`, and a kill -9 right after a reload (or a start) that took a session over, with the name then taken
+    /// out of the configuration, brought the session back at the restart as opened over the wire, with its stack,
+    /// where the configuration had made it its own (`DaemonDurabilityTests.configurationsTakeOverSurvivesKill`).
     public func adoptedSessionsWritten() async {
         await adoptionWrite?.value
     }

@@ -20,6 +20,9 @@ public final class SessionRegistry {
     /// The last write of the list of opened sessions that a configuration's taking over of some of them began
     /// (``declareConfiguredSessions(_:)``); each waits for the one before.
     var adoptionWrite: Task<Void, Never>?
+    /// Whether the last write of the list that a taking over began failed: the list on disk may still name sessions
+    /// the configuration declares, and the next declaration writes it again.
+    var adoptedListUnwritten = false
     /// Why the list of opened sessions could not be read at start, if it could not: opening and closing sessions
     /// over the wire is refused then, rather than overwrite a list that may hold sessions.
     var openedListProblem: String?
