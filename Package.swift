@@ -206,6 +206,7 @@ let package = Package(
             dependencies: [
                 "CFaultGuard",
                 "NavHostCore",
+                "NavHostSpelling",
                 "NavHostStorage",
                 "NavHostWire",
                 sdk,
@@ -290,6 +291,7 @@ let package = Package(
                 "NavHostClient",
                 "NavHostInspector",
                 "NavHostSocketPath",
+                "NavHostSpelling",
                 "NavHostStorage",
                 "NavHostWire",
                 sdk,
@@ -321,11 +323,21 @@ let package = Package(
             swiftSettings: swiftSettings,
             linkerSettings: daemonLinkerSettings
         ),
-        // What the command lines add to ArgumentParser: a mistyped command or name, and its likely fix (navctl,
+        // What the command lines add to ArgumentParser: a mistyped command, and its likely fix (navctl,
         // navhost-plugin-tool); a time limit, as navhostd and navctl both read it.
         .target(
             name: "NavHostCommandLine",
-            dependencies: [argumentParser],
+            dependencies: [
+                "NavHostSpelling",
+                argumentParser,
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The name a mistyped one was probably meant to be (`Spelling`), for the command lines' commands, navctl's
+        // routes, intents, plugins and sessions, and the plugin host's manifest fields: a module of its own, since the
+        // plugin host does not depend on the command lines' ArgumentParser, nor should.
+        .target(
+            name: "NavHostSpelling",
             swiftSettings: swiftSettings
         ),
         // How long a Unix socket's path may be, computed once for the command lines that check a path they are
@@ -563,6 +575,7 @@ let package = Package(
             dependencies: [
                 "NavHostClient",
                 "NavHostCommandLine",
+                "NavHostSpelling",
                 "IntegrationHarness",
                 sdk,
             ],
@@ -605,7 +618,7 @@ let package = Package(
 if Context.environment["NAVHOST_PACKAGE"] == "plugins" {
     let pluginWork: Set<String> = [
         "CFaultGuard", "CGcrypt", "NavHostWire", "NavHostStorage", "NavHostCore", "NavHostPluginHost",
-        "NavHostTesting", "NavHostPluginTools", "NavHostCommandLine", "navhost-plugin-tool",
+        "NavHostTesting", "NavHostPluginTools", "NavHostCommandLine", "NavHostSpelling", "navhost-plugin-tool",
     ]
     let plugins = Set(pluginNames.flatMap(pluginTargets).map(\.name))
     package.targets.removeAll { !pluginWork.contains($0.name) && !plugins.contains($0.name) }

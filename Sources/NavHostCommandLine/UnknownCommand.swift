@@ -1,4 +1,5 @@
 public import ArgumentParser
+import NavHostSpelling
 
 /// A command line whose command is not one of the program's: ArgumentParser says only "2 unexpected arguments",
 /// which does not tell a typo (`naviagte`) from a stray word. This names the word, and the command it is probably a

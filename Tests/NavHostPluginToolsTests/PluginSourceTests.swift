@@ -1,3 +1,4 @@
+import Foundation
 import IntegrationHarness
 import NavHostCore
 import NavHostKit
@@ -40,5 +41,36 @@ struct PluginSourceTests {
     func refused(text: String, field: String) throws {
         let error = try #require(throws: PluginManifestError.self) { try PluginSource(jsonBytes: Array(text.utf8)) }
         #expect(error.field == field, "\(error)")
+    }
+
+    @Test(
+        "stage names a misspelt field of plugin.json with the field it probably meant; one spelt like none alone",
+        arguments: [
+            ("summay", #"the format has no field "summay" (did you mean "summary"?); the fields are "#),
+            ("dependecies", #"the format has no field "dependecies" (did you mean "dependencies"?); the fields are "#),
+            ("entryPoint", #"the format has no field "entryPoint"; the fields are "#),
+        ]
+    )
+    func stageOfAMisspeltField(field: String, message: String) async throws {
+        let work = try ToolTestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let plugin = "\(work)/Orders"
+        try FileManager.default.createDirectory(atPath: plugin, withIntermediateDirectories: true)
+        try #"{"name": "Orders", "version": "0.1.0", "summary": "x", "\#(field)": "x"}"#
+            .write(toFile: "\(plugin)/plugin.json", atomically: true, encoding: .utf8)
+
+        let run = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhost-plugin-tool"),
+            ["stage", "--build-dir", ToolTestPaths.buildDirectory, "--output", "\(work)/out", plugin]
+        )
+
+        #expect(run.status == 1)
+        #expect(
+            run.errors
+                == "Error: badSource: \(plugin)/plugin.json: unknownField at \(field): \(message)"
+                + "dependencies, name, resources, summary, version\n",
+            "\(run.errors)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: "\(work)/out/Orders"), "nothing staged")
     }
 }

@@ -1,4 +1,4 @@
-import NavHostCommandLine
+import NavHostSpelling
 import Testing
 
 /// The rule behind navctl's and navhost-plugin-tool's "did you mean".

@@ -1,4 +1,5 @@
 import NavHostJSON
+import NavHostSpelling
 
 /// Decoding and checking of the plugin manifests NavHost reads (`manifest.json`, and `plugin.json` at build time):
 /// every failure becomes a ``PluginManifestError`` that names the field at fault.
@@ -86,14 +87,17 @@ package struct AnyCodingKey: CodingKey {
 }
 
 extension Decoder {
-    /// Refuses an object member that is not one of `allowed`, naming it: strict manifests catch misspelt fields.
+    /// Refuses an object member that is not one of `allowed`, naming it, and the field it was probably meant to be
+    /// when one is spelt close to it (``Spelling``): strict manifests catch misspelt fields.
     package func refuseUnknownFields(allowed: Set<String>) throws {
         let members = try container(keyedBy: AnyCodingKey.self)
+        let fields = allowed.sorted()
         for key in members.allKeys where !allowed.contains(key.stringValue) {
+            let hint = Spelling.closest(to: key.stringValue, among: fields).map { " (did you mean \"\($0)\"?)" } ?? ""
             throw PluginManifestError(
                 .unknownField,
                 field: ManifestDecoding.path(codingPath + [key]),
-                "the format has no field \"\(key.stringValue)\"; the fields are \(allowed.sorted().joined(separator: ", "))"
+                "the format has no field \"\(key.stringValue)\"\(hint); the fields are \(fields.joined(separator: ", "))"
             )
         }
     }

@@ -1,5 +1,5 @@
 import NavHostClient
-import NavHostCommandLine
+import NavHostSpelling
 
 /// A name the daemon did not know, and the one it probably should have been: `products.lsit` for `products.list`.
 /// The daemon's error names what was asked; the hint asks the daemon what there is (the routes, the plugins, the

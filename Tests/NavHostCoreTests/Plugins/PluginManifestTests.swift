@@ -104,6 +104,31 @@ struct PluginManifestTests {
         #expect(error.field == field, "\(error)")
     }
 
+    @Test(
+        "An unknown field is named with the field it was probably meant to be, at any depth; one spelt like none alone",
+        arguments: [
+            (#""summary": "Orders.","#, #""sumary": "Orders.","#, "sumary", #" (did you mean "summary"?)"#),
+            (#""routes": ["#, #""routs": ["#, "routs", #" (did you mean "routes"?)"#),
+            (
+                #""intents": ["onTappedAdd"]"#, #""intent": ["onTappedAdd"]"#, "routes[0].intent",
+                #" (did you mean "intents"?)"#
+            ),
+            (
+                #""versions": "^1.0.0""#, #""versions": "^1.0.0", "optinal": true"#, "dependencies[0].optinal",
+                #" (did you mean "optional"?)"#
+            ),
+            (#""summary": "Orders.","#, #""summary": "Orders.", "entryPoint": "main","#, "entryPoint", ""),
+        ]
+    )
+    func unknownFieldSpeltLikeAKnownOne(original: String, replacement: String, field: String, hint: String) throws {
+        #expect(Self.valid.contains(original), "the test edits an existing part")
+        let text = Self.valid.replacingOccurrences(of: original, with: replacement)
+        let error = try #require(throws: PluginManifestError.self) { try PluginManifest(jsonBytes: Array(text.utf8)) }
+        #expect(error.code == .unknownField && error.field == field, "\(error)")
+        let name = field.split(separator: ".").last.map(String.init) ?? field
+        #expect(error.message.hasPrefix("the format has no field \"\(name)\"\(hint); the fields are "), "\(error)")
+    }
+
     @Test("A manifest without routes, or that is not an object, or not JSON, is refused")
     func wholeDocument() throws {
         let routes = try #require(Self.valid.range(of: #""routes": ["#))

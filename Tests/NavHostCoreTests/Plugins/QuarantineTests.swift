@@ -321,7 +321,7 @@ enum BrokenManifest: CaseIterable, Sendable {
         switch self {
         case .notJSON: "notJSON"
         case .missingVersion: "missingField at version"
-        case .misspeltField: "unknownField at sumary"
+        case .misspeltField: #"unknownField at sumary: the format has no field "sumary" (did you mean "summary"?)"#
         case .badRouteID: "invalidField at routes[0].route"
         case .badVersion: "invalidField at version"
         }

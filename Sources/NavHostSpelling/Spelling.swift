@@ -1,5 +1,6 @@
 /// The name a mistyped one was probably meant to be: `naviagte` for `navigate`, `products.lsit` for
-/// `products.list`.
+/// `products.list`, `sumary` for a manifest's `summary`. One rule for every "did you mean": the command lines'
+/// commands, navctl's names and the plugin host's manifest fields.
 public enum Spelling {
     /// The name of `names` closest to `word` within the edits a slip makes (the fewest wins, the first of equals):
     /// one for a `word` of three to seven characters, two for a longer one, so that `Nope` is not taken for `Home`.
