@@ -266,6 +266,8 @@ struct Daemon {
             )
         } catch let inUse as VarlinkServer.SocketInUse {
             throw LoggedFailure(Self.socketInUse(inUse, logger: logger))
+        } catch let locked as VarlinkServer.SocketPathLocked {
+            throw LoggedFailure(Self.socketPathLocked(locked, logger: logger))
         }
     }
 
@@ -283,6 +285,17 @@ struct Daemon {
         let error = DaemonError(
             "another server listens on \(inUse.path) (another navhostd?): stop it first, or give this daemon "
                 + "another --socket"
+        )
+        logger.critical("\(error)")
+        return error
+    }
+
+    /// Another process stuck in its bind or removal of the socket (another navhostd, most likely) held the socket
+    /// path's lock all the time the bind waited: said and ended as ``socketInUse(_:logger:)`` is.
+    private static func socketPathLocked(_ locked: VarlinkServer.SocketPathLocked, logger: Logger) -> DaemonError {
+        let error = DaemonError(
+            "another process held \(locked.lockPath), the lock of the socket \(locked.path), for \(locked.patience) "
+                + "(another navhostd stuck binding or removing it?): stop it first, or give this daemon another --socket"
         )
         logger.critical("\(error)")
         return error

@@ -117,6 +117,31 @@ struct DaemonLifecycleTests {
         _ = try await first.terminate()
     }
 
+    @Test(
+        "A socket path's lock held past the wait stops the daemon with status 1, logged once as critical, as in use"
+    )
+    func socketPathLockHeldTooLong() async throws {
+        let socket = TestPaths.socketPath()
+        let lockPath = socket + ".lock"
+        defer { unlink(lockPath) }
+        // Another server stuck in the middle of its bind: it holds the lock, and never lets it go.
+        let lockFile = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        defer { close(lockFile) }
+        try #require(lockFile >= 0 && flock(lockFile, LOCK_EX) == 0)
+
+        let daemon = try await DaemonProcess.start(extraArguments: ["--socket", socket], waitingForReady: false)
+
+        #expect(try await daemon.waitForExit(within: .seconds(60)) == 1)
+        let refusal =
+            "another process held \(lockPath), the lock of the socket \(socket), for 10.0 seconds (another navhostd "
+            + "stuck binding or removing it?): stop it first, or give this daemon another --socket"
+        // Once: the critical log line alone, not ArgumentParser's "Error: …" after it.
+        #expect(daemon.log.components(separatedBy: refusal).count == 2, "\(daemon.log)")
+        #expect(!daemon.log.contains("Error:"), "\(daemon.log)")
+        let line = daemon.log.split(separator: "\n").first { $0.contains(refusal) } ?? ""
+        #expect(line.hasPrefix("<2>"), "syslog's priority of critical: \(line)")
+    }
+
     @Test("A socket whose folder cannot be created stops the daemon with status 1, naming the socket and --socket")
     func socketFolderCannotBeCreated() async throws {
         let first = try await DaemonProcess.start()

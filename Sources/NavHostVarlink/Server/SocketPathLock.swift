@@ -16,31 +16,21 @@ enum SocketPathLock {
     /// Runs `body` holding the lock of the socket at `socketPath`, waiting for another holder up to ``patience``;
     /// `whileWaiting` is called once, when it must wait.
     ///
-    /// - Throws: ``Held`` when another process held the lock all that time; `IOError` when the lock file cannot be
-    ///   opened or locked; what `body` throws.
+    /// - Throws: ``VarlinkServer/SocketPathLocked`` when another process held the lock all that time; `IOError` when
+    ///   the lock file cannot be opened or locked; what `body` throws.
     static func holding<Result>(
         _ socketPath: String,
         whileWaiting: () -> Void,
         _ body: () throws -> Result
     ) throws -> Result {
-        let descriptor = try lock(socketPath + ".lock", whileWaiting: whileWaiting)
+        let descriptor = try lock(socketPath, whileWaiting: whileWaiting)
         defer { close(descriptor) }
         return try body()
     }
 
-    /// Another process held the socket path's lock for all of ``SocketPathLock/patience``.
-    struct Held: Error, CustomStringConvertible {
-        /// The lock file.
-        var path: String
-
-        var description: String {
-            "another process held \(path) for \(SocketPathLock.patience) (a server stuck binding or removing the "
-                + "socket beside it): stop it, or give this server another socket path"
-        }
-    }
-
-    /// The open lock file at `path`, locked.
-    private static func lock(_ path: String, whileWaiting: () -> Void) throws -> Int32 {
+    /// The open lock file of the socket at `socketPath`, locked.
+    private static func lock(_ socketPath: String, whileWaiting: () -> Void) throws -> Int32 {
+        let path = socketPath + ".lock"
         // Readable by all: a server running as another user later can still lock a file an earlier run as root left,
         // since `flock` needs no write access.
         var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -56,7 +46,7 @@ enum SocketPathLock {
             }
             guard ContinuousClock.now < deadline else {
                 close(descriptor)
-                throw Held(path: path)
+                throw VarlinkServer.SocketPathLocked(path: socketPath, patience: patience)
             }
             if !waited {
                 waited = true

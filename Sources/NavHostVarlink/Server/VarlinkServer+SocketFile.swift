@@ -15,6 +15,23 @@ extension VarlinkServer {
         }
     }
 
+    /// Another process held the lock of the socket path a server was asked to bind (`<path>.lock`) for all the
+    /// time the server waits for it: a server stuck in its own bind or removal of the socket there.
+    public struct SocketPathLocked: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The socket's path.
+        public var path: String
+        /// How long the server waited for the lock.
+        public var patience: Duration
+
+        /// The lock file, beside the socket.
+        public var lockPath: String { path + ".lock" }
+
+        public var description: String {
+            "another process held \(lockPath) for \(patience) (a server stuck binding or removing the socket beside "
+                + "it): stop it, or give this server another socket path"
+        }
+    }
+
     /// Which file a path names: a socket file replaced at the same path is another file (an inode number may be
     /// given again to a new file, its change time hardly).
     struct SocketFileIdentity: Sendable, Hashable {

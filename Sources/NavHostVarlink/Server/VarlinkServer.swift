@@ -95,7 +95,9 @@ public final class VarlinkServer: Sendable {
     ///   - socketMode: The permissions set on the socket file after binding (connecting needs write permission), or
     ///     `nil` to keep what the umask gave. Default: `0o660`, owner and group.
     ///   - cleanupExistingSocketFile: Whether a socket file left at the path (by an earlier run) is removed first. A
-    ///     socket a server still listens on is not: the bind throws ``SocketInUse``.
+    ///     socket a server still listens on is not: the bind throws ``SocketInUse``. The look and the bind wait for
+    ///     another server's at the same path (its lock, `<path>.lock`), and throw ``SocketPathLocked`` when it takes
+    ///     too long.
     ///   - service: The interfaces and handlers to serve.
     ///   - configuration: Limits and error names.
     ///   - isPrivilegedPeer: Whether a peer may take the connections ``VarlinkServerConfiguration/reservedConnections``
