@@ -1,5 +1,5 @@
 # NavHost build glue. The two commands a newcomer needs:
-#   make run    install what is missing, build, start navhostd with the bundled plugins
+#   make run    install what is missing, build what it runs (no test), start navhostd with the bundled plugins
 #   make test   install what is missing, build once, lint, run the whole test suite
 # and for feature authors:
 #   make new-feature NAME=Orders   scaffold Plugins/Orders, a feature that builds, passes its tests and loads
@@ -71,7 +71,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -detect_leaks=0 -dict=Tests/Fuzz/varlink.dict -artifact_prefix=$(FUZZ_DIR)/artifacts/ \
                       -print_final_stats=1
 
-.PHONY: all deps build run test test-soak test-scaffold new-feature lint format clean install install-files \
+.PHONY: all deps build build-run run test test-soak test-scaffold new-feature lint format clean install install-files \
 	install-sdk sdk install-sdk-files install-docs install-sdk-docs uninstall uninstall-sdk-files check-docs release man deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
@@ -87,12 +87,27 @@ build: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(PLUGIN_TOOL) stage --build-dir $(BUILD_DIR) $(PLUGIN_DIRS)
 
+# What `make run` runs, and only that, product by product: the daemon, navctl to drive it, the plugin tool that stages
+# the plugins, and the plugins, staged as `make build` stages them; no test, no fixture. Each `swift build` evaluates
+# Package.swift and every dependency's manifest again, 13 to 23 s on two busy cores without a cache, seven times over:
+# so these use SwiftPM's manifest cache (2 s), which is keyed by the environment too. RUN_PLUGIN_DIRS, the plugin
+# folders, puts the set of plugins in the key, as --manifest-cache none (SWIFT_FLAGS) guards it elsewhere: a new
+# plugin folder is seen at once.
+RUN_PRODUCTS := navhostd navctl navhost-plugin-tool $(patsubst Plugins/%,%Feature,$(PLUGIN_DIRS))
+
+build-run: deps
+	@python3 scripts/embed-interfaces.py
+	for product in $(RUN_PRODUCTS); do \
+		RUN_PLUGIN_DIRS="$(PLUGIN_DIRS)" $(SWIFT) build -c $(CONFIG) --product $$product || exit 1; \
+	done
+	$(PLUGIN_TOOL) stage --build-dir $(BUILD_DIR) $(PLUGIN_DIRS)
+
 # The daemon with the staged example plugins; its state stays in the build folder, its socket is the default one
 # (`$$XDG_RUNTIME_DIR/navhost/io.navhost`, or `/run/navhost/io.navhost` for root), where navctl looks. RUN_ARGS adds
 # options, such as RUN_ARGS="--socket /tmp/mine.sock" for a socket of one's own (navctl: NAVHOST_SOCKET), or
 # RUN_ARGS="--state-dir /tmp/mine" for a state folder of one's own (the last --state-dir given wins).
 RUN_ARGS ?=
-run: build
+run: build-run
 	$(BUILD_DIR)/navhostd --plugins $(BUILD_DIR)/plugins --state-dir $(CURDIR)/.build/state $(RUN_ARGS)
 
 lint: check-docs
