@@ -9,7 +9,8 @@ SWIFT        ?= swift
 CONFIG       ?= debug
 BUILD_DIR    := .build/$(CONFIG)
 # Package.swift lists Plugins/*/plugin.json when SwiftPM evaluates it, but SwiftPM caches that evaluation by the
-# file's text: without this flag a new plugin folder stays invisible until Package.swift itself changes.
+# file's text: without this flag a new plugin folder stays invisible until Package.swift itself changes (`make run`
+# keys the cache by the plugin folders instead: build-run).
 SWIFT_FLAGS  := -c $(CONFIG) --manifest-cache none
 PLUGIN_DIRS  := $(patsubst %/plugin.json,%,$(wildcard Plugins/*/plugin.json))
 PLUGIN_TOOL  := $(BUILD_DIR)/navhost-plugin-tool
@@ -92,13 +93,16 @@ build: deps
 # Package.swift and every dependency's manifest again, 13 to 23 s on two busy cores without a cache, seven times over:
 # so these use SwiftPM's manifest cache (2 s), which is keyed by the environment too. RUN_PLUGIN_DIRS, the plugin
 # folders, puts the set of plugins in the key, as --manifest-cache none (SWIFT_FLAGS) guards it elsewhere: a new
-# plugin folder is seen at once.
+# plugin folder is seen at once. make's own variables are left out of the key (`make run RUN_ARGS=…` would miss the
+# cache once per new value); another shell environment (a new PATH) misses it once.
 RUN_PRODUCTS := navhostd navctl navhost-plugin-tool $(patsubst Plugins/%,%Feature,$(PLUGIN_DIRS))
 
 build-run: deps
 	@python3 scripts/embed-interfaces.py
-	for product in $(RUN_PRODUCTS); do \
-		RUN_PLUGIN_DIRS="$(PLUGIN_DIRS)" $(SWIFT) build -c $(CONFIG) --product $$product || exit 1; \
+	@for product in $(RUN_PRODUCTS); do \
+		echo "swift build -c $(CONFIG) --product $$product"; \
+		env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS -u MAKELEVEL RUN_PLUGIN_DIRS="$(PLUGIN_DIRS)" \
+			$(SWIFT) build -c $(CONFIG) --product $$product || exit 1; \
 	done
 	$(PLUGIN_TOOL) stage --build-dir $(BUILD_DIR) $(PLUGIN_DIRS)
 

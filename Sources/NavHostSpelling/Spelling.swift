@@ -9,28 +9,34 @@ public enum Spelling {
     public static func closest(to word: String, among names: [String]) -> String? {
         guard !names.contains(word) else { return nil }
         let allowed = word.count < 3 ? 0 : word.count < 8 ? 1 : 2
-        let scored = names.map { ($0, editDistance(word, $0)) }.filter { $0.1 <= allowed }
+        // A name whose length is further off than the edits allowed cannot be that close: its distance is not
+        // computed (a key of a megabyte in a hand-made manifest would cost a table of its length squared).
+        let scored = names.filter { abs($0.count - word.count) <= allowed }.map { ($0, editDistance(word, $0)) }
+            .filter { $0.1 <= allowed }
         if let best = scored.min(by: { $0.1 < $1.1 }) { return best.0 }
         return word.count >= 3 ? names.first { $0.hasPrefix(word) } : nil
     }
 
-    /// The Levenshtein distance between `a` and `b`, an adjacent swap counting as one edit (`naviagte`).
+    /// The Levenshtein distance between `a` and `b`, an adjacent swap counting as one edit (`naviagte`); three rows
+    /// of the table are kept, the two before the one being filled.
     static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a)
         let b = Array(b)
         guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-        var rows = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { rows[i][0] = i }
-        for j in 0...b.count { rows[0][j] = j }
+        var beforeLast = [Int](repeating: 0, count: b.count + 1)
+        var last = Array(0...b.count)
+        var row = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
+            row[0] = i
             for j in 1...b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                rows[i][j] = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
+                row[j] = min(last[j] + 1, row[j - 1] + 1, last[j - 1] + cost)
                 if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    rows[i][j] = min(rows[i][j], rows[i - 2][j - 2] + 1)
+                    row[j] = min(row[j], beforeLast[j - 2] + 1)
                 }
             }
+            (beforeLast, last, row) = (last, row, beforeLast)
         }
-        return rows[a.count][b.count]
+        return last[b.count]
     }
 }

@@ -92,8 +92,11 @@ extension Decoder {
     package func refuseUnknownFields(allowed: Set<String>) throws {
         let members = try container(keyedBy: AnyCodingKey.self)
         let fields = allowed.sorted()
+        // A field the object has already is not suggested: renamed to it, the member would be there twice.
+        let present = Set(members.allKeys.map(\.stringValue))
+        let absent = fields.filter { !present.contains($0) }
         for key in members.allKeys where !allowed.contains(key.stringValue) {
-            let hint = Spelling.closest(to: key.stringValue, among: fields).map { " (did you mean \"\($0)\"?)" } ?? ""
+            let hint = Spelling.closest(to: key.stringValue, among: absent).map { " (did you mean \"\($0)\"?)" } ?? ""
             throw PluginManifestError(
                 .unknownField,
                 field: ManifestDecoding.path(codingPath + [key]),

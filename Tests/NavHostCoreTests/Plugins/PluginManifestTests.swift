@@ -118,6 +118,8 @@ struct PluginManifestTests {
                 #" (did you mean "optional"?)"#
             ),
             (#""summary": "Orders.","#, #""summary": "Orders.", "entryPoint": "main","#, "entryPoint", ""),
+            // A field the object has already is not suggested: renamed to it, the member would be there twice.
+            (#""intents": ["onTappedAdd"]"#, #""intents": ["onTappedAdd"], "intent": []"#, "routes[0].intent", ""),
         ]
     )
     func unknownFieldSpeltLikeAKnownOne(original: String, replacement: String, field: String, hint: String) throws {
