@@ -5,7 +5,7 @@ import NavHostTesting
 import Testing
 
 @MainActor
-@Suite("The store writes around an intent that ran out of time, or whose screen another call closed")
+@Suite("The store writes around an intent that ran out of time")
 struct TimedOutIntentStoreWriteTests {
     @Test("A task onDisappear starts while another screen's intent closes it is not that intent's: it writes after all")
     func onDisappearTaskIsNotTheClosingIntents() async throws {
@@ -28,30 +28,6 @@ struct TimedOutIntentStoreWriteTests {
         // Before: refused, the task counted as the work of the intent whose stretch closed the entry.
         #expect(await ledger.cleanupOutcome() == "written")
         #expect(try await host.store.value(forKey: "cleanedUp") == true)
-    }
-
-    @Test(
-        "An intent whose screen another call closed writes no more: a store write its work begins afterwards is refused"
-    )
-    func closedScreenIntentWritesNoMore() async throws {
-        let ledger = LedgerFeature()
-        let host = try FeatureTestHost(features: [ledger], root: "ledger.main")
-        try await host.settle()
-        try await host.send("onTappedOpenEntry")
-        #expect(host.routeIDs == ["ledger.main", "ledger.entry"])
-        let entry = host.top.id
-        let sending = Task { @MainActor in try await host.send("onTappedSaveWhenLetGo", to: entry) }
-        for _ in 0..<1000 where host.session.isIdle { await Task { @MainActor in }.value }
-        #expect(!host.session.isIdle, "the entry's intent is not in flight")
-        try host.pop()
-        let error = await #expect(throws: NavigationError.self) { try await sending.value }
-        #expect(error?.code == .screenClosed)
-
-        // The intent's work, cancelled but going on, writes only now, after its caller heard ScreenClosed.
-        ledger.saveGate.open()
-        // Before: written, behind the back of the caller told the intent did not finish.
-        #expect(await ledger.lateSave.value().hasPrefix("refused"))
-        #expect(try await host.store.value(forKey: "savedLate") == nil)
     }
 
     @Test("A store write under way when the time runs out is waited for: IntentTimedOut comes once it is stored")

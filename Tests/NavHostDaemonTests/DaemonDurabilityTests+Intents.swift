@@ -7,8 +7,7 @@ import Testing
 // What an intent answered `IntentTimedOut` did before the time ran out, the feature-store write it had under way then
 // included: each holds after a kill -9 right after the error. The `Faulty` fixture's slow write takes half a second,
 // so a reply that did not wait for it is followed by the kill long before it lands. And the close a `ScreenClosed`
-// error reports holds after a kill -9 right after it, and so does the store write its intent had under way when its
-// screen closed.
+// error reports holds after a kill -9 right after it.
 
 extension DaemonDurabilityTests {
     @Test(
@@ -125,66 +124,6 @@ extension DaemonDurabilityTests {
             }
         }
         print("durability of ScreenClosed: \(rounds) ScreenClosed replies, \(rounds) kills, \(lost.count) lost")
-        #expect(lost.isEmpty, "\(lost)")
-        try await daemon.terminate()
-    }
-
-    @Test(
-        "A Send answered ScreenClosed, its screen closed by another client's call with a store write of its intent under way, finds the value stored after kill -9 right after the error"
-    )
-    func closedScreenSendsKeepTheirStoreWrites() async throws {
-        // The intent sets its note, which the closer waits to see, then writes the store in a write of half a second;
-        // the screen is popped with that write under way. The ScreenClosed reply waits for it, as an IntentTimedOut
-        // reply does: what the intent did before its screen closed stays. Before session 49 it did not, and the kill
-        // came long before the write landed.
-        let daemon = try await DaemonProcess.start(
-            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
-            sessions: ["main=faulty.main"]
-        )
-        var sender = try await NavigationClient.connect(to: daemon)
-        var closer = try await NavigationClient.connect(to: daemon)
-        var lost: [String] = []
-        let rounds = 4
-        for round in 0..<rounds {
-            _ = try await sender.call("Replace", ["routes": [["route": "faulty.main"], ["route": "faulty.main"]]])
-            let text = "w\(round)"
-            let sending = Task { [sender] () -> VarlinkError? in
-                do {
-                    try await sender.call(
-                        "Send",
-                        ["intent": "onChangedNoteThenSavedSlowly", "arguments": ["text": .string(text)]]
-                    )
-                    return nil
-                } catch {
-                    return error as? VarlinkError
-                }
-            }
-            // The note is set in the stretch that begins the write: once it shows, the write is under way.
-            let started = try await pollUntil {
-                try await closer.snapshot()["stack"]?.arrayValue?.last?["state"]?["note"] == .string(text)
-            }
-            try #require(started, "round \(round): the intent did not start")
-            let closing = Task { [closer] in try? await closer.call("Pop") }
-            let failure = await sending.value
-            try await daemon.crash()
-            _ = await closing.value
-            #expect(
-                failure?.name == "io.navhost.Navigation.ScreenClosed",
-                "round \(round): \(String(describing: failure))"
-            )
-            try await daemon.restart()
-            sender = try await NavigationClient.connect(to: daemon)
-            closer = try await NavigationClient.connect(to: daemon)
-            let saved = try Self.storedValue("saved", of: "Faulty", in: daemon)
-            if saved != .string(text) {
-                lost.append(
-                    "round \(round): \(text), under way when its screen closed, is not stored: \(saved ?? .null)"
-                )
-            }
-        }
-        print(
-            "durability of ScreenClosed store writes: \(rounds) ScreenClosed replies, \(rounds) kills, \(lost.count) lost"
-        )
         #expect(lost.isEmpty, "\(lost)")
         try await daemon.terminate()
     }

@@ -45,6 +45,9 @@ final class Screen {
     private(set) var isClosed = false
     /// Whether the screen left the stack through its own ViewModel's navigation (a save that pops, a close button).
     private(set) var closedItself = false
+    /// Whether the screen left the stack for one built in its place under its ID (a plugin reload, a change taken
+    /// back): the intents in flight on it are delivered there again (`NavigationSession.startSending`).
+    private(set) var wasRebuilt = false
     /// Called (on the main actor, after the mutating stretch) when the state may have changed.
     var onStateMayHaveChanged: (@MainActor (Screen) -> Void)?
     /// The screen whose ViewModel opened this one through its Router (a push or a present), set before it appears;
@@ -99,16 +102,16 @@ final class Screen {
     ///
     /// - Parameters:
     ///   - itself: Whether the screen's own ViewModel asked for the navigation that closes it. Its intent in flight
-    ///     then still answers with its own outcome, and its work goes on. Any other close answers `screenClosed`, and
-    ///     gives the work of the intents in flight up as a timed-out intent's is: no store write of it begins from
-    ///     now on, and each caller is answered once the writes its work has under way have ended, so that nothing of
-    ///     that work lands after the answer (`startUntilClosed`). When a screen built in its place under its ID takes
-    ///     over (a plugin reload), its intents in flight are delivered there again (`NavigationSession.startSending`),
-    ///     each once those writes have ended.
-    func close(itself: Bool = false) {
+    ///     then still answers with its own outcome; any other close answers `screenClosed`.
+    ///   - rebuilt: Whether a screen built in its place under its ID takes over: the work of its intents in flight,
+    ///     which are delivered there again, is given up as a timed-out intent's is (no store write of it begins from
+    ///     now on), and each is delivered again once the writes its old work has under way have ended, so that
+    ///     nothing of that work lands after the answer.
+    func close(itself: Bool = false, rebuilt: Bool = false) {
         guard !isClosed else { return }
         isClosed = true
         closedItself = itself
+        wasRebuilt = rebuilt
         // Bound as for a ViewModel's `init` (`NavigationSession.makeScreen`): a close comes in the stretch of whatever
         // asked for it, often another screen's intent, and a task `onDisappear` starts is not that intent's work (its
         // store writes would be refused once that intent ran out of time, ``IntentGuardedStore``).
@@ -118,8 +121,8 @@ final class Screen {
         }
         let tasks = inFlight.values
         inFlight.removeAll()
-        // Before the cancel: the work may go on once cancelled, and its writes are refused from the first.
-        if !itself { for task in tasks where task.race != nil { task.abandon() } }
+        // Before the cancel: the old work may go on once cancelled, and its writes are refused from the first.
+        if rebuilt { for task in tasks where task.race != nil { task.abandon() } }
         for task in tasks { task.cancel() }
         for task in tasks { task.race?.finish(.closed) }
     }
@@ -323,25 +326,14 @@ extension Screen {
             }
         }
         task.handle.race = race
-        // The work's first stretch ran inside `startTask`, before the race was handed over: a close in it is seen
-        // here, and given up on here as `close(itself:)` would have.
-        if isClosed {
-            if !closedItself { task.handle.abandon() }
-            race.finish(.closed)
-        }
+        // The work's first stretch ran inside `startTask`, before the race was handed over: a close in it is seen here.
+        if isClosed { race.finish(.closed) }
         // The first stretch's own change, looked at as it ends: the look that a task would otherwise be started for
         // (`trackState`), one per intent that changes the state.
         takeStateChange()
         // Finished already (most intents are): nothing to wait for, nor to cancel, and no clock to start (a clock
         // started would start the timer's task, to find the intent gone when it first ran).
         if let finished = race.outcome, !isClosedByItsOwnWork(finished) {
-            // Closed by another call in its first stretch: a store write that stretch began may be under way.
-            if case .closed = finished {
-                return .suspended {
-                    await task.handle.storeWritesEnded()
-                    return finished
-                }
-            }
             return .finished(Self.outcome(finished, of: task.handle))
         }
         var ownClock: Task<Void, Never>?
@@ -381,14 +373,12 @@ extension Screen {
             }
             // Closed by its own navigation: the intent's own outcome still stands.
             if isClosedByItsOwnWork(outcome) { return Self.outcome(.finished(await task.task.value), of: task.handle) }
-            // Given up on, its time run out or its screen closed by another call (for a plugin reload, the screen
-            // built in its place, where it is delivered again): the store writes it began before are what it did, on
-            // disk before its caller hears that it did not finish (or before that delivery); those it begins from now
-            // on are refused (``IntentGuardedStore``, ``close(itself:)``).
-            switch outcome {
-            case .timedOut, .closed: await task.handle.storeWritesEnded()
-            case .finished: break
-            }
+            // Given up on: the store writes it began before are what it did, on disk before its caller hears that it
+            // did not finish; those it begins from now on are refused (``IntentGuardedStore``).
+            if case .timedOut = outcome { await task.handle.storeWritesEnded() }
+            // Closed for the screen built in its place, where it is delivered again: the old work's writes under way
+            // land before that delivery; those it begins from now on are refused (``close(itself:rebuilt:)``).
+            if case .closed = outcome, wasRebuilt { await task.handle.storeWritesEnded() }
             return Self.outcome(outcome, of: task.handle)
         }
     }

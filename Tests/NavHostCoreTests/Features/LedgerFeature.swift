@@ -3,9 +3,8 @@ import Observation
 import Synchronization
 
 /// Screens whose work writes to the feature's store at moments a test chooses, to test which writes an intent that
-/// ran out of time, or whose screen closed, may still make: `ledger.main` saves, or closes the `ledger.entry` it opened
-/// and waits forever; `ledger.entry` starts a task in `onDisappear` that writes once its gate opens, and has an intent
-/// that writes once its own gate opens.
+/// ran out of time may still make: `ledger.main` saves, or closes the `ledger.entry` it opened and waits forever;
+/// `ledger.entry` starts a task in `onDisappear` that writes once its gate opens.
 enum LedgerRoute: Route {
     static let namespace = "ledger"
     case main
@@ -86,72 +85,17 @@ final class LedgerMainViewModel: ViewModel {
     }
 }
 
-/// What became of a write made at a moment a test chose, told once it was made.
-final class WriteOutcome: Sendable {
-    private let state = Mutex<(outcome: String?, waiter: CheckedContinuation<String, Never>?)>((nil, nil))
-
-    /// Tells `outcome` to the one waiting in ``value()``, now or when it comes.
-    func record(_ outcome: String) {
-        let waiter = state.withLock { state in
-            state.outcome = outcome
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: outcome)
-    }
-
-    /// The outcome, once recorded: `"written"` or `"refused: "` and the error.
-    func value() async -> String {
-        await withCheckedContinuation { waiter in
-            let outcome = state.withLock { state in
-                if state.outcome == nil { state.waiter = waiter }
-                return state.outcome
-            }
-            if let outcome { waiter.resume(returning: outcome) }
-        }
-    }
-}
-
 @MainActor
 @Observable
 final class LedgerEntryViewModel: ViewModel {
-    enum Intent: ViewModelIntent {
-        /// Waits, ignoring cancellation, until the feature's `saveGate` opens, then writes `"savedLate": true`.
-        case onTappedSaveWhenLetGo
-        static let names = ["onTappedSaveWhenLetGo"]
-    }
-
     private let store: any KeyValueStore
     private let cleanupGate: Gate
     private let cleanupDone: @Sendable (String) -> Void
-    private let saveGate: Gate
-    private let lateSave: WriteOutcome
 
-    init(
-        store: any KeyValueStore,
-        cleanupGate: Gate,
-        cleanupDone: @escaping @Sendable (String) -> Void,
-        saveGate: Gate,
-        lateSave: WriteOutcome
-    ) {
+    init(store: any KeyValueStore, cleanupGate: Gate, cleanupDone: @escaping @Sendable (String) -> Void) {
         self.store = store
         self.cleanupGate = cleanupGate
         self.cleanupDone = cleanupDone
-        self.saveGate = saveGate
-        self.lateSave = lateSave
-    }
-
-    func handle(_ intent: Intent) async {
-        switch intent {
-        case .onTappedSaveWhenLetGo:
-            await saveGate.wait()
-            do {
-                try await store.setValue(true, forKey: "savedLate")
-                lateSave.record("written")
-            } catch {
-                lateSave.record("refused: \(error)")
-            }
-        }
     }
 
     func onDisappear() {
@@ -182,13 +126,7 @@ final class LedgerCoordinator: Coordinator {
         switch route {
         case .main: LedgerMainViewModel(router: router, store: store)
         case .entry:
-            LedgerEntryViewModel(
-                store: store,
-                cleanupGate: feature.cleanupGate,
-                cleanupDone: feature.cleanupDone,
-                saveGate: feature.saveGate,
-                lateSave: feature.lateSave
-            )
+            LedgerEntryViewModel(store: store, cleanupGate: feature.cleanupGate, cleanupDone: feature.cleanupDone)
         }
     }
 }
@@ -202,10 +140,6 @@ final class LedgerFeature: FeatureModule, Sendable {
         ScreenDescriptor(route: "ledger.entry", viewModel: LedgerEntryViewModel.self),
     ]
     let cleanupGate = Gate()
-    /// Lets an entry's `onTappedSaveWhenLetGo` write.
-    let saveGate = Gate()
-    /// What became of the write of an entry's `onTappedSaveWhenLetGo`.
-    let lateSave = WriteOutcome()
     private let cleanup = Mutex<(outcome: String?, waiter: CheckedContinuation<String, Never>?)>((nil, nil))
 
     @MainActor func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator {

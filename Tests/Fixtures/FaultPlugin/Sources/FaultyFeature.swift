@@ -121,14 +121,11 @@ final class FaultyViewModel: RestorableViewModel {
         /// Writes `text` as `saved` to the store with a write that takes half a second, and waits for it: under a
         /// shorter time limit, the time runs out with the write under way.
         case onChangedSavedSlowly(text: String)
-        /// Sets the note to `text` (which a client sees once the write has begun), then writes `text` as `saved` as
-        /// ``onChangedSavedSlowly(text:)`` does: a client may close the screen with the write under way.
-        case onChangedNoteThenSavedSlowly(text: String)
 
         static let names = [
             "onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold", "onTappedOpenThenFail",
             "onTappedOpenThenFailLater", "onChangedNoteThenFail", "onTappedOpenThenHang", "onChangedNoteThenHang",
-            "onChangedSavedSlowly", "onChangedNoteThenSavedSlowly",
+            "onChangedSavedSlowly",
         ]
     }
 
@@ -185,9 +182,6 @@ final class FaultyViewModel: RestorableViewModel {
             state.note = text
             try await Task.sleep(for: .seconds(3600))
         case .onChangedSavedSlowly(let text):
-            try await Self.saveSlowly(text, to: store)
-        case .onChangedNoteThenSavedSlowly(let text):
-            state.note = text
             try await Self.saveSlowly(text, to: store)
         }
     }
