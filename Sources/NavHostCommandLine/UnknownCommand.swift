@@ -27,7 +27,8 @@ public struct UnknownCommand: Error, CustomStringConvertible {
     /// The unknown command in `arguments` (the program's, without its name), or `nil` when its first word that is
     /// not an option is one of `command`'s subcommands or `help` (or there is none).
     ///
-    /// - Parameter optionsTakingValues: The options before a command whose next word is their value.
+    /// - Parameter optionsTakingValues: The options before a command whose next word is their value, besides
+    ///   ArgumentParser's own `--generate-completion-script`, which every program takes.
     public static func find(
         in arguments: [String],
         of command: any ParsableCommand.Type,
@@ -40,8 +41,12 @@ public struct UnknownCommand: Error, CustomStringConvertible {
         for group in configuration.groupedSubcommands {
             for subcommand in group.subcommands { commands.append(subcommand._commandName) }
         }
-        return find(in: arguments, commands: commands, optionsTakingValues: optionsTakingValues)
-            .map { UnknownCommand(program: command._commandName, word: $0.word, suggestion: $0.suggestion) }
+        return find(
+            in: arguments,
+            commands: commands,
+            optionsTakingValues: optionsTakingValues.union(["--generate-completion-script"])
+        )
+        .map { UnknownCommand(program: command._commandName, word: $0.word, suggestion: $0.suggestion) }
     }
 
     /// ``find(in:of:optionsTakingValues:)`` over the commands `commands`: the unknown word and the suggestion.

@@ -65,9 +65,7 @@ struct Navctl: AsyncParsableCommand {
 
     /// ArgumentParser's `main`, with a word that is no command named as such first (``UnknownCommand``).
     static func main() async {
-        exitOnUnknownCommand(optionsTakingValues: [
-            "--socket", "--session", "--timeout", "--generate-completion-script",
-        ])
+        exitOnUnknownCommand(optionsTakingValues: ["--socket", "--session", "--timeout"])
         await main(nil)
     }
 }

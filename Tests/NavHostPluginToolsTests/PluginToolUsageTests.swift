@@ -31,6 +31,19 @@ struct PluginToolUsageTests {
         #expect(list.errors == "no plugin in \(folder)\n")
     }
 
+    @Test(
+        "--generate-completion-script's shell is its value, not an unknown command",
+        arguments: [("bash", "-F _navhost-plugin-tool navhost-plugin-tool"), ("zsh", "#compdef navhost-plugin-tool")]
+    )
+    func completionScript(shell: String, mark: String) async throws {
+        let run = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhost-plugin-tool"),
+            ["--generate-completion-script", shell]
+        )
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains(mark))
+    }
+
     @Test("check of a plugin whose hard dependency is not beside it says where check looks for it")
     func checkWithoutAHardDependency() async throws {
         let folder = try TestPlugins.copies(of: ["Home"])
