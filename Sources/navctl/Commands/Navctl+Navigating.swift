@@ -27,7 +27,10 @@ extension Navctl {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: ArgumentHelp("The route's ID, like products.detail.", valueName: "route"))
+        @Argument(
+            help: ArgumentHelp("The route's ID, like products.detail.", valueName: "route"),
+            completion: NameCompletion.routes
+        )
         var route: String
 
         @Argument(help: ArgumentHelp("The route's parameters.", valueName: "key=value"))
@@ -68,7 +71,10 @@ extension Navctl {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: ArgumentHelp("The route's ID, like settings.main.", valueName: "route"))
+        @Argument(
+            help: ArgumentHelp("The route's ID, like settings.main.", valueName: "route"),
+            completion: NameCompletion.routes
+        )
         var route: String
 
         @Argument(help: ArgumentHelp("The route's parameters.", valueName: "key=value"))
@@ -163,7 +169,10 @@ extension Navctl {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: ArgumentHelp("The route to pop back to.", valueName: "route"))
+        @Argument(
+            help: ArgumentHelp("The route to pop back to.", valueName: "route"),
+            completion: NameCompletion.routes
+        )
         var route: String
 
         @Argument(help: ArgumentHelp("The route parameters a screen must have to match.", valueName: "key=value"))
@@ -235,7 +244,8 @@ extension Navctl {
             help: ArgumentHelp(
                 "The new stack, root first: route IDs, each followed by its parameters.",
                 valueName: "route [key=value...]"
-            )
+            ),
+            completion: NameCompletion.routes
         )
         var words: [String]
 

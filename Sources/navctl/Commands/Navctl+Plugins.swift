@@ -117,7 +117,10 @@ extension Navctl.Plugins {
 
 /// The folder of a staged plugin, as `plugins load` and `plugins wait` take it.
 struct PluginFolderArgument: ParsableArguments {
-    @Argument(help: ArgumentHelp("The plugin's folder, where its manifest.json is (or was).", valueName: "path"))
+    @Argument(
+        help: ArgumentHelp("The plugin's folder, where its manifest.json is (or was).", valueName: "path"),
+        completion: .directory
+    )
     var path: String
 
     func validate() throws {
@@ -163,7 +166,10 @@ extension Navctl.Plugins {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: ArgumentHelp("The loaded plugin's name, like Products.", valueName: "name"))
+        @Argument(
+            help: ArgumentHelp("The loaded plugin's name, like Products.", valueName: "name"),
+            completion: NameCompletion.loadedPlugins
+        )
         var name: String
 
         func run() async throws {
@@ -217,7 +223,10 @@ extension Navctl.Plugins {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: ArgumentHelp("The loaded plugin's name, like Orders.", valueName: "name"))
+        @Argument(
+            help: ArgumentHelp("The loaded plugin's name, like Orders.", valueName: "name"),
+            completion: NameCompletion.loadedPlugins
+        )
         var name: String
 
         func run() async throws {

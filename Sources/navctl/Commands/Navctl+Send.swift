@@ -32,10 +32,16 @@ extension Navctl {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
-        @Option(help: ArgumentHelp("The screen's ID, like s2. (default: the top screen)", valueName: "id"))
+        @Option(
+            help: ArgumentHelp("The screen's ID, like s2. (default: the top screen)", valueName: "id"),
+            completion: NameCompletion.screens
+        )
         var screen: String?
 
-        @Argument(help: ArgumentHelp("The intent's name, like onChangedFilter.", valueName: "intent"))
+        @Argument(
+            help: ArgumentHelp("The intent's name, like onChangedFilter.", valueName: "intent"),
+            completion: NameCompletion.intents
+        )
         var intent: String
 
         @Argument(help: ArgumentHelp("The intent's arguments.", valueName: "key=value"))

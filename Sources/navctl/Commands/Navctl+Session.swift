@@ -52,7 +52,10 @@ extension Navctl.Session {
         @Argument(help: ArgumentHelp("The new session's name, like passenger.", valueName: "name"))
         var name: String
 
-        @Argument(help: ArgumentHelp("The root route's ID, like products.list.", valueName: "route"))
+        @Argument(
+            help: ArgumentHelp("The root route's ID, like products.list.", valueName: "route"),
+            completion: NameCompletion.routes
+        )
         var route: String
 
         @Argument(help: ArgumentHelp("The root route's parameters.", valueName: "key=value"))
@@ -145,7 +148,7 @@ extension Navctl.Session {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: ArgumentHelp("The session's name.", valueName: "name"))
+        @Argument(help: ArgumentHelp("The session's name.", valueName: "name"), completion: NameCompletion.sessions)
         var name: String
 
         func validate() throws {

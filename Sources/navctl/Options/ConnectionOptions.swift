@@ -8,13 +8,15 @@ struct DaemonOptions: ParsableArguments {
         help: ArgumentHelp(
             "The daemon's socket. (default: $NAVHOST_SOCKET, else /run/navhost/io.navhost for root, else $XDG_RUNTIME_DIR/navhost/io.navhost)",
             valueName: "path"
-        )
+        ),
+        completion: .file()
     )
     var socket: String?
 
     @Option(
         name: .long,
-        help: ArgumentHelp("The session to act on. (default: the daemon's default session, main)", valueName: "name")
+        help: ArgumentHelp("The session to act on. (default: the daemon's default session, main)", valueName: "name"),
+        completion: NameCompletion.sessions
     )
     var session: String?
 

@@ -1,0 +1,109 @@
+import IntegrationHarness
+import NavHostClient
+import Testing
+
+/// navctl's shell completion as bash runs it: the script `navctl --generate-completion-script bash` prints is sourced
+/// into a real bash, whose completion function runs for a command line as a Tab would, and navctl asks the real
+/// daemon for the names it offers.
+@Suite(
+    "navctl's shell completion offers the names the daemon has",
+    .enabled(if: DaemonProcess.examplePluginsAreStaged, "needs the example plugins staged by the build")
+)
+struct NavctlCompletionTests {
+    @Test("A route is completed from the loaded features' routes")
+    func routes() async throws {
+        try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
+            let navigate = try await Self.complete("navctl --socket \(daemon.socketPath) navigate products.")
+            #expect(navigate == ["products.detail", "products.list"])
+            let popTo = try await Self.complete("navctl popto --socket \(daemon.socketPath) pro")
+            #expect(popTo == ["products.detail", "products.list", "profile.edit", "profile.user"])
+        }
+    }
+
+    @Test("An intent is completed from the top screen's intents, or from the screen --screen names")
+    func intents() async throws {
+        try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
+            let routes = try await NavHostClient.withConnection(socketPath: daemon.socketPath) { client in
+                try await client.routes()
+            }
+            let intents = { (route: String) in routes.first { $0.route == route }?.intents.sorted() ?? [] }
+            let home = try await Self.complete("navctl --socket \(daemon.socketPath) send ")
+            #expect(home == intents("home.main"))
+            #expect(home.contains("onTappedProducts"))
+
+            let navigate = try await Navctl.run(["navigate", "products.list", "--socket", daemon.socketPath])
+            #expect(navigate.status == 0, "\(navigate.errors)")
+            let list = try await Self.complete("navctl send --socket \(daemon.socketPath) onChanged")
+            #expect(list == intents("products.list").filter { $0.hasPrefix("onChanged") })
+            #expect(list.contains("onChangedFilter"))
+            // The root screen, named by --screen, still has Home's intents.
+            let root = try await Self.complete("navctl send --screen s1 --socket \(daemon.socketPath) ")
+            #expect(root == home)
+            // --screen itself is completed from the stack, top first (--socket=PATH, which bash gives as three
+            // words, names the daemon as well).
+            let screens = try await Self.complete("navctl send --socket=\(daemon.socketPath) --screen ")
+            #expect(screens == ["s2", "s1"])
+        }
+    }
+
+    @Test("A session is completed from the open sessions, a plugin from the loaded ones, over $NAVHOST_SOCKET too")
+    func sessionsAndPlugins() async throws {
+        try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
+            let open = try await Navctl.run([
+                "session", "open", "passenger", "home.main", "--socket", daemon.socketPath,
+            ])
+            #expect(open.status == 0, "\(open.errors)")
+            let sessions = try await Self.complete("navctl --session ", socketVariable: daemon.socketPath)
+            #expect(sessions == ["main", "passenger"])
+            let close = try await Self.complete("navctl session close --socket \(daemon.socketPath) pa")
+            #expect(close == ["passenger"])
+            let plugins = try await Self.complete("navctl plugins reload ", socketVariable: daemon.socketPath)
+            #expect(plugins == ["Home", "Products", "Settings", "UserProfile"])
+        }
+    }
+
+    @Test("With no daemon at the socket nothing is offered and nothing is printed")
+    func unreachable() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let run = try await Self.run("navctl --socket \(directory)/none navigate ")
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.isEmpty)
+        #expect(run.errors.isEmpty)
+    }
+
+    // MARK: - Bash
+
+    /// The words bash's completion of `line` (the cursor at its end) offers, in the order offered.
+    static func complete(_ line: String, socketVariable: String? = nil) async throws -> [String] {
+        let run = try await run(line, socketVariable: socketVariable)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.errors.isEmpty, "\(run.errors)")
+        return run.output.split(separator: "\n").map(String.init)
+    }
+
+    /// Runs bash's completion of `line` as a Tab at its end would, with `NAVHOST_SOCKET` set to `socketVariable`
+    /// when given, and prints what it offers, one word a line.
+    static func run(_ line: String, socketVariable: String? = nil) async throws -> ChildProcess.Result {
+        // bash-completion turns extglob on for every completion script; the words are split as bash splits them
+        // (no quotes in these lines; `=` a word of its own, as COMP_WORDBREAKS has it), the first one the built
+        // navctl, which the script runs for the names.
+        let script = #"""
+            shopt -s extglob
+            if [[ -n $3 ]]; then export NAVHOST_SOCKET=$3; else unset NAVHOST_SOCKET; fi
+            source <("$1" --generate-completion-script bash) || exit 1
+            COMP_LINE=$2
+            COMP_POINT=${#COMP_LINE}
+            read -r -a COMP_WORDS <<<"${COMP_LINE//=/ = }"
+            if [[ $COMP_LINE == *" " ]]; then COMP_WORDS+=(""); fi
+            COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+            COMP_WORDS[0]=$1
+            _navctl navctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+            if ((${#COMPREPLY[@]} > 0)); then printf '%s\n' "${COMPREPLY[@]}"; fi
+            """#
+        return try await ChildProcess.run(
+            "/bin/bash",
+            ["-c", script, "complete", Navctl.executable, line, socketVariable ?? ""],
+            limit: .seconds(30)
+        )
+    }
+}
