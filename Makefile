@@ -27,6 +27,10 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
 MANDIR       ?= $(PREFIX)/share/man
+# Shell completion scripts, where each shell's Debian package looks for them (scripts/generate-completions.sh).
+BASHCOMPDIR  ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR  ?= $(PREFIX)/share/fish/vendor_completions.d
 SYSCONFDIR   ?= /etc
 # The SDK for plugins built outside this repository (docs/sdk.md): the libraries and navhost-plugin-tool live in
 # PKGLIBDIR, the module interfaces in SDK_MODULEDIR, one <Module>.swiftmodule/<triple>.* folder per module.
@@ -34,7 +38,7 @@ SDK_MODULEDIR ?= $(PKGLIBDIR)/swift
 # A folder with a space would be split into two words by the recipes below, and half of it created in the current
 # folder: such a path is refused before anything runs.
 INSTALL_PATHS := DESTDIR PREFIX BINDIR PKGLIBDIR PLUGINDIR UNITDIR SYSUSERSDIR TMPFILESDIR DOCDIR MANDIR SYSCONFDIR \
-	SDK_MODULEDIR
+	SDK_MODULEDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR
 $(foreach path,$(INSTALL_PATHS),$(if $(word 2,$($(path))),\
 	$(error $(path)="$($(path))" holds a space, which make cannot install to; choose a folder without one)))
 SDK_MODULES  := NavHostKit NavHostJSON NavHostTesting
@@ -73,7 +77,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build build-run run test test-soak test-scaffold new-feature lint format clean install install-files \
-	install-sdk sdk install-sdk-files install-docs install-sdk-docs uninstall uninstall-sdk-files check-docs release man deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
+	install-sdk sdk install-sdk-files install-docs install-sdk-docs uninstall uninstall-sdk-files check-docs release man completions install-completions uninstall-completions deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -192,10 +196,11 @@ bench-smoke: build
 	$(SWIFT) format lint --strict --recursive --parallel Benchmarks
 	$(BUILD_DIR)/navhost-bench --quick --output $(BUILD_DIR)/bench-smoke.json $(BENCH_FLAGS)
 
-# `make install` installs the release build, with the man pages; `make install-files BUILD_DIR=…` installs what a
-# given build holds and builds nothing.
+# `make install` installs the release build, with the man pages and the shell completions; `make install-files
+# BUILD_DIR=…` installs what a given build holds and builds nothing.
 install: release
 	scripts/generate-man.sh $(RELEASE_DIR)
+	scripts/generate-completions.sh $(RELEASE_DIR)
 	$(MAKE) --no-print-directory install-files BUILD_DIR=$(RELEASE_DIR)
 
 release: deps
@@ -209,12 +214,17 @@ release: deps
 man: build
 	scripts/generate-man.sh $(BUILD_DIR)
 
+# navctl's and navhost-plugin-tool's completion scripts for bash, zsh and fish, into $(BUILD_DIR)/completions/.
+completions: build
+	scripts/generate-completions.sh $(BUILD_DIR)
+
 # navhost_<version>_<arch>.deb and navhost-sdk_<version>_<arch>.deb in $(DEB_DIR), with dpkg-deb (scripts/build-deb.sh).
 deb: release
 	$(MAKE) --no-print-directory deb-files DEB_BUILD_DIR=$(RELEASE_DIR)
 
 deb-files:
 	scripts/generate-man.sh $(DEB_BUILD_DIR)
+	scripts/generate-completions.sh $(DEB_BUILD_DIR)
 	DEB_COMPRESSION=$(DEB_COMPRESSION) scripts/build-deb.sh $(DEB_BUILD_DIR) $(DEB_DIR)
 
 # The SDK alone, for plugin authors: libNavHostKit.so, the test kit libNavHostTesting.so, navhost-plugin-tool and the
@@ -247,7 +257,21 @@ install-sdk-files:
 		install -d $(DESTDIR)$(MANDIR)/man1 && \
 		gzip -9nc $(BUILD_DIR)/man/navhost-plugin-tool.1 >$(DESTDIR)$(MANDIR)/man1/navhost-plugin-tool.1.gz; \
 	fi
+	$(MAKE) --no-print-directory install-completions COMPLETED=navhost-plugin-tool
 	$(MAKE) --no-print-directory install-sdk-docs
+
+# The completion scripts of $(COMPLETED) that $(BUILD_DIR)/completions/ holds (`make completions`), if any.
+install-completions:
+	if [ -f $(BUILD_DIR)/completions/bash/$(COMPLETED) ]; then \
+		install -D -m 0644 $(BUILD_DIR)/completions/bash/$(COMPLETED) $(DESTDIR)$(BASHCOMPDIR)/$(COMPLETED) && \
+		install -D -m 0644 $(BUILD_DIR)/completions/zsh/_$(COMPLETED) $(DESTDIR)$(ZSHCOMPDIR)/_$(COMPLETED) && \
+		install -D -m 0644 $(BUILD_DIR)/completions/fish/$(COMPLETED).fish \
+			$(DESTDIR)$(FISHCOMPDIR)/$(COMPLETED).fish; \
+	fi
+
+uninstall-completions:
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/$(COMPLETED) $(DESTDIR)$(ZSHCOMPDIR)/_$(COMPLETED) \
+		$(DESTDIR)$(FISHCOMPDIR)/$(COMPLETED).fish
 
 install-sdk-docs:
 	for doc in $(SDK_DOCS); do install -D -m 0644 $$doc $(DESTDIR)$(DOCDIR)/$$doc || exit 1; done
@@ -261,6 +285,7 @@ uninstall-sdk-files:
 	rm -f $(DESTDIR)$(PKGLIBDIR)/libNavHostKit.so $(DESTDIR)$(PKGLIBDIR)/libNavHostTesting.so \
 		$(DESTDIR)$(PKGLIBDIR)/navhost-plugin-tool $(DESTDIR)$(BINDIR)/navhost-plugin-tool \
 		$(DESTDIR)$(MANDIR)/man1/navhost-plugin-tool.1.gz
+	$(MAKE) --no-print-directory uninstall-completions COMPLETED=navhost-plugin-tool
 	for module in $(SDK_MODULES); do \
 		for kind in swiftinterface swiftmodule swiftdoc; do \
 			rm -f $(DESTDIR)$(SDK_MODULEDIR)/$$module.swiftmodule/$(SDK_TRIPLE).$$kind; \
@@ -297,6 +322,7 @@ uninstall:
 	for doc in $(DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$$doc; done
 	rm -f $(DESTDIR)$(MANDIR)/man8/navhostd.8.gz $(DESTDIR)$(MANDIR)/man1/navctl.1.gz \
 		$(DESTDIR)$(MANDIR)/man5/navhostd.conf.5.gz
+	$(MAKE) --no-print-directory uninstall-completions COMPLETED=navctl
 	-rmdir $(DESTDIR)$(PLUGINDIR) 2>/dev/null
 	$(MAKE) --no-print-directory uninstall-sdk-files
 
@@ -353,6 +379,7 @@ install-files: install-sdk-files
 			gzip -9nc $(BUILD_DIR)/man/$$page >$(DESTDIR)$(MANDIR)/man$${page##*.}/$$page.gz || exit 1; \
 		fi; \
 	done
+	$(MAKE) --no-print-directory install-completions COMPLETED=navctl
 	if [ -f systemd/navhostd.conf ] && [ ! -e $(DESTDIR)$(SYSCONFDIR)/navhost/navhostd.conf ]; then \
 		install -d $(DESTDIR)$(SYSCONFDIR)/navhost && \
 		install -m 0644 systemd/navhostd.conf $(DESTDIR)$(SYSCONFDIR)/navhost/navhostd.conf; \

@@ -3,9 +3,11 @@
 #
 #   navhost      navhostd, navctl, libNavHostKit.so and the Swift runtime libraries they link, in /usr/lib/navhost
 #                (links in /usr/bin); the example plugins; the units, sysusers.d, tmpfiles.d; the configuration
-#                /etc/navhost/navhostd.conf (a conffile) when systemd/navhostd.conf exists; man pages; all the docs
-#   navhost-sdk  what `make install-sdk-files` adds for feature authors: libNavHostTesting.so, navhost-plugin-tool and
-#                the module interfaces in /usr/lib/navhost/swift; depends on navhost of the same version
+#                /etc/navhost/navhostd.conf (a conffile) when systemd/navhostd.conf exists; man pages; navctl's shell
+#                completions; all the docs
+#   navhost-sdk  what `make install-sdk-files` adds for feature authors: libNavHostTesting.so, navhost-plugin-tool (its
+#                man page and completions) and the module interfaces in /usr/lib/navhost/swift; depends on navhost of
+#                the same version
 #
 # The files are the ones `make install-files` installs from BUILD_DIR (so both ways install the same tree), split in
 # two, then made fit for a machine without a Swift toolchain: the Swift runtime libraries the programs and plugins
@@ -32,8 +34,9 @@ compression=${DEB_COMPRESSION:-xz}
 
 command -v patchelf >/dev/null || { echo "build-deb: patchelf is missing; run make deps" >&2; exit 1; }
 for file in navhostd navctl navhost-plugin-tool libNavHostKit.so libNavHostTesting.so plugins/Home/manifest.json \
-    man/navhostd.8 man/navctl.1 man/navhostd.conf.5; do
-    [[ -e $build_dir/$file ]] || { echo "build-deb: $build_dir/$file is missing; run make build and make man" >&2; exit 1; }
+    man/navhostd.8 man/navctl.1 man/navhostd.conf.5 completions/bash/navctl completions/bash/navhost-plugin-tool; do
+    [[ -e $build_dir/$file ]] \
+        || { echo "build-deb: $build_dir/$file is missing; run make build, make man and make completions" >&2; exit 1; }
 done
 [[ -f systemd/navhostd.conf ]] \
     || echo "build-deb: no systemd/navhostd.conf in the tree; the package has no /etc/navhost/navhostd.conf" >&2
@@ -60,7 +63,9 @@ move() {  # move PATH FROM TO: FROM/PATH becomes TO/PATH
     mv "$2/$1" "$3/$1"
 }
 for path in usr/lib/navhost/libNavHostTesting.so usr/lib/navhost/navhost-plugin-tool usr/bin/navhost-plugin-tool \
-    usr/lib/navhost/swift usr/share/man/man1/navhost-plugin-tool.1.gz; do
+    usr/lib/navhost/swift usr/share/man/man1/navhost-plugin-tool.1.gz \
+    usr/share/bash-completion/completions/navhost-plugin-tool usr/share/zsh/vendor-completions/_navhost-plugin-tool \
+    usr/share/fish/vendor_completions.d/navhost-plugin-tool.fish; do
     if [[ -e $stage/$path || -L $stage/$path ]]; then move "$path" "$stage" "$sdk"; fi
 done
 mv "$stage" "$main"
