@@ -151,6 +151,13 @@ struct NavctlPluginDaemonTests {
             )
             #expect(removed.status == 0, "\(removed.output) \(removed.errors)")
             #expect(removed.output.hasPrefix("removed Products 1.0.0 from \(directory)/Products"), "\(removed.output)")
+            // Asked again, after the daemon removed it: the same line, from the plugin the daemon lists as removed.
+            let again = try await Navctl.run(["plugins", "wait", "--removed", "\(directory)/Products"] + socket)
+            #expect(again.status == 0, "\(again.output) \(again.errors)")
+            #expect(again.output == "removed Products 1.0.0 from \(directory)/Products\n", "\(again.output)")
+            let never = try await Navctl.run(["plugins", "wait", "--removed", "\(directory)/Weather"] + socket)
+            #expect(never.status == 0, "\(never.output) \(never.errors)")
+            #expect(never.output == "nothing serves from \(directory)/Weather\n", "\(never.output)")
 
             // Home cannot work without Settings: the daemon keeps it serving, and says so.
             try files.moveItem(atPath: "\(directory)/Settings", toPath: "\(directory)/.Settings.away")

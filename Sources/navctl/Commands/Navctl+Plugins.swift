@@ -304,7 +304,8 @@ extension Navctl.Plugins {
 
                 With --removed, for a plugin's folder taken out of the plugins folder (moved away or deleted): \
                 waits until the daemon no longer serves a plugin from it, printing "removed NAME VERSION from \
-                FOLDER" (exit 0; "nothing serves from FOLDER" when nothing did), or refuses to remove it: \
+                FOLDER" (exit 0; the same when the daemon had removed it before navctl asked, and "nothing \
+                serves from FOLDER" when the daemon lists no plugin from it at all), or refuses to remove it: \
                 "Error: refused to remove NAME: needed by …; version V keeps serving" (exit 2), when loaded \
                 plugins list it as a hard dependency or it serves a session's configured root. The daemon acts \
                 once its plugins folder has been still for 2 s (a folder back by then is a replacement). A folder \
@@ -388,13 +389,14 @@ extension Navctl.Plugins {
                 throw ExitCode.failure
             }
             let removal = RemovedPluginFolder(folder: folder)
-            // The plugin last seen serving from the folder: the one a removal took out.
+            // The plugin last seen serving from the folder: the one a removal took out. When the daemon had removed it
+            // before the watch began, the list names it as removed.
             let serving = Mutex<PluginInfo?>(nil)
             let verdict = try await Self.follow(connection) { plugins, _ in
                 let verdict = removal.verdict(in: plugins)
                 switch verdict {
                 case .pending, .refused: serving.withLock { $0 = removal.serving(in: plugins) }
-                case .removed: break
+                case .removed: serving.withLock { $0 = $0 ?? removal.removedPlugin(in: plugins) }
                 }
                 return verdict == .pending ? nil : verdict
             }

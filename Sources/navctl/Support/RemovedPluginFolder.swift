@@ -44,4 +44,10 @@ struct RemovedPluginFolder: Sendable {
     func serving(in plugins: [PluginInfo]) -> PluginInfo? {
         plugins.first { $0.state == .loaded && PluginFolderPath.isSame($0.folder, as: folder) }
     }
+
+    /// The plugin among `plugins` listed as removed from the folder, if one is: the daemon keeps the last plugin of a
+    /// folder that went away in its list.
+    func removedPlugin(in plugins: [PluginInfo]) -> PluginInfo? {
+        plugins.first { $0.state == .removed && PluginFolderPath.isSame($0.folder, as: folder) }
+    }
 }
