@@ -27,9 +27,10 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
 MANDIR       ?= $(PREFIX)/share/man
-# Shell completion scripts, where each shell's Debian package looks for them (scripts/generate-completions.sh).
+# Shell completion scripts, where each shell's Debian package looks for them (scripts/generate-completions.sh); zsh
+# reads vendor-completions only under /usr, and site-functions under /usr/local.
 BASHCOMPDIR  ?= $(PREFIX)/share/bash-completion/completions
-ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/vendor-completions
+ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
 FISHCOMPDIR  ?= $(PREFIX)/share/fish/vendor_completions.d
 SYSCONFDIR   ?= /etc
 # The SDK for plugins built outside this repository (docs/sdk.md): the libraries and navhost-plugin-tool live in
@@ -260,16 +261,24 @@ install-sdk-files:
 	$(MAKE) --no-print-directory install-completions COMPLETED=navhost-plugin-tool
 	$(MAKE) --no-print-directory install-sdk-docs
 
-# The completion scripts of $(COMPLETED) that $(BUILD_DIR)/completions/ holds (`make completions`), if any.
+# The completion scripts of the program $(COMPLETED) that $(BUILD_DIR)/completions/ holds (`make completions`), if
+# any; not when they are older than the program, whose arguments they may no longer match (a mismatched script
+# prints ArgumentParser's errors into the command line at every Tab).
 install-completions:
+	@test -n "$(COMPLETED)" || { echo "usage: make install-completions COMPLETED=navctl" >&2; exit 2; }
 	if [ -f $(BUILD_DIR)/completions/bash/$(COMPLETED) ]; then \
-		install -D -m 0644 $(BUILD_DIR)/completions/bash/$(COMPLETED) $(DESTDIR)$(BASHCOMPDIR)/$(COMPLETED) && \
-		install -D -m 0644 $(BUILD_DIR)/completions/zsh/_$(COMPLETED) $(DESTDIR)$(ZSHCOMPDIR)/_$(COMPLETED) && \
-		install -D -m 0644 $(BUILD_DIR)/completions/fish/$(COMPLETED).fish \
-			$(DESTDIR)$(FISHCOMPDIR)/$(COMPLETED).fish; \
+		if [ $(BUILD_DIR)/$(COMPLETED) -nt $(BUILD_DIR)/completions/bash/$(COMPLETED) ]; then \
+			echo "install: skips $(COMPLETED)'s completions: older than $(BUILD_DIR)/$(COMPLETED); run make completions"; \
+		else \
+			install -D -m 0644 $(BUILD_DIR)/completions/bash/$(COMPLETED) $(DESTDIR)$(BASHCOMPDIR)/$(COMPLETED) && \
+			install -D -m 0644 $(BUILD_DIR)/completions/zsh/_$(COMPLETED) $(DESTDIR)$(ZSHCOMPDIR)/_$(COMPLETED) && \
+			install -D -m 0644 $(BUILD_DIR)/completions/fish/$(COMPLETED).fish \
+				$(DESTDIR)$(FISHCOMPDIR)/$(COMPLETED).fish; \
+		fi; \
 	fi
 
 uninstall-completions:
+	@test -n "$(COMPLETED)" || { echo "usage: make uninstall-completions COMPLETED=navctl" >&2; exit 2; }
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/$(COMPLETED) $(DESTDIR)$(ZSHCOMPDIR)/_$(COMPLETED) \
 		$(DESTDIR)$(FISHCOMPDIR)/$(COMPLETED).fish
 

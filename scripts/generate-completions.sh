@@ -18,16 +18,22 @@ cd "$(dirname "$0")/.."
 build_dir=${1:?usage: scripts/generate-completions.sh BUILD_DIR}
 out=$build_dir/completions
 
-rm -rf "$out"
-mkdir -p "$out/bash" "$out/zsh" "$out/fish"
+# Written into a folder of their own, checked, then moved into place: a run that fails leaves no half-written
+# script for `make install` to install.
+work=$(mktemp -d "$build_dir/.completions.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/bash" "$work/zsh" "$work/fish"
 for program in navctl navhost-plugin-tool; do
     [[ -x $build_dir/$program ]] || { echo "generate-completions: $build_dir/$program is missing" >&2; exit 1; }
-    "$build_dir/$program" --generate-completion-script bash >"$out/bash/$program"
-    "$build_dir/$program" --generate-completion-script zsh >"$out/zsh/_$program"
-    "$build_dir/$program" --generate-completion-script fish >"$out/fish/$program.fish"
+    "$build_dir/$program" --generate-completion-script bash >"$work/bash/$program"
+    "$build_dir/$program" --generate-completion-script zsh >"$work/zsh/_$program"
+    "$build_dir/$program" --generate-completion-script fish >"$work/fish/$program.fish"
 done
-# A script that does not even parse would only fail on a user's Tab: bash and zsh check their own (-n), where the
-# shells are installed; fish has no such check before 3.0 and is checked when it is there.
-bash -n "$out"/bash/*
-if command -v zsh >/dev/null; then for script in "$out"/zsh/*; do zsh -n "$script"; done; fi
-if command -v fish >/dev/null; then for script in "$out"/fish/*; do fish --no-execute "$script"; done; fi
+# A script that does not even parse would only fail on a user's Tab: bash checks it (-n); zsh (-n) and fish
+# (--no-execute) where those shells are installed, which the project's dependencies do not ask for.
+bash -n "$work"/bash/*
+if command -v zsh >/dev/null; then for script in "$work"/zsh/*; do zsh -n "$script"; done; fi
+if command -v fish >/dev/null; then for script in "$work"/fish/*; do fish --no-execute "$script"; done; fi
+rm -rf "$out"
+mv "$work" "$out"
+trap - EXIT

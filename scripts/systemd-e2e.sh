@@ -205,7 +205,8 @@ dpkg_installs() {
     shipped_exec_start=$(inside grep -m1 '^ExecStart=' /usr/lib/systemd/system/$unit)
     [[ -n $shipped_exec_start ]] && inside test -f /usr/share/man/man8/navhostd.8.gz \
         && inside test -f /usr/share/man/man1/navctl.1.gz && inside test -f /usr/share/man/man5/navhostd.conf.5.gz \
-        || return 1
+        && inside test -f /usr/share/bash-completion/completions/navctl \
+        && inside test -f /usr/share/bash-completion/completions/navhost-plugin-tool || return 1
     # The units' Documentation= and the README that GetInfo names are installed files.
     local documentation
     for documentation in $(inside systemctl show -P Documentation $unit navhostd.socket) \
@@ -356,7 +357,8 @@ journal_fields() {
         | NAVHOST_UID=$navhost_uid ALICE_UID=$alice_uid ALICE_PID=$alice_pid python3 -c "$journal_fields_program"
 }
 
-check "dpkg -i installs navhost and navhost-sdk into a system without NavHost, man pages and documents in place" dpkg_installs
+check "dpkg -i installs navhost and navhost-sdk into a system without NavHost, man pages, completions and documents in place" \
+    dpkg_installs
 check "postinst: systemd-sysusers created user and group navhost, systemd-tmpfiles /var/lib/navhost (0700)" sysusers
 check "postinst: deb-systemd-helper enabled navhostd.socket and navhostd.service, deb-systemd-invoke started them" \
     enabled_and_started
@@ -505,7 +507,9 @@ reinstall_keeps_choices() {
 package_files=(/usr/lib/navhost /usr/bin/navhostd /usr/bin/navctl /usr/bin/navhost-plugin-tool
     /usr/lib/systemd/system/navhostd.socket /usr/lib/systemd/system/$unit /usr/lib/sysusers.d/navhost.conf
     /usr/lib/tmpfiles.d/navhost.conf /usr/share/doc/navhost /usr/share/doc/navhost-sdk
-    /usr/share/man/man8/navhostd.8.gz /usr/share/man/man1/navctl.1.gz /usr/share/man/man5/navhostd.conf.5.gz)
+    /usr/share/man/man8/navhostd.8.gz /usr/share/man/man1/navctl.1.gz /usr/share/man/man5/navhostd.conf.5.gz
+    /usr/share/bash-completion/completions/navctl /usr/share/zsh/vendor-completions/_navctl
+    /usr/share/fish/vendor_completions.d/navctl.fish /usr/share/bash-completion/completions/navhost-plugin-tool)
 dpkg_removes() {
     local conffile
     inside systemctl start $unit && wait_until_active && is_active || return 1

@@ -4,7 +4,8 @@ import Synchronization
 
 /// A Unix-socket server that plays a daemon dying mid-conversation: on each connection it answers the first call with
 /// the scripted replies, each marked `continues`, then closes the connection without a final reply. A connection that
-/// sends no call is closed when its client closes it. Each connection has a thread of its own.
+/// sends no call is closed when its client closes it. Each connection has a thread of its own. With `continues: false`
+/// it plays a server other than navhostd that answers one call as it likes, then hangs up.
 ///
 /// It runs on a thread of its own with blocking sockets, so that no server library's shutdown path is involved.
 package final class DroppingVarlinkServer: Sendable {
@@ -13,27 +14,21 @@ package final class DroppingVarlinkServer: Sendable {
     private let listener: Int32
     private let stopped = Mutex(false)
 
-    /// Listens on a fresh socket path and answers every first call with `replies`, each sent with `continues`.
-    package init(replies: [JSONObject]) throws {
+    /// Listens on a fresh socket path and answers every first call with `replies`, each sent with `continues` unless
+    /// `continues` is `false`: then a connection gets them as final replies (one for a plain call), then its end.
+    package init(replies: [JSONObject], continues: Bool = true) throws {
         socketPath = TestPaths.socketPath()
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let path = socketPath
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8.prefix($0.count - 1)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard bound == 0, listen(listener, 8) == 0 else {
+        let listener = try boundUnixSocket(at: socketPath)
+        guard listen(listener, 8) == 0 else {
             let code = errno
             close(listener)
             throw POSIXError(.init(rawValue: code) ?? .EIO)
         }
         self.listener = listener
         let messages = try replies.map { reply -> [UInt8] in
-            try JSONValue.object(["parameters": .object(reply), "continues": true]).serializedBytes() + [0]
+            var message: JSONObject = ["parameters": .object(reply)]
+            if continues { message["continues"] = true }
+            return try JSONValue.object(message).serializedBytes() + [0]
         }
         Thread {
             while true {

@@ -1,3 +1,4 @@
+import Foundation
 import IntegrationHarness
 import NavHostClient
 import Testing
@@ -62,18 +63,45 @@ struct NavctlCompletionTests {
         }
     }
 
-    @Test("With no daemon at the socket nothing is offered and nothing is printed")
+    @Test("A word before the end of the line is completed as a word, whatever follows it")
+    func wordInsideTheLine() async throws {
+        try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
+            let routes = try await Self.complete("navctl navigate pro| --socket \(daemon.socketPath)")
+            #expect(routes == ["products.detail", "products.list", "profile.edit", "profile.user"])
+            let sessions = try await Self.complete("navctl --session m| --socket \(daemon.socketPath) stack")
+            #expect(sessions == ["main"])
+        }
+    }
+
+    @Test("With no daemon at the socket, or one that never answers, nothing is offered and nothing is printed")
     func unreachable() async throws {
         let directory = try TestPaths.temporaryDirectory()
-        let run = try await Self.run("navctl --socket \(directory)/none navigate ")
-        #expect(run.status == 0, "\(run.errors)")
-        #expect(run.output.isEmpty)
-        #expect(run.errors.isEmpty)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try await Self.complete("navctl --socket \(directory)/none navigate ") == [])
+        // Listening, never accepting: the connection is made and the call sent, and nothing answers; navctl gives up
+        // after NameCompletion.patience (the run's own limit, 30 s, catches a completion that would hang).
+        let descriptor = try boundUnixSocket(at: "\(directory)/mute")
+        defer { close(descriptor) }
+        try #require(listen(descriptor, 8) == 0)
+        #expect(try await Self.complete("navctl --socket \(directory)/mute plugins reload ") == [])
+    }
+
+    @Test("A name that is not a plain name is not offered: bash would expand it as a shell word")
+    func hostileNames() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try DroppingVarlinkServer(
+            replies: [["sessions": ["main", .string("x$(touch \(directory)/ran)"), "a b", "c;d"]]],
+            continues: false
+        )
+        #expect(try await Self.complete("navctl --socket \(server.socketPath) --session ") == ["main"])
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/ran"))
     }
 
     // MARK: - Bash
 
-    /// The words bash's completion of `line` (the cursor at its end) offers, in the order offered.
+    /// The words bash's completion of `line` offers, in the order offered: with the cursor at the line's end, or at
+    /// the end of the word a `|` follows (the `|` is not part of the line).
     static func complete(_ line: String, socketVariable: String? = nil) async throws -> [String] {
         let run = try await run(line, socketVariable: socketVariable)
         #expect(run.status == 0, "\(run.errors)")
@@ -81,8 +109,8 @@ struct NavctlCompletionTests {
         return run.output.split(separator: "\n").map(String.init)
     }
 
-    /// Runs bash's completion of `line` as a Tab at its end would, with `NAVHOST_SOCKET` set to `socketVariable`
-    /// when given, and prints what it offers, one word a line.
+    /// Runs bash's completion of `line` as a Tab at its end (or at its `|`) would, with `NAVHOST_SOCKET` set to
+    /// `socketVariable` when given, and prints what it offers, one word a line.
     static func run(_ line: String, socketVariable: String? = nil) async throws -> ChildProcess.Result {
         // bash-completion turns extglob on for every completion script; the words are split as bash splits them
         // (no quotes in these lines; `=` a word of its own, as COMP_WORDBREAKS has it), the first one the built
@@ -91,11 +119,16 @@ struct NavctlCompletionTests {
             shopt -s extglob
             if [[ -n $3 ]]; then export NAVHOST_SOCKET=$3; else unset NAVHOST_SOCKET; fi
             source <("$1" --generate-completion-script bash) || exit 1
-            COMP_LINE=$2
-            COMP_POINT=${#COMP_LINE}
+            if [[ $2 == *"|"* ]]; then before=${2%%|*} COMP_LINE=${2%%|*}${2#*|}; else before=$2 COMP_LINE=$2; fi
+            COMP_POINT=${#before}
             read -r -a COMP_WORDS <<<"${COMP_LINE//=/ = }"
-            if [[ $COMP_LINE == *" " ]]; then COMP_WORDS+=(""); fi
-            COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+            read -r -a words_before <<<"${before//=/ = }"
+            if [[ $before == *" " ]]; then
+                COMP_WORDS+=("")
+                COMP_CWORD=${#words_before[@]}
+            else
+                COMP_CWORD=$((${#words_before[@]} - 1))
+            fi
             COMP_WORDS[0]=$1
             _navctl navctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
             if ((${#COMPREPLY[@]} > 0)); then printf '%s\n' "${COMPREPLY[@]}"; fi

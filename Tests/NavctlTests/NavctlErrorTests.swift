@@ -144,7 +144,7 @@ struct NavctlErrorTests {
         let path = service.socketPath
         await service.stop()
         // A socket file left behind by a daemon that died: bound, not listening.
-        let descriptor = try Self.boundSocket(at: path)
+        let descriptor = try boundUnixSocket(at: path)
         defer {
             close(descriptor)
             unlink(path)
@@ -162,7 +162,7 @@ struct NavctlErrorTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = "\(directory)/io.navhost"
         // Listening, never accepting: the kernel takes the connection and the call, and nothing answers.
-        let descriptor = try Self.boundSocket(at: path)
+        let descriptor = try boundUnixSocket(at: path)
         defer { close(descriptor) }
         try #require(listen(descriptor, 8) == 0)
 
@@ -176,20 +176,5 @@ struct NavctlErrorTests {
             #expect(refused.status == 64)
             #expect(refused.errors.hasPrefix("Error: --timeout takes seconds from 0 to 86400\n"), "\(value)")
         }
-    }
-
-    /// A Unix stream socket bound at `path`, not listening yet.
-    private static func boundSocket(at path: String) throws -> Int32 {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8.prefix($0.count - 1)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        try #require(bound == 0)
-        return descriptor
     }
 }
