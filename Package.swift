@@ -310,6 +310,7 @@ let package = Package(
                 "NavHostPluginHost",
                 "NavHostService",
                 "NavHostSocketPath",
+                "NavHostSpelling",
                 "NavHostStorage",
                 "NavHostSystemd",
                 "NavHostVarlink",
@@ -334,8 +335,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The name a mistyped one was probably meant to be (`Spelling`), for the command lines' commands, navctl's
-        // routes, intents, plugins and sessions, and the plugin host's manifest fields: a module of its own, since the
-        // plugin host does not depend on the command lines' ArgumentParser, nor should.
+        // routes, intents, plugins and sessions, the plugin host's manifest fields and navhostd.conf's keys: a module
+        // of its own, since the plugin host does not depend on the command lines' ArgumentParser, nor should.
         .target(
             name: "NavHostSpelling",
             swiftSettings: swiftSettings

@@ -77,11 +77,23 @@ struct DaemonConfigurationTests {
         try await daemon.terminate()
     }
 
+    /// An unknown key spelt close to one the daemon reads there names it (`rooot`, `log_level`), one far off or that
+    /// the mapping has already does not.
     @Test(
         "An invalid file stops the daemon before it starts, naming the file, line and key",
         arguments: [
             ("limits:\n  max-connections: lots\n", ":2:20: limits.max-connections: expected a whole number"),
-            ("sessions:\n  kiosk:\n    rooot: settings.main\n", ":3:5: sessions.kiosk.rooot: is not a setting"),
+            (
+                "sessions:\n  kiosk:\n    rooot: settings.main\n",
+                ":3:5: sessions.kiosk.rooot: is not a setting navhostd knows (did you mean \"root\"?); under "
+                    + "sessions.kiosk it reads root, parameters"
+            ),
+            ("log_level: info\n", ":1:1: log_level: is not a setting navhostd knows (did you mean \"log-level\"?)"),
+            ("limits:\n  frobnicate: 3\n", ":2:3: limits.frobnicate: is not a setting navhostd knows; under limits"),
+            (
+                "sessions:\n  kiosk:\n    root: settings.main\n    roots: home.main\n",
+                ":4:5: sessions.kiosk.roots: is not a setting navhostd knows; under sessions.kiosk"
+            ),
             ("log-level: loud\n", ":1:12: log-level: \"loud\" is not a log level"),
             (
                 "socket: /run/\(String(repeating: "s", count: 110))\n",

@@ -4,6 +4,7 @@ import NavHostCommandLine
 import NavHostCore
 import NavHostKit
 import NavHostSocketPath
+import NavHostSpelling
 import NavHostStorage
 
 /// `navhostd.conf` and its drop-ins: YAML, read with libyaml (``YAMLNode``), checked key by key.
@@ -27,7 +28,8 @@ import NavHostStorage
 /// The file `path` is read first, then each `*.conf` of the folder `path.d/` in name order, each overriding what
 /// came before (sessions by name; `name: null` takes a session out). Every key is the long option's name without
 /// its dashes; an unknown key, a value of the wrong type or out of range is refused with a ``ConfigurationError``
-/// that names the file, the line and the key. `docs/configuration.md` and `navhostd.conf(5)` describe every key.
+/// that names the file, the line and the key (and the key an unknown one is probably a slip for, when one is spelt
+/// close to it). `docs/configuration.md` and `navhostd.conf(5)` describe every key.
 enum ConfigurationFile {
     /// The main file navhostd reads when `--config` is not given.
     static let defaultPath = "/etc/navhost/navhostd.conf"
@@ -149,7 +151,7 @@ private struct Reader {
             case "sessions": settings.sessions = try sessions(value)
             case "control": try control(value, into: &settings)
             case "limits": settings.limits = try limits(value)
-            default: throw unknown(key, at: keyNode, in: nil, allowed: Self.topKeys)
+            default: throw unknown(key, at: keyNode, in: nil, of: root, allowed: Self.topKeys)
             }
         }
         return settings
@@ -189,6 +191,7 @@ private struct Reader {
                         field,
                         at: fieldKeyNode,
                         in: key,
+                        of: value,
                         allowed: ["root", "parameters", "max-stack-depth", "intent-timeout"]
                     )
                 }
@@ -221,7 +224,7 @@ private struct Reader {
                     }
                     return group
                 }
-            default: throw unknown(field, at: keyNode, in: "control", allowed: ["users", "groups"])
+            default: throw unknown(field, at: keyNode, in: "control", of: node, allowed: ["users", "groups"])
             }
         }
     }
@@ -241,7 +244,7 @@ private struct Reader {
             } else if let time = LimitSettings.times.first(where: { $0.key == field }) {
                 limits[keyPath: time.path] = try self.time(value, key: key, mayBeOff: time.mayBeOff)
             } else {
-                throw unknown(field, at: keyNode, in: "limits", allowed: LimitSettings.keys)
+                throw unknown(field, at: keyNode, in: "limits", of: node, allowed: LimitSettings.keys)
             }
         }
         if let problem = limits.firstProblem(crossChecking: false) {
@@ -345,13 +348,24 @@ private struct Reader {
         ConfigurationError(file: file, line: node.mark.line, column: node.mark.column, key: key, message: message)
     }
 
-    private func unknown(_ name: String, at node: YAMLNode, in section: String?, allowed: [String])
-        -> ConfigurationError
-    {
-        error(
+    /// An unknown key `name` of the mapping `mapping` (at the top, or under `section`): what it reads, and the key
+    /// `name` is probably a slip for when one of `allowed` is spelt close to it (``Spelling``) and the mapping does
+    /// not have it already (renamed to it, the key would be given twice).
+    private func unknown(
+        _ name: String,
+        at node: YAMLNode,
+        in section: String?,
+        of mapping: YAMLNode,
+        allowed: [String]
+    ) -> ConfigurationError {
+        var present: Set<String> = []
+        if case .mapping(let members, _) = mapping { present = Set(members.compactMap(\.key.text)) }
+        let closest = Spelling.closest(to: name, among: allowed.filter { !present.contains($0) })
+        let hint = closest.map { " (did you mean \"\($0)\"?)" } ?? ""
+        return error(
             node,
             section.map { "\($0).\(name)" } ?? name,
-            "is not a setting navhostd knows; \(section.map { "under \($0)" } ?? "at the top") it reads "
+            "is not a setting navhostd knows\(hint); \(section.map { "under \($0)" } ?? "at the top") it reads "
                 + allowed.joined(separator: ", ")
         )
     }
