@@ -16,7 +16,8 @@ import NavHostStorage
 /// ```
 ///
 /// `dependencies` and `resources` may be left out. Each resource is a path under the plugin's `Resources/` folder.
-/// Reading is strict, as for `manifest.json`: unknown fields are refused.
+/// Reading is strict, as for `manifest.json`: unknown fields are refused, one only `manifest.json` has (`routes`, which
+/// `stage` writes) as belonging there.
 public struct PluginSource: Sendable, Hashable {
     /// The file's name in the plugin's folder.
     public static let fileName = "plugin.json"
@@ -98,6 +99,7 @@ extension PluginSource: Codable {
     }
 
     public init(from decoder: any Decoder) throws {
+        try Self.refuseManifestFields(of: decoder)
         try decoder.refuseUnknownFields(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
@@ -114,5 +116,21 @@ extension PluginSource: Codable {
         try container.encode(summary, forKey: .summary)
         try container.encode(dependencies, forKey: .dependencies)
         try container.encode(resources, forKey: .resources)
+    }
+
+    /// Refuses a field only `manifest.json` has (`routes`, `library`, `sha256`, `sdkVersion`), saying where it
+    /// belongs: `stage` writes those from the built library, so one in `plugin.json` is not a misspelling but a
+    /// field in the wrong file.
+    private static func refuseManifestFields(of decoder: any Decoder) throws {
+        let fields = CodingKeys.allCases.map(\.rawValue)
+        let members = try decoder.container(keyedBy: AnyCodingKey.self).allKeys.map(\.stringValue)
+        for member in members where PluginManifest.fieldNames.contains(member) && !fields.contains(member) {
+            throw PluginManifestError(
+                .unknownField,
+                field: member,
+                "\"\(member)\" belongs in \(PluginManifest.fileName), not \(fileName): navhost-plugin-tool stage "
+                    + "writes it from the built library; the fields are \(fields.sorted().joined(separator: ", "))"
+            )
+        }
     }
 }

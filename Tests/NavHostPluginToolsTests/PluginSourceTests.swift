@@ -43,13 +43,25 @@ struct PluginSourceTests {
         #expect(error.field == field, "\(error)")
     }
 
+    /// A field spelt like none of plugin.json's is named alone; one of manifest.json's, which stage writes, is said
+    /// to belong there.
     @Test(
-        "stage names a misspelt field of plugin.json with the field it probably meant; one spelt like none alone",
+        "stage names a misspelt field of plugin.json's likely fix, and the file a field of manifest.json belongs in",
         arguments: [
             // The file has "summary" already: renamed to it, the member would be there twice.
             ("summay", #"the format has no field "summay"; the fields are "#),
             ("dependecies", #"the format has no field "dependecies" (did you mean "dependencies"?); the fields are "#),
             ("entryPoint", #"the format has no field "entryPoint"; the fields are "#),
+            (
+                "routes",
+                #""routes" belongs in manifest.json, not plugin.json: navhost-plugin-tool stage writes it from the "#
+                    + "built library; the fields are "
+            ),
+            (
+                "sha256",
+                #""sha256" belongs in manifest.json, not plugin.json: navhost-plugin-tool stage writes it from the "#
+                    + "built library; the fields are "
+            ),
         ]
     )
     func stageOfAMisspeltField(field: String, message: String) async throws {

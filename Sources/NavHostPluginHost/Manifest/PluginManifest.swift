@@ -156,6 +156,10 @@ extension PluginManifest: Codable {
         case name, version, summary, sdkVersion, library, sha256, routes, dependencies, resources
     }
 
+    /// The names of `manifest.json`'s top-level fields, for `plugin.json`'s reader to tell those `stage` writes from
+    /// a misspelt field.
+    package static let fieldNames = Set(CodingKeys.allCases.map(\.rawValue))
+
     public init(from decoder: any Decoder) throws {
         try decoder.refuseUnknownFields(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: CodingKeys.self)
