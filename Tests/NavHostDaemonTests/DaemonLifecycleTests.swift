@@ -117,6 +117,10 @@ struct DaemonLifecycleTests {
         _ = try await first.terminate()
     }
 
+    /// Slow by design: it waits the lock's whole patience, 10 s (`SocketPathLock.patience`). The wait is no option,
+    /// and the daemon has no test-only way to shorten it: the lock covers a step of a few system calls, so a holder
+    /// that slow is stuck on any machine; a setting for it would only make a start that fails anyway fail sooner or
+    /// later, and systemd's TimeoutStartSec bounds a start already.
     @Test(
         "A socket path's lock held past the wait stops the daemon with status 1, logged once as critical, as in use"
     )
