@@ -196,6 +196,14 @@ struct JSONParserTests {
         let error = #expect(throws: JSONError.self) { try parser.parse(#"{"a":1, "a\u0000b":2}"#) }
         #expect(error?.code == .syntax)
         #expect(error?.offset == 8)
+        // In text read a second time (a value at json-c's integer limit, a `'` in a string): the same error.
+        for (text, offset) in [
+            (#"{"n":18446744073709551616, "a\u0000b":2}"#, 27), (#"{"s":"it's", "a\u0000b":2}"#, 13),
+        ] {
+            let error = #expect(throws: JSONError.self, "\(text)") { try parser.parse(text) }
+            #expect(error?.offset == offset, "\(text)")
+            #expect(error?.message.contains("an object key holds \\u0000") == true, "\(String(describing: error))")
+        }
         #expect(try parser.parse(#"{"k":"a\u0000b"}"#)["k"] == .string("a\u{0}b"))
         #expect(try parser.parse(#"{"a\\u0000":1}"#) == [#"a\u0000"#: 1])
         #expect(throws: JSONError.self) { try JSONValue.object(["a\u{0}b": 1]).serializedString() }
