@@ -41,7 +41,9 @@ struct DaemonDurabilityTests {
         var acknowledged = Self.stackIdentity(try await nav.snapshot())
         var changes = 0
         var kills = 0
+        var killsAfterOneway = 0
         var lost = 0
+        var lostAfterOneway = 0
         var acknowledgedBy: [String: Int] = [:]
         let routes: [JSONObject] = [
             ["route": "products.list"], ["route": "settings.main"],
@@ -78,8 +80,14 @@ struct DaemonDurabilityTests {
                 acknowledgedBy[method, default: 0] += 1
                 acknowledged = acknowledged.after(reply)
             }
-            // Crash at a random moment: sometimes mid-burst, with a call in flight.
-            if random.next() % 2 == 0 {
+            // Crash right after the last reply, where a reply sent before its change was on disk shows as a loss;
+            // one kill in five with a oneway call in flight instead. Such a kill catches that less often (the daemon
+            // reads and handles the oneway call, and the writer may land the write meanwhile): with the commit left
+            // out of the navigation calls, two runs lost a change at 24 of 36 kills after a oneway call, and at 30 of
+            // 38 right after a reply. Half the kills followed a oneway call until session 50 (a review point).
+            let afterOneway = random.next() % 5 == 0
+            if afterOneway {
+                killsAfterOneway += 1
                 try? await nav.client.oneway("io.navhost.Navigation.Navigate", parameters: ["route": "settings.main"])
             }
             try await daemon.crash()
@@ -92,11 +100,15 @@ struct DaemonDurabilityTests {
             if after != acknowledged && !(landedOneway == acknowledged && after.stack.last?["route"] == "settings.main")
             {
                 lost += 1
+                if afterOneway { lostAfterOneway += 1 }
                 Issue.record("after kill \(kills): expected \(acknowledged), found \(after)")
             }
             acknowledged = after
         }
-        print("durability: \(changes) acknowledged changes \(acknowledgedBy), \(kills) kills, \(lost) lost")
+        print(
+            "durability: \(changes) acknowledged changes \(acknowledgedBy), \(kills) kills (\(killsAfterOneway) after a "
+                + "oneway call), \(lost) lost (\(lostAfterOneway) after a oneway call)"
+        )
         #expect(lost == 0)
         #expect(kills >= 20)
         for method in ["Navigate", "Present", "Pop", "PopToRoot", "PopTo", "Dismiss", "Replace"] {
