@@ -66,10 +66,9 @@ public struct JSONParser: Sendable {
         var readsAnIntegerLimit = false
         let value = try JSONValue(validating: parsed, readsAnIntegerLimit: &readsAnIntegerLimit)
         // json-c reads an integer beyond either limit as that limit, and takes a key in single quotes: only a value
-        // that holds a limit, or text that holds a `'`, is looked at again (for those two: keys holding `\u0000` were
-        // looked for above).
+        // that holds a limit, or text that holds a `'`, is looked at again.
         guard readsAnIntegerLimit || Self.holdsSingleQuote(text) else { return value }
-        var checks = JSONTextChecks(refusesIntegersOutOfRange: false, refusesKeysHoldingNUL: false)
+        var checks = JSONTextChecks(refusesIntegersOutOfRange: false)
         try checks.scan(text, from: 0)
         try checks.finish(at: text.count)
         guard !checks.integersOutOfRange.isEmpty else { return value }
@@ -249,14 +248,15 @@ public struct JSONParser: Sendable {
 /// Offsets in errors count from the first byte fed. After a value or an error, call ``reset()`` to read another.
 ///
 /// It refuses an object key in single quotes, as ``JSONParser`` does. Unlike ``JSONParser``, it refuses an integer
-/// beyond `UInt64.max` or below `Int64.min` (``JSONError/Code/syntax``, at the integer's first byte): json-c reads
-/// one as the nearer limit, and the chunks it was read from are not kept to read it again.
+/// beyond `UInt64.max` or below `Int64.min`
+/// (``JSONError/Code/syntax``, at the integer's first byte): json-c reads one as the nearer limit, and the chunks it
+/// was read from are not kept to read it again.
 public final class JSONIncrementalParser {
     private let maxDepth: Int
     private var tokenizer: Tokenizer
     private var consumed = 0
     private var sawContent = false
-    private var checks = JSONTextChecks(refusesIntegersOutOfRange: true, refusesKeysHoldingNUL: true)
+    private var checks = JSONTextChecks(refusesIntegersOutOfRange: true)
 
     /// Creates an incremental parser.
     ///
@@ -314,7 +314,7 @@ public final class JSONIncrementalParser {
         tokenizer = Tokenizer(maxDepth: maxDepth, validatesUTF8: false)
         consumed = 0
         sawContent = false
-        checks = JSONTextChecks(refusesIntegersOutOfRange: true, refusesKeysHoldingNUL: true)
+        checks = JSONTextChecks(refusesIntegersOutOfRange: true)
     }
 }
 

@@ -21,9 +21,6 @@ struct JSONTextChecks {
     /// Whether an integer out of range is an error (``scan(_:from:)`` throws) or only noted in
     /// ``integersOutOfRange``.
     private let refusesIntegersOutOfRange: Bool
-    /// Whether a key holding `\u0000` is looked for: not when the whole text was looked at for one already
-    /// (``JSONParser/offsetOfKeyHoldingNUL(_:)``).
-    private let refusesKeysHoldingNUL: Bool
     private var place = Place.outside
     private var stringStart = 0
     private var holdsNUL = false
@@ -31,17 +28,14 @@ struct JSONTextChecks {
     /// The integers out of range read so far, where each starts and ends, when they are not refused.
     private(set) var integersOutOfRange: [Range<Int>] = []
 
-    /// - Parameters:
-    ///   - refusesIntegersOutOfRange: Whether an integer outside `Int64.min...UInt64.max` is an error.
-    ///   - refusesKeysHoldingNUL: Whether an object key holding `\u0000` is looked for, and refused.
-    init(refusesIntegersOutOfRange: Bool, refusesKeysHoldingNUL: Bool) {
+    /// - Parameter refusesIntegersOutOfRange: Whether an integer outside `Int64.min...UInt64.max` is an error.
+    init(refusesIntegersOutOfRange: Bool) {
         self.refusesIntegersOutOfRange = refusesIntegersOutOfRange
-        self.refusesKeysHoldingNUL = refusesKeysHoldingNUL
     }
 
     /// Reads `bytes`, the text from offset `offset` of the value on.
     ///
-    /// - Throws: ``JSONError`` for a string in single quotes, and for a key holding `\u0000` or an integer out of
+    /// - Throws: ``JSONError`` for a key holding `\u0000` or a string in single quotes, and for an integer out of
     ///   range when those are refused.
     mutating func scan(_ bytes: UnsafeRawBufferPointer, from offset: Int) throws(JSONError) {
         for (index, byte) in bytes.enumerated() {
@@ -50,7 +44,7 @@ struct JSONTextChecks {
                 try start(at: offset + index, with: byte)
             case .inString(let escape):
                 place = .inString(escape: Self.escape(after: escape, reading: byte))
-                if escape == 5, byte == UInt8(ascii: "0") { holdsNUL = refusesKeysHoldingNUL }
+                if escape == 5, byte == UInt8(ascii: "0") { holdsNUL = true }
                 if escape == 0, byte == UInt8(ascii: "\"") { place = holdsNUL ? .afterStringHoldingNUL : .outside }
             case .afterStringHoldingNUL:
                 if isJSONWhitespace(byte) { continue }
