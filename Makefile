@@ -27,8 +27,8 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR  ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR       ?= $(PREFIX)/share/doc/navhost
 MANDIR       ?= $(PREFIX)/share/man
-# Shell completion scripts, where each shell's Debian package looks for them (scripts/generate-completions.sh); zsh
-# reads vendor-completions only under /usr, and site-functions under /usr/local.
+# Shell completion scripts, where each shell's Debian package looks for them (scripts/generate-completions.sh); Debian's
+# zsh reads vendor-completions only under /usr, and site-functions under /usr/local.
 BASHCOMPDIR  ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
 FISHCOMPDIR  ?= $(PREFIX)/share/fish/vendor_completions.d
@@ -268,7 +268,8 @@ install-completions:
 	@test -n "$(COMPLETED)" || { echo "usage: make install-completions COMPLETED=navctl" >&2; exit 2; }
 	if [ -f $(BUILD_DIR)/completions/bash/$(COMPLETED) ]; then \
 		if [ $(BUILD_DIR)/$(COMPLETED) -nt $(BUILD_DIR)/completions/bash/$(COMPLETED) ]; then \
-			echo "install: skips $(COMPLETED)'s completions: older than $(BUILD_DIR)/$(COMPLETED); run make completions"; \
+			echo "install: skips $(COMPLETED)'s completions: older than $(BUILD_DIR)/$(COMPLETED);" \
+				"run scripts/generate-completions.sh $(BUILD_DIR)" >&2; \
 		else \
 			install -D -m 0644 $(BUILD_DIR)/completions/bash/$(COMPLETED) $(DESTDIR)$(BASHCOMPDIR)/$(COMPLETED) && \
 			install -D -m 0644 $(BUILD_DIR)/completions/zsh/_$(COMPLETED) $(DESTDIR)$(ZSHCOMPDIR)/_$(COMPLETED) && \

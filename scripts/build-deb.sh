@@ -38,6 +38,13 @@ for file in navhostd navctl navhost-plugin-tool libNavHostKit.so libNavHostTesti
     [[ -e $build_dir/$file ]] \
         || { echo "build-deb: $build_dir/$file is missing; run make build, make man and make completions" >&2; exit 1; }
 done
+# make install-files skips completion scripts older than their program (they may not match its arguments).
+for program in navctl navhost-plugin-tool; do
+    if [[ $build_dir/$program -nt $build_dir/completions/bash/$program ]]; then
+        echo "build-deb: $build_dir/completions/ is older than $program; run scripts/generate-completions.sh $build_dir" >&2
+        exit 1
+    fi
+done
 [[ -f systemd/navhostd.conf ]] \
     || echo "build-deb: no systemd/navhostd.conf in the tree; the package has no /etc/navhost/navhostd.conf" >&2
 # The folder the programs find the Swift runtime in through their run path: the toolchain's.
@@ -55,6 +62,8 @@ sdk=$work/navhost-sdk
 make --no-print-directory install-files DESTDIR="$stage" BUILD_DIR="$build_dir" PREFIX=/usr SYSCONFDIR=/etc >/dev/null
 # dpkg, not `make uninstall`, removes a package: the list of plugins for `make uninstall` does not ship.
 rm -f "$stage/usr/lib/navhost/installed-plugins"
+[[ -f $stage/usr/share/bash-completion/completions/navctl ]] \
+    || { echo "build-deb: make install-files installed no completion scripts" >&2; exit 1; }
 
 # 2. The SDK's programs, libraries and interfaces go to navhost-sdk; the rest is navhost, the SDK's documents too:
 # docs/sdk.md names them in /usr/share/doc/navhost/docs, where `make install-sdk` puts them.

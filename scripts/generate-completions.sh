@@ -22,6 +22,7 @@ out=$build_dir/completions
 # script for `make install` to install.
 work=$(mktemp -d "$build_dir/.completions.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
 mkdir -p "$work/bash" "$work/zsh" "$work/fish"
 for program in navctl navhost-plugin-tool; do
     [[ -x $build_dir/$program ]] || { echo "generate-completions: $build_dir/$program is missing" >&2; exit 1; }
@@ -35,5 +36,5 @@ bash -n "$work"/bash/*
 if command -v zsh >/dev/null; then for script in "$work"/zsh/*; do zsh -n "$script"; done; fi
 if command -v fish >/dev/null; then for script in "$work"/fish/*; do fish --no-execute "$script"; done; fi
 rm -rf "$out"
-mv "$work" "$out"
+mv -T "$work" "$out"
 trap - EXIT

@@ -205,8 +205,13 @@ dpkg_installs() {
     shipped_exec_start=$(inside grep -m1 '^ExecStart=' /usr/lib/systemd/system/$unit)
     [[ -n $shipped_exec_start ]] && inside test -f /usr/share/man/man8/navhostd.8.gz \
         && inside test -f /usr/share/man/man1/navctl.1.gz && inside test -f /usr/share/man/man5/navhostd.conf.5.gz \
-        && inside test -f /usr/share/bash-completion/completions/navctl \
-        && inside test -f /usr/share/bash-completion/completions/navhost-plugin-tool || return 1
+        || return 1
+    local completion
+    for completion in /usr/share/bash-completion/completions/{navctl,navhost-plugin-tool} \
+        /usr/share/zsh/vendor-completions/{_navctl,_navhost-plugin-tool} \
+        /usr/share/fish/vendor_completions.d/{navctl,navhost-plugin-tool}.fish; do
+        inside test -f "$completion" || { echo "not installed: $completion"; return 1; }
+    done
     # The units' Documentation= and the README that GetInfo names are installed files.
     local documentation
     for documentation in $(inside systemctl show -P Documentation $unit navhostd.socket) \
@@ -509,7 +514,8 @@ package_files=(/usr/lib/navhost /usr/bin/navhostd /usr/bin/navctl /usr/bin/navho
     /usr/lib/tmpfiles.d/navhost.conf /usr/share/doc/navhost /usr/share/doc/navhost-sdk
     /usr/share/man/man8/navhostd.8.gz /usr/share/man/man1/navctl.1.gz /usr/share/man/man5/navhostd.conf.5.gz
     /usr/share/bash-completion/completions/navctl /usr/share/zsh/vendor-completions/_navctl
-    /usr/share/fish/vendor_completions.d/navctl.fish /usr/share/bash-completion/completions/navhost-plugin-tool)
+    /usr/share/fish/vendor_completions.d/navctl.fish /usr/share/bash-completion/completions/navhost-plugin-tool
+    /usr/share/zsh/vendor-completions/_navhost-plugin-tool /usr/share/fish/vendor_completions.d/navhost-plugin-tool.fish)
 dpkg_removes() {
     local conffile
     inside systemctl start $unit && wait_until_active && is_active || return 1

@@ -94,6 +94,8 @@ struct DaemonConfigurationTests {
                 "sessions:\n  kiosk:\n    root: settings.main\n    roots: home.main\n",
                 ":4:5: sessions.kiosk.roots: is not a setting navhostd knows; under sessions.kiosk"
             ),
+            // A slip for a key the file has already names no farther key instead (not socket-mode).
+            ("socket: /tmp/s\nsocke: /tmp/t\n", ":2:1: socke: is not a setting navhostd knows; at the top"),
             ("log-level: loud\n", ":1:12: log-level: \"loud\" is not a log level"),
             (
                 "socket: /run/\(String(repeating: "s", count: 110))\n",

@@ -60,6 +60,13 @@ struct NavctlCompletionTests {
             #expect(close == ["passenger"])
             let plugins = try await Self.complete("navctl plugins reload ", socketVariable: daemon.socketPath)
             #expect(plugins == ["Home", "Products", "Settings", "UserProfile"])
+            // --socket as the words are typed: in quotes, or under the home folder as ~/ (a path it runs from).
+            let quoted = try await Self.complete("navctl --socket '\(daemon.socketPath)' --session ")
+            #expect(quoted == ["main", "passenger"])
+            let socket = URL(fileURLWithPath: daemon.socketPath)
+            let home = socket.deletingLastPathComponent().path
+            let tilde = try await Self.complete("navctl --socket ~/\(socket.lastPathComponent) --session ", home: home)
+            #expect(tilde == ["main", "passenger"])
         }
     }
 
@@ -79,11 +86,13 @@ struct NavctlCompletionTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(try await Self.complete("navctl --socket \(directory)/none navigate ") == [])
         // Listening, never accepting: the connection is made and the call sent, and nothing answers; navctl gives up
-        // after NameCompletion.patience (the run's own limit, 30 s, catches a completion that would hang).
+        // after NameCompletion.patience, 1 s (the run is killed, and the test fails, if it would hold the shell for
+        // ten).
         let descriptor = try boundUnixSocket(at: "\(directory)/mute")
         defer { close(descriptor) }
         try #require(listen(descriptor, 8) == 0)
-        #expect(try await Self.complete("navctl --socket \(directory)/mute plugins reload ") == [])
+        let mute = try await Self.complete("navctl --socket \(directory)/mute plugins reload ", limit: .seconds(10))
+        #expect(mute == [])
     }
 
     @Test("A name that is not a plain name is not offered: bash would expand it as a shell word")
@@ -101,9 +110,19 @@ struct NavctlCompletionTests {
     // MARK: - Bash
 
     /// The words bash's completion of `line` offers, in the order offered: with the cursor at the line's end, or at
-    /// the end of the word a `|` follows (the `|` is not part of the line).
-    static func complete(_ line: String, socketVariable: String? = nil) async throws -> [String] {
-        let run = try await run(line, socketVariable: socketVariable)
+    /// the end of the word a `|` follows (the `|` is not part of the line; only a word's end is supported).
+    ///
+    /// - Parameters:
+    ///   - socketVariable: `NAVHOST_SOCKET`'s value; unset when `nil`.
+    ///   - home: `HOME`'s value; the test's own when `nil`.
+    ///   - limit: How long the completion may take before it is killed and the test fails.
+    static func complete(
+        _ line: String,
+        socketVariable: String? = nil,
+        home: String? = nil,
+        limit: Duration = .seconds(30)
+    ) async throws -> [String] {
+        let run = try await run(line, socketVariable: socketVariable, home: home, limit: limit)
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.errors.isEmpty, "\(run.errors)")
         return run.output.split(separator: "\n").map(String.init)
@@ -111,15 +130,22 @@ struct NavctlCompletionTests {
 
     /// Runs bash's completion of `line` as a Tab at its end (or at its `|`) would, with `NAVHOST_SOCKET` set to
     /// `socketVariable` when given, and prints what it offers, one word a line.
-    static func run(_ line: String, socketVariable: String? = nil) async throws -> ChildProcess.Result {
+    static func run(
+        _ line: String,
+        socketVariable: String?,
+        home: String?,
+        limit: Duration
+    ) async throws -> ChildProcess.Result {
         // bash-completion turns extglob on for every completion script; the words are split as bash splits them
         // (no quotes in these lines; `=` a word of its own, as COMP_WORDBREAKS has it), the first one the built
         // navctl, which the script runs for the names.
         let script = #"""
             shopt -s extglob
             if [[ -n $3 ]]; then export NAVHOST_SOCKET=$3; else unset NAVHOST_SOCKET; fi
+            if [[ -n $4 ]]; then export HOME=$4; fi
             source <("$1" --generate-completion-script bash) || exit 1
             if [[ $2 == *"|"* ]]; then before=${2%%|*} COMP_LINE=${2%%|*}${2#*|}; else before=$2 COMP_LINE=$2; fi
+            if [[ $2 == *"|"* && $before == *" " ]]; then echo "the | must end a word" >&2; exit 2; fi
             COMP_POINT=${#before}
             read -r -a COMP_WORDS <<<"${COMP_LINE//=/ = }"
             read -r -a words_before <<<"${before//=/ = }"
@@ -135,8 +161,8 @@ struct NavctlCompletionTests {
             """#
         return try await ChildProcess.run(
             "/bin/bash",
-            ["-c", script, "complete", Navctl.executable, line, socketVariable ?? ""],
-            limit: .seconds(30)
+            ["-c", script, "complete", Navctl.executable, line, socketVariable ?? "", home ?? ""],
+            limit: limit
         )
     }
 }

@@ -92,11 +92,14 @@ extension Decoder {
     package func refuseUnknownFields(allowed: Set<String>) throws {
         let members = try container(keyedBy: AnyCodingKey.self)
         let fields = allowed.sorted()
-        // A field the object has already is not suggested: renamed to it, the member would be there twice.
+        // A field the object has already is not suggested (renamed to it, the member would be there twice), and no
+        // farther field is suggested in its place.
         let present = Set(members.allKeys.map(\.stringValue))
-        let absent = fields.filter { !present.contains($0) }
         for key in members.allKeys where !allowed.contains(key.stringValue) {
-            let hint = Spelling.closest(to: key.stringValue, among: absent).map { " (did you mean \"\($0)\"?)" } ?? ""
+            let closest = Spelling.closest(to: key.stringValue, among: fields).flatMap {
+                present.contains($0) ? nil : $0
+            }
+            let hint = closest.map { " (did you mean \"\($0)\"?)" } ?? ""
             throw PluginManifestError(
                 .unknownField,
                 field: ManifestDecoding.path(codingPath + [key]),

@@ -349,8 +349,8 @@ private struct Reader {
     }
 
     /// An unknown key `name` of the mapping `mapping` (at the top, or under `section`): what it reads, and the key
-    /// `name` is probably a slip for when one of `allowed` is spelt close to it (``Spelling``) and the mapping does
-    /// not have it already (renamed to it, the key would be given twice).
+    /// `name` is probably a slip for when one of `allowed` is spelt close to it (``Spelling``), unless the mapping
+    /// has that key already (renamed to it, the key would be given twice; nor is another, farther key named instead).
     private func unknown(
         _ name: String,
         at node: YAMLNode,
@@ -360,7 +360,7 @@ private struct Reader {
     ) -> ConfigurationError {
         var present: Set<String> = []
         if case .mapping(let members, _) = mapping { present = Set(members.compactMap(\.key.text)) }
-        let closest = Spelling.closest(to: name, among: allowed.filter { !present.contains($0) })
+        let closest = Spelling.closest(to: name, among: allowed).flatMap { present.contains($0) ? nil : $0 }
         let hint = closest.map { " (did you mean \"\($0)\"?)" } ?? ""
         return error(
             node,
