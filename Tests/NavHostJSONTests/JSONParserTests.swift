@@ -188,6 +188,17 @@ struct JSONParserTests {
         #expect(try parser.parse(Array("{}".utf8) + [0]) == [:])
         #expect(try parser.parse(Array(#"{"a":1} "#.utf8) + [0] + Array("junk".utf8)) == ["a": 1])
         #expect(try parser.parse(Array("[1]".utf8) + [0, 0]) == [1])
+        // Nothing after the NUL is looked at, by json-c or by the checks the parser makes of the text itself: a
+        // single quote, a key that would hold \u0000, an integer past json-c's limits, in any order.
+        for junk in ["'", #""\u0000":"#, #""'\u"\u0000":"#, "99999999999999999999999", #"'a\u0000'"#] {
+            #expect(try parser.parse(Array("{}".utf8) + [0] + Array(junk.utf8)) == [:], "\(junk)")
+            #expect(
+                try parser.parse(Array(#"{"n":18446744073709551616} "#.utf8) + [0] + Array(junk.utf8)) == [
+                    "n": .double(18_446_744_073_709_551_616)
+                ],
+                "\(junk)"
+            )
+        }
     }
 
     @Test("A key holding \\u0000 is refused, where it starts; the same escape in a value, or escaped, is text")

@@ -48,23 +48,25 @@ public struct JSONParser: Sendable {
     public func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue {
         var length = bytes.count
         if length > 0, bytes[length - 1] == 0 { length -= 1 }
-        let text = UnsafeRawBufferPointer(rebasing: bytes[..<length])
-        let parsed: OpaquePointer?
+        let whole = UnsafeRawBufferPointer(rebasing: bytes[..<length])
+        let parsed: (pointer: OpaquePointer?, end: Int)
         if length <= Self.largestCachedParse {
             parsed = try Tokenizer.withCached(maxDepth: maxDepth) { tokenizer throws(JSONError) in
-                try Self.parseComplete(text, with: tokenizer, maxDepth: maxDepth)
+                try Self.parseComplete(whole, with: tokenizer, maxDepth: maxDepth)
             }
         } else {
             parsed = try Self.parseComplete(
-                text,
+                whole,
                 with: Tokenizer(maxDepth: maxDepth, validatesUTF8: true),
                 maxDepth: maxDepth
             )
         }
-        defer { json_object_put(parsed) }
+        defer { json_object_put(parsed.pointer) }
+        // What json-c read: up to a NUL that ends the value, when one does. Nothing after it is looked at.
+        let text = UnsafeRawBufferPointer(rebasing: whole[..<parsed.end])
         if let offset = Self.offsetOfKeyHoldingNUL(text) { throw Self.keyHoldingNUL(at: offset) }
         var readsAnIntegerLimit = false
-        let value = try JSONValue(validating: parsed, readsAnIntegerLimit: &readsAnIntegerLimit)
+        let value = try JSONValue(validating: parsed.pointer, readsAnIntegerLimit: &readsAnIntegerLimit)
         // json-c reads an integer beyond either limit as that limit, and takes a key in single quotes: only a value
         // that holds a limit, or text that holds a `'`, is looked at again.
         guard readsAnIntegerLimit || Self.holdsSingleQuote(text) else { return value }
@@ -101,12 +103,13 @@ public struct JSONParser: Sendable {
     private static var largestCachedParse: Int { 64 * 1024 }
 
     /// Feeds the whole of `text`, then a NUL when the value is still open (json-c only knows that a number at the
-    /// end is complete when it sees the byte after it), and returns the json-c object the caller must release.
+    /// end is complete when it sees the byte after it), and returns the json-c object the caller must release, and
+    /// the end of what json-c read: the offset of a NUL after the value, else `text.count`.
     private static func parseComplete(
         _ text: UnsafeRawBufferPointer,
         with tokenizer: Tokenizer,
         maxDepth: Int
-    ) throws(JSONError) -> OpaquePointer? {
+    ) throws(JSONError) -> (pointer: OpaquePointer?, end: Int) {
         let base = text.baseAddress?.assumingMemoryBound(to: CChar.self)
         // ASCII text holds no UTF-8 to check: json-c's check costs a call per character (about 1,000 instructions
         // for a 100-byte Varlink call), and a scan for a byte above 0x7F a few per eight bytes.
@@ -125,7 +128,7 @@ public struct JSONParser: Sendable {
                         offset: extra
                     )
                 }
-                return parsed.pointer
+                return (parsed.pointer, extra)
             }
             var terminator: CChar = 0
             guard let parsed = try tokenizer.feed(&terminator, count: 1, baseOffset: text.count) else {
@@ -135,7 +138,7 @@ public struct JSONParser: Sendable {
                     offset: text.count
                 )
             }
-            return parsed.pointer
+            return (parsed.pointer, text.count)
         } catch let error {
             // Strict json-c reports bytes after a complete value as an unexpected character.
             if error.code == .syntax, let offset = error.offset, offset > 0, offset < text.count, let base,
