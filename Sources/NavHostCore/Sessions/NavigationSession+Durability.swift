@@ -85,8 +85,7 @@ extension NavigationSession {
         guard !rebuilt.isEmpty else { return false }
         let closed = screens.filter { old in !rebuilt.contains { $0 === old } }
         let opened = rebuilt.filter { new in !screens.contains { $0 === new } }
-        let rebuiltIDs = Set(rebuilt.map(\.id))
-        for screen in closed.reversed() { screen.close(rebuilt: rebuiltIDs.contains(screen.id)) }
+        for screen in closed.reversed() { screen.close() }
         screens = rebuilt
         record(.replaced(rebuilt.map(\.snapshot)))
         for screen in opened { screen.appear() }
