@@ -122,6 +122,46 @@ struct SocketTests {
         #expect(stat(path, &after) == 0 && after.st_ino == bound.st_ino, "the other server's socket file stays")
     }
 
+    @Test(
+        "Servers waiting for their socket paths' locks hold no thread: as many as the machine has cores do not stall other tasks",
+        .timeLimit(.minutes(1))
+    )
+    func lockWaitsHoldNoThread() async throws {
+        // One more wait than the concurrency pool has threads (one per core): waits that slept on their threads
+        // would leave this test's own task no thread until the first gave up, 10 s later, as SocketPathLocked.
+        let paths = (0...ProcessInfo.processInfo.activeProcessorCount).map { _ in TestPaths.socketPath() }
+        defer { for path in paths { unlink(path + ".lock") } }
+        var lockFiles: [Int32] = []
+        for path in paths {
+            let lockFile = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            try #require(lockFile >= 0 && flock(lockFile, LOCK_EX) == 0)
+            lockFiles.append(lockFile)
+        }
+        let logs = InMemoryLogHandler()
+        let bindings = paths.map { path in
+            Task {
+                try await VarlinkServer.bind(
+                    unixSocketPath: path,
+                    service: VarlinkService(vendor: "v", product: "p", version: "1", url: "u"),
+                    logger: Logger(label: "test") { _ in logs }
+                )
+            }
+        }
+        try await withTimeout(.seconds(20), "every server's wait for its lock") {
+            while logs.entries.filter({ "\($0.message)".hasPrefix("Waiting for the socket path's lock") }).count
+                < paths.count
+            {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        for lockFile in lockFiles { close(lockFile) }
+        for binding in bindings {
+            let server = try await binding.value
+            server.shutdownGracefully()
+            try await server.run()
+        }
+    }
+
     /// Binds and listens on a new `AF_UNIX` socket at `path`, like a service manager would.
     private func makeListeningSocket(at path: String) throws -> CInt {
         unlink(path)

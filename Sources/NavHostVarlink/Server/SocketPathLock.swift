@@ -14,22 +14,24 @@ enum SocketPathLock {
     static let patience: Duration = .seconds(10)
 
     /// Runs `body` holding the lock of the socket at `socketPath`, waiting for another holder up to ``patience``;
-    /// `whileWaiting` is called once, when it must wait.
+    /// `whileWaiting` is called once, when it must wait. The wait suspends the task, not its thread: a thread of the
+    /// concurrency pool (two on a two-core machine) held in a sleep for seconds stalls every other task meanwhile.
     ///
     /// - Throws: ``VarlinkServer/SocketPathLocked`` when another process held the lock all that time; `IOError` when
-    ///   the lock file cannot be opened or locked; what `body` throws.
+    ///   the lock file cannot be opened or locked; `CancellationError` when the task is cancelled while it waits;
+    ///   what `body` throws.
     static func holding<Result>(
         _ socketPath: String,
         whileWaiting: () -> Void,
         _ body: () throws -> Result
-    ) throws -> Result {
-        let descriptor = try lock(socketPath, whileWaiting: whileWaiting)
+    ) async throws -> Result {
+        let descriptor = try await lock(socketPath, whileWaiting: whileWaiting)
         defer { close(descriptor) }
         return try body()
     }
 
     /// The open lock file of the socket at `socketPath`, locked.
-    private static func lock(_ socketPath: String, whileWaiting: () -> Void) throws -> Int32 {
+    private static func lock(_ socketPath: String, whileWaiting: () -> Void) async throws -> Int32 {
         let path = socketPath + ".lock"
         // Readable by all: a server running as another user later can still lock a file an earlier run as root left,
         // since `flock` needs no write access.
@@ -53,7 +55,12 @@ enum SocketPathLock {
                 whileWaiting()
             }
             // Polled, not a blocking `flock`: a stuck holder must not hold this server for good.
-            usleep(5_000)
+            do {
+                try await Task.sleep(for: .milliseconds(5))
+            } catch {
+                close(descriptor)
+                throw error
+            }
         }
         return descriptor
     }

@@ -82,8 +82,8 @@ extension VarlinkServer {
         mode: UInt32?,
         removingStaleFile: Bool,
         whileWaiting: () -> Void
-    ) throws -> (descriptor: Int32, file: SocketFileIdentity?) {
-        try SocketPathLock.holding(path, whileWaiting: whileWaiting) {
+    ) async throws -> (descriptor: Int32, file: SocketFileIdentity?) {
+        try await SocketPathLock.holding(path, whileWaiting: whileWaiting) {
             let descriptor = try bindUnlocked(at: path, mode: mode, removingStaleFile: removingStaleFile)
             return (descriptor, SocketFileIdentity(path: path))
         }
@@ -126,15 +126,16 @@ extension VarlinkServer {
 
     /// Removes the socket file at `path` if it is still `identity`: another server may have bound the path since.
     /// Looked at and removed under the path's lock, so that a server binding meanwhile does not lose its new file
-    /// between the look and the removal; without the lock (it could not be had), looked at all the same.
-    static func removeSocketFile(_ path: String, ifStill identity: SocketFileIdentity?) {
+    /// between the look and the removal; without the lock (it could not be had, or the task was cancelled while it
+    /// waited), looked at all the same.
+    static func removeSocketFile(_ path: String, ifStill identity: SocketFileIdentity?) async {
         guard let identity else { return }
         let removeIfStill = {
             guard SocketFileIdentity(path: path) == identity else { return }
             unlink(path)
         }
         do {
-            try SocketPathLock.holding(path, whileWaiting: {}, removeIfStill)
+            try await SocketPathLock.holding(path, whileWaiting: {}, removeIfStill)
         } catch {
             removeIfStill()
         }

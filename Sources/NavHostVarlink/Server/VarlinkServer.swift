@@ -117,7 +117,7 @@ public final class VarlinkServer: Sendable {
     ) async throws -> VarlinkServer {
         // Bound here, not by NIO's bootstrap: NIO removes whatever socket file is at the path when it binds (a live
         // server's too) and again when the channel closes (by then perhaps another server's).
-        let (descriptor, socketFile) = try listeningSocket(
+        let (descriptor, socketFile) = try await listeningSocket(
             at: unixSocketPath,
             mode: socketMode,
             removingStaleFile: cleanupExistingSocketFile,
@@ -137,7 +137,7 @@ public final class VarlinkServer: Sendable {
                     childChannelInitializer: initializer(service: service, settings: settings, logger: logger)
                 )
         } catch {
-            removeSocketFile(unixSocketPath, ifStill: socketFile)
+            await removeSocketFile(unixSocketPath, ifStill: socketFile)
             throw error
         }
         return VarlinkServer(
@@ -245,14 +245,19 @@ public final class VarlinkServer: Sendable {
     /// taken its path since.
     public func run() async throws {
         logger.info("Varlink server listening", metadata: ["varlink.socket": "\(socketPath ?? "(inherited)")"])
-        defer { if let socketPath { Self.removeSocketFile(socketPath, ifStill: socketFile) } }
-        try await withThrowingDiscardingTaskGroup { group in
-            try await listener.executeThenClose { inbound in
-                for try await accepted in inbound {
-                    group.addTask { await self.serve(accepted) }
+        do {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await listener.executeThenClose { inbound in
+                    for try await accepted in inbound {
+                        group.addTask { await self.serve(accepted) }
+                    }
                 }
             }
+        } catch {
+            if let socketPath { await Self.removeSocketFile(socketPath, ifStill: socketFile) }
+            throw error
         }
+        if let socketPath { await Self.removeSocketFile(socketPath, ifStill: socketFile) }
         logger.info("Varlink server stopped")
     }
 
