@@ -79,7 +79,7 @@ struct ClientErrorTests {
     @Test("A socket nobody listens on is daemonUnreachable: connection refused")
     func refusedConnection() async throws {
         let path = TestPaths.socketPath()
-        let descriptor = try boundUnlistenedSocket(at: path)
+        let descriptor = try boundUnixSocket(at: path)
         defer {
             close(descriptor)
             unlink(path)
