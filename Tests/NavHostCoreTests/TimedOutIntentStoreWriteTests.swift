@@ -186,45 +186,6 @@ struct TimedOutIntentStoreWriteTests {
         #expect(error?.code == .screenClosed)
     }
 
-    @Test(
-        "The stop ends the waits for store writes begun before it: an IntentTimedOut reply's, and a ScreenClosed one's whose screen another call closed"
-    )
-    func stopEndsTheWaitsBegunBeforeIt() async throws {
-        let clock = ManualClock()
-        let timingOut = (store: HeldStore(), reply: Reply())
-        let timedOutSession = try Self.ledgerSession(store: timingOut.store, clock: clock)
-        let closing = (store: HeldStore(), reply: Reply())
-        let closedSession = try Self.ledgerSession(store: closing.store, clock: ManualClock())
-        let timedOut = Task { @MainActor in
-            defer { timingOut.reply.came = true }
-            try await timedOutSession.send(IntentMessage(name: "onTappedSave"))
-        }
-        let closed = Task { @MainActor in
-            defer { closing.reply.came = true }
-            try await closedSession.send(IntentMessage(name: "onTappedSave"))
-        }
-        await timingOut.store.writeBegan.wait()
-        await closing.store.writeBegan.wait()
-        await clock.advance(by: .seconds(30))
-        try closedSession.replace(with: [RouteRequest(id: "ledger.main")])
-        for _ in 0..<20 { await Task { @MainActor in }.value }
-        #expect(!timingOut.reply.came && !closing.reply.came, "the replies do not wait for the writes")
-
-        timedOutSession.close(stopping: true)
-        closedSession.close(stopping: true)
-        for _ in 0..<1000 where !(timingOut.reply.came && closing.reply.came) { await Task { @MainActor in }.value }
-        // Without the session's release of every wait, the first waited for the write without end, the second until
-        // its time limit (never here: its clock does not move).
-        #expect(timingOut.reply.came, "the IntentTimedOut reply waits for the store write at the stop")
-        #expect(closing.reply.came, "the ScreenClosed reply waits for the store write at the stop")
-        timingOut.store.release.open()
-        closing.store.release.open()
-        let timeOut = await #expect(throws: NavigationError.self) { try await timedOut.value }
-        #expect(timeOut?.code == .intentTimedOut)
-        let close = await #expect(throws: NavigationError.self) { try await closed.value }
-        #expect(close?.code == .screenClosed)
-    }
-
     @Test("A store write under way when the time runs out is waited for: IntentTimedOut comes once it is stored")
     func writeUnderWayIsWaitedFor() async throws {
         let store = HeldStore()

@@ -58,9 +58,6 @@ final class Screen {
 
     /// The intent time limit, on the clock it is measured with; `nil` for none.
     private let intentTimer: IntentTimer?
-    /// Where the callers of intents given up on wait for the store writes under way, which the daemon's stop ends;
-    /// `nil` outside a session (a test's screen): they wait on the task itself.
-    private let storeWriteWaits: StoreWriteWaits?
     /// The deadline of the intent whose clock started last: read by the session right after an intent's first stretch
     /// suspended, to give the same intent what is left of it if a reload rebuilds the screen.
     private(set) var lastDeadline: IntentDeadline?
@@ -80,10 +77,8 @@ final class Screen {
         model: ScreenModel,
         context: SessionContext? = nil,
         navigation: ScreenNavigation? = nil,
-        intentTimeLimit: (Duration, any Clock<Duration>)? = nil,
-        storeWriteWaits: StoreWriteWaits? = nil
+        intentTimeLimit: (Duration, any Clock<Duration>)? = nil
     ) {
-        self.storeWriteWaits = storeWriteWaits
         self.context = context
         self.navigation = navigation
         self.id = id
@@ -114,10 +109,13 @@ final class Screen {
     /// reload), those intents are delivered there again (`NavigationSession.startSending`), each once that wait is
     /// over.
     ///
-    /// - Parameter itself: Whether the screen's own `Router` asked for the navigation that closes it. Navigation asked
-    ///   for through another `Router` counts as the screen's own when one of the screen's tasks asked for it
-    ///   (``ScreenTask/current``).
-    func close(itself: Bool = false) {
+    /// - Parameters:
+    ///   - itself: Whether the screen's own `Router` asked for the navigation that closes it. Navigation asked for
+    ///     through another `Router` counts as the screen's own when one of the screen's tasks asked for it
+    ///     (``ScreenTask/current``).
+    ///   - stopping: Whether the daemon is stopping: the callers given up on are answered without waiting for the
+    ///     store writes under way, which must not hold the stop.
+    func close(itself: Bool = false, stopping: Bool = false) {
         guard !isClosed else { return }
         isClosed = true
         closedItself = itself || ScreenTask.current?.isWork(of: self) == true
@@ -134,7 +132,10 @@ final class Screen {
         // started included, is given up before the cancel (it may go on once cancelled), so that its writes are refused
         // from the first. A task with no race (`onAppear`'s) is no intent's: nothing to give up.
         let givenUp = closedItself ? [] : tasks.filter { $0.race != nil && $0.race?.outcome == nil }
-        for task in givenUp { task.abandon() }
+        for task in givenUp {
+            task.abandon()
+            if stopping { task.stopWaitingForStoreWrites() }
+        }
         for task in tasks { task.cancel() }
         for task in givenUp { task.race?.finish(.closed) }
     }
@@ -182,7 +183,7 @@ final class Screen {
     ///
     /// A screen closed by anything but its own work answers `screenClosed` once the store writes the intent's work has
     /// under way have ended (at most until its time limit runs out), even if its use case ignores cancellation and
-    /// never returns (``close(itself:)``).
+    /// never returns (``close(itself:stopping:)``).
     ///
     /// - Throws: ``NavigationError`` — unknown intent, bad arguments, a failure the ViewModel threw, or
     ///   `screenClosed`.
@@ -340,7 +341,7 @@ extension Screen {
         }
         task.handle.race = race
         // The work's first stretch ran inside `startTask`, before the race was handed over: a close in it is seen here,
-        // and dealt with as `close(itself:)` deals with one later. An intent that finished in it was answered
+        // and dealt with as `close(itself:stopping:)` deals with one later. An intent that finished in it was answered
         // with that (its caller is told so next), and is not given up on: the tasks it started keep their writes.
         if isClosed, !closedItself, race.outcome == nil {
             task.handle.abandon()
@@ -403,16 +404,11 @@ extension Screen {
             // Given up on, its time run out or its screen closed by another call (for a plugin reload, the screen
             // built in its place, where it is delivered again): the store writes it began before are what it did, on
             // disk before its caller hears that it did not finish (or before that delivery); those it begins from now
-            // on are refused (``IntentGuardedStore``). A close is not held past the intent's time limit (the clock's
-            // `expire`), and no wait holds the daemon's stop (``StoreWriteWaits``). A screen its own work closed
-            // never finishes the race with `closed`: its intent is answered with its own outcome, or times out.
+            // on are refused (``IntentGuardedStore``). A close is not held past the intent's time limit, nor the
+            // daemon's stop (``close(itself:stopping:)``). A screen its own work closed never finishes the race with
+            // `closed`: its intent is answered with its own outcome, or times out.
             switch outcome {
-            case .timedOut, .closed:
-                if let storeWriteWaits {
-                    await storeWriteWaits.storeWritesEnded(of: task.handle)
-                } else {
-                    await task.handle.storeWritesEnded()
-                }
+            case .timedOut, .closed: await task.handle.storeWritesEnded()
             case .finished: break
             }
             return Self.outcome(outcome, of: task.handle)

@@ -49,9 +49,6 @@ public final class NavigationSession: NavigationHandler {
     public private(set) var options: SessionOptions
     /// The screen whose Router is being served right now, if any.
     var navigatingScreen: ScreenID?
-    /// Where the callers of this session's intents that were given up on wait for their store writes; the stop ends
-    /// those waits (``close(stopping:)``).
-    let storeWriteWaits = StoreWriteWaits()
     /// The session's last calls (`NavigationSession+Calls.swift`).
     var recorder: FlightRecorder
     /// The stack of the last ``record`` built, and what it was built from (`NavigationSession+Restoring.swift`).
@@ -193,10 +190,8 @@ public final class NavigationSession: NavigationHandler {
     /// latest call first.
     public func close(stopping: Bool = false) {
         settleRecording()
-        for screen in screens.reversed() { screen.close() }
-        // At the stop, the callers of intents given up on are answered without waiting for the store writes under
-        // way, those of screens closed before included: a write that never ends must not hold the stop.
-        if stopping { storeWriteWaits.endAll() }
+        // At the stop, an intent's caller is answered without waiting for the store writes under way (`Screen.close`).
+        for screen in screens.reversed() { screen.close(stopping: stopping) }
         for attached in watchers.values { attached.watcher.finish(with: stopping ? .stopping : .closed) }
         watchers.removeAll()
     }
@@ -269,8 +264,7 @@ extension NavigationSession {
             model: ScreenModel(viewModel),
             context: context,
             navigation: navigation,
-            intentTimeLimit: options.intentTimeLimit.map { ($0, options.clock) },
-            storeWriteWaits: storeWriteWaits
+            intentTimeLimit: options.intentTimeLimit.map { ($0, options.clock) }
         )
         navigation.screen = screen
         screen.onStateMayHaveChanged = { [weak self] screen in self?.stateMayHaveChanged(screen) }
