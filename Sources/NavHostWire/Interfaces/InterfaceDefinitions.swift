@@ -280,11 +280,9 @@ public enum InterfaceDefinitions {
         # Replace needs at least a root route.
         error EmptyStack ()
 
-        # The screen left the stack before the intent finished: another call closed it (a
-        # Pop, a Replace, its plugin unloaded or reloaded), or the daemon is stopping. The
-        # intent was cancelled. A write to its feature's store that its work had begun was
-        # waited for (up to the intent's time limit; not during a stop), and one that its work
-        # begins afterwards is refused (a task its feature detached is not its work).
+        # The screen left the stack before the intent finished. The intent was cancelled;
+        # work that goes on although cancelled (a write to its feature's store) may still be
+        # done.
         error ScreenClosed (screen: string)
 
         # The feature could not build the screen for that route.
