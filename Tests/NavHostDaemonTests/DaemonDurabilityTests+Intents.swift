@@ -7,8 +7,7 @@ import Testing
 // What an intent answered `IntentTimedOut` did before the time ran out, the feature-store write it had under way then
 // included: each holds after a kill -9 right after the error. The `Faulty` fixture's slow write takes half a second,
 // so a reply that did not wait for it is followed by the kill long before it lands. And the close a `ScreenClosed`
-// error reports holds after a kill -9 right after it, and so does the store write its intent had under way when its
-// screen closed; a store write that never ends does not hold the daemon's stop.
+// error reports holds after a kill -9 right after it.
 
 extension DaemonDurabilityTests {
     @Test(
@@ -127,95 +126,6 @@ extension DaemonDurabilityTests {
         print("durability of ScreenClosed: \(rounds) ScreenClosed replies, \(rounds) kills, \(lost.count) lost")
         #expect(lost.isEmpty, "\(lost)")
         try await daemon.terminate()
-    }
-
-    @Test(
-        "A Send answered ScreenClosed, its screen closed by another client's call with a store write of its intent under way, finds the value stored after kill -9 right after the error"
-    )
-    func closedScreenSendsKeepTheirStoreWrites() async throws {
-        // The intent sets its note, which the closer waits to see, then writes the store in a write of half a second;
-        // the screen is popped with that write under way. The ScreenClosed reply waits for it, as an IntentTimedOut
-        // reply does: what the intent did before its screen closed stays. Before session 50 it did not, and the kill
-        // came long before the write landed.
-        let daemon = try await DaemonProcess.start(
-            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
-            sessions: ["main=faulty.main"]
-        )
-        var sender = try await NavigationClient.connect(to: daemon)
-        var closer = try await NavigationClient.connect(to: daemon)
-        var lost: [String] = []
-        let rounds = 4
-        for round in 0..<rounds {
-            _ = try await sender.call("Replace", ["routes": [["route": "faulty.main"], ["route": "faulty.main"]]])
-            let text = "w\(round)"
-            let sending = Task { [sender] () -> VarlinkError? in
-                do {
-                    try await sender.call(
-                        "Send",
-                        ["intent": "onChangedNoteThenSavedSlowly", "arguments": ["text": .string(text)]]
-                    )
-                    return nil
-                } catch {
-                    return error as? VarlinkError
-                }
-            }
-            // The note is set in the stretch that begins the write: once it shows, the write is under way.
-            let started = try await pollUntil {
-                try await closer.snapshot()["stack"]?.arrayValue?.last?["state"]?["note"] == .string(text)
-            }
-            try #require(started, "round \(round): the intent did not start")
-            let closing = Task { [closer] in try? await closer.call("Pop") }
-            let failure = await sending.value
-            try await daemon.crash()
-            _ = await closing.value
-            #expect(
-                failure?.name == "io.navhost.Navigation.ScreenClosed",
-                "round \(round): \(String(describing: failure))"
-            )
-            try await daemon.restart()
-            sender = try await NavigationClient.connect(to: daemon)
-            closer = try await NavigationClient.connect(to: daemon)
-            let saved = try Self.storedValue("saved", of: "Faulty", in: daemon)
-            if saved != .string(text) {
-                lost.append(
-                    "round \(round): \(text), under way when its screen closed, is not stored: \(saved ?? .null)"
-                )
-            }
-        }
-        print(
-            "durability of ScreenClosed store writes: \(rounds) ScreenClosed replies, \(rounds) kills, \(lost.count) lost"
-        )
-        #expect(lost.isEmpty, "\(lost)")
-        try await daemon.terminate()
-    }
-
-    @Test(
-        "A Send whose store write never ends does not hold the daemon's stop: SIGTERM ends the daemon well before the intent's time limit"
-    )
-    func storeWriteThatNeverEndsDoesNotHoldTheStop() async throws {
-        // The stop closes the session, and with it the screen, under the intent's write: its caller is answered
-        // ScreenClosed without waiting for the write. Without that, the stop waited for the intent's two minutes.
-        let daemon = try await DaemonProcess.start(
-            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
-            sessions: ["main=faulty.main"],
-            extraArguments: ["--intent-timeout", "120s"]
-        )
-        let sender = try await NavigationClient.connect(to: daemon)
-        let watcher = try await NavigationClient.connect(to: daemon)
-        let sending = Task { [sender] in
-            try? await sender.call("Send", ["intent": "onChangedNoteThenSavedNever", "arguments": ["text": "never"]])
-        }
-        let started = try await pollUntil {
-            try await watcher.snapshot()["stack"]?.arrayValue?.last?["state"]?["note"] == "never"
-        }
-        try #require(started, "the intent did not start")
-        do {
-            #expect(try await daemon.terminate(within: .seconds(30)) == 0)
-        } catch {
-            try await daemon.crash()
-            throw error
-        }
-        _ = await sending.value
     }
 
     /// The value stored under `key` in the store file of feature `feature`; `nil` when the file or the key is not

@@ -1,11 +1,9 @@
 import NavHostKit
 
 /// A feature's store as the catalog hands it to the feature (``FeatureCatalog``): the feature's own store, whose writes
-/// from the work of an intent answered `IntentTimedOut`, or `ScreenClosed` for a close its screen's own work did not
-/// ask for, are refused.
+/// from the work of an intent answered `IntentTimedOut` are refused.
 ///
-/// The reply to a timed-out intent, or to one whose screen another call closed, says that it did not finish: what it
-/// did until then stays, and nothing after.
+/// The reply to a timed-out intent says that it did not finish: what it did until then stays, and nothing after.
 /// Its work is cancelled, but a use case may go on regardless and write to its store later; that write would land
 /// behind the client's back, as the navigation such work asks for would (the session drops that). So each write
 /// notes itself on the screen task whose work makes it (``ScreenTask/current``, inherited by the tasks that work

@@ -43,10 +43,11 @@ final class Screen {
     }
     /// Whether the screen has left the stack.
     private(set) var isClosed = false
-    /// Whether the screen left the stack through its own ViewModel's work: navigation it asked for through its own
-    /// `Router`, or through any other (its opener's, the session's) from one of its tasks (a save that pops, a close
-    /// button, an editor its presenter dismisses from the editor's intent).
+    /// Whether the screen left the stack through its own ViewModel's navigation (a save that pops, a close button).
     private(set) var closedItself = false
+    /// Whether the screen left the stack for one built in its place under its ID (a plugin reload, a change taken
+    /// back): the intents in flight on it are delivered there again (`NavigationSession.startSending`).
+    private(set) var wasRebuilt = false
     /// Called (on the main actor, after the mutating stretch) when the state may have changed.
     var onStateMayHaveChanged: (@MainActor (Screen) -> Void)?
     /// The screen whose ViewModel opened this one through its Router (a push or a present), set before it appears;
@@ -99,26 +100,18 @@ final class Screen {
 
     /// Leaves the stack: `onDisappear`, then cancels the screen's work and stops reporting state.
     ///
-    /// A close the screen's own work asked for (``closedItself``) gives nothing up: its intents in flight, cancelled,
-    /// still answer with their own outcome (or `IntentTimedOut`), and their store writes go through. Any other close
-    /// gives up the intents in flight whose callers have no answer yet, as a timed-out intent's work is given up: no
-    /// store write of their work begins from now on, and each caller is answered `screenClosed` once the writes its
-    /// work has under way have ended, or once its time limit runs out, whichever comes first (`startUntilClosed`). An
-    /// intent already answered (a save that started a `Task` and returned) is not given up: a later close does not
-    /// take back what its caller was told. When a screen built in its place under its ID takes over (a plugin
-    /// reload), those intents are delivered there again (`NavigationSession.startSending`), each once that wait is
-    /// over.
-    ///
     /// - Parameters:
-    ///   - itself: Whether the screen's own `Router` asked for the navigation that closes it. Navigation asked for
-    ///     through another `Router` counts as the screen's own when one of the screen's tasks asked for it
-    ///     (``ScreenTask/current``).
-    ///   - stopping: Whether the daemon is stopping: the callers given up on are answered without waiting for the
-    ///     store writes under way, which must not hold the stop.
-    func close(itself: Bool = false, stopping: Bool = false) {
+    ///   - itself: Whether the screen's own ViewModel asked for the navigation that closes it. Its intent in flight
+    ///     then still answers with its own outcome; any other close answers `screenClosed`.
+    ///   - rebuilt: Whether a screen built in its place under its ID takes over: the work of its intents in flight,
+    ///     which are delivered there again, is given up as a timed-out intent's is (no store write of it begins from
+    ///     now on), and each is delivered again once the writes its old work has under way have ended, so that
+    ///     nothing of that work lands after the answer.
+    func close(itself: Bool = false, rebuilt: Bool = false) {
         guard !isClosed else { return }
         isClosed = true
-        closedItself = itself || ScreenTask.current?.isWork(of: self) == true
+        closedItself = itself
+        wasRebuilt = rebuilt
         // Bound as for a ViewModel's `init` (`NavigationSession.makeScreen`): a close comes in the stretch of whatever
         // asked for it, often another screen's intent, and a task `onDisappear` starts is not that intent's work (its
         // store writes would be refused once that intent ran out of time, ``IntentGuardedStore``).
@@ -128,16 +121,10 @@ final class Screen {
         }
         let tasks = inFlight.values
         inFlight.removeAll()
-        // The intents whose callers still wait, unless the screen's own work closed it: their work, the tasks it
-        // started included, is given up before the cancel (it may go on once cancelled), so that its writes are refused
-        // from the first. A task with no race (`onAppear`'s) is no intent's: nothing to give up.
-        let givenUp = closedItself ? [] : tasks.filter { $0.race != nil && $0.race?.outcome == nil }
-        for task in givenUp {
-            task.abandon()
-            if stopping { task.stopWaitingForStoreWrites() }
-        }
+        // Before the cancel: the old work may go on once cancelled, and its writes are refused from the first.
+        if rebuilt { for task in tasks where task.race != nil { task.abandon() } }
         for task in tasks { task.cancel() }
-        for task in givenUp { task.race?.finish(.closed) }
+        for task in tasks { task.race?.finish(.closed) }
     }
 
     // MARK: Public Functions
@@ -181,9 +168,8 @@ final class Screen {
 
     /// Delivers an intent and waits until the ViewModel has handled it, or until the screen leaves the stack.
     ///
-    /// A screen closed by anything but its own work answers `screenClosed` once the store writes the intent's work has
-    /// under way have ended (at most until its time limit runs out), even if its use case ignores cancellation and
-    /// never returns (``close(itself:stopping:)``).
+    /// A screen closed by anything but its own navigation answers `screenClosed` at once, even if its use case
+    /// ignores cancellation and never returns.
     ///
     /// - Throws: ``NavigationError`` — unknown intent, bad arguments, a failure the ViewModel threw, or
     ///   `screenClosed`.
@@ -340,39 +326,23 @@ extension Screen {
             }
         }
         task.handle.race = race
-        // The work's first stretch ran inside `startTask`, before the race was handed over: a close in it is seen here,
-        // and dealt with as `close(itself:stopping:)` deals with one later. An intent that finished in it was answered
-        // with that (its caller is told so next), and is not given up on: the tasks it started keep their writes.
-        if isClosed, !closedItself, race.outcome == nil {
-            task.handle.abandon()
-            race.finish(.closed)
-        }
+        // The work's first stretch ran inside `startTask`, before the race was handed over: a close in it is seen here.
+        if isClosed { race.finish(.closed) }
         // The first stretch's own change, looked at as it ends: the look that a task would otherwise be started for
         // (`trackState`), one per intent that changes the state.
         takeStateChange()
         // Finished already (most intents are): nothing to wait for, nor to cancel, and no clock to start (a clock
-        // started would start the timer's task, to find the intent gone when it first ran). Given up on in its first
-        // stretch: a store write it began may be under way, waited for below, on the clock.
-        if let finished = race.outcome, !task.handle.isAbandoned {
+        // started would start the timer's task, to find the intent gone when it first ran).
+        if let finished = race.outcome, !isClosedByItsOwnWork(finished) {
             return .finished(Self.outcome(finished, of: task.handle))
         }
         var ownClock: Task<Void, Never>?
-        if let intentTimer {
+        if let intentTimer, race.outcome == nil {
             let limit = intentTimer.limit
             let expire: @MainActor () -> Void = { [weak self] in
-                switch race.outcome {
-                case nil:
-                    break
-                case .closed?:
-                    // Its screen closed by another call, its caller waits for the store writes its work has under
-                    // way: no longer than its time limit, as long as `IntentTimedOut` would have taken.
-                    task.handle.stopWaitingForStoreWrites()
-                    return
-                case .finished?, .timedOut?:
-                    // Finished in time (the caller may not have resumed yet to stop the clock): its caller is
-                    // answered with its outcome, and the tasks it started keep their navigation.
-                    return
-                }
+                // Finished in time (the caller may not have resumed yet to stop the clock): its caller is answered
+                // with its outcome, and the tasks it started keep their navigation.
+                guard race.outcome == nil else { return }
                 race.finish(.timedOut(limit))
                 // Cancelled and abandoned: if it never returns, it no longer counts as the screen's work, and the
                 // navigation it asks for from now on is dropped (its caller is told it did not finish).
@@ -401,18 +371,22 @@ extension Screen {
             } onCancel: {
                 task.task.cancel()
             }
-            // Given up on, its time run out or its screen closed by another call (for a plugin reload, the screen
-            // built in its place, where it is delivered again): the store writes it began before are what it did, on
-            // disk before its caller hears that it did not finish (or before that delivery); those it begins from now
-            // on are refused (``IntentGuardedStore``). A close is not held past the intent's time limit, nor the
-            // daemon's stop (``close(itself:stopping:)``). A screen its own work closed never finishes the race with
-            // `closed`: its intent is answered with its own outcome, or times out.
-            switch outcome {
-            case .timedOut, .closed: await task.handle.storeWritesEnded()
-            case .finished: break
-            }
+            // Closed by its own navigation: the intent's own outcome still stands.
+            if isClosedByItsOwnWork(outcome) { return Self.outcome(.finished(await task.task.value), of: task.handle) }
+            // Given up on: the store writes it began before are what it did, on disk before its caller hears that it
+            // did not finish; those it begins from now on are refused (``IntentGuardedStore``).
+            if case .timedOut = outcome { await task.handle.storeWritesEnded() }
+            // Closed for the screen built in its place, where it is delivered again: the old work's writes under way
+            // land before that delivery; those it begins from now on are refused (``close(itself:rebuilt:)``).
+            if case .closed = outcome, wasRebuilt { await task.handle.storeWritesEnded() }
             return Self.outcome(outcome, of: task.handle)
         }
+    }
+
+    /// Whether `outcome` says the screen closed, and its own work closed it.
+    private func isClosedByItsOwnWork(_ outcome: IntentOutcome) -> Bool {
+        if case .closed = outcome { return closedItself }
+        return false
     }
 
     /// The outcome its caller is answered with: handled without an error, but a navigation it asked for was refused
@@ -526,9 +500,9 @@ final class ScreenTask {
     /// The context of the session whose screen runs the task: ``SessionContext/current`` in the task's work.
     nonisolated let context: SessionContext?
 
-    /// Whether the task's intent was given up on: its caller was answered that it did not finish (in time, or before
-    /// another call closed its screen). The session drops the navigation such a task asks for
-    /// (`NavigationSession.perform`), and its feature's store the writes (``IntentGuardedStore``).
+    /// Whether the task's intent was given up on: its caller was answered that it did not finish in time. The
+    /// session drops the navigation such a task asks for (`NavigationSession.perform`), and its feature's store the
+    /// writes (``IntentGuardedStore``).
     ///
     /// ``abandon()`` sets it with ``StoreWrites/isShut``, which says the same; both are kept because they are read
     /// differently: that one on any thread, under the lock that counts the writes under way, since a write's check and
@@ -555,11 +529,6 @@ final class ScreenTask {
         self.screen = screen
         self.screenID = screen.id
         self.context = context
-    }
-
-    /// Whether the task is `screen`'s work: its own, or that of a task its work started.
-    func isWork(of screen: Screen) -> Bool {
-        self.screen === screen
     }
 
     /// Whether the task is the work of a screen called `id` that has left the stack (or is gone): a screen a reload
@@ -597,23 +566,11 @@ final class ScreenTask {
         waiter?.resume()
     }
 
-    /// Lets the caller waiting in ``storeWritesEnded()`` go on now, with writes under way or not, and any later call
-    /// of it return at once: the wait's bound (the intent's time limit, the daemon's stop) has come.
-    nonisolated func stopWaitingForStoreWrites() {
-        let waiter = storeWrites.withLock { writes -> CheckedContinuation<Void, Never>? in
-            writes.isWaitOver = true
-            defer { writes.waiter = nil }
-            return writes.waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns once no store write of the task's work is under way, or once ``stopWaitingForStoreWrites()`` was
-    /// called; after ``abandon()``, none begins again.
+    /// Returns once no store write of the task's work is under way; after ``abandon()``, none begins again.
     func storeWritesEnded() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let ended = storeWrites.withLock { writes in
-                guard writes.underWay > 0, !writes.isWaitOver else { return true }
+                guard writes.underWay > 0 else { return true }
                 precondition(writes.waiter == nil, "one caller waits on an intent")
                 writes.waiter = waiter
                 return false
@@ -640,8 +597,6 @@ private struct StoreWrites {
     /// Whether the task's intent was given up on: no write begins. ``ScreenTask/isAbandoned`` says the same on the
     /// main actor without the lock.
     var isShut = false
-    /// Whether the wait for the writes under way is over, ended or not (``ScreenTask/stopWaitingForStoreWrites()``).
-    var isWaitOver = false
     var waiter: CheckedContinuation<Void, Never>?
 }
 

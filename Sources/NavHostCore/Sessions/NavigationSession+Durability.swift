@@ -85,7 +85,8 @@ extension NavigationSession {
         guard !rebuilt.isEmpty else { return false }
         let closed = screens.filter { old in !rebuilt.contains { $0 === old } }
         let opened = rebuilt.filter { new in !screens.contains { $0 === new } }
-        for screen in closed.reversed() { screen.close() }
+        let rebuiltIDs = Set(rebuilt.map(\.id))
+        for screen in closed.reversed() { screen.close(rebuilt: rebuiltIDs.contains(screen.id)) }
         screens = rebuilt
         record(.replaced(rebuilt.map(\.snapshot)))
         for screen in opened { screen.appear() }

@@ -11,8 +11,8 @@ extension NavigationSession {
     /// When a plugin reload rebuilds the screen while the intent is in flight, the old ViewModel's work is cancelled
     /// and the intent is delivered again to the rebuilt screen (same ID), whose answer is the one returned: an
     /// intent is never answered by code that no longer serves, nor lost to a reload. The old work's store writes
-    /// under way end before that delivery (waited for no longer than the intent's time limit), and those it begins
-    /// later are refused (`Screen.close(itself:stopping:)`): nothing of it lands after the answer.
+    /// under way end before that delivery, and those it begins later are refused (`Screen.close(itself:rebuilt:)`):
+    /// nothing of it lands after the answer.
     public func send(_ intent: IntentMessage, to screen: ScreenID? = nil) async throws(NavigationError) {
         try await startSending(intent, to: try self.screen(screen)).value
     }

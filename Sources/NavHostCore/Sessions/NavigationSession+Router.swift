@@ -34,13 +34,11 @@ extension NavigationSession {
             )
             return false
         }
-        // An intent whose caller was answered `IntentTimedOut`, or `ScreenClosed` for a close its screen's own work did
-        // not ask for, changes the stack no more (the work of a closed screen may navigate through another screen's
-        // `Router`): the reply said it did not finish, and a push 50 ms later would be kept (and made durable) behind
-        // the client's back.
+        // An intent whose caller was answered `IntentTimedOut` changes the stack no more: the reply said it did not
+        // finish, and a push 50 ms later would be kept (and made durable) behind the client's back.
         if task?.isAbandoned == true {
             logger.warning(
-                "Dropped navigation from an intent given up on (timed out, or its screen closed)",
+                "Dropped navigation from an intent that ran out of time",
                 metadata: ["navhost.screen": "\(screenID)", "navhost.command": "\(command)"]
             )
             return false

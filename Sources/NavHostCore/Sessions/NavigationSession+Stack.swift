@@ -187,9 +187,9 @@ extension NavigationSession {
         let staying = Set(stack.map(ObjectIdentifier.init))
         let leaving = screens.filter { !staying.contains(ObjectIdentifier($0)) }
         let alreadyThere = Set(screens.map(ObjectIdentifier.init))
-        // A screen whose ID the new stack holds is rebuilt there (a reload): its intents in flight go to the new one
-        // (`NavigationSession.startSending`), once the store writes their old work has under way have ended.
-        for screen in leaving.reversed() { screen.close() }
+        // A screen whose ID the new stack holds is rebuilt there (a reload): its intents in flight go to the new one.
+        let stayingIDs = Set(stack.map(\.id))
+        for screen in leaving.reversed() { screen.close(rebuilt: stayingIDs.contains(screen.id)) }
         screens = stack
         let change = record(.replaced(stack.map(\.snapshot)))
         for screen in stack where !alreadyThere.contains(ObjectIdentifier(screen)) { screen.appear() }

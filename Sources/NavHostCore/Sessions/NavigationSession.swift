@@ -190,8 +190,7 @@ public final class NavigationSession: NavigationHandler {
     /// latest call first.
     public func close(stopping: Bool = false) {
         settleRecording()
-        // At the stop, an intent's caller is answered without waiting for the store writes under way (`Screen.close`).
-        for screen in screens.reversed() { screen.close(stopping: stopping) }
+        for screen in screens.reversed() { screen.close() }
         for attached in watchers.values { attached.watcher.finish(with: stopping ? .stopping : .closed) }
         watchers.removeAll()
     }

@@ -3,16 +3,12 @@ import Observation
 import Synchronization
 
 /// Screens whose work writes to the feature's store at moments a test chooses, to test which writes an intent that
-/// ran out of time, or whose screen closed, may still make: `ledger.main` saves, or closes the `ledger.entry` it opened
-/// and waits forever; `ledger.entry` starts a task in `onDisappear` that writes once its gate opens, and has intents
-/// that write once the feature's `saveGate` opens, one of them after the entry has left through `ledger.main`'s
-/// `Router` (the presenter dismisses it, as an editor's opener does), or once it has opened `ledger.leaver`, which goes
-/// back to the root as it appears.
+/// ran out of time may still make: `ledger.main` saves, or closes the `ledger.entry` it opened and waits forever;
+/// `ledger.entry` starts a task in `onDisappear` that writes once its gate opens.
 enum LedgerRoute: Route {
     static let namespace = "ledger"
     case main
     case entry
-    case leaver
 }
 
 /// A door that work waits at until a test opens it; once open, it stays open.
@@ -89,110 +85,17 @@ final class LedgerMainViewModel: ViewModel {
     }
 }
 
-/// What became of a write made at a moment a test chose, told once it was made.
-final class WriteOutcome: Sendable {
-    private let state = Mutex<(outcome: String?, waiter: CheckedContinuation<String, Never>?)>((nil, nil))
-
-    /// Tells `outcome` to the one waiting in ``value()``, now or when it comes.
-    func record(_ outcome: String) {
-        let waiter = state.withLock { state in
-            state.outcome = outcome
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: outcome)
-    }
-
-    /// The outcome, once recorded: `"written"` or `"refused: "` and the error.
-    func value() async -> String {
-        await withCheckedContinuation { waiter in
-            let outcome = state.withLock { state in
-                if state.outcome == nil { state.waiter = waiter }
-                return state.outcome
-            }
-            if let outcome { waiter.resume(returning: outcome) }
-        }
-    }
-}
-
 @MainActor
 @Observable
 final class LedgerEntryViewModel: ViewModel {
-    enum Intent: ViewModelIntent {
-        /// Waits, ignoring cancellation, until the feature's `saveGate` opens, then writes `"savedLate": true`.
-        case onTappedSaveWhenLetGo
-        /// Starts a task that writes `"savedLate": true` once `saveGate` opens, has `ledger.main`'s `Router` pop the
-        /// entry, and returns: the intent is done before the write, and before its screen's close is looked at.
-        case onTappedSaveLaterAndLeaveThroughMain
-        /// Has `ledger.main`'s `Router` pop the entry, then waits, ignoring cancellation, until `saveGate` opens and
-        /// writes `"savedLate": true`.
-        case onTappedLeaveThroughMainThenSave
-        /// Starts a task that writes `"savedLate": true` once `saveGate` opens, opens `ledger.leaver` (whose
-        /// `onAppear` closes the entry: not the entry's own work), and returns.
-        case onTappedSaveLaterAndOpenLeaver
-        /// Pops the entry through its own `Router`, then waits, ignoring cancellation, until `saveGate` opens.
-        case onTappedLeaveThenHang
-        static let names = [
-            "onTappedSaveWhenLetGo", "onTappedSaveLaterAndLeaveThroughMain", "onTappedLeaveThroughMainThenSave",
-            "onTappedSaveLaterAndOpenLeaver", "onTappedLeaveThenHang",
-        ]
-    }
-
     private let store: any KeyValueStore
     private let cleanupGate: Gate
     private let cleanupDone: @Sendable (String) -> Void
-    private let saveGate: Gate
-    private let lateSave: WriteOutcome
-    private let router: Router<LedgerRoute>
-    /// Pops the entry through `ledger.main`'s `Router`, as a presenter that dismisses what it opened.
-    private let leaveThroughMain: @MainActor () -> Void
 
-    init(
-        store: any KeyValueStore,
-        cleanupGate: Gate,
-        cleanupDone: @escaping @Sendable (String) -> Void,
-        saveGate: Gate,
-        lateSave: WriteOutcome,
-        router: Router<LedgerRoute>,
-        leaveThroughMain: @escaping @MainActor () -> Void
-    ) {
+    init(store: any KeyValueStore, cleanupGate: Gate, cleanupDone: @escaping @Sendable (String) -> Void) {
         self.store = store
         self.cleanupGate = cleanupGate
         self.cleanupDone = cleanupDone
-        self.saveGate = saveGate
-        self.lateSave = lateSave
-        self.router = router
-        self.leaveThroughMain = leaveThroughMain
-    }
-
-    func handle(_ intent: Intent) async {
-        switch intent {
-        case .onTappedSaveWhenLetGo:
-            await saveLate()
-        case .onTappedSaveLaterAndLeaveThroughMain:
-            Task { await saveLate() }
-            leaveThroughMain()
-        case .onTappedLeaveThroughMainThenSave:
-            leaveThroughMain()
-            await saveLate()
-        case .onTappedSaveLaterAndOpenLeaver:
-            Task { await saveLate() }
-            router.navigate(to: .leaver)
-        case .onTappedLeaveThenHang:
-            router.pop()
-            await saveGate.wait()
-        }
-    }
-
-    /// Writes `"savedLate": true` once `saveGate` opens, and records what became of the write.
-    private func saveLate() async {
-        await saveGate.wait()
-        do {
-            try await store.setValue(true, forKey: "savedLate")
-            lateSave.record("written")
-        } catch {
-            lateSave.record("refused: \(error)")
-        }
     }
 
     func onDisappear() {
@@ -209,28 +112,10 @@ final class LedgerEntryViewModel: ViewModel {
     }
 }
 
-/// Goes back to the root as it appears, in `onAppear`'s first stretch: the screens it closes are closed by its work,
-/// in the stretch of whatever opened it.
-@MainActor
-@Observable
-final class LedgerLeaverViewModel: ViewModel {
-    private let router: Router<LedgerRoute>
-
-    init(router: Router<LedgerRoute>) {
-        self.router = router
-    }
-
-    func onAppear() async {
-        router.popToRoot()
-    }
-}
-
 @MainActor
 final class LedgerCoordinator: Coordinator {
     private let feature: LedgerFeature
     private let store: any KeyValueStore
-    /// The `Router` of the last `ledger.main` made.
-    private var mainRouter: Router<LedgerRoute>?
 
     init(feature: LedgerFeature, store: any KeyValueStore) {
         self.feature = feature
@@ -239,27 +124,10 @@ final class LedgerCoordinator: Coordinator {
 
     func makeViewModel(for route: LedgerRoute, router: Router<LedgerRoute>) -> any ViewModel {
         switch route {
-        case .main:
-            makeMain(router: router)
+        case .main: LedgerMainViewModel(router: router, store: store)
         case .entry:
-            LedgerEntryViewModel(
-                store: store,
-                cleanupGate: feature.cleanupGate,
-                cleanupDone: feature.cleanupDone,
-                saveGate: feature.saveGate,
-                lateSave: feature.lateSave,
-                router: router,
-                leaveThroughMain: { [weak self] in self?.mainRouter?.pop() }
-            )
-        case .leaver:
-            LedgerLeaverViewModel(router: router)
+            LedgerEntryViewModel(store: store, cleanupGate: feature.cleanupGate, cleanupDone: feature.cleanupDone)
         }
-    }
-
-    /// A `ledger.main`, whose `Router` the entries opened after it leave through.
-    private func makeMain(router: Router<LedgerRoute>) -> LedgerMainViewModel {
-        mainRouter = router
-        return LedgerMainViewModel(router: router, store: store)
     }
 }
 
@@ -270,13 +138,8 @@ final class LedgerFeature: FeatureModule, Sendable {
     let screens = [
         ScreenDescriptor(route: "ledger.main", viewModel: LedgerMainViewModel.self),
         ScreenDescriptor(route: "ledger.entry", viewModel: LedgerEntryViewModel.self),
-        ScreenDescriptor(route: "ledger.leaver", viewModel: LedgerLeaverViewModel.self),
     ]
     let cleanupGate = Gate()
-    /// Lets an entry's intents write.
-    let saveGate = Gate()
-    /// What became of the write of an entry's intent.
-    let lateSave = WriteOutcome()
     private let cleanup = Mutex<(outcome: String?, waiter: CheckedContinuation<String, Never>?)>((nil, nil))
 
     @MainActor func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator {

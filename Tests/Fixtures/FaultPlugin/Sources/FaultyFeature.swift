@@ -121,17 +121,11 @@ final class FaultyViewModel: RestorableViewModel {
         /// Writes `text` as `saved` to the store with a write that takes half a second, and waits for it: under a
         /// shorter time limit, the time runs out with the write under way.
         case onChangedSavedSlowly(text: String)
-        /// Sets the note to `text` (which a client sees once the write has begun), then writes `text` as `saved` as
-        /// ``onChangedSavedSlowly(text:)`` does: a client may close the screen with the write under way.
-        case onChangedNoteThenSavedSlowly(text: String)
-        /// Sets the note to `text`, then writes `text` as `saved` in a write whose change takes an hour, on the store's
-        /// own thread: a write that does not end while the daemon runs.
-        case onChangedNoteThenSavedNever(text: String)
 
         static let names = [
             "onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold", "onTappedOpenThenFail",
             "onTappedOpenThenFailLater", "onChangedNoteThenFail", "onTappedOpenThenHang", "onChangedNoteThenHang",
-            "onChangedSavedSlowly", "onChangedNoteThenSavedSlowly", "onChangedNoteThenSavedNever",
+            "onChangedSavedSlowly",
         ]
     }
 
@@ -189,26 +183,12 @@ final class FaultyViewModel: RestorableViewModel {
             try await Task.sleep(for: .seconds(3600))
         case .onChangedSavedSlowly(let text):
             try await Self.saveSlowly(text, to: store)
-        case .onChangedNoteThenSavedSlowly(let text):
-            state.note = text
-            try await Self.saveSlowly(text, to: store)
-        case .onChangedNoteThenSavedNever(let text):
-            state.note = text
-            _ = try await store.update(String.self, forKey: "saved", Self.never(setting: text))
         }
     }
 
     /// Writes `text` as `saved`, in a write that takes half a second.
     private static func saveSlowly(_ text: String, to store: any KeyValueStore) async throws {
         _ = try await store.update(String.self, forKey: "saved", slowly(setting: text))
-    }
-
-    /// The change of a write that does not end: an hour's sleep, on the store's own thread, then `text`.
-    private nonisolated static func never(setting text: String) -> @Sendable (inout String?) -> Void {
-        { saved in
-            sleep(3600)
-            saved = text
-        }
     }
 
     /// The change of a slow write: half a second's sleep, on the store's own thread, then `text`.
