@@ -190,6 +190,19 @@ struct JSONParserTests {
         #expect(try parser.parse(Array("[1]".utf8) + [0, 0]) == [1])
         // Nothing after the NUL is looked at, by json-c or by the checks the parser makes of the text itself: a
         // single quote, a key that would hold \u0000, an integer past json-c's limits, in any order.
+        // Before the NUL, the checks hold as ever.
+        let keyHoldingNUL = #expect(throws: JSONError.self) {
+            try parser.parse(Array(#"{"a\u0000":1}"#.utf8) + [0] + Array("x".utf8))
+        }
+        #expect(keyHoldingNUL?.offset == 1)
+        let singleQuoted = #expect(throws: JSONError.self) {
+            try parser.parse(Array("{'a':1}".utf8) + [0] + Array("'".utf8))
+        }
+        #expect(singleQuoted?.offset == 1)
+        #expect(
+            try parser.parse(Array("18446744073709551616".utf8) + [0] + Array("'".utf8))
+                == .double(18_446_744_073_709_551_616)
+        )
         for junk in ["'", #""\u0000":"#, #""'\u"\u0000":"#, "99999999999999999999999", #"'a\u0000'"#] {
             #expect(try parser.parse(Array("{}".utf8) + [0] + Array(junk.utf8)) == [:], "\(junk)")
             #expect(

@@ -123,15 +123,17 @@ struct SocketTests {
     }
 
     @Test(
-        "Servers waiting for their socket paths' locks hold no thread: as many as the machine has cores do not stall other tasks",
+        "Servers waiting for their socket paths' locks hold no thread: more of them than the pool has threads stall no other task",
         .timeLimit(.minutes(1))
     )
     func lockWaitsHoldNoThread() async throws {
-        // One more wait than the concurrency pool has threads (one per core): waits that slept on their threads
-        // would leave this test's own task no thread until the first gave up, 10 s later, as SocketPathLocked.
-        let paths = (0...ProcessInfo.processInfo.activeProcessorCount).map { _ in TestPaths.socketPath() }
+        // More waits than the concurrency pool has threads (one per core, as the runtime counts them): waits that
+        // slept on their threads would leave this test's own task no thread until the first gave up, 10 s later, as
+        // SocketPathLocked.
+        let paths = (0..<max(16, ProcessInfo.processInfo.activeProcessorCount + 1)).map { _ in TestPaths.socketPath() }
         defer { for path in paths { unlink(path + ".lock") } }
         var lockFiles: [Int32] = []
+        defer { for lockFile in lockFiles { close(lockFile) } }
         for path in paths {
             let lockFile = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             try #require(lockFile >= 0 && flock(lockFile, LOCK_EX) == 0)
@@ -154,12 +156,19 @@ struct SocketTests {
                 try await Task.sleep(for: .milliseconds(5))
             }
         }
-        for lockFile in lockFiles { close(lockFile) }
+        for lockFile in lockFiles { flock(lockFile, LOCK_UN) }
+        // Every server is stopped, whichever bind failed.
+        var failure: (any Error)?
         for binding in bindings {
-            let server = try await binding.value
-            server.shutdownGracefully()
-            try await server.run()
+            do {
+                let server = try await binding.value
+                server.shutdownGracefully()
+                try await server.run()
+            } catch {
+                failure = failure ?? error
+            }
         }
+        if let failure { throw failure }
     }
 
     /// Binds and listens on a new `AF_UNIX` socket at `path`, like a service manager would.

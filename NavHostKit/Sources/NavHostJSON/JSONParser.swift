@@ -42,7 +42,8 @@ public struct JSONParser: Sendable {
 
     /// Parses exactly one JSON value; white space may surround it, anything else fails.
     ///
-    /// - Parameter bytes: The complete document. A single NUL byte at its end is taken as the terminator.
+    /// - Parameter bytes: The complete document. A NUL after the value (white space may come before it) ends the
+    ///   document: nothing after it is read.
     /// - Returns: The value.
     /// - Throws: ``JSONError`` with the offset of the first byte that is wrong.
     public func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue {
@@ -62,7 +63,7 @@ public struct JSONParser: Sendable {
             )
         }
         defer { json_object_put(parsed.pointer) }
-        // What json-c read: up to a NUL that ends the value, when one does. Nothing after it is looked at.
+        // What json-c read: up to a NUL that ends the value, when one does. None of the checks below look past it.
         let text = UnsafeRawBufferPointer(rebasing: whole[..<parsed.end])
         if let offset = Self.offsetOfKeyHoldingNUL(text) { throw Self.keyHoldingNUL(at: offset) }
         var readsAnIntegerLimit = false

@@ -126,16 +126,18 @@ extension VarlinkServer {
 
     /// Removes the socket file at `path` if it is still `identity`: another server may have bound the path since.
     /// Looked at and removed under the path's lock, so that a server binding meanwhile does not lose its new file
-    /// between the look and the removal; without the lock (it could not be had, or the task was cancelled while it
-    /// waited), looked at all the same.
+    /// between the look and the removal; without the lock (it could not be had), looked at all the same. The wait
+    /// for the lock runs in a task of its own, which the caller's cancellation does not reach: a cancelled server
+    /// still waits for another's step to end before it looks.
     static func removeSocketFile(_ path: String, ifStill identity: SocketFileIdentity?) async {
         guard let identity else { return }
-        let removeIfStill = {
+        let removeIfStill: @Sendable () -> Void = {
             guard SocketFileIdentity(path: path) == identity else { return }
             unlink(path)
         }
+        let underTheLock = Task { try await SocketPathLock.holding(path, whileWaiting: {}, removeIfStill) }
         do {
-            try await SocketPathLock.holding(path, whileWaiting: {}, removeIfStill)
+            try await underTheLock.value
         } catch {
             removeIfStill()
         }

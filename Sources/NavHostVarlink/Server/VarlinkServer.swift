@@ -97,7 +97,7 @@ public final class VarlinkServer: Sendable {
     ///   - cleanupExistingSocketFile: Whether a socket file left at the path (by an earlier run) is removed first. A
     ///     socket a server still listens on is not: the bind throws ``SocketInUse``. The look and the bind wait for
     ///     another server's at the same path (its lock, `<path>.lock`), and throw ``SocketPathLocked`` when it takes
-    ///     too long.
+    ///     too long, or `CancellationError` when the task is cancelled meanwhile.
     ///   - service: The interfaces and handlers to serve.
     ///   - configuration: Limits and error names.
     ///   - isPrivilegedPeer: Whether a peer may take the connections ``VarlinkServerConfiguration/reservedConnections``
@@ -245,6 +245,7 @@ public final class VarlinkServer: Sendable {
     /// taken its path since.
     public func run() async throws {
         logger.info("Varlink server listening", metadata: ["varlink.socket": "\(socketPath ?? "(inherited)")"])
+        let ended: Result<Void, any Error>
         do {
             try await withThrowingDiscardingTaskGroup { group in
                 try await listener.executeThenClose { inbound in
@@ -253,11 +254,12 @@ public final class VarlinkServer: Sendable {
                     }
                 }
             }
+            ended = .success(())
         } catch {
-            if let socketPath { await Self.removeSocketFile(socketPath, ifStill: socketFile) }
-            throw error
+            ended = .failure(error)
         }
         if let socketPath { await Self.removeSocketFile(socketPath, ifStill: socketFile) }
+        try ended.get()
         logger.info("Varlink server stopped")
     }
 
