@@ -173,6 +173,15 @@ public final class NavigationSession: NavigationHandler {
     /// their state has been recorded.
     public var isIdle: Bool { screens.allSatisfy(\.isIdle) }
 
+    /// Whether every screen is idle but those whose place holds a screen `recorded` marks `busy`: the screens whose
+    /// state a replay compares with `recorded` (``RecordedScreen/matches(_:)``), and those it has no recorded screen
+    /// for, whose work may still close them.
+    func isIdle(besidesScreensBusyIn recorded: [RecordedScreen]) -> Bool {
+        screens.indices.allSatisfy { position in
+            screens[position].isIdle || (position < recorded.count && recorded[position].busy)
+        }
+    }
+
     /// Puts new bounds in force (a configuration reload): the stack depth for the next push, the intent time limit
     /// for the next intent, the watcher bound for the next watcher. The event history, the flight recorder and a
     /// replay's random numbers keep what the session opened with.

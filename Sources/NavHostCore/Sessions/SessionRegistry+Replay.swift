@@ -13,9 +13,10 @@ extension SessionRegistry {
     /// The session starts with the recording's base stack: its root is the base's root, the screens above it are pushed
     /// or presented again, each marked as opened by the screen whose ViewModel opened it in the session recorded. Its
     /// features draw the recorded random numbers and run on a virtual clock (``SessionContext``). After each call the
-    /// replay lets the session settle — every screen idle, or no new revision for 50 ms — and compares the stack then
-    /// with the one the recorded call left (the one the next call found, ``FlightRecorder``). Each call is made durable
-    /// before the next, as it would be for a client. The replay stops at the first difference.
+    /// replay lets the session settle — every screen idle, but one recorded busy only until no new revision came for
+    /// 50 ms — and compares the stack then with the one the recorded call left (the one the next call found,
+    /// ``FlightRecorder``). Each call is made durable before the next, as it would be for a client. The replay stops
+    /// at the first difference.
     ///
     /// - Parameters:
     ///   - to: The recorded revision to stop at: the calls that reached past it are not made, and the session stays
@@ -77,7 +78,7 @@ extension SessionRegistry {
         for screen in base.stack.dropFirst() {
             try await abandonIfStopping(name, replay: number)
             let request = RouteRequest(id: screen.route, parameters: screen.parameters)
-            await settle(session)
+            await settle(session, toCompareWith: base.stack)
             // After the settling, which may take seconds: a screen pushed on a closed session would never disappear.
             try stopIfClosed(session, calls: 0)
             // A screen a ViewModel opened stays its to close, as in the session recorded.
@@ -87,7 +88,7 @@ extension SessionRegistry {
             )
         }
         try await commit(session)
-        await settle(session)
+        await settle(session, toCompareWith: base.stack)
         report.difference = ReplayReport.Difference(
             call: 0,
             method: nil,
@@ -106,7 +107,7 @@ extension SessionRegistry {
                     replayedError = error.code.name
                 }
                 try await commit(session)
-                await settle(session)
+                await settle(session, toCompareWith: recorded.stack)
                 report.calls = index + 1
                 report.revision = recorded.revision
                 report.difference = ReplayReport.Difference(
@@ -196,9 +197,15 @@ extension SessionRegistry {
         )
     }
 
-    /// Waits until every screen of `session` is idle, or until no new revision came for 50 ms (a screen that
-    /// follows something forever is never idle), and at most 5 seconds.
-    private func settle(_ session: NavigationSession) async {
+    /// Waits until every screen of `session` is idle, at most 5 seconds; or, once no new revision came for 50 ms,
+    /// until every screen whose state the comparison with `recorded` looks at is idle.
+    ///
+    /// A screen that follows something forever is never idle, and was `busy` when the recorded stack was taken: its
+    /// state is not compared, and the replay does not wait for it longer than 50 ms of quiet. Any other screen's work
+    /// (a catalog it loads, which may take longer than 50 ms without a change on a busy machine or over a network) is
+    /// waited for: before, the replay compared such a screen while it still loaded, and said "differs" where the
+    /// recorded session had let it load.
+    private func settle(_ session: NavigationSession, toCompareWith recorded: [RecordedScreen]) async {
         let clock = ContinuousClock()
         let giveUp = clock.now.advanced(by: .seconds(5))
         var lastRevision = session.revision
@@ -208,7 +215,9 @@ extension SessionRegistry {
             if session.revision != lastRevision {
                 lastRevision = session.revision
                 quietSince = clock.now
-            } else if quietSince.duration(to: clock.now) >= .milliseconds(50) {
+            } else if quietSince.duration(to: clock.now) >= .milliseconds(50),
+                session.isIdle(besidesScreensBusyIn: recorded)
+            {
                 return
             }
         }

@@ -119,4 +119,40 @@ struct FlightRecorderTests {
         registry.close("replay-2")
         registry.close("main")
     }
+
+    @Test(
+        "A replay compares a screen the recorded session let load once it has loaded, though the load is quiet for longer than 50 ms"
+    )
+    @MainActor
+    func replayWaitsForSlowLoads() async throws {
+        let registry = SessionRegistry(
+            catalog: try .holding([SlowLoadFeature()]),
+            logger: Logger(label: "navhost.test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        let session = try registry.open(SessionConfiguration(root: RouteRequest(id: "slow.load")))
+        // Each call comes once the screen has loaded, as a person's would: nothing is recorded busy.
+        try await Self.waitUntilIdle(session)
+        try await session.handle(.navigate(RouteRequest(id: "slow.load")))
+        try await Self.waitUntilIdle(session)
+        let recording = session.recording(plugins: [])
+        #expect(recording.header.base.stack.map(\.state) == [["value": "loaded"]])
+        #expect(recording.calls.map { $0.stack.map(\.state) } == [[["value": "loaded"], ["value": "loaded"]]])
+
+        // Before, the replay compared after 50 ms without a new revision, both at the base and after the Navigate,
+        // while the screen still said "loading", and reported a difference the session recorded never had.
+        let report = try await registry.replay(recording, as: "replay-1")
+        #expect(report.difference == nil, "\(String(describing: report.difference))")
+        #expect(report.calls == 1)
+        registry.close("main")
+    }
+
+    /// Waits until no screen of `session` has work under way and every change of its state has been reported.
+    @MainActor
+    private static func waitUntilIdle(_ session: NavigationSession) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !session.isIdle {
+            try await Task.sleep(for: .milliseconds(5))
+            if ContinuousClock.now > deadline { throw SessionDidNotSettle(revision: session.revision) }
+        }
+    }
 }
