@@ -75,20 +75,36 @@ extension SessionRegistry {
             warnings: [],
             leftOpen: to != nil
         )
+        // Whether settling waits for the work of the screens whose state is compared. A screen whose work did not end
+        // within the 5 s (it ended in the session recorded) would cost each later call as much: from then on the
+        // replay waits for 50 ms without a new revision only, as for a screen recorded busy, and says so.
+        var waitsForWork = true
+        func settle(comparingWith recorded: [RecordedScreen], after call: Int) async {
+            guard !(await self.settle(session, toCompareWith: recorded, waitingForWork: waitsForWork)) else { return }
+            waitsForWork = false
+            warnings.append(
+                "a screen's work, ended in the session recorded, was still under way 5 s after "
+                    + (call == 0 ? "the base stack was opened" : "call \(call)")
+                    + ": from then on the replay waited for screens' work only until 50 ms passed without a change"
+            )
+        }
+        // The base screens pushed so far: a push that fails (its plugin missing) shifts the screens after it.
+        var pushed = Array(base.stack.prefix(1))
         for screen in base.stack.dropFirst() {
             try await abandonIfStopping(name, replay: number)
             let request = RouteRequest(id: screen.route, parameters: screen.parameters)
-            await settle(session, toCompareWith: base.stack)
+            await settle(comparingWith: pushed, after: 0)
             // After the settling, which may take seconds: a screen pushed on a closed session would never disappear.
             try stopIfClosed(session, calls: 0)
             // A screen a ViewModel opened stays its to close, as in the session recorded.
-            _ = try? await session.handle(
+            let opened = try? await session.handle(
                 screen.presentation == .modal ? .present(request) : .navigate(request),
                 openedByScreenAt: screen.openedBy
             )
+            if opened != nil { pushed.append(screen) }
         }
         try await commit(session)
-        await settle(session, toCompareWith: base.stack)
+        await settle(comparingWith: pushed, after: 0)
         report.difference = ReplayReport.Difference(
             call: 0,
             method: nil,
@@ -107,7 +123,7 @@ extension SessionRegistry {
                     replayedError = error.code.name
                 }
                 try await commit(session)
-                await settle(session, toCompareWith: recorded.stack)
+                await settle(comparingWith: recorded.stack, after: index + 1)
                 report.calls = index + 1
                 report.revision = recorded.revision
                 report.difference = ReplayReport.Difference(
@@ -198,14 +214,20 @@ extension SessionRegistry {
     }
 
     /// Waits until every screen of `session` is idle, at most 5 seconds; or, once no new revision came for 50 ms,
-    /// until every screen whose state the comparison with `recorded` looks at is idle.
+    /// until every screen whose state the comparison with `recorded` looks at is idle (with `waitingForWork`; else
+    /// not longer). Returns `false` when the 5 s ran out with such a screen still busy.
     ///
     /// A screen that follows something forever is never idle, and was `busy` when the recorded stack was taken: its
     /// state is not compared, and the replay does not wait for it longer than 50 ms of quiet. Any other screen's work
     /// (a catalog it loads, which may take longer than 50 ms without a change on a busy machine or over a network) is
     /// waited for: before, the replay compared such a screen while it still loaded, and said "differs" where the
     /// recorded session had let it load.
-    private func settle(_ session: NavigationSession, toCompareWith recorded: [RecordedScreen]) async {
+    @discardableResult
+    private func settle(
+        _ session: NavigationSession,
+        toCompareWith recorded: [RecordedScreen],
+        waitingForWork: Bool
+    ) async -> Bool {
         let clock = ContinuousClock()
         let giveUp = clock.now.advanced(by: .seconds(5))
         var lastRevision = session.revision
@@ -216,11 +238,12 @@ extension SessionRegistry {
                 lastRevision = session.revision
                 quietSince = clock.now
             } else if quietSince.duration(to: clock.now) >= .milliseconds(50),
-                session.isIdle(besidesScreensBusyIn: recorded)
+                !waitingForWork || session.isIdle(besidesScreensBusyIn: recorded)
             {
-                return
+                return true
             }
         }
+        return !waitingForWork || session.isIdle(besidesScreensBusyIn: recorded)
     }
 
     private static func pluginWarnings(

@@ -7,6 +7,9 @@ import Observation
 enum SlowLoadRoute: Route {
     static let namespace = "slow"
     case load
+    /// Loads at once, then, while ``SlowLoadViewModel/lingers``, goes on waiting until the screen closes (as a
+    /// screen whose telemetry call hangs on one machine and not on another).
+    case linger
 }
 
 @MainActor
@@ -15,24 +18,41 @@ final class SlowLoadViewModel: ViewModel {
     /// How long the load waits: four times the quiet after which a replay used to compare.
     static let loadTime: Duration = .milliseconds(200)
 
+    /// Whether a `slow.linger` screen's work goes on after its load, until the screen closes.
+    static var lingers = false
+
     private(set) var state = "idle"
+    private let route: SlowLoadRoute
+
+    init(route: SlowLoadRoute) {
+        self.route = route
+    }
 
     func onAppear() async {
-        state = "loading"
-        try? await Task.sleep(for: Self.loadTime)
-        state = "loaded"
+        switch route {
+        case .load:
+            state = "loading"
+            try? await Task.sleep(for: Self.loadTime)
+            state = "loaded"
+        case .linger:
+            state = "loaded"
+            if Self.lingers { try? await Task.sleep(for: .seconds(3600)) }
+        }
     }
 }
 
 @MainActor
 final class SlowLoadCoordinator: Coordinator {
     func makeViewModel(for route: SlowLoadRoute, router: Router<SlowLoadRoute>) -> any ViewModel {
-        SlowLoadViewModel()
+        SlowLoadViewModel(route: route)
     }
 }
 
 final class SlowLoadFeature: FeatureModule {
     let name = "SlowLoad"
-    let screens = [ScreenDescriptor(route: "slow.load", viewModel: SlowLoadViewModel.self)]
+    let screens = [
+        ScreenDescriptor(route: "slow.load", viewModel: SlowLoadViewModel.self),
+        ScreenDescriptor(route: "slow.linger", viewModel: SlowLoadViewModel.self),
+    ]
     @MainActor func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator { SlowLoadCoordinator() }
 }

@@ -146,6 +146,41 @@ struct FlightRecorderTests {
         registry.close("main")
     }
 
+    @Test(
+        "A screen whose work ended in the session recorded but not in the replay costs one 5 s wait, not one per call, and the report says so"
+    )
+    func replayGivesUpWaitingForWorkThatDoesNotEnd() async throws {
+        let registry = SessionRegistry(
+            catalog: try .holding([SlowLoadFeature()]),
+            logger: Logger(label: "navhost.test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        SlowLoadViewModel.lingers = false
+        defer { SlowLoadViewModel.lingers = false }
+        let session = try registry.open(SessionConfiguration(root: RouteRequest(id: "slow.load")))
+        try await Self.waitUntilIdle(session)
+        for _ in 0..<3 {
+            try await session.handle(.navigate(RouteRequest(id: "slow.linger")))
+            try await Self.waitUntilIdle(session)
+            try await session.handle(.pop)
+            try await Self.waitUntilIdle(session)
+        }
+        let recording = session.recording(plugins: [])
+
+        // In the replay each slow.linger screen's work goes on until its Pop: the first Navigate's settle waits the
+        // 5 s for it, the two others 50 ms without a change (15 s and no warning before).
+        SlowLoadViewModel.lingers = true
+        let report = try await registry.replay(recording, as: "replay-1")
+        #expect(report.difference == nil, "\(String(describing: report.difference))")
+        #expect(report.calls == 6)
+        #expect(
+            report.warnings == [
+                "a screen's work, ended in the session recorded, was still under way 5 s after call 1: from then on "
+                    + "the replay waited for screens' work only until 50 ms passed without a change"
+            ]
+        )
+        registry.close("main")
+    }
+
     /// Waits until no screen of `session` has work under way and every change of its state has been reported.
     @MainActor
     private static func waitUntilIdle(_ session: NavigationSession) async throws {
