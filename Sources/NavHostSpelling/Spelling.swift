@@ -1,12 +1,20 @@
 /// The name a mistyped one was probably meant to be: `naviagte` for `navigate`, `products.lsit` for
 /// `products.list`, `sumary` for a manifest's `summary`. One rule for every "did you mean": the command lines'
-/// commands, navctl's names and the plugin host's manifest fields.
+/// commands, navctl's names, the plugin host's manifest fields and navhostd.conf's keys.
 public enum Spelling {
     /// The name of `names` closest to `word` within the edits a slip makes (the fewest wins, the first of equals):
     /// one for a `word` of three to seven characters, two for a longer one, so that `Nope` is not taken for `Home`.
     /// Else, for a `word` of three characters or more, the first name it begins. `nil` when none is that close or
     /// `word` is one of them.
-    public static func closest(to word: String, among names: [String]) -> String? {
+    ///
+    /// - Parameter present: Names the object `word` is a key of has already: when the closest name is one of them,
+    ///   there is no suggestion (renamed to it, the key would be given twice), and no farther name in its place.
+    public static func closest(to word: String, among names: [String], present: Set<String> = []) -> String? {
+        closestName(to: word, among: names).flatMap { present.contains($0) ? nil : $0 }
+    }
+
+    /// ``closest(to:among:present:)`` without the names present.
+    private static func closestName(to word: String, among names: [String]) -> String? {
         guard !names.contains(word) else { return nil }
         let allowed = word.count < 3 ? 0 : word.count < 8 ? 1 : 2
         // A name whose length is further off than the edits allowed cannot be that close: its distance is not

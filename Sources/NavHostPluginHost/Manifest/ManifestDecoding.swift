@@ -92,13 +92,9 @@ extension Decoder {
     package func refuseUnknownFields(allowed: Set<String>) throws {
         let members = try container(keyedBy: AnyCodingKey.self)
         let fields = allowed.sorted()
-        // A field the object has already is not suggested (renamed to it, the member would be there twice), and no
-        // farther field is suggested in its place.
         let present = Set(members.allKeys.map(\.stringValue))
         for key in members.allKeys where !allowed.contains(key.stringValue) {
-            let closest = Spelling.closest(to: key.stringValue, among: fields).flatMap {
-                present.contains($0) ? nil : $0
-            }
+            let closest = Spelling.closest(to: key.stringValue, among: fields, present: present)
             let hint = closest.map { " (did you mean \"\($0)\"?)" } ?? ""
             throw PluginManifestError(
                 .unknownField,

@@ -161,7 +161,7 @@ extension PluginManifest: Codable {
     package static let fieldNames = Set(CodingKeys.allCases.map(\.rawValue))
 
     public init(from decoder: any Decoder) throws {
-        try decoder.refuseUnknownFields(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
+        try decoder.refuseUnknownFields(allowed: Self.fieldNames)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
         version = try container.decode(SemanticVersion.self, forKey: .version)

@@ -360,7 +360,7 @@ private struct Reader {
     ) -> ConfigurationError {
         var present: Set<String> = []
         if case .mapping(let members, _) = mapping { present = Set(members.compactMap(\.key.text)) }
-        let closest = Spelling.closest(to: name, among: allowed).flatMap { present.contains($0) ? nil : $0 }
+        let closest = Spelling.closest(to: name, among: allowed, present: present)
         let hint = closest.map { " (did you mean \"\($0)\"?)" } ?? ""
         return error(
             node,
