@@ -77,7 +77,7 @@ extension ConnectionOptions {
 // MARK: - Giving up on a daemon that does not answer
 
 /// How long navctl waits for the daemon, and whether that time has passed.
-private final class Deadline: Sendable {
+final class Deadline: Sendable {
     private let seconds: Double
     private let passed = Mutex(false)
 

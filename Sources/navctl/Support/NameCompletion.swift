@@ -50,8 +50,8 @@ enum NameCompletion {
         }
     }
 
-    /// How long a completion waits for the daemon before it offers nothing.
-    static let patience: Duration = .seconds(1)
+    /// How long a completion waits for the daemon before it offers nothing, in seconds.
+    static let patience: Double = 1
 
     /// The names `ask` gets from the daemon, sorted unless `keepingOrder`; none when the daemon cannot be reached,
     /// refuses the call, or has not answered within ``patience``.
@@ -68,11 +68,8 @@ enum NameCompletion {
         let line = CompletedLine(words: words)
         guard let client = try? await NavHostClient.connect(socketPath: line.socketPath) else { return [] }
         // Closing the connection ends a call the daemon does not answer: it fails, and nothing is offered.
-        let watchdog = Task {
-            try await Task.sleep(for: patience)
-            await client.close()
-        }
-        defer { watchdog.cancel() }
+        let watchdog = Deadline(seconds: patience).watch { await client.close() }
+        defer { watchdog?.cancel() }
         let names = ((try? await ask(client, line)) ?? []).filter(isPlainName)
         await client.close()
         return keepingOrder ? names : names.sorted()
