@@ -78,7 +78,7 @@ FUZZ_FLAGS          = -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -
                       -print_final_stats=1
 
 .PHONY: all deps build build-run run test test-soak test-scaffold new-feature lint format clean install install-files \
-	install-sdk sdk install-sdk-files install-docs install-sdk-docs uninstall uninstall-sdk-files check-docs release man completions install-completions uninstall-completions deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke
+	install-sdk sdk install-sdk-files install-docs install-sdk-docs uninstall uninstall-sdk-files check-docs release man completions install-completions uninstall-completions deb deb-files test-out-of-tree sdk-api-check test-sdk-compat systemd-e2e journald-check bench bench-smoke go-peer
 .PHONY: fuzz fuzz-build fuzz-smoke
 
 all: build
@@ -190,12 +190,23 @@ bench: deps
 	for product in $(BENCH_PRODUCTS); do \
 		$(SWIFT) build -c release --manifest-cache none --product $$product || exit 1; \
 	done
+	$(MAKE) --no-print-directory go-peer GO_PEER_DIR=.build/release
 	.build/release/navhost-plugin-tool stage --build-dir .build/release $(PLUGIN_DIRS)
 	.build/release/navhost-bench --output bench-results.json --markdown .build/release/bench-results.md $(BENCH_FLAGS)
 
 bench-smoke: build
 	$(SWIFT) format lint --strict --recursive --parallel Benchmarks
+	$(MAKE) --no-print-directory go-peer
 	$(BUILD_DIR)/navhost-bench --quick --output $(BUILD_DIR)/bench-smoke.json $(BENCH_FLAGS)
+
+# The Go peer of navhost-bench (Benchmarks/Peer/go) on Debian's github.com/varlink/go, built in GOPATH mode from
+# /usr/share/gocode (scripts/install-deps.sh installs golang-go and golang-github-varlink-go-dev); gofmt must leave it
+# as it is.
+GO_PEER_DIR ?= $(BUILD_DIR)
+go-peer:
+	@unformatted=$$(gofmt -l Benchmarks/Peer/go); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted" >&2; exit 1; fi
+	GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$(CURDIR)/.build/go-cache go build -o $(GO_PEER_DIR)/navhost-peer-go ./Benchmarks/Peer/go
 
 # `make install` installs the release build, with the man pages and the shell completions; `make install-files
 # BUILD_DIR=…` installs what a given build holds and builds nothing.

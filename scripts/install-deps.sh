@@ -17,6 +17,8 @@ apt_packages=(
     libyaml-dev     # navhostd's configuration file (CYAML)
     python3-venv    # the Varlink reference implementation used by the interop tests
     varlink-go      # varlink-go-certification, a second Varlink certification client for the interop tests
+    golang-go       # builds navhost-bench's Go peer (Benchmarks/Peer/go)
+    golang-github-varlink-go-dev # the Go Varlink implementation that peer is written on
     patchelf        # make deb: the packaged programs' run paths name the Swift runtime the package ships
     chromium        # headless, for the inspector page's browser test (Tests/NavHostInspectorTests)
 )
