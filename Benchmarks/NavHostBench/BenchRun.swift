@@ -9,6 +9,8 @@ final class BenchRun {
     let floorBuildDirectory: String
     /// How the Python peer is started; its interpreter and script are checked when the peer phase runs.
     let peerLaunch: PeerProcess.Launch
+    /// How the Go peer is started; its program is checked when the go-peer phase runs.
+    let goPeerLaunch: PeerProcess.Launch
     let workDirectory: String
     let keepWorkDirectory: Bool
     let machine: MachineInfo
@@ -23,6 +25,7 @@ final class BenchRun {
     private var floorCPU: Floor.CPUResult?
     private var floorBinary: String?
     private var peer: Peer.Figures?
+    private var goPeer: Peer.Figures?
 
     /// The sessions every daemon opens: `rt` serves round trips and pipelining, `fan` the watchers, `hot` the watcher
     /// of a screen whose plugin is reloaded.
@@ -72,6 +75,7 @@ final class BenchRun {
         wrapper: [String],
         peerPython: String,
         peerScript: String,
+        goPeerProgram: String,
         keepWorkDirectory: Bool
     ) throws {
         self.plan = plan
@@ -104,10 +108,17 @@ final class BenchRun {
         // The catalog the daemon's Products plugin reads, when it is staged.
         let catalog = "\(pluginDirectory)/Products/products.json"
         peerLaunch = PeerProcess.Launch(
-            python: peerPython,
-            script: peerScript,
+            name: "Python peer",
+            command: [peerPython, peerScript],
             catalog: access(catalog, R_OK) == 0 ? catalog : nil,
             sessions: ["rt=products.list"],
+            workDirectory: workDirectory
+        )
+        goPeerLaunch = PeerProcess.Launch(
+            name: "Go peer",
+            command: [goPeerProgram],
+            catalog: peerLaunch.catalog,
+            sessions: peerLaunch.sessions,
             workDirectory: workDirectory
         )
         machine = MachineInfo.current()
@@ -129,7 +140,22 @@ final class BenchRun {
         Console.line("\(machine.swiftVersion); load average \(machine.loadAtStart)")
         raiseDescriptorLimit()
         if phases.contains(.floor) { try measureFloor() }
-        if phases.contains(.peer) { try measurePeer() }
+        if phases.contains(.peer) {
+            peer = try measurePeer(
+                peerLaunch,
+                key: "peer",
+                needs: [(peerLaunch.command[0], X_OK, "Python"), (peerLaunch.command[1], R_OK, "peer script")],
+                remedy: "scripts/install-deps.sh makes .venv; see --peer-python, --peer-script"
+            )
+        }
+        if phases.contains(.goPeer) {
+            goPeer = try measurePeer(
+                goPeerLaunch,
+                key: "goPeer",
+                needs: [(goPeerLaunch.command[0], X_OK, "Go peer program")],
+                remedy: "make go-peer builds it; see --go-peer"
+            )
+        }
         if !phases.isDisjoint(with: [.roundTrip, .pipelined, .fanOut]) { try measureUnderLoad() }
         if phases.contains(.startup) { try measureStartUp() }
         if phases.contains(.reload) { try measureHotReload() }
@@ -160,7 +186,11 @@ final class BenchRun {
                 )
             ),
             ("floorCommand", .string("make -f \(floorSource)/Makefile floor; floor N P 64")),
-            ("peerCommand", .string("\(peerLaunch.python) \(peerLaunch.script) unix:SOCKET --state-dir DIR ...")),
+            ("peerCommand", .string("\(peerLaunch.command.joined(separator: " ")) unix:SOCKET --state-dir DIR ...")),
+            (
+                "goPeerCommand",
+                .string("\(goPeerLaunch.command.joined(separator: " ")) unix:SOCKET --state-dir DIR ...")
+            ),
             ("details", .object(details)),
             ("rows", .array(rows.map(\.report))),
             (
@@ -210,21 +240,28 @@ final class BenchRun {
         )
     }
 
-    /// The Python peer: the intents of the round-trip and pipelined rows, sent by the same client code (see ``Peer``).
-    private func measurePeer() throws {
-        let needed = [(peerLaunch.python, X_OK, "Python"), (peerLaunch.script, R_OK, "peer script")]
-        if let (path, _, what) = needed.first(where: { access($0.0, $0.1) != 0 }) {
-            Console.line(
-                "Peer skipped: no \(what) at \(path) (scripts/install-deps.sh makes .venv; see --peer-python, "
-                    + "--peer-script)"
-            )
-            details.append(("peer", .object([("skipped", .string("no \(what) at \(path)"))])))
-            return
+    /// A peer (Python or Go): the intents of the round-trip and pipelined rows, sent by the same client code (see
+    /// ``Peer``). Skipped, with a note, when a file it needs is missing.
+    ///
+    /// - Parameters:
+    ///   - key: Names its figures in the results file.
+    ///   - needs: The files it needs, with the `access` mode each needs and what each is, for the note.
+    ///   - remedy: How to get them, for the note.
+    private func measurePeer(
+        _ launch: PeerProcess.Launch,
+        key: String,
+        needs: [(path: String, mode: Int32, what: String)],
+        remedy: String
+    ) throws -> Peer.Figures? {
+        if let missing = needs.first(where: { access($0.path, $0.mode) != 0 }) {
+            Console.line("\(launch.name) skipped: no \(missing.what) at \(missing.path) (\(remedy))")
+            details.append((key, .object([("skipped", .string("no \(missing.what) at \(missing.path)"))])))
+            return nil
         }
-        let process = try PeerProcess(peerLaunch, name: "peer")
+        let process = try PeerProcess(launch, name: key)
         defer { process.stop() }
         Console.line(
-            "Peer: \(process.banner), accepting after \((Double(process.startNanoseconds) / 1e6).fixed(0)) ms; "
+            "\(launch.name): \(process.banner), accepting after \((Double(process.startNanoseconds) / 1e6).fixed(0)) ms; "
                 + "\(plan.peerRoundTrips) round trips, \(plan.peerChangingRoundTrips) changing, "
                 + "\(plan.concurrentConnections) clients × \(plan.peerConcurrentRoundTrips) "
                 + "(\(plan.peerConcurrentChangingRoundTrips) changing), \(plan.peerPipelined) pipelined"
@@ -237,10 +274,9 @@ final class BenchRun {
             "  p50 \(p50s[0]) µs, changing \(p50s[1]) µs; \(plan.concurrentConnections) clients p50 \(p50s[2]) µs, "
                 + "changing \(p50s[3]) µs; pipelined \(figures.pipelined.requestsPerSecond.fixed(0)) req/s"
         )
-        peer = figures
         details.append(
             (
-                "peer",
+                key,
                 .object([
                     ("server", .string(process.banner)),
                     ("command", .string(process.command.joined(separator: " "))),
@@ -262,6 +298,7 @@ final class BenchRun {
                 ])
             )
         )
+        return figures
     }
 
     /// Round trips, pipelining and fan-out, against one daemon.
@@ -274,6 +311,7 @@ final class BenchRun {
     }
 
     private func measureRoundTrips(_ daemon: DaemonProcess) throws {
+        try requirePeersAgree(with: daemon)
         Console.line("Round trips: \(plan.roundTrips) Send calls, one at a time (after \(plan.warmUp) untimed)")
         let before = try daemon.usage()
         let steady = try RoundTrip.measure(
@@ -299,7 +337,8 @@ final class BenchRun {
                 floor: floor?.median,
                 target: .ratioAtMost(2),
                 peer: peer?.steady.microseconds(at: 50),
-                peerTarget: peerTarget(.fasterBy(3))
+                peerTarget: peerTarget(.fasterBy(3)),
+                goPeer: goPeer?.steady.microseconds(at: 50)
             )
         )
         rows.append(
@@ -310,7 +349,8 @@ final class BenchRun {
                 value: steady.microseconds(at: 99),
                 floor: floor?.p99,
                 target: .ratioAtMost(4),
-                peer: peer?.steady.microseconds(at: 99)
+                peer: peer?.steady.microseconds(at: 99),
+                goPeer: goPeer?.steady.microseconds(at: 99)
             )
         )
         rows.append(
@@ -331,6 +371,7 @@ final class BenchRun {
                 floor: floorCPU?.oneEndMicroseconds,
                 target: .valueAtMost(40),
                 peer: peer?.steadyCPUMicroseconds,
+                goPeer: goPeer?.steadyCPUMicroseconds,
                 note: "utime + stime of the daemon over the calls: hardly depends on the machine's load; the floor's "
                     + "figure is half the CPU of floor.c's two processes per round trip (one end), the peer's its "
                     + "process's over its steady calls"
@@ -367,6 +408,7 @@ final class BenchRun {
                 target: .ratioAtMost(2),
                 peer: peer?.changing.microseconds(at: 50),
                 peerTarget: peerTarget(.fasterBy(3)),
+                goPeer: goPeer?.changing.microseconds(at: 50),
                 note: "each call produces a stateChanged event (no watcher) and a durable save of the filter"
             )
         )
@@ -378,7 +420,8 @@ final class BenchRun {
                 value: changing.microseconds(at: 99),
                 floor: floor?.p99,
                 target: .ratioAtMost(4),
-                peer: peer?.changing.microseconds(at: 99)
+                peer: peer?.changing.microseconds(at: 99),
+                goPeer: goPeer?.changing.microseconds(at: 99)
             )
         )
         try measureConcurrentRoundTrips(daemon)
@@ -413,14 +456,22 @@ final class BenchRun {
         details.append(("concurrentConnections", .integer(clients)))
         details.append(("concurrentRoundTrip", Self.report(steady, unit: "µs")))
         details.append(("concurrentRoundTripChangingState", Self.report(changing, unit: "µs")))
-        let kinds: [(key: String, label: String, latencies: LatencyRecorder, peer: LatencyRecorder?, note: String?)] = [
-            ("concurrentRoundTrip", "intent round trip", steady, peer?.steadyConcurrent, nil),
-            (
-                "concurrentRoundTripChangingState", "round trip, state changes each call", changing,
-                peer?.changingConcurrent, "all clients change the same session's screen, each to texts of its own"
-            ),
-        ]
-        for (key, label, latencies, peerLatencies, note) in kinds {
+        let kinds:
+            [(
+                key: String, label: String, latencies: LatencyRecorder, peer: LatencyRecorder?,
+                goPeer: LatencyRecorder?, note: String?
+            )] = [
+                (
+                    "concurrentRoundTrip", "intent round trip", steady, peer?.steadyConcurrent,
+                    goPeer?.steadyConcurrent, nil
+                ),
+                (
+                    "concurrentRoundTripChangingState", "round trip, state changes each call", changing,
+                    peer?.changingConcurrent, goPeer?.changingConcurrent,
+                    "all clients change the same session's screen, each to texts of its own"
+                ),
+            ]
+        for (key, label, latencies, peerLatencies, goPeerLatencies, note) in kinds {
             rows.append(
                 ResultRow(
                     key: "\(key).p50",
@@ -429,6 +480,7 @@ final class BenchRun {
                     value: latencies.microseconds(at: 50),
                     peer: peerLatencies?.microseconds(at: 50),
                     peerTarget: peerTarget(.fasterBy(3)),
+                    goPeer: goPeerLatencies?.microseconds(at: 50),
                     note: note
                 )
             )
@@ -438,10 +490,26 @@ final class BenchRun {
                     label: "\(label), \(clients) clients at once, p99",
                     unit: "µs",
                     value: latencies.microseconds(at: 99),
-                    peer: peerLatencies?.microseconds(at: 99)
+                    peer: peerLatencies?.microseconds(at: 99),
+                    goPeer: goPeerLatencies?.microseconds(at: 99)
                 )
             )
         }
+    }
+
+    /// Checks that each peer measured answered ``ScreenAgreement/probe`` with navhostd's screen; the probe leaves the
+    /// session's screen filtered, and the warm-up of the next measurement sets it back.
+    private func requirePeersAgree(with daemon: DaemonProcess) throws {
+        let measured = [("Python peer", peer), ("Go peer", goPeer)].compactMap { name, figures in
+            figures.map { (name, $0.probeReply) }
+        }
+        guard !measured.isEmpty else { return }
+        let daemonReply = try ScreenAgreement.reply(socketPath: daemon.socketPath)
+        for (name, reply) in measured {
+            try ScreenAgreement.requireSameScreen(reply, as: daemonReply, peer: name)
+        }
+        Console.line("Peers: \(measured.map(\.0).joined(separator: " and ")) answer the probe with navhostd's screen")
+        details.append(("peersAnswerTheProbeAsNavhostd", .string(measured.map(\.0).joined(separator: ", "))))
     }
 
     private func measurePipelined(_ daemon: DaemonProcess) throws {
@@ -495,6 +563,7 @@ final class BenchRun {
                     target: .ratioAtLeast(connections == 1 ? 0.5 : 0.6),
                     peer: connections == 1 ? peer?.pipelined.requestsPerSecond : nil,
                     peerTarget: connections == 1 ? peerTarget(.throughputTimes(10)) : nil,
+                    goPeer: connections == 1 ? goPeer?.pipelined.requestsPerSecond : nil,
                     note: connections > 1 ? "compared with the floor's one connection" : nil
                 )
             )

@@ -18,6 +18,9 @@ struct NavHostBench: ParsableCommand {
             project's .venv Python) that serves the same Send to the same catalog with the same reply, and measures
             it with the same client: the round-trip and pipelined rows then also show NavHost's ratio to the peer.
             Without the Python (scripts/install-deps.sh makes .venv) the peer figures are skipped, with a note.
+            The go-peer phase does the same with a Go Varlink server on github.com/varlink/go (Benchmarks/Peer/go,
+            built by make go-peer as BUILD_DIR/navhost-peer-go): its figures and NavHost's ratio to them are printed
+            beside the Python peer's, without a target.
 
             The client is a bare AF_UNIX socket that checks every reply with json-c, as the floor's client does.
             Nothing is pinned to a CPU except in the one-core pass, where the benchmark, the floor and a daemon of
@@ -53,6 +56,9 @@ struct NavHostBench: ParsableCommand {
 
     @Option(help: "The peer's script.")
     var peerScript = "Benchmarks/Peer/navhost_peer.py"
+
+    @Option(help: "The Go peer's program. (default: BUILD_DIR/navhost-peer-go)")
+    var goPeer: String?
 
     @Option(help: "Run only these phases (repeat): \(Phase.allCases.map(\.rawValue).joined(separator: ", ")).")
     var only: [Phase] = []
@@ -105,6 +111,7 @@ struct NavHostBench: ParsableCommand {
             wrapper: daemonWrapper.map { $0.split(separator: " ").map(String.init) } ?? [],
             peerPython: peerPython,
             peerScript: peerScript,
+            goPeerProgram: goPeer ?? "\(buildDirectory)/navhost-peer-go",
             keepWorkDirectory: keepWorkDirectory
         )
         try run.execute()
@@ -131,6 +138,7 @@ struct NavHostBench: ParsableCommand {
 enum Phase: String, CaseIterable, ExpressibleByArgument {
     case floor
     case peer
+    case goPeer = "go-peer"
     case roundTrip = "round-trip"
     case pipelined
     case fanOut = "fan-out"

@@ -1,8 +1,8 @@
 import Glibc
 
-/// The Python peer's figures: the intents NavHost's rows time, sent to the peer (``PeerProcess``) by the same client
-/// code (``RoundTrip``, ``ConcurrentRoundTrips``, ``Pipelined``), in the same run. NavHost's rows show their ratio to
-/// these beside their ratio to the floor.
+/// A peer's figures (the Python one or the Go one): the intents NavHost's rows time, sent to the peer
+/// (``PeerProcess``) by the same client code (``RoundTrip``, ``ConcurrentRoundTrips``, ``Pipelined``), in the same run.
+/// NavHost's rows show their ratio to these beside their ratio to the floor.
 enum Peer {
     /// What the peer gave.
     struct Figures {
@@ -19,10 +19,13 @@ enum Peer {
         var changingConcurrent: LatencyRecorder
         /// The steady intent pipelined on one connection, `depth` calls in flight.
         var pipelined: Pipelined.Result
+        /// Its reply to ``ScreenAgreement/probe``, sent before the timed calls: checked against navhostd's.
+        var probeReply: String
     }
 
     /// Measures the peer (process `pid`, on `socketPath`) with `plan`'s peer counts, in the order NavHost is measured.
     static func measure(pid: pid_t, socketPath: String, plan: BenchPlan) throws -> Figures {
+        let probeReply = try ScreenAgreement.reply(socketPath: socketPath)
         let before = try ProcessUsage.of(pid)
         let steady = try RoundTrip.measure(
             socketPath: socketPath,
@@ -75,7 +78,8 @@ enum Peer {
             changing: changing,
             steadyConcurrent: steadyConcurrent,
             changingConcurrent: changingConcurrent,
-            pipelined: pipelined
+            pipelined: pipelined,
+            probeReply: probeReply
         )
     }
 }

@@ -1,6 +1,7 @@
 /// One line of the results table: a NavHost figure, the floor's comparable figure when there is one, the ratio, and
-/// the target from issue 10 when it sets one; and, for the intents the Python peer also serves, the peer's figure,
-/// the ratio to it and the target against it.
+/// the target from issue 10 when it sets one; and, for the intents the peers also serve, the Python peer's figure, the
+/// ratio to it and the target against it, and the Go peer's figure and the ratio to it (no target: issue #17 sets its
+/// targets against the Python peer).
 struct ResultRow {
     /// What a figure is compared with.
     enum Target {
@@ -57,6 +58,8 @@ struct ResultRow {
     var peer: Double?
     /// The target against the peer; its status is pending when the peer phase ran without a figure.
     var peerTarget: PeerTarget?
+    /// The Go peer's comparable figure (`Benchmarks/Peer/go`), in the same unit; `nil` when it was not measured.
+    var goPeer: Double?
     /// Why a figure is missing, or how to read it.
     var note: String?
 
@@ -70,6 +73,12 @@ struct ResultRow {
     var peerRatio: Double? {
         guard let value, let peer, peer > 0 else { return nil }
         return value / peer
+    }
+
+    /// `value / goPeer`.
+    var goPeerRatio: Double? {
+        guard let value, let goPeer, goPeer > 0 else { return nil }
+        return value / goPeer
     }
 
     var status: Status {
@@ -122,6 +131,9 @@ struct ResultRow {
                 ("peerStatus", .string(peerStatus.rawValue)),
             ]
         }
+        if goPeer != nil {
+            members += [("goPeer", .rounded(goPeer)), ("goPeerRatio", .rounded(goPeerRatio))]
+        }
         if let note { members.append(("note", .string(note))) }
         return .object(members)
     }
@@ -134,8 +146,9 @@ extension Double {
     }
 }
 
-/// Prints the rows as an aligned table. The peer's columns (its figure and NavHost's ratio to it) are there when a
-/// row has a figure or a target against the peer; a row with two targets lists both, and both statuses, in order.
+/// Prints the rows as an aligned table. The Python peer's columns (its figure and NavHost's ratio to it) are there
+/// when a row has a figure or a target against it, the Go peer's when a row has its figure; a row with two targets
+/// lists both, and both statuses, in order.
 enum ResultTable {
     static func render(_ rows: [ResultRow]) -> String {
         let columns = self.columns(rows)
@@ -175,7 +188,7 @@ enum ResultTable {
         var cell: (ResultRow) -> String
     }
 
-    /// The columns of `rows`: the peer's only when some row compares with the peer.
+    /// The columns of `rows`: each peer's only when some row compares with it.
     private static func columns(_ rows: [ResultRow]) -> [Column] {
         let withPeer = rows.contains { $0.peer != nil || $0.peerTarget != nil }
         var columns = [
@@ -191,6 +204,16 @@ enum ResultTable {
                 Column(header: "peer", alignedRight: true) { row in row.peer.map { quantity($0, unit: row.unit) } ?? ""
                 },
                 Column(header: "peer ratio", alignedRight: true) { row in row.peerRatio.map { "\($0.fixed(2))×" } ?? ""
+                },
+            ]
+        }
+        if rows.contains(where: { $0.goPeer != nil }) {
+            columns += [
+                Column(header: "Go peer", alignedRight: true) { row in
+                    row.goPeer.map { quantity($0, unit: row.unit) } ?? ""
+                },
+                Column(header: "Go ratio", alignedRight: true) { row in
+                    row.goPeerRatio.map { "\($0.fixed(2))×" } ?? ""
                 },
             ]
         }

@@ -1,10 +1,11 @@
 import Glibc
 
-/// The Python peer, `Benchmarks/Peer/navhost_peer.py`: the Products catalog's `Send` served with the PyPI `varlink`
-/// package (`varlink.ThreadingServer`), run by the project's `.venv` Python.
+/// A peer server: the Products catalog's `Send` served by another Varlink implementation, the Python one
+/// (`Benchmarks/Peer/navhost_peer.py` on the PyPI `varlink` package, run by the project's `.venv` Python) or the Go
+/// one (`Benchmarks/Peer/go`, `navhost-peer-go` on github.com/varlink/go). Both take the same arguments.
 ///
 /// It gets a socket, a state folder and a log of its own in the work folder, and is ready once its socket accepts a
-/// connection: the script binds the socket only after it has read the interface definition and the catalog.
+/// connection: each peer binds the socket only after it has read the interface definition and the catalog.
 final class PeerProcess {
     /// The peer's process ID.
     let pid: pid_t
@@ -20,11 +21,12 @@ final class PeerProcess {
 
     /// How to start the peer.
     struct Launch {
-        /// The Python interpreter (`.venv/bin/python`).
-        var python: String
-        /// `navhost_peer.py`.
-        var script: String
-        /// The catalog file; the script's own default (the plugin's `Resources/products.json`) when `nil`.
+        /// Who the peer is, for messages: `Python peer`, `Go peer`.
+        var name: String
+        /// The command before the peer's arguments: `[".venv/bin/python", "…/navhost_peer.py"]`, or the Go peer's
+        /// program.
+        var command: [String]
+        /// The catalog file; the peer's own default (the plugin's `Resources/products.json`) when `nil`.
         var catalog: String?
         /// `NAME=ROUTE` sessions, all of them `products.list`.
         var sessions: [String]
@@ -41,7 +43,7 @@ final class PeerProcess {
         let base = "\(launch.workDirectory)/\(name)"
         socketPath = "\(base).sock"
         logPath = "\(base).log"
-        var arguments = [launch.python, launch.script, "unix:\(socketPath)", "--state-dir", "\(base).state"]
+        var arguments = launch.command + ["unix:\(socketPath)", "--state-dir", "\(base).state"]
         if let catalog = launch.catalog { arguments += ["--catalog", catalog] }
         for session in launch.sessions { arguments += ["--session", session] }
         command = arguments
@@ -58,7 +60,9 @@ final class PeerProcess {
             } else if let ended = Subprocess.wait(for: pid, milliseconds: 0) {
                 stopped = true
                 let output = (readFile(logPath) ?? "").trimmingSuffix()
-                throw BenchError("the peer ended before its socket accepted (\(ended)); its log \(logPath):\n\(output)")
+                throw BenchError(
+                    "the \(launch.name) ended before its socket accepted (\(ended)); its log \(logPath):\n\(output)"
+                )
             } else {
                 MonotonicClock.sleep(milliseconds: 10)
             }
@@ -66,7 +70,7 @@ final class PeerProcess {
         guard let ready else {
             Subprocess.terminate(pid, graceMilliseconds: 0)
             stopped = true
-            throw BenchError("the peer's socket did not accept in time; its log is \(logPath)")
+            throw BenchError("the \(launch.name)'s socket did not accept in time; its log is \(logPath)")
         }
         startNanoseconds = ready - started
     }
@@ -75,7 +79,7 @@ final class PeerProcess {
         stop()
     }
 
-    /// The first line the peer logged: its Python and `varlink` versions and its address.
+    /// The first line the peer logged: its language's and its Varlink library's versions, and its address.
     var banner: String {
         (readFile(logPath) ?? "").split(separator: "\n").first.map(String.init) ?? ""
     }
