@@ -10,6 +10,9 @@ enum SlowLoadRoute: Route {
     /// Loads at once, then, while ``SlowLoadViewModel/lingers``, goes on waiting until the screen closes (as a
     /// screen whose telemetry call hangs on one machine and not on another).
     case linger
+    /// Works for as long as the screen is open, as a screen that follows something (a feed, a store) does: it is
+    /// never idle, and a call that comes finds it busy.
+    case forever
 }
 
 @MainActor
@@ -37,6 +40,9 @@ final class SlowLoadViewModel: ViewModel {
         case .linger:
             state = "loaded"
             if Self.lingers { try? await Task.sleep(for: .seconds(3600)) }
+        case .forever:
+            state = "following"
+            try? await Task.sleep(for: .seconds(3600))
         }
     }
 }
@@ -53,6 +59,7 @@ final class SlowLoadFeature: FeatureModule {
     let screens = [
         ScreenDescriptor(route: "slow.load", viewModel: SlowLoadViewModel.self),
         ScreenDescriptor(route: "slow.linger", viewModel: SlowLoadViewModel.self),
+        ScreenDescriptor(route: "slow.forever", viewModel: SlowLoadViewModel.self),
     ]
     @MainActor func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator { SlowLoadCoordinator() }
 }

@@ -181,6 +181,40 @@ struct FlightRecorderTests {
         registry.close("main")
     }
 
+    @Test(
+        "A screen recorded busy is compared once 50 ms pass without a change: its work is not waited for as a screen's recorded idle"
+    )
+    func replayDoesNotWaitForScreensRecordedBusy() async throws {
+        let registry = SessionRegistry(
+            catalog: try .holding([SlowLoadFeature()]),
+            logger: Logger(label: "navhost.test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        let session = try registry.open(SessionConfiguration(root: RouteRequest(id: "slow.load")))
+        try await Self.waitUntilIdle(session)
+        // Each Pop comes while the slow.forever screen works, as every call would: it is recorded busy.
+        for _ in 0..<3 {
+            try await session.handle(.navigate(RouteRequest(id: "slow.forever")))
+            try await session.handle(.pop)
+            try await Self.waitUntilIdle(session)
+        }
+        let recording = session.recording(plugins: [])
+        #expect(
+            recording.calls.map { $0.stack.map(\.busy) }
+                == Array(repeating: [[false, true], [false]], count: 3).flatMap { $0 }
+        )
+
+        // Waited for as a screen recorded idle, the first slow.forever screen would cost the 5 s and a warning (and
+        // 5 s a call before the replay gave up waiting for work that does not end).
+        let started = ContinuousClock.now
+        let report = try await registry.replay(recording, as: "replay-1")
+        let took = started.duration(to: .now)
+        #expect(report.difference == nil, "\(String(describing: report.difference))")
+        #expect(report.calls == 6)
+        #expect(report.warnings == [], "a screen recorded busy was waited for until its work ended")
+        #expect(took < .seconds(5), "three screens recorded busy took \(took)")
+        registry.close("main")
+    }
+
     /// Waits until no screen of `session` has work under way and every change of its state has been reported.
     @MainActor
     private static func waitUntilIdle(_ session: NavigationSession) async throws {
