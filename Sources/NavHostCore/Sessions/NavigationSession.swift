@@ -182,6 +182,16 @@ public final class NavigationSession: NavigationHandler {
         }
     }
 
+    /// Whether the stack holds the screens `recorded` does, each by its route, parameters and presentation: what a
+    /// replay compares of every screen, a screen recorded busy included (``RecordedScreen/matches(_:)``).
+    func holdsTheScreens(of recorded: [RecordedScreen]) -> Bool {
+        screens.count == recorded.count
+            && zip(screens, recorded).allSatisfy { screen, recorded in
+                screen.route.id == recorded.route && screen.route.parameters == recorded.parameters
+                    && screen.presentation == recorded.presentation
+            }
+    }
+
     /// Puts new bounds in force (a configuration reload): the stack depth for the next push, the intent time limit
     /// for the next intent, the watcher bound for the next watcher. The event history, the flight recorder and a
     /// replay's random numbers keep what the session opened with.

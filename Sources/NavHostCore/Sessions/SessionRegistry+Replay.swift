@@ -14,9 +14,9 @@ extension SessionRegistry {
     /// or presented again, each marked as opened by the screen whose ViewModel opened it in the session recorded. Its
     /// features draw the recorded random numbers and run on a virtual clock (``SessionContext``). After each call the
     /// replay lets the session settle — every screen idle, but one recorded busy only until no new revision came for
-    /// 50 ms — and compares the stack then with the one the recorded call left (the one the next call found,
-    /// ``FlightRecorder``). Each call is made durable before the next, as it would be for a client. The replay stops
-    /// at the first difference.
+    /// 50 ms and the stack holds the recorded screens — and compares the stack then with the one the recorded call
+    /// left (the one the next call found, ``FlightRecorder``). Each call is made durable before the next, as it would
+    /// be for a client. The replay stops at the first difference.
     ///
     /// - Parameters:
     ///   - to: The recorded revision to stop at: the calls that reached past it are not made, and the session stays
@@ -79,14 +79,30 @@ extension SessionRegistry {
         // within the 5 s (it ended in the session recorded) would cost each later call as much: from then on the
         // replay waits for 50 ms without a new revision only, as for a screen recorded busy, and says so.
         var waitsForWork = true
+        // Whether settling waits, while a screen recorded busy works, for the stack to hold the recorded screens. A
+        // stack that did not within the 5 s differs, and the comparison says so; should base pushes follow, they are
+        // not made to wait for it again.
+        var waitsForScreens = true
         func settle(comparingWith recorded: [RecordedScreen], after call: Int) async {
-            guard !(await self.settle(session, toCompareWith: recorded, waitingForWork: waitsForWork)) else { return }
-            waitsForWork = false
-            warnings.append(
-                "a screen's work, ended in the session recorded, was still under way 5 s after "
-                    + (call == 0 ? "the base stack was opened" : "call \(call)")
-                    + ": from then on the replay waited for screens' work only until 50 ms passed without a change"
+            let settling = await self.settle(
+                session,
+                toCompareWith: recorded,
+                waitingForWork: waitsForWork,
+                waitingForScreens: waitsForScreens
             )
+            switch settling {
+            case .settled:
+                return
+            case .screensDiffer:
+                waitsForScreens = false
+            case .workGoesOn:
+                waitsForWork = false
+                warnings.append(
+                    "a screen's work, ended in the session recorded, was still under way 5 s after "
+                        + (call == 0 ? "the base stack was opened" : "call \(call)")
+                        + ": from then on the replay waited for screens' work only until 50 ms passed without a change"
+                )
+            }
         }
         // The base screens pushed so far: a push that fails (its plugin missing) shifts the screens after it.
         var pushed = Array(base.stack.prefix(1))
@@ -213,37 +229,53 @@ extension SessionRegistry {
         )
     }
 
+    /// How a replay's wait for its session to settle ended.
+    private enum Settling {
+        /// Every screen idle; or no new revision for 50 ms, with the screens to wait for idle and the stack holding
+        /// the recorded screens.
+        case settled
+        /// The 5 s ran out with a screen whose state is compared still at work.
+        case workGoesOn
+        /// The 5 s ran out with a screen recorded busy still at work and the stack not holding the recorded screens.
+        case screensDiffer
+    }
+
     /// Waits until every screen of `session` is idle, at most 5 seconds; or, once no new revision came for 50 ms,
     /// until every screen whose state the comparison with `recorded` looks at is idle (with `waitingForWork`; else
-    /// not longer). Returns `false` when the 5 s ran out with such a screen still busy.
+    /// not longer) and the stack holds the screens `recorded` does (with `waitingForScreens`; else not longer).
     ///
     /// A screen that follows something forever is never idle, and was `busy` when the recorded stack was taken: its
-    /// state is not compared, and the replay does not wait for it longer than 50 ms of quiet. Any other screen's work
-    /// (a catalog it loads, which may take longer than 50 ms without a change on a busy machine or over a network) is
-    /// waited for: before, the replay compared such a screen while it still loaded, and said "differs" where the
-    /// recorded session had let it load.
-    @discardableResult
+    /// state is not compared, and the replay does not wait for its work to end. Any other screen's work (a catalog it
+    /// loads, which may take longer than 50 ms without a change on a busy machine or over a network) is waited for:
+    /// before, the replay compared such a screen while it still loaded, and said "differs" where the recorded session
+    /// had let it load. So are the screens a screen recorded busy opens (or closes) as its work goes on, after a
+    /// quiet stretch (an answer from a network): the session recorded had them when its next call came, and before,
+    /// the replay compared the stack 50 ms into that stretch, without them. A stack that differs for good costs the
+    /// 5 s once: the replay stops at the difference.
     private func settle(
         _ session: NavigationSession,
         toCompareWith recorded: [RecordedScreen],
-        waitingForWork: Bool
-    ) async -> Bool {
+        waitingForWork: Bool,
+        waitingForScreens: Bool
+    ) async -> Settling {
         let clock = ContinuousClock()
         let giveUp = clock.now.advanced(by: .seconds(5))
         var lastRevision = session.revision
         var quietSince = clock.now
+        func workEnded() -> Bool { !waitingForWork || session.isIdle(besidesScreensBusyIn: recorded) }
+        func screensCame() -> Bool { !waitingForScreens || session.holdsTheScreens(of: recorded) }
         while !session.isIdle, clock.now < giveUp {
             try? await Task.sleep(for: .milliseconds(2))
             if session.revision != lastRevision {
                 lastRevision = session.revision
                 quietSince = clock.now
-            } else if quietSince.duration(to: clock.now) >= .milliseconds(50),
-                !waitingForWork || session.isIdle(besidesScreensBusyIn: recorded)
-            {
-                return true
+            } else if quietSince.duration(to: clock.now) >= .milliseconds(50), workEnded(), screensCame() {
+                return .settled
             }
         }
-        return !waitingForWork || session.isIdle(besidesScreensBusyIn: recorded)
+        if !workEnded() { return .workGoesOn }
+        // Idle, the stack changes no more: as it is, it is what the replay compares.
+        return session.isIdle || screensCame() ? .settled : .screensDiffer
     }
 
     private static func pluginWarnings(

@@ -13,6 +13,9 @@ enum SlowLoadRoute: Route {
     /// Works for as long as the screen is open, as a screen that follows something (a feed, a store) does: it is
     /// never idle, and a call that comes finds it busy.
     case forever
+    /// Works for as long as the screen is open too, and once a first answer came (after as long as a load, with no
+    /// change meanwhile) opens a `slow.load` screen above itself.
+    case follow
 }
 
 @MainActor
@@ -26,9 +29,11 @@ final class SlowLoadViewModel: ViewModel {
 
     private(set) var state = "idle"
     private let route: SlowLoadRoute
+    private let router: Router<SlowLoadRoute>
 
-    init(route: SlowLoadRoute) {
+    init(route: SlowLoadRoute, router: Router<SlowLoadRoute>) {
         self.route = route
+        self.router = router
     }
 
     func onAppear() async {
@@ -43,6 +48,12 @@ final class SlowLoadViewModel: ViewModel {
         case .forever:
             state = "following"
             try? await Task.sleep(for: .seconds(3600))
+        case .follow:
+            state = "following"
+            try? await Task.sleep(for: Self.loadTime)
+            guard !Task.isCancelled else { return }
+            router.navigate(to: .load)
+            try? await Task.sleep(for: .seconds(3600))
         }
     }
 }
@@ -50,7 +61,7 @@ final class SlowLoadViewModel: ViewModel {
 @MainActor
 final class SlowLoadCoordinator: Coordinator {
     func makeViewModel(for route: SlowLoadRoute, router: Router<SlowLoadRoute>) -> any ViewModel {
-        SlowLoadViewModel(route: route)
+        SlowLoadViewModel(route: route, router: router)
     }
 }
 
@@ -60,6 +71,7 @@ final class SlowLoadFeature: FeatureModule {
         ScreenDescriptor(route: "slow.load", viewModel: SlowLoadViewModel.self),
         ScreenDescriptor(route: "slow.linger", viewModel: SlowLoadViewModel.self),
         ScreenDescriptor(route: "slow.forever", viewModel: SlowLoadViewModel.self),
+        ScreenDescriptor(route: "slow.follow", viewModel: SlowLoadViewModel.self),
     ]
     @MainActor func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator { SlowLoadCoordinator() }
 }

@@ -215,6 +215,49 @@ struct FlightRecorderTests {
         registry.close("main")
     }
 
+    @Test(
+        "A replay waits for the screen a screen recorded busy opens after a quiet stretch, as the recorded session's next call found it"
+    )
+    func replayWaitsForScreensABusyScreenOpens() async throws {
+        let registry = SessionRegistry(
+            catalog: try .holding([SlowLoadFeature()]),
+            logger: Logger(label: "navhost.test") { _ in SwiftLogNoOpLogHandler() }
+        )
+        let session = try registry.open(SessionConfiguration(root: RouteRequest(id: "slow.load")))
+        try await Self.waitUntilIdle(session)
+        try await session.handle(.navigate(RouteRequest(id: "slow.follow")))
+        // The next call comes once the screen slow.follow opened has loaded, as a person's would.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while session.stackAsRecorded.map(\.busy) != [false, true, false] {
+            try await Task.sleep(for: .milliseconds(5))
+            if ContinuousClock.now > deadline { throw SessionDidNotSettle(revision: session.revision) }
+        }
+        try await session.handle(.pop)
+        let recording = session.recording(plugins: [])
+        #expect(
+            recording.calls.map { $0.stack.map(\.route) } == [
+                ["slow.load", "slow.follow", "slow.load"], ["slow.load", "slow.follow"],
+            ]
+        )
+
+        // Before, the Navigate's settle ended 50 ms after slow.follow appeared, every screen recorded idle being idle,
+        // and compared the stack without the screen slow.follow opens 200 ms later.
+        let report = try await registry.replay(recording, as: "replay-1")
+        #expect(report.difference == nil, "\(String(describing: report.difference))")
+        #expect(report.calls == 2)
+        #expect(report.warnings == [])
+
+        // A stack that never holds the recorded screens is compared once the 5 s ran out, as it is: the difference,
+        // not a warning about work.
+        var edited = recording
+        edited.calls[0].stack[2].route = "slow.linger"
+        let differing = try await registry.replay(edited, as: "replay-1")
+        #expect(differing.difference?.call == 1, "\(String(describing: differing.difference))")
+        #expect(differing.difference?.patch == ["2": ["route": "slow.load"]])
+        #expect(differing.warnings == [])
+        registry.close("main")
+    }
+
     /// Waits until no screen of `session` has work under way and every change of its state has been reported.
     @MainActor
     private static func waitUntilIdle(_ session: NavigationSession) async throws {
