@@ -23,8 +23,9 @@ struct BenchPlan {
     var concurrentRoundTrips: Int
     var concurrentChangingRoundTrips: Int
     var concurrentWarmUp: Int
-    /// The Python peer's counts, smaller than NavHost's (it is much slower): timed round trips after `peerWarmUp`
-    /// untimed ones, state-changing round trips, concurrent round trips per client, and pipelined calls.
+    /// The peers' counts (the Python one's and the Go one's), smaller than NavHost's (the Python peer is much slower):
+    /// timed round trips after `peerWarmUp` untimed ones, state-changing round trips, concurrent round trips per
+    /// client, and pipelined calls.
     var peerRoundTrips: Int
     var peerWarmUp: Int
     var peerChangingRoundTrips: Int

@@ -156,7 +156,12 @@ final class BenchRun {
                 remedy: "make go-peer builds it; see --go-peer"
             )
         }
-        if !phases.isDisjoint(with: [.roundTrip, .pipelined, .fanOut]) { try measureUnderLoad() }
+        if !phases.isDisjoint(with: [.roundTrip, .pipelined, .fanOut]) {
+            try measureUnderLoad()
+        } else if peer != nil || goPeer != nil {
+            Console.line("Peers not checked against navhostd: no round-trip, pipelined or fan-out phase started one")
+            details.append(("peersAnswerTheProbesAsNavhostd", .string("not checked: no daemon phase")))
+        }
         if phases.contains(.startup) { try measureStartUp() }
         if phases.contains(.reload) { try measureHotReload() }
         if phases.contains(.memory) { try measureMemory() }
@@ -305,13 +310,13 @@ final class BenchRun {
     private func measureUnderLoad() throws {
         let daemon = try DaemonProcess(launch, name: "load")
         defer { daemon.stop() }
+        try requirePeersAgree(with: daemon)
         if phases.contains(.roundTrip) { try measureRoundTrips(daemon) }
         if phases.contains(.pipelined) { try measurePipelined(daemon) }
         if phases.contains(.fanOut) { try measureFanOut(daemon) }
     }
 
     private func measureRoundTrips(_ daemon: DaemonProcess) throws {
-        try requirePeersAgree(with: daemon)
         Console.line("Round trips: \(plan.roundTrips) Send calls, one at a time (after \(plan.warmUp) untimed)")
         let before = try daemon.usage()
         let steady = try RoundTrip.measure(
@@ -497,19 +502,20 @@ final class BenchRun {
         }
     }
 
-    /// Checks that each peer measured answered ``ScreenAgreement/probe`` with navhostd's screen; the probe leaves the
-    /// session's screen filtered, and the warm-up of the next measurement sets it back.
+    /// Checks that each peer measured answered ``ScreenAgreement/probes`` as navhostd does, before navhostd's first
+    /// measurement; the probes leave the session's screen filtered, and the warm-up of the next measurement sets it
+    /// back.
     private func requirePeersAgree(with daemon: DaemonProcess) throws {
         let measured = [("Python peer", peer), ("Go peer", goPeer)].compactMap { name, figures in
-            figures.map { (name, $0.probeReply) }
+            figures.map { (name, $0.probeReplies) }
         }
         guard !measured.isEmpty else { return }
-        let daemonReply = try ScreenAgreement.reply(socketPath: daemon.socketPath)
-        for (name, reply) in measured {
-            try ScreenAgreement.requireSameScreen(reply, as: daemonReply, peer: name)
+        let daemonReplies = try ScreenAgreement.replies(socketPath: daemon.socketPath)
+        for (name, replies) in measured {
+            try ScreenAgreement.requireSameReplies(replies, as: daemonReplies, peer: name)
         }
-        Console.line("Peers: \(measured.map(\.0).joined(separator: " and ")) answer the probe with navhostd's screen")
-        details.append(("peersAnswerTheProbeAsNavhostd", .string(measured.map(\.0).joined(separator: ", "))))
+        Console.line("Peers: \(measured.map(\.0).joined(separator: " and ")) answer the probes as navhostd does")
+        details.append(("peersAnswerTheProbesAsNavhostd", .string(measured.map(\.0).joined(separator: ", "))))
     }
 
     private func measurePipelined(_ daemon: DaemonProcess) throws {

@@ -19,13 +19,13 @@ enum Peer {
         var changingConcurrent: LatencyRecorder
         /// The steady intent pipelined on one connection, `depth` calls in flight.
         var pipelined: Pipelined.Result
-        /// Its reply to ``ScreenAgreement/probe``, sent before the timed calls: checked against navhostd's.
-        var probeReply: String
+        /// Its replies to ``ScreenAgreement/probes``, sent before the timed calls: checked against navhostd's.
+        var probeReplies: [String]
     }
 
     /// Measures the peer (process `pid`, on `socketPath`) with `plan`'s peer counts, in the order NavHost is measured.
     static func measure(pid: pid_t, socketPath: String, plan: BenchPlan) throws -> Figures {
-        let probeReply = try ScreenAgreement.reply(socketPath: socketPath)
+        let probeReplies = try ScreenAgreement.replies(socketPath: socketPath)
         let before = try ProcessUsage.of(pid)
         let steady = try RoundTrip.measure(
             socketPath: socketPath,
@@ -79,7 +79,7 @@ enum Peer {
             steadyConcurrent: steadyConcurrent,
             changingConcurrent: changingConcurrent,
             pipelined: pipelined,
-            probeReply: probeReply
+            probeReplies: probeReplies
         )
     }
 }

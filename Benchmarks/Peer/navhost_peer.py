@@ -25,8 +25,9 @@ What it does is what the Products plugin's catalog screen (`products.list`) does
   the peer implements only that one), InvalidIntentArguments (no string `text`).
 
 --state-dir DIR: a Send that changes a session's state writes the session (its revision, stack and the filter the
-screen restores, as navhostd keeps them) to DIR/sessions/NAME.json before it answers, the way navhostd saves a
-session: to a temporary file beside it, fsync, rename over the old file, fsync of the folder. Writes of one session
+screen restores, as navhostd keeps them) to DIR/sessions/NAME.json before it answers, the way navhostd saved a session
+until it moved to a journal (docs/durability.md): to a temporary file beside it, fsync, rename over the old file, fsync
+of the folder. Writes of one session
 are serialised by that session's lock, which every Send of the session holds. At start, a session whose file exists
 takes its revision and filter from it. Without --state-dir nothing is written, which is not the daemon's work.
 """

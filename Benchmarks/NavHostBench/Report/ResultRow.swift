@@ -201,9 +201,11 @@ enum ResultTable {
         ]
         if withPeer {
             columns += [
-                Column(header: "peer", alignedRight: true) { row in row.peer.map { quantity($0, unit: row.unit) } ?? ""
+                Column(header: "Python peer", alignedRight: true) { row in
+                    row.peer.map { quantity($0, unit: row.unit) } ?? ""
                 },
-                Column(header: "peer ratio", alignedRight: true) { row in row.peerRatio.map { "\($0.fixed(2))×" } ?? ""
+                Column(header: "Python ratio", alignedRight: true) { row in
+                    row.peerRatio.map { "\($0.fixed(2))×" } ?? ""
                 },
             ]
         }

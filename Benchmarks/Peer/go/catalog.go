@@ -47,11 +47,12 @@ func loadCatalog(path string) ([]product, error) {
 // symbol.
 func displayPrice(amountInCents int64, currency string) string {
 	sign := ""
+	magnitude := uint64(amountInCents)
 	if amountInCents < 0 {
 		sign = "-"
-		amountInCents = -amountInCents
+		magnitude = -magnitude // two's complement: the magnitude of math.MinInt64 too
 	}
-	digits := strconv.FormatInt(amountInCents/100, 10)
+	digits := strconv.FormatUint(magnitude/100, 10)
 	var grouped strings.Builder
 	for i, digit := range digits {
 		if i > 0 && (len(digits)-i)%3 == 0 {
@@ -59,7 +60,7 @@ func displayPrice(amountInCents int64, currency string) string {
 		}
 		grouped.WriteRune(digit)
 	}
-	number := grouped.String() + "." + leftPadded(amountInCents%100)
+	number := grouped.String() + "." + leftPadded(magnitude%100)
 	symbols := map[string]string{"EUR": "€", "USD": "$", "GBP": "£"}
 	if symbol, ok := symbols[currency]; ok {
 		return sign + symbol + number
@@ -67,11 +68,11 @@ func displayPrice(amountInCents int64, currency string) string {
 	return sign + number + " " + currency
 }
 
-func leftPadded(cents int64) string {
+func leftPadded(cents uint64) string {
 	if cents < 10 {
-		return "0" + strconv.FormatInt(cents, 10)
+		return "0" + strconv.FormatUint(cents, 10)
 	}
-	return strconv.FormatInt(cents, 10)
+	return strconv.FormatUint(cents, 10)
 }
 
 // filterByName keeps the products whose name contains text, ignoring case and the white space around it; all of

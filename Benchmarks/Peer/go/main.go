@@ -1,6 +1,6 @@
 // Command navhost-peer-go serves the Products catalog screen's Send the way a Go author would serve it with the Go
 // Varlink implementation (github.com/varlink/go, Debian's golang-github-varlink-go-dev), as a second peer to compare
-// navhostd with (navhost-bench, phase peer; see BENCHMARKS.md). It does what Benchmarks/Peer/navhost_peer.py does,
+// navhostd with (navhost-bench, phase go-peer; see BENCHMARKS.md). It does what Benchmarks/Peer/navhost_peer.py does,
 // and that file's comment is the specification both follow:
 //
 //	navhost-peer-go unix:/tmp/peer.sock --state-dir /tmp/peer-state --session rt=products.list

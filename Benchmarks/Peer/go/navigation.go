@@ -47,17 +47,18 @@ func (n *navigationInterface) VarlinkDispatch(ctx context.Context, call varlink.
 	if in.Intent != "onChangedFilter" {
 		return replyError(ctx, call, "IntentNotFound", map[string]string{"intent": in.Intent})
 	}
+	// A null text is no text, as the Python peer reads it; navhostd refuses both.
+	var text *string
 	raw, present := in.Arguments["text"]
-	var text string
-	if !present || json.Unmarshal(raw, &text) != nil {
-		reason := "expected a string"
-		if !present {
-			reason = `missing member "text"`
-		}
+	if present && json.Unmarshal(raw, &text) != nil {
 		return replyError(ctx, call, "InvalidIntentArguments",
-			map[string]string{"intent": in.Intent, "reason": reason + " (at " + in.Intent + ".text)"})
+			map[string]string{"intent": in.Intent, "reason": "expected a string (at " + in.Intent + ".text)"})
 	}
-	reply, err := found.filterByName(text)
+	if text == nil {
+		return replyError(ctx, call, "InvalidIntentArguments",
+			map[string]string{"intent": in.Intent, "reason": `missing member "text" (at ` + in.Intent + ".text)"})
+	}
+	reply, err := found.filterByName(*text)
 	if err != nil {
 		return replyError(ctx, call, "StorageFailed", map[string]string{"reason": err.Error()})
 	}

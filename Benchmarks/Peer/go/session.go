@@ -21,8 +21,8 @@ type session struct {
 	state    catalogState
 }
 
-// record is what a session's file holds, as navhostd keeps a session: its revision, and its stack with the filter
-// the screen restores.
+// record is what a session's file holds: its revision, and its stack with the filter the screen restores (what
+// navhostd keeps of a session, though navhostd keeps it in a journal, not in a file replaced per change).
 type record struct {
 	Session  string        `json:"session"`
 	Revision int64         `json:"revision"`
