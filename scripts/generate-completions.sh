@@ -31,7 +31,9 @@ for program in navctl navhost-plugin-tool; do
     "$build_dir/$program" --generate-completion-script fish >"$work/fish/$program.fish"
 done
 # A script that does not even parse would only fail on a user's Tab: bash checks it (-n); zsh (-n) and fish
-# (--no-execute) where those shells are installed, which the project's dependencies do not ask for.
+# (--no-execute) where those shells are installed. scripts/install-deps.sh installs both for the tests, which drive
+# the scripts in them (Tests/NavctlTests), so `make completions` and every build folder `make build` made check all
+# three; a `make install` on a machine without zsh or fish checks what it can.
 bash -n "$work"/bash/*
 if command -v zsh >/dev/null; then for script in "$work"/zsh/*; do zsh -n "$script"; done; fi
 if command -v fish >/dev/null; then for script in "$work"/fish/*; do fish --no-execute "$script"; done; fi

@@ -21,6 +21,8 @@ apt_packages=(
     golang-github-varlink-go-dev # the Go Varlink implementation that peer is written on
     patchelf        # make deb: the packaged programs' run paths name the Swift runtime the package ships
     chromium        # headless, for the inspector page's browser test (Tests/NavHostInspectorTests)
+    zsh             # the shells navctl's completion tests drive its generated scripts in (Tests/NavctlTests),
+    fish            # and scripts/generate-completions.sh checks the zsh and fish scripts' syntax with
 )
 
 if $sdk_only; then
