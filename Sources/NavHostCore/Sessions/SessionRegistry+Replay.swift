@@ -79,38 +79,28 @@ extension SessionRegistry {
         // within the 5 s (it ended in the session recorded) would cost each later call as much: from then on the
         // replay waits for 50 ms without a new revision only, as for a screen recorded busy, and says so.
         var waitsForWork = true
-        // Whether settling waits for 50 ms without a new revision. A screen whose work changes its state all the
-        // time (a clock that ticks, a progress bar) lets no 50 ms pass, and would cost each call the 5 s: once a
-        // settle saw no such stretch in its 5 s, the replay compares as soon as what it waits for besides is there,
-        // and says so.
-        var waitsForQuiet = true
         // Whether settling waits, while a screen recorded busy works, for the stack to hold the recorded screens. A
         // stack that did not within the 5 s differs, and the comparison says so; should base pushes follow, they are
         // not made to wait for it again.
         var waitsForScreens = true
         func settle(comparingWith recorded: [RecordedScreen], after call: Int) async {
-            let ranOut = await self.settle(
+            let settling = await self.settle(
                 session,
                 toCompareWith: recorded,
                 waitingForWork: waitsForWork,
-                waitingForQuiet: waitsForQuiet,
                 waitingForScreens: waitsForScreens
             )
-            let after = call == 0 ? "the base stack was opened" : "call \(call)"
-            if ranOut.screensDiffered { waitsForScreens = false }
-            if ranOut.workWentOn {
+            switch settling {
+            case .settled:
+                return
+            case .screensDiffer:
+                waitsForScreens = false
+            case .workGoesOn:
                 waitsForWork = false
                 warnings.append(
-                    "a screen's work, ended in the session recorded, was still under way 5 s after \(after): from "
-                        + "then on the replay waited for screens' work only until 50 ms passed without a change"
-                )
-            }
-            if ranOut.quietNeverCame {
-                waitsForQuiet = false
-                warnings.append(
-                    "the session never went 50 ms without a change in the 5 s after \(after)"
-                        + Self.screensAtWork(in: session)
-                        + ": from then on the replay did not wait for 50 ms without a change"
+                    "a screen's work, ended in the session recorded, was still under way 5 s after "
+                        + (call == 0 ? "the base stack was opened" : "call \(call)")
+                        + ": from then on the replay waited for screens' work only until 50 ms passed without a change"
                 )
             }
         }
@@ -239,23 +229,20 @@ extension SessionRegistry {
         )
     }
 
-    /// What a replay's wait for its session to settle ran out of waiting for, when it took the whole 5 s: nothing
-    /// when it settled before (every screen idle; or no new revision for 50 ms, with the screens to wait for idle and
-    /// the stack holding the recorded screens).
-    private struct RanOut {
-        /// A screen whose state is compared was still at work.
-        var workWentOn = false
-        /// No 50 ms passed without a new revision in the whole 5 s, a screen still at work.
-        var quietNeverCame = false
-        /// A screen recorded busy was still at work, every screen whose state is compared idle, and the stack did
-        /// not hold the recorded screens.
-        var screensDiffered = false
+    /// How a replay's wait for its session to settle ended.
+    private enum Settling {
+        /// Every screen idle; or no new revision for 50 ms, with the screens to wait for idle and the stack holding
+        /// the recorded screens.
+        case settled
+        /// The 5 s ran out with a screen whose state is compared still at work.
+        case workGoesOn
+        /// The 5 s ran out with a screen recorded busy still at work and the stack not holding the recorded screens.
+        case screensDiffer
     }
 
-    /// Waits until every screen of `session` is idle, at most 5 seconds; or, once no new revision came for 50 ms
-    /// (with `waitingForQuiet`; else at once), until every screen whose state the comparison with `recorded` looks
-    /// at is idle (with `waitingForWork`; else not longer) and the stack holds the screens `recorded` does (with
-    /// `waitingForScreens`; else not longer).
+    /// Waits until every screen of `session` is idle, at most 5 seconds; or, once no new revision came for 50 ms,
+    /// until every screen whose state the comparison with `recorded` looks at is idle (with `waitingForWork`; else
+    /// not longer) and the stack holds the screens `recorded` does (with `waitingForScreens`; else not longer).
     ///
     /// A screen that follows something forever is never idle, and was `busy` when the recorded stack was taken: its
     /// state is not compared, and the replay does not wait for its work to end. Any other screen's work (a catalog it
@@ -264,21 +251,17 @@ extension SessionRegistry {
     /// had let it load. So are the screens a screen recorded busy opens (or closes) as its work goes on, after a
     /// quiet stretch (an answer from a network): the session recorded had them when its next call came, and before,
     /// the replay compared the stack 50 ms into that stretch, without them. A stack that differs for good costs the
-    /// 5 s once: the replay stops at the difference. A screen whose work changes its state all the time (a clock
-    /// that ticks every 10 ms, a progress bar; on the replay's clock, whose sleeps end at once, all the more) lets
-    /// no 50 ms pass: before, every call with such a screen open cost the 5 s, with no word said.
+    /// 5 s once: the replay stops at the difference.
     private func settle(
         _ session: NavigationSession,
         toCompareWith recorded: [RecordedScreen],
         waitingForWork: Bool,
-        waitingForQuiet: Bool,
         waitingForScreens: Bool
-    ) async -> RanOut {
+    ) async -> Settling {
         let clock = ContinuousClock()
         let giveUp = clock.now.advanced(by: .seconds(5))
         var lastRevision = session.revision
         var quietSince = clock.now
-        var quietCame = false
         func workEnded() -> Bool { !waitingForWork || session.isIdle(besidesScreensBusyIn: recorded) }
         func screensCame() -> Bool { !waitingForScreens || session.holdsTheScreens(of: recorded) }
         while !session.isIdle, clock.now < giveUp {
@@ -286,27 +269,13 @@ extension SessionRegistry {
             if session.revision != lastRevision {
                 lastRevision = session.revision
                 quietSince = clock.now
+            } else if quietSince.duration(to: clock.now) >= .milliseconds(50), workEnded(), screensCame() {
+                return .settled
             }
-            let quiet = quietSince.duration(to: clock.now) >= .milliseconds(50)
-            if quiet { quietCame = true }
-            if quiet || !waitingForQuiet, workEnded(), screensCame() { return RanOut() }
         }
+        if !workEnded() { return .workGoesOn }
         // Idle, the stack changes no more: as it is, it is what the replay compares.
-        guard !session.isIdle else { return RanOut() }
-        return RanOut(
-            workWentOn: !workEnded(),
-            quietNeverCame: waitingForQuiet && !quietCame,
-            screensDiffered: workEnded() && !screensCame()
-        )
-    }
-
-    /// ", with screen 1 (slow.tick) at work": the screens of `session` whose work goes on, by their place (0 the
-    /// root) and route, for a warning; empty when none does.
-    private static func screensAtWork(in session: NavigationSession) -> String {
-        let atWork = session.screens.indices.filter { !session.screens[$0].isIdle }
-        guard !atWork.isEmpty else { return "" }
-        let named = atWork.map { "\($0) (\(session.screens[$0].route.id))" }
-        return ", with screen\(atWork.count == 1 ? "" : "s") \(named.joined(separator: ", ")) at work"
+        return session.isIdle || screensCame() ? .settled : .screensDiffer
     }
 
     private static func pluginWarnings(

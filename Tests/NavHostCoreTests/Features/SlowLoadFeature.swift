@@ -16,12 +16,6 @@ enum SlowLoadRoute: Route {
     /// Works for as long as the screen is open too, and once a first answer came (after as long as a load, with no
     /// change meanwhile) opens a `slow.load` screen above itself.
     case follow
-    /// Changes its state every 10 ms of real time for as long as the screen is open, as a clock or a progress bar
-    /// does: it is never idle, and no 50 ms pass without a new revision while it is open.
-    case tick
-    /// Ticks as `tick` does, but on the session's clock (`services.clock`): real time while recording, and in a
-    /// replay the virtual clock, whose sleeps end at once, so that it changes its state as fast as it can.
-    case clock
 }
 
 @MainActor
@@ -36,12 +30,10 @@ final class SlowLoadViewModel: ViewModel {
     private(set) var state = "idle"
     private let route: SlowLoadRoute
     private let router: Router<SlowLoadRoute>
-    private let clock: any Clock<Duration>
 
-    init(route: SlowLoadRoute, router: Router<SlowLoadRoute>, clock: any Clock<Duration>) {
+    init(route: SlowLoadRoute, router: Router<SlowLoadRoute>) {
         self.route = route
         self.router = router
-        self.clock = clock
     }
 
     func onAppear() async {
@@ -62,31 +54,14 @@ final class SlowLoadViewModel: ViewModel {
             guard !Task.isCancelled else { return }
             router.navigate(to: .load)
             try? await Task.sleep(for: .seconds(3600))
-        case .tick, .clock:
-            var ticks = 0
-            while !Task.isCancelled {
-                state = "tick \(ticks)"
-                ticks += 1
-                if case .tick = route {
-                    try? await Task.sleep(for: .milliseconds(10))
-                } else {
-                    try? await clock.sleep(for: .milliseconds(10))
-                }
-            }
         }
     }
 }
 
 @MainActor
 final class SlowLoadCoordinator: Coordinator {
-    private let clock: any Clock<Duration>
-
-    init(clock: any Clock<Duration>) {
-        self.clock = clock
-    }
-
     func makeViewModel(for route: SlowLoadRoute, router: Router<SlowLoadRoute>) -> any ViewModel {
-        SlowLoadViewModel(route: route, router: router, clock: clock)
+        SlowLoadViewModel(route: route, router: router)
     }
 }
 
@@ -97,10 +72,6 @@ final class SlowLoadFeature: FeatureModule {
         ScreenDescriptor(route: "slow.linger", viewModel: SlowLoadViewModel.self),
         ScreenDescriptor(route: "slow.forever", viewModel: SlowLoadViewModel.self),
         ScreenDescriptor(route: "slow.follow", viewModel: SlowLoadViewModel.self),
-        ScreenDescriptor(route: "slow.tick", viewModel: SlowLoadViewModel.self),
-        ScreenDescriptor(route: "slow.clock", viewModel: SlowLoadViewModel.self),
     ]
-    @MainActor func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator {
-        SlowLoadCoordinator(clock: services.clock)
-    }
+    @MainActor func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator { SlowLoadCoordinator() }
 }
