@@ -7,7 +7,8 @@ import Testing
 // What an intent answered `IntentTimedOut` did before the time ran out, the feature-store write it had under way then
 // included: each holds after a kill -9 right after the error. The `Faulty` fixture's slow write takes half a second,
 // so a reply that did not wait for it is followed by the kill long before it lands. And the close a `ScreenClosed`
-// error reports holds after a kill -9 right after it.
+// error reports holds after a kill -9 right after it, and so does the store write its intent had under way when its
+// screen closed; waiting for that write holds neither the reply past the intent's limit nor the daemon's stop.
 
 extension DaemonDurabilityTests {
     @Test(
@@ -126,6 +127,150 @@ extension DaemonDurabilityTests {
         print("durability of ScreenClosed: \(rounds) ScreenClosed replies, \(rounds) kills, \(lost.count) lost")
         #expect(lost.isEmpty, "\(lost)")
         try await daemon.terminate()
+    }
+
+    @Test(
+        "A Send answered ScreenClosed, another client having popped its screen with the intent's store write under way, finds the write stored after kill -9 right after the error"
+    )
+    func closedScreenSendsKeepTheirStoreWrite() async throws {
+        // The intent sets its note (the closer waits to see it: the write began in the same stretch), then writes the
+        // store in a write of one second; the closer pops the screen under it. The reply waits for that write, so a
+        // kill -9 right after it finds the value stored. Before session 51 the reply went out at once, and the kill
+        // came long before the write landed.
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            sessions: ["main=faulty.main"]
+        )
+        var sender = try await NavigationClient.connect(to: daemon)
+        var closer = try await NavigationClient.connect(to: daemon)
+        var lost: [String] = []
+        let rounds = 4
+        for round in 0..<rounds {
+            _ = try await sender.call("Replace", ["routes": [["route": "faulty.main"], ["route": "faulty.main"]]])
+            let text = "w\(round)"
+            let sending = Task { [sender] in
+                await Self.failure {
+                    try await sender.call(
+                        "Send",
+                        ["intent": "onChangedNoteThenSavedInASecond", "arguments": ["text": .string(text)]]
+                    )
+                }
+            }
+            let started = try await pollUntil { try await closer.topState()["note"] == .string(text) }
+            try #require(started, "round \(round): the intent did not start")
+            // The pop's answer is not waited for: the kill follows the ScreenClosed error alone.
+            let closing = Task { [closer] in try? await closer.call("Pop") }
+            let failure = await sending.value
+            try await daemon.crash()
+            _ = await closing.value
+            #expect(
+                failure?.name == "io.navhost.Navigation.ScreenClosed",
+                "round \(round): \(String(describing: failure))"
+            )
+            try await daemon.restart()
+            sender = try await NavigationClient.connect(to: daemon)
+            closer = try await NavigationClient.connect(to: daemon)
+            let saved = try Self.storedValue("saved", of: "Faulty", in: daemon)
+            if saved != .string(text) {
+                lost.append("round \(round): \(text), under way at the close, is not stored: \(saved ?? .null)")
+            }
+        }
+        print("durability of ScreenClosed store writes: \(rounds) replies, \(rounds) kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+
+    @Test(
+        "A Send whose screen another client popped while its store write never ends is answered ScreenClosed at the intent's time limit"
+    )
+    func closedScreenWaitsForAStoreWriteNoLongerThanTheTimeLimit() async throws {
+        // Long enough for the pop to come before it under load: a limit run out first answers IntentTimedOut, whose
+        // own wait for the write has no end.
+        let limit = Duration.seconds(5)
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            sessions: ["main=faulty.main"],
+            extraArguments: ["--intent-timeout", "5s"]
+        )
+        let sender = try await NavigationClient.connect(to: daemon)
+        let closer = try await NavigationClient.connect(to: daemon)
+        _ = try await sender.call("Replace", ["routes": [["route": "faulty.main"], ["route": "faulty.main"]]])
+        let sent = ContinuousClock.now
+        let sending = Task { [sender] in
+            await Self.failure {
+                try await sender.call(
+                    "Send",
+                    ["intent": "onChangedNoteThenSavedInAnHour", "arguments": ["text": "never"]]
+                )
+            }
+        }
+        try #require(try await pollUntil { try await closer.topState()["note"] == "never" })
+        _ = try await closer.call("Pop")
+        // Bounds the test only: without the limit's end of the wait, the reply never comes.
+        let failure = try await withTimeout(.seconds(60), "the ScreenClosed reply") { await sending.value }
+        #expect(failure?.name == "io.navhost.Navigation.ScreenClosed", "\(String(describing: failure))")
+        // It waited for the write: no sooner than the limit, which began after `sent`.
+        #expect(ContinuousClock.now - sent >= limit)
+        #expect(try await closer.routes() == ["faulty.main"])
+        #expect(try await daemon.terminate() == 0)
+    }
+
+    @Test(
+        "SIGTERM while a ScreenClosed reply waits for a store write that never ends stops the daemon at once, in a session still open or closed by CloseSession",
+        arguments: [false, true]
+    )
+    func storeWriteThatNeverEndsDoesNotHoldTheStop(sessionClosed: Bool) async throws {
+        // The intent's limit (two minutes) is far beyond the terminate's bound: the stop ends the wait. A session
+        // closed by CloseSession is no longer among those the stop closes; its wait is ended all the same.
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            sessions: ["main=faulty.main"],
+            extraArguments: ["--intent-timeout", "120s"]
+        )
+        let sender = try await NavigationClient.connect(to: daemon)
+        let closer = try await NavigationClient.connect(to: daemon)
+        let session = sessionClosed ? "kiosk" : "main"
+        if sessionClosed { _ = try await closer.call("OpenSession", ["name": "kiosk", "root": "faulty.main"]) }
+        _ = try await sender.call(
+            "Replace",
+            ["session": .string(session), "routes": [["route": "faulty.main"], ["route": "faulty.main"]]]
+        )
+        let sending = Task { [sender] in
+            await Self.failure {
+                try await sender.call(
+                    "Send",
+                    [
+                        "session": .string(session), "intent": "onChangedNoteThenSavedInAnHour",
+                        "arguments": ["text": "never"],
+                    ]
+                )
+            }
+        }
+        try #require(try await pollUntil { try await closer.topState(session: session)["note"] == "never" })
+        if sessionClosed {
+            _ = try await closer.call("CloseSession", ["name": "kiosk"])
+        } else {
+            _ = try await closer.call("Pop")
+        }
+        // Bounded by the terminate's 30 s, a quarter of the intent's limit: before session 51 nothing waited; with the
+        // wait and no end of it by the stop, the daemon stopped only after the limit.
+        #expect(try await daemon.terminate() == 0)
+        let failure = await sending.value
+        // Answered ScreenClosed as the stop ends the wait, or not answered when the connection closed first.
+        #expect(
+            failure?.name == "io.navhost.Navigation.ScreenClosed" || failure == nil,
+            "\(String(describing: failure))"
+        )
+    }
+
+    /// The Varlink error `call` threw; `nil` when it returned, or threw anything else (a connection that closed).
+    static func failure(of call: () async throws -> JSONObject) async -> VarlinkError? {
+        do {
+            _ = try await call()
+            return nil
+        } catch {
+            return error as? VarlinkError
+        }
     }
 
     /// The value stored under `key` in the store file of feature `feature`; `nil` when the file or the key is not

@@ -56,13 +56,17 @@ struct IntentGuardedStore: KeyValueStore {
 
 extension IntentGuardedStore {
     /// Notes a write on the screen task whose work makes it, and returns that task; `nil` for a write outside a
-    /// screen's work.
+    /// screen's work, or one not counted (``StoreWriteStart/uncounted``).
     ///
     /// - Throws: `CancellationError` when the task's intent was given up on.
     private static func beginWrite() throws -> ScreenTask? {
         guard let task = ScreenTask.current else { return nil }
-        guard task.beginStoreWrite() else { throw CancellationError() }
-        return task
+        switch task.beginStoreWrite() {
+        case .counted: return task
+        // Its screen closed by another call, its caller waits for no write begun after the close: nothing to end.
+        case .uncounted: return nil
+        case .refused: throw CancellationError()
+        }
     }
 }
 

@@ -59,6 +59,10 @@ final class Screen {
 
     /// The intent time limit, on the clock it is measured with; `nil` for none.
     private let intentTimer: IntentTimer?
+    /// Where the callers of intents whose screen another call closed wait for the store writes under way then, so that
+    /// the daemon's stop ends those waits (``StoreWriteWaits``); `nil` outside a registry (a test's session): they
+    /// wait on the task itself, until its time limit at most.
+    private let storeWriteWaits: StoreWriteWaits?
     /// The deadline of the intent whose clock started last: read by the session right after an intent's first stretch
     /// suspended, to give the same intent what is left of it if a reload rebuilds the screen.
     private(set) var lastDeadline: IntentDeadline?
@@ -78,8 +82,10 @@ final class Screen {
         model: ScreenModel,
         context: SessionContext? = nil,
         navigation: ScreenNavigation? = nil,
-        intentTimeLimit: (Duration, any Clock<Duration>)? = nil
+        intentTimeLimit: (Duration, any Clock<Duration>)? = nil,
+        storeWriteWaits: StoreWriteWaits? = nil
     ) {
+        self.storeWriteWaits = storeWriteWaits
         self.context = context
         self.navigation = navigation
         self.id = id
@@ -102,7 +108,8 @@ final class Screen {
     ///
     /// - Parameters:
     ///   - itself: Whether the screen's own ViewModel asked for the navigation that closes it. Its intent in flight
-    ///     then still answers with its own outcome; any other close answers `screenClosed`.
+    ///     then still answers with its own outcome; any other close answers `screenClosed`, once the store writes
+    ///     that intent's work has under way at the close have ended (``startUntilClosed(deadline:handling:)``).
     ///   - rebuilt: Whether a screen built in its place under its ID takes over: the work of its intents in flight,
     ///     which are delivered there again, is given up as a timed-out intent's is (no store write of it begins from
     ///     now on), and each is delivered again once the writes its old work has under way have ended, so that
@@ -123,6 +130,11 @@ final class Screen {
         inFlight.removeAll()
         // Before the cancel: the old work may go on once cancelled, and its writes are refused from the first.
         if rebuilt { for task in tasks where task.race != nil { task.abandon() } }
+        // The intents whose callers are about to be answered `screenClosed` (no outcome yet): each caller waits for the
+        // store writes its work has under way now, not for those it may begin once cancelled. Nothing is refused.
+        if !rebuilt, !itself {
+            for task in tasks { if let race = task.race, race.outcome == nil { task.countNoMoreStoreWrites() } }
+        }
         for task in tasks { task.cancel() }
         for task in tasks { task.race?.finish(.closed) }
     }
@@ -168,8 +180,9 @@ final class Screen {
 
     /// Delivers an intent and waits until the ViewModel has handled it, or until the screen leaves the stack.
     ///
-    /// A screen closed by anything but its own navigation answers `screenClosed` at once, even if its use case
-    /// ignores cancellation and never returns.
+    /// A screen closed by anything but its own navigation answers `screenClosed` once the store writes the intent's
+    /// work had under way at the close have ended (its time limit, or the daemon's stop, ends that wait sooner), even
+    /// if its use case ignores cancellation and never returns.
     ///
     /// - Throws: ``NavigationError`` — unknown intent, bad arguments, a failure the ViewModel threw, or
     ///   `screenClosed`.
@@ -326,23 +339,35 @@ extension Screen {
             }
         }
         task.handle.race = race
-        // The work's first stretch ran inside `startTask`, before the race was handed over: a close in it is seen here.
-        if isClosed { race.finish(.closed) }
+        // The work's first stretch ran inside `startTask`, before the race was handed over: a close in it is seen here,
+        // and its writes under way are waited for as `close(itself:rebuilt:)` has them waited for.
+        if isClosed, race.outcome == nil {
+            if !closedItself, !wasRebuilt { task.handle.countNoMoreStoreWrites() }
+            race.finish(.closed)
+        }
         // The first stretch's own change, looked at as it ends: the look that a task would otherwise be started for
         // (`trackState`), one per intent that changes the state.
         takeStateChange()
         // Finished already (most intents are): nothing to wait for, nor to cancel, and no clock to start (a clock
         // started would start the timer's task, to find the intent gone when it first ran).
+        // Closed by another call in that stretch with a store write under way: its caller waits for it, on the clock.
+        var waitsForWritesUnderWay = false
         if let finished = race.outcome, !isClosedByItsOwnWork(finished) {
-            return .finished(Self.outcome(finished, of: task.handle))
+            // Looked at for a close only: an intent that finished reads nothing more.
+            if case .closed = finished, task.handle.hasStoreWritesToWaitForAfterClose {
+                waitsForWritesUnderWay = true
+            } else {
+                return .finished(Self.outcome(finished, of: task.handle))
+            }
         }
         var ownClock: Task<Void, Never>?
-        if let intentTimer, race.outcome == nil {
+        if let intentTimer, race.outcome == nil || waitsForWritesUnderWay {
             let limit = intentTimer.limit
             let expire: @MainActor () -> Void = { [weak self] in
                 // Finished in time (the caller may not have resumed yet to stop the clock): its caller is answered
-                // with its outcome, and the tasks it started keep their navigation.
-                guard race.outcome == nil else { return }
+                // with its outcome, and the tasks it started keep their navigation. Its screen closed by another call:
+                // its caller waits for the store writes under way then no longer than its time limit.
+                guard race.outcome == nil else { return task.handle.endWaitForStoreWritesAfterClose() }
                 race.finish(.timedOut(limit))
                 // Cancelled and abandoned: if it never returns, it no longer counts as the screen's work, and the
                 // navigation it asks for from now on is dropped (its caller is told it did not finish).
@@ -379,6 +404,16 @@ extension Screen {
             // Closed for the screen built in its place, where it is delivered again: the old work's writes under way
             // land before that delivery; those it begins from now on are refused (``close(itself:rebuilt:)``).
             if case .closed = outcome, wasRebuilt { await task.handle.storeWritesEnded() }
+            // Closed by another call: the store writes its work had under way then are what it did, on disk before its
+            // caller hears `screenClosed`; until its time limit at most (`expire`), or the daemon's stop
+            // (``StoreWriteWaits``). Those it begins afterwards are neither waited for nor refused.
+            if case .closed = outcome, task.handle.waitsOnlyForStoreWritesUnderWayAtClose {
+                if let storeWriteWaits {
+                    await storeWriteWaits.storeWritesEnded(of: task.handle)
+                } else {
+                    await task.handle.storeWritesEnded()
+                }
+            }
             return Self.outcome(outcome, of: task.handle)
         }
     }
@@ -509,6 +544,10 @@ final class ScreenTask {
     /// its count must be one step; this one on the main actor by every navigation of a screen's work, which it spares
     /// that lock.
     private(set) var isAbandoned = false
+    /// Whether its screen was closed by another call before its intent had an outcome: its caller waits only for the
+    /// store writes under way then (``countNoMoreStoreWrites()``). ``StoreWrites/countsNoMore`` says the same under
+    /// the lock.
+    private(set) var waitsOnlyForStoreWritesUnderWayAtClose = false
     /// The writes to a feature's store the task's work has under way, and whether more may begin: none once its
     /// intent was given up on. Read and changed on whatever thread the write starts and ends on.
     private nonisolated let storeWrites = Mutex(StoreWrites())
@@ -545,17 +584,45 @@ final class ScreenTask {
         storeWrites.withLock { $0.isShut = true }
     }
 
-    /// Notes a write to a feature's store that the task's work begins; `false`, and nothing noted, when its intent was
-    /// given up on.
-    nonisolated func beginStoreWrite() -> Bool {
+    /// Has its caller wait only for the store writes its work has under way now: its screen was closed by another call
+    /// before its intent had an outcome. The writes its work begins from now on go through, uncounted: the session's
+    /// close cancelled that work, which may go on regardless, and its caller is not held for as long as it does.
+    func countNoMoreStoreWrites() {
+        waitsOnlyForStoreWritesUnderWayAtClose = true
+        storeWrites.withLock { $0.countsNoMore = true }
+    }
+
+    /// Whether its caller has store writes to wait for after its screen closed (``countNoMoreStoreWrites()``).
+    var hasStoreWritesToWaitForAfterClose: Bool {
+        waitsOnlyForStoreWritesUnderWayAtClose && storeWrites.withLock { $0.underWay > 0 }
+    }
+
+    /// Ends its caller's wait for the store writes under way at its screen's close, now or when it begins: its time
+    /// limit ran out, or the daemon is stopping. Does nothing for any other wait (a timed-out intent's, or one
+    /// delivered again to a rebuilt screen, which wait for their writes to end).
+    func endWaitForStoreWritesAfterClose() {
+        guard waitsOnlyForStoreWritesUnderWayAtClose else { return }
+        let waiter = storeWrites.withLock { writes -> CheckedContinuation<Void, Never>? in
+            writes.isWaitEnded = true
+            defer { writes.waiter = nil }
+            return writes.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Notes a write to a feature's store that the task's work begins: ``StoreWriteStart/counted`` when its caller
+    /// may wait for it to end (``endStoreWrite()`` must then follow), ``StoreWriteStart/refused``, and nothing noted,
+    /// when its intent was given up on.
+    nonisolated func beginStoreWrite() -> StoreWriteStart {
         storeWrites.withLock { writes in
-            guard !writes.isShut else { return false }
+            guard !writes.isShut else { return .refused }
+            guard !writes.countsNoMore else { return .uncounted }
             writes.underWay += 1
-            return true
+            return .counted
         }
     }
 
-    /// Notes that a write ``beginStoreWrite()`` let begin has ended, done or failed.
+    /// Notes that a write ``beginStoreWrite()`` counted has ended, done or failed.
     nonisolated func endStoreWrite() {
         let waiter = storeWrites.withLock { writes -> CheckedContinuation<Void, Never>? in
             writes.underWay -= 1
@@ -566,11 +633,12 @@ final class ScreenTask {
         waiter?.resume()
     }
 
-    /// Returns once no store write of the task's work is under way; after ``abandon()``, none begins again.
+    /// Returns once no store write of the task's work is under way; after ``abandon()``, none begins again, and after
+    /// ``countNoMoreStoreWrites()`` none is counted, and ``endWaitForStoreWritesAfterClose()`` returns it sooner.
     func storeWritesEnded() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let ended = storeWrites.withLock { writes in
-                guard writes.underWay > 0 else { return true }
+                guard writes.underWay > 0, !writes.isWaitEnded else { return true }
                 precondition(writes.waiter == nil, "one caller waits on an intent")
                 writes.waiter = waiter
                 return false
@@ -597,7 +665,23 @@ private struct StoreWrites {
     /// Whether the task's intent was given up on: no write begins. ``ScreenTask/isAbandoned`` says the same on the
     /// main actor without the lock.
     var isShut = false
+    /// Whether its screen was closed by another call before its intent had an outcome: the writes that begin from now
+    /// on go through uncounted. ``ScreenTask/waitsOnlyForStoreWritesUnderWayAtClose`` says the same on the main actor.
+    var countsNoMore = false
+    /// Whether the wait after such a close was ended (the intent's time limit, the daemon's stop): it returns at once.
+    var isWaitEnded = false
     var waiter: CheckedContinuation<Void, Never>?
+}
+
+/// How a write to a feature's store that a screen task's work begins is noted (``ScreenTask/beginStoreWrite()``).
+enum StoreWriteStart {
+    /// Counted as under way: its intent's caller may wait for it to end.
+    case counted
+    /// Let through without being counted: its screen was closed by another call, and its caller waits only for the
+    /// writes under way then.
+    case uncounted
+    /// Refused: its intent was given up on.
+    case refused
 }
 
 /// Where ``ScreenTask/current`` is bound: outside the main-actor class, so that ``SessionContext/current`` can read

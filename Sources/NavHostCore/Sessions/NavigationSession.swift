@@ -202,6 +202,7 @@ public final class NavigationSession: NavigationHandler {
         self.options.flightRecorderCalls = kept.flightRecorderCalls
         self.options.flightRecorderDirectory = kept.flightRecorderDirectory
         self.options.replaying = kept.replaying
+        self.options.storeWriteWaits = kept.storeWriteWaits
     }
 
     /// Closes every screen and ends every watcher (``Watcher/Ending/closed``, or ``Watcher/Ending/stopping`` when
@@ -282,7 +283,8 @@ extension NavigationSession {
             model: ScreenModel(viewModel),
             context: context,
             navigation: navigation,
-            intentTimeLimit: options.intentTimeLimit.map { ($0, options.clock) }
+            intentTimeLimit: options.intentTimeLimit.map { ($0, options.clock) },
+            storeWriteWaits: options.storeWriteWaits
         )
         navigation.screen = screen
         screen.onStateMayHaveChanged = { [weak self] screen in self?.stateMayHaveChanged(screen) }

@@ -91,6 +91,10 @@ public final class SessionRegistry {
     /// them. A configuration reload replaces them (``updateDefaultOptions(_:)``).
     public private(set) var defaultOptions = SessionOptions()
 
+    /// Where the callers of every session's intents whose screen another call closed wait for the store writes under
+    /// way then; ``shutDown()`` ends those waits, whichever session they belong to, open or closed since.
+    let storeWriteWaits = StoreWriteWaits()
+
     /// Replaces ``defaultOptions``, and puts them in force in every session opened over the wire, with what each
     /// set itself.
     public func updateDefaultOptions(_ options: SessionOptions) {
@@ -149,6 +153,9 @@ public final class SessionRegistry {
         fresh: FreshStart?
     ) throws(NavigationError) -> NavigationSession {
         if let existing = sessions[configuration.name] { return existing }
+        // Every session's waits for an intent's store writes are the registry's, which its stop ends.
+        var options = options
+        options.storeWriteWaits = storeWriteWaits
         let session: NavigationSession
         let loaded: SessionStateFile.Loaded = fresh == nil ? loadRecord(of: configuration.name) : .none
         switch loaded {
@@ -849,6 +856,8 @@ public final class SessionRegistry {
     /// session whose file may hold a failed write is written once more (``settleClosedSessions()`` waits for it).
     public func shutDown() {
         isShutDown = true
+        // Before the sessions close: the callers of the intents their closes answer `screenClosed` do not wait either.
+        storeWriteWaits.endAll()
         closeAll(stopping: true)
     }
 

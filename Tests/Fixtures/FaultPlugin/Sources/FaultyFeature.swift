@@ -121,11 +121,18 @@ final class FaultyViewModel: RestorableViewModel {
         /// Writes `text` as `saved` to the store with a write that takes half a second, and waits for it: under a
         /// shorter time limit, the time runs out with the write under way.
         case onChangedSavedSlowly(text: String)
+        /// Sets the restorable note to `text`, then writes `text` as `saved` in a write that takes a second: a client
+        /// that sees the note knows the write is under way (it began in the stretch that set the note), and has a
+        /// second to close the screen under it.
+        case onChangedNoteThenSavedInASecond(text: String)
+        /// Sets the restorable note to `text`, then writes `text` as `saved` in a write whose change sleeps an hour on
+        /// the store's thread first: a write that does not end while the daemon runs.
+        case onChangedNoteThenSavedInAnHour(text: String)
 
         static let names = [
             "onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold", "onTappedOpenThenFail",
             "onTappedOpenThenFailLater", "onChangedNoteThenFail", "onTappedOpenThenHang", "onChangedNoteThenHang",
-            "onChangedSavedSlowly",
+            "onChangedSavedSlowly", "onChangedNoteThenSavedInASecond", "onChangedNoteThenSavedInAnHour",
         ]
     }
 
@@ -183,12 +190,31 @@ final class FaultyViewModel: RestorableViewModel {
             try await Task.sleep(for: .seconds(3600))
         case .onChangedSavedSlowly(let text):
             try await Self.saveSlowly(text, to: store)
+        case .onChangedNoteThenSavedInASecond(let text):
+            state.note = text
+            _ = try await store.update(String.self, forKey: "saved", Self.setting(text, after: 1_000_000))
+        case .onChangedNoteThenSavedInAnHour(let text):
+            state.note = text
+            _ = try await store.update(String.self, forKey: "saved", Self.setting(text, after: 3_600_000_000))
         }
     }
 
     /// Writes `text` as `saved`, in a write that takes half a second.
     private static func saveSlowly(_ text: String, to store: any KeyValueStore) async throws {
         _ = try await store.update(String.self, forKey: "saved", slowly(setting: text))
+    }
+
+    /// The change of a write that first sleeps `microseconds` on the store's own thread, then sets `text`.
+    private nonisolated static func setting(
+        _ text: String,
+        after microseconds: UInt64
+    ) -> @Sendable (inout String?) -> Void {
+        { saved in
+            // `usleep` takes at most a second's worth on some systems: sleep whole seconds first.
+            sleep(UInt32(microseconds / 1_000_000))
+            usleep(UInt32(microseconds % 1_000_000))
+            saved = text
+        }
     }
 
     /// The change of a slow write: half a second's sleep, on the store's own thread, then `text`.
