@@ -281,8 +281,9 @@ public enum InterfaceDefinitions {
         error EmptyStack ()
 
         # The screen left the stack before the intent finished. The intent was cancelled;
-        # work that goes on although cancelled (a write to its feature's store) may still be
-        # done.
+        # the writes to its feature's store that its work had under way then ended before
+        # this error (waited for until its time limit at most, or until the daemon stops);
+        # work that goes on although cancelled (a write it begins later) may still be done.
         error ScreenClosed (screen: string)
 
         # The feature could not build the screen for that route.
