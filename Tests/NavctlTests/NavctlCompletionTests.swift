@@ -115,7 +115,8 @@ struct NavctlCompletionTests {
     /// - Parameters:
     ///   - socketVariable: `NAVHOST_SOCKET`'s value; unset when `nil`.
     ///   - home: `HOME`'s value; the test's own when `nil`.
-    ///   - limit: How long the completion may take before it is killed and the test fails.
+    ///   - limit: How long the completion (bash's start-up and the Tab; not generating the script) may take before
+    ///     it is killed and the test fails.
     static func complete(
         _ line: String,
         socketVariable: String? = nil,
@@ -136,14 +137,17 @@ struct NavctlCompletionTests {
         home: String?,
         limit: Duration
     ) async throws -> ChildProcess.Result {
+        // The script navctl generates is sourced from its file ($5), generated before the run: the limit bounds what a
+        // Tab costs (bash's start-up and the completion), not generating the script (GeneratedCompletionScript).
         // bash-completion turns extglob on for every completion script; the words are split as bash splits them
         // (no quotes in these lines; `=` a word of its own, as COMP_WORDBREAKS has it), the first one the built
         // navctl, which the script runs for the names.
+        let completionScript = try await GeneratedCompletionScript.path(for: "bash")
         let script = #"""
             shopt -s extglob
             if [[ -n $3 ]]; then export NAVHOST_SOCKET=$3; else unset NAVHOST_SOCKET; fi
             if [[ -n $4 ]]; then export HOME=$4; fi
-            source <("$1" --generate-completion-script bash) || exit 1
+            source "$5" || exit 1
             if [[ $2 == *"|"* ]]; then before=${2%%|*} COMP_LINE=${2%%|*}${2#*|}; else before=$2 COMP_LINE=$2; fi
             if [[ $2 == *"|"* && $before == *" " ]]; then echo "the | must end a word" >&2; exit 2; fi
             COMP_POINT=${#before}
@@ -161,7 +165,7 @@ struct NavctlCompletionTests {
             """#
         return try await ChildProcess.run(
             "/bin/bash",
-            ["-c", script, "complete", Navctl.executable, line, socketVariable ?? "", home ?? ""],
+            ["-c", script, "complete", Navctl.executable, line, socketVariable ?? "", home ?? "", completionScript],
             limit: limit
         )
     }

@@ -28,7 +28,8 @@ enum CompletingShell: String, CaseIterable, CustomTestStringConvertible {
     ///   - socketVariable: `NAVHOST_SOCKET`'s value; unset when `nil`.
     ///   - home: `HOME`'s value; a folder of the run's own when `nil`.
     ///   - programs: A folder put first on `PATH`, from which the shell runs `navctl`; the built navctl's when `nil`.
-    ///   - limit: How long the completion may take before it is killed and the test fails.
+    ///   - limit: How long the completion (the shell's start-up and the Tab; not generating the script) may take before
+    ///     it is killed and the test fails.
     func complete(
         _ line: String,
         socketVariable: String? = nil,
@@ -40,10 +41,7 @@ enum CompletingShell: String, CaseIterable, CustomTestStringConvertible {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let typed = line.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
         try #require(typed.count == 1 || self == .zsh, "only the zsh test types a cursor inside the line")
-        let script = try await ChildProcess.run(Navctl.executable, ["--generate-completion-script", rawValue])
-        try #require(script.status == 0, "\(script.errors)")
-        let scriptPath = "\(folder)/navctl.\(rawValue)"
-        try script.output.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        let scriptPath = try await GeneratedCompletionScript.path(for: rawValue)
         try setUp.write(toFile: "\(folder)/\(setUpFileName)", atomically: true, encoding: .utf8)
         try Self.driver.write(toFile: "\(folder)/drive.zsh", atomically: true, encoding: .utf8)
         let offeredPath = "\(folder)/offered"
