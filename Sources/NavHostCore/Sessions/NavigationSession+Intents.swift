@@ -83,7 +83,12 @@ extension NavigationSession {
     ) throws(NavigationError) -> Screen {
         switch error.code {
         case .screenClosed:
-            guard let rebuilt = screens.first(where: { $0.id == target.id && $0 !== target }) else { throw error }
+            // Only a screen closed to be rebuilt (a reload, a take-back of its state) hands its intent on: one that a
+            // call closed (a Pop) answers ScreenClosed even if a take-back brings a screen of its ID back while the
+            // caller waits for the intent's store writes, since its old work goes on, neither refused nor waited for.
+            guard target.wasRebuilt, let rebuilt = screens.first(where: { $0.id == target.id && $0 !== target }) else {
+                throw error
+            }
             logger.debug(
                 "Delivering an intent again to its rebuilt screen",
                 metadata: ["navhost.screen": "\(target.id)", "navhost.intent": "\(intent.name)"]
