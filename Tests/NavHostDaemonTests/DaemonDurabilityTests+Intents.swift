@@ -8,7 +8,8 @@ import Testing
 // included: each holds after a kill -9 right after the error. The `Faulty` fixture's slow write takes half a second,
 // so a reply that did not wait for it is followed by the kill long before it lands. And the close a `ScreenClosed`
 // error reports holds after a kill -9 right after it, and so does the store write its intent had under way when its
-// screen closed; waiting for that write holds neither the reply past the intent's limit nor the daemon's stop.
+// screen closed; waiting for that write holds neither the reply past the intent's limit nor the daemon's stop. Nor
+// does the stop wait for a write that holds an `IntentTimedOut` reply.
 
 extension DaemonDurabilityTests {
     @Test(
@@ -259,6 +260,43 @@ extension DaemonDurabilityTests {
         // Answered ScreenClosed as the stop ends the wait, or not answered when the connection closed first.
         #expect(
             failure?.name == "io.navhost.Navigation.ScreenClosed" || failure == nil,
+            "\(String(describing: failure))"
+        )
+    }
+
+    @Test(
+        "SIGTERM while an IntentTimedOut reply waits for a store write that never ends stops the daemon at once"
+    )
+    func timedOutStoreWriteThatNeverEndsDoesNotHoldTheStop() async throws {
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            sessions: ["main=faulty.main"],
+            extraArguments: ["--intent-timeout", "1s"]
+        )
+        let sender = try await NavigationClient.connect(to: daemon)
+        let sending = Task { [sender] in
+            await Self.failure {
+                try await sender.call(
+                    "Send",
+                    ["intent": "onChangedNoteThenSavedInAnHour", "arguments": ["text": "never"]]
+                )
+            }
+        }
+        // The time ran out with the write under way: the reply waits for it, as the daemon's log says.
+        try #require(
+            try await pollUntil {
+                daemon.log.split(separator: "\n").contains { line in
+                    line.contains("A reply waits for the store writes") && line.contains("IntentTimedOut")
+                }
+            },
+            "\(daemon.log)"
+        )
+        // Bounded by the terminate's 30 s: before session 51 the stop waited for the write, an hour.
+        #expect(try await daemon.terminate() == 0)
+        let failure = await sending.value
+        // Answered IntentTimedOut as the stop ends the wait, or not answered when the connection closed first.
+        #expect(
+            failure?.name == "io.navhost.Navigation.IntentTimedOut" || failure == nil,
             "\(String(describing: failure))"
         )
     }

@@ -59,9 +59,10 @@ final class Screen {
 
     /// The intent time limit, on the clock it is measured with; `nil` for none.
     private let intentTimer: IntentTimer?
-    /// Where the callers of intents whose screen another call closed wait for the store writes under way then, so that
-    /// the daemon's stop ends those waits (``StoreWriteWaits``); `nil` outside a registry (a test's session): they
-    /// wait on the task itself, until its time limit at most.
+    /// Where the callers of intents answered `IntentTimedOut`, or whose screen another call closed, wait for the store
+    /// writes under way then, so that the daemon's stop ends those waits (``StoreWriteWaits``); `nil` outside a
+    /// registry (a test's session): they wait on the task itself (a closed screen's caller until its time limit at
+    /// most).
     private let storeWriteWaits: StoreWriteWaits?
     /// The deadline of the intent whose clock started last: read by the session right after an intent's first stretch
     /// suspended, to give the same intent what is left of it if a reload rebuilds the screen.
@@ -399,8 +400,15 @@ extension Screen {
             // Closed by its own navigation: the intent's own outcome still stands.
             if isClosedByItsOwnWork(outcome) { return Self.outcome(.finished(await task.task.value), of: task.handle) }
             // Given up on: the store writes it began before are what it did, on disk before its caller hears that it
-            // did not finish; those it begins from now on are refused (``IntentGuardedStore``).
-            if case .timedOut = outcome { await task.handle.storeWritesEnded() }
+            // did not finish; those it begins from now on are refused (``IntentGuardedStore``). Until the daemon's
+            // stop at most (``StoreWriteWaits``): a write that never ends holds the reply, not the stop.
+            if case .timedOut = outcome {
+                if let storeWriteWaits {
+                    await storeWriteWaits.storeWritesEnded(of: task.handle, before: "IntentTimedOut")
+                } else {
+                    await task.handle.storeWritesEnded()
+                }
+            }
             // Closed for the screen built in its place, where it is delivered again: the old work's writes under way
             // land before that delivery; those it begins from now on are refused (``close(itself:rebuilt:)``).
             if case .closed = outcome, wasRebuilt { await task.handle.storeWritesEnded() }
@@ -409,7 +417,7 @@ extension Screen {
             // (``StoreWriteWaits``). Those it begins afterwards are neither waited for nor refused.
             if case .closed = outcome, task.handle.waitsOnlyForStoreWritesUnderWayAtClose {
                 if let storeWriteWaits {
-                    await storeWriteWaits.storeWritesEnded(of: task.handle)
+                    await storeWriteWaits.storeWritesEnded(of: task.handle, before: "ScreenClosed")
                 } else {
                     await task.handle.storeWritesEnded()
                 }
@@ -598,8 +606,9 @@ final class ScreenTask {
     }
 
     /// Ends its caller's wait for the store writes under way at its screen's close, now or when it begins: its time
-    /// limit ran out, or the daemon is stopping. Does nothing for any other wait (a timed-out intent's, or one
-    /// delivered again to a rebuilt screen, which wait for their writes to end).
+    /// limit ran out. Does nothing for any other wait (a timed-out intent's, or one delivered again to a rebuilt
+    /// screen, which wait for their writes to end; the daemon's stop ends the former,
+    /// ``endWaitForStoreWritesAsTheDaemonStops()``).
     func endWaitForStoreWritesAfterClose() {
         guard waitsOnlyForStoreWritesUnderWayAtClose else { return }
         let waiter = storeWrites.withLock { writes -> CheckedContinuation<Void, Never>? in
@@ -609,6 +618,21 @@ final class ScreenTask {
         }
         waiter?.resume()
     }
+
+    /// Ends its caller's wait for the store writes of its work, now or when it begins, whatever it waits after (its
+    /// intent timed out, or its screen was closed by another call): the daemon is stopping, and a write that does not
+    /// end must not hold the stop. The writes are not refused for it; the process ends under them.
+    func endWaitForStoreWritesAsTheDaemonStops() {
+        let waiter = storeWrites.withLock { writes -> CheckedContinuation<Void, Never>? in
+            writes.isWaitEnded = true
+            defer { writes.waiter = nil }
+            return writes.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Whether a store write of its work is under way now.
+    var hasStoreWritesUnderWay: Bool { storeWrites.withLock { $0.underWay > 0 } }
 
     /// Notes a write to a feature's store that the task's work begins: ``StoreWriteStart/counted`` when its caller
     /// may wait for it to end (``endStoreWrite()`` must then follow), ``StoreWriteStart/refused``, and nothing noted,
@@ -634,7 +658,8 @@ final class ScreenTask {
     }
 
     /// Returns once no store write of the task's work is under way; after ``abandon()``, none begins again, and after
-    /// ``countNoMoreStoreWrites()`` none is counted, and ``endWaitForStoreWritesAfterClose()`` returns it sooner.
+    /// ``countNoMoreStoreWrites()`` none is counted, and ``endWaitForStoreWritesAfterClose()`` returns it sooner;
+    /// ``endWaitForStoreWritesAsTheDaemonStops()`` returns any wait sooner.
     func storeWritesEnded() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let ended = storeWrites.withLock { writes in
@@ -668,7 +693,8 @@ private struct StoreWrites {
     /// Whether its screen was closed by another call before its intent had an outcome: the writes that begin from now
     /// on go through uncounted. ``ScreenTask/waitsOnlyForStoreWritesUnderWayAtClose`` says the same on the main actor.
     var countsNoMore = false
-    /// Whether the wait after such a close was ended (the intent's time limit, the daemon's stop): it returns at once.
+    /// Whether the caller's wait was ended: after such a close by the intent's time limit or the daemon's stop, after
+    /// a time-out by the daemon's stop. It returns at once.
     var isWaitEnded = false
     var waiter: CheckedContinuation<Void, Never>?
 }

@@ -1,8 +1,10 @@
-/// The callers of intents whose screen another call closed, each waiting for the store writes its intent's work had
-/// under way at the close (`Screen.startUntilClosed`), across every session of a registry: the daemon's stop ends
-/// them all, begun before it or after, whichever session they belong to (one since closed by `CloseSession`, dropped
-/// by a reload, or handed over by a replay too), so that a write that never ends (a feature's `update` transform that
-/// does not return) cannot hold the stop.
+import Logging
+
+/// The callers of intents answered `IntentTimedOut`, or whose screen another call closed, each waiting for the store
+/// writes its intent's work had under way then (`Screen.startUntilClosed`), across every session of a registry: the
+/// daemon's stop ends them all, begun before it or after, whichever session they belong to (one since closed by
+/// `CloseSession`, dropped by a reload, or handed over by a replay too), so that a write that never ends (a feature's
+/// `update` transform that does not return) cannot hold the stop.
 @MainActor
 final class StoreWriteWaits {
     // MARK: Private Properties
@@ -11,13 +13,27 @@ final class StoreWriteWaits {
     private var waiting: [ObjectIdentifier: ScreenTask] = [:]
     /// Whether the stop ended the waits: one that begins afterwards ends at once.
     private var areEnded = false
+    /// Where a wait that begins with a write under way is noted: a reply held by a write that does not end is
+    /// otherwise invisible to the operator.
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
 
     // MARK: Public Functions
 
-    /// Returns once no store write that `task`'s work had under way at its screen's close is under way, once its time
-    /// limit has run out, or once the daemon stops, whichever comes first.
-    func storeWritesEnded(of task: ScreenTask) async {
-        if areEnded { task.endWaitForStoreWritesAfterClose() }
+    /// Returns once no store write that `task`'s work had under way when its intent timed out or its screen closed is
+    /// under way, once the time limit of a closed screen's intent has run out, or once the daemon stops, whichever
+    /// comes first. `reason` names the reply that waits, for the log.
+    func storeWritesEnded(of task: ScreenTask, before reason: String) async {
+        if areEnded { task.endWaitForStoreWritesAsTheDaemonStops() }
+        if task.hasStoreWritesUnderWay {
+            logger.info(
+                "A reply waits for the store writes its intent's work has under way",
+                metadata: ["navhost.screen": "\(task.screenID)", "navhost.reply": "\(reason)"]
+            )
+        }
         let key = ObjectIdentifier(task)
         waiting[key] = task
         await task.storeWritesEnded()
@@ -29,7 +45,7 @@ final class StoreWriteWaits {
         areEnded = true
         let tasks = waiting.values
         waiting.removeAll()
-        for task in tasks { task.endWaitForStoreWritesAfterClose() }
+        for task in tasks { task.endWaitForStoreWritesAsTheDaemonStops() }
     }
 
     /// How many callers wait now.

@@ -21,9 +21,10 @@ public struct SessionOptions: Sendable {
     public var replaying: [UInt64]?
     /// The clock the time limit is measured with.
     public var clock: any Clock<Duration> = ContinuousClock()
-    /// Where the callers of intents whose screen another call closed wait for the store writes under way then: the
-    /// registry's, shared by all its sessions, so that its stop ends every such wait (``StoreWriteWaits``); `nil`
-    /// for a session outside a registry, whose waits end at the intent's time limit.
+    /// Where the callers of intents answered `IntentTimedOut`, or whose screen another call closed, wait for the store
+    /// writes under way then: the registry's, shared by all its sessions, so that its stop ends every such wait
+    /// (``StoreWriteWaits``); `nil` for a session outside a registry, whose waits end when the writes do (a closed
+    /// screen's at the intent's time limit at most).
     var storeWriteWaits: StoreWriteWaits?
 
     public init() {}

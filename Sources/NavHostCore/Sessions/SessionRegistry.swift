@@ -91,9 +91,10 @@ public final class SessionRegistry {
     /// them. A configuration reload replaces them (``updateDefaultOptions(_:)``).
     public private(set) var defaultOptions = SessionOptions()
 
-    /// Where the callers of every session's intents whose screen another call closed wait for the store writes under
-    /// way then; ``shutDown()`` ends those waits, whichever session they belong to, open or closed since.
-    let storeWriteWaits = StoreWriteWaits()
+    /// Where the callers of every session's intents answered `IntentTimedOut`, or whose screen another call closed,
+    /// wait for the store writes under way then; ``shutDown()`` ends those waits, whichever session they belong to,
+    /// open or closed since.
+    let storeWriteWaits: StoreWriteWaits
 
     /// Replaces ``defaultOptions``, and puts them in force in every session opened over the wire, with what each
     /// set itself.
@@ -129,6 +130,7 @@ public final class SessionRegistry {
         self.persistence = persistence
         self.openedFile = openedSessions
         self.logger = logger
+        self.storeWriteWaits = StoreWriteWaits(logger: logger)
     }
 
     // MARK: Public Functions
@@ -856,7 +858,8 @@ public final class SessionRegistry {
     /// session whose file may hold a failed write is written once more (``settleClosedSessions()`` waits for it).
     public func shutDown() {
         isShutDown = true
-        // Before the sessions close: the callers of the intents their closes answer `screenClosed` do not wait either.
+        // Before the sessions close: the callers of the intents their closes answer `screenClosed` do not wait either,
+        // nor do those of intents answered `IntentTimedOut` before.
         storeWriteWaits.endAll()
         closeAll(stopping: true)
     }
