@@ -45,7 +45,8 @@ struct NavctlShellCompletionTests {
             // The root screen, named by --screen, still has Home's intents.
             let root = try await shell.complete("navctl send --screen s1 --socket \(daemon.socketPath) ")
             #expect(root == home)
-            // --screen itself is completed from the stack, top first: zsh and fish keep navctl's order.
+            // --screen itself is completed from the stack, top first: zsh and fish keep navctl's order (zsh's matches
+            // are recorded as zsh lists them: sorted, s1 first, had the script put them in a sorted group).
             let screens = try await shell.complete("navctl send --socket \(daemon.socketPath) --screen ")
             #expect(screens == ["s2", "s1"])
         }
