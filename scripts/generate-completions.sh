@@ -32,8 +32,9 @@ for program in navctl navhost-plugin-tool; do
 done
 # A script that does not even parse would only fail on a user's Tab: bash checks it (-n); zsh (-n) and fish
 # (--no-execute) where those shells are installed. scripts/install-deps.sh installs both for the tests, which drive
-# the scripts in them (Tests/NavctlTests), so `make completions` and every build folder `make build` made check all
-# three; a `make install` on a machine without zsh or fish checks what it can.
+# the scripts in them (Tests/NavctlTests), and every make target that builds first runs it (`make completions`,
+# `make install`, `make deb`), so those check all three. The guard matters only where nothing installed the shells
+# (this script run by hand, or by `make deb-files` on a build folder made elsewhere): there it checks what it can.
 bash -n "$work"/bash/*
 if command -v zsh >/dev/null; then for script in "$work"/zsh/*; do zsh -n "$script"; done; fi
 if command -v fish >/dev/null; then for script in "$work"/fish/*; do fish --no-execute "$script"; done; fi
