@@ -217,7 +217,7 @@ extension DaemonDurabilityTests {
     }
 
     @Test(
-        "SIGTERM while a ScreenClosed reply waits for a store write that never ends stops the daemon at once, in a session still open or closed by CloseSession",
+        "SIGTERM while a ScreenClosed reply waits for a store write that never ends stops the daemon after the stop's 5 s grace, in a session still open or closed by CloseSession",
         arguments: [false, true]
     )
     func storeWriteThatNeverEndsDoesNotHoldTheStop(sessionClosed: Bool) async throws {
@@ -265,7 +265,7 @@ extension DaemonDurabilityTests {
     }
 
     @Test(
-        "SIGTERM while an IntentTimedOut reply waits for a store write that never ends stops the daemon at once"
+        "SIGTERM while an IntentTimedOut reply waits for a store write that never ends stops the daemon after the stop's 5 s grace"
     )
     func timedOutStoreWriteThatNeverEndsDoesNotHoldTheStop() async throws {
         let daemon = try await DaemonProcess.start(
@@ -299,6 +299,42 @@ extension DaemonDurabilityTests {
             failure?.name == "io.navhost.Navigation.IntentTimedOut" || failure == nil,
             "\(String(describing: failure))"
         )
+    }
+
+    @Test(
+        "SIGTERM while an IntentTimedOut reply waits for a one-second store write lets the write land before the reply and the exit"
+    )
+    func timedOutStoreWriteUnderWayAtTheStopLands() async throws {
+        // The stop ends the waits for store writes only after a grace (5 s), so that a write that ends within it is on
+        // disk before the reply that says what the intent did stays: ended at once, the process exited before the
+        // write's rename, and the reply said IntentTimedOut without it.
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            sessions: ["main=faulty.main"],
+            extraArguments: ["--intent-timeout", "200ms"]
+        )
+        let sender = try await NavigationClient.connect(to: daemon)
+        let sending = Task { [sender] in
+            await Self.failure {
+                try await sender.call(
+                    "Send",
+                    ["intent": "onChangedNoteThenSavedInASecond", "arguments": ["text": "lands"]]
+                )
+            }
+        }
+        try #require(
+            try await pollUntil {
+                daemon.log.split(separator: "\n").contains { line in
+                    line.contains("A reply waits for the store writes") && line.contains("IntentTimedOut")
+                }
+            },
+            "\(daemon.log)"
+        )
+        #expect(try await daemon.terminate() == 0)
+        let failure = await sending.value
+        #expect(failure?.name == "io.navhost.Navigation.IntentTimedOut", "\(String(describing: failure))")
+        let saved = try Self.storedValue("saved", of: "Faulty", in: daemon)
+        #expect(saved == .string("lands"), "the write under way at the stop: \(saved ?? .null)")
     }
 
     /// The Varlink error `call` threw; `nil` when it returned, or threw anything else (a connection that closed).

@@ -791,6 +791,11 @@ public final class SessionRegistry {
     /// How many times ``settleClosedSessions()`` writes a closed session again before it gives up.
     nonisolated static let lastWriteRounds = 5
 
+    /// How long the daemon's stop lets the store writes that replies wait for (an intent answered `IntentTimedOut`, or
+    /// `ScreenClosed`) go on before it answers without them: a write that ends sooner is on disk before its reply; one
+    /// that never ends holds the stop this long, well inside systemd's `TimeoutStopSec`.
+    nonisolated static let storeWriteGraceAtStop = Duration.seconds(5)
+
     /// Returns once the file of every session kept at its close (``queueLastWrite(of:)``) holds no failed write (its
     /// last write landed), or no longer the closed session's (another of the name opened), or once that session was
     /// written ``lastWriteRounds`` more times: the first rewrite right away, each later one after a pause that doubles
@@ -858,9 +863,9 @@ public final class SessionRegistry {
     /// session whose file may hold a failed write is written once more (``settleClosedSessions()`` waits for it).
     public func shutDown() {
         isShutDown = true
-        // Before the sessions close: the callers of the intents their closes answer `screenClosed` do not wait either,
-        // nor do those of intents answered `IntentTimedOut` before.
-        storeWriteWaits.endAll()
+        // Before the sessions close, so that the callers of the intents their closes answer `screenClosed` wait no
+        // longer than those of intents answered `IntentTimedOut` before: a write under way gets the grace to land.
+        storeWriteWaits.endAll(after: Self.storeWriteGraceAtStop)
         closeAll(stopping: true)
     }
 
