@@ -216,11 +216,25 @@ extension DaemonDurabilityTests {
         #expect(try await daemon.terminate() == 0)
     }
 
+    /// What closes the screen under an intent whose store write never ends, for
+    /// ``storeWriteThatNeverEndsDoesNotHoldTheStop(closer:)``.
+    enum ScreenCloser: String, CustomTestStringConvertible, Sendable {
+        /// Another client pops it: the reply waits before the stop begins.
+        case pop
+        /// Another client closes its session (opened over the wire): the stop no longer closes that session.
+        case closeSession
+        /// Nothing before the stop: the stop's own close of the sessions closes it, and the reply's wait begins then,
+        /// within the stop's grace, which ends it.
+        case theStop
+
+        var testDescription: String { rawValue }
+    }
+
     @Test(
-        "SIGTERM while a ScreenClosed reply waits for a store write that never ends stops the daemon after the stop's 5 s grace, in a session still open or closed by CloseSession",
-        arguments: [false, true]
+        "SIGTERM while a ScreenClosed reply waits for a store write that never ends stops the daemon after the stop's 5 s grace: the screen popped, its session closed by CloseSession, or closed by the stop itself",
+        arguments: [ScreenCloser.pop, .closeSession, .theStop]
     )
-    func storeWriteThatNeverEndsDoesNotHoldTheStop(sessionClosed: Bool) async throws {
+    func storeWriteThatNeverEndsDoesNotHoldTheStop(closer screenCloser: ScreenCloser) async throws {
         // The intent's limit (two minutes) is far beyond the terminate's bound: the stop ends the wait. A session
         // closed by CloseSession is no longer among those the stop closes; its wait is ended all the same.
         let daemon = try await DaemonProcess.start(
@@ -230,8 +244,10 @@ extension DaemonDurabilityTests {
         )
         let sender = try await NavigationClient.connect(to: daemon)
         let closer = try await NavigationClient.connect(to: daemon)
-        let session = sessionClosed ? "kiosk" : "main"
-        if sessionClosed { _ = try await closer.call("OpenSession", ["name": "kiosk", "root": "faulty.main"]) }
+        let session = screenCloser == .closeSession ? "kiosk" : "main"
+        if screenCloser == .closeSession {
+            _ = try await closer.call("OpenSession", ["name": "kiosk", "root": "faulty.main"])
+        }
         _ = try await sender.call(
             "Replace",
             ["session": .string(session), "routes": [["route": "faulty.main"], ["route": "faulty.main"]]]
@@ -247,14 +263,16 @@ extension DaemonDurabilityTests {
                 )
             }
         }
+        // The note is set in the stretch that begins the write: the write is under way.
         try #require(try await pollUntil { try await closer.topState(session: session)["note"] == "never" })
-        if sessionClosed {
-            _ = try await closer.call("CloseSession", ["name": "kiosk"])
-        } else {
-            _ = try await closer.call("Pop")
+        switch screenCloser {
+        case .pop: _ = try await closer.call("Pop")
+        case .closeSession: _ = try await closer.call("CloseSession", ["name": "kiosk"])
+        case .theStop: break
         }
         // Bounded by the terminate's 30 s, a quarter of the intent's limit: before session 51 nothing waited; with the
-        // wait and no end of it by the stop, the daemon stopped only after the limit.
+        // wait and no end of it by the stop, the daemon stopped only after the limit. Closed by the stop, the screen's
+        // reply begins its wait after the stop ended the waits under way: a wait begun then ends at once.
         #expect(try await daemon.terminate() == 0)
         let failure = await sending.value
         // Answered ScreenClosed as the stop ends the wait, or not answered when the connection closed first.
