@@ -3,8 +3,9 @@ import Observation
 import Synchronization
 
 /// Screens whose work writes to the feature's store at moments a test chooses, to test which writes an intent that
-/// ran out of time may still make: `ledger.main` saves, or closes the `ledger.entry` it opened and waits forever;
-/// `ledger.entry` starts a task in `onDisappear` that writes once its gate opens.
+/// ran out of time, or whose screen closed, may still make: `ledger.main` saves, or closes the `ledger.entry` it opened
+/// and waits forever; `ledger.entry` starts a task in `onDisappear` that writes once its gate opens, and has an intent
+/// that begins a write and has its opener close it, in one stretch.
 enum LedgerRoute: Route {
     static let namespace = "ledger"
     case main
@@ -91,11 +92,39 @@ final class LedgerEntryViewModel: ViewModel {
     private let store: any KeyValueStore
     private let cleanupGate: Gate
     private let cleanupDone: @Sendable (String) -> Void
+    /// Pops through the Router of the screen that opened this one: a close its own navigation did not ask for.
+    private let popThroughOpener: @MainActor () -> Void
 
-    init(store: any KeyValueStore, cleanupGate: Gate, cleanupDone: @escaping @Sendable (String) -> Void) {
+    init(
+        store: any KeyValueStore,
+        cleanupGate: Gate,
+        cleanupDone: @escaping @Sendable (String) -> Void,
+        popThroughOpener: @escaping @MainActor () -> Void
+    ) {
         self.store = store
         self.cleanupGate = cleanupGate
         self.cleanupDone = cleanupDone
+        self.popThroughOpener = popThroughOpener
+    }
+
+    enum Intent: ViewModelIntent {
+        /// Begins writing `"entrySaved": true`, then, in the same stretch, pops this screen through its opener's Router
+        /// (a callback its coordinator wired), then waits for the write.
+        case onTappedSaveThenCloseThroughOpener
+        static let names = ["onTappedSaveThenCloseThroughOpener"]
+    }
+
+    func handle(_ intent: Intent) async {
+        switch intent {
+        case .onTappedSaveThenCloseThroughOpener:
+            let store = self.store
+            // Runs until the store first suspends, on this stretch: the write is under way (counted) when it returns.
+            let write = Task.immediate { @MainActor in
+                _ = try await store.updateValue(forKey: "entrySaved") { _ in true }
+            }
+            popThroughOpener()
+            _ = await write.result
+        }
     }
 
     func onDisappear() {
@@ -116,6 +145,8 @@ final class LedgerEntryViewModel: ViewModel {
 final class LedgerCoordinator: Coordinator {
     private let feature: LedgerFeature
     private let store: any KeyValueStore
+    /// The Router of the latest `ledger.main` made: the opener an entry pops through.
+    private var mainRouter: Router<LedgerRoute>?
 
     init(feature: LedgerFeature, store: any KeyValueStore) {
         self.feature = feature
@@ -124,9 +155,16 @@ final class LedgerCoordinator: Coordinator {
 
     func makeViewModel(for route: LedgerRoute, router: Router<LedgerRoute>) -> any ViewModel {
         switch route {
-        case .main: LedgerMainViewModel(router: router, store: store)
+        case .main:
+            mainRouter = router
+            return LedgerMainViewModel(router: router, store: store)
         case .entry:
-            LedgerEntryViewModel(store: store, cleanupGate: feature.cleanupGate, cleanupDone: feature.cleanupDone)
+            return LedgerEntryViewModel(
+                store: store,
+                cleanupGate: feature.cleanupGate,
+                cleanupDone: feature.cleanupDone,
+                popThroughOpener: { [weak self] in self?.mainRouter?.pop() }
+            )
         }
     }
 }
