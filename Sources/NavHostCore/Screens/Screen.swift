@@ -131,11 +131,10 @@ final class Screen {
         inFlight.removeAll()
         // Before the cancel: the old work may go on once cancelled, and its writes are refused from the first.
         if rebuilt { for task in tasks where task.race != nil { task.abandon() } }
-        // The intents whose callers are about to be answered `screenClosed` (no outcome yet): each caller waits for the
-        // store writes its work has under way now, not for those it may begin once cancelled. Nothing is refused.
-        if !rebuilt, !itself {
-            for task in tasks { if let race = task.race, race.outcome == nil { task.countNoMoreStoreWrites() } }
-        }
+        // The intents whose callers are about to be answered `screenClosed`: each caller waits for the store writes its
+        // work has under way now, not for those it may begin once cancelled. Nothing is refused. None of these has an
+        // outcome yet: an intent leaves the table in the stretch its race gets one (its work's end, `expire`).
+        if !rebuilt, !itself { for task in tasks where task.race != nil { task.countNoMoreStoreWrites() } }
         for task in tasks { task.cancel() }
         for task in tasks { task.race?.finish(.closed) }
     }

@@ -63,5 +63,4 @@ final class StoreWriteWaits {
         waiting.removeAll()
         for task in tasks { task.endWaitForStoreWritesAsTheDaemonStops() }
     }
-
 }

@@ -281,8 +281,8 @@ public enum InterfaceDefinitions {
         error EmptyStack ()
 
         # The screen left the stack before the intent finished. The intent was cancelled;
-        # the writes to its feature's store that its work had under way then ended before
-        # this error (waited for until its time limit at most, or until the daemon stops);
+        # the writes to its feature's store that its work had under way then are waited for
+        # before this error, until the intent's time limit at most or the daemon's stop;
         # work that goes on although cancelled (a write it begins later) may still be done.
         error ScreenClosed (screen: string)
 
