@@ -59,10 +59,10 @@ final class Screen {
 
     /// The intent time limit, on the clock it is measured with; `nil` for none.
     private let intentTimer: IntentTimer?
-    /// Where the callers of intents answered `IntentTimedOut`, or whose screen another call closed, wait for the store
-    /// writes under way then, so that the daemon's stop ends those waits (``StoreWriteWaits``); `nil` outside a
-    /// registry (a test's session): they wait on the task itself (a closed screen's caller until its time limit at
-    /// most).
+    /// Where the callers of intents answered `IntentTimedOut`, or whose screen another call closed or a rebuild took
+    /// over, wait for the store writes under way then, so that the daemon's stop ends those waits
+    /// (``StoreWriteWaits``); `nil` outside a registry (a test's session): they wait on the task itself (a closed
+    /// screen's caller until its time limit at most).
     private let storeWriteWaits: StoreWriteWaits?
     /// The deadline of the intent whose clock started last: read by the session right after an intent's first stretch
     /// suspended, to give the same intent what is left of it if a reload rebuilds the screen.
@@ -409,8 +409,15 @@ extension Screen {
                 }
             }
             // Closed for the screen built in its place, where it is delivered again: the old work's writes under way
-            // land before that delivery; those it begins from now on are refused (``close(itself:rebuilt:)``).
-            if case .closed = outcome, wasRebuilt { await task.handle.storeWritesEnded() }
+            // land before that delivery; those it begins from now on are refused (``close(itself:rebuilt:)``). Until
+            // the daemon's stop at most (``StoreWriteWaits``), which closes the rebuilt screen too: no delivery then.
+            if case .closed = outcome, wasRebuilt {
+                if let storeWriteWaits {
+                    await storeWriteWaits.storeWritesEnded(of: task.handle, before: "delivery to the rebuilt screen")
+                } else {
+                    await task.handle.storeWritesEnded()
+                }
+            }
             // Closed by another call: the store writes its work had under way then are what it did, on disk before its
             // caller hears `screenClosed`; until its time limit at most (`expire`), or the daemon's stop
             // (``StoreWriteWaits``). Those it begins afterwards are neither waited for nor refused.
@@ -606,7 +613,7 @@ final class ScreenTask {
 
     /// Ends its caller's wait for the store writes under way at its screen's close, now or when it begins: its time
     /// limit ran out. Does nothing for any other wait (a timed-out intent's, or one delivered again to a rebuilt
-    /// screen, which wait for their writes to end; the daemon's stop ends the former,
+    /// screen, which wait for their writes to end, or for the daemon's stop,
     /// ``endWaitForStoreWritesAsTheDaemonStops()``).
     func endWaitForStoreWritesAfterClose() {
         guard waitsOnlyForStoreWritesUnderWayAtClose else { return }
@@ -619,8 +626,8 @@ final class ScreenTask {
     }
 
     /// Ends its caller's wait for the store writes of its work, now or when it begins, whatever it waits after (its
-    /// intent timed out, or its screen was closed by another call): the daemon is stopping, and a write that does not
-    /// end must not hold the stop. The writes are not refused for it; the process ends under them.
+    /// intent timed out, its screen was closed by another call, or rebuilt): the daemon is stopping, and a write that
+    /// does not end must not hold the stop. The writes are not refused for it; the process ends under them.
     func endWaitForStoreWritesAsTheDaemonStops() {
         let waiter = storeWrites.withLock { writes -> CheckedContinuation<Void, Never>? in
             writes.isWaitEnded = true

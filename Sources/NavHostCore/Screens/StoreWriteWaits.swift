@@ -1,7 +1,8 @@
 import Logging
 
-/// The callers of intents answered `IntentTimedOut`, or whose screen another call closed, each waiting for the store
-/// writes its intent's work had under way then (`Screen.startUntilClosed`), across every session of a registry: the
+/// The callers of intents answered `IntentTimedOut`, or whose screen another call closed or a reload or take-back rebuilt
+/// (before the intent's delivery to the rebuilt screen), each waiting for the store writes its intent's work had under
+/// way then (`Screen.startUntilClosed`), across every session of a registry: the
 /// daemon's stop ends them all, begun before it or after, whichever session they belong to (one since closed by
 /// `CloseSession`, dropped by a reload, or handed over by a replay too), once a grace has passed: a write that ends
 /// within it lands before its reply, as it would have without the stop, and one that never ends (a feature's `update`
@@ -28,7 +29,7 @@ final class StoreWriteWaits {
 
     /// Returns once no store write that `task`'s work had under way when its intent timed out or its screen closed is
     /// under way, once the time limit of a closed screen's intent has run out, or once the daemon stops, whichever
-    /// comes first. `reason` names the reply that waits, for the log.
+    /// comes first. `reason` names what waits (the reply, or the intent's delivery to its rebuilt screen), for the log.
     func storeWritesEnded(of task: ScreenTask, before reason: String) async {
         if areEnded {
             task.endWaitForStoreWritesAsTheDaemonStops()

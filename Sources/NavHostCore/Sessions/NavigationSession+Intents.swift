@@ -12,7 +12,8 @@ extension NavigationSession {
     /// and the intent is delivered again to the rebuilt screen (same ID), whose answer is the one returned: an
     /// intent is never answered by code that no longer serves, nor lost to a reload. The old work's store writes
     /// under way end before that delivery, and those it begins later are refused (`Screen.close(itself:rebuilt:)`):
-    /// nothing of it lands after the answer.
+    /// nothing of it lands after the answer. (The daemon's stop ends the wait for those writes, and closes the rebuilt
+    /// screen: the intent is answered `screenClosed`.)
     public func send(_ intent: IntentMessage, to screen: ScreenID? = nil) async throws(NavigationError) {
         try await startSending(intent, to: try self.screen(screen)).value
     }

@@ -1,4 +1,6 @@
 import Foundation
+import InMemoryLogging
+import Logging
 import NavHostJSON
 import NavHostKit
 import NavHostTesting
@@ -120,6 +122,50 @@ struct ReloadTests {
         // held: it could land after the reply.
         #expect(laterStore.earlierLandedAtEachWrite == [true], "the redelivered save began after the old one landed")
         #expect(try session.screenSnapshot(nil).state["saved"] == "written", "the new build answered")
+    }
+
+    @Test(
+        "An intent waiting to be delivered again to its rebuilt screen until the old work's store write ends, a write that never does, does not hold the stop"
+    )
+    func redeliveryWaitDoesNotHoldTheStop() async throws {
+        let earlierStore = HeldStore()
+        let catalog = FeatureCatalog()
+        try catalog.register(LedgerFeature(), services: Self.services(store: earlierStore))
+        let logs = InMemoryLogHandler()
+        let sessions = SessionRegistry(catalog: catalog, logger: Logger(label: "test") { _ in logs })
+        let session = try sessions.open(SessionConfiguration(root: RouteRequest(id: "ledger.main")))
+        let answered = Answered()
+        let sending = Task {
+            defer { answered.came = true }
+            try await session.send(IntentMessage(name: "onTappedSave"))
+        }
+        // The old build's save is under way, held until the test ends: a write that does not end.
+        await earlierStore.writeBegan.wait()
+        defer { earlierStore.release.open() }
+        let laterStore = InMemoryKeyValueStore()
+        try catalog.replace("Ledger", with: LedgerFeature(), services: Self.services(store: laterStore))
+        try #require(session.rebuildScreens(showing: ["ledger.main"]) != nil)
+        // The intent waits for the old write before its delivery to the rebuilt screen, as the log says.
+        let waits = {
+            logs.entries.contains {
+                $0.message.description.hasPrefix("A reply waits for the store writes")
+                    && $0.metadata["navhost.reply"] == "delivery to the rebuilt screen"
+            }
+        }
+        var deadline = ContinuousClock.now + .seconds(30)
+        while !waits() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(waits(), "the delivery to the rebuilt screen does not wait through the registry")
+
+        sessions.shutDown()
+        // Before, that wait was on the task alone, which the stop did not end: the call, and with it the daemon's stop
+        // (which waits for its calls), waited for the write.
+        deadline = ContinuousClock.now + .seconds(30)
+        while !answered.came && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(answered.came, "the stop did not end the wait")
+        // The stop closed the rebuilt screen too: the intent is delivered nowhere.
+        let error = await #expect(throws: NavigationError.self) { try await sending.value }
+        #expect(error?.code == .screenClosed, "\(String(describing: error))")
+        #expect(try await laterStore.value(forKey: "saved") == nil, "not delivered to the rebuilt screen")
     }
 
     @Test("Removing a feature pops its lowest screen and everything above it, as one change")
@@ -290,4 +336,10 @@ private final class LandingWitnessStore: KeyValueStore {
     func removeValue(forKey key: String) async throws {
         try await base.removeValue(forKey: key)
     }
+}
+
+/// Whether a call was answered, set by the task that made it.
+@MainActor
+private final class Answered {
+    var came = false
 }
