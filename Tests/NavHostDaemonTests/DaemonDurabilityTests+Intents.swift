@@ -275,7 +275,7 @@ extension DaemonDurabilityTests {
         }
         // Bounded by the terminate's 30 s, a quarter of the intent's limit: before session 51 nothing waited; with the
         // wait and no end of it by the stop, the daemon stopped only after the limit. Closed by the stop, the screen's
-        // reply begins its wait after the stop ended the waits under way: a wait begun then ends at once.
+        // reply begins its wait within the stop's grace, and the grace's end ends it with the others.
         #expect(try await daemon.terminate() == 0)
         let failure = await sending.value
         // Answered ScreenClosed as the stop ends the wait, or not answered when the connection closed first.
