@@ -7,7 +7,8 @@ import Foundation
 /// when the last copy of a socket the child holds closes, and that socket is open in the test process, without
 /// close-on-exec, for a moment while another test starts a program. A child spawned in that moment that keeps the copy
 /// (a long-lived connection holder, a browser) hides the other child's exit until it ends itself; a daemon killed
-/// by its test then looks alive for as long. Closing every descriptor from 3 up in the child removes the chance.
+/// by its test then looks alive for as long. Closing every descriptor from 3 up in the child removes the chance. The
+/// child also starts with no signal blocked or ignored (``startingSignals()``).
 package enum PosixSpawn {
     /// What a descriptor of the child is.
     package enum Descriptor {
@@ -68,12 +69,40 @@ package enum PosixSpawn {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
+        var attributes = try startingSignals()
+        defer { posix_spawnattr_destroy(&attributes) }
         var pid: Int32 = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
             throw Failed(description: "posix_spawn \(executable): \(String(cString: strerror(result)))")
         }
         return pid
+    }
+
+    /// Spawn attributes that start the child with no signal blocked and every signal at its default action, as
+    /// systemd or a shell starts a program.
+    ///
+    /// Without them the child would inherit the spawning thread's mask, and every thread of the test process blocks
+    /// most signals: libdispatch blocks them on its workers (the cooperative pool among them), and a thread inherits
+    /// the mask of the one that made it. A child started so ignores `SIGTERM` and `SIGINT` for good (a Python program
+    /// that is sent `SIGTERM` goes on to its own end), and a daemon would run with a mask it never has in service.
+    private static func startingSignals() throws -> posix_spawnattr_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        let flags = Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
+        for (result, what) in [
+            (posix_spawnattr_setsigmask(&attributes, &none), "posix_spawnattr_setsigmask"),
+            (posix_spawnattr_setsigdefault(&attributes, &all), "posix_spawnattr_setsigdefault"),
+            (posix_spawnattr_setflags(&attributes, flags), "posix_spawnattr_setflags"),
+        ] where result != 0 {
+            posix_spawnattr_destroy(&attributes)
+            throw Failed(description: "\(what): \(String(cString: strerror(result)))")
+        }
+        return attributes
     }
 
     /// The environment of the test process without what would tell a child that it runs under systemd.

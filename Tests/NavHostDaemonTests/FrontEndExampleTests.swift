@@ -24,23 +24,18 @@ struct FrontEndExampleTests {
         let nav = try await NavigationClient.connect(to: daemon)
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let (output, errors) = ("\(folder)/follow.out", "\(folder)/follow.err")
-        for file in [output, errors] { FileManager.default.createFile(atPath: file, contents: nil) }
-        let follower = Process()
-        follower.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        follower.arguments = [Self.script, "--socket", daemon.socketPath, "follow"]
-        follower.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        follower.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        try follower.run()
-        defer {
-            follower.terminate()
-            follower.waitUntilExit()
-        }
-        // What it printed, and what it said on standard error (a traceback) when it did not.
+        let output = "\(folder)/follow.out"
+        // Started by the harness, not Foundation's Process: with no signal blocked, so SIGTERM ends it, and waited for
+        // off the cooperative pool (a follower that outlived its test once held a pool thread in `waitUntilExit` for
+        // the 60 s it took to give up on its own). If the test ends early, the process is killed and reaped.
+        let follower = try SpawnedProcess(
+            "/usr/bin/python3",
+            [Self.script, "--socket", daemon.socketPath, "follow"],
+            output: .file(output)
+        )
+        // What it printed, with what it said on standard error (a traceback) when it did not.
         func lines() -> [String] {
-            let printed = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n")
-            let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-            return printed.map(String.init) + (said.isEmpty ? [] : ["stderr: \(said)"])
+            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
         func waitForLine(ending suffix: String) async throws -> Bool {
             try await pollUntil { lines().contains { $0.hasSuffix(suffix) } }
@@ -56,6 +51,11 @@ struct FrontEndExampleTests {
 
         #expect(try await waitForLine(ending: ": home.main products.list settings.main"), "\(lines())")
         #expect(follower.isRunning, "it follows on")
+        follower.send(SIGTERM)
+        let ended = try await withTimeout(.seconds(20), "the follower to end on SIGTERM") {
+            await follower.waitForExit()
+        }
+        #expect(ended == 128 + SIGTERM, "\(lines())")
         try await daemon.terminate()
     }
 }
