@@ -401,34 +401,31 @@ extension Screen {
             // Given up on: the store writes it began before are what it did, on disk before its caller hears that it
             // did not finish; those it begins from now on are refused (``IntentGuardedStore``). Until the daemon's
             // stop at most (``StoreWriteWaits``): a write that never ends holds the reply, not the stop.
-            if case .timedOut = outcome {
-                if let storeWriteWaits {
-                    await storeWriteWaits.storeWritesEnded(of: task.handle, before: "IntentTimedOut")
-                } else {
-                    await task.handle.storeWritesEnded()
-                }
-            }
+            if case .timedOut = outcome { await storeWritesEnded(of: task.handle, before: "IntentTimedOut") }
             // Closed for the screen built in its place, where it is delivered again: the old work's writes under way
             // land before that delivery; those it begins from now on are refused (``close(itself:rebuilt:)``). Until
             // the daemon's stop at most (``StoreWriteWaits``), which closes the rebuilt screen too: no delivery then.
             if case .closed = outcome, wasRebuilt {
-                if let storeWriteWaits {
-                    await storeWriteWaits.storeWritesEnded(of: task.handle, before: "delivery to the rebuilt screen")
-                } else {
-                    await task.handle.storeWritesEnded()
-                }
+                await storeWritesEnded(of: task.handle, before: "delivery to the rebuilt screen")
             }
             // Closed by another call: the store writes its work had under way then are what it did, on disk before its
             // caller hears `screenClosed`; until its time limit at most (`expire`), or the daemon's stop
             // (``StoreWriteWaits``). Those it begins afterwards are neither waited for nor refused.
             if case .closed = outcome, task.handle.waitsOnlyForStoreWritesUnderWayAtClose {
-                if let storeWriteWaits {
-                    await storeWriteWaits.storeWritesEnded(of: task.handle, before: "ScreenClosed")
-                } else {
-                    await task.handle.storeWritesEnded()
-                }
+                await storeWritesEnded(of: task.handle, before: "ScreenClosed")
             }
             return Self.outcome(outcome, of: task.handle)
+        }
+    }
+
+    /// Returns once no store write `task`'s work counts is under way, or once its wait is ended (its time limit after a
+    /// close, the daemon's stop): through the registry's ``StoreWriteWaits``, which the stop ends, or on the task itself
+    /// outside a registry. `reason` names what waits, for the log.
+    private func storeWritesEnded(of task: ScreenTask, before reason: String) async {
+        if let storeWriteWaits {
+            await storeWriteWaits.storeWritesEnded(of: task, before: reason)
+        } else {
+            await task.storeWritesEnded()
         }
     }
 
@@ -617,18 +614,18 @@ final class ScreenTask {
     /// ``endWaitForStoreWritesAsTheDaemonStops()``).
     func endWaitForStoreWritesAfterClose() {
         guard waitsOnlyForStoreWritesUnderWayAtClose else { return }
-        let waiter = storeWrites.withLock { writes -> CheckedContinuation<Void, Never>? in
-            writes.isWaitEnded = true
-            defer { writes.waiter = nil }
-            return writes.waiter
-        }
-        waiter?.resume()
+        endWaitForStoreWrites()
     }
 
     /// Ends its caller's wait for the store writes of its work, now or when it begins, whatever it waits after (its
     /// intent timed out, its screen was closed by another call, or rebuilt): the daemon is stopping, and a write that
     /// does not end must not hold the stop. The writes are not refused for it; the process ends under them.
     func endWaitForStoreWritesAsTheDaemonStops() {
+        endWaitForStoreWrites()
+    }
+
+    /// Returns its caller's wait for store writes now, and any it begins from now on at once.
+    private func endWaitForStoreWrites() {
         let waiter = storeWrites.withLock { writes -> CheckedContinuation<Void, Never>? in
             writes.isWaitEnded = true
             defer { writes.waiter = nil }

@@ -22,10 +22,11 @@ public struct SessionOptions: Sendable {
     /// The clock the time limit is measured with.
     public var clock: any Clock<Duration> = ContinuousClock()
     /// Where the callers of intents answered `IntentTimedOut`, or whose screen another call closed or a rebuild took
-    /// over, wait for the store writes under way then (``StoreWriteWaits``): set by the registry that opens the session (and kept when its
-    /// options are updated), shared by all its sessions, so that the registry's stop ends every such wait. `nil` for a
-    /// session made without a registry (`FeatureTestHost`'s, a test's own), whose callers wait on the task itself: until
-    /// the writes end, or for a closed screen's caller its intent's time limit if sooner; nothing else ends them.
+    /// over, wait for the store writes under way then (``StoreWriteWaits``): set by the registry that opens the session
+    /// (and kept when its options are updated), shared by all its sessions, so that the registry's stop ends every such
+    /// wait. `nil` for a session made without a registry (`FeatureTestHost`'s, a test's own), whose callers wait on the
+    /// task itself: until the writes end, or for a closed screen's caller its intent's time limit if sooner; nothing
+    /// else ends them.
     var storeWriteWaits: StoreWriteWaits?
 
     public init() {}
