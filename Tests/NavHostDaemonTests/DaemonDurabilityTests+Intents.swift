@@ -289,28 +289,10 @@ extension DaemonDurabilityTests {
         "SIGTERM while an IntentTimedOut reply waits for a store write that never ends stops the daemon after the stop's 5 s grace"
     )
     func timedOutStoreWriteThatNeverEndsDoesNotHoldTheStop() async throws {
-        let daemon = try await DaemonProcess.start(
-            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
-            sessions: ["main=faulty.main"],
-            extraArguments: ["--intent-timeout", "1s"]
-        )
-        let sender = try await NavigationClient.connect(to: daemon)
-        let sending = Task { [sender] in
-            await Self.failure {
-                try await sender.call(
-                    "Send",
-                    ["intent": "onChangedNoteThenSavedInAnHour", "arguments": ["text": "never"]]
-                )
-            }
-        }
-        // The time ran out with the write under way: the reply waits for it, as the daemon's log says.
-        try #require(
-            try await pollUntil {
-                daemon.log.split(separator: "\n").contains { line in
-                    line.contains("A reply waits for the store writes") && line.contains("IntentTimedOut")
-                }
-            },
-            "\(daemon.log)"
+        let (daemon, sending) = try await Self.timedOutSendWaitingForItsWrite(
+            "onChangedNoteThenSavedInAnHour",
+            text: "never",
+            limit: "1s"
         )
         // Bounded by the terminate's 30 s: before session 51 the stop waited for the write, an hour.
         #expect(try await daemon.terminate() == 0)
@@ -329,18 +311,35 @@ extension DaemonDurabilityTests {
         // The stop ends the waits for store writes only after a grace (5 s), so that a write that ends within it is on
         // disk before the reply that says what the intent did stays: ended at once, the process exited before the
         // write's rename, and the reply said IntentTimedOut without it.
+        let (daemon, sending) = try await Self.timedOutSendWaitingForItsWrite(
+            "onChangedNoteThenSavedInASecond",
+            text: "lands",
+            limit: "200ms"
+        )
+        #expect(try await daemon.terminate() == 0)
+        let failure = await sending.value
+        #expect(failure?.name == "io.navhost.Navigation.IntentTimedOut", "\(String(describing: failure))")
+        let saved = try Self.storedValue("saved", of: "Faulty", in: daemon)
+        #expect(saved == .string("lands"), "the write under way at the stop: \(saved ?? .null)")
+    }
+
+    /// Starts a daemon with the `Faulty` fixture and an intent time limit of `limit`, sends `intent` with `text`, and
+    /// returns once its time ran out with its store write under way and the reply waits for that write, as the
+    /// daemon's log says: the daemon, and the `Send`'s error to come (`nil` for none, or a connection that closed).
+    static func timedOutSendWaitingForItsWrite(
+        _ intent: String,
+        text: String,
+        limit: String
+    ) async throws -> (DaemonProcess, Task<VarlinkError?, Never>) {
         let daemon = try await DaemonProcess.start(
             plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
             sessions: ["main=faulty.main"],
-            extraArguments: ["--intent-timeout", "200ms"]
+            extraArguments: ["--intent-timeout", limit]
         )
         let sender = try await NavigationClient.connect(to: daemon)
         let sending = Task { [sender] in
             await Self.failure {
-                try await sender.call(
-                    "Send",
-                    ["intent": "onChangedNoteThenSavedInASecond", "arguments": ["text": "lands"]]
-                )
+                try await sender.call("Send", ["intent": .string(intent), "arguments": ["text": .string(text)]])
             }
         }
         try #require(
@@ -351,11 +350,7 @@ extension DaemonDurabilityTests {
             },
             "\(daemon.log)"
         )
-        #expect(try await daemon.terminate() == 0)
-        let failure = await sending.value
-        #expect(failure?.name == "io.navhost.Navigation.IntentTimedOut", "\(String(describing: failure))")
-        let saved = try Self.storedValue("saved", of: "Faulty", in: daemon)
-        #expect(saved == .string("lands"), "the write under way at the stop: \(saved ?? .null)")
+        return (daemon, sending)
     }
 
     /// The Varlink error `call` threw; `nil` when it returned, or threw anything else (a connection that closed).
