@@ -29,10 +29,14 @@ extension FailedWriteOnDiskTests {
         try session.navigate(to: Self.user("p"))
         let watcher = session.watch()
         // p's save and the take-back's are queued from tasks of their own: the main actor and the writer are let go
-        // until both failed and were taken back, a hundred times at most: a regression fails here rather than hangs.
-        for _ in 0..<100 where session.takeBacks < takeBacks + 2 {
+        // until both failed and were taken back, for 30 s at most: a regression fails here rather than hangs. (A
+        // hundred rounds of letting them go, as it was, ran out before the second take-back under the load of a
+        // full suite on two cores: seen in sessions 45 and 51, takeBacks 0 or 1.)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while session.takeBacks < takeBacks + 2, ContinuousClock.now < deadline {
             await Task.yield()
             await persistence.waitForQueuedWrites()
+            if session.takeBacks < takeBacks + 2 { try await Task.sleep(for: .milliseconds(1)) }
         }
         try #require(session.takeBacks >= takeBacks + 2, "p's save and the take-back's failed and were taken back")
         await persistence.waitForQueuedWrites()
