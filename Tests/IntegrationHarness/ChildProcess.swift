@@ -1,7 +1,6 @@
 import Foundation
-import Synchronization
 
-/// Runs programs for the interoperability tests, bounded by timeouts.
+/// Runs programs to their end for the tests, bounded by timeouts.
 package enum ChildProcess {
     package struct Result: Sendable {
         package var status: Int32
@@ -11,6 +10,11 @@ package enum ChildProcess {
 
     /// Runs `executable` to its end and collects what it printed; kills it if it outlives `limit`.
     ///
+    /// It is started as every child of the tests is (``SpawnedProcess``, ``PosixSpawn``): no descriptor of the test
+    /// process but its standard output and error, which go to files so that no pipe can fill up; no signal blocked,
+    /// so a program that is sent `SIGTERM` ends; and its end learnt from `waitpid` on a thread of its own, not from
+    /// Foundation's `Process`, whose monitor thread one child that outlives its descriptors holds for every other.
+    ///
     /// - Parameter workingDirectory: The directory it runs in; the test's own when `nil`.
     package static func run(
         _ executable: String,
@@ -18,47 +22,37 @@ package enum ChildProcess {
         workingDirectory: String? = nil,
         limit: Duration = .seconds(60)
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-        let output = try TemporaryFile()
-        let errors = try TemporaryFile()
-        process.standardOutput = output.handle
-        process.standardError = errors.handle
-        process.standardInput = FileHandle.nullDevice
-        let exited = AsyncStream.makeStream(of: Void.self)
-        process.terminationHandler = { _ in exited.continuation.finish() }
-        try process.run()
+        let output = OutputFile()
+        let errors = OutputFile()
+        let process = try SpawnedProcess(
+            executable,
+            arguments,
+            output: .files(output: output.path, errors: errors.path),
+            workingDirectory: workingDirectory
+        )
+        let status: Int32
         do {
-            try await withTimeout(limit, "\(executable) \(arguments.joined(separator: " "))") {
-                for await _ in exited.stream {}
+            status = try await withTimeout(limit, "\(executable) \(arguments.joined(separator: " "))") {
+                await process.waitForExit()
             }
         } catch {
-            process.terminate()
+            process.send(SIGKILL)
             throw error
         }
-        return Result(status: process.terminationStatus, output: try output.contents(), errors: try errors.contents())
+        return Result(status: status, output: try output.contents(), errors: try errors.contents())
     }
 
-    /// A temporary file that collects a child's output, so no pipe can fill up.
-    private final class TemporaryFile {
-        let url: URL
-        let handle: FileHandle
-
-        init() throws {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("navhost-varlink-\(UUID().uuidString)")
-            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-            handle = try FileHandle(forWritingTo: url)
-        }
+    /// A temporary file the child writes to, removed when the run ends.
+    private final class OutputFile {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("navhost-child-\(UUID().uuidString)")
+            .path
 
         func contents() throws -> String {
-            String(decoding: try Data(contentsOf: url), as: UTF8.self)
+            String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
         }
 
         deinit {
-            try? handle.close()
-            try? FileManager.default.removeItem(at: url)
+            try? FileManager.default.removeItem(atPath: path)
         }
     }
 }

@@ -2,13 +2,13 @@ import Foundation
 
 /// Starts a program with `posix_spawn`, handing it exactly the descriptors the caller names and no other.
 ///
-/// Every process a test starts by hand goes through here (``SpawnedProcess``, ``DaemonProcess``, the inspector's
-/// Chromium). What the child inherits matters in a parallel run: Foundation's `Process` learns that its child ended
-/// when the last copy of a socket the child holds closes, and that socket is open in the test process, without
-/// close-on-exec, for a moment while another test starts a program. A child spawned in that moment that keeps the copy
-/// (a long-lived connection holder, a browser) hides the other child's exit until it ends itself; a daemon killed
-/// by its test then looks alive for as long. Closing every descriptor from 3 up in the child removes the chance. The
-/// child also starts with no signal blocked or ignored (``startingSignals()``).
+/// Every process a test starts by hand goes through here (``SpawnedProcess``, ``ChildProcess``, ``DaemonProcess``,
+/// the inspector's Chromium). What the child inherits matters in a parallel run: Foundation's `Process` learns that
+/// its child ended when the last copy of a socket the child holds closes, and that socket is open in the test process,
+/// without close-on-exec, for a moment while another test starts a program. A child spawned in that moment that keeps
+/// the copy (a long-lived connection holder, a browser) hides the other child's exit until it ends itself; a daemon
+/// killed by its test then looks alive for as long. Closing every descriptor from 3 up in the child removes the
+/// chance. The child also starts with no signal blocked or ignored (``startingSignals()``).
 package enum PosixSpawn {
     /// What a descriptor of the child is.
     package enum Descriptor {
@@ -30,12 +30,15 @@ package enum PosixSpawn {
     ///   earlier entry set up (`[1: .file(log…), 2: .duplicate(1)]`). A source that is a named number means that
     ///   entry; one that names a later copy is refused, as the copy would not be made yet. Nothing else stays open in
     ///   the child.
+    /// - Parameter workingDirectory: The directory the child starts in; the test process's own when `nil`. Files named
+    ///   by a relative path in `descriptors` are opened there.
     /// - Returns: The child's process ID; the caller waits for it.
     package static func start(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String],
-        descriptors: [Int32: Descriptor]
+        descriptors: [Int32: Descriptor],
+        workingDirectory: String? = nil
     ) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -51,6 +54,9 @@ package enum PosixSpawn {
         // The posix_spawn_file_actions functions return the error; they do not set errno.
         func check(_ result: Int32, _ what: String) throws {
             guard result == 0 else { throw Failed(description: "\(what): \(String(cString: strerror(result)))") }
+        }
+        if let workingDirectory {
+            try check(addChangeDirectory(&actions, workingDirectory), "chdir \(workingDirectory)")
         }
         for (number, descriptor) in ordered {
             guard case .file(let path, let flags, let mode) = descriptor else { continue }
@@ -122,14 +128,26 @@ package enum PosixSpawn {
     }
 
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private typealias AddChangeDirectory =
+        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which its header declares only for
     /// `_GNU_SOURCE` and so Swift's Glibc module does not show.
-    private static let addCloseFrom: AddCloseFrom = {
-        let name = "posix_spawn_file_actions_addclosefrom_np"
+    private static let addCloseFrom: AddCloseFrom = unsafeBitCast(
+        glibcFunction("posix_spawn_file_actions_addclosefrom_np", since: "2.34"),
+        to: AddCloseFrom.self
+    )
+
+    /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later), hidden from Swift as `addclosefrom_np` is.
+    private static let addChangeDirectory: AddChangeDirectory = unsafeBitCast(
+        glibcFunction("posix_spawn_file_actions_addchdir_np", since: "2.29"),
+        to: AddChangeDirectory.self
+    )
+
+    private static func glibcFunction(_ name: String, since version: String) -> UnsafeMutableRawPointer {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
-            fatalError("\(name) is missing: glibc 2.34 or later is needed")
+            fatalError("\(name) is missing: glibc \(version) or later is needed")
         }
-        return unsafeBitCast(symbol, to: AddCloseFrom.self)
-    }()
+        return symbol
+    }
 }

@@ -18,6 +18,8 @@ package final class SpawnedProcess: @unchecked Sendable {
         case pipes
         /// Both appended to the file at this path.
         case file(String)
+        /// Standard output to the file at the first path and standard error to the second, each created or emptied.
+        case files(output: String, errors: String)
     }
 
     /// How long a line read waits before the test gives up: only a failing test ever waits this long.
@@ -31,12 +33,13 @@ package final class SpawnedProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`, in the test's environment without any systemd variables, plus
     /// `environment`; standard input is `/dev/null`, and no other descriptor of the test process is inherited
-    /// (``PosixSpawn``).
+    /// (``PosixSpawn``). It starts in `workingDirectory`, or in the test process's when `nil`.
     package init(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String] = [:],
-        output destination: Output = .pipes
+        output destination: Output = .pipes,
+        workingDirectory: String? = nil
     ) throws {
         var inherited = PosixSpawn.environmentWithoutSystemd
         inherited.merge(environment) { _, new in new }
@@ -46,7 +49,19 @@ package final class SpawnedProcess: @unchecked Sendable {
                 executable,
                 arguments,
                 environment: inherited,
-                descriptors: [1: .file(path, flags: O_WRONLY | O_CREAT | O_APPEND), 2: .duplicate(1)]
+                descriptors: [1: .file(path, flags: O_WRONLY | O_CREAT | O_APPEND), 2: .duplicate(1)],
+                workingDirectory: workingDirectory
+            )
+            output = nil
+            errorOutput = nil
+        case .files(let outputPath, let errorsPath):
+            let flags = O_WRONLY | O_CREAT | O_TRUNC
+            pid = try PosixSpawn.start(
+                executable,
+                arguments,
+                environment: inherited,
+                descriptors: [1: .file(outputPath, flags: flags), 2: .file(errorsPath, flags: flags)],
+                workingDirectory: workingDirectory
             )
             output = nil
             errorOutput = nil
@@ -72,7 +87,8 @@ package final class SpawnedProcess: @unchecked Sendable {
                     executable,
                     arguments,
                     environment: inherited,
-                    descriptors: [1: .duplicate(outputPipe[1]), 2: .duplicate(errorPipe[1])]
+                    descriptors: [1: .duplicate(outputPipe[1]), 2: .duplicate(errorPipe[1])],
+                    workingDirectory: workingDirectory
                 )
             } catch {
                 close(outputPipe[0])
