@@ -1,6 +1,5 @@
 import Foundation
 import IntegrationHarness
-import Synchronization
 import Testing
 
 /// Waits until `condition` holds, for at most `limit`.
@@ -39,25 +38,30 @@ struct DaemonInteropTests {
         #expect(plugins.output.contains(#""state": "loaded""#))
 
         // Follow a Watch with "more" while another change happens, then stop the client.
-        let watch = Process()
-        watch.executableURL = URL(fileURLWithPath: TestPaths.venvPython)
-        watch.arguments = ["-m", "varlink.cli", "call", "-m", "\(address)/io.navhost.Navigation.Watch", "{}"]
-        let output = Pipe()
-        watch.standardOutput = output
-        watch.standardError = FileHandle.nullDevice
-        try watch.run()
+        let watch = try SpawnedProcess(
+            TestPaths.venvPython,
+            ["-m", "varlink.cli", "call", "-m", "\(address)/io.navhost.Navigation.Watch", "{}"]
+        )
         let nav = try await NavigationClient.connect(to: daemon)
         // The first reply is the snapshot: wait for it to be sent before changing anything.
-        let text = Mutex("")
-        PipeReader.read(output.fileHandleForReading) { data in
-            text.withLock { $0 += String(decoding: data, as: UTF8.self) }
-            return true
-        }
-        try await waitUntil { text.withLock { $0.contains("snapshot") } }
+        #expect(await readLines(of: watch) { $0.contains("snapshot") }, "the snapshot came")
         try await nav.call("Navigate", ["route": "products.list"])
         try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "card"]])
-        try await waitUntil { text.withLock { $0.contains(#""filter": "card""#) } }
-        watch.terminate()
+        #expect(await readLines(of: watch) { $0.contains(#""filter": "card""#) }, "the change came")
+        watch.send(SIGTERM)
+        let ended = try await withTimeout(.seconds(20), "the Python client to end on SIGTERM") {
+            await watch.waitForExit()
+        }
+        #expect(ended == 128 + SIGTERM)
         try await daemon.terminate()
     }
+}
+
+/// Reads `process`'s standard output line by line until a line `holds`; `false` when the output ended first (or
+/// nothing came for ``SpawnedProcess/patience``).
+private func readLines(of process: SpawnedProcess, until holds: (String) -> Bool) async -> Bool {
+    while let line = await process.readOutputLine() {
+        if holds(line) { return true }
+    }
+    return false
 }
