@@ -34,8 +34,8 @@ struct ClosedScreenStoreWriteTests {
         #expect(session.routeIDs == ["ledger.main"])
         let waits = {
             logs.entries.contains {
-                $0.message.description.hasPrefix("A reply waits for the store writes")
-                    && $0.metadata["navhost.reply"] == "ScreenClosed"
+                $0.message.description.hasPrefix("Waiting for the store writes")
+                    && $0.metadata["navhost.waiting"] == "its ScreenClosed reply"
             }
         }
         let deadline = ContinuousClock.now + .seconds(30)

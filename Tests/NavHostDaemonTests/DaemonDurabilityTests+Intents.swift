@@ -345,7 +345,7 @@ extension DaemonDurabilityTests {
         try #require(
             try await pollUntil {
                 daemon.log.split(separator: "\n").contains { line in
-                    line.contains("A reply waits for the store writes") && line.contains("IntentTimedOut")
+                    line.contains("Waiting for the store writes") && line.contains("its IntentTimedOut reply")
                 }
             },
             "\(daemon.log)"

@@ -401,18 +401,18 @@ extension Screen {
             // Given up on: the store writes it began before are what it did, on disk before its caller hears that it
             // did not finish; those it begins from now on are refused (``IntentGuardedStore``). Until the daemon's
             // stop at most (``StoreWriteWaits``): a write that never ends holds the reply, not the stop.
-            if case .timedOut = outcome { await storeWritesEnded(of: task.handle, before: "IntentTimedOut") }
+            if case .timedOut = outcome { await storeWritesEnded(of: task.handle, before: "its IntentTimedOut reply") }
             // Closed for the screen built in its place, where it is delivered again: the old work's writes under way
             // land before that delivery; those it begins from now on are refused (``close(itself:rebuilt:)``). Until
             // the daemon's stop at most (``StoreWriteWaits``), which closes the rebuilt screen too: no delivery then.
             if case .closed = outcome, wasRebuilt {
-                await storeWritesEnded(of: task.handle, before: "delivery to the rebuilt screen")
+                await storeWritesEnded(of: task.handle, before: "its delivery to the rebuilt screen")
             }
             // Closed by another call: the store writes its work had under way then are what it did, on disk before its
             // caller hears `screenClosed`; until its time limit at most (`expire`), or the daemon's stop
             // (``StoreWriteWaits``). Those it begins afterwards are neither waited for nor refused.
             if case .closed = outcome, task.handle.waitsOnlyForStoreWritesUnderWayAtClose {
-                await storeWritesEnded(of: task.handle, before: "ScreenClosed")
+                await storeWritesEnded(of: task.handle, before: "its ScreenClosed reply")
             }
             return Self.outcome(outcome, of: task.handle)
         }

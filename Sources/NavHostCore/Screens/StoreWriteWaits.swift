@@ -35,8 +35,8 @@ final class StoreWriteWaits {
             task.endWaitForStoreWritesAsTheDaemonStops()
         } else if task.hasStoreWritesUnderWay {
             logger.info(
-                "A reply waits for the store writes its intent's work has under way",
-                metadata: ["navhost.screen": "\(task.screenID)", "navhost.reply": "\(reason)"]
+                "Waiting for the store writes an intent's work has under way",
+                metadata: ["navhost.screen": "\(task.screenID)", "navhost.waiting": "\(reason)"]
             )
         }
         let key = ObjectIdentifier(task)

@@ -148,8 +148,8 @@ struct ReloadTests {
         // The intent waits for the old write before its delivery to the rebuilt screen, as the log says.
         let waits = {
             logs.entries.contains {
-                $0.message.description.hasPrefix("A reply waits for the store writes")
-                    && $0.metadata["navhost.reply"] == "delivery to the rebuilt screen"
+                $0.message.description.hasPrefix("Waiting for the store writes")
+                    && $0.metadata["navhost.waiting"] == "its delivery to the rebuilt screen"
             }
         }
         var deadline = ContinuousClock.now + .seconds(30)

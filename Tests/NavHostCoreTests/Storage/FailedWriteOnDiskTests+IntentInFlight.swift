@@ -85,8 +85,8 @@ extension FailedWriteOnDiskTests {
         // The caller waits for the write (nothing else holds it): the log says so as the wait begins.
         let waits = {
             logs.entries.contains {
-                $0.message.description.hasPrefix("A reply waits for the store writes")
-                    && $0.metadata["navhost.reply"] == "ScreenClosed"
+                $0.message.description.hasPrefix("Waiting for the store writes")
+                    && $0.metadata["navhost.waiting"] == "its ScreenClosed reply"
             }
         }
         let deadline = ContinuousClock.now + .seconds(30)
