@@ -66,6 +66,44 @@ extension DaemonDurabilityTests {
     }
 
     @Test(
+        "A Send answered IntentTimedOut a moment after its intent opened a screen keeps that screen across kill -9 right after the error"
+    )
+    func timedOutSendCommitsBeforeItsError() async throws {
+        // In timedOutSendsKeepWhatTheyDid the intent's change comes 200 ms before its limit, and the session's
+        // background save has landed by the time the error goes out: that test stays green without the commit before
+        // an IntentTimedOut reply (audit of session 52). Here each session's limit is 1 ms: the error goes out as the
+        // screen the intent opened is being written, and only that commit holds it back until it is on disk.
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            sessions: ["main=faulty.main"]
+        )
+        var nav = try await NavigationClient.connect(to: daemon)
+        var lost: [String] = []
+        let rounds = 10
+        for round in 0..<rounds {
+            let name: JSONValue = .string("t\(round)")
+            try await nav.call(
+                "OpenSession",
+                ["name": name, "root": "faulty.main", "options": ["intentTimeoutMilliseconds": 1]]
+            )
+            let failure = await #expect(throws: VarlinkError.self) {
+                try await nav.call("Send", ["session": name, "intent": "onTappedOpenThenHang"])
+            }
+            #expect(failure?.name == "io.navhost.Navigation.IntentTimedOut", "\(String(describing: failure))")
+            try await daemon.crash()
+            try await daemon.restart()
+            nav = try await NavigationClient.connect(to: daemon)
+            let routes = try await nav.routes(session: "t\(round)")
+            if routes != ["faulty.main", "faulty.main"] {
+                lost.append("round \(round): the screen the timed-out intent opened is gone: \(routes)")
+            }
+        }
+        print("durability of IntentTimedOut at 1 ms: \(rounds) replies, \(rounds) kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+
+    @Test(
         "A Send answered ScreenClosed, its screen closed by another client's call, finds the screen gone after kill -9 right after the error"
     )
     func closedScreenSendsKeepTheClose() async throws {
