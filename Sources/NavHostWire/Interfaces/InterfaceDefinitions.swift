@@ -249,7 +249,8 @@ public enum InterfaceDefinitions {
         # navigation it asked for through its Router: refusedNavigation then names the
         # refusal (StackTooDeep, RouteNotFound, ScreenNotOnTop, …). What it did before it
         # failed stays: navigation it asked for, restorable state it changed, writes to its
-        # feature's store; like a Send answered as done, it is on disk before this error.
+        # feature's store that it awaited; like a Send answered as done, it is on disk
+        # before this error. A write of a task it started and did not await may land after.
         error IntentFailed (screen: string, intent: string, refusedNavigation: ?string)
 
         # The intent did not finish within the daemon's time limit. It was cancelled. What it
@@ -259,7 +260,9 @@ public enum InterfaceDefinitions {
         # the writes to its feature's store that the intent's own task and the tasks it
         # started begin are refused. Nothing else is held back: a detached task, a task
         # started elsewhere that the work feeds (a loop started when the screen appeared),
-        # and effects other than the store may still act.
+        # and effects other than the store may still act. When the daemon stops, a write
+        # still under way 5 s into the stop is no longer waited for: the error may go out
+        # without it on disk.
         error IntentTimedOut (screen: string, intent: string)
 
         # Only the root is on the stack.
