@@ -251,6 +251,44 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test(
+        "An Unload that takes a screen out of a session survives kill -9 right after its reply: the restart finds the session without it"
+    )
+    func unloadThatRemovesAScreenSurvivesKill() async throws {
+        // Unloading Settings takes settings.main out of the session. A restart from a record that still held it
+        // would take it out again, and keep that record aside (main.json.lost-…), as a restart keeps any record with
+        // screens it cannot show: the stack alone cannot tell whether the Unload's record was on disk. Without the
+        // Unload's commit every round kept one aside (6 of 6, session 52).
+        let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(root: "home.main")
+        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
+        let sessions = "\(daemon.stateDirectory)/sessions"
+        var nav = firstClient
+        var lost: [String] = []
+        let rounds = 3
+        for round in 0..<rounds {
+            if round > 0 {
+                try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(directory)/Settings")])
+            }
+            _ = try await DaemonPluginRebuildTests.showSettings(nav)
+            try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
+            try await daemon.crash()
+            try await daemon.restart()
+
+            nav = try await NavigationClient.connect(to: daemon)
+            #expect(try await nav.routes() == ["home.main"], "round \(round)")
+            let aside = try FileManager.default.contentsOfDirectory(atPath: sessions).filter {
+                $0.hasPrefix("main.json.lost-")
+            }
+            if !aside.isEmpty {
+                lost.append("round \(round): the restart kept aside a record that still showed settings.main: \(aside)")
+                for file in aside { try FileManager.default.removeItem(atPath: "\(sessions)/\(file)") }
+            }
+        }
+        print("durability of an Unload that removes a screen: \(rounds) unloads, \(rounds) kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+
     @Test("At least 20 kill -9s while a client loads, reloads and unloads plugins: every answered call holds")
     func pluginLoadUnloadKills() async throws {
         let folders = try await SplitPlugins()
