@@ -518,7 +518,8 @@ public final class SessionPersistence: Sendable {
     /// Saves `record` and returns once it, or a newer record of the same session, is durable.
     ///
     /// It runs on the caller's actor (`nonisolated(nonsending)`): a record that is durable already is answered in the
-    /// caller's stretch, without leaving the main actor. The write itself is the writer thread's.
+    /// caller's stretch, without leaving the main actor, and any other is queued in that stretch, before the caller
+    /// suspends, with a resume executor too. The write itself is the writer thread's.
     ///
     /// - Throws: The write's failure; the daemon must not acknowledge the change then.
     public nonisolated(nonsending) func save(_ record: SessionRecord) async throws {
@@ -583,14 +584,20 @@ public final class SessionPersistence: Sendable {
     }
 
     /// ``wait(for:unlessRefused:)``, resumed on the resume executor when there is one (the daemon's main loop).
+    ///
+    /// The record is queued first, on the caller's actor, in the stretch that took it: the closure given the executor
+    /// preference runs nonisolated, so on that executor, a job later. Queued there, it came after what the caller's
+    /// actor ran meanwhile: a session's close that queued its emptied record, whose write then failed and ended the
+    /// order of its records (``drain(_:)``), and the older record, queued last, was written over it and landed. The
+    /// file held the stack of a session answered `StorageFailed` (a refused `OpenSession`), and nothing said a write
+    /// may be missing, so the settle ended and a session the configuration declares under the name opened with it.
     private nonisolated(nonsending) func waitOnTheResumeExecutor(
         for record: SessionRecord,
         unlessRefused: Bool
     ) async throws {
         guard let resumeExecutor else { return try await wait(for: record, unlessRefused: unlessRefused) }
-        try await withTaskExecutorPreference(resumeExecutor) {
-            try await wait(for: record, unlessRefused: unlessRefused)
-        }
+        let save = queue(record, unlessRefused: unlessRefused)
+        try await withTaskExecutorPreference(resumeExecutor) { try await save.answered() }
     }
 
     /// Why ``saveUnlessRefused(_:)`` queued nothing.

@@ -313,6 +313,63 @@ extension FailedWriteOnDiskTests {
     }
 }
 
+// MARK: A save queued in its caller's stretch
+
+extension FailedWriteOnDiskTests {
+    @Test(
+        "A save is queued before its caller suspends, with a resume executor too: a newer record queued after it, whose write fails, is not overwritten by it"
+    )
+    func saveQueuedBeforeItsCallerSuspends() async throws {
+        // The caller's hop to the executor waits: what the main actor does meanwhile comes before any of its work there.
+        let executor = HoldableTaskExecutor()
+        executor.hold()
+        defer { executor.letGo() }
+        let persistence = SessionPersistence(
+            directory: directory,
+            writes: disk,
+            resumeExecutor: executor,
+            firstRewritePause: .seconds(3_600)
+        )
+        // A background save of a session's stack, as a change's (taken and saved in one stretch of the main actor)…
+        let saving = Task { try await persistence.save(Self.record(revision: 1, users: ["wire"])) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while executor.jobs == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(executor.jobs > 0, "the save's caller went to the executor")
+        await persistence.waitForQueuedWrites()
+        // …then the session's record emptied as it closes, whose write fails with nothing written.
+        disk.failNext([.beforeLanding])
+        persistence.submit(Self.record(revision: 2, users: []))
+        await persistence.waitForQueuedWrites()
+        executor.letGo()
+        _ = await saving.result
+        await persistence.waitForQueuedWrites()
+        // Before, the older record was queued only once its caller ran on the executor, after the newer one's failure
+        // had ended the order of the session's records: it was written over it, and landed. The file held the stack,
+        // and the persistence said no write of the session could be missing: the settle ended without writing the
+        // emptied record again (refusedOpenEmptiedWriteFails, seen failing once under load).
+        #expect(disk.log.first == "replace kiosk.json", "the save, queued first, was written first: \(disk.log)")
+        #expect(persistence.mayHoldFailedWrite(of: "kiosk"), "the emptied record's failure is still to write over")
+    }
+
+    /// A record of session "kiosk" at `revision`, whose stack holds a profile screen of each of `users`.
+    static func record(revision: UInt64, users: [String]) -> SessionRecord {
+        SessionRecord(
+            session: "kiosk",
+            revision: revision,
+            nextScreenNumber: users.count + 1,
+            stack: users.enumerated().map { index, user in
+                .init(
+                    id: ScreenID("s\(index + 1)"),
+                    route: "profile.user",
+                    parameters: ["userID": .string(user)],
+                    presentation: .push,
+                    restorable: nil
+                )
+            }
+        )
+    }
+}
+
 extension FailedWriteOnDiskTests {
     @Test("A session closed while the settle gives up on another is written as many times: its last write lands")
     func settleGivesUpSessionBySession() async throws {
