@@ -160,8 +160,8 @@ extension FailedWriteOnDiskTests {
         var deadline = ContinuousClock.now + .seconds(30)
         while waiting() < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         try #require(waiting() >= 2, "the push's commit and save wait: \(disk.log)")
-        // A round of the retry finds no refusal, and its save is on its way to the writer (through the held executor)
-        // when the push's write fails.
+        // A round of the retry finds no refusal, and its save waits (its caller on the held executor) when the push's
+        // write fails: queued behind it since saveQueuedBeforeItsCallerSuspends, on its way to the writer before.
         executor.hold()
         defer { executor.letGo() }
         let jobs = executor.jobs
