@@ -33,7 +33,7 @@ extension FeatureCatalog {
         }
         guard let saved = screen.restorable else { return .asItWas }
         do {
-            try ScreenModel(viewModel).restoreState(saved)
+            try ScreenModel.of(viewModel).restoreState(saved)
             return .asItWas
         } catch {
             return .startsFresh(reason: error)

@@ -280,7 +280,7 @@ extension NavigationSession {
             id: id,
             route: request,
             presentation: presentation,
-            model: ScreenModel(viewModel),
+            model: ScreenModel.of(viewModel),
             context: context,
             navigation: navigation,
             intentTimeLimit: options.intentTimeLimit.map { ($0, options.clock) },
