@@ -16,14 +16,13 @@ final class Screen {
     private let model: ScreenModel
     // Exclusivity: `inFlight` and `nextTaskNumber` skip the runtime's check of exclusive access (three per intent).
     // No two accesses to either can overlap: both are private to the screen, which is main-actor, and every access is
-    // a read, a whole write, or a dictionary's own insert or removal, which calls no code of ours or of a plugin while
+    // a read, a whole write, or the table's own insert or removal, which calls no code of ours or of a plugin while
     // it lasts. An insert adds a new task number (nothing is released); a removal drops a running task's entry (its
     // `ScreenTask` holds nothing whose release runs code: the task itself, still running, a race, a context the screen
-    // holds too); `close()` copies the values out before it empties the table, so the copy, not the table, lets them
-    // go.
+    // holds too); `close()` takes the entries out before it lets them go.
     /// The tasks the screen runs for its ViewModel, by task number: each is cancelled when the screen closes, and the
     /// caller waiting on an intent's is answered then.
-    @exclusivity(unchecked) private var inFlight: [Int: ScreenTask] = [:]
+    @exclusivity(unchecked) private var inFlight = ScreenTasks()
     @exclusivity(unchecked) private var nextTaskNumber = 0
     /// Raised when the ViewModel's state was mutated since the screen last looked.
     private let pendingChange = StateChangeSignal()
@@ -127,8 +126,7 @@ final class Screen {
         SessionContext.$bound.withValue(context) {
             ScreenTaskBinding.$task.withValue(nil) { model.viewModel.onDisappear() }
         }
-        let tasks = inFlight.values
-        inFlight.removeAll()
+        let tasks = inFlight.takeAll()
         // Before the cancel: the old work may go on once cancelled, and its writes are refused from the first.
         if rebuilt { for task in tasks where task.race != nil { task.abandon() } }
         // The intents whose callers are about to be answered `screenClosed`: each caller waits for the store writes its
@@ -373,7 +371,7 @@ extension Screen {
                 // navigation it asks for from now on is dropped (its caller is told it did not finish).
                 task.handle.abandon()
                 task.task.cancel()
-                self?.inFlight[task.number] = nil
+                self?.inFlight.remove(task.number)
             }
             if let deadline {
                 ownClock = intentTimer.start(remainingOf: deadline, expire: expire)
@@ -454,7 +452,7 @@ extension Screen {
         // Registered before the work starts, which may end it (and unregister it) before the task is returned. A
         // cancel asked for in that first stretch (the work closed the screen) is applied once the task is returned.
         let handle = ScreenTask(screen: self, context: context)
-        inFlight[number] = handle
+        inFlight.insert(handle, as: number)
         // The ViewModel's work draws random numbers and reads time through its session (`SessionContext`), and the
         // tasks it starts inherit that: the handle, bound as the task's, carries the context (one task-local bound,
         // not two: each binding is an async closure, a frame and a push and pop of the task's local values). Bound
@@ -469,7 +467,7 @@ extension Screen {
         // (docs/architecture.md; `Benchmarks/Profiling/task-immediate-preference/run.sh` shows the lock).
         let context = self.context
         let task = Task.startOnMainActor { [weak self] in
-            defer { self?.inFlight[number] = nil }
+            defer { self?.inFlight.remove(number) }
             return await ScreenTaskBinding.$task.withValue(handle) { await work(model) }
         }
         handle.setTask(task)
@@ -684,6 +682,37 @@ final class ScreenTask {
     func cancel() {
         cancelled = true
         cancelTask?()
+    }
+}
+
+/// The tasks a screen runs for its ViewModel, by task number, in the order they started.
+///
+/// An array, not a dictionary: a screen runs one task at a time or a few (an intent's, `onAppear`'s, the tasks a
+/// timed-out intent left running), and the dictionary's hashing on every intent's insert and removal cost about 430
+/// instructions (callgrind).
+private struct ScreenTasks {
+    private var entries: [(number: Int, task: ScreenTask)] = []
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    mutating func insert(_ task: ScreenTask, as number: Int) {
+        entries.append((number, task))
+    }
+
+    /// Removes the task numbered `number`, if it is there.
+    mutating func remove(_ number: Int) {
+        // A loop, not `firstIndex(where:)`: a closure made on the main actor checks where it runs, which outside a
+        // task (a timed-out intent's `expire`) asks the executor.
+        for index in entries.indices where entries[index].number == number {
+            entries.remove(at: index)
+            return
+        }
+    }
+
+    /// Empties the table, and returns the tasks it held.
+    mutating func takeAll() -> [ScreenTask] {
+        defer { entries.removeAll() }
+        return entries.map(\.task)
     }
 }
 
