@@ -524,7 +524,7 @@ public final class SessionPersistence: Sendable {
     /// - Throws: The write's failure; the daemon must not acknowledge the change then.
     public nonisolated(nonsending) func save(_ record: SessionRecord) async throws {
         if saveAtOnce(record) { return }
-        try await waitOnTheResumeExecutor(for: record, unlessRefused: false)
+        _ = try await queueAndWait(for: record, unlessRefused: false)
     }
 
     /// ``save(_:)``'s part that needs no wait: takes `record` as its session's newest and tells whether it, or a
@@ -546,12 +546,7 @@ public final class SessionPersistence: Sendable {
     /// caller, and then takes it back itself.
     public nonisolated(nonsending) func saveUnlessRefused(_ record: SessionRecord) async throws -> Bool {
         if saveAtOnce(record) { return true }
-        do {
-            try await waitOnTheResumeExecutor(for: record, unlessRefused: true)
-            return true
-        } catch is RefusalPending {
-            return false
-        }
+        return try await queueAndWait(for: record, unlessRefused: true)
     }
 
     /// Queues `record` at once, in the caller's stretch, as ``save(_:)`` (or, `unlessRefused`, ``saveUnlessRefused(_:)``)
@@ -583,21 +578,27 @@ public final class SessionPersistence: Sendable {
         }
     }
 
-    /// ``wait(for:unlessRefused:)``, resumed on the resume executor when there is one (the daemon's main loop).
+    /// Queues `record` in the caller's stretch and returns once it, or a newer record, is durable; `false` when a
+    /// failed write refused it (`unlessRefused` only). With a resume executor (the daemon's main loop) it is
+    /// ``queue(_:unlessRefused:)`` and ``outcome(of:)``, so that the writer resumes the caller there; without one, the
+    /// caller suspends on the writer's answer (``wait(for:unlessRefused:)``), with no ``QueuedSave`` to make.
     ///
-    /// The record is queued first, on the caller's actor, in the stretch that took it: the closure given the executor
-    /// preference runs nonisolated, so on that executor, a job later. Queued there, it came after what the caller's
-    /// actor ran meanwhile: a session's close that queued its emptied record, whose write then failed and ended the
-    /// order of its records (``drain(_:)``), and the older record, queued last, was written over it and landed. The
-    /// file held the stack of a session answered `StorageFailed` (a refused `OpenSession`), and nothing said a write
-    /// may be missing, so the settle ended and a session the configuration declares under the name opened with it.
-    private nonisolated(nonsending) func waitOnTheResumeExecutor(
+    /// Queued before the hop: a closure given the executor preference runs on that executor, a job later, after
+    /// whatever the caller's actor ran meanwhile. Until session 52 the record was queued there, and a background save's
+    /// record taken before a refused `OpenSession` closed its session reached the writer after the emptied record's
+    /// failed write had ended the order of its records (``drain(_:)``): written over it, it landed, nothing said a
+    /// write may be missing, and the name's next session opened with the refused one's stack.
+    private nonisolated(nonsending) func queueAndWait(
         for record: SessionRecord,
         unlessRefused: Bool
-    ) async throws {
-        guard let resumeExecutor else { return try await wait(for: record, unlessRefused: unlessRefused) }
-        let save = queue(record, unlessRefused: unlessRefused)
-        try await withTaskExecutorPreference(resumeExecutor) { try await save.answered() }
+    ) async throws -> Bool {
+        if resumeExecutor != nil { return try await outcome(of: queue(record, unlessRefused: unlessRefused)) }
+        do {
+            try await wait(for: record, unlessRefused: unlessRefused)
+            return true
+        } catch is RefusalPending {
+            return false
+        }
     }
 
     /// Why ``saveUnlessRefused(_:)`` queued nothing.

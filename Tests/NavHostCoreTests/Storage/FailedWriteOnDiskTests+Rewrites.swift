@@ -140,8 +140,10 @@ extension FailedWriteOnDiskTests {
         #expect(persistence.refusal(of: "main") == nil)
     }
 
-    @Test("A round of the retry whose save reaches the writer after a write failed writes and takes back nothing")
-    func retryRoundMeetsAFailureOnItsWay() async throws {
+    @Test(
+        "A round of the retry with a resume executor queues its save in its own stretch: behind a write that fails, it writes and takes back nothing"
+    )
+    func retryRoundWithAResumeExecutorQueuesInItsStretch() async throws {
         let executor = HoldableTaskExecutor()
         let (registry, persistence) = try makeRegistry(resumeExecutor: executor, firstRewritePause: .seconds(3_600))
         // A push whose write is held, then fails with nothing written.
@@ -160,15 +162,17 @@ extension FailedWriteOnDiskTests {
         var deadline = ContinuousClock.now + .seconds(30)
         while waiting() < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         try #require(waiting() >= 2, "the push's commit and save wait: \(disk.log)")
-        // A round of the retry finds no refusal, and its save waits (its caller on the held executor) when the push's
-        // write fails: queued behind it since saveQueuedBeforeItsCallerSuspends, on its way to the writer before.
+        // A round of the retry finds no refusal, and its save is queued behind the push's held write in the round's
+        // own stretch (saveQueuedBeforeItsCallerSuspends); only its caller's wait is on the held executor. Until
+        // session 52 the save was queued there, on its way to the writer while the push's write failed: the test was
+        // that the failure recorded then still refused it.
         executor.hold()
         defer { executor.letGo() }
         let jobs = executor.jobs
         let round = Task { @MainActor in await persistence.rewriteOnce("main") }
         deadline = ContinuousClock.now + .seconds(30)
         while executor.jobs == jobs && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        try #require(executor.jobs > jobs, "the round's save is on its way: \(disk.log)")
+        try #require(executor.jobs > jobs, "the round's caller waits on the executor: \(disk.log)")
         disk.release()
         deadline = ContinuousClock.now + .seconds(30)
         while persistence.refusal(of: "main") == nil && ContinuousClock.now < deadline {
