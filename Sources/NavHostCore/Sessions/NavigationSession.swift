@@ -183,12 +183,16 @@ public final class NavigationSession: NavigationHandler {
     }
 
     /// Whether the stack holds the screens `recorded` does, each by its route, parameters and presentation: what a
-    /// replay compares of every screen, a screen recorded busy included (``RecordedScreen/matches(_:)``).
+    /// replay compares of every screen, a screen recorded busy included (``RecordedScreen/matches(_:)``, which
+    /// compares them the same way, ``RecordedScreen/shows(route:parameters:presentation:)``).
     func holdsTheScreens(of recorded: [RecordedScreen]) -> Bool {
         screens.count == recorded.count
             && zip(screens, recorded).allSatisfy { screen, recorded in
-                screen.route.id == recorded.route && screen.route.parameters == recorded.parameters
-                    && screen.presentation == recorded.presentation
+                recorded.shows(
+                    route: screen.route.id,
+                    parameters: screen.route.parameters,
+                    presentation: screen.presentation
+                )
             }
     }
 

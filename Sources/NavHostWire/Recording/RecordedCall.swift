@@ -42,7 +42,14 @@ public struct RecordedScreen: Sendable, Hashable, Codable {
     /// ``busy``.
     public func matches(_ replayed: RecordedScreen) -> Bool {
         guard busy else { return jsonValue == replayed.jsonValue }
-        return route == replayed.route && parameters == replayed.parameters && presentation == replayed.presentation
+        return shows(route: replayed.route, parameters: replayed.parameters, presentation: replayed.presentation)
+    }
+
+    /// Whether a screen of `route`, `parameters` and `presentation` is this one as a replay compares a screen
+    /// recorded ``busy`` (``matches(_:)``), and as it waits for the stack to hold the recorded screens: a live screen
+    /// is compared without a recorded form built for it.
+    package func shows(route: String, parameters: JSONObject, presentation: Presentation) -> Bool {
+        self.route == route && self.parameters == parameters && self.presentation == presentation
     }
 }
 
