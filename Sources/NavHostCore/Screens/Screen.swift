@@ -53,6 +53,10 @@ final class Screen {
     /// `nil` for one a client opened. Saved in the session's record, so it holds across a restart. A ViewModel may pop
     /// or dismiss, above its own screen, only screens its own opened (`NavigationSession.perform`).
     var openedBy: ScreenID?
+    /// How many changes of the session were this screen's own (its state or its error, as clients were told), and the
+    /// revision of the latest: a replay's settle leaves out the changes of a screen that never lets 50 ms pass without
+    /// one, and names the screens that kept changing (`SessionRegistry+Replay.swift`). Counted by the session.
+    private(set) var ownChanges: (count: UInt64, latest: UInt64) = (0, 0)
 
     // MARK: Initialization
 
@@ -167,6 +171,11 @@ final class Screen {
         guard let current = try? model.encodeStateIfChanged(), current != state else { return nil }
         state = current
         return current
+    }
+
+    /// Counts a change of the session the screen made to its state or its error, at `revision` (``ownChanges``).
+    func countOwnChange(at revision: UInt64) {
+        ownChanges = (ownChanges.count + 1, revision)
     }
 
     /// Returns the error (`.some(nil)` when it was cleared) when it differs from what clients last saw.

@@ -14,9 +14,10 @@ extension SessionRegistry {
     /// or presented again, each marked as opened by the screen whose ViewModel opened it in the session recorded. Its
     /// features draw the recorded random numbers and run on a virtual clock (``SessionContext``). After each call the
     /// replay lets the session settle — every screen idle, but one recorded busy only until no new revision came for
-    /// 50 ms and the stack holds the recorded screens — and compares the stack then with the one the recorded call
-    /// left (the one the next call found, ``FlightRecorder``). Each call is made durable before the next, as it would
-    /// be for a client. The replay stops at the first difference.
+    /// 50 ms (a screen that changes all the time left out, once a settle gave up on it) and the stack holds the
+    /// recorded screens — and compares the stack then with the one the recorded call left (the one the next call
+    /// found, ``FlightRecorder``). Each call is made durable before the next, as it would be for a client. The replay
+    /// stops at the first difference.
     ///
     /// - Parameters:
     ///   - to: The recorded revision to stop at: the calls that reached past it are not made, and the session stays
@@ -83,12 +84,19 @@ extension SessionRegistry {
         // stack that did not within the 5 s differs, and the comparison says so; should base pushes follow, they are
         // not made to wait for it again.
         var waitsForScreens = true
-        func settle(comparingWith recorded: [RecordedScreen], after call: Int) async {
+        // The routes whose screens' own changes (state, error) settling leaves out of its 50 ms without a change: a
+        // screen that changes all the time (a clock ticking every 10 ms, a progress bar) lets no 50 ms pass, and would
+        // cost each call the 5 s while it is open. Only those screens are left out, and only while open: every other
+        // change, theirs opening and closing included, still counts, so the work of the screens around them is
+        // waited for as before.
+        var changingRoutes: Set<String> = []
+        func settle(comparingWith recorded: [RecordedScreen], after: @autoclosure () -> String) async {
             let settling = await self.settle(
                 session,
                 toCompareWith: recorded,
                 waitingForWork: waitsForWork,
-                waitingForScreens: waitsForScreens
+                waitingForScreens: waitsForScreens,
+                leavingOut: changingRoutes
             )
             switch settling {
             case .settled:
@@ -98,9 +106,18 @@ extension SessionRegistry {
             case .workGoesOn:
                 waitsForWork = false
                 warnings.append(
-                    "a screen's work, ended in the session recorded, was still under way 5 s after "
-                        + (call == 0 ? "the base stack was opened" : "call \(call)")
-                        + ": from then on the replay waited for screens' work only until 50 ms passed without a change"
+                    "a screen's work, ended in the session recorded, was still under way 5 s after \(after()): from "
+                        + "then on the replay waited for screens' work only until 50 ms passed without a change"
+                )
+            case .quietNeverCame(let changing):
+                let routes = Set(changing.map(\.route))
+                changingRoutes.formUnion(routes)
+                let named = changing.map { "\($0.place) (\($0.route))" }.joined(separator: ", ")
+                warnings.append(
+                    "the session never went 50 ms without a change in the 5 s after \(after()), screen"
+                        + (changing.count == 1 ? "" : "s") + " \(named) changing all the time: from then on the "
+                        + "50 ms without a change the replay waited for left out the changes screens of "
+                        + routes.sorted().joined(separator: ", ") + " made to their own state"
                 )
             }
         }
@@ -109,7 +126,10 @@ extension SessionRegistry {
         for screen in base.stack.dropFirst() {
             try await abandonIfStopping(name, replay: number)
             let request = RouteRequest(id: screen.route, parameters: screen.parameters)
-            await settle(comparingWith: pushed, after: 0)
+            await settle(
+                comparingWith: pushed,
+                after: "screen \(pushed.count - 1) (\(pushed[pushed.count - 1].route)) of the base stack was opened"
+            )
             // After the settling, which may take seconds: a screen pushed on a closed session would never disappear.
             try stopIfClosed(session, calls: 0)
             // A screen a ViewModel opened stays its to close, as in the session recorded.
@@ -120,7 +140,7 @@ extension SessionRegistry {
             if opened != nil { pushed.append(screen) }
         }
         try await commit(session)
-        await settle(comparingWith: pushed, after: 0)
+        await settle(comparingWith: pushed, after: "the base stack was opened")
         report.difference = ReplayReport.Difference(
             call: 0,
             method: nil,
@@ -139,7 +159,7 @@ extension SessionRegistry {
                     replayedError = error.code.name
                 }
                 try await commit(session)
-                await settle(comparingWith: recorded.stack, after: index + 1)
+                await settle(comparingWith: recorded.stack, after: "call \(index + 1)")
                 report.calls = index + 1
                 report.revision = recorded.revision
                 report.difference = ReplayReport.Difference(
@@ -231,18 +251,24 @@ extension SessionRegistry {
 
     /// How a replay's wait for its session to settle ended.
     private enum Settling {
-        /// Every screen idle; or no new revision for 50 ms, with the screens to wait for idle and the stack holding
-        /// the recorded screens.
+        /// Every screen idle; or 50 ms without a change, with the screens to wait for idle and the stack holding the
+        /// recorded screens.
         case settled
         /// The 5 s ran out with a screen whose state is compared still at work.
         case workGoesOn
         /// The 5 s ran out with a screen recorded busy still at work and the stack not holding the recorded screens.
         case screensDiffer
+        /// The 5 s ran out with everything else there, the work to wait for ended and the stack holding the recorded
+        /// screens for 50 ms and more, but no 50 ms without a change: the screens at these places (0 the root) had
+        /// changed their own state or error in the last 50 to 100 ms.
+        case quietNeverCame(changing: [(place: Int, route: String)])
     }
 
-    /// Waits until every screen of `session` is idle, at most 5 seconds; or, once no new revision came for 50 ms,
-    /// until every screen whose state the comparison with `recorded` looks at is idle (with `waitingForWork`; else
-    /// not longer) and the stack holds the screens `recorded` does (with `waitingForScreens`; else not longer).
+    /// Waits until every screen of `session` is idle, at most 5 seconds; or, once 50 ms passed without a change, until
+    /// every screen whose state the comparison with `recorded` looks at is idle (with `waitingForWork`; else not
+    /// longer) and the stack holds the screens `recorded` does (with `waitingForScreens`; else not longer). The
+    /// changes of screens of the routes `changingRoutes` to their own state and error do not count: those screens
+    /// changed all the time in an earlier settle.
     ///
     /// A screen that follows something forever is never idle, and was `busy` when the recorded stack was taken: its
     /// state is not compared, and the replay does not wait for its work to end. Any other screen's work (a catalog it
@@ -251,31 +277,65 @@ extension SessionRegistry {
     /// had let it load. So are the screens a screen recorded busy opens (or closes) as its work goes on, after a
     /// quiet stretch (an answer from a network): the session recorded had them when its next call came, and before,
     /// the replay compared the stack 50 ms into that stretch, without them. A stack that differs for good costs the
-    /// 5 s once: the replay stops at the difference.
+    /// 5 s once: the replay stops at the difference. A screen that changes all the time (a clock ticking every 10 ms,
+    /// a progress bar) lets no 50 ms pass: when the 5 s run out that way, with the work to wait for ended and the
+    /// stack there for the last 50 ms at least, the screens that changed in the last 50 to 100 ms are named, and the
+    /// replay leaves their routes out of later settles. When the 5 s ran out for work or for the stack, nothing is
+    /// said of quiet: those screens had no chance to settle.
+    ///
+    /// It polls every 2 ms: each poll compares numbers and the stack's routes, and builds nothing.
     private func settle(
         _ session: NavigationSession,
         toCompareWith recorded: [RecordedScreen],
         waitingForWork: Bool,
-        waitingForScreens: Bool
+        waitingForScreens: Bool,
+        leavingOut changingRoutes: Set<String>
     ) async -> Settling {
         let clock = ContinuousClock()
+        let quiet = Duration.milliseconds(50)
         let giveUp = clock.now.advanced(by: .seconds(5))
-        var lastRevision = session.revision
-        var quietSince = clock.now
+        func changes() -> UInt64 { session.revision(leavingOutTheOwnChangesOf: changingRoutes) }
         func workEnded() -> Bool { !waitingForWork || session.isIdle(besidesScreensBusyIn: recorded) }
         func screensCame() -> Bool { !waitingForScreens || session.holdsTheScreens(of: recorded) }
+        var lastChanges = changes()
+        var quietSince = clock.now
+        // Since when the work to wait for has ended and the stack held the recorded screens, without a break.
+        var readySince: ContinuousClock.Instant?
+        // The revision at the start of the last 50 ms window that ended, and of the one under way: the screens that
+        // changed since the first are those that kept the last 50 ms from passing quietly.
+        var windowStart = clock.now
+        var (endedWindowRevision, windowRevision) = (session.revision, session.revision)
         while !session.isIdle, clock.now < giveUp {
             try? await Task.sleep(for: .milliseconds(2))
-            if session.revision != lastRevision {
-                lastRevision = session.revision
-                quietSince = clock.now
-            } else if quietSince.duration(to: clock.now) >= .milliseconds(50), workEnded(), screensCame() {
+            let now = clock.now
+            if windowStart.duration(to: now) >= quiet {
+                (endedWindowRevision, windowRevision, windowStart) = (windowRevision, session.revision, now)
+            }
+            let ready = workEnded() && screensCame()
+            if !ready {
+                readySince = nil
+            } else if readySince == nil {
+                readySince = now
+            }
+            let current = changes()
+            if current != lastChanges {
+                lastChanges = current
+                quietSince = now
+            } else if ready, quietSince.duration(to: now) >= quiet {
                 return .settled
             }
         }
         if !workEnded() { return .workGoesOn }
         // Idle, the stack changes no more: as it is, it is what the replay compares.
-        return session.isIdle || screensCame() ? .settled : .screensDiffer
+        if session.isIdle { return .settled }
+        if !screensCame() { return .screensDiffer }
+        guard let readySince, readySince.duration(to: clock.now) >= quiet else { return .settled }
+        let changing = session.screens.enumerated().compactMap { place, screen in
+            !changingRoutes.contains(screen.route.id) && screen.ownChanges.latest > endedWindowRevision
+                ? (place, screen.route.id) : nil
+        }
+        // Only the stack kept changing (a screen that opens and closes others all the time): no screen to leave out.
+        return changing.isEmpty ? .settled : .quietNeverCame(changing: changing)
     }
 
     private static func pluginWarnings(

@@ -1,0 +1,157 @@
+import IntegrationHarness
+import NavHostJSON
+import Testing
+
+/// How a replay lets the session settle after each call, through the real daemon and the Pace fixture plugin, whose
+/// screens work on real time: a ticker that never lets 50 ms pass without a change, loads, a follower that opens a
+/// screen late, and store writes 10 ms apart. Recorded and replayed over the socket (`Recording`, `Replay`).
+@Suite("Replay: settling after each call, a screen that changes all the time included")
+struct DaemonReplaySettleTests {
+    /// The warning the replay gives when the screen `place` (`pace.tick`) let no 50 ms pass without a change in the
+    /// 5 s after a call, less the call: it should be the settle of call 1, but a loaded machine may hold the ticks
+    /// back past 50 ms once and let a settle end early.
+    private static func tickerWarning(at place: Int) -> (prefix: String, suffix: String) {
+        (
+            "the session never went 50 ms without a change in the 5 s after call ",
+            ", screen \(place) (pace.tick) changing all the time: from then on the 50 ms without a change the replay "
+                + "waited for left out the changes screens of pace.tick made to their own state"
+        )
+    }
+
+    @Test(
+        "Given up on for a ticking screen, 50 ms without a change is waited for again once it closed: a screen recorded busy whose store writes land 10 to 30 ms in, then a screen that counts them, replay identically"
+    )
+    func quietComesBackOnceTheTickerCloses() async throws {
+        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
+        let nav = try await NavigationClient.connect(to: daemon)
+        // The ticker is open for three calls: a loaded machine may hold its ticks back past 50 ms once.
+        try await nav.call("Navigate", ["route": "pace.tick"])
+        try await nav.call("Navigate", ["route": "pace.load"])
+        #expect(try await pollUntil { try await nav.topState()["value"] == "loaded" })
+        try await nav.call("Pop")
+        try await nav.call("Pop")
+        // The next call comes once the three items are written, while pace.sync still follows: it is recorded busy.
+        try await nav.call("Navigate", ["route": "pace.sync"])
+        #expect(try await pollUntil { try await nav.topState()["value"] == "written 3" })
+        try await nav.call("Navigate", ["route": "pace.count"])
+        #expect(try await pollUntil { try await nav.topState()["value"] == "3 items" })
+        let recording = try #require(try await nav.call("Recording")["recording"])
+        let calls = try #require(recording["calls"]?.arrayValue)
+        #expect(
+            calls.map { $0["stack"]?.arrayValue?.map { $0["busy"] == true } } == [
+                [false, true], [false, true, false], [false, true], [false], [false, true], [false, true, false],
+            ]
+        )
+
+        // Before, once the ticker's settle had given up waiting for 50 ms without a change, no later settle waited for
+        // them: the Navigate to pace.sync was compared 2 ms in, and pace.count found 0 or 1 items of 3.
+        let report = try await nav.call("Replay", ["recording": recording])
+        #expect(report["identical"] == true, "\(report)")
+        #expect(report["calls"] == 6)
+        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let expected = Self.tickerWarning(at: 1)
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await daemon.terminate()
+    }
+
+    @Test(
+        "Once a ticking screen is given up on, what opens above it is still waited for: a load recorded loaded, and the screen a follower opens late"
+    )
+    func screensAboveTheTickerAreWaitedFor() async throws {
+        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "pace.tick"])
+        // A person's calls: each once the screen it opened has loaded.
+        try await nav.call("Navigate", ["route": "pace.load"])
+        #expect(try await pollUntil { try await nav.topState()["value"] == "loaded" })
+        try await nav.call("Pop")
+        try await nav.call("Navigate", ["route": "pace.follow"])
+        #expect(
+            try await pollUntil {
+                let (routes, top) = (try await nav.routes(), try await nav.topState())
+                return routes.last == "pace.load" && top["value"] == "loaded"
+            }
+        )
+        try await nav.call("Pop")
+        try await nav.call("Pop")
+        try await nav.call("Pop")
+        let recording = try #require(try await nav.call("Recording")["recording"])
+        let calls = try #require(recording["calls"]?.arrayValue)
+        #expect(calls[1]["stack"]?[2]?["state"] == ["value": "loaded"], "\(calls[1])")
+        #expect(
+            calls[3]["stack"]?.arrayValue?.map { $0["route"] }
+                == ["home.main", "pace.tick", "pace.follow", "pace.load"],
+            "\(calls[3])"
+        )
+
+        // pace.load says "loading" for 200 ms without a change, and pace.follow opens its pace.load 200 ms in: compared
+        // as soon as the ticker's changes stopped counting, either would differ.
+        let report = try await nav.call("Replay", ["recording": recording])
+        #expect(report["identical"] == true, "\(report)")
+        #expect(report["calls"] == 7)
+        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let expected = Self.tickerWarning(at: 1)
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await daemon.terminate()
+    }
+
+    @Test(
+        "A ticking screen that a screen recorded busy opens 200 ms in, after 50 ms without a change, is given up on all the same"
+    )
+    func aTickerOpenedLateIsGivenUpOn() async throws {
+        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
+        let nav = try await NavigationClient.connect(to: daemon)
+        // Three downloads, each closed once its progress ticks.
+        for _ in 0..<3 {
+            try await nav.call("Navigate", ["route": "pace.download"])
+            #expect(try await pollUntil { try await nav.routes().last == "pace.tick" })
+            try await nav.call("Pop")
+            try await nav.call("Pop")
+        }
+        let recording = try #require(try await nav.call("Recording")["recording"])
+        let calls = try #require(recording["calls"]?.arrayValue)
+        #expect(calls[0]["stack"]?.arrayValue?.map { $0["route"] } == ["home.main", "pace.download", "pace.tick"])
+
+        // The first settle to give up on 50 ms without a change did not count the 200 ms before the ticker opened as
+        // those 50 ms (in session 51's first version it did: each Navigate's settle had "seen" them, was not taken
+        // for one that lacked them, and cost 5 s with no warning; before that version, so did every such settle).
+        let report = try await nav.call("Replay", ["recording": recording])
+        #expect(report["identical"] == true, "\(report)")
+        #expect(report["calls"] == 9)
+        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let expected = Self.tickerWarning(at: 2)
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await daemon.terminate()
+    }
+
+    @Test(
+        "A ticking screen costs a replay one 5 s wait and one warning, not one per call, though it closes and opens again"
+    )
+    func aTickerIsGivenUpOnOnce() async throws {
+        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "pace.tick"])
+        for _ in 0..<4 {
+            try await nav.call("Navigate", ["route": "pace.load"])
+            #expect(try await pollUntil { try await nav.topState()["value"] == "loaded" })
+            try await nav.call("Pop")
+        }
+        try await nav.call("Pop")
+        try await nav.call("Navigate", ["route": "pace.tick"])
+        try await nav.call("Pop")
+        let recording = try #require(try await nav.call("Recording")["recording"])
+
+        // Before, each of the ten calls with a ticker open waited the whole 5 s, and nothing said why.
+        let report = try await nav.call("Replay", ["recording": recording])
+        #expect(report["identical"] == true, "\(report)")
+        #expect(report["calls"] == 12)
+        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let expected = Self.tickerWarning(at: 1)
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await daemon.terminate()
+    }
+}
