@@ -4,7 +4,7 @@ import Testing
 
 /// How a replay lets the session settle after each call, through the real daemon and the Pace fixture plugin, whose
 /// screens work on real time: a ticker that never lets 50 ms pass without a change, loads, a follower that opens a
-/// screen late, and store writes 10 ms apart. Recorded and replayed over the socket (`Recording`, `Replay`).
+/// screen late, and writes 10 ms apart. Recorded and replayed over the socket (`Recording`, `Replay`).
 @Suite("Replay: settling after each call, a screen that changes all the time included")
 struct DaemonReplaySettleTests {
     /// The warning the replay gives when the screen `place` (`pace.tick`) let no 50 ms pass without a change in the
@@ -19,7 +19,7 @@ struct DaemonReplaySettleTests {
     }
 
     @Test(
-        "Given up on for a ticking screen, 50 ms without a change is waited for again once it closed: a screen recorded busy whose store writes land 10 to 30 ms in, then a screen that counts them, replay identically"
+        "Given up on for a ticking screen, 50 ms without a change is waited for again once it closed: a screen recorded busy whose writes land 10 to 30 ms in, then a screen that counts them, replay identically"
     )
     func quietComesBackOnceTheTickerCloses() async throws {
         let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))

@@ -299,6 +299,7 @@ extension SessionRegistry {
         func screensCame() -> Bool { !waitingForScreens || session.holdsTheScreens(of: recorded) }
         var lastChanges = changes()
         var quietSince = clock.now
+        var lastPoll = clock.now
         // Since when the work to wait for has ended and the stack held the recorded screens, without a break.
         var readySince: ContinuousClock.Instant?
         // The revision at the start of the last 50 ms window that ended, and of the one under way: the screens that
@@ -317,8 +318,13 @@ extension SessionRegistry {
             } else if readySince == nil {
                 readySince = now
             }
+            // A poll that comes 50 ms or more after the one before saw nothing of that stretch: the whole daemon may
+            // have been held up (two cores shared with a build), its screens' work with it, and the screen that
+            // changes every 10 ms would be taken for one that went quiet. The 50 ms count from it.
+            let pollWasHeldUp = lastPoll.duration(to: now) >= quiet
+            lastPoll = now
             let current = changes()
-            if current != lastChanges {
+            if current != lastChanges || pollWasHeldUp {
                 lastChanges = current
                 quietSince = now
             } else if ready, quietSince.duration(to: now) >= quiet {

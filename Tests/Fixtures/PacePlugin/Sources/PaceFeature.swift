@@ -11,8 +11,8 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
 
 /// Six screens: `pace.tick` changes its state every 10 ms for as long as it is open; `pace.load` loads for 200 ms;
 /// `pace.follow` follows something for as long as it is open and opens a `pace.load` above itself after 200 ms;
-/// `pace.download` does the same with a `pace.tick`, as a download opens its progress; `pace.sync` empties the store's
-/// `items`, adds three at 10, 20 and 30 ms, and follows on; `pace.count` shows how many `items` the store holds.
+/// `pace.download` does the same with a `pace.tick`, as a download opens its progress; `pace.sync` empties the feature's
+/// items, adds three at 10, 20 and 30 ms, and follows on; `pace.count` shows how many items the feature holds.
 final class PaceFeature: FeatureModule {
     let name = "Pace"
     let screens = [
@@ -35,12 +35,12 @@ final class PaceFeature: FeatureModule {
         ScreenDescriptor(
             route: "pace.sync",
             viewModel: PaceViewModel.self,
-            summary: "Test fixture: writes three items to the store 10 ms apart, then follows something while open."
+            summary: "Test fixture: writes three items 10 ms apart, then follows something while open."
         ),
         ScreenDescriptor(
             route: "pace.count",
             viewModel: PaceViewModel.self,
-            summary: "Test fixture: shows how many items the store holds."
+            summary: "Test fixture: shows how many items pace.sync wrote."
         ),
     ]
 
@@ -48,8 +48,16 @@ final class PaceFeature: FeatureModule {
 
     @MainActor
     func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator {
-        PaceCoordinator(store: services.store)
+        PaceCoordinator()
     }
+}
+
+/// The items `pace.sync` writes and `pace.count` counts, kept in memory by the feature for every session: as a
+/// repository's cache would be, and unlike the durable store (`services.store`), whose writes wait for the disk,
+/// which may hold one back for longer than a replay's 50 ms of quiet.
+@MainActor
+final class PaceItems {
+    var items: [Int] = []
 }
 
 enum PaceRoute: Route {
@@ -64,14 +72,10 @@ enum PaceRoute: Route {
 
 @MainActor
 final class PaceCoordinator: Coordinator {
-    private let store: any KeyValueStore
-
-    init(store: any KeyValueStore) {
-        self.store = store
-    }
+    private let items = PaceItems()
 
     func makeViewModel(for route: PaceRoute, router: Router<PaceRoute>) -> any ViewModel {
-        PaceViewModel(route: route, router: router, store: store)
+        PaceViewModel(route: route, router: router, items: items)
     }
 }
 
@@ -80,18 +84,16 @@ final class PaceCoordinator: Coordinator {
 final class PaceViewModel: ViewModel {
     /// How long `pace.load` loads, and `pace.follow` waits before it opens one: four times a replay's 50 ms of quiet.
     static let loadTime: Duration = .milliseconds(200)
-    /// The store key `pace.sync` writes and `pace.count` counts.
-    static let itemsKey = "items"
 
     private(set) var state = "idle"
     private let route: PaceRoute
     private let router: Router<PaceRoute>
-    private let store: any KeyValueStore
+    private let items: PaceItems
 
-    init(route: PaceRoute, router: Router<PaceRoute>, store: any KeyValueStore) {
+    init(route: PaceRoute, router: Router<PaceRoute>, items: PaceItems) {
         self.route = route
         self.router = router
-        self.store = store
+        self.items = items
     }
 
     func onAppear() async {
@@ -117,25 +119,19 @@ final class PaceViewModel: ViewModel {
             await syncItems()
             try? await Task.sleep(for: .seconds(3600))
         case .count:
-            let items = try? await store.value(forKey: Self.itemsKey)
-            state = "\(items?.arrayValue?.count ?? 0) items"
+            state = "\(items.items.count) items"
         }
     }
 
-    /// Empties the store's items, then adds one every 10 ms, three in all, saying how many it wrote.
+    /// Empties the feature's items, then adds one every 10 ms, three in all, saying how many it wrote.
     private func syncItems() async {
+        items.items = []
         state = "written 0"
-        do {
-            try await store.removeValue(forKey: Self.itemsKey)
-            for item in 1...3 {
-                try await Task.sleep(for: .milliseconds(10))
-                _ = try await store.updateValue(forKey: Self.itemsKey) { items in
-                    .array((items?.arrayValue ?? []) + [.int(Int64(item))])
-                }
-                state = "written \(item)"
-            }
-        } catch {
-            state = "failed: \(error)"
+        for item in 1...3 {
+            try? await Task.sleep(for: .milliseconds(10))
+            guard !Task.isCancelled else { return }
+            items.items.append(item)
+            state = "written \(item)"
         }
     }
 }
