@@ -1,5 +1,6 @@
 import NavHostKit
 public import NavHostStorage
+import NavHostWire
 
 // What a session's watchers are told, and when: with persistence, a change reaches them only once it is durable, and
 // a change whose write failed is taken back before any of them hears of it (docs/durability.md, "When the disk
@@ -55,8 +56,9 @@ extension NavigationSession {
     /// Takes back every change watchers have not heard of: the stack, and each screen's restorable state, become the
     /// last released state again, and watchers get one `replaced` event with it. Screens that are as they were keep
     /// their ViewModels; a screen the failed changes removed, or whose restorable state they changed, is built again
-    /// from its route and given back its restorable state, as on a restart; screens they added are closed. Does
-    /// nothing when no change is held.
+    /// from its route and given back its restorable state, as on a restart; screens they added are closed. A closed
+    /// session builds none: its record alone goes back (`takeBackWithoutBuilding(to:)`). Does nothing when no change
+    /// is held.
     ///
     /// - Returns: Whether anything was taken back.
     @discardableResult
@@ -66,11 +68,10 @@ extension NavigationSession {
         // A catch-up held is taken back with the rest: the one this take-back records replaces it.
         catchUpHeldForTheRetry = nil
         takeBacks += 1
+        if isClosed { return takeBackWithoutBuilding(to: target) }
         var rebuilt: [Screen] = []
         for entry in target.stack {
-            if let kept = screens.first(where: { $0.id == entry.id }), kept.route.id == entry.route,
-                kept.route.parameters == entry.parameters, kept.restorableState == entry.restorable
-            {
+            if let kept = screen(keptFor: entry) {
                 rebuilt.append(kept)
                 continue
             }
@@ -90,6 +91,39 @@ extension NavigationSession {
         screens = rebuilt
         record(.replaced(rebuilt.map(\.snapshot)))
         for screen in opened { screen.appear() }
+        return true
+    }
+
+    /// The screen on the stack that `entry` holds as it is: same ID, route, parameters and restorable state.
+    private func screen(keptFor entry: SessionRecord.Screen) -> Screen? {
+        guard let screen = screens.first(where: { $0.id == entry.id }), screen.route.id == entry.route,
+            screen.route.parameters == entry.parameters, screen.restorableState == entry.restorable
+        else { return nil }
+        return screen
+    }
+
+    /// ``takeBackUnreleasedChanges()`` once the session is closed (the stop, a reload, `CloseSession`), by a write
+    /// of a call still under way that failed after the close: it builds no screen, as a closed session must not (a
+    /// ViewModel made then ran its `onAppear`, and any store write or delivery that began, in a session nothing
+    /// would close again). Of its screens, all closed with the session, it drops those `target` does not hold (never
+    /// the last: the stack always has one), and it records `target`'s stack as the session's (``record``), which its
+    /// last writes write over the failed one. Its watchers ended at the close: the `replaced` event moves the revision
+    /// on, and gives each screen it holds no ViewModel for as it was a `null` state.
+    private func takeBackWithoutBuilding(to target: SessionRecord) -> Bool {
+        guard !target.stack.isEmpty else { return false }
+        let held = screens.filter { screen in target.stack.contains { $0.id == screen.id } }
+        if !held.isEmpty { screens = held }
+        recordedStack = RecordedStack(target.stack, standingFor: screens)
+        let snapshots = target.stack.map { entry in
+            screen(keptFor: entry)?.snapshot
+                ?? ScreenSnapshot(
+                    id: entry.id,
+                    route: RouteRequest(id: entry.route, parameters: entry.parameters),
+                    presentation: entry.presentation,
+                    state: .null
+                )
+        }
+        record(.replaced(snapshots))
         return true
     }
 }

@@ -142,6 +142,15 @@ struct RecordedStack {
         self.versions = versions
     }
 
+    /// `stack`, recorded for `screens` though not made from them: what a closed session's take-back restores, which
+    /// builds none of the screens it holds (``NavigationSession/takeBackUnreleasedChanges()``). It stands until the
+    /// screens or their restorable states change.
+    init(_ stack: [SessionRecord.Screen], standingFor screens: [Screen]) {
+        self.stack = stack
+        self.screens = screens
+        versions = screens.map { $0.encodedRestorableState?.version ?? 0 }
+    }
+
     /// Whether `screens` are the ones the stack was made from, each with the restorable state it had then (a
     /// screen's ID, route, presentation and opener never change).
     func isCurrent(for screens: [Screen]) -> Bool {

@@ -141,6 +141,10 @@ public final class NavigationSession: NavigationHandler {
     /// Whether the registry holds it as the session open under its name; only ``OpenSessions`` sets it.
     var isOpen = false
 
+    /// Whether ``close(stopping:)`` ran: a take-back builds no screen in it from then on
+    /// (``takeBackUnreleasedChanges()``).
+    private(set) var isClosed = false
+
     /// The record after a take-back whose catch-up event is held for the persistence's retry, without a save of its
     /// own, until a write that holds its state succeeds (`NavigationSession+Durability.swift`).
     var catchUpHeldForTheRetry: SessionRecord?
@@ -223,6 +227,7 @@ public final class NavigationSession: NavigationHandler {
     /// the daemon is `stopping`); the session must not be used afterwards. The flight recording on disk gets its
     /// latest call first.
     public func close(stopping: Bool = false) {
+        isClosed = true
         settleRecording()
         for screen in screens.reversed() { screen.close() }
         for attached in watchers.values { attached.watcher.finish(with: stopping ? .stopping : .closed) }

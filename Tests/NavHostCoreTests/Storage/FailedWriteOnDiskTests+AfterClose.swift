@@ -127,6 +127,33 @@ extension FailedWriteOnDiskTests {
         #expect(try usersOnDisk() == ["root"], "writes: \(disk.log)")
     }
 
+    @Test("A pop whose write failed after the stop closed its session: the take-back builds no screen")
+    func takeBackAfterTheStopBuildsNoScreen() async throws {
+        let builds = ProfileBuilds()
+        let (registry, _) = try makeRegistry(firstRewritePause: .seconds(3_600), profile: CountedProfileFeature(builds))
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        try session.navigate(to: Self.user("kept"))
+        try await registry.commit(session)
+        // The pop's journal line is held until the stop closed the session; then it lands and its fdatasync fails,
+        // and the zeroing of it fails with nothing written: the file holds the pop.
+        disk.holdNext()
+        disk.failNext([.afterLanding, .beforeLanding])
+        try session.pop()
+        let pop = Task { @MainActor in try await registry.commit(session) }
+        try await waitUntilHolding()
+        registry.shutDown()
+        let builtBeforeTheFailure = builds.users
+        disk.release()
+        await #expect(throws: NavigationError.self) { try await pop.value }
+        await registry.settleClosedSessions()
+        // Before, the take-back built kept's screen again in the closed session: a ViewModel made, its onAppear run,
+        // and nothing would ever close it.
+        #expect(builds.users == builtBeforeTheFailure, "no screen built after the stop")
+        #expect(session.record.stack.map(\.id.rawValue) == ["s1", "s2"], "the pop taken back from the record")
+        #expect(try usersOnDisk() == ["root", "kept"], "writes: \(disk.log)")
+    }
+
     /// The writes of session "main" in the disk's log after its first `from` entries.
     func writesOfMain(after from: Int) -> Int {
         disk.log.dropFirst(from).filter { $0.contains(" main.") }.count
@@ -211,5 +238,43 @@ extension FailedWriteOnDiskTests {
         // session a write more in the settle, or kept it again once given up: the stop's settle did not end.
         let settle = Task { @MainActor in await registry.settleClosedSessions() }
         #expect(await ends(settle), "the settle ended: \(disk.log.suffix(10))")
+    }
+}
+
+/// The users whose profile screens a ``CountedProfileFeature`` built, in the order it built them.
+private final class ProfileBuilds: Sendable {
+    private let built = Mutex<[String]>([])
+
+    var users: [String] { built.withLock { $0 } }
+
+    func note(_ user: String) { built.withLock { $0.append(user) } }
+}
+
+/// ``ProfileFeature``'s route, noting in a ``ProfileBuilds`` every screen it builds.
+private final class CountedProfileFeature: FeatureModule {
+    let name = "Profile"
+    let screens = [ScreenDescriptor(route: "profile.user", parameters: ["userID"], viewModel: ProfileViewModel.self)]
+    private let builds: ProfileBuilds
+
+    init(_ builds: ProfileBuilds) { self.builds = builds }
+
+    @MainActor func makeCoordinator(services: HostServices) throws -> any FeatureCoordinator {
+        CountedProfileCoordinator(builds: builds)
+    }
+}
+
+/// ``ProfileCoordinator``, noting every ViewModel it makes.
+@MainActor
+private final class CountedProfileCoordinator: Coordinator {
+    let builds: ProfileBuilds
+
+    init(builds: ProfileBuilds) { self.builds = builds }
+
+    func makeViewModel(for route: ProfileRoute, router: Router<ProfileRoute>) -> any ViewModel {
+        switch route {
+        case .user(let userID):
+            builds.note(userID)
+            return ProfileViewModel(userID: userID)
+        }
     }
 }

@@ -22,11 +22,12 @@ struct FailedWriteOnDiskTests {
 
     /// A registry over a persistence that writes through `writes` (``disk`` by default); its retry after a failed
     /// write starts after `firstRewritePause` (50 ms, the daemon's); a caller that waited for a write resumes on
-    /// `resumeExecutor` first.
+    /// `resumeExecutor` first. Its catalog holds `profile` (a ``ProfileFeature`` by default) and a ``DraftFeature``.
     func makeRegistry(
         writes: (any SessionFileWrites)? = nil,
         resumeExecutor: (any TaskExecutor)? = nil,
         firstRewritePause: Duration = .milliseconds(50),
+        profile: any FeatureModule = ProfileFeature(),
         logger: Logger = Logger(label: "test")
     ) throws -> (SessionRegistry, SessionPersistence) {
         let persistence = SessionPersistence(
@@ -36,7 +37,7 @@ struct FailedWriteOnDiskTests {
             firstRewritePause: firstRewritePause
         )
         let registry = SessionRegistry(
-            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+            catalog: try FeatureCatalog.holding([profile, DraftFeature()]),
             persistence: persistence,
             logger: logger
         )
