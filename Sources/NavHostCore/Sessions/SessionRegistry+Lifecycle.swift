@@ -338,8 +338,7 @@ extension SessionRegistry {
     /// Closes the session `name` now, whatever opened it: screens get `onDisappear`, watchers end, and the session
     /// list's watchers hear of it. Its saved state stays.
     public func close(_ name: String) {
-        guard let session = removeSession(named: name) else { return }
-        session.close()
+        guard closeSession(named: name) != nil else { return }
         logger.info("Closed session", metadata: ["navhost.session": "\(name)"])
     }
 

@@ -233,13 +233,16 @@ public final class SessionRegistry {
         return watcher
     }
 
-    /// Takes the session `name` out of the registry and tells the list's watchers; the caller closes it.
-    func removeSession(named name: String) -> NavigationSession? {
+    /// Takes the session `name` out of the registry, tells the list's watchers, and closes it; then queues its last
+    /// write. Closed first: a take-back that write makes (a failed write its callers have not taken back yet) builds
+    /// no screen in it (``NavigationSession/takeBackUnreleasedChanges()``).
+    func closeSession(named name: String) -> NavigationSession? {
         guard let session = sessions.remove(named: name) else { return nil }
         restoreNotes[name] = nil
+        publish(SessionListEvent(.closed, name))
+        session.close()
         // A reload's close: nothing else waits for its last write (the stop and a refused OpenSession do).
         if queueLastWrite(of: session) { Task { await settleClosedSessions() } }
-        publish(SessionListEvent(.closed, name))
         return session
     }
 
@@ -873,8 +876,9 @@ public final class SessionRegistry {
     /// ``Watcher/Ending/stopping`` when the daemon is `stopping`, so that their clients tell it from a session closed.
     public func closeAll(stopping: Bool = false) {
         for session in sessions.all {
-            queueLastWrite(of: session)
+            // Closed first, as ``closeSession(named:)`` does: a take-back its last write makes builds no screen.
             session.close(stopping: stopping)
+            queueLastWrite(of: session)
         }
         sessions.removeAll()
         for watcher in listWatchers.values { watcher.finish(with: stopping ? .stopping : .closed) }

@@ -154,6 +154,42 @@ extension FailedWriteOnDiskTests {
         #expect(try usersOnDisk() == ["root", "kept"], "writes: \(disk.log)")
     }
 
+    @Test(
+        "A failed write its callers have not taken back as the stop or a reload closes its session: no screen is built",
+        arguments: [true, false]
+    )
+    func takeBackAtTheCloseBuildsNoScreen(daemonStopping: Bool) async throws {
+        let builds = ProfileBuilds()
+        let (registry, persistence) = try makeRegistry(
+            firstRewritePause: .seconds(3_600),
+            profile: CountedProfileFeature(builds)
+        )
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        try session.navigate(to: Self.user("kept"))
+        try await registry.commit(session)
+        // The pop's journal line lands and its fdatasync fails; the zeroing of it fails with nothing written.
+        disk.holdNext()
+        disk.failNext([.afterLanding, .beforeLanding])
+        try session.pop()
+        let pop = Task { @MainActor in try await registry.commit(session) }
+        try await waitUntilHolding()
+        let builtBeforeTheFailure = builds.users
+        disk.release()
+        // The main actor stays here, as when it is behind: the pop's caller cannot take it back before the close.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while persistence.refusal(of: "main") == nil && ContinuousClock.now < deadline { usleep(100) }
+        try #require(persistence.refusal(of: "main") != nil, "the pop's write failed: \(disk.log)")
+        // The close's last write takes the refused pop back first.
+        if daemonStopping { registry.shutDown() } else { registry.close("main") }
+        // Before, the take-back came before the session's close, which closed at once the screen it had built again.
+        #expect(builds.users == builtBeforeTheFailure, "no screen built at the close")
+        await #expect(throws: NavigationError.self) { try await pop.value }
+        await registry.settleClosedSessions()
+        #expect(builds.users == builtBeforeTheFailure, "no screen built after the close")
+        #expect(try usersOnDisk() == ["root", "kept"], "writes: \(disk.log)")
+    }
+
     /// The writes of session "main" in the disk's log after its first `from` entries.
     func writesOfMain(after from: Int) -> Int {
         disk.log.dropFirst(from).filter { $0.contains(" main.") }.count
