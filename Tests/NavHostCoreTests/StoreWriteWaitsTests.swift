@@ -15,7 +15,7 @@ struct StoreWriteWaitsTests {
             id: ScreenID(id),
             route: RouteRequest(id: "profile.user", parameters: ["userID": .string(id)]),
             presentation: .push,
-            model: ScreenModel(ProfileViewModel(userID: id))
+            model: ScreenModel.of(ProfileViewModel(userID: id))
         )
         let task = ScreenTask(screen: screen, context: nil)
         try #require(task.beginStoreWrite() == .counted, "the write is counted")
