@@ -106,9 +106,10 @@ extension NavigationSession {
     /// of a call still under way that failed after the close: it builds no screen, as a closed session must not (a
     /// ViewModel made then ran its `onAppear`, and any store write or delivery that began, in a session nothing
     /// would close again). Of its screens, all closed with the session, it drops those `target` does not hold (never
-    /// the last: the stack always has one), and it records `target`'s stack as the session's (``record``), which its
-    /// last writes write over the failed one. Its watchers ended at the close: the `replaced` event moves the revision
-    /// on, and gives each screen it holds no ViewModel for as it was a `null` state.
+    /// the last: the stack always has one), and it records `target`'s stack as the session's (``record``), final
+    /// whatever the closed screens' work does to their states afterwards, which its last writes write over the failed
+    /// one. Its watchers ended at the close: the `replaced` event moves the revision on, and gives each screen it holds
+    /// no ViewModel for as it was a `null` state.
     private func takeBackWithoutBuilding(to target: SessionRecord) -> Bool {
         guard !target.stack.isEmpty else { return false }
         let held = screens.filter { screen in target.stack.contains { $0.id == screen.id } }

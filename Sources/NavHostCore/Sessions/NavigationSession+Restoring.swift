@@ -120,8 +120,10 @@ struct RecordedStack {
     /// Held strongly: a screen popped since could otherwise be freed and a new one made at its address, which an
     /// identity kept without the object would take for the old one.
     private let screens: [Screen]
-    /// Each screen's ``EncodedRestorableState/version`` when the stack was made; 0 for none.
+    /// Each screen's ``EncodedRestorableState/version`` when the stack was made; 0 for none. Empty for a final stack.
     private let versions: [UInt64]
+    /// Whether the stack stands whatever its screens do: a closed session's take-back's (`init(_:standingFor:)`).
+    private let isFinal: Bool
 
     init(_ screens: [Screen]) {
         var versions: [UInt64] = []
@@ -140,20 +142,26 @@ struct RecordedStack {
         }
         self.screens = screens
         self.versions = versions
+        isFinal = false
     }
 
     /// `stack`, recorded for `screens` though not made from them: what a closed session's take-back restores, which
-    /// builds none of the screens it holds (``NavigationSession/takeBackUnreleasedChanges()``). It stands until the
-    /// screens or their restorable states change.
+    /// builds none of the screens it holds (``NavigationSession/takeBackUnreleasedChanges()``). It is final: it
+    /// stands whatever the screens' restorable states do afterwards (a closed screen's work is cancelled, not stopped,
+    /// and may still change its ViewModel's state), until a later take-back records another. A stack made again from
+    /// the screens the session still holds would leave out the ones it took back without building, and write the
+    /// refused change after all.
     init(_ stack: [SessionRecord.Screen], standingFor screens: [Screen]) {
         self.stack = stack
         self.screens = screens
-        versions = screens.map { $0.encodedRestorableState?.version ?? 0 }
+        versions = []
+        isFinal = true
     }
 
     /// Whether `screens` are the ones the stack was made from, each with the restorable state it had then (a
-    /// screen's ID, route, presentation and opener never change).
+    /// screen's ID, route, presentation and opener never change); always, for a final stack.
     func isCurrent(for screens: [Screen]) -> Bool {
+        guard !isFinal else { return true }
         guard screens.count == self.screens.count else { return false }
         for index in screens.indices {
             guard screens[index] === self.screens[index],

@@ -20,6 +20,17 @@ extension NavigationSession {
     /// Carries out `command` for `screen`, if it is still on the stack.
     func perform(_ command: NavigationCommand, from screen: Screen) -> Bool {
         let screenID = screen.id
+        // A closed session keeps its screens, all closed, but navigates no more: their work is cancelled, not stopped,
+        // and work outside a screen task (a detached task, a queue's callback) is not known as a closed screen's. A
+        // command carried out would build screens in a session nothing closes again, and change a stack its last
+        // writes write.
+        guard !isClosed else {
+            logger.debug(
+                "Dropped navigation in a closed session",
+                metadata: ["navhost.screen": "\(screenID)", "navhost.command": "\(command)"]
+            )
+            return false
+        }
         // A screen a reload rebuilt keeps its ID, with another `Screen`: the old ViewModel's work, cancelled but going
         // on, asks for this one, which has left the stack. Its navigation would come on top of the one the intent,
         // delivered again to the new ViewModel, makes there. The screen task tells the same for work of the old

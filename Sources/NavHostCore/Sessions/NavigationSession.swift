@@ -142,7 +142,7 @@ public final class NavigationSession: NavigationHandler {
     var isOpen = false
 
     /// Whether ``close(stopping:)`` ran: a take-back builds no screen in it from then on
-    /// (``takeBackUnreleasedChanges()``).
+    /// (``takeBackUnreleasedChanges()``), and it carries out no navigation (``perform(_:from:)``).
     private(set) var isClosed = false
 
     /// The record after a take-back whose catch-up event is held for the persistence's retry, without a save of its

@@ -49,7 +49,13 @@ final class DraftViewModel: RestorableViewModel {
         /// Sets the text after a suspension, then waits, ignoring cancellation, until the feature's waiting room opens:
         /// an intent in flight with a restorable change made, which a background save writes while it waits.
         case onChangedTextThenWait(text: String)
-        static let names = ["onChangedText", "onTappedNothing", "onTappedSaveSlowly", "onChangedTextThenWait"]
+        /// Waits, ignoring cancellation, until the feature's waiting room opens, then sets the text: work a closed
+        /// screen's cancelled intent goes on with, changing its restorable state after the close.
+        case onTappedSaveAfterTheGate(text: String)
+        static let names = [
+            "onChangedText", "onTappedNothing", "onTappedSaveSlowly", "onChangedTextThenWait",
+            "onTappedSaveAfterTheGate",
+        ]
     }
 
     func handle(_ intent: Intent) async {
@@ -66,6 +72,11 @@ final class DraftViewModel: RestorableViewModel {
             state.text = text
             waitingRoom?.deliveries.add(1, ordering: .relaxed)
             await waitingRoom?.gate.wait()
+        case .onTappedSaveAfterTheGate(let text):
+            waitingRoom?.deliveries.add(1, ordering: .relaxed)
+            await waitingRoom?.gate.wait()
+            state.text = text
+            waitingRoom?.changesAfterTheGate.add(1, ordering: .relaxed)
         }
     }
 }
@@ -90,6 +101,8 @@ final class DraftCoordinator: Coordinator {
 final class DraftWaitingRoom: Sendable {
     let gate = Gate()
     let deliveries = Atomic<Int>(0)
+    /// How many times ``DraftViewModel/Intent/onTappedSaveAfterTheGate(text:)`` set its text.
+    let changesAfterTheGate = Atomic<Int>(0)
 }
 
 final class DraftFeature: FeatureModule {

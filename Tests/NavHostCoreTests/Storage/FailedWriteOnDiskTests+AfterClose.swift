@@ -190,6 +190,79 @@ extension FailedWriteOnDiskTests {
         #expect(try usersOnDisk() == ["root", "kept"], "writes: \(disk.log)")
     }
 
+    @Test(
+        "A closed screen's cancelled work changes its restorable state after the close took a refused pop back: the settle writes the stack taken back"
+    )
+    func takeBackAtTheCloseOutlastsAClosedScreensWork() async throws {
+        let drafts = DraftFeature()
+        let (registry, persistence) = try makeRegistry(firstRewritePause: .seconds(3_600), draft: drafts)
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        try session.navigate(to: RouteRequest(id: "draft.editor", parameters: ["documentID": "d"]))
+        let editor = try session.screenID(of: nil)
+        try session.navigate(to: Self.user("kept"))
+        try await registry.commit(session)
+        // An intent on the editor whose work goes on, cancelled, after the close, and sets the text once let go.
+        let sending = Task { @MainActor in
+            try await session.send(
+                IntentMessage(name: "onTappedSaveAfterTheGate", arguments: ["text": "x"]),
+                to: editor
+            )
+        }
+        let delivered = { drafts.waitingRoom.deliveries.load(ordering: .relaxed) == 1 }
+        var deadline = ContinuousClock.now + .seconds(30)
+        while !delivered() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(delivered(), "the intent was delivered")
+        // The pop's journal line lands and its fdatasync fails, the zeroing of it fails with nothing written, and so
+        // does the catch-up the close's take-back queues.
+        disk.holdNext()
+        disk.failNext([.afterLanding, .beforeLanding, .beforeLanding])
+        try session.pop()
+        let pop = Task { @MainActor in try await registry.commit(session) }
+        try await waitUntilHolding()
+        disk.release()
+        // The main actor stays here, as when it is behind: the pop's caller cannot take it back before the close.
+        deadline = ContinuousClock.now + .seconds(30)
+        while persistence.refusal(of: "main") == nil && ContinuousClock.now < deadline { usleep(100) }
+        try #require(persistence.refusal(of: "main") != nil, "the pop's write failed: \(disk.log)")
+        // The stop's last write takes the pop back in the closed session: its record holds kept, its screens do not.
+        registry.shutDown()
+        await #expect(throws: NavigationError.self) { try await pop.value }
+        let failedBeforeLanding = { self.disk.log.filter { $0.hasSuffix("(beforeLanding)") }.count >= 2 }
+        deadline = ContinuousClock.now + .seconds(30)
+        while !failedBeforeLanding() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(failedBeforeLanding(), "the catch-up failed: \(disk.log)")
+        // The editor's work sets its text: its restorable state moves on, in a session closed.
+        drafts.waitingRoom.gate.open()
+        let changed = { drafts.waitingRoom.changesAfterTheGate.load(ordering: .relaxed) == 1 }
+        deadline = ContinuousClock.now + .seconds(30)
+        while !changed() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(changed(), "the closed editor's work set its text")
+        _ = try? await sending.value
+        // Before, the session's record was made again from the screens it still held, without kept: the settle wrote
+        // the pop its client was answered `StorageFailed` for.
+        #expect(session.record.stack.count == 3, "the stack taken back stands")
+        await registry.settleClosedSessions()
+        #expect(try usersOnDisk() == ["root", "?", "kept"], "writes: \(disk.log)")
+    }
+
+    @Test("Navigation from outside a screen task in a closed session is dropped: no screen is built")
+    func navigationInAClosedSessionBuildsNoScreen() async throws {
+        let builds = ProfileBuilds()
+        let (registry, _) = try makeRegistry(profile: CountedProfileFeature(builds))
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        let root = try session.screenID(of: nil)
+        registry.shutDown()
+        let builtBeforeTheNavigation = builds.users
+        // As a detached task's or a queue's callback would, with no screen task to tell it is a closed screen's work.
+        // Before, the closed screen was still on the closed session's stack, and the push built a screen there.
+        #expect(!session.perform(.navigate(Self.user("late")), from: root), "navigation dropped")
+        #expect(builds.users == builtBeforeTheNavigation, "no screen built")
+        #expect(session.routeIDs.count == 1)
+        await registry.settleClosedSessions()
+    }
+
     /// The writes of session "main" in the disk's log after its first `from` entries.
     func writesOfMain(after from: Int) -> Int {
         disk.log.dropFirst(from).filter { $0.contains(" main.") }.count

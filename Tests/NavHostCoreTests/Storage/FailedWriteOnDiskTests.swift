@@ -28,6 +28,7 @@ struct FailedWriteOnDiskTests {
         resumeExecutor: (any TaskExecutor)? = nil,
         firstRewritePause: Duration = .milliseconds(50),
         profile: any FeatureModule = ProfileFeature(),
+        draft: DraftFeature = DraftFeature(),
         logger: Logger = Logger(label: "test")
     ) throws -> (SessionRegistry, SessionPersistence) {
         let persistence = SessionPersistence(
@@ -37,7 +38,7 @@ struct FailedWriteOnDiskTests {
             firstRewritePause: firstRewritePause
         )
         let registry = SessionRegistry(
-            catalog: try FeatureCatalog.holding([profile, DraftFeature()]),
+            catalog: try FeatureCatalog.holding([profile, draft]),
             persistence: persistence,
             logger: logger
         )
