@@ -31,6 +31,7 @@ struct StoreWriteWaitsTests {
         // Begun before the grace's task runs (it runs on the main actor, which this holds until the wait suspends):
         // the grace's end ends it, so the grace has passed once it returns.
         await waits.storeWritesEnded(of: withinTheGrace, before: "a test's first wait")
+        #expect(withinTheGrace.hasStoreWritesUnderWay, "the first wait ended with the grace, its write still under way")
         let ended = WaitEnded()
         let waiting = Task { @MainActor in
             await waits.storeWritesEnded(of: afterTheGrace, before: "a test's second wait")

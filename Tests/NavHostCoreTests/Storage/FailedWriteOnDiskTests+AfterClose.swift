@@ -181,7 +181,9 @@ extension FailedWriteOnDiskTests {
         while persistence.refusal(of: "main") == nil && ContinuousClock.now < deadline { usleep(100) }
         try #require(persistence.refusal(of: "main") != nil, "the pop's write failed: \(disk.log)")
         // The close's last write takes the refused pop back first.
+        let takeBacks = session.takeBacks
         if daemonStopping { registry.shutDown() } else { registry.close("main") }
+        #expect(session.takeBacks == takeBacks + 1, "the close's last write took the pop back")
         // Before, the take-back came before the session's close, which closed at once the screen it had built again.
         #expect(builds.users == builtBeforeTheFailure, "no screen built at the close")
         await #expect(throws: NavigationError.self) { try await pop.value }
