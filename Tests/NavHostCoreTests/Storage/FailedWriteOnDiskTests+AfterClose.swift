@@ -228,7 +228,9 @@ extension FailedWriteOnDiskTests {
         while persistence.refusal(of: "main") == nil && ContinuousClock.now < deadline { usleep(100) }
         try #require(persistence.refusal(of: "main") != nil, "the pop's write failed: \(disk.log)")
         // The stop's last write takes the pop back in the closed session: its record holds kept, its screens do not.
+        let takeBacks = session.takeBacks
         registry.shutDown()
+        #expect(session.takeBacks == takeBacks + 1, "the close took the pop back, not its caller in an open session")
         await #expect(throws: NavigationError.self) { try await pop.value }
         let failedBeforeLanding = { self.disk.log.filter { $0.hasSuffix("(beforeLanding)") }.count >= 2 }
         deadline = ContinuousClock.now + .seconds(30)
@@ -244,6 +246,7 @@ extension FailedWriteOnDiskTests {
         // Before, the session's record was made again from the screens it still held, without kept: the settle wrote
         // the pop its client was answered `StorageFailed` for.
         #expect(session.record.stack.count == 3, "the stack taken back stands")
+        #expect(session.routeIDs.count == 2, "kept was not built again: the record is the pin, not the screens")
         await registry.settleClosedSessions()
         #expect(try usersOnDisk() == ["root", "?", "kept"], "writes: \(disk.log)")
     }
