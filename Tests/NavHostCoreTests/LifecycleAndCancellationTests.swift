@@ -155,7 +155,11 @@ struct IntentTimeLimitTests {
         // The use case returns after all, ignoring the cancellation, and the ViewModel dismisses its editor, as
         // after a save in time: the client was answered that the intent did not finish, so the stack stays.
         await save.control.answerNext(with: .success(()))
-        for _ in 0..<200 where host.top.state["isSaving"] != false {
+        // The ViewModel's work after the time-out is no screen's work any more, which `settle` does not wait for: it is
+        // awaited for 30 s of real time at most (a count of 200 naps, as it was, allowed about 1 s, which a loaded
+        // machine can take before the main actor runs it).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while host.top.state["isSaving"] != false, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         try await host.settle()
