@@ -134,8 +134,10 @@ final class RunningNavctl: Sendable {
             throw error
         }
         let status = process.withLock { $0.terminationStatus }
-        // The pipes may still hold the last bytes when the process has ended: read until both report their end.
-        let deadline = ContinuousClock.now + .seconds(5)
+        // The pipes may still hold the last bytes when the process has ended: read until both report their end, for
+        // 30 s at most. (5 s, as it was, could run out on a loaded machine before the readers' threads ran, and the run
+        // came back with its output cut short.)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline, !(output.isClosed && errors.isClosed) {
             try await Task.sleep(for: .milliseconds(5))
         }
