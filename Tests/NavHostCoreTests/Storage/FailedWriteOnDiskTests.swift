@@ -136,6 +136,8 @@ struct FailedWriteOnDiskTests {
         var answer: Result<Void, any Error>?
         /// What the file held when the change was answered.
         var onDisk: [String] = []
+        /// How many callers began: each queues its commit's record in the stretch that begins it.
+        var callersBegun = 0
     }
 
     @Test("A failed write answering two callers is taken back once: a change made between them is answered as written")
@@ -146,6 +148,7 @@ struct FailedWriteOnDiskTests {
         let other = Other()
         // The first failed caller to run makes another change, whose write is allowed then, before the next runs.
         let caller: @MainActor () async -> Bool = {
+            other.callersBegun += 1
             do {
                 try await registry.commit(session)
                 return false
@@ -169,10 +172,16 @@ struct FailedWriteOnDiskTests {
         disk.failNext([.beforeLanding])
         try session.navigate(to: Self.user("p"))
         let first = Task { await caller() }
-        while !disk.isHolding { try await Task.sleep(for: .milliseconds(1)) }
+        try await waitUntilHolding()
         try session.navigate(to: Self.user("q"))
         let second = Task { await caller() }
-        try await Task.sleep(for: .milliseconds(100))
+        // The second caller's commit must be queued behind the held write before the write is let go: let go first,
+        // the failure comes before that commit, which no failed write answers then. Awaited, not slept for (100 ms,
+        // as it was: never short, as the main actor runs the second caller before the test's turn after a sleep, but
+        // it read as a guess). The push's background save, a task of the main actor made before it, has run too.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while other.callersBegun < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(persistence.callersWaiting(of: "main").queued > 0, "the second push's record is queued")
         disk.release()
         #expect(await first.value, "the first push's write failed")
         #expect(await second.value, "the second push's write failed")
