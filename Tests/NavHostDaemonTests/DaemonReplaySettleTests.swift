@@ -56,6 +56,33 @@ struct DaemonReplaySettleTests {
     }
 
     @Test(
+        "While a ticking screen given up on stays open, the writes of a screen above it still count: pace.sync's, 10 to 30 ms in, then a screen that counts them, replay identically"
+    )
+    func otherScreensChangesCountWhileTheTickerIsOpen() async throws {
+        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "pace.tick"])
+        try await nav.call("Navigate", ["route": "pace.sync"])
+        #expect(try await pollUntil { try await nav.topState()["value"] == "written 3" })
+        try await nav.call("Navigate", ["route": "pace.count"])
+        #expect(try await pollUntil { try await nav.topState()["value"] == "3 items" })
+        let recording = try #require(try await nav.call("Recording")["recording"])
+        let calls = try #require(recording["calls"]?.arrayValue)
+        #expect(calls[2]["stack"]?[3]?["state"] == ["value": "3 items"], "\(calls[2])")
+
+        // A settle that stopped waiting for 50 ms without a change as soon as the work and the stack were there, while
+        // the ticker was open, compared pace.sync 2 ms in: pace.count found 0 or 1 items.
+        let report = try await nav.call("Replay", ["recording": recording])
+        #expect(report["identical"] == true, "\(report)")
+        #expect(report["calls"] == 3)
+        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let expected = Self.tickerWarning(at: 1)
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await daemon.terminate()
+    }
+
+    @Test(
         "Once a ticking screen is given up on, what opens above it is still waited for: a load recorded loaded, and the screen a follower opens late"
     )
     func screensAboveTheTickerAreWaitedFor() async throws {
