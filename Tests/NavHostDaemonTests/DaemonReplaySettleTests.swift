@@ -83,6 +83,34 @@ struct DaemonReplaySettleTests {
     }
 
     @Test(
+        "A second screen of a ticking route given up on, one that writes items 30 ms apart and goes still, is waited for: a screen that counts them replays identically"
+    )
+    func aStillScreenOfTheTickingRouteCounts() async throws {
+        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "pace.tick"])
+        try await nav.call("Navigate", ["route": "pace.tick", "parameters": ["steps": 3]])
+        #expect(try await pollUntil { try await nav.topState()["value"] == "written 3" })
+        try await nav.call("Navigate", ["route": "pace.count"])
+        #expect(try await pollUntil { try await nav.topState()["value"] == "3 items" })
+        let recording = try #require(try await nav.call("Recording")["recording"])
+        let calls = try #require(recording["calls"]?.arrayValue)
+        #expect(calls[1]["stack"]?.arrayValue?.map { $0["busy"] == true } == [false, true, true], "\(calls[1])")
+        #expect(calls[2]["stack"]?[3]?["state"] == ["value": "3 items"], "\(calls[2])")
+
+        // Before, every screen of pace.tick was left out once the ticker was given up on: the second one's writes,
+        // 30 to 90 ms in, did not count, the settle ended 50 ms after the push, and pace.count found 1 item of 3.
+        let report = try await nav.call("Replay", ["recording": recording])
+        #expect(report["identical"] == true, "\(report)")
+        #expect(report["calls"] == 3)
+        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let expected = Self.tickerWarning(at: 1)
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await daemon.terminate()
+    }
+
+    @Test(
         "Once a ticking screen is given up on, what opens above it is still waited for: a load recorded loaded, and the screen a follower opens late"
     )
     func screensAboveTheTickerAreWaitedFor() async throws {

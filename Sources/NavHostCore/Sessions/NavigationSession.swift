@@ -200,16 +200,6 @@ public final class NavigationSession: NavigationHandler {
             }
     }
 
-    /// The session's revision less the changes that screens showing one of `routes` made to their own state and
-    /// error (``Screen/ownChanges``): it moves when anything else changes, a screen of those routes opened or closed
-    /// included. ``revision`` itself when `routes` is empty.
-    func revision(leavingOutTheOwnChangesOf routes: Set<String>) -> UInt64 {
-        guard !routes.isEmpty else { return revision }
-        var own: UInt64 = 0
-        for screen in screens where routes.contains(screen.route.id) { own += screen.ownChanges.count }
-        return revision &- own
-    }
-
     /// Puts new bounds in force (a configuration reload): the stack depth for the next push, the intent time limit
     /// for the next intent, the watcher bound for the next watcher. The event history, the flight recorder and a
     /// replay's random numbers keep what the session opened with.

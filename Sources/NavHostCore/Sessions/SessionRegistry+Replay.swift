@@ -86,9 +86,10 @@ extension SessionRegistry {
         var waitsForScreens = true
         // The routes whose screens' own changes (state, error) settling leaves out of its 50 ms without a change: a
         // screen that changes all the time (a clock ticking every 10 ms, a progress bar) lets no 50 ms pass, and would
-        // cost each call the 5 s while it is open. Only those screens are left out, and only while open: every other
-        // change, theirs opening and closing included, still counts, so the work of the screens around them is
-        // waited for as before.
+        // cost each call the 5 s while it is open. Only the screens of those routes that keep changing are left out,
+        // each only while it does (``OwnChangesLeftOut``): every other change, theirs opening and closing included,
+        // and those of a screen of such a route that goes still, still count, so the work of the screens around them
+        // is waited for as before.
         var changingRoutes: Set<String> = []
         func settle(comparingWith recorded: [RecordedScreen], after: @autoclosure () -> String) async {
             let settling = await self.settle(
@@ -264,11 +265,67 @@ extension SessionRegistry {
         case quietNeverCame(changing: [(place: Int, route: String)])
     }
 
+    /// The own changes (state, error) a settle leaves out of its 50 ms without a change: those of the open screens of
+    /// routes given up on that keep changing, each screen tracked on its own. A screen is left out once it has changed
+    /// with no 50 ms still for ``steadily`` (a clock ticking every 10 ms, a progress bar), and only while it goes on
+    /// changing: still for 50 ms, its own changes count again (their count re-entering the value, which jumps: the 50
+    /// ms start again). A screen of such a route that writes a few items 30 ms apart, or loads and goes still, is
+    /// waited for as any other.
+    @MainActor
+    private struct OwnChangesLeftOut {
+        /// How long a screen must have kept changing, no 50 ms still, before its changes are left out: four times the
+        /// 50 ms, which a burst of writes or a load's few updates does not last, and what a ticker costs each settle.
+        static let steadily = Duration.milliseconds(200)
+
+        /// One open screen of a route given up on, as the settle's polls saw it.
+        private struct Watched {
+            let screen: ScreenID
+            var count: UInt64
+            /// When the screen's current run of changes, none 50 ms or more after the one before, began.
+            var changingSince: ContinuousClock.Instant
+            var lastChange: ContinuousClock.Instant
+        }
+
+        let routes: Set<String>
+        let quiet: Duration
+        private var watched: [Watched] = []
+
+        init(routes: Set<String>, quiet: Duration) {
+            self.routes = routes
+            self.quiet = quiet
+        }
+
+        /// The session's revision less the own changes of the screens of ``routes`` that keep changing at `now`. A
+        /// screen first seen counts as changing since then; so does an open ticker at the settle's start.
+        mutating func revision(of session: NavigationSession, at now: ContinuousClock.Instant) -> UInt64 {
+            var leftOut: UInt64 = 0
+            for screen in session.screens where routes.contains(screen.route.id) {
+                let count = screen.ownChanges.count
+                guard let index = watched.firstIndex(where: { $0.screen == screen.id }) else {
+                    watched.append(Watched(screen: screen.id, count: count, changingSince: now, lastChange: now))
+                    continue
+                }
+                if watched[index].count != count {
+                    if watched[index].lastChange.duration(to: now) >= quiet { watched[index].changingSince = now }
+                    (watched[index].count, watched[index].lastChange) = (count, now)
+                }
+                let entry = watched[index]
+                if entry.lastChange.duration(to: now) < quiet,
+                    entry.changingSince.duration(to: entry.lastChange) >= Self.steadily
+                {
+                    leftOut += count
+                }
+            }
+            return session.revision &- leftOut
+        }
+    }
+
     /// Waits until every screen of `session` is idle, at most 5 seconds; or, once 50 ms passed without a change, until
     /// every screen whose state the comparison with `recorded` looks at is idle (with `waitingForWork`; else not
     /// longer) and the stack holds the screens `recorded` does (with `waitingForScreens`; else not longer). The
-    /// changes of screens of the routes `changingRoutes` to their own state and error do not count: those screens
-    /// changed all the time in an earlier settle.
+    /// changes of screens of the routes `changingRoutes` to their own state and error do not count while such a
+    /// screen keeps changing (``OwnChangesLeftOut``): a screen of those routes changed all the time in an earlier
+    /// settle.
     ///
     /// A screen that follows something forever is never idle, and was `busy` when the recorded stack was taken: its
     /// state is not compared, and the replay does not wait for its work to end. Any other screen's work (a catalog it
@@ -279,8 +336,8 @@ extension SessionRegistry {
     /// the replay compared the stack 50 ms into that stretch, without them. A stack that differs for good costs the
     /// 5 s once: the replay stops at the difference. A screen that changes all the time (a clock ticking every 10 ms,
     /// a progress bar) lets no 50 ms pass: when the 5 s run out that way, with the work to wait for ended and the
-    /// stack there for the last 50 ms at least, the screens that changed in the last 50 to 100 ms are named, and the
-    /// replay leaves their routes out of later settles. When the 5 s ran out for work or for the stack, nothing is
+    /// stack there for the last 50 ms at least, the screens that changed in the last 50 to 100 ms are named, and
+    /// later settles leave out the own changes of their routes' screens, each while it keeps changing. When the 5 s ran out for work or for the stack, nothing is
     /// said of quiet: those screens had no chance to settle.
     ///
     /// It polls every 2 ms: each poll compares numbers and the stack's routes, and builds nothing.
@@ -294,12 +351,15 @@ extension SessionRegistry {
         let clock = ContinuousClock()
         let quiet = Duration.milliseconds(50)
         let giveUp = clock.now.advanced(by: .seconds(5))
-        func changes() -> UInt64 { session.revision(leavingOutTheOwnChangesOf: changingRoutes) }
+        var ownChanges = OwnChangesLeftOut(routes: changingRoutes, quiet: quiet)
+        func changes(at now: ContinuousClock.Instant) -> UInt64 {
+            changingRoutes.isEmpty ? session.revision : ownChanges.revision(of: session, at: now)
+        }
         func workEnded() -> Bool { !waitingForWork || session.isIdle(besidesScreensBusyIn: recorded) }
         func screensCame() -> Bool { !waitingForScreens || session.holdsTheScreens(of: recorded) }
-        var lastChanges = changes()
         var quietSince = clock.now
-        var lastPoll = clock.now
+        var lastPoll = quietSince
+        var lastChanges = changes(at: quietSince)
         // Since when the work to wait for has ended and the stack held the recorded screens, without a break.
         var readySince: ContinuousClock.Instant?
         // The revision at the start of the last 50 ms window that ended, and of the one under way: the screens that
@@ -323,7 +383,7 @@ extension SessionRegistry {
             // changes every 10 ms would be taken for one that went quiet. The 50 ms count from it.
             let pollWasHeldUp = lastPoll.duration(to: now) >= quiet
             lastPoll = now
-            let current = changes()
+            let current = changes(at: now)
             if current != lastChanges || pollWasHeldUp {
                 lastChanges = current
                 quietSince = now

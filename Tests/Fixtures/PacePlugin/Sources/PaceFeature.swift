@@ -9,7 +9,8 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
     FeatureExport.export(PaceFeature())
 }
 
-/// Six screens: `pace.tick` changes its state every 10 ms for as long as it is open; `pace.load` loads for 200 ms;
+/// Six screens: `pace.tick` changes its state every 10 ms for as long as it is open (with `steps`, it writes that many
+/// items 30 ms apart instead, then follows on, as the same clock screen showing a countdown); `pace.load` loads for 200 ms;
 /// `pace.follow` follows something for as long as it is open and opens a `pace.load` above itself after 200 ms;
 /// `pace.download` does the same with a `pace.tick`, as a download opens its progress; `pace.sync` empties the feature's
 /// items, adds three at 10, 20 and 30 ms, and follows on; `pace.count` shows how many items the feature holds.
@@ -18,6 +19,7 @@ final class PaceFeature: FeatureModule {
     let screens = [
         ScreenDescriptor(
             route: "pace.tick",
+            parameters: ["steps"],
             viewModel: PaceViewModel.self,
             summary: "Test fixture: changes its state every 10 ms while open, as a clock or a progress bar."
         ),
@@ -62,7 +64,8 @@ final class PaceItems {
 
 enum PaceRoute: Route {
     static let namespace = "pace"
-    case tick
+    /// With `steps`, writes that many items 30 ms apart, then follows on; without, ticks every 10 ms.
+    case tick(steps: Int?)
     case load
     case follow
     case download
@@ -98,7 +101,10 @@ final class PaceViewModel: ViewModel {
 
     func onAppear() async {
         switch route {
-        case .tick:
+        case .tick(let steps?):
+            await writeItems(steps, apart: .milliseconds(30))
+            try? await Task.sleep(for: .seconds(3600))
+        case .tick(nil):
             var ticks = 0
             while !Task.isCancelled {
                 state = "tick \(ticks)"
@@ -113,22 +119,22 @@ final class PaceViewModel: ViewModel {
             state = "following"
             try? await Task.sleep(for: Self.loadTime)
             guard !Task.isCancelled else { return }
-            router.navigate(to: route == .follow ? .load : .tick)
+            router.navigate(to: route == .follow ? .load : .tick(steps: nil))
             try? await Task.sleep(for: .seconds(3600))
         case .sync:
-            await syncItems()
+            await writeItems(3, apart: .milliseconds(10))
             try? await Task.sleep(for: .seconds(3600))
         case .count:
             state = "\(items.items.count) items"
         }
     }
 
-    /// Empties the feature's items, then adds one every 10 ms, three in all, saying how many it wrote.
-    private func syncItems() async {
+    /// Empties the feature's items, then adds one every `interval`, `count` in all, saying how many it wrote.
+    private func writeItems(_ count: Int, apart interval: Duration) async {
         items.items = []
         state = "written 0"
-        for item in 1...3 {
-            try? await Task.sleep(for: .milliseconds(10))
+        for item in stride(from: 1, through: count, by: 1) {
+            try? await Task.sleep(for: interval)
             guard !Task.isCancelled else { return }
             items.items.append(item)
             state = "written \(item)"
