@@ -111,6 +111,29 @@ struct DaemonReplaySettleTests {
     }
 
     @Test(
+        "A screen recorded busy that holds the daemon 60 ms at a time between awaits lets the settle end: a long gap between two polls does not start the 50 ms again"
+    )
+    func aDaemonHeldUpOftenStillSettles() async throws {
+        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
+        let nav = try await NavigationClient.connect(to: daemon)
+        // The recording is taken at once, long before pace.stall opens its pace.load, 3 s in.
+        try await nav.call("Navigate", ["route": "pace.stall"])
+        let recording = try #require(try await nav.call("Recording")["recording"])
+        let calls = try #require(recording["calls"]?.arrayValue)
+        #expect(calls[0]["stack"]?.arrayValue?.map { $0["route"] } == ["home.main", "pace.stall"], "\(calls[0])")
+        // So that only the replay's pace.stall holds the daemon.
+        try await nav.call("Pop")
+
+        // Before, each poll after 60 ms held started the 50 ms again: the settle never saw them, pace.load opened 3 s
+        // in and loaded, and the stack compared had it. Now the settle ends after 10 polls or so, about 0.6 s in.
+        let report = try await nav.call("Replay", ["recording": recording])
+        #expect(report["identical"] == true, "\(report)")
+        #expect(report["calls"] == 1)
+        #expect(report["warnings"] == [], "\(report)")
+        try await daemon.terminate()
+    }
+
+    @Test(
         "Once a ticking screen is given up on, what opens above it is still waited for: a load recorded loaded, and the screen a follower opens late"
     )
     func screensAboveTheTickerAreWaitedFor() async throws {

@@ -265,6 +265,10 @@ extension SessionRegistry {
         case quietNeverCame(changing: [(place: Int, route: String)])
     }
 
+    /// The most a gap between two polls of a settle counts for in its 50 ms without a change: a little more than the
+    /// 2 ms a poll sleeps, so that 50 ms take 10 polls at least.
+    private static let pollCredit = Duration.milliseconds(5)
+
     /// The own changes (state, error) a settle leaves out of its 50 ms without a change: those of the open screens of
     /// routes given up on that keep changing, each screen tracked on its own. A screen is left out once it has changed
     /// with no 50 ms still for ``steadily`` (a clock ticking every 10 ms, a progress bar), and only while it goes on
@@ -357,9 +361,10 @@ extension SessionRegistry {
         }
         func workEnded() -> Bool { !waitingForWork || session.isIdle(besidesScreensBusyIn: recorded) }
         func screensCame() -> Bool { !waitingForScreens || session.holdsTheScreens(of: recorded) }
-        var quietSince = clock.now
-        var lastPoll = quietSince
-        var lastChanges = changes(at: quietSince)
+        var lastPoll = clock.now
+        var lastChanges = changes(at: lastPoll)
+        // How long the polls saw no change: each gap between two counts for `pollCredit` at most (below).
+        var quietFor = Duration.zero
         // Since when the work to wait for has ended and the stack held the recorded screens, without a break.
         var readySince: ContinuousClock.Instant?
         // The revision at the start of the last 50 ms window that ended, and of the one under way: the screens that
@@ -378,18 +383,21 @@ extension SessionRegistry {
             } else if readySince == nil {
                 readySince = now
             }
-            // A poll that comes 50 ms or more after the one before saw nothing of that stretch: the whole daemon may
-            // have been held up (two cores shared with a build), its screens' work with it, and the screen that
-            // changes every 10 ms would be taken for one that went quiet. The 50 ms count from it.
-            let pollWasHeldUp = lastPoll.duration(to: now) >= quiet
+            let gap = lastPoll.duration(to: now)
             lastPoll = now
             let current = changes(at: now)
-            if current != lastChanges || pollWasHeldUp {
+            if current != lastChanges {
                 lastChanges = current
-                quietSince = now
-            } else if ready, quietSince.duration(to: now) >= quiet {
-                return .settled
+                quietFor = .zero
+                continue
             }
+            // A poll held up for long saw nothing of that stretch: the whole daemon may have been held up (two cores
+            // shared with a build), its screens' work with it, and a screen that changes every 10 ms would seem to have
+            // gone quiet. So a gap counts for a poll's worth at most, and the 50 ms take 10 polls or more that found
+            // no change. Not started again by a long gap, as 53292d0 had it: a daemon held up every 50 ms or more
+            // (heavy load, a screen's 60 ms of work between two awaits) then never settled, each call cost the 5 s.
+            quietFor += min(gap, Self.pollCredit)
+            if ready, quietFor >= quiet { return .settled }
         }
         if !workEnded() { return .workGoesOn }
         // Idle, the stack changes no more: as it is, it is what the replay compares.

@@ -9,11 +9,13 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
     FeatureExport.export(PaceFeature())
 }
 
-/// Six screens: `pace.tick` changes its state every 10 ms for as long as it is open (with `steps`, it writes that many
+/// Seven screens: `pace.tick` changes its state every 10 ms for as long as it is open (with `steps`, it writes that many
 /// items 30 ms apart instead, then follows on, as the same clock screen showing a countdown); `pace.load` loads for 200 ms;
 /// `pace.follow` follows something for as long as it is open and opens a `pace.load` above itself after 200 ms;
 /// `pace.download` does the same with a `pace.tick`, as a download opens its progress; `pace.sync` empties the feature's
-/// items, adds three at 10, 20 and 30 ms, and follows on; `pace.count` shows how many items the feature holds.
+/// items, adds three at 10, 20 and 30 ms, and follows on; `pace.stall` holds the main actor (the whole daemon) 60 ms at
+/// a time, 1 ms apart, for 3 s, as synchronous work between awaits would, then opens a `pace.load` and follows on;
+/// `pace.count` shows how many items the feature holds.
 final class PaceFeature: FeatureModule {
     let name = "Pace"
     let screens = [
@@ -38,6 +40,11 @@ final class PaceFeature: FeatureModule {
             route: "pace.sync",
             viewModel: PaceViewModel.self,
             summary: "Test fixture: writes three items 10 ms apart, then follows something while open."
+        ),
+        ScreenDescriptor(
+            route: "pace.stall",
+            viewModel: PaceViewModel.self,
+            summary: "Test fixture: holds the main actor 60 ms at a time for 3 s, then opens pace.load and follows on."
         ),
         ScreenDescriptor(
             route: "pace.count",
@@ -70,6 +77,7 @@ enum PaceRoute: Route {
     case follow
     case download
     case sync
+    case stall
     case count
 }
 
@@ -87,6 +95,10 @@ final class PaceCoordinator: Coordinator {
 final class PaceViewModel: ViewModel {
     /// How long `pace.load` loads, and `pace.follow` waits before it opens one: four times a replay's 50 ms of quiet.
     static let loadTime: Duration = .milliseconds(200)
+    /// How long `pace.stall` holds the main actor before it opens a `pace.load`: long enough for a settle to see its
+    /// 50 ms without a change, 10 polls, one after each 60 ms held (about 0.6 s), with a margin for a loaded machine,
+    /// and short of a settle's 5 s.
+    static let stallTime: Duration = .seconds(3)
 
     private(set) var state = "idle"
     private let route: PaceRoute
@@ -124,8 +136,25 @@ final class PaceViewModel: ViewModel {
         case .sync:
             await writeItems(3, apart: .milliseconds(10))
             try? await Task.sleep(for: .seconds(3600))
+        case .stall:
+            state = "working"
+            await holdTheMainActor(for: Self.stallTime)
+            guard !Task.isCancelled else { return }
+            router.navigate(to: .load)
+            try? await Task.sleep(for: .seconds(3600))
         case .count:
             state = "\(items.items.count) items"
+        }
+    }
+
+    /// Holds the main actor 60 ms at a time, with a 1 ms sleep between, for `duration`.
+    private func holdTheMainActor(for duration: Duration) async {
+        let clock = ContinuousClock()
+        let end = clock.now.advanced(by: duration)
+        while clock.now < end, !Task.isCancelled {
+            let stretch = clock.now.advanced(by: .milliseconds(60))
+            while clock.now < stretch {}
+            try? await Task.sleep(for: .milliseconds(1))
         }
     }
 
