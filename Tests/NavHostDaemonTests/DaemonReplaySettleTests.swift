@@ -134,6 +134,28 @@ struct DaemonReplaySettleTests {
     }
 
     @Test(
+        "Only the screen that kept the 50 ms away on its own is given up on: not one below it that changes every 70 ms"
+    )
+    func aSlowerScreenIsNotGivenUpOn() async throws {
+        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
+        let nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "pace.pulse"])
+        try await nav.call("Navigate", ["route": "pace.tick"])
+        let recording = try #require(try await nav.call("Recording")["recording"])
+
+        // Before, every screen that changed in the last 50 to 100 ms of the 5 s was named, pace.pulse most times, and
+        // its route left out for the rest of the replay.
+        let report = try await nav.call("Replay", ["recording": recording])
+        #expect(report["identical"] == true, "\(report)")
+        #expect(report["calls"] == 2)
+        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let expected = Self.tickerWarning(at: 2)
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await daemon.terminate()
+    }
+
+    @Test(
         "Once a ticking screen is given up on, what opens above it is still waited for: a load recorded loaded, and the screen a follower opens late"
     )
     func screensAboveTheTickerAreWaitedFor() async throws {

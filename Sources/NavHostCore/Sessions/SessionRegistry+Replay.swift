@@ -367,6 +367,9 @@ extension SessionRegistry {
         var quietFor = Duration.zero
         // Since when the work to wait for has ended and the stack held the recorded screens, without a break.
         var readySince: ContinuousClock.Instant?
+        // The screens' own-change counts when the ready stretch began: what decides which screens kept the 50 ms away
+        // on their own.
+        var countsWhenReady: [(screen: ScreenID, count: UInt64)] = []
         // The revision at the start of the last 50 ms window that ended, and of the one under way: the screens that
         // changed since the first are those that kept the last 50 ms from passing quietly.
         var windowStart = clock.now
@@ -378,12 +381,13 @@ extension SessionRegistry {
                 (endedWindowRevision, windowRevision, windowStart) = (windowRevision, session.revision, now)
             }
             let ready = workEnded() && screensCame()
+            let gap = lastPoll.duration(to: now)
             if !ready {
                 readySince = nil
             } else if readySince == nil {
                 readySince = now
+                countsWhenReady = session.screens.map { ($0.id, $0.ownChanges.count) }
             }
-            let gap = lastPoll.duration(to: now)
             lastPoll = now
             let current = changes(at: now)
             if current != lastChanges {
@@ -404,9 +408,15 @@ extension SessionRegistry {
         if session.isIdle { return .settled }
         if !screensCame() { return .screensDiffer }
         guard let readySince, readySince.duration(to: clock.now) >= quiet else { return .settled }
+        // A screen kept the 50 ms away on its own when it changed at least once per 50 ms of the ready stretch, and
+        // in its last 50 to 100 ms: not one that changes every 500 ms, nor one whose work ended just before the end.
+        // Counted from its changes, not from the polls: polls held up (a loaded machine) do not make a screen seem to
+        // change more; a ticker held up with them may fall short, and is not given up on (the 5 s, no warning).
+        let needed = UInt64(readySince.duration(to: clock.now) / quiet)
         let changing = session.screens.enumerated().compactMap { place, screen in
-            !changingRoutes.contains(screen.route.id) && screen.ownChanges.latest > endedWindowRevision
-                ? (place, screen.route.id) : nil
+            let before = countsWhenReady.first { $0.screen == screen.id }?.count ?? 0
+            return !changingRoutes.contains(screen.route.id) && screen.ownChanges.latest > endedWindowRevision
+                && screen.ownChanges.count - before >= needed ? (place, screen.route.id) : nil
         }
         // Only the stack kept changing (a screen that opens and closes others all the time): no screen to leave out.
         return changing.isEmpty ? .settled : .quietNeverCame(changing: changing)

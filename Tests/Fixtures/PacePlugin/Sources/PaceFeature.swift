@@ -9,13 +9,14 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
     FeatureExport.export(PaceFeature())
 }
 
-/// Seven screens: `pace.tick` changes its state every 10 ms for as long as it is open (with `steps`, it writes that many
+/// Eight screens: `pace.tick` changes its state every 10 ms for as long as it is open (with `steps`, it writes that many
 /// items 30 ms apart instead, then follows on, as the same clock screen showing a countdown); `pace.load` loads for 200 ms;
 /// `pace.follow` follows something for as long as it is open and opens a `pace.load` above itself after 200 ms;
 /// `pace.download` does the same with a `pace.tick`, as a download opens its progress; `pace.sync` empties the feature's
 /// items, adds three at 10, 20 and 30 ms, and follows on; `pace.stall` holds the main actor (the whole daemon) 60 ms at
 /// a time, 1 ms apart, for 3 s, as synchronous work between awaits would, then opens a `pace.load` and follows on;
-/// `pace.count` shows how many items the feature holds.
+/// `pace.pulse` changes its state every 70 ms for as long as it is open; `pace.count` shows how many items the feature
+/// holds.
 final class PaceFeature: FeatureModule {
     let name = "Pace"
     let screens = [
@@ -45,6 +46,11 @@ final class PaceFeature: FeatureModule {
             route: "pace.stall",
             viewModel: PaceViewModel.self,
             summary: "Test fixture: holds the main actor 60 ms at a time for 3 s, then opens pace.load and follows on."
+        ),
+        ScreenDescriptor(
+            route: "pace.pulse",
+            viewModel: PaceViewModel.self,
+            summary: "Test fixture: changes its state every 70 ms while open, as a slow progress bar."
         ),
         ScreenDescriptor(
             route: "pace.count",
@@ -78,6 +84,7 @@ enum PaceRoute: Route {
     case download
     case sync
     case stall
+    case pulse
     case count
 }
 
@@ -142,6 +149,13 @@ final class PaceViewModel: ViewModel {
             guard !Task.isCancelled else { return }
             router.navigate(to: .load)
             try? await Task.sleep(for: .seconds(3600))
+        case .pulse:
+            var pulses = 0
+            while !Task.isCancelled {
+                state = "pulse \(pulses)"
+                pulses += 1
+                try? await Task.sleep(for: .milliseconds(70))
+            }
         case .count:
             state = "\(items.items.count) items"
         }
