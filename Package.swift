@@ -102,8 +102,8 @@ let fixturePlugins: [(name: String, path: String)] = [
     // Results that depend on the host's random numbers and clock, for the flight recorder's replay
     // (docs/recording.md).
     ("DiceFeature", "Tests/Fixtures/DicePlugin/Sources"),
-    // Screens that tick, load, follow and write to their store on real time, for the replay's settle
-    // (docs/recording.md).
+    // Screens that tick, load, follow, write items kept in memory, pulse and hold the main actor on real time, for the
+    // replay's settle (docs/recording.md).
     ("PaceFeature", "Tests/Fixtures/PacePlugin/Sources"),
 ]
 

@@ -55,8 +55,9 @@ final class Screen {
     var openedBy: ScreenID?
     /// How many changes of the session were this screen's own (its state or its error, as clients were told), and the
     /// revision of the latest: a replay's settle leaves out the changes of a screen that never lets 50 ms pass without
-    /// one, and names the screens that kept changing (`SessionRegistry+Replay.swift`). Counted by the session.
-    private(set) var ownChanges: (count: UInt64, latest: UInt64) = (0, 0)
+    /// one, and names the screens that kept changing (`SessionRegistry+Replay.swift`). Counted by the session, on each
+    /// state change: its accesses, one at a time on the main actor, go unchecked like the task fields above.
+    @exclusivity(unchecked) private(set) var ownChanges: (count: UInt64, latest: UInt64) = (0, 0)
 
     // MARK: Initialization
 

@@ -14,8 +14,8 @@ extension SessionRegistry {
     /// or presented again, each marked as opened by the screen whose ViewModel opened it in the session recorded. Its
     /// features draw the recorded random numbers and run on a virtual clock (``SessionContext``). After each call the
     /// replay lets the session settle — every screen idle, but one recorded busy only until no new revision came for
-    /// 50 ms (a screen that changes all the time left out, once a settle gave up on it) and the stack holds the
-    /// recorded screens — and compares the stack then with the one the recorded call left (the one the next call
+    /// 50 ms (the own changes of a screen that keeps changing left out, once a settle gave up on a screen of its
+    /// route) and the stack holds the recorded screens — and compares the stack then with the one the recorded call left (the one the next call
     /// found, ``FlightRecorder``). Each call is made durable before the next, as it would be for a client. The replay
     /// stops at the first difference.
     ///
@@ -261,7 +261,7 @@ extension SessionRegistry {
         case screensDiffer
         /// The 5 s ran out with everything else there, the work to wait for ended and the stack holding the recorded
         /// screens for 50 ms and more, but no 50 ms without a change: the screens at these places (0 the root) had
-        /// changed their own state or error in the last 50 to 100 ms.
+        /// changed their own state or error at least once per 50 ms of that stretch, and in its last 50 ms or more.
         case quietNeverCame(changing: [(place: Int, route: String)])
     }
 
@@ -340,11 +340,13 @@ extension SessionRegistry {
     /// the replay compared the stack 50 ms into that stretch, without them. A stack that differs for good costs the
     /// 5 s once: the replay stops at the difference. A screen that changes all the time (a clock ticking every 10 ms,
     /// a progress bar) lets no 50 ms pass: when the 5 s run out that way, with the work to wait for ended and the
-    /// stack there for the last 50 ms at least, the screens that changed in the last 50 to 100 ms are named, and
-    /// later settles leave out the own changes of their routes' screens, each while it keeps changing. When the 5 s ran out for work or for the stack, nothing is
+    /// stack there for the last 50 ms at least, the screens whose own changes alone kept the 50 ms away are named,
+    /// and later settles leave out the own changes of their routes' screens, each while it keeps changing. When the 5 s ran out for work or for the stack, nothing is
     /// said of quiet: those screens had no chance to settle.
     ///
-    /// It polls every 2 ms: each poll compares numbers and the stack's routes, and builds nothing.
+    /// It polls every 2 ms: each poll compares numbers and the stack's routes, and builds nothing (but the list of
+    /// own-change counts when a ready stretch begins). The 50 ms are the sum of the gaps between polls that found no
+    /// change, each counted for ``pollCredit`` at most.
     private func settle(
         _ session: NavigationSession,
         toCompareWith recorded: [RecordedScreen],
