@@ -15,9 +15,9 @@ extension SessionRegistry {
     /// features draw the recorded random numbers and run on a virtual clock (``SessionContext``). After each call the
     /// replay lets the session settle — every screen idle, but one recorded busy only until no new revision came for
     /// 50 ms (the own changes of a screen that keeps changing left out, once a settle gave up on a screen of its
-    /// route) and the stack holds the recorded screens — and compares the stack then with the one the recorded call left (the one the next call
-    /// found, ``FlightRecorder``). Each call is made durable before the next, as it would be for a client. The replay
-    /// stops at the first difference.
+    /// route) and the stack holds the recorded screens — and compares the stack then with the one the recorded call
+    /// left (the one the next call found, ``FlightRecorder``). Each call is made durable before the next, as it would
+    /// be for a client. The replay stops at the first difference.
     ///
     /// - Parameters:
     ///   - to: The recorded revision to stop at: the calls that reached past it are not made, and the session stays
@@ -273,8 +273,9 @@ extension SessionRegistry {
     /// routes given up on that keep changing, each screen tracked on its own. A screen is left out once it has changed
     /// with no 50 ms still for ``steadily`` (a clock ticking every 10 ms, a progress bar), and only while it goes on
     /// changing: still for 50 ms, its own changes count again (their count re-entering the value, which jumps: the 50
-    /// ms start again). A screen of such a route that writes a few items 30 ms apart, or loads and goes still, is
-    /// waited for as any other.
+    /// ms start again). A screen of such a route that writes a few items 30 ms apart, or loads and goes still, within
+    /// ``steadily`` is waited for as any other; one that goes on longer is left out from then on until it is still,
+    /// and the settle may end before it is.
     @MainActor
     private struct OwnChangesLeftOut {
         /// How long a screen must have kept changing, no 50 ms still, before its changes are left out: four times the
@@ -341,8 +342,8 @@ extension SessionRegistry {
     /// 5 s once: the replay stops at the difference. A screen that changes all the time (a clock ticking every 10 ms,
     /// a progress bar) lets no 50 ms pass: when the 5 s run out that way, with the work to wait for ended and the
     /// stack there for the last 50 ms at least, the screens whose own changes alone kept the 50 ms away are named,
-    /// and later settles leave out the own changes of their routes' screens, each while it keeps changing. When the 5 s ran out for work or for the stack, nothing is
-    /// said of quiet: those screens had no chance to settle.
+    /// and later settles leave out the own changes of their routes' screens, each while it keeps changing. When the
+    /// 5 s ran out for work or for the stack, nothing is said of quiet: those screens had no chance to settle.
     ///
     /// It polls every 2 ms: each poll compares numbers and the stack's routes, and builds nothing (but the list of
     /// own-change counts when a ready stretch begins). The 50 ms are the sum of the gaps between polls that found no
@@ -416,9 +417,12 @@ extension SessionRegistry {
         // change more; a ticker held up with them may fall short, and is not given up on (the 5 s, no warning).
         let needed = UInt64(readySince.duration(to: clock.now) / quiet)
         let changing = session.screens.enumerated().compactMap { place, screen in
+            // A screen a plugin's reload rebuilt under the same ID counts its changes from 0 again: all are its own.
+            let count = screen.ownChanges.count
             let before = countsWhenReady.first { $0.screen == screen.id }?.count ?? 0
+            let grown = count >= before ? count - before : count
             return !changingRoutes.contains(screen.route.id) && screen.ownChanges.latest > endedWindowRevision
-                && screen.ownChanges.count - before >= needed ? (place, screen.route.id) : nil
+                && grown >= needed ? (place, screen.route.id) : nil
         }
         // Only the stack kept changing (a screen that opens and closes others all the time): no screen to leave out.
         return changing.isEmpty ? .settled : .quietNeverCame(changing: changing)

@@ -9,14 +9,14 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
     FeatureExport.export(PaceFeature())
 }
 
-/// Eight screens: `pace.tick` changes its state every 10 ms for as long as it is open (with `steps`, it writes that many
-/// items 30 ms apart instead, then follows on, as the same clock screen showing a countdown); `pace.load` loads for 200 ms;
-/// `pace.follow` follows something for as long as it is open and opens a `pace.load` above itself after 200 ms;
-/// `pace.download` does the same with a `pace.tick`, as a download opens its progress; `pace.sync` empties the feature's
-/// items, adds three at 10, 20 and 30 ms, and follows on; `pace.stall` holds the main actor (the whole daemon) 60 ms at
-/// a time, 1 ms apart, for 3 s, as synchronous work between awaits would, then opens a `pace.load` and follows on;
-/// `pace.pulse` changes its state every 70 ms for as long as it is open; `pace.count` shows how many items the feature
-/// holds.
+/// Eight screens: `pace.tick` changes its state every 10 ms for as long as it is open (with `steps`, it writes that
+/// many items 30 ms apart instead, then follows on, as the same clock screen showing a countdown); `pace.load` loads
+/// for 200 ms; `pace.follow` follows something for as long as it is open and opens a `pace.load` above itself after
+/// 200 ms; `pace.download` does the same with a `pace.tick`, as a download opens its progress; `pace.sync` empties the
+/// feature's items, adds three at 10, 20 and 30 ms, and follows on; `pace.stall` holds the main actor (the whole
+/// daemon) 60 ms at a time, 1 ms apart, for 3 s, as synchronous work between awaits would, then opens a `pace.load` and
+/// follows on; `pace.pulse` changes its state every 70 ms for as long as it is open; `pace.count` shows how many items
+/// the feature holds.
 final class PaceFeature: FeatureModule {
     let name = "Pace"
     let screens = [
