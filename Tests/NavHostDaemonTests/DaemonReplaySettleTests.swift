@@ -18,6 +18,28 @@ struct DaemonReplaySettleTests {
         )
     }
 
+    /// Replays `recording` and expects it identical over `calls` calls, with one warning: the ticker's, the screen
+    /// at `place`.
+    private static func expectIdenticalWithOneTickerWarning(
+        _ nav: NavigationClient,
+        _ recording: JSONValue,
+        calls: Int64,
+        tickerAt place: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let report = try await nav.call("Replay", ["recording": recording])
+        #expect(report["identical"] == true, "\(report)", sourceLocation: sourceLocation)
+        #expect(report["calls"] == .int(calls), sourceLocation: sourceLocation)
+        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let expected = tickerWarning(at: place)
+        #expect(warnings.count == 1, "\(warnings)", sourceLocation: sourceLocation)
+        #expect(
+            warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) },
+            "\(warnings)",
+            sourceLocation: sourceLocation
+        )
+    }
+
     @Test(
         "Given up on for a ticking screen, 50 ms without a change is waited for again once it closed: a screen recorded busy whose writes land 10 to 30 ms in, then a screen that counts them, replay identically"
     )
@@ -45,13 +67,7 @@ struct DaemonReplaySettleTests {
 
         // Before, once the ticker's settle had given up waiting for 50 ms without a change, no later settle waited for
         // them: the Navigate to pace.sync was compared 2 ms in, and pace.count found 0 or 1 items of 3.
-        let report = try await nav.call("Replay", ["recording": recording])
-        #expect(report["identical"] == true, "\(report)")
-        #expect(report["calls"] == 6)
-        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let expected = Self.tickerWarning(at: 1)
-        #expect(warnings.count == 1, "\(warnings)")
-        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await Self.expectIdenticalWithOneTickerWarning(nav, recording, calls: 6, tickerAt: 1)
         try await daemon.terminate()
     }
 
@@ -72,13 +88,7 @@ struct DaemonReplaySettleTests {
 
         // A settle that stopped waiting for 50 ms without a change as soon as the work and the stack were there, while
         // the ticker was open, compared pace.sync 2 ms in: pace.count found 0 or 1 items.
-        let report = try await nav.call("Replay", ["recording": recording])
-        #expect(report["identical"] == true, "\(report)")
-        #expect(report["calls"] == 3)
-        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let expected = Self.tickerWarning(at: 1)
-        #expect(warnings.count == 1, "\(warnings)")
-        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await Self.expectIdenticalWithOneTickerWarning(nav, recording, calls: 3, tickerAt: 1)
         try await daemon.terminate()
     }
 
@@ -100,13 +110,7 @@ struct DaemonReplaySettleTests {
 
         // Before, every screen of pace.tick was left out once the ticker was given up on: the second one's writes,
         // 30 to 90 ms in, did not count, the settle ended 50 ms after the push, and pace.count found 1 item of 3.
-        let report = try await nav.call("Replay", ["recording": recording])
-        #expect(report["identical"] == true, "\(report)")
-        #expect(report["calls"] == 3)
-        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let expected = Self.tickerWarning(at: 1)
-        #expect(warnings.count == 1, "\(warnings)")
-        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await Self.expectIdenticalWithOneTickerWarning(nav, recording, calls: 3, tickerAt: 1)
         try await daemon.terminate()
     }
 
@@ -145,13 +149,7 @@ struct DaemonReplaySettleTests {
 
         // Before, every screen that changed in the last 50 to 100 ms of the 5 s was named, pace.pulse most times, and
         // its route left out for the rest of the replay.
-        let report = try await nav.call("Replay", ["recording": recording])
-        #expect(report["identical"] == true, "\(report)")
-        #expect(report["calls"] == 2)
-        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let expected = Self.tickerWarning(at: 2)
-        #expect(warnings.count == 1, "\(warnings)")
-        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await Self.expectIdenticalWithOneTickerWarning(nav, recording, calls: 2, tickerAt: 2)
         try await daemon.terminate()
     }
 
@@ -187,13 +185,7 @@ struct DaemonReplaySettleTests {
 
         // pace.load says "loading" for 200 ms without a change, and pace.follow opens its pace.load 200 ms in: compared
         // as soon as the ticker's changes stopped counting, either would differ.
-        let report = try await nav.call("Replay", ["recording": recording])
-        #expect(report["identical"] == true, "\(report)")
-        #expect(report["calls"] == 7)
-        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let expected = Self.tickerWarning(at: 1)
-        #expect(warnings.count == 1, "\(warnings)")
-        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await Self.expectIdenticalWithOneTickerWarning(nav, recording, calls: 7, tickerAt: 1)
         try await daemon.terminate()
     }
 
@@ -217,13 +209,7 @@ struct DaemonReplaySettleTests {
         // The first settle to give up on 50 ms without a change did not count the 200 ms before the ticker opened as
         // those 50 ms (in session 51's first version it did: each Navigate's settle had "seen" them, was not taken
         // for one that lacked them, and cost 5 s with no warning; before that version, so did every such settle).
-        let report = try await nav.call("Replay", ["recording": recording])
-        #expect(report["identical"] == true, "\(report)")
-        #expect(report["calls"] == 9)
-        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let expected = Self.tickerWarning(at: 2)
-        #expect(warnings.count == 1, "\(warnings)")
-        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await Self.expectIdenticalWithOneTickerWarning(nav, recording, calls: 9, tickerAt: 2)
         try await daemon.terminate()
     }
 
@@ -245,13 +231,7 @@ struct DaemonReplaySettleTests {
         let recording = try #require(try await nav.call("Recording")["recording"])
 
         // Before, each of the ten calls with a ticker open waited the whole 5 s, and nothing said why.
-        let report = try await nav.call("Replay", ["recording": recording])
-        #expect(report["identical"] == true, "\(report)")
-        #expect(report["calls"] == 12)
-        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let expected = Self.tickerWarning(at: 1)
-        #expect(warnings.count == 1, "\(warnings)")
-        #expect(warnings.allSatisfy { $0.hasPrefix(expected.prefix) && $0.hasSuffix(expected.suffix) }, "\(warnings)")
+        try await Self.expectIdenticalWithOneTickerWarning(nav, recording, calls: 12, tickerAt: 1)
         try await daemon.terminate()
     }
 }
