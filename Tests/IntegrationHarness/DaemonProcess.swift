@@ -122,6 +122,15 @@ package final class DaemonProcess: Sendable {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 
+    /// Waits until the daemon's log (its stdout and stderr) contains `text`.
+    package func waitForLog(_ text: String, within limit: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + limit
+        while !log.contains(text) {
+            guard ContinuousClock.now < deadline else { throw TimedOut(what: "\"\(text)\" in navhostd's log:\n\(log)") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Waits until a notification containing `text` arrives (or already did, after `after` messages).
     @discardableResult
     package func waitFor(_ text: String, after count: Int = 0, within limit: Duration = .seconds(30)) async throws

@@ -519,9 +519,7 @@ struct BadInputTests {
         _ = await writing.value
         #expect(offender.unreadBytes > 0, "replies were waiting in its socket, unread")
         // The operator can see why: the daemon logs the send timeout.
-        try await withTimeout(.seconds(10), "the daemon to log the send timeout") {
-            while !daemon.log.contains("(sendTimeout)") { try await Task.sleep(for: .milliseconds(20)) }
-        }
+        try await daemon.waitForLog("(sendTimeout)")
         try await witness.confirm()
     }
 }

@@ -47,11 +47,7 @@ struct DaemonLifecycleTests {
 
         // The test hook (SIGUSR1) logs, then blocks the MainActor for good; a ping on its way may still arrive.
         daemon.send(signal: SIGUSR1)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !daemon.log.contains("Test hook: wedging the main actor") {
-            guard ContinuousClock.now < deadline else { throw TimedOut(what: "the test hook's log line") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await daemon.waitForLog("Test hook: wedging the main actor")
         _ = await daemon.notifications(arrivingWithin: timeout * 2)
         let late = await daemon.notifications(arrivingWithin: timeout * 5).filter { $0 == "WATCHDOG=1" }
         #expect(late.isEmpty, "\(late.count) pings from a daemon whose MainActor is wedged")
