@@ -11,8 +11,8 @@ import Synchronization
 /// socket. A plugin that
 /// blocks it (a synchronous wait, a lock, an endless loop) stops every call of every client; no time limit can
 /// interrupt code that never yields. A thread of the detector's own posts a heartbeat to the main queue several times
-/// per `limit` (a tick: a quarter of it, at most 250 ms); once the main thread has surely been held for `limit` (no
-/// heartbeat has run for `limit` and a tick), it probes the main thread through the ``PluginFaultGuard``, which
+/// per `limit` (a tick: a quarter of it, at most 250 ms); once the main thread has surely been held for `limit` (a
+/// heartbeat has waited that long to run), it probes the main thread through the ``PluginFaultGuard``, which
 /// records the plugin whose code is on its stack, logs the stall at `critical` and exits with status 70
 /// (`EX_SOFTWARE`). systemd restarts the service (`Restart=on-failure`), and the plugin stays quarantined
 /// (``QuarantineReason/Code/stalled``) until its library changes.
@@ -24,7 +24,6 @@ public final class MainThreadStallDetector: Sendable {
 
     private let limit: Duration
     private let logger: Logger
-    private let lastBeat = Atomic<Int64>(0)
     private let beatPending = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     /// The thread that ran the last heartbeat: the one most likely to be serving the main queue now.
@@ -43,7 +42,6 @@ public final class MainThreadStallDetector: Sendable {
     /// Starts watching the main actor.
     @MainActor
     public func start() {
-        lastBeat.store(Self.now(), ordering: .relaxed)
         mainQueueThread.store(navhost_fault_guard_current_thread(), ordering: .relaxed)
         // A serial queue of its own gets a thread of its own (an overcommitting one), never one of the cooperative
         // pool's; the daemon does not link Foundation, so no `Thread`.
@@ -71,19 +69,30 @@ public final class MainThreadStallDetector: Sendable {
     private func watch() {
         let limitNanoseconds = Self.nanoseconds(limit)
         let tick = Self.tick(for: limitNanoseconds)
+        var lastWake = Self.now()
+        // When the heartbeat waiting for the main thread was posted (read only while one is pending).
+        var postedAt = lastWake
         while !stopped.load(ordering: .relaxed) {
             usleep(useconds_t(tick / 1_000))
-            if !beatPending.exchange(true, ordering: .acquiringAndReleasing) {
+            let now = Self.now()
+            // Woken later than the limit past its time: the whole daemon was stopped (SIGSTOP, a cgroup freeze, a
+            // debugger) and the main thread with it, not held. The wait of a pending heartbeat is measured from now (a
+            // thread starved that long by the machine's load is taken for stopped too: a stall is then named later).
+            let stoppedMeanwhile = now - lastWake - tick > limitNanoseconds
+            lastWake = now
+            guard beatPending.exchange(true, ordering: .acquiringAndReleasing) else {
+                postedAt = now
                 DispatchQueue.main.async { [self] in
-                    lastBeat.store(Self.now(), ordering: .relaxed)
                     mainQueueThread.store(navhost_fault_guard_current_thread(), ordering: .relaxed)
                     beatPending.store(false, ordering: .releasing)
                 }
+                continue
             }
-            // How long the main thread has surely been held: since the heartbeat after the last one that ran. That
-            // one was posted at most a tick later, and would have run had the thread been free then. Measured from the
-            // last heartbeat, a hold that began just before the next was due ended the daemon up to a tick early.
-            let held = Self.now() - lastBeat.load(ordering: .relaxed) - tick
+            if stoppedMeanwhile { postedAt = now }
+            // How long the main thread has surely been held: since the pending heartbeat was posted. Measured from
+            // the last heartbeat that ran, a hold that began just before the next was due ended the daemon up to a
+            // tick early; measured from a tick after it, so did a hold that began while this thread was late.
+            let held = now - postedAt
             if held > limitNanoseconds, !stopped.load(ordering: .relaxed) {
                 endDaemon(held: .nanoseconds(held))
             }

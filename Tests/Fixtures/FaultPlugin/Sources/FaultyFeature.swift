@@ -78,6 +78,14 @@ enum MainThreadFault {
         }
     }
 
+    /// Holds the main thread in `slices` sleeps of 10 ms, saying so on standard error first (for a test that acts
+    /// during the hold): unlike ``hold(milliseconds:)``, a stop of the whole daemon lengthens it.
+    static func hold(slices: Int) {
+        let line = "Faulty: holding the main thread\n".utf8CString
+        _ = line.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+        for _ in 0..<slices { usleep(10_000) }
+    }
+
     /// Holds the main thread for `milliseconds` by the monotonic clock, then lets go: a stall shorter than a limit.
     static func hold(milliseconds: Int64) {
         let end = monotonicMilliseconds() + milliseconds
@@ -108,6 +116,8 @@ final class FaultyViewModel: RestorableViewModel {
         case onTappedCount
         /// Holds the main thread for 0.85 s, under the tests' 1 s stall limit.
         case onTappedHold
+        /// Holds the main thread in 60 sleeps of 10 ms: 0.6 s of the daemon's running, however long it is stopped.
+        case onTappedHoldInSlices
         /// Opens another `faulty.main` above this one, then fails.
         case onTappedOpenThenFail
         /// After a suspension, opens another `faulty.main` above this one, then fails.
@@ -130,9 +140,10 @@ final class FaultyViewModel: RestorableViewModel {
         case onChangedNoteThenSavedInAnHour(text: String)
 
         static let names = [
-            "onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold", "onTappedOpenThenFail",
-            "onTappedOpenThenFailLater", "onChangedNoteThenFail", "onTappedOpenThenHang", "onChangedNoteThenHang",
-            "onChangedSavedSlowly", "onChangedNoteThenSavedInASecond", "onChangedNoteThenSavedInAnHour",
+            "onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold", "onTappedHoldInSlices",
+            "onTappedOpenThenFail", "onTappedOpenThenFailLater", "onChangedNoteThenFail", "onTappedOpenThenHang",
+            "onChangedNoteThenHang", "onChangedSavedSlowly", "onChangedNoteThenSavedInASecond",
+            "onChangedNoteThenSavedInAnHour",
         ]
     }
 
@@ -171,6 +182,9 @@ final class FaultyViewModel: RestorableViewModel {
         case .onTappedCount: state.count += 1
         case .onTappedHold:
             MainThreadFault.hold(milliseconds: 850)
+            state.count += 1
+        case .onTappedHoldInSlices:
+            MainThreadFault.hold(slices: 60)
             state.count += 1
         case .onTappedOpenThenFail:
             _ = router.navigate(to: .main)
