@@ -122,7 +122,7 @@ package final class DaemonProcess: Sendable {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 
-    /// Waits until the daemon's log (its stdout and stderr) contains `text`.
+    /// Waits until the daemon's log (its stdout and stderr) contains `text`; throws ``TimedOut`` after `limit`.
     package func waitForLog(_ text: String, within limit: Duration = .seconds(30)) async throws {
         let deadline = ContinuousClock.now + limit
         while !log.contains(text) {

@@ -17,6 +17,11 @@ import Synchronization
 /// (`EX_SOFTWARE`). systemd restarts the service (`Restart=on-failure`), and the plugin stays quarantined
 /// (``QuarantineReason/Code/stalled``) until its library changes.
 ///
+/// A heartbeat's wait is counted a tick at most per look of the detector, never by the clock alone: a daemon stopped
+/// as a whole (`SIGSTOP`, a cgroup freeze, a debugger) or a detector thread held up by the machine's load counts a
+/// tick for the gap, so the daemon is never ended before the main thread was held for `limit` of its running time;
+/// a held-up detector names a stall later. Under a debugger, run with `--stall-limit off`: every resume counts a tick.
+///
 /// The limit sits well under the unit's `WatchdogSec=`, so the daemon names the culprit before systemd's watchdog
 /// kills it without a word. While the main thread is held, the watchdog pings (sent from the main actor) stop too.
 public final class MainThreadStallDetector: Sendable {
@@ -55,6 +60,8 @@ public final class MainThreadStallDetector: Sendable {
 
     /// The longest a hold of the main thread can last before a detector with `limit` ends the daemon: the limit, a
     /// tick for the heartbeat that may have been due when the hold began, and a tick for the detector's own check.
+    /// That is running time with the detector on time: a stop of the daemon, or its thread held up, adds to it (and
+    /// systemd's watchdog clock does not stop meanwhile).
     public static func longestHold(for limit: Duration) -> Duration {
         limit + .nanoseconds(2 * tick(for: nanoseconds(limit)))
     }
@@ -69,30 +76,29 @@ public final class MainThreadStallDetector: Sendable {
     private func watch() {
         let limitNanoseconds = Self.nanoseconds(limit)
         let tick = Self.tick(for: limitNanoseconds)
-        var lastWake = Self.now()
-        // When the heartbeat waiting for the main thread was posted (read only while one is pending).
-        var postedAt = lastWake
+        var lastLook = Self.now()
+        // How long the pending heartbeat has surely waited for the main thread (counted only while one is pending).
+        var held: Int64 = 0
         while !stopped.load(ordering: .relaxed) {
             usleep(useconds_t(tick / 1_000))
             let now = Self.now()
-            // Woken later than the limit past its time: the whole daemon was stopped (SIGSTOP, a cgroup freeze, a
-            // debugger) and the main thread with it, not held. The wait of a pending heartbeat is measured from now (a
-            // thread starved that long by the machine's load is taken for stopped too: a stall is then named later).
-            let stoppedMeanwhile = now - lastWake - tick > limitNanoseconds
-            lastWake = now
+            let sinceLastLook = now - lastLook
+            lastLook = now
             guard beatPending.exchange(true, ordering: .acquiringAndReleasing) else {
-                postedAt = now
+                held = 0
                 DispatchQueue.main.async { [self] in
                     mainQueueThread.store(navhost_fault_guard_current_thread(), ordering: .relaxed)
                     beatPending.store(false, ordering: .releasing)
                 }
+                // Counted from the posting: a wait here before it is not the heartbeat's.
+                lastLook = Self.now()
                 continue
             }
-            if stoppedMeanwhile { postedAt = now }
-            // How long the main thread has surely been held: since the pending heartbeat was posted. Measured from
-            // the last heartbeat that ran, a hold that began just before the next was due ended the daemon up to a
-            // tick early; measured from a tick after it, so did a hold that began while this thread was late.
-            let held = now - postedAt
+            // A tick at most per look: a longer gap is this thread's own lateness, or the whole daemon stopped (the
+            // main thread with it), not surely holding. Measured by the clock from the last heartbeat that ran, a hold
+            // that began just before the next was due ended the daemon up to a tick early, and a stop of the daemon
+            // (SIGSTOP, a cgroup freeze, a debugger) longer than the limit ended it at once.
+            held += min(sinceLastLook, tick)
             if held > limitNanoseconds, !stopped.load(ordering: .relaxed) {
                 endDaemon(held: .nanoseconds(held))
             }

@@ -15,7 +15,7 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
 }
 
 /// One screen, `faulty.main`, whose intents take the main thread down in three ways; `onTappedCount` behaves,
-/// `onTappedHold` holds the main thread for a while, and `onTappedOpenThenFail`, `onTappedOpenThenFailLater` (after a
+/// `onTappedHold` and `onTappedHoldInSlices` hold the main thread for a while, and `onTappedOpenThenFail`, `onTappedOpenThenFailLater` (after a
 /// suspension) and `onChangedNoteThenFail` throw after opening another `faulty.main` or changing the restorable note;
 /// the intents that end in `Hang` do the same and then wait past any time limit, and the `Saved` ones write `saved` to
 /// the feature's store, slowly.
@@ -62,7 +62,7 @@ final class FaultyCoordinator: Coordinator {
     }
 }
 
-/// The three ways to take the main thread down.
+/// The three ways to take the main thread down, and two holds shorter than a stall.
 enum MainThreadFault {
     /// Blocks in a system call that never returns on its own.
     static func block() {
