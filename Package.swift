@@ -103,7 +103,7 @@ let fixturePlugins: [(name: String, path: String)] = [
     // (docs/recording.md).
     ("DiceFeature", "Tests/Fixtures/DicePlugin/Sources"),
     // Screens that tick, load, follow, write items kept in memory, pulse and hold the main actor on real time, for the
-    // replay's settle (docs/recording.md).
+    // replay's settle (docs/recording.md), and one that sets its restorable note late, for a replay's hand-over.
     ("PaceFeature", "Tests/Fixtures/PacePlugin/Sources"),
 ]
 

@@ -9,14 +9,14 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
     FeatureExport.export(PaceFeature())
 }
 
-/// Eight screens: `pace.tick` changes its state every 10 ms for as long as it is open (with `steps`, it writes that
+/// Nine screens: `pace.tick` changes its state every 10 ms for as long as it is open (with `steps`, it writes that
 /// many items 30 ms apart instead, then follows on, as the same clock screen showing a countdown); `pace.load` loads
 /// for 200 ms; `pace.follow` follows something for as long as it is open and opens a `pace.load` above itself after
 /// 200 ms; `pace.download` does the same with a `pace.tick`, as a download opens its progress; `pace.sync` empties the
 /// feature's items, adds three at 10, 20 and 30 ms, and follows on; `pace.stall` holds the main actor (the whole
 /// daemon) 60 ms at a time, 1 ms apart, for 3 s, as synchronous work between awaits would, then opens a `pace.load` and
 /// follows on; `pace.pulse` changes its state every 70 ms for as long as it is open; `pace.count` shows how many items
-/// the feature holds.
+/// the feature holds; `pace.note` sets its restorable note 200 ms after it opens, then is idle.
 final class PaceFeature: FeatureModule {
     let name = "Pace"
     let screens = [
@@ -57,6 +57,11 @@ final class PaceFeature: FeatureModule {
             viewModel: PaceViewModel.self,
             summary: "Test fixture: shows how many items pace.sync wrote."
         ),
+        ScreenDescriptor(
+            route: "pace.note",
+            viewModel: PaceNoteViewModel.self,
+            summary: "Test fixture: sets its restorable note 200 ms after it opens, unless it was brought back."
+        ),
     ]
 
     init() {}
@@ -86,6 +91,7 @@ enum PaceRoute: Route {
     case stall
     case pulse
     case count
+    case note
 }
 
 @MainActor
@@ -93,7 +99,7 @@ final class PaceCoordinator: Coordinator {
     private let items = PaceItems()
 
     func makeViewModel(for route: PaceRoute, router: Router<PaceRoute>) -> any ViewModel {
-        PaceViewModel(route: route, router: router, items: items)
+        route == .note ? PaceNoteViewModel() : PaceViewModel(route: route, router: router, items: items)
     }
 }
 
@@ -158,6 +164,8 @@ final class PaceViewModel: ViewModel {
             }
         case .count:
             state = "\(items.items.count) items"
+        case .note:
+            return  // Never here: pace.note's ViewModel is a PaceNoteViewModel.
         }
     }
 
@@ -182,5 +190,38 @@ final class PaceViewModel: ViewModel {
             items.items.append(item)
             state = "written \(item)"
         }
+    }
+}
+
+/// `pace.note`: a change to what a restart restores that no call makes, late enough that the call which opened the
+/// screen was made durable first, and after which the session is idle at once: a replay's settle ends with it, at the
+/// next poll. A screen brought back (a restart, a reload's rebuild) keeps the note it was saved with and sets none, so
+/// that what it shows after a kill -9 is what was on disk. The note comes with a text of a quarter of a megabyte, kept
+/// with it: its write takes long enough that a reply which does not wait for it is sent before it lands.
+@MainActor
+@Observable
+final class PaceNoteViewModel: RestorableViewModel {
+    struct Saved: Codable, Equatable {
+        var note: String
+        var text: String
+    }
+
+    /// The note, which front ends see: empty until set.
+    private(set) var state = ""
+    private var text = ""
+    private var broughtBack = false
+
+    var restorableState: Saved { Saved(note: state, text: text) }
+
+    func restore(from saved: Saved) {
+        (state, text) = (saved.note, saved.text)
+        broughtBack = true
+    }
+
+    func onAppear() async {
+        guard !broughtBack else { return }
+        try? await Task.sleep(for: PaceViewModel.loadTime)
+        guard !Task.isCancelled else { return }
+        (state, text) = ("noted", String(repeating: "a quarter of a megabyte ", count: 10_923))
     }
 }
