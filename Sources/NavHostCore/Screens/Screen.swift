@@ -318,8 +318,7 @@ extension Screen {
     /// a suspended result waits for the rest, and the waiting task's cancellation cancels the work too. A screen
     /// already closed runs nothing.
     ///
-    /// The intent is handled in the task's own closure, not in one the caller passes: one closure and one async
-    /// call fewer per intent.
+    /// The intent is handled in the task's own closure, not in one the caller passes (``startIntentTask(handling:reportingTo:)``).
     ///
     /// Not generic, like ``Race``: a generic class's `deinit` runs unspecialized, looking up its metadata on every
     /// intent.
@@ -333,19 +332,7 @@ extension Screen {
         guard !isClosed else { return .finished(.closed) }
         let race = Race()
         // The work reports its own result to the race: no second task waits on it.
-        let task = pendingChange.lookingAfterward {
-            startTask { model -> (any Error)? in
-                let result: (any Error)?
-                do {
-                    try await model.handle(message)
-                    result = nil
-                } catch {
-                    result = error
-                }
-                race.finish(.finished(result))
-                return result
-            }
-        }
+        let task = pendingChange.lookingAfterward { startIntentTask(handling: message, reportingTo: race) }
         task.handle.race = race
         // The work's first stretch ran inside `startTask`, before the race was handed over: a close in it is seen here,
         // and its writes under way are waited for as `close(itself:rebuilt:)` has them waited for.
@@ -456,13 +443,8 @@ extension Screen {
     private func startTask<Result: Sendable>(
         _ work: @escaping @MainActor (ScreenModel) async -> Result
     ) -> (number: Int, task: Task<Result, Never>, handle: ScreenTask) {
-        let number = nextTaskNumber
-        nextTaskNumber += 1
+        let (number, handle) = registerTask()
         let model = self.model
-        // Registered before the work starts, which may end it (and unregister it) before the task is returned. A
-        // cancel asked for in that first stretch (the work closed the screen) is applied once the task is returned.
-        let handle = ScreenTask(screen: self, context: context)
-        inFlight.insert(handle, as: number)
         // The ViewModel's work draws random numbers and reads time through its session (`SessionContext`), and the
         // tasks it starts inherit that: the handle, bound as the task's, carries the context (one task-local bound,
         // not two: each binding is an async closure, a frame and a push and pop of the task's local values). Bound
@@ -475,13 +457,54 @@ extension Screen {
         // task-executor preference it was not asked for, and every hop in the task then takes the task's
         // status-record lock. Both of a call's tasks started this way cost about 6,800 instructions less per `Send`
         // (docs/architecture.md; `Benchmarks/Profiling/task-immediate-preference/run.sh` shows the lock).
-        let context = self.context
         let task = Task.startOnMainActor { [weak self] in
             defer { self?.inFlight.remove(number) }
             return await ScreenTaskBinding.$task.withValue(handle) { await work(model) }
         }
         handle.setTask(task)
         return (number, task, handle)
+    }
+
+    /// ``startTask(_:)`` for an intent: the task's own closure has the ViewModel handle `message` and reports the error
+    /// it ends with (`nil` for none) to `race`, and returns it.
+    ///
+    /// Not `startTask` with a closure that handles the intent: that closure cost an allocated context, an async frame
+    /// and a `swift_task_switch` to the main actor the task is already on, per intent (callgrind, session 53).
+    private func startIntentTask(
+        handling message: IntentMessage,
+        reportingTo race: Race
+    ) -> (number: Int, task: Task<(any Error)?, Never>, handle: ScreenTask) {
+        let (number, handle) = registerTask()
+        let model = self.model
+        // As in `startTask`: bound in the task, started by the runtime's older name for a `Task.immediate` on the main
+        // actor.
+        let task = Task.startOnMainActor { [weak self] () -> (any Error)? in
+            defer { self?.inFlight.remove(number) }
+            return await ScreenTaskBinding.$task.withValue(handle) {
+                let result: (any Error)?
+                do {
+                    try await model.handle(message)
+                    result = nil
+                } catch {
+                    result = error
+                }
+                race.finish(.finished(result))
+                return result
+            }
+        }
+        handle.setTask(task)
+        return (number, task, handle)
+    }
+
+    /// Numbers a task the screen is about to start and registers its handle: before the work starts, which may end it
+    /// (and unregister it) before the task is returned. A cancel asked for in that first stretch (the work closed the
+    /// screen) is applied once the task is returned (``ScreenTask/setTask(_:)``).
+    private func registerTask() -> (number: Int, handle: ScreenTask) {
+        let number = nextTaskNumber
+        nextTaskNumber += 1
+        let handle = ScreenTask(screen: self, context: context)
+        inFlight.insert(handle, as: number)
+        return (number, handle)
     }
 
     fileprivate func navigationError(for error: IntentError) -> NavigationError {
