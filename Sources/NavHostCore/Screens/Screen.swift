@@ -318,7 +318,8 @@ extension Screen {
     /// a suspended result waits for the rest, and the waiting task's cancellation cancels the work too. A screen
     /// already closed runs nothing.
     ///
-    /// The intent is handled in the task's own closure, not in one the caller passes (``startIntentTask(handling:reportingTo:)``).
+    /// The intent is handled in the task's own closure, not in one the caller passes
+    /// (``startIntentTask(handling:reportingTo:)``).
     ///
     /// Not generic, like ``Race``: a generic class's `deinit` runs unspecialized, looking up its metadata on every
     /// intent.
@@ -334,8 +335,8 @@ extension Screen {
         // The work reports its own result to the race: no second task waits on it.
         let task = pendingChange.lookingAfterward { startIntentTask(handling: message, reportingTo: race) }
         task.handle.race = race
-        // The work's first stretch ran inside `startTask`, before the race was handed over: a close in it is seen here,
-        // and its writes under way are waited for as `close(itself:rebuilt:)` has them waited for.
+        // The work's first stretch ran inside `startIntentTask`, before the race was handed over: a close in it is seen
+        // here, and its writes under way are waited for as `close(itself:rebuilt:)` has them waited for.
         if isClosed, race.outcome == nil {
             if !closedItself, !wasRebuilt { task.handle.countNoMoreStoreWrites() }
             race.finish(.closed)
@@ -413,9 +414,9 @@ extension Screen {
         }
     }
 
-    /// Returns once no store write `task`'s work counts is under way, or once its wait is ended (its time limit after a
-    /// close, the daemon's stop): through the registry's ``StoreWriteWaits``, which the stop ends, or on the task itself
-    /// outside a registry. `reason` names what waits, for the log.
+    /// Returns once no store write `task`'s work counts is under way, or once its wait is ended (its time limit after
+    /// a close, the daemon's stop): through the registry's ``StoreWriteWaits``, which the stop ends, or on the task
+    /// itself outside a registry. `reason` names what waits, for the log.
     private func storeWritesEnded(of task: ScreenTask, before reason: String) async {
         if let storeWriteWaits {
             await storeWriteWaits.storeWritesEnded(of: task, before: reason)
@@ -439,7 +440,7 @@ extension Screen {
 
     /// Starts `work` as the screen's task, at once: it runs on the caller's stretch of the main actor until it first
     /// suspends (an intent that does not suspend has finished when this returns), and it is cancelled when the screen
-    /// closes while it runs.
+    /// closes while it runs. ``startIntentTask(handling:reportingTo:)`` repeats this body for intents: change both.
     private func startTask<Result: Sendable>(
         _ work: @escaping @MainActor (ScreenModel) async -> Result
     ) -> (number: Int, task: Task<Result, Never>, handle: ScreenTask) {

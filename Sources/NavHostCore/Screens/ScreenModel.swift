@@ -6,8 +6,8 @@ import Observation
 ///
 /// Built once per screen by opening the `any ViewModel` a feature returns; every closure keeps the concrete type.
 ///
-/// A class: each intent's task takes the model along (`Screen.startTask`), where a copy of a struct of the ViewModel
-/// and seven closures cost a retain of each (the copy 271 instructions per intent, callgrind).
+/// A class: each intent's task takes the model along (`Screen.startIntentTask`), where a copy of a struct of the
+/// ViewModel and seven closures cost a retain of each (the copy 271 instructions per intent, callgrind).
 @MainActor
 final class ScreenModel {
     /// The ViewModel itself, kept so the screen owns it.
