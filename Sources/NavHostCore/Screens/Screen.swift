@@ -30,6 +30,9 @@ final class Screen {
     private let context: SessionContext?
     /// What the ViewModel's `Router` hands its commands to; held here, the `Router` holds it weakly.
     private let navigation: ScreenNavigation?
+    /// The way back to the screen for its tasks, their handles, its clocks and its observation, which may outlive it
+    /// (not a weak reference, which would put every retain of the screen on the runtime's slow path).
+    let backlink = Backlink<Screen>()
 
     // MARK: Public Properties
 
@@ -99,6 +102,11 @@ final class Screen {
         self.model = model
         self.intentTimer = intentTimeLimit.map { IntentTimer(limit: $0.0, clock: $0.1) }
         self.state = (try? model.encodeState()) ?? .null
+        backlink.point(to: self)
+    }
+
+    deinit {
+        backlink.clear()
     }
 
     // MARK: Lifecycle
@@ -289,12 +297,12 @@ extension Screen {
     fileprivate func trackState() {
         guard !isClosed else { return }
         let pendingChange = self.pendingChange
-        model.trackState { [weak self] in
+        model.trackState { [backlink] in
             // Fires at the first mutation, before the value is stored: look again once the stretch is over, or when
             // the intent that made it returns, whichever comes first. In an intent's first stretch the screen looks
             // itself when it ends (`startUntilClosed`): no task of its own then.
             guard pendingChange.raise() else { return }
-            Task { @MainActor in self?.takeStateChange() }
+            Task { @MainActor in backlink.owner?.takeStateChange() }
         }
     }
 
@@ -359,7 +367,7 @@ extension Screen {
         var ownClock: Task<Void, Never>?
         if let intentTimer, race.outcome == nil || waitsForWritesUnderWay {
             let limit = intentTimer.limit
-            let expire: @MainActor () -> Void = { [weak self] in
+            let expire: @MainActor () -> Void = { [backlink] in
                 // Finished in time (the caller may not have resumed yet to stop the clock): its caller is answered
                 // with its outcome, and the tasks it started keep their navigation. Its screen closed by another call:
                 // its caller waits for the store writes under way then no longer than its time limit.
@@ -369,7 +377,7 @@ extension Screen {
                 // navigation it asks for from now on is dropped (its caller is told it did not finish).
                 task.handle.abandon()
                 task.task.cancel()
-                self?.inFlight.remove(task.number)
+                backlink.owner?.inFlight.remove(task.number)
             }
             if let deadline {
                 ownClock = intentTimer.start(remainingOf: deadline, expire: expire)
@@ -458,8 +466,8 @@ extension Screen {
         // task-executor preference it was not asked for, and every hop in the task then takes the task's
         // status-record lock. Both of a call's tasks started this way cost about 6,800 instructions less per `Send`
         // (docs/architecture.md; `Benchmarks/Profiling/task-immediate-preference/run.sh` shows the lock).
-        let task = Task.startOnMainActor { [weak self] in
-            defer { self?.inFlight.remove(number) }
+        let task = Task.startOnMainActor { [backlink] in
+            defer { backlink.owner?.inFlight.remove(number) }
             return await ScreenTaskBinding.$task.withValue(handle) { await work(model) }
         }
         handle.setTask(task)
@@ -479,8 +487,8 @@ extension Screen {
         let model = self.model
         // As in `startTask`: bound in the task, started by the runtime's older name for a `Task.immediate` on the main
         // actor.
-        let task = Task.startOnMainActor { [weak self] () -> (any Error)? in
-            defer { self?.inFlight.remove(number) }
+        let task = Task.startOnMainActor { [backlink] () -> (any Error)? in
+            defer { backlink.owner?.inFlight.remove(number) }
             return await ScreenTaskBinding.$task.withValue(handle) {
                 let result: (any Error)?
                 do {
@@ -596,7 +604,7 @@ final class ScreenTask {
     private nonisolated let storeWrites = Mutex(StoreWrites())
     /// The screen that runs the task. A reload rebuilds a screen under the same ID: the old ViewModel's work, which
     /// may go on although cancelled, is told from the new one's by this, not by the ID.
-    private weak var screen: Screen?
+    private let screen: Backlink<Screen>
     /// The ID of ``screen``, kept when it is gone.
     let screenID: ScreenID
     /// The first navigation the session refused to the task's work: its intent's caller is answered with it rather
@@ -608,7 +616,7 @@ final class ScreenTask {
     private var cancelTask: (() -> Void)?
 
     init(screen: Screen, context: SessionContext?) {
-        self.screen = screen
+        self.screen = screen.backlink
         self.screenID = screen.id
         self.context = context
     }
@@ -617,7 +625,7 @@ final class ScreenTask {
     /// rebuilt under the same ID is another screen. (A screen's work may navigate for another screen, through a
     /// callback its coordinator wired: that is the other screen's navigation.)
     func isWorkOfClosedScreen(_ id: ScreenID) -> Bool {
-        screenID == id && (screen?.isClosed ?? true)
+        screenID == id && (screen.owner?.isClosed ?? true)
     }
 
     /// Gives the task's intent up: its caller is about to be answered that it did not finish. No store write of its

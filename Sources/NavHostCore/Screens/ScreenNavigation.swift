@@ -8,16 +8,16 @@ import NavHostKit
 /// The screen holds it; the `Router` holds it weakly, so once the screen is gone the `Router` has no handler.
 @MainActor
 final class ScreenNavigation: NavigationHandler {
-    private weak var session: NavigationSession?
+    private let session: Backlink<NavigationSession>
     /// The screen whose ViewModel navigates through this; set once the screen is made (its ViewModel comes first).
-    weak var screen: Screen?
+    var screen: Backlink<Screen>?
 
     init(session: NavigationSession) {
-        self.session = session
+        self.session = session.backlink
     }
 
     func perform(_ command: NavigationCommand, from screenID: ScreenID) -> Bool {
-        guard let session, let screen, screen.id == screenID else { return false }
+        guard let session = session.owner, let screen = screen?.owner, screen.id == screenID else { return false }
         return session.perform(command, from: screen)
     }
 }

@@ -21,9 +21,9 @@ extension NavigationSession {
         } else {
             first = .snapshot(snapshot, coalesced: false)
         }
-        let watcher = SessionWatcher(limit: options.watcherLimit, first: first) { [weak self] watcher in
+        let watcher = SessionWatcher(limit: options.watcherLimit, first: first) { [backlink] watcher in
             let id = ObjectIdentifier(watcher)
-            Task { @MainActor in self?.watchers[id] = nil }
+            Task { @MainActor in backlink.owner?.watchers[id] = nil }
         }
         for event in missed { watcher.deliver(event) { snapshot } }
         watchers[ObjectIdentifier(watcher)] = AttachedWatcher(watcher, start: revision)

@@ -32,6 +32,9 @@ public final class NavigationSession: NavigationHandler {
 
     let catalog: FeatureCatalog
     let logger: Logger
+    /// The way back to the session for its screens, watchers and writers, which may outlive it (not a weak reference,
+    /// which would put every retain of the session on the runtime's slow path).
+    let backlink = Backlink<NavigationSession>()
     var screens: [Screen] = []
     var nextScreenNumber = 1
     var log: SessionEventLog
@@ -129,6 +132,11 @@ public final class NavigationSession: NavigationHandler {
         var logger = logger
         logger[metadataKey: "navhost.session"] = .string(configuration.name)
         self.logger = logger
+        backlink.point(to: self)
+    }
+
+    deinit {
+        backlink.clear()
     }
 
     /// Set when a `CloseSession` closed it and emptied its record: nothing it changes afterwards is written.
@@ -295,8 +303,8 @@ extension NavigationSession {
             intentTimeLimit: options.intentTimeLimit.map { ($0, options.clock) },
             storeWriteWaits: options.storeWriteWaits
         )
-        navigation.screen = screen
-        screen.onStateMayHaveChanged = { [weak self] screen in self?.stateMayHaveChanged(screen) }
+        navigation.screen = screen.backlink
+        screen.onStateMayHaveChanged = { [backlink] screen in backlink.owner?.stateMayHaveChanged(screen) }
         return screen
     }
 

@@ -32,20 +32,20 @@ extension SessionRegistry {
             return try open(configuration, options: options)
         }
         guard namesAwaitingEarlierWrites.insert(name).inserted else { return nil }
-        Task { [weak self] in
+        Task { [backlink] in
             await persistence.writesLand(of: name)
-            guard let self else { return }
+            guard let registry = backlink.owner else { return }
             // A write that began after the session closed and failed, whose caller has not taken it back yet (and
             // kept the session for the settle then): the name waits for that session's last write all the same.
-            if let closed = closedSessionMayHoldFailedWrite(name) { keepForTheSettle(closed) }
+            if let closed = registry.closedSessionMayHoldFailedWrite(name) { registry.keepForTheSettle(closed) }
             // A write that failed may have left its refused change in the file: the closed session's last write, its
             // change taken back, is written over it first (``settleClosedSessions()``, bounded).
-            if closedUnsettled[name] != nil { await settleClosedSessions() }
-            namesAwaitingEarlierWrites.remove(name)
+            if registry.closedUnsettled[name] != nil { await registry.settleClosedSessions() }
+            registry.namesAwaitingEarlierWrites.remove(name)
             // In this stretch of the main actor, with the look at the writes: a call of the closed session still under
             // way may have queued a record since they landed, and then the name waits again.
-            openConfiguredSessions?()
-            openListedSessions()
+            registry.openConfiguredSessions?()
+            registry.openListedSessions()
         }
         return nil
     }

@@ -9,6 +9,9 @@ public final class SessionRegistry {
     // MARK: Private Properties
 
     private var sessions = OpenSessions()
+    /// The way back to the registry for its sessions' writers and watchers and its own tasks, which may outlive it
+    /// (not a weak reference, which would put every retain of the registry on the runtime's slow path).
+    let backlink = Backlink<SessionRegistry>()
     private var listWatchers: [ObjectIdentifier: SessionListWatcher] = [:]
     /// The names an OpenSession or CloseSession is under way for, each with its calls taking turns.
     var busyNames: [String: Turns] = [:]
@@ -39,9 +42,9 @@ public final class SessionRegistry {
     private(set) var closedUnsettled: [String: UnsettledSession] = [:]
     /// The session the stop or a reload closed last under each name, while its file held no failed write and no write
     /// of it was under way: a call of it still under way may write after the close, and fail
-    /// (``keepForTheSettle(_:afterACallersFailure:)``). Weak: once its callers are done, a failure of theirs has kept it
+    /// (``keepForTheSettle(_:afterACallersFailure:)``). Not held: once its callers are done, a failure of theirs has kept it
     /// in ``closedUnsettled`` already; the entries of sessions gone are dropped at each close.
-    private var closedKeepingRecords: [String: WeakClosedSession] = [:]
+    private var closedKeepingRecords: [String: ClosedSessionLink] = [:]
     /// The settle under way, which every caller of ``settleClosedSessions()`` waits for.
     private var settling: Task<Void, Never>?
     /// The take-back under way (``TakeBackUnderWay``), which the catch-up event it records is saved or held by.
@@ -131,6 +134,11 @@ public final class SessionRegistry {
         self.openedFile = openedSessions
         self.logger = logger
         self.storeWriteWaits = StoreWriteWaits(logger: logger)
+        backlink.point(to: self)
+    }
+
+    deinit {
+        backlink.clear()
     }
 
     // MARK: Public Functions
@@ -202,18 +210,23 @@ public final class SessionRegistry {
         }
         closedKeepingRecords[configuration.name] = nil
         if let directory = options.flightRecorderDirectory {
-            session.keepRecording(in: directory) { [weak self] in self?.loadedPlugins() ?? [] }
+            session.keepRecording(in: directory) { [backlink] in backlink.owner?.loadedPlugins() ?? [] }
         }
         if let persistence {
             session.holdsEventsUntilDurable = true
-            session.observeChanges { [weak self] session, event in self?.persist(session, through: event.revision) }
-            persistence.rewriteAfterFailures(of: configuration.name) { @MainActor [weak self, weak session] in
-                guard let self, let session, isOpen(session), !hasLostItsRecord(session) else { return .sessionGone }
+            session.observeChanges { [backlink] session, event in
+                backlink.owner?.persist(session, through: event.revision)
+            }
+            persistence.rewriteAfterFailures(of: configuration.name) {
+                @MainActor [backlink, sessionBacklink = session.backlink] in
+                guard let registry = backlink.owner, let session = sessionBacklink.owner, registry.isOpen(session),
+                    !registry.hasLostItsRecord(session)
+                else { return .sessionGone }
                 // A failed caller, behind on the main actor, takes the refused changes back: a save now would be
                 // refused and take them back itself, as a background save, which may let watchers hear of changes
                 // whose calls were answered `StorageFailed`. Looked at as the save is queued, under the persistence's
                 // lock: a failure the writer records after a look beforehand refused the save all the same.
-                return await saveInBackground(session, unlessRefused: true) ? .saved : .waitingForTakeBack
+                return await registry.saveInBackground(session, unlessRefused: true) ? .saved : .waitingForTakeBack
             }
             persist(session, through: session.revision)
         }
@@ -225,9 +238,9 @@ public final class SessionRegistry {
     /// Starts a watcher of the session list: the names first, then one event per session opened or closed.
     public func watchNames(limit: Int = 64) -> SessionListWatcher {
         let watcher = SessionListWatcher(limit: limit, first: .snapshot(names, coalesced: false)) {
-            [weak self] watcher in
+            [backlink] watcher in
             let id = ObjectIdentifier(watcher)
-            Task { @MainActor in self?.listWatchers[id] = nil }
+            Task { @MainActor in backlink.owner?.listWatchers[id] = nil }
         }
         listWatchers[ObjectIdentifier(watcher)] = watcher
         return watcher
@@ -712,7 +725,9 @@ public final class SessionRegistry {
             // not "could not be saved". A session kept for the settle ends it there, once its last write lands, or
             // the settle gives it up.
             endFailureRun(of: session)
-            if !session.isClosedDurably { closedKeepingRecords[session.name] = WeakClosedSession(session: session) }
+            if !session.isClosedDurably {
+                closedKeepingRecords[session.name] = ClosedSessionLink(backlink: session.backlink)
+            }
             return false
         }
         closedUnsettled[session.name] = UnsettledSession(session: session)
@@ -769,9 +784,11 @@ public final class SessionRegistry {
         return closedKeepingRecords[name]?.session
     }
 
-    /// A closed session, held weakly (``closedKeepingRecords``).
-    struct WeakClosedSession {
-        weak var session: NavigationSession?
+    /// A closed session, not held: reached through its backlink while it lives (``closedKeepingRecords``).
+    struct ClosedSessionLink {
+        let backlink: Backlink<NavigationSession>
+        /// The session, or `nil` once it is gone.
+        @MainActor var session: NavigationSession? { backlink.owner }
     }
 
     /// Whether the last write of the session `name`, closed, may not land: its file may hold a failed write, or a
