@@ -46,6 +46,10 @@ public final class PluginControl {
     /// it is done: the daemon opens the sessions whose root route was missing.
     public var onPluginServing: (@MainActor () -> Void)?
 
+    /// On the main actor, wherever the last reference goes (the `Plugins` interface's closures hold the control, and
+    /// run off it): the session registry it holds must be freed there (the rule in Backlink.swift).
+    isolated deinit {}
+
     // MARK: Private Properties
 
     private var watchers: [ObjectIdentifier: PluginWatcher] = [:]

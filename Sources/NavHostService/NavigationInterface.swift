@@ -109,6 +109,10 @@ private final class NavigationHandlers: Sendable {
         self.sessions = sessions
     }
 
+    /// On the main actor, wherever the last call's closure lets the handlers go (on a thread of the pool when the
+    /// service went first): the registry they hold must be freed there (the rule in Backlink.swift).
+    isolated deinit {}
+
     func sessionNames() throws -> JSONObject {
         SessionsReply(sessions: sessions.names).jsonObject
     }

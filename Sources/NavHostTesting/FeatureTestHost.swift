@@ -16,6 +16,9 @@ package import NavHostWire
 /// }
 /// ```
 ///
+/// The host is a main-actor object: make it and use it on the main actor (a `@MainActor` test, as above). A test that
+/// is not may still hold it across an `await`; the host is let go on the main actor wherever its last reference goes.
+///
 /// Time is a ``ManualClock`` (advance it with `await host.clock.advance(by: .seconds(1))`), storage an
 /// ``InMemoryKeyValueStore``, and the log is discarded.
 ///
@@ -157,6 +160,11 @@ public final class FeatureTestHost {
         )
         session.observeChanges { [weak self] _, event in self?.sessionEvents.append(event) }
     }
+
+    /// Goes on the main actor, wherever the test let the host go: the session it holds and the session's screens must
+    /// be freed there (the core reads them back from the main actor only), and a test that is not `@MainActor` drops
+    /// its host on another thread. Debug builds trap a session or screen freed elsewhere.
+    isolated deinit {}
 
     // MARK: Public Functions
 

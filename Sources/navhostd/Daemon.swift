@@ -28,6 +28,12 @@ struct Daemon {
     /// The loop that serves the sockets: the main thread's, which also runs the main actor.
     let eventLoop: any EventLoop
 
+    /// On the main actor, for the parts it makes to be let go there: the sessions' registry, its sessions and their
+    /// screens are main-actor objects reached back to through a `Backlink` (NavHostCore), read on the main actor only
+    /// and safe only while their last release happens there too (a `deinit` on a pool thread would free an object a
+    /// main-actor task is reading). Its locals (`core`, the service's closures, `server`, `reloader`, `status`) hold
+    /// them, and are dropped where `run()` returns.
+    @MainActor
     func run() async throws {
         // A SIGHUP before the reload handler is armed must not kill the daemon (its default action).
         signal(SIGHUP, SIG_IGN)
@@ -57,7 +63,7 @@ struct Daemon {
         // so now is named (docs/robustness.md, "Plugin faults").
         let faultGuard = await guardAgainstPluginFaults(logger: logger)
         let stallDetector = configuration.stallLimit.map { MainThreadStallDetector(limit: $0, logger: logger) }
-        if let stallDetector { await stallDetector.start() }
+        if let stallDetector { stallDetector.start() }
 
         let core = try await DaemonCore(
             configuration: configuration,
@@ -110,7 +116,7 @@ struct Daemon {
 
         // The plugins folder is watched from before the plugins load, so a plugin dropped in at any time is never
         // missed.
-        let pluginFolder = await core.pluginFolderMonitor
+        let pluginFolder = core.pluginFolderMonitor
         // Signals are trapped before READY, so a reload or stop right after READY is never lost.
         let stopSignals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let hangups = await UnixSignalsSequence(trapping: .sighup)

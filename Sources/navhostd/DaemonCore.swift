@@ -31,6 +31,10 @@ final class DaemonCore {
     /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
     var pluginReports: [PluginInfo] { pluginControl.reports }
 
+    /// On the main actor, wherever the last reference goes (the service's closures hold the core, and run off it):
+    /// the session registry it holds must be freed there (the rule in Backlink.swift).
+    isolated deinit {}
+
     init(
         configuration: DaemonConfiguration,
         faultGuard: PluginFaultGuard?,

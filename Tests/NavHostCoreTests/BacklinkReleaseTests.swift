@@ -49,6 +49,21 @@ struct BacklinkReleaseTests {
         #expect(backlink != nil && backlink?.owner == nil, "a backlink kept past its screen finds it gone")
     }
 
+    #if DEBUG
+        /// The rule that keeps `unowned(unsafe)` safe (Backlink.swift) is checked by every test: an owner freed off the
+        /// main actor traps in a debug build, rather than race the main-actor tasks that read its backlink.
+        @Test("A registry let go off the main actor traps (debug builds)")
+        func registryLetGoOffTheMainActorTraps() async {
+            await #expect(processExitsWith: .failure) {
+                await Task.detached {
+                    // Made on the main actor; its only reference goes at the end of this task, on a pool thread.
+                    let registry = await MainActor.run { SessionRegistry(catalog: FeatureCatalog(), logger: .silent) }
+                    _ = registry
+                }.value
+            }
+        }
+    #endif
+
     /// Gives other tasks of the main actor turns until `condition` holds (a deadline, not a count of turns: the last
     /// write waits for the disk).
     private func waitUntil(_ condition: () -> Bool) async throws {

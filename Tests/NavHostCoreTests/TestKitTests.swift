@@ -1,9 +1,32 @@
+import Foundation
 import NavHostKit
 import NavHostTesting
 import Testing
 
-@Suite("The feature test kit's own parts: the manual clock and the seeded random source")
+@Suite("The feature test kit's own parts: the manual clock, the seeded random source, and the host's release")
 struct TestKitTests {
+    /// A plugin's test need not be `@MainActor`: the host it lets go on another thread frees its session on the main
+    /// actor (`isolated deinit`), where a session must be freed (a debug build traps otherwise).
+    @Test("A host let go off the main actor is freed, on the main actor")
+    func hostLetGoOffTheMainActorIsFreed() async {
+        await #expect(processExitsWith: .success) {
+            let freed = try await Task.detached {
+                weak var host: FeatureTestHost?
+                do {
+                    // Its only reference goes at the end of this block, on a pool thread.
+                    let held = try await MainActor.run {
+                        try FeatureTestHost(features: [CatalogFeature()], root: "catalog.list")
+                    }
+                    host = held
+                }
+                let deadline = ContinuousClock.now + .seconds(30)
+                while host != nil, ContinuousClock.now < deadline { await MainActor.run {} }
+                return host == nil
+            }.value
+            if !freed { exit(EXIT_FAILURE) }
+        }
+    }
+
     @Test("A seeded source gives the same numbers for the same seed, and others for another")
     func seededSourceRepeats() {
         let first = SeededRandomSource(seed: 42)

@@ -105,6 +105,8 @@ final class Screen {
         backlink.point(to: self)
     }
 
+    /// Runs where the last reference is let go, which must be the main actor: the screen's ``backlink`` is read there
+    /// and is not atomic (``Backlink``; debug builds trap otherwise).
     deinit {
         backlink.clear()
     }

@@ -135,6 +135,8 @@ public final class NavigationSession: NavigationHandler {
         backlink.point(to: self)
     }
 
+    /// Runs where the last reference is let go, which must be the main actor: the session's ``backlink`` is read there
+    /// and is not atomic (``Backlink``; debug builds trap otherwise).
     deinit {
         backlink.clear()
     }

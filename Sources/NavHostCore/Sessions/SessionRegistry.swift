@@ -42,8 +42,8 @@ public final class SessionRegistry {
     private(set) var closedUnsettled: [String: UnsettledSession] = [:]
     /// The session the stop or a reload closed last under each name, while its file held no failed write and no write
     /// of it was under way: a call of it still under way may write after the close, and fail
-    /// (``keepForTheSettle(_:afterACallersFailure:)``). Not held: once its callers are done, a failure of theirs has kept it
-    /// in ``closedUnsettled`` already; the entries of sessions gone are dropped at each close.
+    /// (``keepForTheSettle(_:afterACallersFailure:)``). Not held: once its callers are done, a failure of theirs has
+    /// kept it in ``closedUnsettled`` already; the entries of sessions gone are dropped at each close.
     private var closedKeepingRecords: [String: ClosedSessionLink] = [:]
     /// The settle under way, which every caller of ``settleClosedSessions()`` waits for.
     private var settling: Task<Void, Never>?
@@ -137,6 +137,8 @@ public final class SessionRegistry {
         backlink.point(to: self)
     }
 
+    /// Runs where the last reference is let go, which must be the main actor: the registry's ``backlink`` is read there
+    /// and is not atomic (``Backlink``; debug builds trap otherwise).
     deinit {
         backlink.clear()
     }

@@ -6,10 +6,15 @@
 /// session and the registry are retained several times in every call (docs/performance-log.md, "Session 53").
 ///
 /// The owner makes its backlink, points it at itself at the end of its `init` (``point(to:)``), holds it, and clears
-/// it (``clear()``) in its `deinit`. ``owner`` is `unowned(unsafe)`: no reference
-/// count, no side table. It is safe because of when it is read and cleared: only on the main actor, where the owner
-/// (a main-actor object whose last reference is let go on the main actor) is cleared by its `deinit` before its
-/// memory goes, so a read either finds it alive or finds `nil`.
+/// it (``clear()``) in its `deinit`. ``owner`` is `unowned(unsafe)`: no reference count, no side table. It is safe
+/// because of when it is read and cleared: both on the main actor, where the owner's `deinit` clears it before the
+/// owner's memory goes, so a read either finds the owner alive or finds `nil`.
+///
+/// The rule that makes it so: **an owner is let go on the main actor**, its last reference dropped there (the daemon's
+/// `Daemon.run()` is on the main actor for that). A `deinit` on another thread would run while a main-actor task reads
+/// the backlink and may take a pointer to an object being freed; a weak reference was atomic, this is not. `isolated
+/// deinit` would not help: the count has reached zero before its hop. Debug builds check the rule in ``clear()``, so
+/// any test that lets an owner go elsewhere traps rather than races.
 final class Backlink<Owner: AnyObject>: @unchecked Sendable {
     /// The owner, or `nil` once it is gone. Read on the main actor only.
     @MainActor var owner: Owner? { unsafeOwner }
@@ -25,8 +30,11 @@ final class Backlink<Owner: AnyObject>: @unchecked Sendable {
         unsafeOwner = owner
     }
 
-    /// Drops the way back: the owner is going (its `deinit`).
+    /// Drops the way back: the owner is going (its `deinit`). Debug builds trap when that is not on the main actor.
     func clear() {
+        #if DEBUG
+            MainActor.assertIsolated("\(Owner.self) let go off the main actor, where its backlink is read")
+        #endif
         unsafeOwner = nil
     }
 }
