@@ -12,9 +12,10 @@
 ///
 /// The rule that makes it so: **an owner is let go on the main actor**, its last reference dropped there (the daemon's
 /// `Daemon.run()` is on the main actor for that). A `deinit` on another thread would run while a main-actor task reads
-/// the backlink and may take a pointer to an object being freed; a weak reference was atomic, this is not. `isolated
-/// deinit` would not help: the count has reached zero before its hop. Debug builds check the rule in ``clear()``, so
-/// any test that lets an owner go elsewhere traps rather than races.
+/// the backlink and may take a pointer to an object being freed; a weak reference was atomic, this is not. An
+/// `isolated deinit` on an owner would not help (its count has reached zero before the hop); on a type that holds one
+/// (`NavigationHandlers`, `PluginControl`, `DaemonCore`, `FeatureTestHost`) it is how the rule is kept. Debug builds
+/// check the rule in ``clear()``, so any test that lets an owner go elsewhere traps rather than races.
 final class Backlink<Owner: AnyObject>: @unchecked Sendable {
     /// The owner, or `nil` once it is gone. Read on the main actor only.
     @MainActor var owner: Owner? { unsafeOwner }
