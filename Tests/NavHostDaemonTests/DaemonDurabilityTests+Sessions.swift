@@ -399,8 +399,12 @@ extension DaemonDurabilityTests {
 
         var lost: [String] = []
         let rounds = 8
-        for round in 0..<rounds {
-            let name = "handed\(round)"
+        var (round, late) = (0, 0)
+        while round < rounds {
+            // A reload held up past the replay's end (a busy machine): the replay closed its session and the
+            // configuration opened one anew; no hand-over to check, and another round is made.
+            try #require(round + late < 2 * rounds, "\(late) reloads came after the replay's end")
+            let name = "handed\(round + late)"
             let replaying = Task {
                 let client = try await NavigationClient.connect(to: daemon)
                 return try await client.call("Replay", ["recording": recording, "session": .string(name)])
@@ -416,10 +420,16 @@ extension DaemonDurabilityTests {
             daemon.send(signal: SIGHUP)
             _ = try await daemon.waitFor("READY=1", after: count)
             let answer = try await replaying.value
+            #expect(answer["identical"] == true && answer["calls"] == 401, "\(answer)")
+            guard answer["leftOpen"] == true else {
+                late += 1
+                try? await lister.close()
+                continue
+            }
             try await daemon.crash()
+            round += 1
 
             // The reload came while the replay ran: had it come after, the replay would have closed its session.
-            #expect(answer["identical"] == true && answer["leftOpen"] == true && answer["calls"] == 401, "\(answer)")
             let warnings = answer["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
             #expect(warnings.contains { $0.hasPrefix("the configuration declared session \(name)") }, "\(warnings)")
             try await daemon.restart()
@@ -433,7 +443,10 @@ extension DaemonDurabilityTests {
             try await reader.close()
             try? await lister.close()
         }
-        print("durability of a replay's hand-over: \(rounds) hand-overs, \(rounds) kills, \(lost.count) lost")
+        print(
+            "durability of a replay's hand-over: \(rounds) hand-overs (\(late) reloads too late), \(rounds) kills, "
+                + "\(lost.count) lost"
+        )
         #expect(lost.isEmpty, "\(lost)")
         try await daemon.terminate()
     }
