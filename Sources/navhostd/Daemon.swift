@@ -32,7 +32,8 @@ struct Daemon {
     /// screens are main-actor objects reached back to through a `Backlink` (NavHostCore), read on the main actor only
     /// and safe only while their last release happens there too (a `deinit` on a pool thread would free an object a
     /// main-actor task is reading). Its locals (`core`, the service's closures, `server`, `reloader`, `status`) hold
-    /// them, and are dropped where `run()` returns.
+    /// them, and are let go in its body, on the main actor; the task group's child closures, let go elsewhere, reach
+    /// the registry only through holders with an `isolated deinit` (`DaemonCore` among them).
     @MainActor
     func run() async throws {
         // A SIGHUP before the reload handler is armed must not kill the daemon (its default action).

@@ -19,8 +19,9 @@ import Synchronization
 ///
 /// A heartbeat's wait is counted a tick at most per look of the detector, never by the clock alone: a daemon stopped
 /// as a whole (`SIGSTOP`, a cgroup freeze, a debugger) or a detector thread held up by the machine's load counts a
-/// tick for the gap, so the daemon is never ended before the main thread was held for `limit` of its running time;
-/// a held-up detector names a stall later. Under a debugger, run with `--stall-limit off`: every resume counts a tick.
+/// tick for the gap. Without stops the daemon is never ended before the main thread was held for `limit`; each stop
+/// may bring that forward by up to a tick (however long it lasts), and a held-up detector names a stall later. Under
+/// a debugger, run with `--stall-limit off`: every resume counts a tick.
 ///
 /// The limit sits well under the unit's `WatchdogSec=`, so the daemon names the culprit before systemd's watchdog
 /// kills it without a word. While the main thread is held, the watchdog pings (sent from the main actor) stop too.

@@ -15,10 +15,10 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
 }
 
 /// One screen, `faulty.main`, whose intents take the main thread down in three ways; `onTappedCount` behaves,
-/// `onTappedHold` and `onTappedHoldInSlices` hold the main thread for a while, and `onTappedOpenThenFail`, `onTappedOpenThenFailLater` (after a
-/// suspension) and `onChangedNoteThenFail` throw after opening another `faulty.main` or changing the restorable note;
-/// the intents that end in `Hang` do the same and then wait past any time limit, and the `Saved` ones write `saved` to
-/// the feature's store, slowly.
+/// `onTappedHold` and `onTappedHoldInSlices` hold the main thread for a while, and `onTappedOpenThenFail`,
+/// `onTappedOpenThenFailLater` (after a suspension) and `onChangedNoteThenFail` throw after opening another
+/// `faulty.main` or changing the restorable note; the intents that end in `Hang` do the same and then wait past any
+/// time limit, and the `Saved` ones write `saved` to the feature's store, slowly.
 final class FaultyFeature: FeatureModule {
     let name = "Faulty"
     let screens = [
