@@ -18,6 +18,21 @@ struct DaemonReplaySettleTests {
         )
     }
 
+    /// A daemon with the example plugins and the Pace fixture, and a client of its `main` session.
+    private static func startWithPace() async throws -> (DaemonProcess, NavigationClient) {
+        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
+        return (daemon, try await NavigationClient.connect(to: daemon))
+    }
+
+    /// The recording of `nav`'s session so far (`Recording`), and its calls.
+    private static func recording(
+        of nav: NavigationClient,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (recording: JSONValue, calls: [JSONValue]) {
+        let recording = try #require(try await nav.call("Recording")["recording"], sourceLocation: sourceLocation)
+        return (recording, try #require(recording["calls"]?.arrayValue, sourceLocation: sourceLocation))
+    }
+
     /// Replays `recording` and expects it identical over `calls` calls, with one warning: the ticker's, the screen
     /// at `place`.
     private static func expectIdenticalWithOneTickerWarning(
@@ -44,8 +59,7 @@ struct DaemonReplaySettleTests {
         "Given up on for a ticking screen, 50 ms without a change is waited for again once it closed: a screen recorded busy whose writes land 10 to 30 ms in, then a screen that counts them, replay identically"
     )
     func quietComesBackOnceTheTickerCloses() async throws {
-        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (daemon, nav) = try await Self.startWithPace()
         // The ticker is open for three calls: a loaded machine may hold its ticks back past 50 ms once.
         try await nav.call("Navigate", ["route": "pace.tick"])
         try await nav.call("Navigate", ["route": "pace.load"])
@@ -57,8 +71,7 @@ struct DaemonReplaySettleTests {
         #expect(try await pollUntil { try await nav.topState()["value"] == "written 3" })
         try await nav.call("Navigate", ["route": "pace.count"])
         #expect(try await pollUntil { try await nav.topState()["value"] == "3 items" })
-        let recording = try #require(try await nav.call("Recording")["recording"])
-        let calls = try #require(recording["calls"]?.arrayValue)
+        let (recording, calls) = try await Self.recording(of: nav)
         #expect(
             calls.map { $0["stack"]?.arrayValue?.map { $0["busy"] == true } } == [
                 [false, true], [false, true, false], [false, true], [false], [false, true], [false, true, false],
@@ -75,15 +88,13 @@ struct DaemonReplaySettleTests {
         "While a ticking screen given up on stays open, the writes of a screen above it still count: pace.sync's, 10 to 30 ms in, then a screen that counts them, replay identically"
     )
     func otherScreensChangesCountWhileTheTickerIsOpen() async throws {
-        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (daemon, nav) = try await Self.startWithPace()
         try await nav.call("Navigate", ["route": "pace.tick"])
         try await nav.call("Navigate", ["route": "pace.sync"])
         #expect(try await pollUntil { try await nav.topState()["value"] == "written 3" })
         try await nav.call("Navigate", ["route": "pace.count"])
         #expect(try await pollUntil { try await nav.topState()["value"] == "3 items" })
-        let recording = try #require(try await nav.call("Recording")["recording"])
-        let calls = try #require(recording["calls"]?.arrayValue)
+        let (recording, calls) = try await Self.recording(of: nav)
         #expect(calls[2]["stack"]?[3]?["state"] == ["value": "3 items"], "\(calls[2])")
 
         // A settle that stopped waiting for 50 ms without a change as soon as the work and the stack were there, while
@@ -96,15 +107,13 @@ struct DaemonReplaySettleTests {
         "A second screen of a ticking route given up on, one that writes items 30 ms apart and goes still, is waited for: a screen that counts them replays identically"
     )
     func aStillScreenOfTheTickingRouteCounts() async throws {
-        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (daemon, nav) = try await Self.startWithPace()
         try await nav.call("Navigate", ["route": "pace.tick"])
         try await nav.call("Navigate", ["route": "pace.tick", "parameters": ["steps": 3]])
         #expect(try await pollUntil { try await nav.topState()["value"] == "written 3" })
         try await nav.call("Navigate", ["route": "pace.count"])
         #expect(try await pollUntil { try await nav.topState()["value"] == "3 items" })
-        let recording = try #require(try await nav.call("Recording")["recording"])
-        let calls = try #require(recording["calls"]?.arrayValue)
+        let (recording, calls) = try await Self.recording(of: nav)
         #expect(calls[1]["stack"]?.arrayValue?.map { $0["busy"] == true } == [false, true, true], "\(calls[1])")
         #expect(calls[2]["stack"]?[3]?["state"] == ["value": "3 items"], "\(calls[2])")
 
@@ -118,12 +127,10 @@ struct DaemonReplaySettleTests {
         "A screen recorded busy that holds the daemon 60 ms at a time between awaits lets the settle end: a long gap between two polls does not start the 50 ms again"
     )
     func aDaemonHeldUpOftenStillSettles() async throws {
-        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (daemon, nav) = try await Self.startWithPace()
         // The recording is taken at once, long before pace.stall opens its pace.load, 3 s in.
         try await nav.call("Navigate", ["route": "pace.stall"])
-        let recording = try #require(try await nav.call("Recording")["recording"])
-        let calls = try #require(recording["calls"]?.arrayValue)
+        let (recording, calls) = try await Self.recording(of: nav)
         #expect(calls[0]["stack"]?.arrayValue?.map { $0["route"] } == ["home.main", "pace.stall"], "\(calls[0])")
         // So that only the replay's pace.stall holds the daemon.
         try await nav.call("Pop")
@@ -141,11 +148,10 @@ struct DaemonReplaySettleTests {
         "Only the screen that kept the 50 ms away on its own is given up on: not one below it that changes every 70 ms"
     )
     func aSlowerScreenIsNotGivenUpOn() async throws {
-        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (daemon, nav) = try await Self.startWithPace()
         try await nav.call("Navigate", ["route": "pace.pulse"])
         try await nav.call("Navigate", ["route": "pace.tick"])
-        let recording = try #require(try await nav.call("Recording")["recording"])
+        let (recording, _) = try await Self.recording(of: nav)
 
         // Before, every screen that changed in the last 50 to 100 ms of the 5 s was named, pace.pulse most times, and
         // its route left out for the rest of the replay.
@@ -157,8 +163,7 @@ struct DaemonReplaySettleTests {
         "Once a ticking screen is given up on, what opens above it is still waited for: a load recorded loaded, and the screen a follower opens late"
     )
     func screensAboveTheTickerAreWaitedFor() async throws {
-        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (daemon, nav) = try await Self.startWithPace()
         try await nav.call("Navigate", ["route": "pace.tick"])
         // A person's calls: each once the screen it opened has loaded.
         try await nav.call("Navigate", ["route": "pace.load"])
@@ -174,8 +179,7 @@ struct DaemonReplaySettleTests {
         try await nav.call("Pop")
         try await nav.call("Pop")
         try await nav.call("Pop")
-        let recording = try #require(try await nav.call("Recording")["recording"])
-        let calls = try #require(recording["calls"]?.arrayValue)
+        let (recording, calls) = try await Self.recording(of: nav)
         #expect(calls[1]["stack"]?[2]?["state"] == ["value": "loaded"], "\(calls[1])")
         #expect(
             calls[3]["stack"]?.arrayValue?.map { $0["route"] }
@@ -193,8 +197,7 @@ struct DaemonReplaySettleTests {
         "A ticking screen that a screen recorded busy opens 200 ms in, after 50 ms without a change, is given up on all the same"
     )
     func aTickerOpenedLateIsGivenUpOn() async throws {
-        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (daemon, nav) = try await Self.startWithPace()
         // Three downloads, each closed once its progress ticks.
         for _ in 0..<3 {
             try await nav.call("Navigate", ["route": "pace.download"])
@@ -202,8 +205,7 @@ struct DaemonReplaySettleTests {
             try await nav.call("Pop")
             try await nav.call("Pop")
         }
-        let recording = try #require(try await nav.call("Recording")["recording"])
-        let calls = try #require(recording["calls"]?.arrayValue)
+        let (recording, calls) = try await Self.recording(of: nav)
         #expect(calls[0]["stack"]?.arrayValue?.map { $0["route"] } == ["home.main", "pace.download", "pace.tick"])
 
         // The first settle to give up on 50 ms without a change did not count the 200 ms before the ticker opened as
@@ -217,8 +219,7 @@ struct DaemonReplaySettleTests {
         "A ticking screen costs a replay one 5 s wait and one warning, not one per call, though it closes and opens again"
     )
     func aTickerIsGivenUpOnOnce() async throws {
-        let daemon = try await DaemonProcess.start(plugins: try await TestPlugins.directory(fixtures: ["PacePlugin"]))
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (daemon, nav) = try await Self.startWithPace()
         try await nav.call("Navigate", ["route": "pace.tick"])
         for _ in 0..<4 {
             try await nav.call("Navigate", ["route": "pace.load"])
@@ -228,7 +229,7 @@ struct DaemonReplaySettleTests {
         try await nav.call("Pop")
         try await nav.call("Navigate", ["route": "pace.tick"])
         try await nav.call("Pop")
-        let recording = try #require(try await nav.call("Recording")["recording"])
+        let (recording, _) = try await Self.recording(of: nav)
 
         // Before, each of the ten calls with a ticker open waited the whole 5 s, and nothing said why.
         try await Self.expectIdenticalWithOneTickerWarning(nav, recording, calls: 12, tickerAt: 1)

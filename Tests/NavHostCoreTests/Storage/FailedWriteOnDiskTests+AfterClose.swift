@@ -131,17 +131,8 @@ extension FailedWriteOnDiskTests {
     func takeBackAfterTheStopBuildsNoScreen() async throws {
         let builds = ProfileBuilds()
         let (registry, _) = try makeRegistry(firstRewritePause: .seconds(3_600), profile: CountedProfileFeature(builds))
-        let session = try registry.open(main)
-        try await registry.commit(session)
-        try session.navigate(to: Self.user("kept"))
-        try await registry.commit(session)
-        // The pop's journal line is held until the stop closed the session; then it lands and its fdatasync fails,
-        // and the zeroing of it fails with nothing written: the file holds the pop.
-        disk.holdNext()
-        disk.failNext([.afterLanding, .beforeLanding])
-        try session.pop()
-        let pop = Task { @MainActor in try await registry.commit(session) }
-        try await waitUntilHolding()
+        // The pop's journal line is held until the stop closed the session.
+        let (session, pop) = try await heldFailingPop(in: registry)
         registry.shutDown()
         let builtBeforeTheFailure = builds.users
         disk.release()
@@ -164,16 +155,7 @@ extension FailedWriteOnDiskTests {
             firstRewritePause: .seconds(3_600),
             profile: CountedProfileFeature(builds)
         )
-        let session = try registry.open(main)
-        try await registry.commit(session)
-        try session.navigate(to: Self.user("kept"))
-        try await registry.commit(session)
-        // The pop's journal line lands and its fdatasync fails; the zeroing of it fails with nothing written.
-        disk.holdNext()
-        disk.failNext([.afterLanding, .beforeLanding])
-        try session.pop()
-        let pop = Task { @MainActor in try await registry.commit(session) }
-        try await waitUntilHolding()
+        let (session, pop) = try await heldFailingPop(in: registry)
         let builtBeforeTheFailure = builds.users
         disk.release()
         // The main actor stays here, as when it is behind: the pop's caller cannot take it back before the close.
@@ -269,6 +251,22 @@ extension FailedWriteOnDiskTests {
     }
 
     /// The writes of session "main" in the disk's log after its first `from` entries.
+    /// `main` at `[root, kept]`, both committed, and the commit of a pop of `kept` whose journal line is held
+    /// (``waitUntilHolding(afterWrites:)`` has seen it): let go, it lands and its fdatasync fails, and the zeroing of
+    /// it fails with nothing written, so the file holds the pop.
+    func heldFailingPop(in registry: SessionRegistry) async throws -> (NavigationSession, Task<Void, any Error>) {
+        let session = try registry.open(main)
+        try await registry.commit(session)
+        try session.navigate(to: Self.user("kept"))
+        try await registry.commit(session)
+        disk.holdNext()
+        disk.failNext([.afterLanding, .beforeLanding])
+        try session.pop()
+        let pop = Task { @MainActor in try await registry.commit(session) }
+        try await waitUntilHolding()
+        return (session, pop)
+    }
+
     func writesOfMain(after from: Int) -> Int {
         disk.log.dropFirst(from).filter { $0.contains(" main.") }.count
     }
