@@ -83,8 +83,6 @@ public final class MainThreadStallDetector: Sendable {
         while !stopped.load(ordering: .relaxed) {
             usleep(useconds_t(tick / 1_000))
             let now = Self.now()
-            let sinceLastLook = now - lastLook
-            lastLook = now
             guard beatPending.exchange(true, ordering: .acquiringAndReleasing) else {
                 held = 0
                 DispatchQueue.main.async { [self] in
@@ -99,7 +97,8 @@ public final class MainThreadStallDetector: Sendable {
             // main thread with it), not surely holding. Measured by the clock from the last heartbeat that ran, a hold
             // that began just before the next was due ended the daemon up to a tick early, and a stop of the daemon
             // (SIGSTOP, a cgroup freeze, a debugger) longer than the limit ended it at once.
-            held += min(sinceLastLook, tick)
+            held += min(now - lastLook, tick)
+            lastLook = now
             if held > limitNanoseconds, !stopped.load(ordering: .relaxed) {
                 endDaemon(held: .nanoseconds(held))
             }
