@@ -223,11 +223,15 @@ struct DaemonPluginFolderTests {
         try PluginFolder.deploy("Products", into: directory) { copy in
             try FileManager.default.removeItem(atPath: "\(copy)/products.json")
         }
+        let beforeTheFirst = daemon.notifications.count
         daemon.send(signal: SIGHUP)
         let failed = try await plugins.event { $0["name"] == "Products" }
         #expect(failed["kind"] == "failed")
         #expect(failed["reason"]?["code"] == "fileMissing")
         #expect(try await PluginsWatch.listed("Products", in: daemon)?["lastReloadFailure"]?["code"] == "fileMissing")
+        // The first reload's READY=1 read now: unread, it was what the wait below found (the notifications are read
+        // as they are waited for), and the deploy raced the second rescan, which said `removed` (seen once in CI).
+        _ = try await daemon.waitFor("READY=1", after: beforeTheFirst)
 
         // Nothing changed since: the next SIGHUP checks nothing, and says nothing. It ends (READY=1) before the
         // deploy: a rescan between the deploy's two renames found the folder gone, and said `removed`.
