@@ -121,7 +121,7 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "How long plugin code may hold the main thread without yielding (like 10s, or off). Then the daemon names the plugin, exits with status 70 so that systemd restarts it, and keeps that plugin quarantined until its library changes. Keep it under half the unit's WatchdogSec=, the time between its pings. (default: 10s)",
+            "How long plugin code may hold the main thread without yielding (like 10s, or off). Then the daemon names the plugin, exits with status 70 so that systemd restarts it, and keeps that plugin quarantined until its library changes. Keep it under half the unit's WatchdogSec=, the time between its pings; under a debugger, set it to off. (default: 10s)",
             valueName: "time"
         ),
         transform: TimeLimit.parse
