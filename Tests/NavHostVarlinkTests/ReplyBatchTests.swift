@@ -1,3 +1,4 @@
+import IntegrationHarness
 import NIOCore
 import Testing
 
@@ -40,5 +41,25 @@ struct ReplyBatchTests {
         batch.append(Self.reply("z"))
         #expect(Self.replies(batch.take()) == ["y", "{}", "z"])
         #expect(batch.take() == nil)
+    }
+
+    @Test("A read of more calls than a batch holds is answered a batch at a time, while its later calls still run")
+    func fullBatchGoesOutInsideTheRead() async throws {
+        try await RunningServer.with { server in
+            let socket = try await UnixStreamSocket.connect(to: server.path)
+            defer { socket.close() }
+            let count = Connection.ReplyBatch.maxReplies
+            let echoes = (1...count).map { #"{"method":"org.navhost.test.Echo","parameters":{"text":"m\#($0)"}}"# }
+            let hold = #"{"method":"org.navhost.test.Hold","parameters":{"gate":"h"}}"#
+            // One write, so one read brings every call: the hold then blocks the event loop that reads them until the
+            // test has the full batch's replies. Until session 54 a read's replies waited for its end, which the hold
+            // kept back: none came until it gave up.
+            let written = await socket.write((echoes + [hold]).map { $0 + "\0" }.joined())
+            #expect(written.error == nil)
+            let batch = try await socket.readMessages(count, within: .seconds(3))
+            server.gates.releaseHold("h")
+            #expect(batch == (1...count).map { #"{"parameters":{"text":"m\#($0)"}}"# })
+            #expect(try await socket.readMessages(1) == [#"{"parameters":{"released":true}}"#])
+        }
     }
 }

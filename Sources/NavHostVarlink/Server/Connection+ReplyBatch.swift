@@ -6,9 +6,11 @@ extension Connection {
     ///
     /// The loop applies the rules:
     /// - A reply goes out at once when no other call of the connection is received and unanswered, so a client that
-    ///   waits for each reply never waits for a batch.
+    ///   waits for each reply never waits for a batch; inside a read, when the read is over, so that the replies of
+    ///   the calls one read brought share a write.
     /// - Otherwise it waits for the replies of the calls after it, until none is left, the batch holds ``maxReplies``
-    ///   replies or ``maxBytes`` bytes, or ``maxDelay`` has passed since its first reply, whichever comes first.
+    ///   replies or ``maxBytes`` bytes (inside a read too), or ``maxDelay`` has passed since its first reply,
+    ///   whichever comes first.
     /// - The batch is written before a `more` call starts (its replies with `continues` go straight to the channel)
     ///   and before the connection closes, so the order of replies is the order of calls.
     ///
@@ -22,8 +24,14 @@ extension Connection {
     ///   values it holds (no stored closure, handler, logger hook or plugin code), or an overlapping access would
     ///   corrupt memory silently in a release build instead of stopping the daemon.
     struct ReplyBatch {
-        /// The most replies one write carries.
-        static let maxReplies = 64
+        /// The most replies one write carries: half of a burst of 64 calls in flight, so that a client reads and
+        /// answers the first half while the daemon runs the second. Until session 54 a read's replies all waited for
+        /// its end, and the client and the daemon took turns, each idle while the other worked: 64 calls pipelined on
+        /// one connection ran at 56,800 a second (median of ten `navhost-bench --only pipelined` runs, interleaved
+        /// with the same build's), 80,200 with 32 (16 connections: 87,100 and 94,500); with 16 or 8, more writes
+        /// cost the 16 connections more than the overlap gave, in three runs each (docs/performance-log.md,
+        /// session 54).
+        static let maxReplies = 32
         /// The most bytes one batch holds before it is written.
         static let maxBytes = 64 * 1024
         /// The longest a released reply waits for the ones after it.

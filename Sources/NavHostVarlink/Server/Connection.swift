@@ -78,7 +78,8 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     private var inputEndTaken = false
     /// A `read` the pipeline asked for while reading was paused.
     private var readHeld = false
-    /// Inside `channelRead`: replies wait for `channelReadComplete`, so that one read's replies go out in one write.
+    /// Inside `channelRead`: replies wait for `channelReadComplete`, or for the batch to fill, so that one read's
+    /// replies go out in as few writes as ``ReplyBatch`` allows.
     @exclusivity(unchecked) private var inRead = false
     @exclusivity(unchecked) private var pumping = false
     /// The tasks of the calls that are running, to cancel them when the connection closes.
@@ -340,7 +341,9 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         lastActivity = .now()
         handle { $0.callFinished(id, reply: reply, into: &$1) }
         pump()
-        if !inRead { releaseBatch() }
+        // Inside a read, a full batch goes out at once rather than at the read's end: the client reads and answers
+        // its first replies while the read's later calls still run (``ReplyBatch/maxReplies``).
+        if !inRead || batch.isFull { releaseBatch() }
         completeIfFinished()
     }
 

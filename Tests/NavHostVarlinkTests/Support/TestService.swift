@@ -1,3 +1,4 @@
+import Glibc
 import IntegrationHarness
 import Logging
 import NIOCore
@@ -27,6 +28,9 @@ enum TestInterface {
 
         # Waits until the test releases the named gate, then replies with the name.
         method Wait(gate: string) -> (gate: string)
+        # Blocks its thread, the connection's event loop, until the test releases the named hold or 5 s pass; says
+        # which.
+        method Hold(gate: string) -> (released: bool)
 
         # Counts up to `to`, one reply per number.
         method Count(to: int) -> (number: int)
@@ -60,6 +64,7 @@ enum TestInterface {
 /// Gates that handlers wait on, released by the test: lets a test finish handlers in any order without sleeping.
 final class Gates: Sendable {
     private let state = Mutex<[String: Gate]>([:])
+    private let releasedHolds = Mutex<Set<String>>([])
     /// The name of each gate a handler began to wait on, in the order they began.
     let waiting: AsyncStream<String>
     private let waitingSink: AsyncStream<String>.Continuation
@@ -104,6 +109,23 @@ final class Gates: Sendable {
 
     func release(_ name: String) {
         gate(name).continuation.yield()
+    }
+
+    /// Blocks the calling thread until ``releaseHold(_:)`` releases the hold called `name`, or `limit` passes.
+    ///
+    /// - Returns: Whether it was released.
+    func hold(_ name: String, for limit: Duration = .seconds(5)) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if releasedHolds.withLock({ $0.remove(name) != nil }) { return true }
+            usleep(1_000)
+        }
+        return false
+    }
+
+    /// Releases the hold called `name`, now or when a handler takes it.
+    func releaseHold(_ name: String) {
+        releasedHolds.withLock { _ = $0.insert(name) }
     }
 }
 
@@ -184,6 +206,9 @@ func makeTestService(gates: Gates, recorder: Recorder, relay: Relay = Relay()) t
         let gate = request.parameters["gate"]?.stringValue ?? ""
         await gates.wait(gate)
         return ["gate": .string(gate)]
+    }
+    test.handle("Hold") { request in
+        ["released": .bool(gates.hold(request.parameters["gate"]?.stringValue ?? ""))]
     }
     test.handleStreaming("Count") { request, replies in
         let to = request.parameters["to"]?.intValue ?? 0
