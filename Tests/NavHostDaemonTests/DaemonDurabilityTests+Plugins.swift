@@ -252,7 +252,7 @@ extension DaemonDurabilityTests {
     }
 
     @Test(
-        "An Unload that takes a screen out of a session survives kill -9 right after its reply: the restart finds the session without it"
+        "An Unload that takes a screen out of a session survives kill -9 right after its reply: the restart finds the session and the plugin without it; a Load that undoes it survives too"
     )
     func unloadThatRemovesAScreenSurvivesKill() async throws {
         // Unloading Settings takes settings.main out of the session. A restart from a record that still held it
@@ -276,6 +276,10 @@ extension DaemonDurabilityTests {
 
             nav = try await NavigationClient.connect(to: daemon)
             #expect(try await nav.routes() == ["home.main"], "round \(round)")
+            // The Unload's own write of the overrides, the last before the kill (rounds 1 and 2 undo it first).
+            let settings = try await DaemonPluginReloadTests.listed("Settings", in: daemon)
+            #expect(settings?["state"] == "removed", "round \(round): \(String(describing: settings))")
+            #expect(settings?["unloadedByHand"] == true, "round \(round): \(String(describing: settings))")
             let aside = try FileManager.default.contentsOfDirectory(atPath: sessions).filter {
                 $0.hasPrefix("main.json.lost-")
             }
@@ -286,6 +290,16 @@ extension DaemonDurabilityTests {
         }
         print("durability of an Unload that removes a screen: \(rounds) unloads, \(rounds) kills, \(lost.count) lost")
         #expect(lost.isEmpty, "\(lost)")
+
+        // A Load that undoes the Unload, killed right after its reply: loaded after the restart, by the folder's rule.
+        try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(directory)/Settings")])
+        try await daemon.crash()
+        try await daemon.restart()
+        let settings = try await DaemonPluginReloadTests.listed("Settings", in: daemon)
+        #expect(settings?["state"] == "loaded", "\(String(describing: settings))")
+        #expect(settings?["unloadedByHand"] == nil, "\(String(describing: settings))")
+        nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("Navigate", ["route": "settings.main"])
         try await daemon.terminate()
     }
 
