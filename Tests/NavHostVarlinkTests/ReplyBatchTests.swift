@@ -1,5 +1,6 @@
 import IntegrationHarness
 import NIOCore
+import NIOPosix
 import Testing
 
 @testable import NavHostVarlink
@@ -45,18 +46,30 @@ struct ReplyBatchTests {
 
     @Test("A read of more calls than a batch holds is answered a batch at a time, while its later calls still run")
     func fullBatchGoesOutInsideTheRead() async throws {
-        try await RunningServer.with { server in
+        // An event loop of its own: the hold blocks it, and must not hold up other tests' connections.
+        try await MultiThreadedEventLoopGroup.withEventLoopGroup(numberOfThreads: 1) { group in
+            try await Self.sendBurstAndHold(on: group)
+        }
+    }
+
+    private static func sendBurstAndHold(on group: MultiThreadedEventLoopGroup) async throws {
+        try await RunningServer.with(eventLoopGroup: group) { server in
             let socket = try await UnixStreamSocket.connect(to: server.path)
             defer { socket.close() }
+            // Served first: the time limit below is then the burst's alone.
+            let first = #"{"method":"org.navhost.test.Echo","parameters":{"text":"first"}}"#
+            #expect(await socket.write(first + "\0").error == nil)
+            #expect(try await socket.readMessages(1) == [#"{"parameters":{"text":"first"}}"#])
             let count = Connection.ReplyBatch.maxReplies
             let echoes = (1...count).map { #"{"method":"org.navhost.test.Echo","parameters":{"text":"m\#($0)"}}"# }
             let hold = #"{"method":"org.navhost.test.Hold","parameters":{"gate":"h"}}"#
-            // One write, so one read brings every call: the hold then blocks the event loop that reads them until the
-            // test has the full batch's replies. Until session 54 a read's replies waited for its end, which the hold
-            // kept back: none came until it gave up.
-            let written = await socket.write((echoes + [hold]).map { $0 + "\0" }.joined())
-            #expect(written.error == nil)
-            let batch = try await socket.readMessages(count, within: .seconds(3))
+            // One write, which the server handles in one read stretch (two socket reads of it, both before
+            // `channelReadComplete`: NIO reads up to four times while its buffer, 2,048 bytes at first, fills). The
+            // hold then blocks the event loop until the test has the full batch's replies. Until session 54 a read's
+            // replies waited for its end, which the hold kept back: none came until it was released.
+            #expect(await socket.write((echoes + [hold]).map { $0 + "\0" }.joined()).error == nil)
+            defer { server.gates.releaseHold("h") }  // when a read below fails, too
+            let batch = try await socket.readMessages(count, within: .seconds(10))
             server.gates.releaseHold("h")
             #expect(batch == (1...count).map { #"{"parameters":{"text":"m\#($0)"}}"# })
             #expect(try await socket.readMessages(1) == [#"{"parameters":{"released":true}}"#])

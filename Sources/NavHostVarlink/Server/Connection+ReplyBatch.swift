@@ -2,7 +2,7 @@ internal import NIOCore
 
 extension Connection {
     /// The replies the connection's loop has released but not written yet: pipelined calls are answered with one
-    /// write, not one per reply.
+    /// write per batch, not one per reply.
     ///
     /// The loop applies the rules:
     /// - A reply goes out at once when no other call of the connection is received and unanswered, so a client that
@@ -24,13 +24,14 @@ extension Connection {
     ///   values it holds (no stored closure, handler, logger hook or plugin code), or an overlapping access would
     ///   corrupt memory silently in a release build instead of stopping the daemon.
     struct ReplyBatch {
-        /// The most replies one write carries: half of a burst of 64 calls in flight, so that a client reads and
-        /// answers the first half while the daemon runs the second. Until session 54 a read's replies all waited for
-        /// its end, and the client and the daemon took turns, each idle while the other worked: 64 calls pipelined on
-        /// one connection ran at 56,800 a second (median of ten `navhost-bench --only pipelined` runs, interleaved
-        /// with the same build's), 80,200 with 32 (16 connections: 87,100 and 94,500); with 16 or 8, more writes
-        /// cost the 16 connections more than the overlap gave, in three runs each (docs/performance-log.md,
-        /// session 54).
+        /// A batch is written once it holds this many replies (one call's end may release several, when calls run
+        /// at once): half of a burst of 64 calls in flight, so that a client reads and answers the first half while
+        /// the daemon runs the second. Until session 54 a read's replies all waited for its end, and the client and
+        /// the daemon took turns, each idle while the other worked: 64 calls pipelined on one connection ran at
+        /// 56,800 a second (median of ten `navhost-bench --only pipelined` runs, interleaved with the same build's),
+        /// 80,200 with 32; on 16 connections, where the daemon is never idle, the two were within the runs' spread.
+        /// Batches of 16 and 8 did worse than the old build on 16 connections in five of six runs
+        /// (docs/performance-log.md, session 54).
         static let maxReplies = 32
         /// The most bytes one batch holds before it is written.
         static let maxBytes = 64 * 1024

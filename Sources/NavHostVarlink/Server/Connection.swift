@@ -17,7 +17,8 @@ internal import NavHostJSON
 /// its place in the order.
 ///
 /// Replies go out in batches: those released while one read is being handled are written together when it is over,
-/// so pipelined calls cost one write; a reply released outside a read goes out at once when nothing else is pending,
+/// or as soon as the batch is full (``ReplyBatch/maxReplies``, ``ReplyBatch/maxBytes``), so a burst of pipelined
+/// calls costs one write per batch; a reply released outside a read goes out at once when nothing else is pending,
 /// otherwise as ``ReplyBatch`` says. The replies with `continues` of a running `more` call are the exception: its
 /// handler writes them itself through ``StreamReplyOutput``, in the window the state machine gives it.
 ///

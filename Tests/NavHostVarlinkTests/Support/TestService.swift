@@ -28,7 +28,7 @@ enum TestInterface {
 
         # Waits until the test releases the named gate, then replies with the name.
         method Wait(gate: string) -> (gate: string)
-        # Blocks its thread, the connection's event loop, until the test releases the named hold or 5 s pass; says
+        # Blocks its thread, the connection's event loop, until the test releases the named hold or 30 s pass; says
         # which.
         method Hold(gate: string) -> (released: bool)
 
@@ -114,7 +114,7 @@ final class Gates: Sendable {
     /// Blocks the calling thread until ``releaseHold(_:)`` releases the hold called `name`, or `limit` passes.
     ///
     /// - Returns: Whether it was released.
-    func hold(_ name: String, for limit: Duration = .seconds(5)) -> Bool {
+    func hold(_ name: String, for limit: Duration = .seconds(30)) -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if releasedHolds.withLock({ $0.remove(name) != nil }) { return true }
