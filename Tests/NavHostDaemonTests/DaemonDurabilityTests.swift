@@ -26,9 +26,13 @@ struct DaemonDurabilityTests {
         Expected(stack: (snapshot["stack"]?.arrayValue ?? []).map(screenIdentity))
     }
 
-    /// What of a screen must come back: its ID, route and parameters.
+    /// What of a screen must come back: its ID, route, parameters and presentation (a `Present`ed screen that came
+    /// back pushed would show, and dismiss, as another; until session 54 only `mixedKills` checked it).
     static func screenIdentity(_ screen: JSONValue) -> JSONValue {
-        ["id": screen["id"] ?? .null, "route": screen["route"] ?? .null, "parameters": screen["parameters"] ?? .null]
+        [
+            "id": screen["id"] ?? .null, "route": screen["route"] ?? .null,
+            "parameters": screen["parameters"] ?? .null, "presentation": screen["presentation"] ?? .null,
+        ]
     }
 
     @Test(
