@@ -276,7 +276,8 @@ extension DaemonDurabilityTests {
 
             nav = try await NavigationClient.connect(to: daemon)
             #expect(try await nav.routes() == ["home.main"], "round \(round)")
-            // The Unload's own write of the overrides, the last before the kill (rounds 1 and 2 undo it first).
+            // The Unload's own write of the overrides, the last before the kill (rounds 1 and 2 first Load what
+            // the round before unloaded).
             let settings = try await DaemonPluginReloadTests.listed("Settings", in: daemon)
             #expect(settings?["state"] == "removed", "round \(round): \(String(describing: settings))")
             #expect(settings?["unloadedByHand"] == true, "round \(round): \(String(describing: settings))")
@@ -291,13 +292,15 @@ extension DaemonDurabilityTests {
         print("durability of an Unload that removes a screen: \(rounds) unloads, \(rounds) kills, \(lost.count) lost")
         #expect(lost.isEmpty, "\(lost)")
 
-        // A Load that undoes the Unload, killed right after its reply: loaded after the restart, by the folder's rule.
+        // A Load that undoes the Unload, killed right after its reply: loaded after the restart, by the folder's rule
+        // (a folder in the plugins folder: neither unloaded nor loaded by hand).
         try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(directory)/Settings")])
         try await daemon.crash()
         try await daemon.restart()
         let settings = try await DaemonPluginReloadTests.listed("Settings", in: daemon)
         #expect(settings?["state"] == "loaded", "\(String(describing: settings))")
         #expect(settings?["unloadedByHand"] == nil, "\(String(describing: settings))")
+        #expect(settings?["loadedByHand"] == nil, "\(String(describing: settings))")
         nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "settings.main"])
         try await daemon.terminate()

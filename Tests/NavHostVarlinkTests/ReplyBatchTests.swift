@@ -70,7 +70,7 @@ struct ReplyBatchTests {
             #expect(await socket.write((echoes + [hold]).map { $0 + "\0" }.joined()).error == nil)
             defer { server.gates.releaseHold("h") }  // when a read below fails, too
             let batch = try await socket.readMessages(count, within: .seconds(10))
-            server.gates.releaseHold("h")
+            server.gates.releaseHold("h")  // now, or the last read waits out the hold
             #expect(batch == (1...count).map { #"{"parameters":{"text":"m\#($0)"}}"# })
             #expect(try await socket.readMessages(1) == [#"{"parameters":{"released":true}}"#])
         }

@@ -111,7 +111,8 @@ final class Gates: Sendable {
         gate(name).continuation.yield()
     }
 
-    /// Blocks the calling thread until ``releaseHold(_:)`` releases the hold called `name`, or `limit` passes.
+    /// Blocks the calling thread until ``releaseHold(_:)`` releases the hold called `name`, or `limit` passes. The
+    /// limit outlasts the tests' reads: a hold that gave up first would let the replies it held back through.
     ///
     /// - Returns: Whether it was released.
     func hold(_ name: String, for limit: Duration = .seconds(30)) -> Bool {
