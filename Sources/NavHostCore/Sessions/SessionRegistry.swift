@@ -42,9 +42,10 @@ public final class SessionRegistry {
     private(set) var closedUnsettled: [String: UnsettledSession] = [:]
     /// The session the stop or a reload closed last under each name, while its file held no failed write and no write
     /// of it was under way: a call of it still under way may write after the close, and fail
-    /// (``keepForTheSettle(_:afterACallersFailure:)``). Not held: once its callers are done, a failure of theirs has
-    /// kept it in ``closedUnsettled`` already; the entries of sessions gone are dropped at each close.
-    private var closedKeepingRecords: [String: ClosedSessionLink] = [:]
+    /// (``keepForTheSettle(_:afterACallersFailure:)``). Not held, only its backlink: once its callers are done, a
+    /// failure of theirs has kept it in ``closedUnsettled`` already; the entries of sessions gone are dropped at each
+    /// close.
+    private var closedKeepingRecords: [String: Backlink<NavigationSession>] = [:]
     /// The settle under way, which every caller of ``settleClosedSessions()`` waits for.
     private var settling: Task<Void, Never>?
     /// The take-back under way (``TakeBackUnderWay``), which the catch-up event it records is saved or held by.
@@ -719,7 +720,7 @@ public final class SessionRegistry {
     @discardableResult
     private func queueLastWrite(of session: NavigationSession) -> Bool {
         // Names never opened again would keep them for good.
-        closedKeepingRecords = closedKeepingRecords.filter { $0.value.session != nil }
+        closedKeepingRecords = closedKeepingRecords.filter { $0.value.owner != nil }
         persistence?.stopRewriting(session.name)
         writeOnceMore(session)
         guard lastWriteMayNotLand(of: session.name) else {
@@ -727,9 +728,7 @@ public final class SessionRegistry {
             // not "could not be saved". A session kept for the settle ends it there, once its last write lands, or
             // the settle gives it up.
             endFailureRun(of: session)
-            if !session.isClosedDurably {
-                closedKeepingRecords[session.name] = ClosedSessionLink(backlink: session.backlink)
-            }
+            if !session.isClosedDurably { closedKeepingRecords[session.name] = session.backlink }
             return false
         }
         closedUnsettled[session.name] = UnsettledSession(session: session)
@@ -783,14 +782,7 @@ public final class SessionRegistry {
     /// (``keepForTheSettle(_:afterACallersFailure:)``).
     func closedSessionMayHoldFailedWrite(_ name: String) -> NavigationSession? {
         guard let persistence, persistence.mayHoldFailedWrite(of: name), sessions[name] == nil else { return nil }
-        return closedKeepingRecords[name]?.session
-    }
-
-    /// A closed session, not held: reached through its backlink while it lives (``closedKeepingRecords``).
-    struct ClosedSessionLink {
-        let backlink: Backlink<NavigationSession>
-        /// The session, or `nil` once it is gone.
-        @MainActor var session: NavigationSession? { backlink.owner }
+        return closedKeepingRecords[name]?.owner
     }
 
     /// Whether the last write of the session `name`, closed, may not land: its file may hold a failed write, or a
