@@ -69,12 +69,14 @@ extension DaemonDurabilityTests {
         for (method, parameters) in removal.setUp { try await nav.call(method, parameters) }
         let before = Self.stackIdentity(try await nav.snapshot())
         let reply = try await nav.call(removal.method, removal.parameters)
-        // A Send's reply carries the screen it went to, none once its intent closed it: it names nothing removed.
+        let expected: Expected
         if removal.method == "Send" {
+            // A Send's reply carries the screen it went to, none once its intent closed it: it names nothing removed.
             #expect(reply["screen"] == nil, "\(removal.method), round \(round): the intent closed its screen")
+            expected = Expected(stack: Array(before.stack.dropLast()))
+        } else {
+            expected = before.after(reply)
         }
-        let expected =
-            removal.method == "Send" ? Expected(stack: Array(before.stack.dropLast())) : before.after(reply)
         #expect(
             expected.stack.map { $0["route"] } == removal.leaves.map { .string($0) },
             "\(removal.method), round \(round)"
