@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import NavHostCommandLine
+import NavHostPluginHost
 
 /// `navhost-plugin-tool`: the build's and the feature author's tool for NavHost plugins.
 ///
@@ -19,7 +20,7 @@ struct NavHostPluginTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "navhost-plugin-tool",
         abstract: "Writes manifests for, stages, scaffolds and checks NavHost feature plugins.",
-        subcommands: [Manifest.self, Stage.self, New.self, List.self, Check.self]
+        subcommands: [Manifest.self, Stage.self, New.self, List.self, Check.self, Run.self]
     )
 
     /// ArgumentParser's `main`, with a word that is no command named as such first (``UnknownCommand``).
@@ -35,6 +36,13 @@ func printToStandardError(_ line: String) {
     fflush(nil)
     let bytes = Array("\(line)\n".utf8)
     _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+/// Exits with 1, saying why, when `directory` is no plugins folder (``PluginDirectory/problemAsPluginsFolder(_:)``).
+func refuseIfNoPluginsFolder(_ directory: String) throws {
+    guard let problem = PluginDirectory.problemAsPluginsFolder(directory) else { return }
+    printToStandardError("Error: \(problem)")
+    throw ExitCode.failure
 }
 
 /// Options shared by the commands that read a build.

@@ -182,12 +182,3 @@ extension NavHostPluginTool {
         }
     }
 }
-
-// MARK: - Private
-
-/// Exits with 1, saying why, when `directory` is no plugins folder (``PluginDirectory/problemAsPluginsFolder(_:)``).
-private func refuseIfNoPluginsFolder(_ directory: String) throws {
-    guard let problem = PluginDirectory.problemAsPluginsFolder(directory) else { return }
-    printToStandardError("Error: \(problem)")
-    throw ExitCode.failure
-}

@@ -1,0 +1,177 @@
+import ArgumentParser
+import Glibc
+import NavHostPluginHost
+import NavHostStorage
+
+// MARK: - run
+
+extension NavHostPluginTool {
+    /// Runs a navhostd of the author's own on a plugins folder, for trying a plugin without a daemon installed or
+    /// without touching the one that serves.
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Runs a navhostd of your own on a plugins folder, with its own socket and state.",
+            discussion: """
+                For trying a plugin as you build it (make run in a package navhost-plugin-tool new made): the \
+                daemon loads the plugins folder, keeps its sessions and the plugins' stores in --run-dir/state, \
+                listens on --run-dir/navhostd.sock, and opens session main at --root, by default the first route of \
+                the plugin (the folder's only one, or --plugin). It watches the folder: a make in another terminal \
+                stages a new build, which it reloads by itself, the screens staying with their restorable state. \
+                It reads no configuration of the machine's (/etc/navhost), only --run-dir/navhostd.conf, made empty \
+                when missing (navhostd.conf(5)); arguments after -- go to navhostd as they are. The daemon replaces \
+                this process: Ctrl-C or SIGTERM stops it, exit status 0. navctl reaches it with \
+                NAVHOST_SOCKET=<the socket> or --socket.
+                """
+        )
+
+        @Argument(help: "The plugins folder, like .build/debug/plugins.")
+        var directory = ".build/debug/plugins"
+
+        @Option(help: "The plugin whose first route session main starts at, when the folder holds several.")
+        var plugin: String?
+
+        @Option(help: "The route session main starts at; by default the first route of the plugin.")
+        var root: String?
+
+        @Option(help: "The navhostd to run; by default the one beside this program, else the first on PATH.")
+        var navhostd: String?
+
+        @Option(help: "The folder for the daemon's socket, state and configuration.")
+        var runDir = ".build/navhost-run"
+
+        @Option(help: "The socket to listen on; by default <run-dir>/navhostd.sock.")
+        var socket: String?
+
+        @Argument(parsing: .postTerminator, help: "Options for navhostd, after --, like -- --log-level debug.")
+        var daemonOptions: [String] = []
+
+        func run() throws {
+            do {
+                try start()
+            } catch let refusal as RunRefusal {
+                printToStandardError("Error: \(refusal.reason)")
+                throw ExitCode.failure
+            }
+        }
+
+        private func start() throws {
+            try refuseIfNoPluginsFolder(directory)
+            let rootRoute = try root ?? firstRoute()
+            let program = try daemonProgram()
+            let runFolder = absolute(runDir)
+            let socketPath = absolute(socket ?? "\(runDir)/navhostd.sock")
+            // A Unix socket's path holds 107 bytes at most (navhostd refuses a longer one too, with less to go on).
+            guard socketPath.utf8.count <= 107 else {
+                throw RunRefusal(
+                    "the socket \(socketPath) is \(socketPath.utf8.count) bytes long, over the 107 a Unix socket's "
+                        + "path may be: give a shorter one with --socket (make run SOCKET=…)"
+                )
+            }
+            let configuration = "\(runFolder)/navhostd.conf"
+            do {
+                try FileIO.makeDirectories("\(runFolder)/state")
+                if FileIO.kind(of: configuration) == nil { try FileIO.writeAtomically([UInt8](), to: configuration) }
+            } catch {
+                throw RunRefusal("cannot prepare \(runFolder): \(error)")
+            }
+            let arguments =
+                [
+                    program, "--config", configuration, "--plugins", absolute(directory),
+                    "--state-dir", "\(runFolder)/state", "--socket", socketPath, "--session", "main=\(rootRoute)",
+                ] + daemonOptions
+            printToStandardError(
+                """
+                navhost-plugin-tool run: \(program), session main at \(rootRoute), plugins from \(directory)
+                  in another terminal: export NAVHOST_SOCKET=\(socketPath); navctl stack
+                  make there stages a new build, which the daemon reloads; Ctrl-C stops it
+                """
+            )
+            try exec(arguments)
+        }
+
+        /// The first route of the plugin ``plugin`` names, or of the folder's only plugin.
+        private func firstRoute() throws -> String {
+            let candidates: [PluginDirectory.Candidate]
+            do {
+                candidates = try PluginDirectory.candidates(in: directory)
+            } catch {
+                throw RunRefusal("cannot read \(directory): \(error)")
+            }
+            let manifests = candidates.compactMap { try? $0.manifest.get() }
+            let chosen: PluginManifest
+            if let plugin {
+                guard let named = manifests.first(where: { $0.name == plugin }) else {
+                    throw RunRefusal("\(directory) holds no staged plugin \(plugin): run make first")
+                }
+                chosen = named
+            } else {
+                guard let only = manifests.first else {
+                    throw RunRefusal("\(directory) holds no staged plugin: run make first")
+                }
+                guard manifests.count == 1 else {
+                    let names = manifests.map(\.name).joined(separator: ", ")
+                    throw RunRefusal(
+                        "\(directory) holds several plugins (\(names)): name the one to start at with --plugin, "
+                            + "or a route with --root"
+                    )
+                }
+                chosen = only
+            }
+            guard let route = chosen.routes.first?.route else {
+                throw RunRefusal("\(chosen.name) lists no route to start session main at: give one with --root")
+            }
+            return route
+        }
+
+        /// ``navhostd``, else the navhostd installed beside this program (an installation's library folder, or a
+        /// checkout's build folder), else the first on `PATH`.
+        private func daemonProgram() throws -> String {
+            if let navhostd {
+                guard access(navhostd, X_OK) == 0 else { throw RunRefusal("\(navhostd) is no program to run") }
+                return absolute(navhostd)
+            }
+            if let own = FileIO.realPath("/proc/self/exe") {
+                let beside = "\(FileIO.parentDirectory(of: own))/navhostd"
+                if access(beside, X_OK) == 0 { return beside }
+            }
+            let path = getenv("PATH").map { String(cString: $0) } ?? ""
+            for folder in path.split(separator: ":") where !folder.isEmpty {
+                let candidate = "\(folder)/navhostd"
+                if access(candidate, X_OK) == 0 { return absolute(candidate) }
+            }
+            throw RunRefusal(
+                "no navhostd beside this program or on PATH (an SDK installed alone has none): install the daemon "
+                    + "(make install in a NavHost checkout, or the navhost package), or name one with --navhostd "
+                    + "(make run NAVHOSTD=~/src/navhost/.build/debug/navhostd)"
+            )
+        }
+
+        /// `path`, made absolute against the current folder.
+        private func absolute(_ path: String) -> String {
+            guard !path.hasPrefix("/") else { return path }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+            guard getcwd(&buffer, buffer.count) != nil else { return path }
+            let folder = String(cString: buffer)
+            let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
+            return folder == "/" ? "/\(relative)" : "\(folder)/\(relative)"
+        }
+
+        /// Why the daemon cannot be run: said as `Error: …`, exit status 1 (not a usage error: the command line was
+        /// fine).
+        private struct RunRefusal: Error {
+            var reason: String
+            init(_ reason: String) { self.reason = reason }
+        }
+
+        /// Replaces this process with `arguments[0]`, run with `arguments`.
+        private func exec(_ arguments: [String]) throws -> Never {
+            // What this process wrote goes out before the daemon takes its place.
+            fflush(nil)
+            var pointers = arguments.map { strdup($0) }
+            pointers.append(nil)
+            execv(arguments[0], pointers)
+            let reason = String(cString: strerror(errno))
+            throw RunRefusal("cannot run \(arguments[0]): \(reason)")
+        }
+    }
+}
