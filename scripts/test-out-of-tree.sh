@@ -9,6 +9,8 @@
 #      `make check` loads it through the daemon's registry, and fails for a Route enum of another namespace;
 #      `make check SESSIONS=…` checks it against the running daemon's saved sessions; with no daemon to ask, or no
 #      navctl, `make install` copies it and says so in a note;
+#      `make run` runs a navhostd of its own on the staged plugin (the installed one, found beside the installed
+#      navhost-plugin-tool), session main at favorites.list, and reloads a new build `make` stages by itself;
 #   4. the installed navhostd runs with the example plugins; `make install PLUGINDIR=…` copies the staged folder into
 #      its plugins folder while it runs and waits until the daemon says it serves it, and navctl navigates to
 #      favorites.list and sends onTappedAdd over the socket; `make install` of a build the daemon refuses fails with
@@ -24,7 +26,9 @@ build_dir=${BUILD_DIR:-.build/debug}
 
 work=$(mktemp -d /tmp/navhost-out-of-tree.XXXXXX)
 daemon_pid=
+run_pid=
 cleanup() {
+    if [[ -n $run_pid ]]; then kill -TERM -- -"$run_pid" 2>/dev/null || true; wait "$run_pid" 2>/dev/null || true; fi
     if [[ -n $daemon_pid ]]; then kill "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; fi
     rm -rf "$work"
 }
@@ -115,6 +119,31 @@ cmp -s "$staged/manifest.json" "$alone/Favorites/manifest.json" || fail "make in
 grep -q "note: installed; no navctl ($work/no-navctl) to ask whether the daemon took it" "$work/no-navctl.log" ||
     fail "make install with no navctl said: $(cat "$work/no-navctl.log")"
 [[ ! -e $alone/.Favorites.previous && ! -e $alone/.Favorites.installing ]] || fail "make install left a folder beside it"
+
+step "make run: a navhostd of the author's own on the staged plugin, reloading a new build by itself"
+# make's own session, so that one SIGTERM to the group stops make and the daemon that replaced
+# navhost-plugin-tool run, as Ctrl-C in a terminal does.
+(cd "$work/Favorites" && exec setsid make run >"$work/run.log" 2>&1) &
+run_pid=$!
+run_navctl() { "$sdk/navctl" "$@" --socket "$work/Favorites/.build/navhost-run/navhostd.sock"; }
+for _ in $(seq 600); do run_navctl stack >/dev/null 2>&1 && break; sleep 0.1; done
+grep -q "session main at favorites.list" "$work/run.log" || fail "make run said: $(cat "$work/run.log")"
+run_navctl stack --json | grep -q '"route":"favorites.list"' || fail "make run's daemon does not show favorites.list"
+run_navctl send onTappedAdd title=Tea --json | grep -q '"title":"Tea"' || fail "make run's daemon: onTappedAdd"
+cp "$work/Favorites/plugin.json" "$work/plugin.json.good"
+sed -i 's/"version": *"0.1.0"/"version": "0.2.0"/' "$work/Favorites/plugin.json"
+(cd "$work/Favorites" && make >/dev/null)
+for _ in $(seq 100); do
+    run_navctl plugins list | grep -Eq "^Favorites +0\.2\.0 +loaded" && break
+    sleep 0.1
+done
+run_navctl plugins list | grep -Eq "^Favorites +0\.2\.0 +loaded" || fail "make run's daemon did not reload 0.2.0"
+run_navctl stack --json | grep -q '"title":"Tea"' || fail "the screen did not keep its item across the reload"
+kill -TERM -- -"$run_pid"
+wait "$run_pid" || true
+grep -q "Stopped" "$work/run.log" || fail "make run's daemon did not stop cleanly: $(tail -5 "$work/run.log")"
+cp "$work/plugin.json.good" "$work/Favorites/plugin.json"
+(cd "$work/Favorites" && make >/dev/null)
 
 step "starting the installed navhostd with the example plugins"
 mkdir -p "$work/plugins" "$work/state"

@@ -125,6 +125,9 @@ extension FeatureScaffold {
         #                   wait for its answer: a build it refuses fails make install, saying why
         #   make uninstall  remove it from PLUGINDIR, and wait for a running navhostd to unload it: a removal it
         #                   refuses (other plugins need it) puts it back and fails, saying why
+        #   make run        run a navhostd of your own on the staged plugin: socket, state and configuration in
+        #                   .build/navhost-run, session main at the plugin's first route (ROOT=… another); a make in
+        #                   another terminal stages a new build, which it reloads by itself; Ctrl-C stops it
         # SWIFTFLAGS adds options to swift build and swift test, like SWIFTFLAGS="-j 2".
         SWIFT       ?= swift
         SWIFTFLAGS  ?=
@@ -142,9 +145,16 @@ extension FeatureScaffold {
         # sudo make install NAVHOST_SOCKET=…). Without a navctl (the SDK alone installs none), make install only copies.
         NAVCTL       ?= navctl
         INSTALL_WAIT ?= 30
+        # make run's daemon: the navhostd beside the SDK's navhost-plugin-tool (an installation's), else the first on
+        # PATH, unless NAVHOSTD names one (a NavHost checkout's .build/debug/navhostd); ROOT, the route session main
+        # starts at; SOCKET, its socket (by default .build/navhost-run/navhostd.sock); RUN_ARGS, options for navhostd.
+        NAVHOSTD     ?=
+        ROOT         ?=
+        SOCKET       ?=
+        RUN_ARGS     ?=
         export NAVHOST_SDK
 
-        .PHONY: all build test check install uninstall clean sdk
+        .PHONY: all build test check install uninstall run clean sdk
 
         all: build
 
@@ -245,6 +255,12 @@ extension FeatureScaffold {
         	fi; \
         	exit $$status
 
+        # The daemon replaces navhost-plugin-tool run's process: make's Ctrl-C stops it (exit status 0).
+        run: build
+        	$(NAVHOST_SDK)/navhost-plugin-tool run $(BUILD_DIR)/plugins --plugin \#(name) $(if $(ROOT),--root '$(ROOT)') \
+        		$(if $(NAVHOSTD),--navhostd '$(NAVHOSTD)') $(if $(SOCKET),--socket '$(SOCKET)') \
+        		$(if $(RUN_ARGS),-- $(RUN_ARGS))
+
         clean:
         	rm -rf .build
 
@@ -301,6 +317,7 @@ extension FeatureScaffold {
         make install      # copies it into the plugins folder beside the SDK (PLUGINDIR=… for another), and
                           # waits for the daemon's answer: a build it refuses fails, with its reason
         make uninstall    # takes it out of PLUGINDIR again and waits for the daemon to unload it
+        make run          # runs a navhostd of your own on the staged plugin, session main at its first route
         ```
 
         `SWIFTFLAGS="-j 2"` passes options to `swift build` and `swift test`; `NAVHOST_SDK=…` builds against another
@@ -313,6 +330,11 @@ extension FeatureScaffold {
 
         A running `navhostd` loads the plugin as soon as its folder appears in its plugins folder; then
         `navctl navigate \#(namespace).list` shows the list and `navctl send onTappedAdd title=First` adds an item.
+        Without one, or to leave it alone, `make run` runs a daemon of your own on the staged plugin (its socket,
+        state and configuration in `.build/navhost-run`; `NAVHOSTD=…` names the navhostd when none is installed
+        beside the SDK): `NAVHOST_SOCKET=$PWD/.build/navhost-run/navhostd.sock navctl stack` shows
+        `\#(namespace).list` at the root, and a `make` in another terminal stages a new build, which it reloads by
+        itself, the screens staying.
 
         The code follows the seeds' layout: `Sources/Presentation` (the route enum and the ViewModel), `Sources/Domain`
         (entities, use cases, repository protocols; no imports), `Sources/Data` (DTOs, data sources, repositories), and
