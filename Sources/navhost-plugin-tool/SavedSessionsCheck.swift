@@ -195,7 +195,8 @@ struct SavedSessionsCheck {
         for plugin in registry.loadedPlugins where !names.contains(plugin.name) {
             printToStandardError(
                 "note: \(installed) holds no build of \(plugin.name): if a daemon serves it, it loads it from another "
-                    + "folder, and the routes its new build drops are not known (give that folder as --installed)"
+                    + "folder, and the routes its new build drops are not known (give that folder as --installed, "
+                    + "or as PLUGINDIR=… to make check)"
             )
         }
         return owners
