@@ -1,6 +1,7 @@
 import NavHostJSON
-import NavHostVarlink
 import Testing
+
+@testable import NavHostVarlink
 
 @Suite("Checking call parameters against the interface")
 struct ParameterValidationTests {
@@ -33,6 +34,31 @@ struct ParameterValidationTests {
         method = try #require(interface.methods["Take"])
     }
 
+    /// Checks `parameters` against `method` (this suite's `Take` when `nil`) both ways the daemon does: as a
+    /// `JSONObject` (a call read the general way), and as json-c's parse of a call that holds them, read by
+    /// ``VarlinkCallReader``; both must name the same offence, or none. A value that reader leaves to the general
+    /// reading (`UInt64.max`) is checked the first way alone.
+    ///
+    /// - Throws: The offence, `InvalidParameter`.
+    private func check(
+        _ parameters: JSONObject,
+        against declaration: (VarlinkInterface, VarlinkInterface.Method)? = nil
+    ) throws {
+        let (interface, method) = declaration ?? (self.interface, self.method)
+        var direct: VarlinkError?
+        do { try interface.validateInput(parameters, of: method) } catch { direct = error }
+        let serialized = try JSONValue.object(parameters).serializedString()
+        let text = #"{"method":"org.example.Take","parameters":"# + serialized + "}"
+        let reader = VarlinkCallReader(maxDepth: JSONParser.defaultMaxDepth)
+        if let call = Array(text.utf8).withUnsafeBytes({ reader.read($0) }), !parameters.isEmpty {
+            #expect(call.parameterTree != nil)
+            var viaTree: VarlinkError?
+            do { try interface.validateInput(of: call, method) } catch { viaTree = error }
+            #expect(viaTree == direct, "\(text)")
+        }
+        if let direct { throw direct }
+    }
+
     var valid: JSONObject {
         let text = """
             {"flag":true,"count":3,"ratio":1,"mode":"fast","items":[{"name":"a"},{"name":"b","size":2}],
@@ -43,17 +69,17 @@ struct ParameterValidationTests {
 
     @Test("Valid parameters pass, optional fields absent or null")
     func validPasses() throws {
-        try interface.validateInput(valid, of: method)
+        try check(valid)
         var withNulls = valid
         withNulls["note"] = nil
         withNulls["note"] = .null
         withNulls["nested"] = ["inner": ["deep": 1]]
-        try interface.validateInput(withNulls, of: method)
+        try check(withNulls)
         var extremes = valid
         extremes["count"] = .int(.max)
-        try interface.validateInput(extremes, of: method)
+        try check(extremes)
         extremes["count"] = .int(.min)
-        try interface.validateInput(extremes, of: method)
+        try check(extremes)
     }
 
     @Test(
@@ -86,7 +112,7 @@ struct ParameterValidationTests {
         var parameters = valid
         parameters[field] = try JSONParser().parse(json)
         #expect(throws: VarlinkError.invalidParameter(path)) {
-            try interface.validateInput(parameters, of: method)
+            try check(parameters)
         }
     }
 
@@ -95,7 +121,7 @@ struct ParameterValidationTests {
         var parameters = valid
         parameters["mode"] = nil
         #expect(throws: VarlinkError.invalidParameter("mode")) {
-            try interface.validateInput(parameters, of: method)
+            try check(parameters)
         }
     }
 
@@ -105,14 +131,14 @@ struct ParameterValidationTests {
         parameters["flag"] = "true"
         parameters["unknown"] = 1
         #expect(throws: VarlinkError.invalidParameter("unknown")) {
-            try interface.validateInput(parameters, of: method)
+            try check(parameters)
         }
         // `flag`, declared first, is missing; `count`, declared after it, holds a string.
         parameters = valid
         parameters["flag"] = nil
         parameters["count"] = "3"
         #expect(throws: VarlinkError.invalidParameter("flag")) {
-            try interface.validateInput(parameters, of: method)
+            try check(parameters)
         }
         // `ratio` comes last in the object but is declared before `labels`.
         parameters = valid
@@ -120,7 +146,7 @@ struct ParameterValidationTests {
         parameters["labels"] = ["k": 1]
         parameters["ratio"] = "1"
         #expect(throws: VarlinkError.invalidParameter("ratio")) {
-            try interface.validateInput(parameters, of: method)
+            try check(parameters)
         }
     }
 
@@ -146,10 +172,10 @@ struct ParameterValidationTests {
     @Test("A declaration of 70 fields: all present pass, the optional one absent or given")
     func manyFieldsPass() throws {
         let (interface, method) = try Self.wideMethod()
-        try interface.validateInput(Self.wideParameters, of: method)
+        try check(Self.wideParameters, against: (interface, method))
         var withNote = Self.wideParameters
         withNote["note"] = "seventy-one"
-        try interface.validateInput(withNote, of: method)
+        try check(withNote, against: (interface, method))
     }
 
     @Test(
@@ -161,7 +187,7 @@ struct ParameterValidationTests {
         var parameters = Self.wideParameters
         parameters[field] = nil
         #expect(throws: VarlinkError.invalidParameter(field)) {
-            try interface.validateInput(parameters, of: method)
+            try check(parameters, against: (interface, method))
         }
     }
 
@@ -171,16 +197,16 @@ struct ParameterValidationTests {
         var parameters = Self.wideParameters
         parameters["f66"] = "sixty-six"
         #expect(throws: VarlinkError.invalidParameter("f66")) {
-            try interface.validateInput(parameters, of: method)
+            try check(parameters, against: (interface, method))
         }
         // f66 still offends, and f67 is missing: the earlier declared is named.
         parameters["f67"] = nil
         #expect(throws: VarlinkError.invalidParameter("f66")) {
-            try interface.validateInput(parameters, of: method)
+            try check(parameters, against: (interface, method))
         }
         parameters["f70"] = 70
         #expect(throws: VarlinkError.invalidParameter("f70")) {
-            try interface.validateInput(parameters, of: method)
+            try check(parameters, against: (interface, method))
         }
     }
 }

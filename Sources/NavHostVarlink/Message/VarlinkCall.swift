@@ -32,8 +32,11 @@ public struct VarlinkCall: Sendable, Hashable {
         set { storage = storage.with(method: newValue) }
     }
     /// The input parameters; empty when the call carried none.
+    ///
+    /// A call read straight from json-c keeps its parameters there (``VarlinkParameterTree``) and makes this object
+    /// anew at each read: the busy calls' handlers read members by name instead (``readParameters(_:)``).
     public var parameters: JSONObject {
-        get { storage.parameters }
+        get { storage.tree?.jsonObject() ?? storage.parameters }
         set { storage = storage.with(parameters: newValue) }
     }
     /// Whether the client asks for possibly several replies, all but the last with `continues`.
@@ -75,6 +78,11 @@ public struct VarlinkCall: Sendable, Hashable {
         storage = Storage(method: method, parameters: parameters, more: more, oneway: oneway, upgrade: upgrade)
     }
 
+    /// A call whose parameters stay as json-c parsed them (``VarlinkCallReader``).
+    init(method: String, parameterTree: VarlinkParameterTree, more: Bool, oneway: Bool, upgrade: Bool) {
+        storage = Storage(method: method, tree: parameterTree, more: more, oneway: oneway, upgrade: upgrade)
+    }
+
     public static func == (lhs: VarlinkCall, rhs: VarlinkCall) -> Bool {
         lhs.storage === rhs.storage
             || (lhs.method == rhs.method && lhs.parameters == rhs.parameters && lhs.more == rhs.more
@@ -107,8 +115,19 @@ public struct VarlinkCall: Sendable, Hashable {
     /// through the runtime's witnesses, as does its destroy after: the validator and `Send`'s handler read the
     /// parameters of every call this way instead.
     package func withParameters<Result>(_ body: (JSONObject) throws -> Result) rethrows -> Result {
-        try body(storage.parameters)
+        if let tree = storage.tree { return try body(tree.jsonObject()) }
+        return try body(storage.parameters)
     }
+
+    /// `body`'s result for a reader of the parameters' members by name, from json-c's parse when the call was read
+    /// from it (no ``JSONObject`` is made of them), else from ``parameters``.
+    package func readParameters<Result>(_ body: (VarlinkParameterReader) throws -> Result) rethrows -> Result {
+        if let tree = storage.tree { return try body(VarlinkParameterReader(tree: tree)) }
+        return try body(VarlinkParameterReader(members: storage.parameters))
+    }
+
+    /// The parameters as json-c parsed them, when the call was read from that parse.
+    var parameterTree: VarlinkParameterTree? { storage.tree }
 
     /// Where the last dot of ``method`` is, found in its UTF-8 bytes: every call is routed by it, and a search by
     /// `Character` would break the whole name into grapheme clusters first.
@@ -123,7 +142,10 @@ extension VarlinkCall {
     /// A call's members; a setter of the call replaces them, so no copy sees another's change.
     private final class Storage: Sendable {
         let method: String
+        /// The parameters, when ``tree`` is `nil`; empty otherwise.
         let parameters: JSONObject
+        /// The parameters as json-c parsed them, for a call read from that parse.
+        let tree: VarlinkParameterTree?
         let more: Bool
         let oneway: Bool
         let upgrade: Bool
@@ -131,6 +153,16 @@ extension VarlinkCall {
         init(method: String, parameters: JSONObject, more: Bool, oneway: Bool, upgrade: Bool) {
             self.method = method
             self.parameters = parameters
+            self.tree = nil
+            self.more = more
+            self.oneway = oneway
+            self.upgrade = upgrade
+        }
+
+        init(method: String, tree: VarlinkParameterTree?, more: Bool, oneway: Bool, upgrade: Bool) {
+            self.method = method
+            self.parameters = JSONObject()
+            self.tree = tree
             self.more = more
             self.oneway = oneway
             self.upgrade = upgrade
@@ -144,7 +176,17 @@ extension VarlinkCall {
             oneway: Bool? = nil,
             upgrade: Bool? = nil
         ) -> Storage {
-            Storage(
+            // New parameters replace the tree; any other change keeps it.
+            if parameters == nil, let tree {
+                return Storage(
+                    method: method ?? self.method,
+                    tree: tree,
+                    more: more ?? self.more,
+                    oneway: oneway ?? self.oneway,
+                    upgrade: upgrade ?? self.upgrade
+                )
+            }
+            return Storage(
                 method: method ?? self.method,
                 parameters: parameters ?? self.parameters,
                 more: more ?? self.more,

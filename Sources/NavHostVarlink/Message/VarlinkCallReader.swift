@@ -68,7 +68,7 @@ final class VarlinkCallReader {
     private func call(_ object: OpaquePointer?) -> VarlinkCall? {
         guard let object, json_object_get_type(object) == json_type_object else { return nil }
         var method: String?
-        var parameters = JSONObject()
+        var parameters: OpaquePointer?
         var more = false
         var oneway = false
         var upgrade = false
@@ -82,9 +82,10 @@ final class VarlinkCallReader {
                 method = methodName(value)
             } else if strcmp(key, "parameters") == 0 {
                 switch json_object_get_type(value) {
-                case json_type_null: parameters = JSONObject()
+                case json_type_null: parameters = nil
                 case json_type_object:
-                    do { parameters = try Self.members(value) } catch { return nil }
+                    guard Self.isReadable(value) else { return nil }
+                    parameters = value
                 default: return nil
                 }
             } else if strcmp(key, "more") == 0 {
@@ -104,7 +105,17 @@ final class VarlinkCallReader {
             json_object_iter_next(&iterator)
         }
         guard let method, (more ? 1 : 0) + (oneway ? 1 : 0) + (upgrade ? 1 : 0) <= 1 else { return nil }
-        return VarlinkCall(method: method, parameters: parameters, more: more, oneway: oneway, upgrade: upgrade)
+        // An empty object is kept as no parameters: nothing to read in it, nor to hold.
+        guard let parameters, json_object_object_length(parameters) > 0 else {
+            return VarlinkCall(method: method, parameters: JSONObject(), more: more, oneway: oneway, upgrade: upgrade)
+        }
+        return VarlinkCall(
+            method: method,
+            parameterTree: VarlinkParameterTree(retaining: parameters),
+            more: more,
+            oneway: oneway,
+            upgrade: upgrade
+        )
     }
 
     /// The text of the string `object`, the method's name: ``lastMethod`` when it is the same.
@@ -134,14 +145,38 @@ final class VarlinkCallReader {
     /// A value the general reading refuses or must read from the text: a number json-c made infinite, or an integer
     /// json-c read as `Int64.min` or `UInt64.max`, somewhere in it (or a member json-c gave no name, which it does not
     /// do).
-    private struct UnreadableValue: Error {}
+    struct UnreadableValue: Error {}
 
-    /// Whether the general reading reads `object`, a vendor key's value, which the call does not keep.
+    /// Whether the general reading reads `object` (the parameters, or a vendor key's value, which the call does not
+    /// keep) as this reader does, walked without making a value of it: no number json-c made infinite, no integer it
+    /// read as `Int64.min` or `UInt64.max`, no member without a name.
     private static func isReadable(_ object: OpaquePointer?) -> Bool {
-        do {
-            _ = try value(object)
+        guard let object else { return true }
+        switch json_object_get_type(object) {
+        case json_type_int:
+            if json_object_get_int64(object) == Int64.max { return json_object_get_uint64(object) != UInt64.max }
+            return json_object_get_int64(object) != Int64.min
+        case json_type_double:
+            return json_object_get_double(object).isFinite
+        case json_type_array:
+            for index in 0..<json_object_array_length(object)
+            where !isReadable(json_object_array_get_idx(object, index)) {
+                return false
+            }
             return true
-        } catch {
+        case json_type_object:
+            var iterator = json_object_iter_begin(object)
+            var end = json_object_iter_end(object)
+            while json_object_iter_equal(&iterator, &end) == 0 {
+                guard json_object_iter_peek_name(&iterator) != nil,
+                    isReadable(json_object_iter_peek_value(&iterator))
+                else { return false }
+                json_object_iter_next(&iterator)
+            }
+            return true
+        case json_type_null, json_type_boolean, json_type_string:
+            return true
+        default:
             return false
         }
     }
@@ -194,7 +229,7 @@ final class VarlinkCallReader {
     /// The members of the json-c object `object`, in json-c's order (the order of the text).
     ///
     /// - Throws: ``UnreadableValue`` for a member's value that ``value(_:)`` throws for.
-    private static func members(_ object: OpaquePointer?) throws(UnreadableValue) -> JSONObject {
+    static func members(_ object: OpaquePointer?) throws(UnreadableValue) -> JSONObject {
         var members = JSONObject(minimumCapacity: Int(json_object_object_length(object)))
         var iterator = json_object_iter_begin(object)
         var end = json_object_iter_end(object)
@@ -212,7 +247,7 @@ final class VarlinkCallReader {
     }
 
     /// The text of a json-c string, ASCII (the message was).
-    private static func string(_ object: OpaquePointer) -> String {
+    static func string(_ object: OpaquePointer) -> String {
         let length = Int(json_object_get_string_len(object))
         guard let start = json_object_get_string(object) else { return "" }
         return string(UnsafeRawPointer(start), length: length)
@@ -224,7 +259,7 @@ final class VarlinkCallReader {
     /// it copies them, where a string of up to 15 bytes (most keys and values of a call) is copied first and asks
     /// only whether its two words hold a byte above 0x7F: the 7 strings of a steady `Send` cost 734 instructions
     /// instead of 1,185 (callgrind). A longer string is checked as `String(decoding:as:)` checks it.
-    private static func string(_ start: UnsafeRawPointer, length: Int) -> String {
+    static func string(_ start: UnsafeRawPointer, length: Int) -> String {
         guard length > 0 else { return "" }
         return String(unsafeUninitializedCapacity: length) { storage in
             storage.baseAddress!.initialize(from: start.assumingMemoryBound(to: UInt8.self), count: length)

@@ -62,6 +62,12 @@ public struct VarlinkRequest: Sendable {
         try call.withParameters(body)
     }
 
+    /// `body`'s result for a reader of the call's input parameters by name, which reads them where the call keeps
+    /// them (``VarlinkCall/readParameters(_:)``).
+    package func readParameters<Result>(_ body: (VarlinkParameterReader) throws -> Result) rethrows -> Result {
+        try call.readParameters(body)
+    }
+
     /// Decodes the input parameters into a `Decodable` type.
     ///
     /// - Throws: `org.varlink.service.InvalidParameter` naming the member that does not decode.
