@@ -18,9 +18,10 @@ extension NavHostPluginTool {
                 the plugin (the folder's only one, or --plugin). It watches the folder: a make in another terminal \
                 stages a new build, which it reloads by itself, the screens staying with their restorable state. \
                 It reads no configuration of the machine's (/etc/navhost), only --run-dir/navhostd.conf, made empty \
-                when missing (navhostd.conf(5)); arguments after -- go to navhostd as they are. The daemon replaces \
-                this process: Ctrl-C or SIGTERM stops it, exit status 0. navctl reaches it with \
-                NAVHOST_SOCKET=<the socket> or --socket.
+                when missing, and the navhostd.conf.d/*.conf beside it (navhostd.conf(5)); arguments after -- go to \
+                navhostd as they are. The daemon replaces this process: Ctrl-C or SIGTERM stops it, exit status 0. \
+                navctl reaches it with NAVHOST_SOCKET=<the socket> or --socket. A daemon already answering on the \
+                socket is not started again.
                 """
         )
 
@@ -30,7 +31,7 @@ extension NavHostPluginTool {
         @Option(help: "The plugin whose first route session main starts at, when the folder holds several.")
         var plugin: String?
 
-        @Option(help: "The route session main starts at; by default the first route of the plugin.")
+        @Option(help: "The route session main starts at; by default the plugin's first route without parameters.")
         var root: String?
 
         @Option(help: "The navhostd to run; by default the one beside this program, else the first on PATH.")
@@ -54,17 +55,24 @@ extension NavHostPluginTool {
             }
         }
 
+        /// Prepares the run folder and replaces this process with the daemon; returns only by throwing.
         private func start() throws {
             try refuseIfNoPluginsFolder(directory)
             let rootRoute = try root ?? firstRoute()
             let program = try daemonProgram()
             let runFolder = absolute(runDir)
-            let socketPath = absolute(socket ?? "\(runDir)/navhostd.sock")
+            let socketPath = socket.map(absolute) ?? "\(runFolder)/navhostd.sock"
             // A Unix socket's path holds 107 bytes at most (navhostd refuses a longer one too, with less to go on).
             guard socketPath.utf8.count <= 107 else {
                 throw RunRefusal(
                     "the socket \(socketPath) is \(socketPath.utf8.count) bytes long, over the 107 a Unix socket's "
                         + "path may be: give a shorter one with --socket (make run SOCKET=…)"
+                )
+            }
+            // navhostd would refuse it too (the socket is served, the state folder locked), after the banner below.
+            if Self.isAnswering(socketPath) {
+                throw RunRefusal(
+                    "a daemon already answers on \(socketPath): stop it first, or give another --run-dir or --socket"
                 )
             }
             let configuration = "\(runFolder)/navhostd.conf"
@@ -97,7 +105,15 @@ extension NavHostPluginTool {
             } catch {
                 throw RunRefusal("cannot read \(directory): \(error)")
             }
-            let manifests = candidates.compactMap { try? $0.manifest.get() }
+            var manifests: [PluginManifest] = []
+            for candidate in candidates {
+                switch candidate.manifest {
+                case .success(let manifest): manifests.append(manifest)
+                case .failure(let reason) where plugin == nil || candidate.folderName == plugin:
+                    throw RunRefusal("\(candidate.directory) cannot be run: \(reason)")
+                case .failure: continue
+                }
+            }
             let chosen: PluginManifest
             if let plugin {
                 guard let named = manifests.first(where: { $0.name == plugin }) else {
@@ -117,33 +133,64 @@ extension NavHostPluginTool {
                 }
                 chosen = only
             }
-            guard let route = chosen.routes.first?.route else {
-                throw RunRefusal("\(chosen.name) lists no route to start session main at: give one with --root")
+            // A session's root is opened without parameters: a route that needs some cannot be one.
+            guard let route = chosen.routes.first(where: { $0.parameters.isEmpty })?.route else {
+                throw RunRefusal(
+                    "\(chosen.name) lists no route without parameters to start session main at: give one with --root"
+                )
             }
             return route
         }
 
         /// ``navhostd``, else the navhostd installed beside this program (an installation's library folder, or a
         /// checkout's build folder), else the first on `PATH`.
+        /// ``navhostd`` (a name without a slash is looked for on `PATH`), else the navhostd installed beside this
+        /// program (an installation's library folder, or a checkout's build folder), else the first on `PATH`.
         private func daemonProgram() throws -> String {
             if let navhostd {
-                guard access(navhostd, X_OK) == 0 else { throw RunRefusal("\(navhostd) is no program to run") }
-                return absolute(navhostd)
+                let found = navhostd.contains("/") ? (Self.isProgram(navhostd) ? navhostd : nil) : Self.onPath(navhostd)
+                guard let found else { throw RunRefusal("\(navhostd) is no program to run") }
+                return absolute(found)
             }
             if let own = FileIO.realPath("/proc/self/exe") {
                 let beside = "\(FileIO.parentDirectory(of: own))/navhostd"
-                if access(beside, X_OK) == 0 { return beside }
+                if Self.isProgram(beside) { return beside }
             }
-            let path = getenv("PATH").map { String(cString: $0) } ?? ""
-            for folder in path.split(separator: ":") where !folder.isEmpty {
-                let candidate = "\(folder)/navhostd"
-                if access(candidate, X_OK) == 0 { return absolute(candidate) }
-            }
+            if let found = Self.onPath("navhostd") { return absolute(found) }
             throw RunRefusal(
                 "no navhostd beside this program or on PATH (an SDK installed alone has none): install the daemon "
                     + "(make install in a NavHost checkout, or the navhost package), or name one with --navhostd "
-                    + "(make run NAVHOSTD=~/src/navhost/.build/debug/navhostd)"
+                    + "(make run NAVHOSTD=$HOME/src/navhost/.build/debug/navhostd)"
             )
+        }
+
+        /// The first program `name` in a folder of `PATH`.
+        private static func onPath(_ name: String) -> String? {
+            let path = getenv("PATH").map { String(cString: $0) } ?? ""
+            return path.split(separator: ":").lazy.map { "\($0)/\(name)" }.first(where: isProgram)
+        }
+
+        /// Whether `path` is a file this process may run (not a folder of that name).
+        private static func isProgram(_ path: String) -> Bool {
+            FileIO.kind(of: path) == .regularFile && access(path, X_OK) == 0
+        }
+
+        /// Whether a server accepts connections on the Unix socket `path`.
+        private static func isAnswering(_ path: String) -> Bool {
+            let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard descriptor >= 0 else { return false }
+            defer { close(descriptor) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            let bytes = Array(path.utf8)
+            guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+            let status = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            return status == 0
         }
 
         /// `path`, made absolute against the current folder.

@@ -23,8 +23,7 @@ struct PluginToolRunTests {
         #expect(snapshot.stack.map(\.route.id) == ["products.list"])
         await client.close()
 
-        tool.send(SIGTERM)
-        #expect(await tool.waitForExit() == 0)
+        try await Self.stop(tool, log: "\(work)/run.log")
         let log = try String(contentsOfFile: "\(work)/run.log", encoding: .utf8)
         #expect(log.contains("session main at products.list, plugins from \(plugins)"), "\(log)")
         #expect(log.contains("export NAVHOST_SOCKET=\(socket)"), "\(log)")
@@ -50,11 +49,40 @@ struct PluginToolRunTests {
             let client = try await Self.connect(to: "\(run)/navhostd.sock", while: tool, log: "\(run).log")
             #expect(try await client.stack().stack.map(\.route.id) == [root])
             await client.close()
-            tool.send(SIGTERM)
-            #expect(await tool.waitForExit() == 0)
+            try await Self.stop(tool, log: "\(run).log")
             let log = try String(contentsOfFile: "\(run).log", encoding: .utf8)
             #expect(log.contains("session main at \(root), plugins from \(plugins)"), "\(log)")
         }
+    }
+
+    @Test("Relative paths are taken from the folder it runs in; a second run on the same socket is refused")
+    func relativePathsAndASecondRun() async throws {
+        let plugins = try TestPlugins.copies(of: ["Settings"])
+        let work = (plugins as NSString).deletingLastPathComponent
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let tool = try SpawnedProcess(
+            TestPaths.builtExecutable("navhost-plugin-tool"),
+            ["run", "plugins", "--run-dir", "run"],
+            output: .file("\(work)/run.log"),
+            workingDirectory: work
+        )
+        let client = try await Self.connect(to: "\(work)/run/navhostd.sock", while: tool, log: "\(work)/run.log")
+        #expect(try await client.stack().stack.map(\.route.id) == ["settings.main"])
+        await client.close()
+        #expect(FileManager.default.fileExists(atPath: "\(work)/run/state/sessions"))
+
+        let second = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhost-plugin-tool"),
+            ["run", "plugins", "--run-dir", "run"],
+            workingDirectory: work
+        )
+        #expect(second.status == 1)
+        #expect(
+            second.errors.contains("Error: a daemon already answers on \(work)/run/navhostd.sock"),
+            "\(second.errors)"
+        )
+        #expect(!second.errors.contains("navhost-plugin-tool run:"), "the banner of a daemon that does not start")
+        try await Self.stop(tool, log: "\(work)/run.log")
     }
 
     @Test(
@@ -64,6 +92,8 @@ struct PluginToolRunTests {
             (["Products"], ["--plugin", "Orders"], "holds no staged plugin Orders: run make first"),
             (["Products"], ["--navhostd", "/nonexistent/navhostd"], "/nonexistent/navhostd is no program to run"),
             ([], [], "holds no staged plugin: run make first"),
+            (["UserProfile"], [], "UserProfile lists no route without parameters to start session main at"),
+            (["Settings"], ["--navhostd", "/"], "/ is no program to run"),
         ]
     )
     func refusals(names: [String], options: [String], reason: String) async throws {
@@ -91,6 +121,17 @@ struct PluginToolRunTests {
         )
         #expect(run.status == 1)
         #expect(run.errors.contains("over the 107 a Unix socket's path may be: give a shorter one with --socket"))
+    }
+
+    /// Stops the daemon `tool` became with SIGTERM, once it has said it is ready (it handles the signal from then
+    /// on), and expects it to exit 0.
+    private static func stop(_ tool: SpawnedProcess, log: String) async throws {
+        for _ in 0..<300 {
+            if let text = try? String(contentsOfFile: log, encoding: .utf8), text.contains("Ready") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        tool.send(SIGTERM)
+        #expect(await tool.waitForExit() == 0)
     }
 
     /// A client of the daemon `tool` became, once its socket answers; fails, with the log, if `tool` ends first.

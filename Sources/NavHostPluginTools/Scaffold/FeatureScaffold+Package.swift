@@ -146,8 +146,9 @@ extension FeatureScaffold {
         NAVCTL       ?= navctl
         INSTALL_WAIT ?= 30
         # make run's daemon: the navhostd beside the SDK's navhost-plugin-tool (an installation's), else the first on
-        # PATH, unless NAVHOSTD names one (a NavHost checkout's .build/debug/navhostd); ROOT, the route session main
-        # starts at; SOCKET, its socket (by default .build/navhost-run/navhostd.sock); RUN_ARGS, options for navhostd.
+        # PATH, unless NAVHOSTD names one (a NavHost checkout's: $(HOME)/src/navhost/.build/debug/navhostd); ROOT, the
+        # route session main starts at; SOCKET, its socket (by default .build/navhost-run/navhostd.sock); RUN_ARGS,
+        # options for navhostd.
         NAVHOSTD     ?=
         ROOT         ?=
         SOCKET       ?=
@@ -255,9 +256,10 @@ extension FeatureScaffold {
         	fi; \
         	exit $$status
 
-        # The daemon replaces navhost-plugin-tool run's process: make's Ctrl-C stops it (exit status 0).
+        # The daemon replaces navhost-plugin-tool run's process, which replaces the recipe's shell (exec): a SIGTERM or
+        # Ctrl-C make gets reaches navhostd itself, which stops cleanly.
         run: build
-        	$(NAVHOST_SDK)/navhost-plugin-tool run $(BUILD_DIR)/plugins --plugin \#(name) $(if $(ROOT),--root '$(ROOT)') \
+        	exec $(NAVHOST_SDK)/navhost-plugin-tool run $(BUILD_DIR)/plugins --plugin \#(name) $(if $(ROOT),--root '$(ROOT)') \
         		$(if $(NAVHOSTD),--navhostd '$(NAVHOSTD)') $(if $(SOCKET),--socket '$(SOCKET)') \
         		$(if $(RUN_ARGS),-- $(RUN_ARGS))
 
@@ -332,9 +334,9 @@ extension FeatureScaffold {
         `navctl navigate \#(namespace).list` shows the list and `navctl send onTappedAdd title=First` adds an item.
         Without one, or to leave it alone, `make run` runs a daemon of your own on the staged plugin (its socket,
         state and configuration in `.build/navhost-run`; `NAVHOSTD=…` names the navhostd when none is installed
-        beside the SDK): `NAVHOST_SOCKET=$PWD/.build/navhost-run/navhostd.sock navctl stack` shows
-        `\#(namespace).list` at the root, and a `make` in another terminal stages a new build, which it reloads by
-        itself, the screens staying.
+        beside the SDK, like a NavHost checkout's `.build/debug/navhostd`, whose `navctl` is beside it):
+        `NAVHOST_SOCKET=$PWD/.build/navhost-run/navhostd.sock navctl stack` shows `\#(namespace).list` at the root,
+        and a `make` in another terminal stages a new build, which it reloads by itself, the screens staying.
 
         The code follows the seeds' layout: `Sources/Presentation` (the route enum and the ViewModel), `Sources/Domain`
         (entities, use cases, repository protocols; no imports), `Sources/Data` (DTOs, data sources, repositories), and
