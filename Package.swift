@@ -537,7 +537,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavHostServiceTests",
-            dependencies: ["NavHostService", "NavHostVarlink"],
+            dependencies: ["NavHostService", "NavHostVarlink", "NavHostWire", sdk],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -79,7 +79,7 @@ public enum NavigationInterface {
         // its reply is written from the screen's text, kept until the screen changes.
         navigation.handleStarting("Send") { request in
             try access.requireControl(request)
-            return try handlers.startSending(request.readParameters { SendParameters($0) })
+            return try handlers.startSending(request.withParameterReader { SendParameters($0) })
         }
         navigation.handle("Recording") { request in
             try access.requireControl(request)

@@ -38,6 +38,22 @@ struct CallReaderTests {
         let call = try #require(read(text))
         #expect(call == general)
         #expect(call.parameters.keys == general.parameters.keys)
+        // Parameters with members stay json-c's; none, `null` and `{}` are no parameters.
+        #expect((call.parameterTree != nil) == !general.parameters.isEmpty)
+    }
+
+    @Test("A call's parameters outlive its message, the tokener's next parse, and the thread that read it")
+    func parametersOutliveTheParse() async throws {
+        let first = try #require(
+            read(#"{"method":"a.b.C","parameters":{"text":"first","list":[1,{"k":"v"}],"object":{"n":null}}}"#)
+        )
+        let second = try #require(read(#"{"method":"a.b.C","parameters":{"text":"second","other":[true]}}"#))
+        #expect(first.parameters == ["text": "first", "list": [1, ["k": "v"]], "object": ["n": .null]])
+        #expect(second.withParameterReader { $0.string("text") } == "second")
+        // Read, then let go, on another thread: the last reference puts the tree back there.
+        let elsewhere = await Task.detached { [first] in first.withParameterReader { $0.object("object") } }.value
+        #expect(elsewhere == ["n": .null])
+        #expect(first.withParameterReader { $0.string("text") } == "first")
     }
 
     @Test(

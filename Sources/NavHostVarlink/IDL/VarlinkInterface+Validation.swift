@@ -27,10 +27,10 @@ extension VarlinkInterface {
     /// ``validateInput(_:of:)`` for a call's parameters, checked where the call keeps them: as json-c parsed them
     /// (``VarlinkParameterTree``), no ``JSONObject`` made, or as its ``VarlinkCall/parameters``. The same rules, the
     /// same offence named.
-    package func validateInput(of call: VarlinkCall, _ method: Method) throws(VarlinkError) {
+    package func validateInput(of call: VarlinkCall, against method: Method) throws(VarlinkError) {
         let path: String?
         if let tree = call.parameterTree {
-            path = firstInvalidPath(in: JSONCMembers(tree.object), fields: method.input)
+            path = tree.withMembers { firstInvalidPath(in: $0, fields: method.input) }
         } else {
             path = call.withParameters { firstInvalidPath(in: CheckedMembers($0), fields: method.input) }
         }

@@ -34,7 +34,7 @@ public struct VarlinkCall: Sendable, Hashable {
     /// The input parameters; empty when the call carried none.
     ///
     /// A call read straight from json-c keeps its parameters there (``VarlinkParameterTree``) and makes this object
-    /// anew at each read: the busy calls' handlers read members by name instead (``readParameters(_:)``).
+    /// anew at each read: the busy calls' handlers read members by name instead (``withParameterReader(_:)``).
     public var parameters: JSONObject {
         get { storage.tree?.jsonObject() ?? storage.parameters }
         set { storage = storage.with(parameters: newValue) }
@@ -112,8 +112,8 @@ public struct VarlinkCall: Sendable, Hashable {
     /// `body`'s result for ``parameters``, lent where the call keeps them.
     ///
     /// The getter hands out a copy, and a copy of the SDK's `JSONObject`, whose layout this module does not know, goes
-    /// through the runtime's witnesses, as does its destroy after: the validator and `Send`'s handler read the
-    /// parameters of every call this way instead.
+    /// through the runtime's witnesses, as does its destroy after. A call read straight from json-c keeps no
+    /// `JSONObject`: this makes one, as the getter does; read its members with ``withParameterReader(_:)`` instead.
     package func withParameters<Result>(_ body: (JSONObject) throws -> Result) rethrows -> Result {
         if let tree = storage.tree { return try body(tree.jsonObject()) }
         return try body(storage.parameters)
@@ -121,7 +121,7 @@ public struct VarlinkCall: Sendable, Hashable {
 
     /// `body`'s result for a reader of the parameters' members by name, from json-c's parse when the call was read
     /// from it (no ``JSONObject`` is made of them), else from ``parameters``.
-    package func readParameters<Result>(_ body: (VarlinkParameterReader) throws -> Result) rethrows -> Result {
+    package func withParameterReader<Result>(_ body: (VarlinkParameterReader) throws -> Result) rethrows -> Result {
         if let tree = storage.tree { return try body(VarlinkParameterReader(tree: tree)) }
         return try body(VarlinkParameterReader(members: storage.parameters))
     }

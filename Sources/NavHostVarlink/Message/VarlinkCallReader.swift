@@ -9,7 +9,8 @@ internal import NavHostJSON
 #endif
 
 /// Reads a call straight from json-c's parse of its message, the envelope (`method`, the flags) without a
-/// ``JSONValue`` of the whole message: the path of every call a client sends. Only the parameters become a value.
+/// ``JSONValue`` of the whole message: the path of every call a client sends. The parameters stay json-c's
+/// (``VarlinkParameterTree``): they become a value only when a handler asks for one.
 ///
 /// It takes the common case only, and leaves everything else to the general reading, ``JSONParser`` and
 /// ``VarlinkCall/init(parsing:)``, which also says what is wrong with a message that is not a call: a message with a

@@ -53,19 +53,14 @@ public struct VarlinkRequest: Sendable {
         return logger
     }
 
-    /// The call's input parameters.
+    /// The call's input parameters; for a call read straight from json-c, made anew at each read
+    /// (``VarlinkCall/parameters``).
     public var parameters: JSONObject { call.parameters }
 
-    /// `body`'s result for the call's input parameters, lent where the call keeps them, not copied
-    /// (``VarlinkCall/withParameters(_:)``).
-    package func withParameters<Result>(_ body: (JSONObject) throws -> Result) rethrows -> Result {
-        try call.withParameters(body)
-    }
-
     /// `body`'s result for a reader of the call's input parameters by name, which reads them where the call keeps
-    /// them (``VarlinkCall/readParameters(_:)``).
-    package func readParameters<Result>(_ body: (VarlinkParameterReader) throws -> Result) rethrows -> Result {
-        try call.readParameters(body)
+    /// them (``VarlinkCall/withParameterReader(_:)``).
+    package func withParameterReader<Result>(_ body: (VarlinkParameterReader) throws -> Result) rethrows -> Result {
+        try call.withParameterReader(body)
     }
 
     /// Decodes the input parameters into a `Decodable` type.

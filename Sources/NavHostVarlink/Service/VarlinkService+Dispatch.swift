@@ -20,7 +20,7 @@ extension VarlinkService {
     ) async throws -> VarlinkOutput {
         let call = request.call
         if let route = routes[call.method] {
-            try route.interface.validateInput(of: call, route.method)
+            try route.interface.validateInput(of: call, against: route.method)
             guard let handler = route.handler else { throw VarlinkError.methodNotImplemented(call.method) }
             if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
             return try await run(handler, request, writer: writer)
@@ -33,7 +33,7 @@ extension VarlinkService {
         guard let method = interface.methods[call.memberName] else {
             throw VarlinkError.methodNotFound(call.method)
         }
-        try interface.validateInput(of: call, method)
+        try interface.validateInput(of: call, against: method)
         if interface.name == VarlinkError.serviceInterface {
             if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
             if call.memberName == "GetInfo", let readiness { await readiness() }
@@ -57,7 +57,7 @@ extension VarlinkService {
     func start(_ request: VarlinkRequest, on route: MethodRoute) throws -> VarlinkCallStart {
         guard case .starting(let handler) = route.handler else { preconditionFailure("not a starting route") }
         let call = request.call
-        try route.interface.validateInput(of: call, route.method)
+        try route.interface.validateInput(of: call, against: route.method)
         if call.upgrade { throw VarlinkError.methodNotImplemented(call.method) }
         return try handler(request)
     }

@@ -151,9 +151,10 @@ public struct SendParameters: Sendable, Hashable {
 
     /// Reads the parameters of a call the daemon's validator has checked against the definition.
     ///
-    /// The object is borrowed (`Send` is the busiest call): an initializer takes its arguments owned unless told
-    /// otherwise, so the caller copied the SDK's `JSONObject` through the runtime's witnesses only for this to destroy
-    /// it.
+    /// The daemon reads a `Send` read straight from json-c without a `JSONObject` (NavHostService's
+    /// `SendParameters+Varlink.swift`, the same members): this reads one read the general way. The object is borrowed:
+    /// an initializer takes its arguments owned unless told otherwise, and a copy of the SDK's `JSONObject` goes through
+    /// the runtime's witnesses.
     public init(_ parameters: borrowing JSONObject) {
         session = parameters["session"]?.stringValue
         screen = parameters["screen"]?.stringValue.map(ScreenID.init)
