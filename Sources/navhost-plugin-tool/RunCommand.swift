@@ -14,9 +14,10 @@ extension NavHostPluginTool {
             discussion: """
                 For trying a plugin as you build it (make run in a package navhost-plugin-tool new made): the \
                 daemon loads the plugins folder, keeps its sessions and the plugins' stores in --run-dir/state, \
-                listens on --run-dir/navhostd.sock, and opens session main at --root, by default the first route of \
-                the plugin (the folder's only one, or --plugin). It watches the folder: a make in another terminal \
-                stages a new build, which it reloads by itself, the screens staying with their restorable state. \
+                listens on --run-dir/navhostd.sock, and opens session main at --root, by default the first route \
+                without parameters of the plugin (the folder's only one, or --plugin). It watches the folder: a make \
+                in another terminal stages a new build, which it reloads by itself, the screens staying with their \
+                restorable state. \
                 It reads no configuration of the machine's (/etc/navhost), only --run-dir/navhostd.conf, made empty \
                 when missing, and the navhostd.conf.d/*.conf beside it (navhostd.conf(5)); arguments after -- go to \
                 navhostd as they are. The daemon replaces this process: Ctrl-C or SIGTERM stops it, exit status 0. \
