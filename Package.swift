@@ -369,6 +369,7 @@ let package = Package(
                 "NavHostCore",
                 "NavHostPluginHost",
                 "NavHostPluginTools",
+                "NavHostSocketPath",
                 "NavHostStorage",
                 sdk,
                 logging,
