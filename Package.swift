@@ -369,7 +369,6 @@ let package = Package(
                 "NavHostCore",
                 "NavHostPluginHost",
                 "NavHostPluginTools",
-                "NavHostSocketPath",
                 "NavHostStorage",
                 sdk,
                 logging,
