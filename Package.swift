@@ -369,6 +369,7 @@ let package = Package(
                 "NavHostCore",
                 "NavHostPluginHost",
                 "NavHostPluginTools",
+                "NavHostSocketPath",
                 "NavHostStorage",
                 sdk,
                 logging,
@@ -622,7 +623,8 @@ let package = Package(
 if Context.environment["NAVHOST_PACKAGE"] == "plugins" {
     let pluginWork: Set<String> = [
         "CFaultGuard", "CGcrypt", "NavHostWire", "NavHostStorage", "NavHostCore", "NavHostPluginHost",
-        "NavHostTesting", "NavHostPluginTools", "NavHostCommandLine", "NavHostSpelling", "navhost-plugin-tool",
+        "NavHostTesting", "NavHostPluginTools", "NavHostCommandLine", "NavHostSpelling", "NavHostSocketPath",
+        "navhost-plugin-tool",
     ]
     let plugins = Set(pluginNames.flatMap(pluginTargets).map(\.name))
     package.targets.removeAll { !pluginWork.contains($0.name) && !plugins.contains($0.name) }

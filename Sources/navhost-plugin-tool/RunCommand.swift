@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import NavHostPluginHost
+import NavHostSocketPath
 import NavHostStorage
 
 // MARK: - run
@@ -63,12 +64,9 @@ extension NavHostPluginTool {
             let program = try daemonProgram()
             let runFolder = absolute(runDir)
             let socketPath = socket.map(absolute) ?? "\(runFolder)/navhostd.sock"
-            // A Unix socket's path holds 107 bytes at most (navhostd refuses a longer one too, with less to go on).
-            guard socketPath.utf8.count <= 107 else {
-                throw RunRefusal(
-                    "the socket \(socketPath) is \(socketPath.utf8.count) bytes long, over the 107 a Unix socket's "
-                        + "path may be: give a shorter one with --socket (make run SOCKET=…)"
-                )
+            // navhostd refuses a path too long as well, but after the banner below.
+            if let problem = SocketPathLength.problem(with: socketPath) {
+                throw RunRefusal("\(problem): give a shorter one with --socket (make run SOCKET=…)")
             }
             // navhostd would refuse it too (the socket is served, the state folder locked), after the banner below.
             if Self.isAnswering(socketPath) {
@@ -176,7 +174,9 @@ extension NavHostPluginTool {
             FileIO.kind(of: path) == .regularFile && access(path, X_OK) == 0
         }
 
-        /// Whether a server accepts connections on the Unix socket `path`.
+        /// Whether a server accepts connections on the Unix socket `path`. navhostd's own check at start-up
+        /// (NavHostVarlink's `VarlinkServer.checkSocketIsFree`) stays the authority; this one, in a tool that links
+        /// no NIO, only keeps the banner from announcing a daemon that will not start.
         private static func isAnswering(_ path: String) -> Bool {
             let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard descriptor >= 0 else { return false }

@@ -143,14 +143,11 @@ final class VarlinkCallReader {
 
     // MARK: - The parameters
 
-    /// A value the general reading refuses or must read from the text: a number json-c made infinite, or an integer
-    /// json-c read as `Int64.min` or `UInt64.max`, somewhere in it (or a member json-c gave no name, which it does not
-    /// do).
-    struct UnreadableValue: Error {}
-
     /// Whether the general reading reads `object` (the parameters, or a vendor key's value, which the call does not
     /// keep) as this reader does, walked without making a value of it: no number json-c made infinite, no integer it
-    /// read as `Int64.min` or `UInt64.max`, no member without a name.
+    /// read as `Int64.min` or `UInt64.max` (it reads any integer beyond either as that limit: the general reading
+    /// looks at the text), no member without a name. The one place these rules are: ``value(_:)`` and
+    /// ``members(_:)`` make values of what passed.
     private static func isReadable(_ object: OpaquePointer?) -> Bool {
         guard let object else { return true }
         switch json_object_get_type(object) {
@@ -182,13 +179,10 @@ final class VarlinkCallReader {
         }
     }
 
-    /// The value `object` holds, as ``JSONParser`` makes it.
-    ///
-    /// It throws rather than answer `nil`: outside the SDK a `JSONValue` is copied and destroyed through the runtime's
-    /// witnesses, and an optional one was made, taken apart and made again for each member on its way into its object.
-    ///
-    /// - Throws: ``UnreadableValue`` for a number json-c made infinite, and for an integer it read as a limit.
-    private static func value(_ object: OpaquePointer?) throws(UnreadableValue) -> JSONValue {
+    /// The value `object` holds, as ``JSONParser`` makes it: a value ``isReadable(_:)`` passed, the one place that
+    /// says which values this reader leaves to the general reading (the parameters are checked before the call keeps
+    /// them, and made into values only afterwards, if a handler asks).
+    private static func value(_ object: OpaquePointer?) -> JSONValue {
         guard let object else { return .null }
         switch json_object_get_type(object) {
         case json_type_null:
@@ -196,20 +190,14 @@ final class VarlinkCallReader {
         case json_type_boolean:
             return .bool(json_object_get_boolean(object) != 0)
         case json_type_int:
-            // json-c reads an integer beyond `UInt64.max` or below `Int64.min` as that limit: the general reading
-            // looks at the text of a message that holds either.
+            // An integer above `Int64.max` is a `Double`, as the general reading makes it.
             let signed = json_object_get_int64(object)
             if signed == Int64.max, json_object_get_uint64(object) > UInt64(Int64.max) {
-                let unsigned = json_object_get_uint64(object)
-                guard unsigned != UInt64.max else { throw UnreadableValue() }
-                return .double(Double(unsigned))
+                return .double(Double(json_object_get_uint64(object)))
             }
-            guard signed != Int64.min else { throw UnreadableValue() }
             return .int(signed)
         case json_type_double:
-            let number = json_object_get_double(object)
-            guard number.isFinite else { throw UnreadableValue() }
-            return .double(number)
+            return .double(json_object_get_double(object))
         case json_type_string:
             return .string(string(object))
         case json_type_array:
@@ -217,29 +205,30 @@ final class VarlinkCallReader {
             var elements: [JSONValue] = []
             elements.reserveCapacity(count)
             for index in 0..<count {
-                elements.append(try value(json_object_array_get_idx(object, index)))
+                elements.append(value(json_object_array_get_idx(object, index)))
             }
             return .array(elements)
         case json_type_object:
-            return .object(try members(object))
+            return .object(members(object))
         default:
-            throw UnreadableValue()
+            preconditionFailure("a json-c value of a type isReadable(_:) refuses")
         }
     }
 
-    /// The members of the json-c object `object`, in json-c's order (the order of the text).
-    ///
-    /// - Throws: ``UnreadableValue`` for a member's value that ``value(_:)`` throws for.
-    static func members(_ object: OpaquePointer?) throws(UnreadableValue) -> JSONObject {
+    /// The members of the json-c object `object`, a value ``isReadable(_:)`` passed, in json-c's order (the order of
+    /// the text).
+    static func members(_ object: OpaquePointer?) -> JSONObject {
         var members = JSONObject(minimumCapacity: Int(json_object_object_length(object)))
         var iterator = json_object_iter_begin(object)
         var end = json_object_iter_end(object)
         while json_object_iter_equal(&iterator, &end) == 0 {
-            guard let name = json_object_iter_peek_name(&iterator) else { throw UnreadableValue() }
+            guard let name = json_object_iter_peek_name(&iterator) else {
+                preconditionFailure("a json-c member without a name, which isReadable(_:) refuses")
+            }
             // json-c keeps one member per key, the text's last, so the member is always new: `updateValue` appends
             // it, where the subscript's setter took it as an optional, made from the value by another copy.
             members.updateValue(
-                try value(json_object_iter_peek_value(&iterator)),
+                value(json_object_iter_peek_value(&iterator)),
                 forKey: string(UnsafeRawPointer(name), length: strlen(name))
             )
             json_object_iter_next(&iterator)

@@ -45,7 +45,7 @@ final class VarlinkParameterTree: @unchecked Sendable {
 
     /// The parameters as a ``JSONObject``, made anew at each call.
     func jsonObject() -> JSONObject {
-        Self.members(object)
+        VarlinkCallReader.members(object)
     }
 
     /// The string member `key`; `nil` when there is none, or it is not a string.
@@ -57,18 +57,7 @@ final class VarlinkParameterTree: @unchecked Sendable {
     /// The object member `key`, as a ``JSONObject``; `nil` when there is none, or it is not an object.
     func object(forKey key: StaticString) -> JSONObject? {
         guard let member = self.member(key), json_object_get_type(member) == json_type_object else { return nil }
-        return Self.members(member)
-    }
-
-    /// The members of `object`, a json-c object of the tree, as a ``JSONObject``.
-    private static func members(_ object: OpaquePointer) -> JSONObject {
-        do {
-            return try VarlinkCallReader.members(object)
-        } catch {
-            // The reader checked every value before it kept the tree (`isReadable`): a value it cannot make now is a
-            // value it let through, which the validator has passed.
-            preconditionFailure("a call's parameters hold a value the reader cannot read")
-        }
+        return VarlinkCallReader.members(member)
     }
 
     /// The member `key`; `nil` when there is none (or it is `null`).
