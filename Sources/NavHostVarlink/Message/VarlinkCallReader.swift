@@ -24,14 +24,16 @@ internal import NavHostJSON
 /// Building the message's value and reading the envelope from it cost about 3,800 instructions per call (callgrind,
 /// a steady `Send`), most of it in copies of the SDK's `JSONValue` and `JSONObject`, whose layouts this module does
 /// not know.
-final class VarlinkCallReader {
+///
+/// `package`, for the fuzzer's oracle, which checks that it reads every call it reads as the general reading does.
+package final class VarlinkCallReader {
     /// The deepest nesting of arrays and objects accepted; the general reading's limit.
     let maxDepth: Int
     /// The method of the last call read: a client calls the same few methods, and a call of the same one shares its
     /// name instead of making it again (an allocation for a name of 16 bytes or more).
     private var lastMethod = ""
 
-    init(maxDepth: Int) {
+    package init(maxDepth: Int) {
         self.maxDepth = maxDepth
     }
 
@@ -41,7 +43,7 @@ final class VarlinkCallReader {
     }
 
     /// The call in `bytes`; `nil` when the general reading must read it.
-    func read(_ bytes: UnsafeRawBufferPointer) -> VarlinkCall? {
+    package func read(_ bytes: UnsafeRawBufferPointer) -> VarlinkCall? {
         var length = bytes.count
         if length > 0, bytes[length - 1] == 0 { length -= 1 }
         guard length > 0, length <= Self.largestMessage, let base = bytes.baseAddress,

@@ -15,6 +15,12 @@ import NavHostVarlink
 /// - a successful reply's parameters match the method's output declaration in the interface definition;
 /// - when the input holds no protocol violation, every call that wants a reply gets its final reply.
 ///
+/// It also holds the server's two ways of reading a call to each other, message by message: a call that
+/// `VarlinkCallReader` reads straight from json-c (the server's way for most calls) must be the call the general
+/// reading makes of the message (method, parameters in their order, flags), and the parameters, checked where each
+/// keeps them, must get the same verdict against the method's input declaration. A message the general reading
+/// refuses, the reader must refuse too. The replies alone would not show a wrong verdict on valid parameters.
+///
 /// A protocol violation closes the connection and drops replies not yet written, so after one the replies only
 /// have to be a prefix of the expected ones.
 struct ReplyOracle {
@@ -32,6 +38,7 @@ struct ReplyOracle {
     init(input: [UInt8], service: VarlinkService, configuration: VarlinkServerConfiguration) {
         self.service = service
         let parser = JSONParser(maxDepth: configuration.maxJSONDepth)
+        let reader = VarlinkCallReader(maxDepth: configuration.maxJSONDepth)
         var rest = input[...]
         while !rest.isEmpty {
             guard let terminator = rest.firstIndex(of: 0) else {
@@ -43,10 +50,13 @@ struct ReplyOracle {
             }
             let frame = rest[..<terminator]
             rest = rest[(terminator + 1)...]
-            guard frame.count <= configuration.maxMessageSize,
-                let message = try? parser.parse(frame),
-                let call = try? VarlinkCall(parsing: message)
-            else {
+            guard frame.count <= configuration.maxMessageSize else {
+                inputBreaksProtocol = true
+                break
+            }
+            let call = (try? parser.parse(frame)).flatMap { try? VarlinkCall(parsing: $0) }
+            compareReadings(of: frame, reader: reader, general: call)
+            guard let call else {
                 inputBreaksProtocol = true
                 break
             }
@@ -97,6 +107,37 @@ struct ReplyOracle {
             violations.append(
                 "\(expected.count - answered) of \(expected.count) calls got no final reply; the first unanswered is "
                     + "\(expected[answered].method)"
+            )
+        }
+    }
+
+    /// Holds the reader's reading of `frame` to the general reading's, `general` (`nil` when it refuses the message).
+    private mutating func compareReadings(
+        of frame: ArraySlice<UInt8>,
+        reader: VarlinkCallReader,
+        general: VarlinkCall?
+    ) {
+        guard let read = frame.withUnsafeBytes({ reader.read($0) }) else { return }
+        let text = String(decoding: frame, as: UTF8.self)
+        guard let general else {
+            violations.append("the reader read a message the general reading refuses: \(text)")
+            return
+        }
+        guard read == general else {
+            violations.append("the reader read \(read.jsonValue), the general reading \(general.jsonValue): \(text)")
+            return
+        }
+        guard let interface = service.interface(named: general.interfaceName),
+            let method = interface.methods[general.memberName]
+        else { return }
+        var verdictOnTree: VarlinkError?
+        do { try interface.validateInput(of: read, against: method) } catch { verdictOnTree = error }
+        var verdict: VarlinkError?
+        do { try interface.validateInput(general.parameters, of: method) } catch { verdict = error }
+        if verdictOnTree != verdict {
+            violations.append(
+                "the parameters' check as json-c parsed them says \(verdictOnTree.map { "\($0)" } ?? "valid"), as a "
+                    + "JSONObject \(verdict.map { "\($0)" } ?? "valid"): \(text)"
             )
         }
     }
