@@ -184,6 +184,31 @@ package final class DaemonProcess: Sendable {
         return received
     }
 
+    /// The arrival stamps of the next `count` notifications that read `text`, by the kernel's clock: a test that reads
+    /// them late still sees them as far apart as they arrived. All it reads is added to ``notifications``.
+    ///
+    /// - Throws: ``TimedOut`` when fewer than `count` arrive within `limit`.
+    package func arrivals(of text: String, count: Int, within limit: Duration = .seconds(30)) async throws -> [Duration]
+    {
+        let notify = running.withLock { $0.notify }
+        let deadline = NotifySocket.now + limit
+        let (read, stamps) = await offThePool { () -> ([String], [Duration]) in
+            var read: [String] = []
+            var stamps: [Duration] = []
+            while stamps.count < count, NotifySocket.now < deadline {
+                guard let message = notify.receiveMessage(milliseconds: 100) else { continue }
+                read.append(message.text)
+                if message.text == text { stamps.append(message.arrival) }
+            }
+            return (read, stamps)
+        }
+        running.withLock { $0.notifications.append(contentsOf: read) }
+        guard stamps.count == count else {
+            throw TimedOut(what: "\(count) \"\(text)\" from navhostd (\(stamps.count) came); its log:\n\(log)")
+        }
+        return stamps
+    }
+
     /// Waits for a datagram on a thread of its own: blocking the few threads of Swift's cooperative pool would stall
     /// every other test running at the same time.
     private static func receive(from notify: NotifySocket, milliseconds: Int32) async -> String? {
