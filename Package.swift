@@ -105,6 +105,9 @@ let fixturePlugins: [(name: String, path: String)] = [
     // Screens that tick, load, follow, write items kept in memory, pulse and hold the main actor on real time, for the
     // replay's settle (docs/recording.md), and one that sets its restorable note late, for a replay's hand-over.
     ("PaceFeature", "Tests/Fixtures/PacePlugin/Sources"),
+    // Intents that call each of the Router's operations, for the durability of a Send that moves the stack
+    // (docs/durability.md).
+    ("HopsFeature", "Tests/Fixtures/HopsPlugin/Sources"),
 ]
 
 func fixturePluginTarget(_ fixture: (name: String, path: String)) -> Target {

@@ -1,0 +1,136 @@
+import IntegrationHarness
+import NavHostJSON
+import NavHostVarlink
+import Testing
+
+// Every way a Send's intent moves the stack, through the Router as a ViewModel calls it (the Hops fixture's intents:
+// navigate, present, dismiss, replace, popTo, popToRoot), and the PopToRoot and Replace calls, each killed right
+// after its own reply. `randomKills` reaches PopToRoot and Replace once each at its seed, and no example plugin has an
+// intent that presents, dismisses, replaces or pops more than its own screen. As in `removalsSurviveKill`, each
+// call is the last before its kill: a later call's write would cover one that never wrote.
+
+extension DaemonDurabilityTests {
+    /// A call that moves the stack: the calls that build the stack it starts from (above `hops.base`: a `Navigate`
+    /// to a page by its name, a `Present` of the sheet), the call, and the screens it leaves (``shape(_:)``). The
+    /// stack it starts from is built by other calls than `Send`, so that a fault of `Send`'s alone leaves it durable.
+    private struct StackMove {
+        var name: String
+        var setUp: [(method: String, name: String?)]
+        var method: String
+        var parameters: JSONObject
+        var leaves: [String]
+    }
+
+    private static let stackMoves: [StackMove] = [
+        StackMove(
+            name: "an intent that pushes",
+            setUp: [],
+            method: "Send",
+            parameters: ["intent": "onTappedPage", "arguments": ["name": "a"]],
+            leaves: ["hops.base", "a"]
+        ),
+        StackMove(
+            name: "an intent that presents",
+            setUp: [("Navigate", "a")],
+            method: "Send",
+            parameters: ["intent": "onTappedSheet"],
+            leaves: ["hops.base", "a", "hops.sheet modal"]
+        ),
+        StackMove(
+            name: "an intent that dismisses",
+            setUp: [("Navigate", "a"), ("Present", nil), ("Navigate", "b")],
+            method: "Send",
+            parameters: ["intent": "onTappedDismiss"],
+            leaves: ["hops.base", "a"]
+        ),
+        StackMove(
+            name: "an intent that replaces the stack",
+            setUp: [("Navigate", "a"), ("Navigate", "b")],
+            method: "Send",
+            parameters: ["intent": "onTappedReplace", "arguments": ["name": "c"]],
+            leaves: ["hops.base", "c"]
+        ),
+        StackMove(
+            name: "an intent that pops to a route",
+            setUp: [("Navigate", "a"), ("Navigate", "b"), ("Navigate", "c")],
+            method: "Send",
+            parameters: ["intent": "onTappedBackTo", "arguments": ["name": "a"]],
+            leaves: ["hops.base", "a"]
+        ),
+        StackMove(
+            name: "an intent that pops to the root",
+            setUp: [("Navigate", "a"), ("Present", nil)],
+            method: "Send",
+            parameters: ["intent": "onTappedHome"],
+            leaves: ["hops.base"]
+        ),
+        StackMove(
+            name: "PopToRoot",
+            setUp: [("Navigate", "a"), ("Navigate", "b")],
+            method: "PopToRoot",
+            parameters: [:],
+            leaves: ["hops.base"]
+        ),
+        StackMove(
+            name: "Replace",
+            setUp: [("Navigate", "a")],
+            method: "Replace",
+            parameters: [
+                "routes": [["route": "hops.base"], ["route": "hops.page", "parameters": ["name": "d"]]]
+            ],
+            leaves: ["hops.base", "d"]
+        ),
+    ]
+
+    @Test("Sends whose intents move the stack by each Router operation, PopToRoot and Replace survive kill -9")
+    func stackMovesSurviveKill() async throws {
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["HopsPlugin"]),
+            sessions: ["main=hops.base"]
+        )
+        // Four rounds: the record is queued for the writer before the reply, so a reply that did not wait for it is
+        // caught only when the kill comes before the write (see `removalsSurviveKill`).
+        for round in 0..<4 {
+            for move in Self.stackMoves {
+                try await Self.moveThenKill(move, round: round, in: daemon)
+            }
+        }
+        try await daemon.terminate()
+    }
+
+    private static func moveThenKill(_ move: StackMove, round: Int, in daemon: DaemonProcess) async throws {
+        var nav = try await NavigationClient.connect(to: daemon)
+        try await nav.call("PopToRoot")
+        for (method, name) in move.setUp {
+            var parameters: JSONObject = ["route": "hops.sheet"]
+            if let name { parameters = ["route": "hops.page", "parameters": ["name": .string(name)]] }
+            try await nav.call(method, parameters)
+        }
+        let before = Self.stackIdentity(try await nav.snapshot())
+        let reply = try await nav.call(move.method, move.parameters)
+        // Killed at once, nothing read in between: a reply that did not wait for its write is caught when the kill
+        // comes before the write.
+        try await daemon.crash()
+        try await daemon.restart()
+
+        nav = try await NavigationClient.connect(to: daemon)
+        let after = Self.stackIdentity(try await nav.snapshot())
+        #expect(
+            after.stack.map(Self.shape) == move.leaves,
+            "\(move.name), round \(round): what its reply acknowledged (\(reply))"
+        )
+        // A screen that was there before and stays keeps its ID, parameters and presentation.
+        let kept = before.stack.filter { screen in after.stack.contains { $0["id"] == screen["id"] } }
+        #expect(
+            after.stack.prefix(kept.count).elementsEqual(kept),
+            "\(move.name), round \(round): \(before) became \(after)"
+        )
+    }
+
+    /// A screen as the moves' `leaves` name it: a page by its name, another screen by its route, `modal` after one
+    /// presented.
+    private static func shape(_ screen: JSONValue) -> String {
+        let name = screen["parameters"]?["name"]?.stringValue ?? screen["route"]?.stringValue ?? "?"
+        return screen["presentation"] == "modal" ? "\(name) modal" : name
+    }
+}
