@@ -251,6 +251,50 @@ extension DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test("A Reload whose build cannot read a screen's saved state is on disk when it answers: kill -9, six rounds")
+    func reloadThatStartsAScreenFreshSurvivesKill() async throws {
+        // Products 1.1.0 keeps its filter as `query`: a Reload to it starts the catalog fresh, with an empty filter,
+        // and keeps the record from before aside. A restart from that record would start the screen fresh too, so the
+        // stack alone cannot tell whether the Reload's record was on disk: the restart's warning that a saved state
+        // no longer decodes does.
+        let renamed = try await DaemonPluginRebuildTests.productsWithRenamedState.value
+        let original = "\(DaemonProcess.examplePlugins)/Products"
+        let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(root: "home.main")
+        defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
+        let warning = "A restored screen's saved state no longer decodes"
+        var nav = firstClient
+        try await nav.call("Navigate", ["route": "products.list"])
+        var lost: [String] = []
+        let rounds = 6
+        for round in 0..<rounds {
+            if round > 0 {
+                try TestPlugins.deploy(folder: original, as: "Products", into: directory)
+                try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Products"])
+            }
+            try await nav.call("Send", ["intent": "onChangedFilter", "arguments": ["text": "ab"]])
+            try PluginRebuilder.deploy(renamed, into: directory)
+            let reply = try await DaemonPluginReloadTests.plugins(daemon, "Reload", ["name": "Products"])
+            try await daemon.crash()
+            #expect(
+                reply["plugin"]?["lostAtReload"]?[0]?["startedFresh"]?.arrayValue?.count == 1,
+                "round \(round): \(reply)"
+            )
+            let warnings = daemon.log.components(separatedBy: warning).count
+            try await daemon.restart()
+
+            nav = try await NavigationClient.connect(to: daemon)
+            #expect(try await nav.routes() == ["home.main", "products.list"], "round \(round)")
+            // A second warning is the restart's, from the record from before the Reload, which the new build cannot
+            // read either.
+            if daemon.log.components(separatedBy: warning).count != warnings {
+                lost.append("round \(round): the restart read the record from before the Reload")
+            }
+        }
+        print("durability of a Reload that starts a screen fresh: \(rounds) reloads and kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+
     @Test(
         "An Unload that takes a screen out of a session survives kill -9 right after its reply: the restart finds the session and the plugin without it; a Load that undoes it survives too"
     )

@@ -49,6 +49,32 @@ struct DaemonPluginRebuildTests {
         )
     }
 
+    /// Products 1.1.0, whose catalog keeps its filter as `query` where 1.0.0 kept `filter`: a screen's state saved by
+    /// either build does not decode in the other, and the screen starts fresh.
+    static let productsWithRenamedState = Task {
+        try await PluginRebuilder.rebuild(
+            plugin: "Products",
+            editing: [
+                (
+                    file: "Sources/Presentation/Features/Products/ViewModel/ProductsViewModel.swift",
+                    replace: "        var filter: String\n    }\n\n    var restorableState",
+                    with: "        var query: String\n    }\n\n    var restorableState"
+                ),
+                (
+                    file: "Sources/Presentation/Features/Products/ViewModel/ProductsViewModel.swift",
+                    replace: "RestorableState(filter: filter)",
+                    with: "RestorableState(query: filter)"
+                ),
+                (
+                    file: "Sources/Presentation/Features/Products/ViewModel/ProductsViewModel.swift",
+                    replace: "filter = saved.filter",
+                    with: "filter = saved.query"
+                ),
+            ],
+            version: "1.1.0"
+        )
+    }
+
     /// UserProfile 2.0.0, whose `profile.user` takes `id` where 1.0.0 took `userID`.
     static let profileWithRenamedParameter = Task {
         try await PluginRebuilder.rebuild(
