@@ -304,18 +304,26 @@ extension DaemonDurabilityTests {
         // Unloading Settings takes settings.main out of the session. A restart from a record that still held it
         // would take it out again, and keep that record aside (main.json.lost-…), as a restart keeps any record with
         // screens it cannot show: the stack alone cannot tell whether the Unload's record was on disk. Without the
-        // Unload's commit every round kept one aside (6 of 6, session 52).
+        // Unload's commit every round kept one aside (6 of 6, session 52). Every other round, settings.main is the
+        // session's root.
         let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(root: "home.main")
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
         let sessions = "\(daemon.stateDirectory)/sessions"
         var nav = firstClient
         var lost: [String] = []
-        let rounds = 3
+        let rounds = 4
         for round in 0..<rounds {
             if round > 0 {
                 try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(directory)/Settings")])
             }
-            _ = try await DaemonPluginRebuildTests.showSettings(nav)
+            if round.isMultiple(of: 2) {
+                _ = try await DaemonPluginRebuildTests.showSettings(nav)
+            } else {
+                // Settings' screen as the session's root, alone on the stack: the Unload restarts the session at its
+                // configured root, home.main (session 56: an audit found no kill test of that case).
+                try await nav.call("Replace", ["routes": [["route": "settings.main"]]])
+                try await DaemonPluginRebuildTests.waitForSettings(nav)
+            }
             try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
             try await daemon.crash()
             try await daemon.restart()
