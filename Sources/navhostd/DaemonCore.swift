@@ -45,7 +45,13 @@ final class DaemonCore {
         self.logger = logger
         self.sessions = SessionRegistry(
             catalog: catalog,
-            persistence: SessionPersistence(directory: configuration.stateDirectory, resumeExecutor: resumeExecutor),
+            persistence: configuration.sessionWriteDelay.map {
+                SessionPersistence(
+                    directory: configuration.stateDirectory,
+                    writes: DelayedDiskWrites(delay: $0),
+                    resumeExecutor: resumeExecutor
+                )
+            } ?? SessionPersistence(directory: configuration.stateDirectory, resumeExecutor: resumeExecutor),
             openedSessions: OpenedSessionsFile(directory: configuration.stateDirectory),
             logger: logger
         )
@@ -122,6 +128,7 @@ final class DaemonCore {
         next.socketMode = old.socketMode
         next.watchesPlugins = old.watchesPlugins
         next.testHooks = old.testHooks
+        next.sessionWriteDelay = old.sessionWriteDelay
         configuration = next
 
         let openBefore = Set(new.sessions.map(\.name).filter { (try? sessions.session($0)) != nil })

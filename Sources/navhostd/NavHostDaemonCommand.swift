@@ -116,7 +116,15 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
     @Flag(help: .hidden)
     var enableTestHooks = false
 
+    /// A test hook: each write of a session's files waits this many milliseconds before it begins, so that a kill -9
+    /// right after a reply that did not wait for its write always comes first (`DelayedDiskWrites`).
+    @Option(help: .hidden)
+    var testSessionWriteDelay: Int?
+
     mutating func validate() throws {
+        if let delay = testSessionWriteDelay, !enableTestHooks || delay < 0 {
+            throw ValidationError("--test-session-write-delay is a test hook: milliseconds, with --enable-test-hooks")
+        }
         // Relative paths are the shell's, so they are taken against the directory navhostd starts in, once: a
         // reload reads the same files and folders, and what the daemon logs and reports names them whole. (A
         // configuration file has no such base: it refuses relative paths.)
@@ -188,7 +196,11 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
                 ? "the command line" : (files.isEmpty ? "the defaults" : files.joined(separator: ", "))
             throw ConfigurationError(file: source, key: "limits.\(problem.key)", message: problem.message)
         }
-        let configuration = DaemonConfiguration(settings: settings, testHooks: enableTestHooks)
+        let configuration = DaemonConfiguration(
+            settings: settings,
+            testHooks: enableTestHooks,
+            sessionWriteDelay: testSessionWriteDelay.map { .milliseconds($0) }
+        )
         // The option and the file's key are checked as they are read; the default is made from $XDG_RUNTIME_DIR.
         if settings.socket == nil, let problem = SocketPathLength.problem(with: configuration.socketPath) {
             throw ConfigurationError(

@@ -218,7 +218,10 @@ extension DaemonDurabilityTests {
         // keep a second record aside: the stack alone cannot tell whether the Reload's record was on disk.
         let withoutMain = try await DaemonPluginRebuildTests.settingsWithoutMain.value
         let original = "\(DaemonProcess.examplePlugins)/Settings"
-        let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(root: "home.main")
+        let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(
+            root: "home.main",
+            extraArguments: Self.slowSessionWrites
+        )
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
         let sessions = "\(daemon.stateDirectory)/sessions"
         var nav = firstClient
@@ -261,7 +264,10 @@ extension DaemonDurabilityTests {
         // no longer decodes does.
         let renamed = try await DaemonPluginRebuildTests.productsWithRenamedState.value
         let original = "\(DaemonProcess.examplePlugins)/Products"
-        let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(root: "home.main")
+        let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(
+            root: "home.main",
+            extraArguments: Self.slowSessionWrites
+        )
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
         let warning = "A restored screen's saved state no longer decodes"
         var nav = firstClient
@@ -306,7 +312,10 @@ extension DaemonDurabilityTests {
         // screens it cannot show: the stack alone cannot tell whether the Unload's record was on disk. Without the
         // Unload's commit every round kept one aside (6 of 6, session 52). Every other round, settings.main is the
         // session's root.
-        let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(root: "home.main")
+        let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(
+            root: "home.main",
+            extraArguments: Self.slowSessionWrites
+        )
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
         let sessions = "\(daemon.stateDirectory)/sessions"
         var nav = firstClient
@@ -330,7 +339,7 @@ extension DaemonDurabilityTests {
 
             nav = try await NavigationClient.connect(to: daemon)
             #expect(try await nav.routes() == ["home.main"], "round \(round)")
-            // The Unload's own write of the overrides, the last before the kill (rounds 1 and 2 first Load what
+            // The Unload's own write of the overrides, the last before the kill (every round after the first Loads what
             // the round before unloaded).
             let settings = try await DaemonPluginReloadTests.listed("Settings", in: daemon)
             #expect(settings?["state"] == "removed", "round \(round): \(String(describing: settings))")

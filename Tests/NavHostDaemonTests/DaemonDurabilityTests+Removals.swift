@@ -50,12 +50,12 @@ extension DaemonDurabilityTests {
 
     @Test("PopTo, Dismiss and a Send whose intent pops its own screen each survive kill -9 right after their reply")
     func removalsSurviveKill() async throws {
-        let daemon = try await DaemonProcess.start(sessions: ["main=home.main"])
-        // Eight rounds: the record is queued for the writer before the reply, so a reply that did not wait for it is
-        // caught only when the kill comes before the write. With PopTo's and Dismiss's `commit` taken out, one round
-        // caught Dismiss's in 3 of 4 runs and PopTo's in 1 of 4, so eight rounds miss PopTo's about once in ten runs
-        // and Dismiss's almost never.
-        for round in 0..<8 {
+        let daemon = try await DaemonProcess.start(sessions: ["main=home.main"], extraArguments: Self.slowSessionWrites)
+        // The record is queued for the writer before the reply, so a reply that did not wait for it is caught only
+        // when the kill comes before the write. Before the writes were slowed (`slowSessionWrites`, session 56), with
+        // PopTo's and Dismiss's `commit` taken out, one round caught Dismiss's in 3 of 4 runs and PopTo's in 1 of 4;
+        // slowed, with those and Send's taken out, every round of two runs caught all three. Four rounds.
+        for round in 0..<4 {
             for removal in Self.removals {
                 try await Self.removeThenKill(removal, round: round, in: daemon)
             }

@@ -333,13 +333,14 @@ struct DaemonPluginRebuildTests {
     /// it.
     static func startOnCopies(
         root: String = "settings.main",
-        watchingPlugins: Bool = false
+        watchingPlugins: Bool = false,
+        extraArguments: [String] = []
     ) async throws -> (directory: String, daemon: DaemonProcess, nav: NavigationClient) {
         let directory = try TestPlugins.copies()
         let daemon = try await DaemonProcess.start(
             plugins: directory,
             sessions: ["main=\(root)"],
-            extraArguments: watchingPlugins ? [] : byHandOnly
+            extraArguments: (watchingPlugins ? [] : byHandOnly) + extraArguments
         )
         let nav = try await NavigationClient.connect(to: daemon)
         if root == "settings.main" { try await waitForSettings(nav) }

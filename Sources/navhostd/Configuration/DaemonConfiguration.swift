@@ -20,6 +20,9 @@ struct DaemonConfiguration: Sendable {
     var logLevel: Logger.Level
     /// Whether test-only hooks (a signal that wedges the main actor) are on.
     var testHooks: Bool
+    /// A test hook: how long each write of a session's files waits before it begins (``DelayedDiskWrites``); `nil`,
+    /// the default, for none.
+    var sessionWriteDelay: Duration?
     /// Whether the plugins folder is watched, so that plugins load, reload and unload as their folders change.
     var watchesPlugins: Bool
     /// Who may control; everyone who can reach the socket may read.
@@ -88,6 +91,7 @@ struct DaemonConfiguration: Sendable {
     init(
         settings: DaemonSettings,
         testHooks: Bool,
+        sessionWriteDelay: Duration? = nil,
         environment: [String: String] = DaemonConfiguration.processEnvironment()
     ) {
         let isRoot = getuid() == 0
@@ -105,6 +109,7 @@ struct DaemonConfiguration: Sendable {
         )
         self.logLevel = settings.logLevel ?? .info
         self.testHooks = testHooks
+        self.sessionWriteDelay = sessionWriteDelay
         self.watchesPlugins = settings.watchPlugins ?? true
         var access = AccessPolicy.standard()
         access.controlUIDs.formUnion(settings.controlUIDs ?? [])
