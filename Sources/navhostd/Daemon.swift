@@ -178,8 +178,11 @@ struct Daemon {
             if let testHooks {
                 group.addTask {
                     for await _ in testHooks {
-                        logger.warning("Test hook: wedging the main actor")
-                        await MainActor.run { while true { sleep(3600) } }
+                        // Logged on the main actor, which then blocks: once the line is out, no watchdog ping is.
+                        await MainActor.run {
+                            logger.warning("Test hook: wedging the main actor")
+                            while true { sleep(3600) }
+                        }
                     }
                     return .testHooks
                 }
