@@ -5,8 +5,9 @@ import Glibc
 ///
 /// navhostd and navctl check a socket path they are given against it as they start, so that a path too long is said
 /// at once, naming the path and the limit, rather than at `bind` after the plugins have loaded, or as a failure to
-/// reach the daemon. The daemon's address of systemd's sockets (NavHostSystemd) and the client's error for a path too
-/// long (NavHostClient) take the limit from here too: it is computed in this one place.
+/// reach the daemon; so does `navhost-plugin-tool run`, before it starts a daemon of the plugin author's own. The
+/// daemon's address of systemd's sockets (NavHostSystemd) and the client's error for a path too long (NavHostClient)
+/// take the limit from here too: it is computed in this one place.
 ///
 /// ```swift
 /// SocketPathLength.problem(with: "/run/navhost/io.navhost")   // nil

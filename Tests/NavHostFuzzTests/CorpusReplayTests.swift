@@ -29,6 +29,16 @@ struct CorpusReplayTests {
         }
         #expect(report.violations == [], "\(name)")
     }
+
+    @Test("The oracle holds the json-c reader's calls to the general reading's, fractions for int fields included")
+    func readerIsComparedWithTheGeneralReading() async throws {
+        let name = "number-fraction-for-int-parameter"
+        let input = try #require(FileManager.default.contents(atPath: "\(Self.corpusDirectory)/\(name)"))
+        let report = try await VarlinkFuzzing.run(Array(input))
+        // Its four calls are plain ASCII, under the depth limit: the reader reads each, and the oracle compares it.
+        #expect(report.callsComparedWithTheReader == 4, "\(name)")
+        #expect(report.violations == [], "\(name)")
+    }
 }
 
 @Suite("The fuzz driver")

@@ -150,7 +150,7 @@ package final class VarlinkCallReader {
     /// read as `Int64.min` or `UInt64.max` (it reads any integer beyond either as that limit: the general reading
     /// looks at the text), no member without a name. The one place these rules are: ``value(_:)`` and
     /// ``members(_:)`` make values of what passed.
-    private static func isReadable(_ object: OpaquePointer?) -> Bool {
+    static func isReadable(_ object: OpaquePointer?) -> Bool {
         guard let object else { return true }
         switch json_object_get_type(object) {
         case json_type_int:
@@ -219,7 +219,7 @@ package final class VarlinkCallReader {
 
     /// The members of the json-c object `object`, a value ``isReadable(_:)`` passed, in json-c's order (the order of
     /// the text).
-    static func members(_ object: OpaquePointer?) -> JSONObject {
+    static func members(_ object: OpaquePointer) -> JSONObject {
         var members = JSONObject(minimumCapacity: Int(json_object_object_length(object)))
         var iterator = json_object_iter_begin(object)
         var end = json_object_iter_end(object)

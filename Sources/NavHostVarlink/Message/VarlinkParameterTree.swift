@@ -28,8 +28,10 @@ final class VarlinkParameterTree: @unchecked Sendable {
     /// The parameters' object; this tree holds a reference to it.
     private let object: OpaquePointer
 
-    /// Takes a reference to `object`, a json-c object whose values ``VarlinkCallReader`` reads.
+    /// Takes a reference to `object`, a json-c object whose values ``VarlinkCallReader`` reads: one its
+    /// `isReadable(_:)` passed, as the tree's readers, which make values of it and trap on any other, rely on.
     init(retaining object: OpaquePointer) {
+        assert(VarlinkCallReader.isReadable(object), "a tree of values the reader leaves to the general reading")
         self.object = object
         json_object_get(object)
     }

@@ -32,6 +32,10 @@ struct ReplyOracle {
     private var answered = 0
     private var streaming = false
 
+    /// How many messages the json-c reader read, each held to the general reading: a check that compared nothing
+    /// proves nothing.
+    private(set) var callsComparedWithTheReader = 0
+
     /// What went wrong, in words; empty when every reply was right.
     private(set) var violations: [String] = []
 
@@ -118,6 +122,7 @@ struct ReplyOracle {
         general: VarlinkCall?
     ) {
         guard let read = frame.withUnsafeBytes({ reader.read($0) }) else { return }
+        callsComparedWithTheReader += 1
         let text = String(decoding: frame, as: UTF8.self)
         guard let general else {
             violations.append("the reader read a message the general reading refuses: \(text)")

@@ -43,6 +43,8 @@ package enum VarlinkFuzzing {
         package var finalReplies = 0
         /// Whether the input breaks the protocol (the server must close the connection at that point).
         package var inputBreaksProtocol = false
+        /// How many messages the json-c reader read and the oracle held to the general reading.
+        package var callsComparedWithTheReader = 0
         /// Every rule the replies broke, in words; empty when the server answered correctly.
         package var violations: [String] = []
     }
@@ -81,6 +83,7 @@ package enum VarlinkFuzzing {
         oracle.finish()
         report.finalReplies = oracle.finalReplies
         report.inputBreaksProtocol = oracle.inputBreaksProtocol
+        report.callsComparedWithTheReader = oracle.callsComparedWithTheReader
         report.violations = oracle.violations
         return report
     }

@@ -39,6 +39,7 @@ final class HopsFeature: FeatureModule {
     }
 }
 
+/// The fixture's routes: a base, pages told apart by their name, and a sheet to present.
 enum HopsRoute: Route {
     static let namespace = "hops"
     case base
@@ -46,6 +47,7 @@ enum HopsRoute: Route {
     case sheet
 }
 
+/// Makes a ``HopsViewModel`` for every route, with the screen's router.
 @MainActor
 final class HopsCoordinator: Coordinator {
     func makeViewModel(for route: HopsRoute, router: Router<HopsRoute>) -> any ViewModel {
@@ -55,6 +57,7 @@ final class HopsCoordinator: Coordinator {
 
 // MARK: - Presentation
 
+/// The one ViewModel of the fixture's screens: each intent calls one of the Router's operations.
 @MainActor
 @Observable
 final class HopsViewModel: ViewModel {
@@ -90,6 +93,7 @@ final class HopsViewModel: ViewModel {
         self.router = router
     }
 
+    /// Calls the Router's operation the intent names, and keeps whether the Router took it.
     func handle(_ intent: Intent) async {
         switch intent {
         case .onTappedPage(let name): state.lastAccepted = router.navigate(to: .page(name: name))
