@@ -3,11 +3,13 @@ import NavHostJSON
 import NavHostVarlink
 import Testing
 
-// Every way a Send's intent moves the stack, through the Router as a ViewModel calls it (the Hops fixture's intents:
-// navigate, present, dismiss, replace, popTo, popToRoot), and the PopToRoot and Replace calls, each killed right
-// after its own reply. `randomKills` reaches PopToRoot and Replace once each at its seed, and no example plugin has an
-// intent that presents, dismisses, replaces or pops more than its own screen. As in `removalsSurviveKill`, each
-// call is the last before its kill: a later call's write would cover one that never wrote.
+// Every way a call moves a session's stack, each killed right after its own reply: `Navigate`, `Present`, `Pop`,
+// `PopTo`, `PopToRoot`, `Dismiss` and `Replace`, and a `Send` whose intent calls each of the Router's operations as a
+// ViewModel does (the Hops fixture's intents: navigate, present, dismiss, replace, popTo, popToRoot, pop). The kills
+// of `randomKills` and `mixedKills` come at random moments: at `randomKills`' seed none came right after a `PopTo`
+// or a `Dismiss` (session 54) and one each after a `PopToRoot` and a `Replace`, and no example plugin has an intent
+// that presents, dismisses, replaces or pops more than its own screen (session 56). Each call here is the last before
+// its kill: a later call's write would cover one that never wrote.
 
 extension DaemonDurabilityTests {
     /// A call that moves the stack: the calls that build the stack it starts from (above `hops.base`: a `Navigate`
@@ -73,6 +75,54 @@ extension DaemonDurabilityTests {
             keeps: 1
         ),
         StackMove(
+            name: "Navigate",
+            setUp: [],
+            method: "Navigate",
+            parameters: ["route": "hops.page", "parameters": ["name": "a"]],
+            leaves: ["hops.base", "a"],
+            keeps: 1
+        ),
+        StackMove(
+            name: "Present",
+            setUp: [("Navigate", "a")],
+            method: "Present",
+            parameters: ["route": "hops.sheet"],
+            leaves: ["hops.base", "a", "hops.sheet modal"],
+            keeps: 2
+        ),
+        StackMove(
+            name: "an intent that pops its own screen",
+            setUp: [("Navigate", "a"), ("Navigate", "b")],
+            method: "Send",
+            parameters: ["intent": "onTappedBack"],
+            leaves: ["hops.base", "a"],
+            keeps: 2
+        ),
+        StackMove(
+            name: "PopTo",
+            setUp: [("Navigate", "a"), ("Navigate", "b"), ("Navigate", "c")],
+            method: "PopTo",
+            parameters: ["route": "hops.page", "parameters": ["name": "a"]],
+            leaves: ["hops.base", "a"],
+            keeps: 2
+        ),
+        StackMove(
+            name: "Dismiss",
+            setUp: [("Navigate", "a"), ("Present", nil), ("Navigate", "b")],
+            method: "Dismiss",
+            parameters: [:],
+            leaves: ["hops.base", "a"],
+            keeps: 2
+        ),
+        StackMove(
+            name: "Pop",
+            setUp: [("Navigate", "a"), ("Navigate", "b")],
+            method: "Pop",
+            parameters: [:],
+            leaves: ["hops.base", "a"],
+            keeps: 2
+        ),
+        StackMove(
             name: "PopToRoot",
             setUp: [("Navigate", "a"), ("Navigate", "b")],
             method: "PopToRoot",
@@ -92,7 +142,7 @@ extension DaemonDurabilityTests {
         ),
     ]
 
-    @Test("Sends whose intents move the stack by each Router operation, PopToRoot and Replace survive kill -9")
+    @Test("Every call that moves the stack, and a Send per Router operation, survives kill -9 right after its reply")
     func stackMovesSurviveKill() async throws {
         let daemon = try await DaemonProcess.start(
             plugins: try await TestPlugins.directory(fixtures: ["HopsPlugin"]),

@@ -74,9 +74,12 @@ final class HopsViewModel: ViewModel {
         case onTappedBackTo(name: String)
         /// `popToRoot()`.
         case onTappedHome
+        /// `pop()`: the screen takes itself off the stack.
+        case onTappedBack
 
         static let names = [
             "onTappedPage", "onTappedSheet", "onTappedDismiss", "onTappedReplace", "onTappedBackTo", "onTappedHome",
+            "onTappedBack",
         ]
     }
 
@@ -102,6 +105,7 @@ final class HopsViewModel: ViewModel {
         case .onTappedReplace(let name): state.lastAccepted = router.replace(with: [.base, .page(name: name)])
         case .onTappedBackTo(let name): state.lastAccepted = router.popTo(.page(name: name))
         case .onTappedHome: state.lastAccepted = router.popToRoot()
+        case .onTappedBack: state.lastAccepted = router.pop()
         }
     }
 }
