@@ -45,14 +45,15 @@ final class DaemonCore {
         self.logger = logger
         self.sessions = SessionRegistry(
             catalog: catalog,
-            persistence: configuration.sessionWriteDelay.map {
-                SessionPersistence(
-                    directory: configuration.stateDirectory,
-                    writes: DelayedDiskWrites(delay: $0),
-                    resumeExecutor: resumeExecutor
-                )
-            } ?? SessionPersistence(directory: configuration.stateDirectory, resumeExecutor: resumeExecutor),
-            openedSessions: OpenedSessionsFile(directory: configuration.stateDirectory),
+            persistence: SessionPersistence(
+                directory: configuration.stateDirectory,
+                writes: Self.stateWrites(configuration),
+                resumeExecutor: resumeExecutor
+            ),
+            openedSessions: OpenedSessionsFile(
+                directory: configuration.stateDirectory,
+                writes: Self.stateWrites(configuration)
+            ),
             logger: logger
         )
         self.plugins = PluginRegistry(
@@ -64,7 +65,10 @@ final class DaemonCore {
         self.pluginControl = PluginControl(
             registry: plugins,
             sessions: sessions,
-            overrides: PluginOverridesFile(directory: configuration.stateDirectory)
+            overrides: PluginOverridesFile(
+                directory: configuration.stateDirectory,
+                writes: Self.stateWrites(configuration)
+            )
         )
         sessions.loadedPlugins = { [plugins] in
             plugins.loadedPlugins.map { status in
@@ -106,6 +110,12 @@ final class DaemonCore {
         await sessions.adoptedSessionsWritten()
     }
 
+    /// How the state folder's files are written: as they ship, or, under the test hook `--test-state-write-delay`,
+    /// each write begun only after the delay (``DelayedDiskWrites``).
+    private static func stateWrites(_ configuration: DaemonConfiguration) -> any SessionFileWrites {
+        configuration.stateWriteDelay.map { DelayedDiskWrites(delay: $0) } ?? DiskWrites()
+    }
+
     /// Puts what a reloaded configuration changed in force, without dropping a client: configured sessions added
     /// are opened and those taken out closed (their saved state stays, for when they come back), every session
     /// takes the new limits. What only a restart can change (socket, folders, socket mode, watching the plugins
@@ -128,7 +138,7 @@ final class DaemonCore {
         next.socketMode = old.socketMode
         next.watchesPlugins = old.watchesPlugins
         next.testHooks = old.testHooks
-        next.sessionWriteDelay = old.sessionWriteDelay
+        next.stateWriteDelay = old.stateWriteDelay
         configuration = next
 
         let openBefore = Set(new.sessions.map(\.name).filter { (try? sessions.session($0)) != nil })

@@ -116,14 +116,15 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
     @Flag(help: .hidden)
     var enableTestHooks = false
 
-    /// A test hook: each write of a session's files waits this many milliseconds before it begins, so that a kill -9
-    /// right after a reply that did not wait for its write always comes first (`DelayedDiskWrites`).
+    /// A test hook: each write of the state folder's files (sessions, the opened-sessions list, plugin overrides) waits
+    /// this many milliseconds before it begins, so that a kill -9 right after a reply that did not wait for its write
+    /// comes first (`DelayedDiskWrites`).
     @Option(help: .hidden)
-    var testSessionWriteDelay: Int?
+    var testStateWriteDelay: Int?
 
     mutating func validate() throws {
-        if let delay = testSessionWriteDelay, !enableTestHooks || delay < 0 {
-            throw ValidationError("--test-session-write-delay is a test hook: milliseconds, with --enable-test-hooks")
+        if let delay = testStateWriteDelay, !enableTestHooks || delay < 0 {
+            throw ValidationError("--test-state-write-delay is a test hook: milliseconds, with --enable-test-hooks")
         }
         // Relative paths are the shell's, so they are taken against the directory navhostd starts in, once: a
         // reload reads the same files and folders, and what the daemon logs and reports names them whole. (A
@@ -199,7 +200,7 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         let configuration = DaemonConfiguration(
             settings: settings,
             testHooks: enableTestHooks,
-            sessionWriteDelay: testSessionWriteDelay.map { .milliseconds($0) }
+            stateWriteDelay: testStateWriteDelay.map { .milliseconds($0) }
         )
         // The option and the file's key are checked as they are read; the default is made from $XDG_RUNTIME_DIR.
         if settings.socket == nil, let problem = SocketPathLength.problem(with: configuration.socketPath) {

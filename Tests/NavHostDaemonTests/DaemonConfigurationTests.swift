@@ -244,6 +244,22 @@ struct DaemonConfigurationTests {
         }
     }
 
+    @Test("The test hook --test-state-write-delay is refused without --enable-test-hooks, and below zero")
+    func stateWriteDelayIsATestHook() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let common = [
+            "--config", "/dev/null", "--socket", TestPaths.socketPath(), "--plugins", DaemonProcess.examplePlugins,
+            "--state-dir", "\(directory)/state",
+        ]
+        for extra in [["--test-state-write-delay", "50"], ["--enable-test-hooks", "--test-state-write-delay=-1"]] {
+            let started = try await ChildProcess.run(TestPaths.builtExecutable("navhostd"), common + extra)
+            #expect(started.status == 64, "EX_USAGE for \(extra): \(started.errors)")
+            let refusal = "--test-state-write-delay is a test hook: milliseconds, with --enable-test-hooks"
+            #expect(started.errors.contains(refusal), "\(extra): \(started.errors)")
+            #expect(!FileManager.default.fileExists(atPath: "\(directory)/state"), "nothing was loaded or written")
+        }
+    }
+
     @Test("A --socket too long once resolved stops navhostd before it loads anything, naming the path and the limit")
     func socketPathTooLong() async throws {
         let directory = try TestPaths.temporaryDirectory()

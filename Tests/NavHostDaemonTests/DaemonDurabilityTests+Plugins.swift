@@ -39,7 +39,7 @@ extension DaemonDurabilityTests {
     )
     func pluginsByHandSurviveRestarts() async throws {
         let folders = try await SplitPlugins()
-        let daemon = try await DaemonProcess.start(plugins: folders.plugins)
+        let daemon = try await DaemonProcess.start(plugins: folders.plugins, extraArguments: Self.slowStateWrites)
         try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
         let loaded = try await DaemonPluginReloadTests.plugins(
             daemon,
@@ -220,7 +220,7 @@ extension DaemonDurabilityTests {
         let original = "\(DaemonProcess.examplePlugins)/Settings"
         let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(
             root: "home.main",
-            extraArguments: Self.slowSessionWrites
+            extraArguments: Self.slowStateWrites
         )
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
         let sessions = "\(daemon.stateDirectory)/sessions"
@@ -266,7 +266,7 @@ extension DaemonDurabilityTests {
         let original = "\(DaemonProcess.examplePlugins)/Products"
         let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(
             root: "home.main",
-            extraArguments: Self.slowSessionWrites
+            extraArguments: Self.slowStateWrites
         )
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
         let warning = "A restored screen's saved state no longer decodes"
@@ -314,7 +314,7 @@ extension DaemonDurabilityTests {
         // session's root.
         let (directory, daemon, firstClient) = try await DaemonPluginRebuildTests.startOnCopies(
             root: "home.main",
-            extraArguments: Self.slowSessionWrites
+            extraArguments: Self.slowStateWrites
         )
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
         let sessions = "\(daemon.stateDirectory)/sessions"

@@ -147,10 +147,10 @@ extension DaemonDurabilityTests {
         let daemon = try await DaemonProcess.start(
             plugins: try await TestPlugins.directory(fixtures: ["HopsPlugin"]),
             sessions: ["main=hops.base"],
-            extraArguments: Self.slowSessionWrites
+            extraArguments: Self.slowStateWrites
         )
-        // Two rounds: the writes are slowed (`slowSessionWrites`), so a reply that did not wait for its write is
-        // caught by the kill right after it, every time but on a machine so busy that the kill comes 50 ms late.
+        // Two rounds: the writes are slowed (`slowStateWrites`), so a reply that did not wait for its write is
+        // caught by the kill right after it, unless the kill comes more than 50 ms late.
         for round in 0..<2 {
             for move in Self.stackMoves {
                 try await Self.moveThenKill(move, round: round, in: daemon)
@@ -185,6 +185,15 @@ extension DaemonDurabilityTests {
             after.stack.prefix(move.keeps).elementsEqual(before.stack.prefix(move.keeps)),
             "\(move.name), round \(round): \(before) became \(after)"
         )
+        if move.method == "Send" {
+            // A Send's reply carries the screen that handled the intent, none once the intent closed it.
+            let handler = before.stack.last?["id"]
+            let closedIt = !after.stack.contains { $0["id"] == handler }
+            #expect((reply["screen"] == nil) == closedIt, "\(move.name), round \(round): \(reply)")
+        } else {
+            // The other calls' replies name the screen pushed, the screens removed, or the stack made: whole.
+            #expect(after == before.after(reply), "\(move.name), round \(round): what its reply acknowledged")
+        }
     }
 
     /// A screen as the moves' `leaves` name it: a page by its name, another screen by its route, `modal` after one

@@ -26,10 +26,11 @@ struct DaemonDurabilityTests {
         Expected(stack: (snapshot["stack"]?.arrayValue ?? []).map(screenIdentity))
     }
 
-    /// navhostd's test hook that makes each write of a session's files wait 50 ms before it begins: a kill -9 right
-    /// after a reply that did not wait for its write then comes before the write, whatever the writer thread's speed,
-    /// where without it the kill catches such a reply only when it beats the write (`DelayedDiskWrites`).
-    static let slowSessionWrites = ["--enable-test-hooks", "--test-session-write-delay", "50"]
+    /// navhostd's test hook that makes each write of the state folder's files wait 50 ms before it begins: a kill -9
+    /// right after a reply that did not wait for its write then comes before the write, whatever the writer's speed,
+    /// where without it the kill catches such a reply only when it beats the write (`DelayedDiskWrites`). A kill that
+    /// comes more than 50 ms after the reply (a machine busy with parallel tests) misses it, hence two rounds or more.
+    static let slowStateWrites = ["--enable-test-hooks", "--test-state-write-delay", "50"]
 
     /// What of a screen must come back: its ID, route, parameters and presentation (a `Present`ed screen that came
     /// back pushed would show, and dismiss, as another; until session 54 only `mixedKills` checked it).

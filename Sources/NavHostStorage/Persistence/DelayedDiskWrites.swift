@@ -1,9 +1,10 @@
 import Glibc
 
-/// The disk's writes of session files (``DiskWrites``), each begun only after `delay`: a test hook of navhostd
-/// (`--test-session-write-delay`), so that a kill -9 right after a reply that did not wait for its write comes before
-/// that write every time, instead of only when it beats the writer thread. A reply that waits for its write waits the
-/// delay too, and is as durable as without it.
+/// The disk's writes of the state folder's files (``DiskWrites``: sessions, the opened-sessions list, plugin
+/// overrides), each begun only after `delay`: a test hook of navhostd (`--test-state-write-delay`), so that a kill -9
+/// right after a reply that did not wait for its write comes before that write, unless the kill itself is later than
+/// the delay, instead of only when it beats the writer. A reply that waits for its write waits the delay too, and is as
+/// durable as without it.
 package struct DelayedDiskWrites: SessionFileWrites {
     /// How long each write waits before it begins.
     package let delay: Duration
@@ -30,7 +31,7 @@ package struct DelayedDiskWrites: SessionFileWrites {
         return try disk.write(bytes, at: offset, to: path, cuttingTo: size, create: create, headLast: headLast)
     }
 
-    /// Sleeps the writer's thread (the writer queue's: no other work waits on it but other session writes).
+    /// Sleeps the writing thread (the session writer's queue, or the caller's for the list and the overrides).
     private func wait() {
         let (seconds, attoseconds) = delay.components
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))

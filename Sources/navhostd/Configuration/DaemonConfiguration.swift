@@ -18,11 +18,11 @@ struct DaemonConfiguration: Sendable {
     var sessions: [SessionConfiguration]
     /// The least severe level logged.
     var logLevel: Logger.Level
-    /// Whether test-only hooks (a signal that wedges the main actor) are on.
+    /// Whether test-only hooks are on: SIGUSR1 wedges the main actor, and `--test-state-write-delay` is accepted.
     var testHooks: Bool
-    /// A test hook: how long each write of a session's files waits before it begins (``DelayedDiskWrites``); `nil`,
-    /// the default, for none.
-    var sessionWriteDelay: Duration?
+    /// A test hook: how long each write of the state folder's session files, opened-sessions list and plugin overrides
+    /// waits before it begins (``DelayedDiskWrites``); `nil`, the default, for none.
+    var stateWriteDelay: Duration?
     /// Whether the plugins folder is watched, so that plugins load, reload and unload as their folders change.
     var watchesPlugins: Bool
     /// Who may control; everyone who can reach the socket may read.
@@ -91,7 +91,7 @@ struct DaemonConfiguration: Sendable {
     init(
         settings: DaemonSettings,
         testHooks: Bool,
-        sessionWriteDelay: Duration? = nil,
+        stateWriteDelay: Duration? = nil,
         environment: [String: String] = DaemonConfiguration.processEnvironment()
     ) {
         let isRoot = getuid() == 0
@@ -109,7 +109,7 @@ struct DaemonConfiguration: Sendable {
         )
         self.logLevel = settings.logLevel ?? .info
         self.testHooks = testHooks
-        self.sessionWriteDelay = sessionWriteDelay
+        self.stateWriteDelay = stateWriteDelay
         self.watchesPlugins = settings.watchPlugins ?? true
         var access = AccessPolicy.standard()
         access.controlUIDs.formUnion(settings.controlUIDs ?? [])
