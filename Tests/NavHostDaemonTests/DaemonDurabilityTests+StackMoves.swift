@@ -14,7 +14,8 @@ import Testing
 extension DaemonDurabilityTests {
     /// A call that moves the stack: the calls that build the stack it starts from (above `hops.base`: a `Navigate`
     /// to a page by its name, a `Present` of the sheet), the call, and the screens it leaves (``shape(_:)``). The
-    /// stack it starts from is built by other calls than `Send`, so that a fault of `Send`'s alone leaves it durable.
+    /// stack it starts from is built with `Navigate` and `Present`, so that a fault of another call's alone leaves it
+    /// durable; a fault of theirs makes the cases they build pass, and their own cases fail.
     private struct StackMove {
         var name: String
         var setUp: [(method: String, name: String?)]

@@ -28,7 +28,8 @@ public final class PluginOverridesFile: Sendable {
         self.init(directory: directory, writes: DiskWrites())
     }
 
-    /// The file under the state folder `directory`, written through `writes` (a test's double of the disk).
+    /// The file under the state folder `directory`, written through `writes`: a test's double of the disk,
+    /// ``DiskWrites`` itself, or navhostd's slowed writes under its test hook (``DelayedDiskWrites``).
     package init(directory: String, writes: any SessionFileWrites) {
         self.document = StateDocument(
             path: "\(directory)/plugin-overrides.json",

@@ -240,8 +240,9 @@ public final class SessionPersistence: Sendable {
         self.rewrites = SessionRewrites(pauses: Self.rewritePauses)
     }
 
-    /// Creates the persistence of sessions under `directory`, whose files are written through `writes` (a test's
-    /// double of the disk).
+    /// Creates the persistence of sessions under `directory`, whose files are written through `writes`: a test's
+    /// double of the disk, ``DiskWrites`` itself, or navhostd's slowed writes under its test hook
+    /// (``DelayedDiskWrites``).
     ///
     /// - Parameters:
     ///   - resumeExecutor: As ``init(directory:resumeExecutor:)``'s: a serial one resumes the callers of a failed write
