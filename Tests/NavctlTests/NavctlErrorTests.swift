@@ -127,6 +127,33 @@ struct NavctlErrorTests {
         try Snapshots.assertMatches(run, named: "error-no-socket", replacing: [directory: "<tmp>"])
     }
 
+    @Test(
+        "A daemon unreachable at the default socket gets a hint naming --socket and NAVHOST_SOCKET; at a named one, none",
+        .enabled(if: getuid() == 0, "runs navctl as nobody (its default socket is under XDG_RUNTIME_DIR): needs root")
+    )
+    func unreachableAtTheDefaultSocket() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let hint =
+            "hint: that is the default socket; for a daemon listening elsewhere, give navctl --socket PATH or "
+            + "set NAVHOST_SOCKET=PATH"
+        let atDefault = try await Navctl.run(["stack"], environment: ["XDG_RUNTIME_DIR": directory], as: .nobody)
+        #expect(atDefault.status == 69)
+        let lines = atDefault.errors.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(atDefault.errors)")
+        #expect(lines.first?.hasPrefix("Error: daemonUnreachable: ") == true, "\(atDefault.errors)")
+        #expect(lines.first?.contains("\(directory)/navhost/io.navhost") == true, "\(atDefault.errors)")
+        #expect(lines.last == hint)
+
+        let named = try await Navctl.run(
+            ["stack"],
+            environment: ["XDG_RUNTIME_DIR": directory, "NAVHOST_SOCKET": "\(directory)/io.navhost"],
+            as: .nobody
+        )
+        #expect(named.status == 69)
+        #expect(!named.errors.contains("hint:"), "\(named.errors)")
+    }
+
     @Test("A socket path that names a plain file exits with 69 and says it is not a socket")
     func plainFileForSocket() async throws {
         let directory = try TestPaths.temporaryDirectory()

@@ -42,6 +42,21 @@ struct NavctlPluginDaemonTests {
             let plugin = try JSONParser().parse(again.output)["plugin"]
             #expect(plugin?["state"] == "loaded")
             #expect(plugin?["path"]?.stringValue == "\(daemon.stateDirectory)/plugin-images/Products-3.so")
+            // A new version of the same library (plugin.json's version raised, the code as it was): a new build,
+            // not the one that served before.
+            let manifest = "\(directory)/Products/manifest.json"
+            let text = try String(contentsOfFile: manifest, encoding: .utf8)
+            try text.replacingOccurrences(of: "\"version\": \"1.0.0\"", with: "\"version\": \"1.0.1\"")
+                .write(toFile: manifest, atomically: true, encoding: .utf8)
+            let bumped = try await Navctl.run(["plugins", "reload", "Products"] + socket)
+            #expect(bumped.status == 0, "\(bumped.errors)")
+            #expect(
+                bumped.output.hasPrefix("reloaded Products 1.0.0 → 1.0.1 from ")
+                    && bumped.output.hasSuffix(
+                        "; the build in \(directory)/Products, with the library that served before (its manifest is new)\n"
+                    ),
+                "\(bumped.output)"
+            )
 
             let unload = try await Navctl.run(["plugins", "unload", "Home"] + socket)
             #expect(unload.status == 0, "\(unload.errors)")

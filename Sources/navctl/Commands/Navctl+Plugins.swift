@@ -152,7 +152,9 @@ extension Navctl.Plugins {
                 rebuilds them in place. A refused build (PluginRefused, exit code 2) leaves the old version \
                 serving; plugins list --json then shows it as lastReloadFailure. Prints "reloaded NAME OLD → NEW \
                 from LIBRARY; the build in FOLDER", or "; the library in FOLDER is the one that served before" when \
-                it did not change (a build that failed, or another folder than the one rebuilt: the same code runs). \
+                it did not change (a build that failed, or another folder than the one rebuilt: the same code runs), \
+                or "; the build in FOLDER, with the library that served before (its manifest is new)" when only the \
+                version did. \
                 A session that lost screens to the new build (started fresh: their saved state does not decode; \
                 removed: it cannot show the first of them) gets a warning on standard error naming them and the file that \
                 keeps its record from before. --json prints the Reload reply: {"plugin":{…}}.
@@ -187,16 +189,24 @@ extension Navctl.Plugins {
                 )
                 var line = PluginView.describe(event)
                 if let folder = plugin.folder {
-                    // A reload of an unchanged build (a build that failed, another folder than the one rebuilt) runs
-                    // the same code again: say so, and where it came from.
-                    line +=
-                        previous?.sha256 != nil && previous?.sha256 == plugin.sha256
-                        ? "; the library in \(folder) is the one that served before"
-                        : "; the build in \(folder)"
+                    line += Self.origin(of: plugin, in: folder, replacing: previous)
                 }
                 Console.print(line)
                 warnOfLosses(plugin.lostAtReload)
             }
+        }
+
+        /// Where the reloaded build came from, as the end of the printed line. A reload of the library that served
+        /// before runs the same code again: after a build that failed, or of another folder than the one rebuilt,
+        /// nothing new serves, and the line says so; with a new version, only the manifest (or resources) changed.
+        static func origin(of plugin: PluginInfo, in folder: String, replacing previous: PluginInfo?) -> String {
+            guard let previous, previous.sha256 != nil, previous.sha256 == plugin.sha256 else {
+                return "; the build in \(folder)"
+            }
+            guard previous.version == plugin.version else {
+                return "; the build in \(folder), with the library that served before (its manifest is new)"
+            }
+            return "; the library in \(folder) is the one that served before"
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import NavHostClient
 import Synchronization
 
@@ -32,8 +33,10 @@ extension ConnectionOptions {
         // Whether the daemon answered before the deadline: an error reply in time is reported as such, even when the
         // deadline passes while the spelling hint asks for names.
         var answeredInTime = false
+        var connected = false
         do throws(NavHostClientError) {
             let client = try await NavHostClient.connect(socketPath: socketPath)
+            connected = true
             let watchdog = deadline.watch { await client.close() }
             defer { watchdog?.cancel() }
             let result: Result
@@ -56,8 +59,18 @@ extension ConnectionOptions {
                     )
                 )
             }
-            throw Self.report(error, keyValueWords: words, hint: spellingHint)
+            throw Self.report(error, keyValueWords: words, hint: connected ? spellingHint : unreachableHint)
         }
+    }
+
+    /// A line for standard error when the daemon could not be reached at the default socket: a daemon started with
+    /// a socket of its own (a plugin's `make run`, `navhostd --socket`) is not found there. `nil` when `--socket` or
+    /// `$NAVHOST_SOCKET` named the socket: the user chose it.
+    private var unreachableHint: String? {
+        let variable = NavHostClient.socketEnvironmentVariable
+        guard socket == nil, getenv(variable).map({ String(cString: $0).isEmpty }) ?? true else { return nil }
+        return "hint: that is the default socket; for a daemon listening elsewhere, give navctl --socket PATH or set "
+            + "\(variable)=PATH"
     }
 
     /// Reports a failed call on standard error, with a quoting hint when one of `words` was read as JSON where the
