@@ -39,10 +39,12 @@ public enum ManifestBuilder {
         }
         for screen in module.screens where !screen.unknownIntents.isEmpty {
             let names = screen.unknownIntents.map { "\"\($0)\"" }.joined(separator: ", ")
+            let one = screen.unknownIntents.count == 1
             throw PluginToolError(
                 .moduleMismatch,
-                "the screen \(screen.route) lists the intents \(names) in its ViewModel's Intent.names, but its Intent "
-                    + "enum has no case of that name: a Send could never reach them"
+                "the screen \(screen.route) lists the \(one ? "intent" : "intents") \(names) in its ViewModel's "
+                    + "Intent.names, but its Intent enum has no case of \(one ? "that name" : "those names"): a Send "
+                    + "could never reach \(one ? "it" : "them") (a misspelt name, or a case renamed since)"
             )
         }
         let manifest = PluginManifest(

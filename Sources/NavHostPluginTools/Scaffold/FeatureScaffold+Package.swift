@@ -194,7 +194,8 @@ extension FeatureScaffold {
         	@test ! -e $(FAILED) || { echo "the last make failed: $(STAGED) holds the build before it; run make" \
         "again once it builds" >&2; exit 1; }
         	@test ! $(BUILD_DIR)/$(LIBRARY) -nt $(STAGED)/$(LIBRARY) || { echo "$(BUILD_DIR)/$(LIBRARY) is newer than \
-        the build make staged (a swift build without make?): run make to stage it" >&2; exit 1; }
+        the build make staged (make test and swift build relink it; only make stages it): run make, then make \
+        install" >&2; exit 1; }
         	@test -n "$(DESTDIR)" || test -d $(PLUGINDIR) || echo "note: $(PLUGINDIR) did not exist, so no navhostd \
         watches it yet; for the daemon make run starts in a NavHost checkout: make install \
         PLUGINDIR=<checkout>/.build/debug/plugins" >&2
