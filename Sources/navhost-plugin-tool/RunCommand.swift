@@ -197,9 +197,9 @@ extension NavHostPluginTool {
         /// `path`, made absolute against the current folder.
         private func absolute(_ path: String) -> String {
             guard !path.hasPrefix("/") else { return path }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
-            guard getcwd(&buffer, buffer.count) != nil else { return path }
-            let folder = String(cString: buffer)
+            guard let current = getcwd(nil, 0) else { return path }
+            defer { free(current) }
+            let folder = String(cString: current)
             let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
             return folder == "/" ? "/\(relative)" : "\(folder)/\(relative)"
         }

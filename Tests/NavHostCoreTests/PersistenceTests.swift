@@ -190,9 +190,9 @@ struct PersistenceTests {
         let disk = FaultyDiskWrites()
         let registry = try makeListingRegistry(writes: disk)
         // What the daemon sets: open the configuration's sessions that are not open.
-        var declared: [String] = []
+        let declared = Mutex<[String]>([])
         registry.openConfiguredSessions = {
-            for name in declared where (try? registry.session(name)) == nil && !registry.isBusy(name) {
+            for name in declared.withLock({ $0 }) where (try? registry.session(name)) == nil && !registry.isBusy(name) {
                 _ = try? registry.open(
                     SessionConfiguration(
                         name: name,
@@ -216,7 +216,7 @@ struct PersistenceTests {
 
         // The reload: the name is declared; its session is the busy call's to settle.
         registry.declareConfiguredSessions([name])
-        declared.append(name)
+        declared.withLock { $0.append(name) }
         registry.openConfiguredSessions?()
         #expect((try? registry.session(name)) == nil, "not opened from the record being emptied")
 

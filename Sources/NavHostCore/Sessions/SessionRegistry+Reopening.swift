@@ -1,4 +1,4 @@
-public import NavHostStorage
+import NavHostStorage
 
 // A session a reload (or a plugin that loads) opens under a name whose earlier session's writes are still under way:
 // it opens once they land, from what they left in the file.

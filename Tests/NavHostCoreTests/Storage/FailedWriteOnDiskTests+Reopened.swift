@@ -82,7 +82,7 @@ extension FailedWriteOnDiskTests {
         let (registry, persistence) = try makeRegistry()
         registry.openConfiguredSessions = { _ = try? registry.openOnceEarlierWritesLand(self.main) }
         // A push whose write is held, then lands and fails; so does the zeroing of the line, with nothing written.
-        let (session, push) = try await openMainWithAPushHeld(registry, failing: [.afterLanding, .beforeLanding])
+        let (_, push) = try await openMainWithAPushHeld(registry, failing: [.afterLanding, .beforeLanding])
         registry.close("main")
         _ = try registry.openOnceEarlierWritesLand(main)
         disk.release()
@@ -103,7 +103,7 @@ extension FailedWriteOnDiskTests {
     func earlierSessionsFailureLeavesTheNewOnesRecords() async throws {
         let (registry, persistence) = try makeRegistry(firstRewritePause: .seconds(3_600))
         // A push whose write is held, then fails with nothing written.
-        let (session, earlier) = try await openMainWithAPushHeld(registry, failing: [.beforeLanding])
+        let (_, earlier) = try await openMainWithAPushHeld(registry, failing: [.beforeLanding])
         // The push's commit and background save both wait.
         try await waitUntilQueued(persistence, callers: 2)
         registry.close("main")
@@ -129,7 +129,7 @@ extension FailedWriteOnDiskTests {
     func reopenedNameStartsWithoutTheEarlierRefusal() async throws {
         let (registry, persistence) = try makeRegistry(firstRewritePause: .seconds(3_600))
         // A push whose write is held as the session closes, then fails with nothing written.
-        let (session, earlier) = try await openMainWithAPushHeld(registry, failing: [.beforeLanding])
+        let (_, earlier) = try await openMainWithAPushHeld(registry, failing: [.beforeLanding])
         registry.close("main")
         disk.release()
         // The main actor stays here: neither the failed caller nor the settle runs before the name opens again.
