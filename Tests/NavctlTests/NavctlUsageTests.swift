@@ -40,6 +40,8 @@ struct NavctlUsageTests {
                 "usage-socket-too-long",
                 ["stack", "--socket", "/nonexistent/\(String(repeating: "s", count: 94))/io.navhost"]
             ),
+            // Once "daemonUnreachable:  is not a socket", exit 69.
+            ("usage-socket-empty", ["stack", "--socket", ""]),
         ]
     )
     func usageError(name: String, arguments: [String]) async throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import NavHostClient
 import NavHostJSON
 import NavHostStorage
@@ -17,8 +18,9 @@ extension Navctl {
                 Every session keeps its last calls (Navigate, Present, Pop, PopToRoot, PopTo, Dismiss, Replace, Send) \
                 with their outcome, the stack each left, and the random numbers its features drew: 256 by default, \
                 navhostd's --flight-recorder-calls. record saves them as JSON lines, a header first \
-                (docs/recording.md), to the file -o names or to standard output. Needs a control user: a \
-                recording holds what clients sent.
+                (docs/recording.md), to the file -o names or to standard output. A file there is replaced whole \
+                and keeps its mode (a symbolic link's file, not the link); a FIFO or a device is written to. Needs a \
+                control user: a recording holds what clients sent.
 
                 Examples:
                   navctl record -o bug.navrec
@@ -46,7 +48,7 @@ extension Navctl {
             do {
                 text = try recording.jsonLines()
                 guard let output else { return Console.write(text) }
-                try FileIO.writeAtomically(Array(text.utf8), to: output)
+                try Self.write(Array(text.utf8), to: output)
             } catch {
                 // The file's own failure, not the temporary file's it is written through.
                 let reason = (error as? FileAccessError)?.message ?? "\(error)"
@@ -57,6 +59,24 @@ extension Navctl {
                 "recorded \(recording.calls.count) calls of session \(recording.header.session) to \(output ?? "-")"
             )
         }
+    }
+}
+
+extension Navctl.Record {
+    /// Writes the recording to `path`: a new file, or one replaced whole (through a temporary file beside it, so that
+    /// no half recording is left), keeping the mode of the file it replaces. A symbolic link to a file replaces the
+    /// file it names, not the link; anything else that is there (a FIFO a script reads, `/dev/stdout`, a device) is
+    /// written through, not replaced: renamed over, a device node became a regular file.
+    fileprivate static func write(_ bytes: [UInt8], to path: String) throws(FileAccessError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return try FileIO.writeAtomically(bytes, to: path) }
+        guard status.st_mode & S_IFMT == S_IFREG else { return try FileIO.append(bytes, to: path) }
+        var target = path
+        if let resolved = realpath(path, nil) {
+            target = String(cString: resolved)
+            free(resolved)
+        }
+        try FileIO.writeAtomically(bytes, to: target, mode: status.st_mode & 0o7777)
     }
 }
 

@@ -22,6 +22,7 @@ struct DaemonOptions: ParsableArguments {
 
     func validate() throws {
         // As given: a relative path is connected to as it is, from the current directory.
+        if socket?.isEmpty == true { throw ValidationError("--socket needs a path; an empty one names no socket") }
         if let socket, let problem = SocketPathLength.problem(with: socket) {
             throw ValidationError("--socket \(problem)")
         }

@@ -3,25 +3,38 @@
 /// navctl's output: replies on standard output, failures on standard error, each written at once.
 ///
 /// Standard output is flushed after every write, so that a script reading `navctl watch` through a pipe gets each
-/// update when it happens rather than when a buffer fills.
+/// update when it happens rather than when a buffer fills. A write that fails ends navctl with exit code 1: what it
+/// was to print is lost (a full disk says so on standard error), and a watch whose reader has gone (`navctl watch |
+/// head -1`) has no one left to follow for. navctl ignores `SIGPIPE`, as the networking library it uses does, so a
+/// closed pipe is an `EPIPE` here rather than the signal that ends other programs; it ends navctl without a word.
 enum Console {
     /// Writes `text` and a newline to standard output.
     static func print(_ text: String) {
         fputs(text, stdout)
         fputs("\n", stdout)
-        fflush(stdout)
+        flushOrExit()
     }
 
     /// Writes `text` to standard output as it is.
     static func write(_ text: String) {
         fputs(text, stdout)
-        fflush(stdout)
+        flushOrExit()
     }
 
     /// Writes one line to standard error; line breaks inside `text` become spaces so that the line stays one.
     static func printError(_ text: String) {
         let line = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).joined(separator: " ")
         fputs("\(line)\n", stderr)
+    }
+
+    /// Flushes standard output, or ends navctl with exit code 1 when a write to it failed.
+    private static func flushOrExit() {
+        guard fflush(stdout) != 0 || ferror(stdout) != 0 else { return }
+        let code = errno
+        if code != EPIPE {
+            fputs("navctl: cannot write standard output: \(String(cString: strerror(code)))\n", stderr)
+        }
+        exit(1)
     }
 
     /// Whether standard output is a terminal.

@@ -65,11 +65,14 @@ final class RunningNavctl: Sendable {
     private let errors = Collected()
     private let exited: AsyncStream<Void>
 
+    /// Starts `navctl` with `arguments`; with `standardOutput`, it writes there instead of to a pipe the test reads
+    /// (``outputSoFar`` then stays empty).
     init(
         _ arguments: [String],
         environment: [String: String] = [:],
         in directory: String? = nil,
-        as user: Navctl.User? = nil
+        as user: Navctl.User? = nil,
+        standardOutput: FileHandle? = nil
     ) throws {
         self.arguments = arguments
         let process = Process()
@@ -86,13 +89,14 @@ final class RunningNavctl: Sendable {
         process.standardInput = FileHandle.nullDevice
         let outputPipe = Pipe()
         let errorPipe = Pipe()
-        process.standardOutput = outputPipe
+        process.standardOutput = standardOutput ?? outputPipe
         process.standardError = errorPipe
         let (exited, exit) = AsyncStream.makeStream(of: Void.self)
         self.exited = exited
         self.process = Mutex(process)
         process.terminationHandler = { _ in exit.finish() }
         try process.run()
+        if standardOutput != nil { try outputPipe.fileHandleForWriting.close() }
         for (pipe, collected) in [(outputPipe, output), (errorPipe, errors)] {
             PipeReader.read(pipe.fileHandleForReading) { data in
                 collected.append(data)
