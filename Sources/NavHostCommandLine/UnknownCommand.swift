@@ -3,7 +3,8 @@ import NavHostSpelling
 
 /// A command line whose command is not one of the program's: ArgumentParser says only "2 unexpected arguments",
 /// which does not tell a typo (`naviagte`) from a stray word. This names the word, and the command it is probably a
-/// typo of.
+/// typo of. A group's own subcommands are looked at too (`navctl plugins relaod`): ArgumentParser hands the words
+/// after a group to its default subcommand, whose usage it then prints as if that one had been meant.
 ///
 /// ```swift
 /// static func main() async {
@@ -12,7 +13,8 @@ import NavHostSpelling
 /// }
 /// ```
 public struct UnknownCommand: Error, CustomStringConvertible {
-    /// The program's name, as its help is asked for: `navctl`.
+    /// The program's name, and the group's when the word follows one, as their help is asked for: `navctl`,
+    /// `navctl plugins`.
     public let program: String
     /// The word where a command was expected.
     public let word: String
@@ -25,7 +27,7 @@ public struct UnknownCommand: Error, CustomStringConvertible {
     }
 
     /// The unknown command in `arguments` (the program's, without its name), or `nil` when its first word that is
-    /// not an option is one of `command`'s subcommands or `help` (or there is none).
+    /// not an option is one of `command`'s subcommands or `help` (or there is none), and so on down a group's.
     ///
     /// - Parameter optionsTakingValues: The options before a command whose next word is their value, besides
     ///   ArgumentParser's own `--generate-completion-script`, which every program takes.
@@ -34,39 +36,58 @@ public struct UnknownCommand: Error, CustomStringConvertible {
         of command: any ParsableCommand.Type,
         optionsTakingValues: Set<String> = []
     ) -> UnknownCommand? {
-        let configuration = command.configuration
-        var commands = ["help"]
-        // Loops: swiftc 6.3.1 crashed on the same as one chain of `+`, `flatMap` and `map`.
-        for subcommand in configuration.subcommands { commands.append(subcommand._commandName) }
-        for group in configuration.groupedSubcommands {
-            for subcommand in group.subcommands { commands.append(subcommand._commandName) }
-        }
-        return find(
-            in: arguments,
-            commands: commands,
+        find(
+            in: arguments[...],
+            of: command,
+            named: command._commandName,
             optionsTakingValues: optionsTakingValues.union(["--generate-completion-script"])
         )
-        .map { UnknownCommand(program: command._commandName, word: $0.word, suggestion: $0.suggestion) }
     }
 
-    /// ``find(in:of:optionsTakingValues:)`` over the commands `commands`: the unknown word and the suggestion.
-    static func find(
-        in arguments: [String],
-        commands: [String],
+    private static func find(
+        in arguments: ArraySlice<String>,
+        of command: any ParsableCommand.Type,
+        named program: String,
         optionsTakingValues: Set<String>
-    ) -> (word: String, suggestion: String?)? {
+    ) -> UnknownCommand? {
+        let subcommands = subcommands(of: command)
+        guard !subcommands.isEmpty else { return nil }
+        var commands = ["help"]
+        for subcommand in subcommands { commands.append(subcommand._commandName) }
+        guard let index = firstCommandWord(in: arguments, optionsTakingValues: optionsTakingValues) else { return nil }
+        let word = arguments[index]
+        guard let known = subcommands.first(where: { $0._commandName == word }) else {
+            guard word != "help" else { return nil }
+            let suggestion = Spelling.closest(to: word, among: commands)
+            return UnknownCommand(program: program, word: word, suggestion: suggestion)
+        }
+        return find(
+            in: arguments[(index + 1)...],
+            of: known,
+            named: "\(program) \(word)",
+            optionsTakingValues: optionsTakingValues
+        )
+    }
+
+    /// `command`'s subcommands, grouped or not.
+    private static func subcommands(of command: any ParsableCommand.Type) -> [any ParsableCommand.Type] {
+        let configuration = command.configuration
+        // Loops: swiftc 6.3.1 crashed on the same as one chain of `+`, `flatMap` and `map`.
+        var subcommands = configuration.subcommands
+        for group in configuration.groupedSubcommands { subcommands.append(contentsOf: group.subcommands) }
+        return subcommands
+    }
+
+    /// The position of the first word in `arguments` that is neither an option nor an option's value; `nil` when
+    /// there is none before `--`.
+    static func firstCommandWord(in arguments: ArraySlice<String>, optionsTakingValues: Set<String>) -> Int? {
         var index = arguments.startIndex
         while index < arguments.endIndex {
             let word = arguments[index]
             if word == "--" { return nil }
-            if word.hasPrefix("-") {
-                // `--socket=PATH` carries its value; `--socket PATH` is followed by it.
-                let takesNext = optionsTakingValues.contains(word)
-                index += takesNext ? 2 : 1
-                continue
-            }
-            guard !commands.contains(word) else { return nil }
-            return (word, Spelling.closest(to: word, among: commands))
+            guard word.hasPrefix("-") else { return index }
+            // `--socket=PATH` carries its value; `--socket PATH` is followed by it.
+            index += optionsTakingValues.contains(word) ? 2 : 1
         }
         return nil
     }
@@ -80,6 +101,8 @@ extension ParsableCommand {
     public static func exitOnUnknownCommand(optionsTakingValues: Set<String> = []) {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let unknown = UnknownCommand.find(in: arguments, of: Self.self, optionsTakingValues: optionsTakingValues) {
+            // The program's usage: a group's own would be printed without the program's name (`Usage: plugins
+            // <subcommand>`); the message names the group's help.
             exit(withError: ValidationError(unknown.description))
         }
     }

@@ -14,6 +14,9 @@ struct NavctlUsageTests {
             ("usage-replace-parameters-first", ["replace", "productID=p3", "products.detail"]),
             ("usage-unknown-subcommand", ["teleport", "home.main"]),
             ("usage-misspelt-subcommand", ["--socket", "/nonexistent/io.navhost", "naviagte", "products.list"]),
+            // A group's own: ArgumentParser gave the words to `plugins list`, "2 unexpected arguments", its usage.
+            ("usage-misspelt-plugins-subcommand", ["plugins", "relaod", "Products"]),
+            ("usage-misspelt-session-subcommand", ["--socket", "/nonexistent/io.navhost", "session", "opne", "kiosk"]),
             ("usage-unknown-option", ["stack", "--sesion", "main"]),
             ("usage-negative-revision", ["watch", "--resume-from", "-1"]),
             ("usage-replay-session", ["replay", "bug.navrec", "--session", "main"]),
