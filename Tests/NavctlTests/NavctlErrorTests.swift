@@ -84,6 +84,22 @@ struct NavctlErrorTests {
         try Snapshots.assertMatches(run, named: name, replacing: [service.socketPath: "<socket>"])
     }
 
+    @Test("Control characters a server sent in an error (an escape sequence, a bell) are shown escaped, not sent raw")
+    func controlCharactersInAnError() async throws {
+        let service = try await ScriptedNavigationService.start([
+            "io.navhost.Navigation.Navigate": .error(
+                "io.navhost.Navigation.RouteNotFound",
+                ["route": "\u{1B}[31mred\u{1B}[0m\u{07}\u{9B}2J"]
+            )
+        ])
+        let run = try await Navctl.run(["navigate", "x", "--socket", service.socketPath])
+        await service.stop()
+        #expect(run.status == 2)
+        #expect(!run.errors.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(run.errors)")
+        #expect(!run.errors.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) }, "\(run.errors)")
+        #expect(run.errors.contains("\\u{1B}[31mred\\u{1B}[0m\\u{7}\\u{9B}2J"), "\(run.errors)")
+    }
+
     @Test("A reply that does not match the interface exits with 76")
     func protocolError() async throws {
         let service = try await ScriptedNavigationService.start([

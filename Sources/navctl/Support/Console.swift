@@ -21,10 +21,31 @@ enum Console {
         flushOrExit()
     }
 
-    /// Writes one line to standard error; line breaks inside `text` become spaces so that the line stays one.
+    /// Writes one line to standard error; line breaks inside `text` become spaces so that the line stays one, and
+    /// other control characters are shown escaped (`\u{1B}`): an error names what the daemon, or whatever listens
+    /// on the socket, sent back (a route as typed, a plugin's message), and raw, an escape sequence in it would
+    /// drive the terminal (colours, a title, a cleared screen).
     static func printError(_ text: String) {
         let line = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).joined(separator: " ")
-        fputs("\(line)\n", stderr)
+        fputs("\(escapingControlCharacters(line))\n", stderr)
+    }
+
+    /// `text` with its control characters but the tab (C0, DEL and C1) written as `\u{…}`.
+    static func escapingControlCharacters(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar != "\t" && (scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value))
     }
 
     /// Flushes standard output, or ends navctl with exit code 1 when a write to it failed.
