@@ -213,6 +213,12 @@ struct NavctlErrorTests {
         #expect(run.status == 69)
         #expect(run.output.isEmpty)
         #expect(run.errors == "Error: daemonUnreachable: no answer from \(path) within 0.5 s (--timeout)\n")
+        // A watch waits as long for its first reply (it hung until killed): only once answered is it followed.
+        for watch in [["watch"], ["plugins", "watch"]] {
+            let run = try await Navctl.run(watch + ["--socket", path, "--timeout", "0.5"], limit: .seconds(20))
+            #expect(run.status == 69, "\(watch)")
+            #expect(run.errors == "Error: daemonUnreachable: no answer from \(path) within 0.5 s (--timeout)\n")
+        }
 
         for value in ["-1", "1e20", "nan"] {
             let refused = try await Navctl.run(["stack", "--socket", path, "--timeout", value])

@@ -257,7 +257,7 @@ extension Navctl.Plugins {
             abstract: "Follow the plugins live: one line per plugin loaded, reloaded, checked, removed or refused.",
             discussion: """
                 Prints the plugins as plugins list does, then one line per change: "loaded NAME VERSION from \
-                LIBRARY", "reloaded NAME OLD → NEW from LIBRARY", "removed NAME VERSION", "failed NAME VERSION from PATH: \
+                LIBRARY", "reloaded NAME OLD → NEW from LIBRARY", "removed NAME VERSION from FOLDER", "failed NAME VERSION from PATH: \
                 CODE: MESSAGE", "checked NAME VERSION from FOLDER" (its folder changed and still holds the build \
                 that serves). --json prints every reply as one line, as the Watch replies carry them: \
                 {"plugins":[…]} first, then {"event":{"kind":…,"name":…,…}} per change, or \

@@ -15,7 +15,7 @@ extension Navctl {
 
                 --diff prints the session as a document keyed by screen, then, for every revision, the RFC 7386 \
                 merge patch that changes it, one JSON line each: {"document":{…}}, then {"patch":{…}}. A patch \
-                names only what changed: {"revision":8,"screens":{"s2":{"state":{"filter":"lamp"}}}}. Applied in \
+                names only what changed: {"revision":8,"screens":{"s2":{"state":{"value":{"filter":"lamp"}}}}}. Applied in \
                 order, the patches give the document a new watch starts with.
 
                 The watch runs until Ctrl-C (SIGINT) or SIGTERM, or until the daemon ends it (its session closes, \

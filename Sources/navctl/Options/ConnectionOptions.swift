@@ -37,7 +37,7 @@ struct ConnectionOptions: ParsableArguments {
         name: .long,
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Seconds to wait for the daemon to answer before giving up (exit 69); 0 waits as long as it takes. A watch follows for as long as it runs. (default: 60)",
+            "Seconds to wait for the daemon to answer before giving up (exit 69); 0 waits as long as it takes. A watch waits that long for its first reply, then follows for as long as it runs. (default: 60)",
             valueName: "seconds"
         )
     )

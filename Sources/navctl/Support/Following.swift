@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import NavHostClient
+import Synchronization
 
 /// Prints one stream's updates as they arrive.
 protocol UpdateRenderer: Sendable {
@@ -16,7 +17,10 @@ protocol UpdateRenderer: Sendable {
 enum Following {
     /// Starts a stream with `open`, prints each update with `renderer`, and returns once it ends.
     ///
-    /// An ending by the daemon (a final reply, or `ServiceShuttingDown` when it stops) is said on standard error.
+    /// An ending by the daemon (a final reply, or `ServiceShuttingDown` when it stops) is said on standard error. The
+    /// stream's first reply (a watch's snapshot, the plugins' list) is waited for as long as `--timeout` allows, as a
+    /// call's reply is: a daemon that takes the call and never answers (stopped, wedged) is given up on with exit code
+    /// 69; once it has answered, the stream is followed for as long as it runs.
     ///
     /// - Parameters:
     ///   - connection: Where the daemon is.
@@ -30,13 +34,21 @@ enum Following {
     ) async throws {
         let signals = SignalStream(SIGINT, SIGTERM)
         let ending: Ending
+        let deadline = Deadline(seconds: connection.timeoutSeconds)
+        let answered = FirstReply()
         do {
             let stream = try await connection.withClient(open)
+            let watchdog = deadline.watch {
+                guard !answered.hasCome else { return }
+                await stream.close()
+            }
+            defer { watchdog?.cancel() }
             let interruptions = signals.stream
             ending = try await withThrowingTaskGroup(of: Ending.self) { group in
                 group.addTask {
                     var renderer = renderer
                     for try await update in stream {
+                        answered.arrived()
                         try renderer.render(update)
                     }
                     return .endedByDaemon
@@ -50,15 +62,36 @@ enum Following {
             }
         } catch let error as NavHostClientError where error.code == .serviceShuttingDown {
             ending = .endedByDaemon
+        } catch _ as NavHostClientError where deadline.hasPassed && !answered.hasCome {
+            throw ConnectionOptions.report(Self.noAnswer(connection, deadline))
         } catch let error as NavHostClientError {
             // A misspelt session comes back on the stream's own connection: the hint asks on one of its own.
             let hint = await SpellingHint.line(after: error, connectingTo: connection.socketPath)
             throw ConnectionOptions.report(error, hint: hint)
         }
+        if ending == .endedByDaemon, deadline.hasPassed, !answered.hasCome {
+            throw ConnectionOptions.report(Self.noAnswer(connection, deadline))
+        }
         if ending == .endedByDaemon {
             Console.printError("navctl: the daemon ended the watch")
         }
         withExtendedLifetime(signals) {}
+    }
+
+    /// The error for a stream whose first reply did not come within `--timeout`: as for a call, the daemon is
+    /// unreachable.
+    private static func noAnswer(_ connection: ConnectionOptions, _ deadline: Deadline) -> NavHostClientError {
+        NavHostClientError(
+            code: .daemonUnreachable,
+            message: "no answer from \(connection.socketPath) within \(deadline.description) (--timeout)"
+        )
+    }
+
+    /// Whether a stream's first reply has come.
+    private final class FirstReply: Sendable {
+        private let state = Mutex(false)
+        var hasCome: Bool { state.withLock { $0 } }
+        func arrived() { state.withLock { $0 = true } }
     }
 
     private enum Ending: Sendable {
