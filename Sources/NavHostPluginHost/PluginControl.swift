@@ -107,7 +107,8 @@ public final class PluginControl {
 
     /// Loads the plugin in the folder `directory` (see ``PluginRegistry/load(pluginAt:libraryPath:)``), and returns
     /// once that a restart loads it too is on disk: a folder unloaded by hand is no longer, and one outside the plugins
-    /// folder is loaded at start from now on.
+    /// folder is loaded at start from now on. A folder whose build serves already is done at once (a `Load` of it
+    /// again); one that serves but holds another build now is refused, as a reload's to take.
     ///
     /// `directory` must be absolute; it is taken as written with `.`, `..` and repeated slashes resolved, and a
     /// folder of the plugins folder reached through a symbolic link is taken for the plugins folder's own.
@@ -127,6 +128,7 @@ public final class PluginControl {
             }
             return try await changeDurably(directory, noting: { $0.noteLoaded(directory, pluginsFolder: $1) }) {
                 () throws(PluginRegistry.ChangeError) -> PluginStatus in
+                if let serving = try servingBuild(in: directory) { return serving }
                 let status = try loadNow(pluginAt: directory)
                 // Only once it loaded: a refused Load leaves the folder unloaded by hand, as for the plugins folder's.
                 unloadedFromOutside.removeAll { $0 == directory }
@@ -300,6 +302,29 @@ extension PluginControl {
     /// no row of its own for it (a client could grow the list without end, or set a quarantined twin beside a loaded
     /// plugin); a folder quarantined before, which the folder watcher reports on, keeps its row, updated, and one
     /// listed as removed stays so.
+    /// The plugin that serves from `directory` when a `Load` names its folder again: done already, with nothing
+    /// loaded, no event and nothing quarantined, when the folder still holds that build; refused when it holds
+    /// another (a `Reload` takes a new build, and says what it cost the sessions). `nil` when none serves from there.
+    /// Before, the registry loaded the folder again and refused it as `duplicateName`, telling every plugin watch of
+    /// a failure and logging a quarantine, for a plugin that went on serving.
+    fileprivate func servingBuild(in directory: String) throws(PluginRegistry.ChangeError) -> PluginStatus? {
+        guard let serving = registry.statuses.first(where: { $0.directory == directory && $0.isLoaded }) else {
+            return nil
+        }
+        if case .success(let manifest) = PluginDirectory.readManifest(in: directory),
+            manifest.sha256 != serving.manifest?.sha256 || manifest.version != serving.version
+        {
+            throw .refused(
+                QuarantineReason(
+                    .duplicateName,
+                    "\(serving.name) \(serving.version.map { "\($0)" } ?? "") serves from \(directory) already, and "
+                        + "the folder now holds another build: a reload takes it (navctl plugins reload \(serving.name))"
+                )
+            )
+        }
+        return serving
+    }
+
     fileprivate func loadNow(pluginAt directory: String) throws(PluginRegistry.ChangeError) -> PluginStatus {
         let rowsBefore = registry.statuses.filter { $0.directory == directory }
         let status = registry.load(pluginAt: directory)

@@ -33,17 +33,16 @@ struct DaemonPluginFolderControlTests {
     }
 
     @Test(
-        "A refused Load leaves no row in the plugin list and writes nothing; a second copy of a loaded plugin is refused and not listed"
+        "A refused Load leaves no row in the plugin list and writes nothing; a second copy of a loaded plugin is refused and not listed; a Load of the folder that serves is done"
     )
     func refusedLoadLeavesNothing() async throws {
         let directory = try TestPlugins.copies()
+        let copy = "\(directory).copy"
+        defer { try? FileManager.default.removeItem(atPath: copy) }
         let daemon = try await DaemonProcess.start(plugins: directory)
         let before = try await DaemonPluginReloadTests.plugins(daemon, "List")
 
-        let refusals = [
-            ("\(directory)/Missing", "fileMissing"), ("\(directory).elsewhere/Orders", "fileMissing"),
-            ("\(directory)/Home", "duplicateName"),
-        ]
+        let refusals = [("\(directory)/Missing", "fileMissing"), ("\(directory).elsewhere/Orders", "fileMissing")]
         for (path, code) in refusals {
             let refusal = await #expect(throws: VarlinkError.self) {
                 try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string(path)])
@@ -56,6 +55,19 @@ struct DaemonPluginFolderControlTests {
         #expect(try await Self.rows(named: "Home", in: daemon).count == 1)
         // A folder that is not there is refused before the plugins loaded by hand are written.
         #expect(!FileManager.default.fileExists(atPath: "\(daemon.stateDirectory)/plugin-overrides.json"))
+
+        // The folder that serves, loaded again: done, the plugin as it serves (it was refused as duplicateName).
+        let served = try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(directory)/Home")])
+        #expect(served["plugin"]?["state"] == "loaded")
+        #expect(try await DaemonPluginReloadTests.plugins(daemon, "List") == before)
+        // A second copy of it, elsewhere: refused, and not listed.
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(directory)/Home", toPath: "\(copy)/Home")
+        let duplicate = await #expect(throws: VarlinkError.self) {
+            try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(copy)/Home")])
+        }
+        #expect(duplicate?.parameters["code"] == .string("duplicateName"))
+        #expect(try await Self.rows(named: "Home", in: daemon).count == 1)
         try await daemon.terminate()
     }
 

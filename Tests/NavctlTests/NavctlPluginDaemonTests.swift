@@ -70,6 +70,20 @@ struct NavctlPluginDaemonTests {
             let load = try await Navctl.run(["plugins", "load", "./Home"] + socket, in: directory)
             #expect(load.status == 0, "\(load.errors)")
             try Snapshots.assertMatches(load, named: "daemon-plugins-load", replacing: placeholders)
+            // Loaded again, the same build: done, nothing loaded anew (it was refused as duplicateName, and every
+            // plugin watch was told of a failure).
+            let loadAgain = try await Navctl.run(["plugins", "load", "./Home"] + socket, in: directory)
+            #expect(loadAgain.status == 0, "\(loadAgain.errors)")
+            #expect(loadAgain.output == load.output, "the same image serves")
+            let rows = try JSONParser().parse(try await Navctl.run(["plugins", "--json"] + socket).output)["plugins"]
+            #expect(rows?.arrayValue?.filter { $0["name"] == "Home" }.count == 1, "\(String(describing: rows))")
+            // Another build in a folder that serves (its version raised; Products is the test's own copy, the other
+            // examples links to the staged ones): a reload's to take, and said so.
+            try text.replacingOccurrences(of: "\"version\": \"1.0.0\"", with: "\"version\": \"1.0.2\"")
+                .write(toFile: manifest, atomically: true, encoding: .utf8)
+            let newBuild = try await Navctl.run(["plugins", "load", "./Products"] + socket, in: directory)
+            #expect(newBuild.status == 2)
+            #expect(newBuild.errors.contains("navctl plugins reload Products"), "\(newBuild.errors)")
             let navigate = try await Navctl.run(["navigate", "home.main"] + socket)
             #expect(navigate.status == 0, "the loaded plugin serves its routes: \(navigate.errors)")
         }
