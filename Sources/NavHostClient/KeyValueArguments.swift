@@ -40,10 +40,40 @@ public enum KeyValueArguments {
 
     /// A value's JSON reading, or the text itself as a string.
     public static func value(_ text: String) -> JSONValue {
-        guard let first = text.first, startsJSON(first), let parsed = try? JSONParser().parse(text) else {
+        guard let first = text.first, startsJSON(first), !holdsBareDot(text),
+            let parsed = try? JSONParser().parse(text)
+        else {
             return .string(text)
         }
         return parsed
+    }
+
+    /// Whether `text` has a `.` that no digit follows, outside a string: `1.` or `[1.]`, which json-c reads as a
+    /// number though JSON has none such. Such a value is the text the user wrote, a string, as any other that is
+    /// not JSON.
+    private static func holdsBareDot(_ text: String) -> Bool {
+        var inString = false
+        var escaped = false
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            defer { previous = byte }
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if previous == UInt8(ascii: "."), !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                return true
+            }
+        }
+        return !inString && previous == UInt8(ascii: ".")
     }
 
     /// Whether a JSON text can begin with `character`: json-c also reads single-quoted strings, which would turn

@@ -99,7 +99,8 @@ struct NavctlOutputTests {
             [
                 "navigate", "products.detail", "productID=p3", "count=3", "ratio=0.5", "flag=true", "none=null",
                 "quoted=\"42\"", "list=[1,\"a\"]", "object={\"min\":2}", "text=lamp shade", "empty=", "it=it's",
-                "broken={\"a\":", "equation=a=b", "--socket", service.socketPath, "--session", "kiosk",
+                "broken={\"a\":", "equation=a=b", "version=1.", "listed=[1.]", "dotted=[\"1.\",2.5]",
+                "--socket", service.socketPath, "--session", "kiosk",
             ]
         )
         await service.stop()
@@ -108,6 +109,8 @@ struct NavctlOutputTests {
             "productID": "p3", "count": 3, "ratio": 0.5, "flag": true, "none": nil, "quoted": "42",
             "list": [1, "a"], "object": ["min": 2], "text": "lamp shade", "empty": "", "it": "it's",
             "broken": "{\"a\":", "equation": "a=b",
+            // json-c reads `1.` as a number; JSON has none such: the text as written.
+            "version": "1.", "listed": "[1.]", "dotted": ["1.", 2.5],
         ]
         #expect(
             service.calls
