@@ -57,7 +57,16 @@ public struct UnknownCommand: Error, CustomStringConvertible {
         guard let index = firstCommandWord(in: arguments, optionsTakingValues: optionsTakingValues) else { return nil }
         let word = arguments[index]
         guard let known = subcommands.first(where: { $0._commandName == word }) else {
-            guard word != "help" else { return nil }
+            // `help COMMAND`: the command is looked at as if it came first (`navctl help nope` printed the whole
+            // help, exit code 0).
+            if word == "help" {
+                return find(
+                    in: arguments[(index + 1)...],
+                    of: command,
+                    named: program,
+                    optionsTakingValues: optionsTakingValues
+                )
+            }
             let suggestion = Spelling.closest(to: word, among: commands)
             return UnknownCommand(program: program, word: word, suggestion: suggestion)
         }
@@ -95,11 +104,17 @@ public struct UnknownCommand: Error, CustomStringConvertible {
 
 extension ParsableCommand {
     /// Exits with a usage error that names the unknown command, and the one it is likely a typo of, when the
-    /// program's command line has one where a subcommand was expected (``UnknownCommand``); returns otherwise.
+    /// program's command line has one where a subcommand was expected (``UnknownCommand``), or has no word at all;
+    /// returns otherwise.
     ///
     /// - Parameter optionsTakingValues: The options before a command whose next word is their value.
     public static func exitOnUnknownCommand(optionsTakingValues: Set<String> = []) {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        // No command at all: the help, as a usage error (ArgumentParser printed it on standard output and exited
+        // with 0, which a script takes for success).
+        if arguments.isEmpty, !configuration.subcommands.isEmpty {
+            exit(withError: ValidationError("a command is missing (\(_commandName) --help lists the commands)"))
+        }
         if let unknown = UnknownCommand.find(in: arguments, of: Self.self, optionsTakingValues: optionsTakingValues) {
             // The program's usage: a group's own would be printed without the program's name (`Usage: plugins
             // <subcommand>`); the message names the group's help.

@@ -17,6 +17,9 @@ struct NavctlUsageTests {
             // A group's own: ArgumentParser gave the words to `plugins list`, "2 unexpected arguments", its usage.
             ("usage-misspelt-plugins-subcommand", ["plugins", "relaod", "Products"]),
             ("usage-misspelt-session-subcommand", ["--socket", "/nonexistent/io.navhost", "session", "opne", "kiosk"]),
+            // Once the whole help on standard output, exit code 0.
+            ("usage-no-command", []),
+            ("usage-help-unknown-command", ["help", "nope"]),
             ("usage-unknown-option", ["stack", "--sesion", "main"]),
             ("usage-negative-revision", ["watch", "--resume-from", "-1"]),
             ("usage-replay-session", ["replay", "bug.navrec", "--session", "main"]),
