@@ -256,7 +256,7 @@ struct NavctlDaemonTests {
             try await daemon.terminate()
             let run = try await watch.waitForExit()
             #expect(run.status == 0, "\(run.errors)")
-            #expect(run.errors == "navctl: the daemon ended the watch\n")
+            #expect(run.errors == "navctl: the daemon is stopping; it ended the watch\n")
         }
 
         @Test("routes, stack and plugins show the example features and a fresh session")

@@ -85,7 +85,7 @@ struct NavctlWatchTests {
         await service.stop()
 
         #expect(shutDown.status == 0)
-        #expect(shutDown.errors == "navctl: the daemon ended the watch\n")
+        #expect(shutDown.errors == "navctl: the daemon is stopping; it ended the watch\n")
         #expect(tooSlow.status == 2)
         #expect(tooSlow.output.split(separator: "\n").count == 1)
         #expect(tooSlow.errors.hasPrefix("Error: io.navhost.Navigation.WatcherTooSlow"))
@@ -153,7 +153,7 @@ struct NavctlWatchTests {
         #expect(interrupted.output.split(separator: "\n").count == 1)
         #expect(service.calls.map(\.method) == ["io.navhost.Plugins.Watch", "io.navhost.Plugins.Watch"])
         #expect(shutDown.status == 0)
-        #expect(shutDown.errors == "navctl: the daemon ended the watch\n")
+        #expect(shutDown.errors == "navctl: the daemon is stopping; it ended the watch\n")
         #expect(lost.status == 69)
         #expect(lost.output.split(separator: "\n").count == 1)
         #expect(

@@ -17,7 +17,8 @@ protocol UpdateRenderer: Sendable {
 enum Following {
     /// Starts a stream with `open`, prints each update with `renderer`, and returns once it ends.
     ///
-    /// An ending by the daemon (a final reply, or `ServiceShuttingDown` when it stops) is said on standard error. The
+    /// An ending by the daemon is said on standard error, a final reply (the session closed) apart from
+    /// `ServiceShuttingDown` (the daemon stops). The
     /// stream's first reply (a watch's snapshot, the plugins' list) is waited for as long as `--timeout` allows, as a
     /// call's reply is: a daemon that takes the call and never answers (stopped, wedged) is given up on with exit code
     /// 69; once it has answered, the stream is followed for as long as it runs.
@@ -61,7 +62,7 @@ enum Following {
                 return try await group.next() ?? .interrupted
             }
         } catch let error as NavHostClientError where error.code == .serviceShuttingDown {
-            ending = .endedByDaemon
+            ending = .daemonStopping
         } catch _ as NavHostClientError where deadline.hasPassed && !answered.hasCome {
             throw ConnectionOptions.report(Self.noAnswer(connection, deadline))
         } catch let error as NavHostClientError {
@@ -72,8 +73,10 @@ enum Following {
         if ending == .endedByDaemon, deadline.hasPassed, !answered.hasCome {
             throw ConnectionOptions.report(Self.noAnswer(connection, deadline))
         }
-        if ending == .endedByDaemon {
-            Console.printError("navctl: the daemon ended the watch")
+        switch ending {
+        case .endedByDaemon: Console.printError("navctl: the daemon ended the watch")
+        case .daemonStopping: Console.printError("navctl: the daemon is stopping; it ended the watch")
+        case .interrupted: break
         }
         withExtendedLifetime(signals) {}
     }
@@ -95,6 +98,11 @@ enum Following {
     }
 
     private enum Ending: Sendable {
-        case interrupted, endedByDaemon
+        /// Ctrl-C or SIGTERM.
+        case interrupted
+        /// A final reply: a session watch's session was closed.
+        case endedByDaemon
+        /// `ServiceShuttingDown`: the daemon stops (a client reconnects once it is back).
+        case daemonStopping
     }
 }
