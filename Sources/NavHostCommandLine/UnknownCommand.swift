@@ -104,15 +104,23 @@ public struct UnknownCommand: Error, CustomStringConvertible {
 
 extension ParsableCommand {
     /// Exits with a usage error that names the unknown command, and the one it is likely a typo of, when the
-    /// program's command line has one where a subcommand was expected (``UnknownCommand``), or has no word at all;
-    /// returns otherwise.
+    /// program's command line has one where a subcommand was expected (``UnknownCommand``), or has none (options alone,
+    /// or nothing); returns otherwise.
     ///
     /// - Parameter optionsTakingValues: The options before a command whose next word is their value.
     public static func exitOnUnknownCommand(optionsTakingValues: Set<String> = []) {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        // No command at all: the help, as a usage error (ArgumentParser printed it on standard output and exited
-        // with 0, which a script takes for success).
-        if arguments.isEmpty, !configuration.subcommands.isEmpty {
+        // No command at all, options alone or nothing: the help, as a usage error (ArgumentParser printed it on
+        // standard output and exited with 0, which a script takes for success). Asking for the help, the version or
+        // a completion script (`---completion`, as the scripts ask) is no command and fine.
+        let asks = ["-h", "--help", "--version", "--experimental-dump-help", "--generate-completion-script"]
+        let asksForItself = arguments.contains { word in
+            asks.contains { word == $0 || word.hasPrefix("\($0)=") } || word.hasPrefix("---")
+        }
+        let options = optionsTakingValues.union(["--generate-completion-script"])
+        if !configuration.subcommands.isEmpty, !asksForItself,
+            UnknownCommand.firstCommandWord(in: arguments[...], optionsTakingValues: options) == nil
+        {
             exit(withError: ValidationError("a command is missing (\(_commandName) --help lists the commands)"))
         }
         if let unknown = UnknownCommand.find(in: arguments, of: Self.self, optionsTakingValues: optionsTakingValues) {

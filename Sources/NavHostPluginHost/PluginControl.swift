@@ -298,22 +298,23 @@ public final class PluginControl {
 // MARK: - Private Functions
 
 extension PluginControl {
-    /// Loads the plugin in `directory` now. A refused load changes nothing: the reply says why, and the list keeps
-    /// no row of its own for it (a client could grow the list without end, or set a quarantined twin beside a loaded
-    /// plugin); a folder quarantined before, which the folder watcher reports on, keeps its row, updated, and one
-    /// listed as removed stays so.
     /// The plugin that serves from `directory` when a `Load` names its folder again: done already, with nothing
-    /// loaded, no event and nothing quarantined, when the folder still holds that build; refused when it holds
-    /// another (a `Reload` takes a new build, and says what it cost the sessions). `nil` when none serves from there.
-    /// Before, the registry loaded the folder again and refused it as `duplicateName`, telling every plugin watch of
-    /// a failure and logging a quarantine, for a plugin that went on serving.
+    /// loaded, no event and nothing quarantined, when the folder holds that build whole (its manifest, the library and
+    /// resources it lists: what a restart loads); refused when its manifest does not read, the folder lacks a file,
+    /// or it holds another build (a `Reload` takes a new build, and says what it cost the sessions). `nil` when none
+    /// serves from there. Before, the registry loaded the folder again and refused it as `duplicateName`, telling
+    /// every plugin watch of a failure and logging a quarantine, for a plugin that went on serving.
     fileprivate func servingBuild(in directory: String) throws(PluginRegistry.ChangeError) -> PluginStatus? {
         guard let serving = registry.statuses.first(where: { $0.directory == directory && $0.isLoaded }) else {
             return nil
         }
-        if case .success(let manifest) = PluginDirectory.readManifest(in: directory),
-            manifest.sha256 != serving.manifest?.sha256 || manifest.version != serving.version
-        {
+        let manifest: PluginManifest
+        switch PluginDirectory.readManifest(in: directory) {
+        case .success(let read): manifest = read
+        case .failure(let reason): throw .refused(reason)
+        }
+        // The same build as the folder watcher takes it (`synchronize`): the whole manifest, not its version alone.
+        guard manifest == serving.manifest else {
             throw .refused(
                 QuarantineReason(
                     .duplicateName,
@@ -322,9 +323,14 @@ extension PluginControl {
                 )
             )
         }
+        if let missing = PluginDirectory.incompleteness(of: manifest, in: directory) { throw .refused(missing) }
         return serving
     }
 
+    /// Loads the plugin in `directory` now. A refused load changes nothing: the reply says why, and the list keeps
+    /// no row of its own for it (a client could grow the list without end, or set a quarantined twin beside a loaded
+    /// plugin); a folder quarantined before, which the folder watcher reports on, keeps its row, updated, and one
+    /// listed as removed stays so.
     fileprivate func loadNow(pluginAt directory: String) throws(PluginRegistry.ChangeError) -> PluginStatus {
         let rowsBefore = registry.statuses.filter { $0.directory == directory }
         let status = registry.load(pluginAt: directory)

@@ -34,7 +34,7 @@ struct NavctlUnwritableOutputTests {
         }
     }
 
-    @Test("record -o writes through a FIFO, replaces a symbolic link's file (not the link) and keeps a file's mode")
+    @Test("record -o writes through a FIFO and /dev/stdout, replaces a link's file (not the link), keeps a file's mode")
     func recordIntoWhatIsThere() async throws {
         try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
             let socket = ["--socket", daemon.socketPath]
@@ -54,11 +54,12 @@ struct NavctlUnwritableOutputTests {
             #expect(text.contains("\"navhost-recording\""), "the recording came through")
             #expect(Self.kind(of: fifo) == S_IFIFO, "still a FIFO")
 
-            // A symbolic link to a file of mode 0600: the file is replaced and keeps its mode; the link stays one.
+            // A symbolic link to a file of mode 0664 (which the umask would narrow in a new file): the file is
+            // replaced and keeps its mode; the link stays one.
             let file = "\(directory)/real.navrec"
             let link = "\(directory)/link.navrec"
             #expect(FileManager.default.createFile(atPath: file, contents: Data("old".utf8)))
-            #expect(chmod(file, 0o600) == 0)
+            #expect(chmod(file, 0o664) == 0)
             #expect(symlink(file, link) == 0)
             let throughLink = try await Navctl.run(["record", "-o", link] + socket)
             #expect(throughLink.status == 0, "\(throughLink.errors)")
@@ -66,7 +67,28 @@ struct NavctlUnwritableOutputTests {
             let written = try String(contentsOfFile: file, encoding: .utf8)
             #expect(written.contains("\"navhost-recording\""), "the link's file holds the recording")
             var status = stat()
-            #expect(stat(file, &status) == 0 && status.st_mode & 0o7777 == 0o600, "its mode kept")
+            #expect(stat(file, &status) == 0 && status.st_mode & 0o7777 == 0o664, "its mode kept")
+
+            // A dangling link: the file it names is made, the link stays one.
+            let dangling = "\(directory)/dangling.navrec"
+            #expect(symlink("\(directory)/new.navrec", dangling) == 0)
+            #expect(try await Navctl.run(["record", "-o", dangling] + socket).status == 0)
+            #expect(Self.kind(of: dangling, following: false) == S_IFLNK)
+            #expect(Self.kind(of: "\(directory)/new.navrec") == S_IFREG)
+
+            // /dev/stdout, redirected to a file that holds a line already: written after it, the file not replaced.
+            let log = "\(directory)/log"
+            #expect(FileManager.default.createFile(atPath: log, contents: Data("head\n".utf8)))
+            let handle = try #require(FileHandle(forWritingAtPath: log))
+            defer { try? handle.close() }
+            _ = try handle.seekToEnd()
+            let toStandardOutput = try await RunningNavctl(
+                ["record", "-o", "/dev/stdout"] + socket,
+                standardOutput: handle
+            ).waitForExit()
+            #expect(toStandardOutput.status == 0, "\(toStandardOutput.errors)")
+            let logged = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(logged.hasPrefix("head\n{\"format\":\"navhost-recording\""), "\(logged)")
         }
     }
 

@@ -19,6 +19,7 @@ struct NavctlUsageTests {
             ("usage-misspelt-session-subcommand", ["--socket", "/nonexistent/io.navhost", "session", "opne", "kiosk"]),
             // Once the whole help on standard output, exit code 0.
             ("usage-no-command", []),
+            ("usage-options-without-command", ["--json", "--socket", "/nonexistent/io.navhost"]),
             ("usage-help-unknown-command", ["help", "nope"]),
             ("usage-unknown-option", ["stack", "--sesion", "main"]),
             ("usage-negative-revision", ["watch", "--resume-from", "-1"]),

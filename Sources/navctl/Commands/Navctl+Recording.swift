@@ -64,19 +64,65 @@ extension Navctl {
 
 extension Navctl.Record {
     /// Writes the recording to `path`: a new file, or one replaced whole (through a temporary file beside it, so that
-    /// no half recording is left), keeping the mode of the file it replaces. A symbolic link to a file replaces the
-    /// file it names, not the link; anything else that is there (a FIFO a script reads, `/dev/stdout`, a device) is
-    /// written through, not replaced: renamed over, a device node became a regular file.
+    /// no half recording is left), keeping the mode and owner of the file it replaces. A symbolic link, dangling or
+    /// not, has the file it names written, not the link. A descriptor's name (`/dev/stdout`, `/dev/fd/3`, a link to
+    /// one) is written to that descriptor, as the shell opened it; anything else there that is not a regular file (a
+    /// FIFO a script reads, a device) is written through. Renamed over, a device node became a regular file, and the
+    /// file a shell redirected standard output to was replaced, losing what was in it and what came after.
     fileprivate static func write(_ bytes: [UInt8], to path: String) throws(FileAccessError) {
+        let target = try resolvedTarget(of: path)
+        if let descriptor = descriptor(named: target) { return try writeAll(bytes, to: descriptor, path: path) }
         var status = stat()
-        guard stat(path, &status) == 0 else { return try FileIO.writeAtomically(bytes, to: path) }
-        guard status.st_mode & S_IFMT == S_IFREG else { return try FileIO.append(bytes, to: path) }
-        var target = path
-        if let resolved = realpath(path, nil) {
-            target = String(cString: resolved)
-            free(resolved)
+        guard stat(target, &status) == 0 else { return try FileIO.writeAtomically(bytes, to: target) }
+        guard status.st_mode & S_IFMT == S_IFREG else { return try FileIO.append(bytes, to: target) }
+        let mode = status.st_mode & 0o7777
+        try FileIO.writeAtomically(bytes, to: target, mode: mode)
+        // The new file was made under the umask, and by this user: given the old one's mode, and owner when root.
+        chmod(target, mode)
+        if geteuid() == 0 { chown(target, status.st_uid, status.st_gid) }
+    }
+
+    /// `path` with the symbolic links along its last part followed, up to a descriptor's name (`/proc/self/fd/1`,
+    /// which a `stat` would take for the file it stands for) or a name that is no link: the file a link names, even
+    /// one not there yet.
+    private static func resolvedTarget(of path: String) throws(FileAccessError) -> String {
+        var current = path
+        for _ in 0..<16 {
+            guard descriptor(named: current) == nil else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink(current, &buffer, Int(PATH_MAX))
+            guard length > 0 else { return current }
+            let link = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = link.hasPrefix("/") ? link : "\(FileIO.parentDirectory(of: current))/\(link)"
         }
-        try FileIO.writeAtomically(bytes, to: target, mode: status.st_mode & 0o7777)
+        throw .system("readlink", path: path, errno: ELOOP)
+    }
+
+    /// The descriptor `path` names (`/dev/stdout` 1, `/dev/stderr` 2, `/dev/fd/N` and `/proc/self/fd/N` N); `nil`
+    /// for any other path.
+    private static func descriptor(named path: String) -> Int32? {
+        switch path {
+        case "/dev/stdout": return STDOUT_FILENO
+        case "/dev/stderr": return STDERR_FILENO
+        default:
+            for prefix in ["/dev/fd/", "/proc/self/fd/", "/proc/\(getpid())/fd/"] where path.hasPrefix(prefix) {
+                return Int32(path.dropFirst(prefix.count))
+            }
+            return nil
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, as far as it takes them.
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(FileAccessError) {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .system("write", path: path, errno: errno)
+            }
+            written += count
+        }
     }
 }
 

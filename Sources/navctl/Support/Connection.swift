@@ -59,15 +59,19 @@ extension ConnectionOptions {
                     )
                 )
             }
-            throw Self.report(error, keyValueWords: words, hint: connected ? spellingHint : unreachableHint)
+            throw Self.report(error, keyValueWords: words, hint: connected ? spellingHint : unreachableHint(for: error))
         }
     }
 
-    /// A line for standard error when the daemon could not be reached at the default socket: a daemon started with
-    /// a socket of its own (a plugin's `make run`, `navhostd --socket`) is not found there. `nil` when `--socket` or
-    /// `$NAVHOST_SOCKET` named the socket: the user chose it.
-    private var unreachableHint: String? {
+    /// A line for standard error when no daemon was found at the default socket (`error` says there is no socket,
+    /// or nothing listens on it): a daemon started with a socket of its own (a plugin's `make run`, `navhostd
+    /// --socket`) listens elsewhere. `nil` when `--socket` or `$NAVHOST_SOCKET` named the socket (the user chose it),
+    /// and for any other failure (a daemon there that refuses this user is not elsewhere).
+    private func unreachableHint(for error: NavHostClientError) -> String? {
         let variable = NavHostClient.socketEnvironmentVariable
+        guard error.message.hasPrefix("no socket at ") || error.message.hasPrefix("nothing listens on ") else {
+            return nil
+        }
         guard socket == nil, getenv(variable).map({ String(cString: $0).isEmpty }) ?? true else { return nil }
         return "hint: that is the default socket; for a daemon listening elsewhere, give navctl --socket PATH or set "
             + "\(variable)=PATH"

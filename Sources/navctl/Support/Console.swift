@@ -55,7 +55,9 @@ enum Console {
         if code != EPIPE {
             fputs("navctl: cannot write standard output: \(String(cString: strerror(code)))\n", stderr)
         }
-        exit(1)
+        // At once, from whichever thread wrote: `exit` would flush standard output again and run the process's
+        // destructors while the networking threads still run. Standard error is not buffered.
+        _exit(1)
     }
 
     /// Whether standard output is a terminal.

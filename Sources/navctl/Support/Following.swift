@@ -40,7 +40,8 @@ enum Following {
         do {
             let stream = try await connection.withClient(open)
             let watchdog = deadline.watch {
-                guard !answered.hasCome else { return }
+                // Given up on only while no reply has come: a reply taken meanwhile is printed, and the watch goes on.
+                guard answered.giveUp() else { return }
                 await stream.close()
             }
             defer { watchdog?.cancel() }
@@ -49,7 +50,8 @@ enum Following {
                 group.addTask {
                     var renderer = renderer
                     for try await update in stream {
-                        answered.arrived()
+                        // A reply the stream still held when navctl gave up on it is not printed.
+                        guard answered.answer() else { break }
                         try renderer.render(update)
                     }
                     return .endedByDaemon
@@ -63,14 +65,17 @@ enum Following {
             }
         } catch let error as NavHostClientError where error.code == .serviceShuttingDown {
             ending = .daemonStopping
-        } catch _ as NavHostClientError where deadline.hasPassed && !answered.hasCome {
+        } catch let error as NavHostClientError
+            where answered.hasGivenUp && (error.code == .connectionClosed || error.code == .daemonUnreachable)
+        {
+            // The stream navctl closed, not an error the daemon answered with.
             throw ConnectionOptions.report(Self.noAnswer(connection, deadline))
         } catch let error as NavHostClientError {
             // A misspelt session comes back on the stream's own connection: the hint asks on one of its own.
             let hint = await SpellingHint.line(after: error, connectingTo: connection.socketPath)
             throw ConnectionOptions.report(error, hint: hint)
         }
-        if ending == .endedByDaemon, deadline.hasPassed, !answered.hasCome {
+        if ending == .endedByDaemon, answered.hasGivenUp {
             throw ConnectionOptions.report(Self.noAnswer(connection, deadline))
         }
         switch ending {
@@ -90,11 +95,29 @@ enum Following {
         )
     }
 
-    /// Whether a stream's first reply has come.
+    /// Whether a stream's first reply came, or navctl gave up waiting for it: one or the other, whichever is first.
     private final class FirstReply: Sendable {
-        private let state = Mutex(false)
-        var hasCome: Bool { state.withLock { $0 } }
-        func arrived() { state.withLock { $0 = true } }
+        private enum State { case waiting, answered, gaveUp }
+        private let state = Mutex(State.waiting)
+
+        /// Whether navctl gave up waiting (and closed the stream).
+        var hasGivenUp: Bool { state.withLock { $0 == .gaveUp } }
+
+        /// Notes a reply: `false` when navctl gave up before it, and the reply is to be dropped.
+        func answer() -> Bool {
+            state.withLock { state in
+                if state == .waiting { state = .answered }
+                return state == .answered
+            }
+        }
+
+        /// Gives up waiting: `false` when a reply came first, and the stream is to be followed.
+        func giveUp() -> Bool {
+            state.withLock { state in
+                if state == .waiting { state = .gaveUp }
+                return state == .gaveUp
+            }
+        }
     }
 
     private enum Ending: Sendable {
