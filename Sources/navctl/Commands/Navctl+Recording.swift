@@ -18,9 +18,9 @@ extension Navctl {
                 Every session keeps its last calls (Navigate, Present, Pop, PopToRoot, PopTo, Dismiss, Replace, Send) \
                 with their outcome, the stack each left, and the random numbers its features drew: 256 by default, \
                 navhostd's --flight-recorder-calls. record saves them as JSON lines, a header first \
-                (docs/recording.md), to the file -o names or to standard output. A file there is replaced whole \
-                and keeps its mode (a symbolic link's file, not the link); a FIFO or a device is written to. Needs a \
-                control user: a recording holds what clients sent.
+                (docs/recording.md), to the file -o names or to standard output. A file there is replaced whole, \
+                keeping its mode and owner (a symbolic link's file, not the link); a FIFO, a device or a descriptor \
+                (/dev/stdout) is written to. Needs a control user: a recording holds what clients sent.
 
                 Examples:
                   navctl record -o bug.navrec
