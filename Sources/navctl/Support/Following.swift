@@ -18,10 +18,10 @@ enum Following {
     /// Starts a stream with `open`, prints each update with `renderer`, and returns once it ends.
     ///
     /// An ending by the daemon is said on standard error, a final reply (the session closed) apart from
-    /// `ServiceShuttingDown` (the daemon stops). The
-    /// stream's first reply (a watch's snapshot, the plugins' list) is waited for as long as `--timeout` allows, as a
-    /// call's reply is: a daemon that takes the call and never answers (stopped, wedged) is given up on with exit code
-    /// 69; once it has answered, the stream is followed for as long as it runs.
+    /// `ServiceShuttingDown` (the daemon stops). The stream's first reply (a watch's snapshot, the plugins' list) is
+    /// waited for as long as `--timeout` allows, as a call's reply is: a daemon that takes the call and never answers
+    /// (stopped, wedged) is given up on with exit code 69; once it has answered, the stream is followed for as long as
+    /// it runs.
     ///
     /// - Parameters:
     ///   - connection: Where the daemon is.
