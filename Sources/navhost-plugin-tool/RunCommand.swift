@@ -194,14 +194,10 @@ extension NavHostPluginTool {
             return status == 0
         }
 
-        /// `path`, made absolute against the current folder.
+        /// `path`, made absolute against the current folder in the form the daemon compares folders by
+        /// (``AbsolutePath``); as given when the current folder cannot be read.
         private func absolute(_ path: String) -> String {
-            guard !path.hasPrefix("/") else { return path }
-            guard let current = getcwd(nil, 0) else { return path }
-            defer { free(current) }
-            let folder = String(cString: current)
-            let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
-            return folder == "/" ? "/\(relative)" : "\(folder)/\(relative)"
+            AbsolutePath.resolving(path) ?? path
         }
 
         /// Why the daemon cannot be run: said as `Error: …`, exit status 1 (not a usage error: the command line was

@@ -357,8 +357,9 @@ extension FileIO {
         }
     }
 
-    /// Writes all of `bytes` at the descriptor's position, or at `offset` when one is given (`pwrite`).
-    fileprivate static func writeAll(
+    /// Writes all of `bytes` at the descriptor's position, or at `offset` when one is given (`pwrite`), as far as it
+    /// takes them (a write cut short goes on, one interrupted is made again); `path` names the file in an error.
+    package static func writeAll(
         _ bytes: [UInt8],
         to descriptor: Int32,
         at offset: Int? = nil,

@@ -71,7 +71,7 @@ extension Navctl.Record {
     /// file a shell redirected standard output to was replaced, losing what was in it and what came after.
     fileprivate static func write(_ bytes: [UInt8], to path: String) throws(FileAccessError) {
         let target = try resolvedTarget(of: path)
-        if let descriptor = descriptor(named: target) { return try writeAll(bytes, to: descriptor, path: path) }
+        if let descriptor = descriptor(named: target) { return try FileIO.writeAll(bytes, to: descriptor, path: path) }
         var status = stat()
         guard stat(target, &status) == 0 else { return try FileIO.writeAtomically(bytes, to: target) }
         guard status.st_mode & S_IFMT == S_IFREG else { return try FileIO.append(bytes, to: target) }
@@ -109,19 +109,6 @@ extension Navctl.Record {
                 return Int32(path.dropFirst(prefix.count))
             }
             return nil
-        }
-    }
-
-    /// Writes all of `bytes` to `descriptor`, as far as it takes them.
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(FileAccessError) {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .system("write", path: path, errno: errno)
-            }
-            written += count
         }
     }
 }

@@ -51,16 +51,18 @@ extension ConnectionOptions {
             await client.close()
             return result
         } catch {
-            if deadline.hasPassed, !answeredInTime {
-                throw Self.report(
-                    NavHostClientError(
-                        code: .daemonUnreachable,
-                        message: "no answer from \(socketPath) within \(deadline.description) (--timeout)"
-                    )
-                )
-            }
+            if deadline.hasPassed, !answeredInTime { throw Self.report(noAnswer(within: deadline)) }
             throw Self.report(error, keyValueWords: words, hint: connected ? spellingHint : unreachableHint(for: error))
         }
+    }
+
+    /// The error for a daemon that took the connection and did not answer (a call's reply, a stream's first) before
+    /// `deadline`: unreachable, as for no daemon at all.
+    func noAnswer(within deadline: Deadline) -> NavHostClientError {
+        NavHostClientError(
+            code: .daemonUnreachable,
+            message: "no answer from \(socketPath) within \(deadline.description) (--timeout)"
+        )
     }
 
     /// A line for standard error when no daemon was found at the default socket (`error` says there is no socket,

@@ -69,14 +69,14 @@ enum Following {
             where answered.hasGivenUp && (error.code == .connectionClosed || error.code == .daemonUnreachable)
         {
             // The stream navctl closed, not an error the daemon answered with.
-            throw ConnectionOptions.report(Self.noAnswer(connection, deadline))
+            throw ConnectionOptions.report(connection.noAnswer(within: deadline))
         } catch let error as NavHostClientError {
             // A misspelt session comes back on the stream's own connection: the hint asks on one of its own.
             let hint = await SpellingHint.line(after: error, connectingTo: connection.socketPath)
             throw ConnectionOptions.report(error, hint: hint)
         }
         if ending == .endedByDaemon, answered.hasGivenUp {
-            throw ConnectionOptions.report(Self.noAnswer(connection, deadline))
+            throw ConnectionOptions.report(connection.noAnswer(within: deadline))
         }
         switch ending {
         case .endedByDaemon: Console.printError("navctl: the daemon ended the watch")
@@ -84,15 +84,6 @@ enum Following {
         case .interrupted: break
         }
         withExtendedLifetime(signals) {}
-    }
-
-    /// The error for a stream whose first reply did not come within `--timeout`: as for a call, the daemon is
-    /// unreachable.
-    private static func noAnswer(_ connection: ConnectionOptions, _ deadline: Deadline) -> NavHostClientError {
-        NavHostClientError(
-            code: .daemonUnreachable,
-            message: "no answer from \(connection.socketPath) within \(deadline.description) (--timeout)"
-        )
     }
 
     /// Whether a stream's first reply came, or navctl gave up waiting for it: one or the other, whichever is first.
