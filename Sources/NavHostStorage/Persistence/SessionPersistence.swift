@@ -14,7 +14,10 @@ import Synchronization
 /// After a failed write that may have reached the disk, the session's state is written again, with a growing pause,
 /// until a write succeeds (``rewriteAfterFailures(of:with:)``).
 public final class SessionPersistence: Sendable {
-    private struct SessionState {
+    /// What the writer knows of one session: a class, so that a look-up under the lock reads and changes it where it
+    /// is. As a struct in the dictionary, each `states[name]?.…` copied the whole state (its records and waiters) out
+    /// and back: about 14,000 instructions of a state-changing `Send` (docs/performance-log.md, session 58).
+    private final class SessionState {
         var durable: SessionRecord?
         var pending: SessionRecord?
         /// The newest record queued so far (by revision): an older one that arrives later never replaces it.
@@ -57,7 +60,7 @@ public final class SessionPersistence: Sendable {
 
         /// Whether `record`'s durable content is what the file holds, whichever of the failed writes since the last
         /// success reached it.
-        mutating func fileHolds(_ record: SessionRecord) -> Bool {
+        func fileHolds(_ record: SessionRecord) -> Bool {
             guard let durable, durable.hasBookkeeping(of: record),
                 differentStacks.isSame(durable.stack, record.stack), let mayHold
             else { return false }
@@ -73,7 +76,7 @@ public final class SessionPersistence: Sendable {
 
         /// Records that the write of `record` failed, and may have reached the disk all the same; its callers are
         /// answered (``callersWaiting(of:)`` counts them no more), as in ``wrote(_:at:)``.
-        mutating func failedToWrite(_ record: SessionRecord) {
+        func failedToWrite(_ record: SessionRecord) {
             callersWritten = 0
             guard var list = mayHold else { return }
             let known = durable?.hasDurableContent(of: record) == true
@@ -83,24 +86,24 @@ public final class SessionPersistence: Sendable {
         }
 
         /// Whether `record` needs no write: nothing is being written or waits, and its durable content is on disk.
-        mutating func holdsDurably(_ record: SessionRecord) -> Bool {
+        func holdsDurably(_ record: SessionRecord) -> Bool {
             !writing && pending == nil && fileHolds(record)
         }
 
         /// ``holdsDurably(_:)``; when it holds, the durable record takes `record`'s stack, equal to its own but
         /// perhaps in other storage (the session built its stack again since the write, for a change it then undid):
         /// the next comparison finds the same buffer and answers at once, instead of comparing every screen.
-        mutating func holdsDurablySharingStack(_ record: SessionRecord) -> Bool {
+        func holdsDurablySharingStack(_ record: SessionRecord) -> Bool {
             guard holdsDurably(record) else { return false }
             durable?.stack = record.stack
             return true
         }
 
         /// Takes the pending record and the replies waiting on it for ``drain(_:)``, or, when none is left, ends
-        /// the writing. In place, under the lock: the state is neither copied out nor looked up twice.
+        /// the writing. Under the lock, with one look-up.
         ///
         /// - Parameter makeFile: The session's file, asked for at its first write only.
-        mutating func takePending(makeFile: () -> SessionStateFile) -> Next? {
+        func takePending(makeFile: () -> SessionStateFile) -> Next? {
             guard let record = pending else {
                 writing = false
                 callersWritten = 0
@@ -126,7 +129,7 @@ public final class SessionPersistence: Sendable {
         }
 
         /// Records that `record` was written, the journal now standing at `position`.
-        mutating func wrote(_ record: SessionRecord, at position: SessionStateFile.JournalPosition) {
+        func wrote(_ record: SessionRecord, at position: SessionStateFile.JournalPosition) {
             callersWritten = 0
             durable = record.durableContent
             journal = position
@@ -311,7 +314,7 @@ public final class SessionPersistence: Sendable {
     @discardableResult
     public func sessionOpens(_ name: String, fileLost: Bool) -> UInt64? {
         states.withLock { states in
-            guard var state = states[name] else { return nil }
+            guard let state = states[name] else { return nil }
             let revisions = [state.durable?.reservedRevision, state.pending?.revision, state.newest?.revision]
             state.newest = nil
             state.pending = nil
@@ -336,7 +339,6 @@ public final class SessionPersistence: Sendable {
                 state.durable = nil
                 state.journal = nil
             }
-            states[name] = state
             return (revisions.compactMap { $0 }.max() ?? 0) + 1
         }
     }
@@ -354,7 +356,7 @@ public final class SessionPersistence: Sendable {
 
     /// Records that `record` is what the file of its session holds (after a restore), so an equal save is free.
     public func assumeDurable(_ record: SessionRecord) {
-        states.withLock { $0[record.session, default: SessionState()].durable = record.durableContent }
+        states.withLock { Self.state(of: record.session, in: &$0).durable = record.durableContent }
     }
 
     /// Whether `record` needs no write: nothing of its session is being written or waits to be, and what it keeps
@@ -533,7 +535,7 @@ public final class SessionPersistence: Sendable {
     /// it is not, ``save(_:)`` writes it.
     public func saveAtOnce(_ record: SessionRecord) -> Bool {
         states.withLock { states in
-            Self.takeNewest(record, into: &states[record.session, default: SessionState()]).isDurable
+            Self.takeNewest(record, into: Self.state(of: record.session, in: &states)).isDurable
         }
     }
 
@@ -631,15 +633,23 @@ public final class SessionPersistence: Sendable {
         unlessRefused: Bool = false
     ) {
         let startWriter: Bool = states.withLock { states in
-            // In place: the session's state is neither copied out nor hashed twice.
+            // One look-up of the session's state, which is then changed where it is.
             Self.enqueue(
                 record,
                 waiter: waiter,
                 unlessRefused: unlessRefused,
-                into: &states[record.session, default: SessionState()]
+                into: Self.state(of: record.session, in: &states)
             )
         }
         if startWriter { writerQueue.async { self.drain(record.session) } }
+    }
+
+    /// The state of session `name` in `states`, added empty when there is none.
+    private static func state(of name: String, in states: inout [String: SessionState]) -> SessionState {
+        if let state = states[name] { return state }
+        let state = SessionState()
+        states[name] = state
+        return state
     }
 
     /// ``enqueue(_:waiter:)`` on the session's state; whether a writer must be started.
@@ -647,7 +657,7 @@ public final class SessionPersistence: Sendable {
         _ record: SessionRecord,
         waiter: Waiter?,
         unlessRefused: Bool,
-        into state: inout SessionState
+        into state: SessionState
     ) -> Bool {
         if let refusal = state.refusal {
             // Taken before the session took back what the failed write held: it holds that too, unless what it
@@ -659,7 +669,7 @@ public final class SessionPersistence: Sendable {
             }
             return false
         }
-        let (record, isDurable) = takeNewest(record, into: &state)
+        let (record, isDurable) = takeNewest(record, into: state)
         if isDurable {
             waiter?.resume()
             return false
@@ -681,7 +691,7 @@ public final class SessionPersistence: Sendable {
     /// no write (nothing being written or waiting, and its durable content on disk already).
     private static func takeNewest(
         _ record: SessionRecord,
-        into state: inout SessionState
+        into state: SessionState
     ) -> (record: SessionRecord, isDurable: Bool) {
         let record = state.newest.map { $0.revision > record.revision ? $0 : record } ?? record
         state.newest = record
@@ -709,8 +719,7 @@ public final class SessionPersistence: Sendable {
                 // daemon took back reaches the disk later. The next record starts the order afresh.
                 let answers = states.withLock { states -> FailureAnswers in
                     var answers = FailureAnswers(failure: error, callers: waiters, refusable: next.refusableWaiters)
-                    guard var state = states[session] else { return answers }
-                    defer { states[session] = state }
+                    guard let state = states[session] else { return answers }
                     let generation = failures.add(1, ordering: .relaxed).newValue
                     let failure = WriteFailure(
                         error: error,
