@@ -92,6 +92,50 @@ struct NavctlOutputTests {
         try Snapshots.assertMatches(run, named: name, replacing: [service.socketPath: "<socket>"])
     }
 
+    @Test(
+        "Control characters the daemon sent (a plugin's message, a state's text) are shown escaped for people, as JSON's escapes with --json",
+        arguments: [
+            // A plugin's message as it is; a state as JSON, whose escapes show C0 already, but not C1.
+            (["plugins", "list"], #"no forecast \u{1B}]0;owned\u{7}\u{9B}2J"#),
+            (["stack"], #""title": "Hi \u001b]0;owned\u0007\u{9B}2J""#),
+        ]
+    )
+    func controlCharactersInOutput(arguments: [String], shown: String) async throws {
+        let raw = "\u{1B}]0;owned\u{07}\u{9B}2J"
+        let service = try await ScriptedNavigationService.start([
+            "io.navhost.Plugins.List": .reply([
+                "plugins": [
+                    [
+                        "name": "Weather", "version": "0.3.0", "state": "quarantined",
+                        "path": "/usr/lib/navhost/plugins/Weather/libWeatherFeature.so", "routes": ["weather.today"],
+                        "quarantine": ["code": "initFailed", "message": .string("no forecast \(raw)")],
+                    ]
+                ]
+            ]),
+            "io.navhost.Navigation.Stack": .reply([
+                "snapshot": NavigationSamples.snapshot(
+                    revision: 1,
+                    stack: [
+                        [
+                            "id": "s1", "route": "home.main", "parameters": [:], "presentation": "push",
+                            "state": ["title": .string("Hi \(raw)")],
+                        ]
+                    ]
+                )
+            ]),
+        ])
+        let run = try await Navctl.run(arguments + ["--socket", service.socketPath])
+        let json = try await Navctl.run(arguments + ["--json", "--socket", service.socketPath])
+        await service.stop()
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(!run.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(run.output)")
+        #expect(!run.output.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) }, "\(run.output)")
+        #expect(run.output.contains(shown), "\(run.output)")
+        // JSON keeps the text: its parse gives back what the daemon sent.
+        #expect(json.status == 0, "\(json.errors)")
+        #expect(try JSONParser().parse(json.output).serializedString().contains("\\u001b]0;owned\\u0007\u{9B}2J"))
+    }
+
     @Test("key=value values are JSON when they parse as JSON, plain strings otherwise")
     func keyValueRules() async throws {
         let service = try await ScriptedNavigationService.start(Self.answers)

@@ -19,7 +19,7 @@ enum JSONOutput {
 
     private static func print(_ object: JSONObject) throws(NavHostClientError) {
         do {
-            Console.print(try JSONValue.object(object).serializedString())
+            Console.write(try JSONValue.object(object).serializedString() + "\n")
         } catch {
             throw NavHostClientError(
                 code: .protocolViolation,

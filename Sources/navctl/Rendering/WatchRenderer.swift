@@ -38,7 +38,8 @@ struct WatchRenderer: UpdateRenderer {
             let lines =
                 ["watching session \(session.session) (Ctrl-C to stop); last change: \(Self.describe(update))", ""]
                 + StackView.lines(session)
-            Console.write(clearScreen + lines.joined(separator: "\n") + "\n")
+            let shown = Console.escapingControlCharacters(lines.joined(separator: "\n"), keepingLineBreaks: true)
+            Console.write(clearScreen + shown + "\n")
         case .lines:
             if printedBefore { Console.print("") }
             Console.print(Self.describe(update))

@@ -8,14 +8,15 @@
 /// head -1`) has no one left to follow for. navctl ignores `SIGPIPE`, as the networking library it uses does, so a
 /// closed pipe is an `EPIPE` here rather than the signal that ends other programs; it ends navctl without a word.
 enum Console {
-    /// Writes `text` and a newline to standard output.
+    /// Writes `text`, written for people, and a newline to standard output. Its control characters but the line
+    /// break and the tab are shown escaped (`\u{1B}`), as in ``printError(_:)``: the text holds what the daemon sent
+    /// (a plugin's message, a screen's state), and raw, an escape sequence in it would drive the terminal.
     static func print(_ text: String) {
-        fputs(text, stdout)
-        fputs("\n", stdout)
-        flushOrExit()
+        write(escapingControlCharacters(text, keepingLineBreaks: true) + "\n")
     }
 
-    /// Writes `text` to standard output as it is.
+    /// Writes `text` to standard output as it is: JSON (whose strings escape what must be), a recording, the
+    /// terminal's own sequences.
     static func write(_ text: String) {
         fputs(text, stdout)
         flushOrExit()
@@ -30,12 +31,14 @@ enum Console {
         fputs("\(escapingControlCharacters(line))\n", stderr)
     }
 
-    /// `text` with its control characters but the tab (C0, DEL and C1) written as `\u{…}`.
-    static func escapingControlCharacters(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+    /// `text` with its control characters but the tab (C0, DEL and C1) written as `\u{…}`; the line break (`\n`)
+    /// too, unless `keepingLineBreaks`.
+    static func escapingControlCharacters(_ text: String, keepingLineBreaks: Bool = false) -> String {
+        let shown = { (scalar: Unicode.Scalar) in isControl(scalar) && !(keepingLineBreaks && scalar == "\n") }
+        guard text.unicodeScalars.contains(where: shown) else { return text }
         var escaped = ""
         for scalar in text.unicodeScalars {
-            if isControl(scalar) {
+            if shown(scalar) {
                 escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             } else {
                 escaped.unicodeScalars.append(scalar)
