@@ -239,8 +239,8 @@ deb-files:
 	scripts/generate-completions.sh $(DEB_BUILD_DIR)
 	DEB_COMPRESSION=$(DEB_COMPRESSION) scripts/build-deb.sh $(DEB_BUILD_DIR) $(DEB_DIR)
 
-# The SDK alone, for plugin authors: libNavHostKit.so, the test kit libNavHostTesting.so, navhost-plugin-tool and the
-# module interfaces. install-sdk builds those products alone (sdk), with only the packages their build needs (no
+# The SDK alone, for plugin authors: libNavHostKit.so, the test kit libNavHostTesting.so, navhost-plugin-tool (with
+# its man page and shell completions) and the module interfaces. install-sdk builds those products alone (sdk), with only the packages their build needs (no
 # test tools, no browser): a few minutes, where make build builds the daemon, the inspector and every test too;
 # install-sdk-files copies what a build produced and builds nothing.
 install-sdk: sdk install-sdk-files
@@ -251,6 +251,8 @@ sdk:
 	for product in NavHostTesting navhost-plugin-tool; do \
 		$(SWIFT) build $(SWIFT_FLAGS) --product $$product || exit 1; \
 	done
+	scripts/generate-man.sh $(BUILD_DIR)
+	scripts/generate-completions.sh $(BUILD_DIR)
 
 install-sdk-files:
 	@test -f $(BUILD_DIR)/libNavHostTesting.so || { echo "install: $(BUILD_DIR) has no SDK; run make sdk" >&2; exit 1; }

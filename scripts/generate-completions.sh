@@ -11,7 +11,8 @@
 # screens, plugins, sessions) by running navctl as the user types (docs/navctl.md, "Shell completion"). Nothing
 # generated is committed: the scripts follow the code, as the man pages do (scripts/generate-man.sh).
 #
-# Usage: scripts/generate-completions.sh BUILD_DIR     (BUILD_DIR holds navctl and navhost-plugin-tool)
+# Usage: scripts/generate-completions.sh BUILD_DIR     (BUILD_DIR holds navctl, navhost-plugin-tool or both: the
+#        SDK's build, `make sdk`, has only the latter)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,8 +25,10 @@ work=$(mktemp -d "$build_dir/.completions.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
 mkdir -p "$work/bash" "$work/zsh" "$work/fish"
-for program in navctl navhost-plugin-tool; do
-    [[ -x $build_dir/$program ]] || { echo "generate-completions: $build_dir/$program is missing" >&2; exit 1; }
+programs=()
+for program in navctl navhost-plugin-tool; do [[ -x $build_dir/$program ]] && programs+=("$program"); done
+((${#programs[@]} > 0)) || { echo "generate-completions: $build_dir holds neither navctl nor navhost-plugin-tool" >&2; exit 1; }
+for program in "${programs[@]}"; do
     "$build_dir/$program" --generate-completion-script bash >"$work/bash/$program"
     "$build_dir/$program" --generate-completion-script zsh >"$work/zsh/_$program"
     "$build_dir/$program" --generate-completion-script fish >"$work/fish/$program.fish"
