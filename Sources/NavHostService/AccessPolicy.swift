@@ -7,8 +7,10 @@ import Synchronization
 ///
 /// A peer may control when its user ID is listed, when its primary group (from `SO_PEERCRED`) is listed, or when
 /// its account belongs to a listed group. Account membership is looked up through NSS (`getgrouplist`, the
-/// groups `/etc/group` or the directory service give the user), once per user ID and then cached; it is the
-/// account's membership, not the supplementary groups of the connecting process. A connection whose credentials
+/// groups `/etc/group` or the directory service give the user) and kept for ``membershipLifetime``: an account added
+/// to a group (`usermod -aG navhost NAME`) or taken out of it (`gpasswd -d NAME navhost`) controls, or stops
+/// controlling, within that time, on connections already open too. It is the account's membership, not the
+/// supplementary groups of the connecting process: logging in again changes nothing. A connection whose credentials
 /// could not be read may only read.
 ///
 /// The standard control group (`navhost`) is named, not looked up, until a peer that is neither a control user
@@ -23,22 +25,33 @@ public struct AccessPolicy: Sendable {
     /// The group whose members may also control, by name, looked up when first needed; `nil` for none.
     public var deferredControlGroup: String? { deferredGroupID?.name }
     private let deferredGroupID: DeferredGroupLookup?
-    private let membership = GroupMembershipCache()
+    private let membership: GroupMembershipCache
     /// The budget of the refusals' log lines, shared by every copy of the policy, and handed on to the policy that
     /// replaces it (``AccessControl/replace(with:)``), so that a reload does not open a new window for a flood.
     fileprivate(set) var refusalLog = LogBudget()
 
+    /// How long an account's groups, once looked up, are taken as they were: a look-up per user and control call
+    /// would ask NSS (a file read, or a directory server) on every call.
+    public static let membershipLifetime: Duration = .seconds(10)
+
     /// A policy of `controlUIDs`, `controlGIDs` and the members of `deferredControlGroup`, which
     /// `lookUpGroup` resolves the first time it matters (`getgrnam` unless a test says otherwise).
+    ///
+    /// - Parameters:
+    ///   - lookUpMembership: An account's groups, from its user ID and its primary group's ID (`getgrouplist`).
+    ///   - now: The time, against which a membership looked up ``membershipLifetime`` ago is looked up again.
     public init(
         controlUIDs: Set<UInt32>,
         controlGIDs: Set<UInt32>,
         deferredControlGroup: String? = nil,
-        lookUpGroup: @escaping @Sendable (String) -> UInt32? = AccessPolicy.groupID(named:)
+        lookUpGroup: @escaping @Sendable (String) -> UInt32? = AccessPolicy.groupID(named:),
+        lookUpMembership: @escaping @Sendable (UInt32, UInt32) -> Set<UInt32> = AccessPolicy.membership,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
         self.controlUIDs = controlUIDs
         self.controlGIDs = controlGIDs
         self.deferredGroupID = deferredControlGroup.map { DeferredGroupLookup(name: $0, lookUp: lookUpGroup) }
+        self.membership = GroupMembershipCache(lookUp: lookUpMembership, now: now)
     }
 
     /// Root, the daemon's own user, and the members of the group `controlGroup` once it exists.
@@ -49,6 +62,19 @@ public struct AccessPolicy: Sendable {
     /// The group `name`'s ID from NSS (`getgrnam`), or `nil` when there is no such group.
     public static func groupID(named name: String) -> UInt32? {
         getgrnam(name).map { $0.pointee.gr_gid }
+    }
+
+    /// The groups of the account with user ID `uid` from NSS (`getgrouplist`), its primary group `gid` among them;
+    /// only `gid` when there is no such account.
+    public static func membership(ofUser uid: UInt32, primaryGroup gid: UInt32) -> Set<UInt32> {
+        guard let account = getpwuid(uid), let name = account.pointee.pw_name else { return [gid] }
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        if getgrouplist(name, gid, &groups, &count) < 0 {
+            groups = [gid_t](repeating: 0, count: Int(count))
+            _ = getgrouplist(name, gid, &groups, &count)
+        }
+        return Set(groups.prefix(Int(max(count, 0))))
     }
 
     /// Every group whose members may control: the listed ones and the deferred group, which this looks up if no
@@ -112,26 +138,33 @@ private final class DeferredGroupLookup: Sendable {
     }
 }
 
-/// Each user's groups from NSS, looked up once.
+/// Each user's groups, looked up again once they are ``AccessPolicy/membershipLifetime`` old.
 private final class GroupMembershipCache: Sendable {
-    private let cache = Mutex<[UInt32: Set<UInt32>]>([:])
-
-    func groups(ofUser uid: UInt32, primaryGroup gid: UInt32) -> Set<UInt32> {
-        if let known = cache.withLock({ $0[uid] }) { return known }
-        let groups = Self.lookUp(uid: uid, gid: gid)
-        cache.withLock { $0[uid] = groups }
-        return groups
+    private struct Entry {
+        var groups: Set<UInt32>
+        var lookedUpAt: ContinuousClock.Instant
     }
 
-    private static func lookUp(uid: UInt32, gid: UInt32) -> Set<UInt32> {
-        guard let account = getpwuid(uid), let name = account.pointee.pw_name else { return [gid] }
-        var count: Int32 = 64
-        var groups = [gid_t](repeating: 0, count: Int(count))
-        if getgrouplist(name, gid, &groups, &count) < 0 {
-            groups = [gid_t](repeating: 0, count: Int(count))
-            _ = getgrouplist(name, gid, &groups, &count)
-        }
-        return Set(groups.prefix(Int(max(count, 0))))
+    private let cache = Mutex<[UInt32: Entry]>([:])
+    private let lookUp: @Sendable (_ uid: UInt32, _ gid: UInt32) -> Set<UInt32>
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    init(
+        lookUp: @escaping @Sendable (_ uid: UInt32, _ gid: UInt32) -> Set<UInt32>,
+        now: @escaping @Sendable () -> ContinuousClock.Instant
+    ) {
+        self.lookUp = lookUp
+        self.now = now
+    }
+
+    func groups(ofUser uid: UInt32, primaryGroup gid: UInt32) -> Set<UInt32> {
+        let time = now()
+        let kept = cache.withLock { $0[uid] }
+        if let kept, time - kept.lookedUpAt < AccessPolicy.membershipLifetime { return kept.groups }
+        // Outside the lock: NSS may ask a directory server, and other users' calls go on meanwhile.
+        let groups = lookUp(uid, gid)
+        cache.withLock { $0[uid] = Entry(groups: groups, lookedUpAt: time) }
+        return groups
     }
 }
 

@@ -84,6 +84,40 @@ struct AccessPolicyTests {
         #expect(reloaded.mayControl(Self.peer(uid: 5000, gid: 900)))
     }
 
+    @Test(
+        "An account's groups are looked up again once they are 10 s old: one added to the group controls, one taken out stops"
+    )
+    func membershipFollowsTheAccount() {
+        let members = Mutex<Set<UInt32>>([5000])
+        let lookUps = Mutex(0)
+        let start = ContinuousClock.now
+        let elapsed = Mutex(Duration.zero)
+        let policy = AccessPolicy(
+            controlUIDs: [0],
+            controlGIDs: [],
+            deferredControlGroup: "navhost",
+            lookUpGroup: { _ in 900 },
+            lookUpMembership: { uid, gid in
+                lookUps.withLock { $0 += 1 }
+                return members.withLock { $0.contains(uid) } ? [gid, 900] : [gid]
+            },
+            now: { start + elapsed.withLock { $0 } }
+        )
+        let (leaving, joining) = (Self.peer(uid: 5000, gid: 5000), Self.peer(uid: 5001, gid: 5001))
+        #expect(policy.mayControl(leaving))
+        #expect(!policy.mayControl(joining))
+        members.withLock { $0 = [5001] }
+        // Within the lifetime, what was looked up stands, and NSS is not asked again.
+        elapsed.withLock { $0 = AccessPolicy.membershipLifetime - .milliseconds(1) }
+        #expect(policy.mayControl(leaving))
+        #expect(!policy.mayControl(joining))
+        #expect(lookUps.withLock { $0 } == 2)
+        elapsed.withLock { $0 = AccessPolicy.membershipLifetime }
+        #expect(!policy.mayControl(leaving))
+        #expect(policy.mayControl(joining))
+        #expect(lookUps.withLock { $0 } == 4)
+    }
+
     @Test("Without a deferred group, only what is listed controls, and nothing is looked up")
     func noDeferredGroup() {
         let database = GroupDatabase(["navhost": 900])
