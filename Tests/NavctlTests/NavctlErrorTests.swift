@@ -151,8 +151,8 @@ struct NavctlErrorTests {
         let directory = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let hint =
-            "hint: that is the default socket; for a daemon listening elsewhere, give navctl --socket PATH or "
-            + "set NAVHOST_SOCKET=PATH"
+            "hint: that is the default socket, and /run/navhost/io.navhost has none; for a daemon listening "
+            + "elsewhere, give navctl --socket PATH or set NAVHOST_SOCKET=PATH"
         let atDefault = try await Navctl.run(["stack"], environment: ["XDG_RUNTIME_DIR": directory], as: .nobody)
         #expect(atDefault.status == 69)
         let lines = atDefault.errors.split(separator: "\n").map(String.init)

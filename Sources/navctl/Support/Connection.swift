@@ -75,7 +75,10 @@ extension ConnectionOptions {
             return nil
         }
         guard socket == nil, getenv(variable).map({ String(cString: $0).isEmpty }) ?? true else { return nil }
-        return "hint: that is the default socket; for a daemon listening elsewhere, give navctl --socket PATH or set "
+        // The user's own socket is the default only when the system daemon's has no socket either.
+        let system = NavHostClient.systemSocketPath
+        let what = socketPath == system ? "the default socket" : "the default socket, and \(system) has none"
+        return "hint: that is \(what); for a daemon listening elsewhere, give navctl --socket PATH or set "
             + "\(variable)=PATH"
     }
 
