@@ -50,6 +50,10 @@ done
 # The folder the programs find the Swift runtime in through their run path: the toolchain's.
 toolchain_lib=$(ldd "$build_dir/navhostd" | sed -n 's|^\s*libswiftCore.so => \(/.*\)/libswiftCore.so .*|\1|p')
 [[ -d $toolchain_lib ]] || { echo "build-deb: cannot find the Swift runtime navhostd uses" >&2; exit 1; }
+# The Swift version of the runtime shipped: a plugin built out of tree must be built with the same
+# (navhost-sdk's description names it). The toolchain's own swift, beside the runtime it links.
+swift_version=$("$toolchain_lib/../../../bin/swift" --version 2>/dev/null | sed -n 's/^Swift version \([^ ]*\).*/\1/p')
+[[ -n $swift_version ]] || { echo "build-deb: cannot tell the Swift version of $toolchain_lib" >&2; exit 1; }
 
 rm -rf "$work"
 mkdir -p "$work/stage" "$out"
@@ -173,6 +177,7 @@ build_package() {  # build_package NAME TREE
     chmod 0644 "$tree/usr/share/doc/$name/changelog.gz"
     depends=$(shlibs_depends $(elf_files "$tree"))
     sed -e "s|@VERSION@|$version|g" -e "s|@ARCH@|$arch|g" -e "s|@MAINTAINER@|$maintainer|g" \
+        -e "s|@SWIFT_VERSION@|$swift_version|g" \
         -e "s|@SHLIBS_DEPENDS@|$depends|g" \
         -e "s|@INSTALLED_SIZE@|$(du -sk --exclude=DEBIAN "$tree" | cut -f1)|g" \
         "packaging/debian/$name.control.in" >"$tree/DEBIAN/control"

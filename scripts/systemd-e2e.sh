@@ -407,6 +407,38 @@ unload_survives_restart() {
 }
 check "a plugin a group member unloads stays unloaded across systemctl restart, until loaded again" \
     unload_survives_restart
+bad_drop_in=/etc/navhost/navhostd.conf.d/90-e2e-bad.conf
+refused_reload_fails() {
+    local pid_before status=0 cursor_before
+    pid_before=$(main_pid)
+    cursor_before=$(cursor)
+    inside sh -c "mkdir -p /etc/navhost/navhostd.conf.d && printf 'limits:\n  max-connections: lots\n' >$bad_drop_in"
+    inside systemctl reload $unit || status=$?
+    inside rm -f $bad_drop_in
+    echo "systemctl reload: exit status $status" >&2
+    ((status != 0)) && is_active && [[ $(main_pid) == "$pid_before" ]] \
+        && journal_since "$cursor_before" | contains 'max-connections: expected a whole number' \
+        && navctl_as root stack >/dev/null
+}
+refused_start_not_restarted() {
+    local status=0
+    inside sh -c "printf 'limits:\n  max-connections: lots\n' >$bad_drop_in"
+    inside systemctl restart $unit || status=$?
+    sleep 3
+    local result restarts code
+    result=$(show Result) restarts=$(show NRestarts) code=$(show ExecMainStatus)
+    echo "systemctl restart: exit status $status; Result=$result NRestarts=$restarts ExecMainStatus=$code" >&2
+    inside rm -f $bad_drop_in
+    inside rmdir /etc/navhost/navhostd.conf.d
+    inside systemctl reset-failed $unit
+    ((status != 0)) && [[ $result == exit-code && $restarts == 0 && $code == 78 ]] \
+        && [[ $(inside systemctl is-active navhostd.socket) == active ]] \
+        && navctl_as root stack >/dev/null && wait_until_active
+}
+check "systemctl reload of a configuration the daemon refuses fails, with the reason; the daemon serves on, same process" \
+    refused_reload_fails
+check "a configuration refused at start fails the service once, status 78, no restarts; the socket stays listening" \
+    refused_start_not_restarted
 
 # The watchdog: the shipped unit plus a drop-in that turns on the test hooks (SIGUSR1 wedges the MainActor, the
 # executor that pings) and shortens WatchdogSec=. The hardening stays as shipped.

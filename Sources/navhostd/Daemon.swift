@@ -253,6 +253,13 @@ struct Daemon {
         let isControlUser: @Sendable (VarlinkPeerCredentials?) -> Bool = { access.mayControl($0) }
         if let inherited {
             logger.info("Serving the socket systemd passed", metadata: ["navhost.socket.fd": "\(inherited)"])
+            if configuration.socketModeIsGiven {
+                // An operator who set it to keep readers out would otherwise believe they were kept out.
+                logger.warning(
+                    "socket-mode does not apply to the socket systemd passed: its socket unit's SocketMode= and SocketGroup= do (docs/systemd.md)",
+                    metadata: ["navhost.socket-mode": "0\(String(configuration.socketMode, radix: 8))"]
+                )
+            }
             return try await VarlinkServer.bind(
                 listeningSocket: inherited,
                 service: service,

@@ -201,10 +201,13 @@ struct DaemonLifecycleTests {
         #expect(try await daemon.waitForExit(within: .seconds(30)) == 0)
     }
 
-    @Test("Under systemd-socket-activate the daemon serves the socket it inherits")
+    @Test(
+        "Under systemd-socket-activate the daemon serves the socket it inherits, and warns that socket-mode does not apply to it"
+    )
     func socketActivation() async throws {
         let directory = try TestPaths.temporaryDirectory()
         let socket = TestPaths.socketPath()
+        let log = "\(directory)/navhostd.log"
         // Spawned, not a Foundation `Process`: the activator closes the descriptors it inherited while it waits, which
         // would hold Foundation's process monitor for every other test (see `SpawnedProcess`).
         let activator = try SpawnedProcess(
@@ -212,8 +215,9 @@ struct DaemonLifecycleTests {
             [
                 "-l", socket, "--fdname=varlink", TestPaths.builtExecutable("navhostd"),
                 "--plugins", DaemonProcess.examplePlugins, "--state-dir", "\(directory)/state",
-                "--socket", "\(directory)/not-used.sock",
-            ]
+                "--socket", "\(directory)/not-used.sock", "--socket-mode", "0600",
+            ],
+            output: .file(log)
         )
         defer { activator.send(SIGTERM) }
         // The activator listens at once and starts navhostd on the first connection.
@@ -226,5 +230,8 @@ struct DaemonLifecycleTests {
         let reply = try await connected.call("io.navhost.Navigation.Stack", parameters: [:])
         #expect(reply["snapshot"]?["stack"]?.arrayValue?.first?["route"] == "home.main")
         #expect(!FileManager.default.fileExists(atPath: "\(directory)/not-used.sock"), "it did not bind its own path")
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged.contains("socket-mode does not apply to the socket systemd passed"), "\(logged)")
+        #expect(logged.contains("navhost.socket-mode=0600"), "\(logged)")
     }
 }

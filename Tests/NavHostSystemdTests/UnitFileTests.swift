@@ -195,6 +195,7 @@ struct UnitFileTests {
         )
         #expect(service.contains("ExecStart=/usr/local/bin/navhostd --socket /run/navhost/io.navhost "))
         #expect(service.contains(" --plugins /usr/local/lib/navhost/plugins "))
+        #expect(service.contains("ExecReload=/usr/local/bin/navhostd --check-config --socket /run/navhost/io.navhost "))
         #expect(service.contains("ExecReload=/bin/kill -s HUP $MAINPID"))
     }
 }

@@ -29,6 +29,9 @@ struct DaemonConfiguration: Sendable {
     var access: AccessPolicy
     /// The mode of a socket the daemon binds itself.
     var socketMode: UInt32
+    /// Whether a file or the command line gave ``socketMode``: a socket systemd passes keeps the socket unit's mode,
+    /// and the daemon says so.
+    var socketModeIsGiven = false
     /// The Varlink server's limits: message size and depth, connections, pending calls, timeouts.
     var server: VarlinkServerConfiguration
     /// How sessions bound their watchers and intents.
@@ -116,6 +119,7 @@ struct DaemonConfiguration: Sendable {
         access.controlGIDs.formUnion((settings.controlGroups ?? []).compactMap(Self.groupID))
         self.access = access
         self.socketMode = settings.socketMode ?? 0o660
+        self.socketModeIsGiven = settings.socketMode != nil
         self.server = settings.limits.server
         self.sessionOptions = settings.limits.session
         if settings.flightRecorderOnDisk == true {
