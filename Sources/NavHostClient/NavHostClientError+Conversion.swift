@@ -31,7 +31,7 @@ extension NavHostClientError {
     }
 
     /// Whether `path` names a socket (a regular file there refuses connections too).
-    static func isSocket(_ path: String) -> Bool {
+    private static func isSocket(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
     }

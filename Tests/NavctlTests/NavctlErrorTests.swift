@@ -150,9 +150,14 @@ struct NavctlErrorTests {
     func unreachableAtTheDefaultSocket() async throws {
         let directory = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A host where the system daemon listens gets that socket named instead.
+        var status = stat()
         let hint =
-            "hint: that is the default socket, and /run/navhost/io.navhost has none; for a daemon listening "
-            + "elsewhere, give navctl --socket PATH or set NAVHOST_SOCKET=PATH"
+            stat("/run/navhost/io.navhost", &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
+            ? "hint: that is the default socket, your own daemon's; the system daemon's is /run/navhost/io.navhost: "
+                + "give navctl --socket /run/navhost/io.navhost or set NAVHOST_SOCKET=/run/navhost/io.navhost"
+            : "hint: that is the default socket; for a daemon listening elsewhere, give navctl --socket PATH or "
+                + "set NAVHOST_SOCKET=PATH"
         let atDefault = try await Navctl.run(["stack"], environment: ["XDG_RUNTIME_DIR": directory], as: .nobody)
         #expect(atDefault.status == 69)
         let lines = atDefault.errors.split(separator: "\n").map(String.init)

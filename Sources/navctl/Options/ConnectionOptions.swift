@@ -6,7 +6,7 @@ struct DaemonOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The daemon's socket. (default: $NAVHOST_SOCKET, else /run/navhost/io.navhost for root, else $XDG_RUNTIME_DIR/navhost/io.navhost, or /run/navhost/io.navhost when only that one has a socket)",
+            "The daemon's socket. (default: $NAVHOST_SOCKET, else /run/navhost/io.navhost for root, else $XDG_RUNTIME_DIR/navhost/io.navhost)",
             valueName: "path"
         ),
         completion: .file()

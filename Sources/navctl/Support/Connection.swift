@@ -67,19 +67,29 @@ extension ConnectionOptions {
 
     /// A line for standard error when no daemon was found at the default socket (`error` says there is no socket,
     /// or nothing listens on it): a daemon started with a socket of its own (a plugin's `make run`, `navhostd
-    /// --socket`) listens elsewhere. `nil` when `--socket` or `$NAVHOST_SOCKET` named the socket (the user chose it),
-    /// and for any other failure (a daemon there that refuses this user is not elsewhere).
+    /// --socket`) listens elsewhere; for a user who is not root, the system daemon's socket is named when there is
+    /// one (the user's default is their own daemon's, and navctl never goes to another daemon unasked). `nil` when
+    /// `--socket` or `$NAVHOST_SOCKET` named the socket (the user chose it), and for any other failure (a daemon there
+    /// that refuses this user is not elsewhere).
     private func unreachableHint(for error: NavHostClientError) -> String? {
         let variable = NavHostClient.socketEnvironmentVariable
         guard error.message.hasPrefix("no socket at ") || error.message.hasPrefix("nothing listens on ") else {
             return nil
         }
         guard socket == nil, getenv(variable).map({ String(cString: $0).isEmpty }) ?? true else { return nil }
-        // The user's own socket is the default only when the system daemon's has no socket either.
         let system = NavHostClient.systemSocketPath
-        let what = socketPath == system ? "the default socket" : "the default socket, and \(system) has none"
-        return "hint: that is \(what); for a daemon listening elsewhere, give navctl --socket PATH or set "
+        if socketPath != system, Self.isSocket(system) {
+            return "hint: that is the default socket, your own daemon's; the system daemon's is \(system): give navctl "
+                + "--socket \(system) or set \(variable)=\(system)"
+        }
+        return "hint: that is the default socket; for a daemon listening elsewhere, give navctl --socket PATH or set "
             + "\(variable)=PATH"
+    }
+
+    /// Whether a socket is at `path`.
+    static func isSocket(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
     }
 
     /// Reports a failed call on standard error, with a quoting hint when one of `words` was read as JSON where the
