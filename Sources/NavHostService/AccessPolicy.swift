@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Logging
 public import NavHostVarlink
@@ -7,9 +8,10 @@ import Synchronization
 ///
 /// A peer may control when its user ID is listed, when its primary group (from `SO_PEERCRED`) is listed, or when
 /// its account belongs to a listed group. Account membership is looked up through NSS (`getgrouplist`, the
-/// groups `/etc/group` or the directory service give the user) and kept for ``membershipLifetime``: an account added
-/// to a group (`usermod -aG navhost NAME`) or taken out of it (`gpasswd -d NAME navhost`) controls, or stops
-/// controlling, within that time, on connections already open too. It is the account's membership, not the
+/// groups `/etc/group` or the directory service give the user) the first time the user asks to control, and again,
+/// off the daemon's thread, at the first call after the last look is ``membershipLifetime`` old: an account added to
+/// a group (`usermod -aG navhost NAME`) or taken out of it (`gpasswd -d NAME navhost`) controls, or stops
+/// controlling, about that long after, on connections already open too. It is the account's membership, not the
 /// supplementary groups of the connecting process: logging in again changes nothing. A connection whose credentials
 /// could not be read may only read.
 ///
@@ -31,7 +33,7 @@ public struct AccessPolicy: Sendable {
     fileprivate(set) var refusalLog = LogBudget()
 
     /// How long an account's groups, once looked up, are taken as they were: a look-up per user and control call
-    /// would ask NSS (a file read, or a directory server) on every call.
+    /// would ask NSS (a file read, or a directory server) on every call, on the thread that serves every client.
     public static let membershipLifetime: Duration = .seconds(10)
 
     /// A policy of `controlUIDs`, `controlGIDs` and the members of `deferredControlGroup`, which
@@ -40,18 +42,26 @@ public struct AccessPolicy: Sendable {
     /// - Parameters:
     ///   - lookUpMembership: An account's groups, from its user ID and its primary group's ID (`getgrouplist`).
     ///   - now: The time, against which a membership looked up ``membershipLifetime`` ago is looked up again.
+    ///   - refresh: Runs a look-up again away from the caller (a thread of the system's pool by default): the calls
+    ///     meanwhile are judged by the groups known.
     public init(
         controlUIDs: Set<UInt32>,
         controlGIDs: Set<UInt32>,
         deferredControlGroup: String? = nil,
         lookUpGroup: @escaping @Sendable (String) -> UInt32? = AccessPolicy.groupID(named:),
         lookUpMembership: @escaping @Sendable (UInt32, UInt32) -> Set<UInt32> = AccessPolicy.membership,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        refresh: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = AccessPolicy.inTheBackground
     ) {
         self.controlUIDs = controlUIDs
         self.controlGIDs = controlGIDs
         self.deferredGroupID = deferredControlGroup.map { DeferredGroupLookup(name: $0, lookUp: lookUpGroup) }
-        self.membership = GroupMembershipCache(lookUp: lookUpMembership, now: now)
+        self.membership = GroupMembershipCache(lookUp: lookUpMembership, now: now, refresh: refresh)
+    }
+
+    /// Runs `work` on a thread of the system's pool.
+    public static func inTheBackground(_ work: @escaping @Sendable () -> Void) {
+        DispatchQueue.global(qos: .utility).async(execute: work)
     }
 
     /// Root, the daemon's own user, and the members of the group `controlGroup` once it exists.
@@ -64,17 +74,37 @@ public struct AccessPolicy: Sendable {
         getgrnam(name).map { $0.pointee.gr_gid }
     }
 
-    /// The groups of the account with user ID `uid` from NSS (`getgrouplist`), its primary group `gid` among them;
-    /// only `gid` when there is no such account.
+    /// The groups of the account with user ID `uid` from NSS (`getpwuid_r`, `getgrouplist`), its primary group `gid`
+    /// among them; only `gid` when there is no such account.
     public static func membership(ofUser uid: UInt32, primaryGroup gid: UInt32) -> Set<UInt32> {
-        guard let account = getpwuid(uid), let name = account.pointee.pw_name else { return [gid] }
-        var count: Int32 = 64
-        var groups = [gid_t](repeating: 0, count: Int(count))
-        if getgrouplist(name, gid, &groups, &count) < 0 {
-            groups = [gid_t](repeating: 0, count: Int(count))
-            _ = getgrouplist(name, gid, &groups, &count)
+        enum Answer {
+            case groups(Set<UInt32>)
+            case noAccount
+            case bufferTooSmall
         }
-        return Set(groups.prefix(Int(max(count, 0))))
+        var account = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var size = 1024
+        while true {
+            // The account's strings live in `buffer`: read them before it goes.
+            let answer = withUnsafeTemporaryAllocation(of: CChar.self, capacity: size) { buffer -> Answer in
+                let status = getpwuid_r(uid, &account, buffer.baseAddress!, size, &found)
+                if status == ERANGE { return .bufferTooSmall }
+                guard status == 0, found != nil, let name = account.pw_name else { return .noAccount }
+                var count: Int32 = 64
+                var groups = [gid_t](repeating: 0, count: Int(count))
+                if getgrouplist(name, gid, &groups, &count) < 0 {
+                    groups = [gid_t](repeating: 0, count: Int(count))
+                    _ = getgrouplist(name, gid, &groups, &count)
+                }
+                return .groups(Set(groups.prefix(Int(max(count, 0)))))
+            }
+            switch answer {
+            case .groups(let groups): return groups
+            case .noAccount: return [gid]
+            case .bufferTooSmall: size *= 2
+            }
+        }
     }
 
     /// Every group whose members may control: the listed ones and the deferred group, which this looks up if no
@@ -138,32 +168,57 @@ private final class DeferredGroupLookup: Sendable {
     }
 }
 
-/// Each user's groups, looked up again once they are ``AccessPolicy/membershipLifetime`` old.
+/// Each user's groups: looked up at the user's first look, on the caller's thread, then again in the background at
+/// the first look after they are ``AccessPolicy/membershipLifetime`` old, the looks meanwhile answered with the groups
+/// known. The daemon's one thread serves every client: a directory server slow to answer holds it at a user's first
+/// control call only.
 private final class GroupMembershipCache: Sendable {
     private struct Entry {
         var groups: Set<UInt32>
         var lookedUpAt: ContinuousClock.Instant
+        /// Whether a look-up of the user's groups runs in the background: one at a time.
+        var refreshing = false
     }
 
     private let cache = Mutex<[UInt32: Entry]>([:])
     private let lookUp: @Sendable (_ uid: UInt32, _ gid: UInt32) -> Set<UInt32>
     private let now: @Sendable () -> ContinuousClock.Instant
+    private let refresh: @Sendable (@escaping @Sendable () -> Void) -> Void
 
     init(
         lookUp: @escaping @Sendable (_ uid: UInt32, _ gid: UInt32) -> Set<UInt32>,
-        now: @escaping @Sendable () -> ContinuousClock.Instant
+        now: @escaping @Sendable () -> ContinuousClock.Instant,
+        refresh: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
     ) {
         self.lookUp = lookUp
         self.now = now
+        self.refresh = refresh
     }
 
     func groups(ofUser uid: UInt32, primaryGroup gid: UInt32) -> Set<UInt32> {
         let time = now()
-        let kept = cache.withLock { $0[uid] }
-        if let kept, time - kept.lookedUpAt < AccessPolicy.membershipLifetime { return kept.groups }
-        // Outside the lock: NSS may ask a directory server, and other users' calls go on meanwhile.
+        let (known, refreshes) = cache.withLock { cache -> (Set<UInt32>?, Bool) in
+            guard let entry = cache[uid] else { return (nil, false) }
+            guard time - entry.lookedUpAt >= AccessPolicy.membershipLifetime, !entry.refreshing else {
+                return (entry.groups, false)
+            }
+            cache[uid]?.refreshing = true
+            return (entry.groups, true)
+        }
+        if refreshes {
+            refresh { [self] in
+                let started = now()
+                let groups = lookUp(uid, gid)
+                cache.withLock { $0[uid] = Entry(groups: groups, lookedUpAt: started) }
+            }
+        }
+        if let known { return known }
         let groups = lookUp(uid, gid)
-        cache.withLock { $0[uid] = Entry(groups: groups, lookedUpAt: time) }
+        cache.withLock { cache in
+            // A look-up of another call may have landed meanwhile: the one started later stands.
+            if let landed = cache[uid], landed.lookedUpAt > time { return }
+            cache[uid] = Entry(groups: groups, lookedUpAt: time)
+        }
         return groups
     }
 }
