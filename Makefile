@@ -240,9 +240,9 @@ deb-files:
 	DEB_COMPRESSION=$(DEB_COMPRESSION) scripts/build-deb.sh $(DEB_BUILD_DIR) $(DEB_DIR)
 
 # The SDK alone, for plugin authors: libNavHostKit.so, the test kit libNavHostTesting.so, navhost-plugin-tool (with
-# its man page and shell completions) and the module interfaces. install-sdk builds those products alone (sdk), with only the packages their build needs (no
-# test tools, no browser): a few minutes, where make build builds the daemon, the inspector and every test too;
-# install-sdk-files copies what a build produced and builds nothing.
+# its man page and shell completions) and the module interfaces. install-sdk builds those products alone (sdk), with
+# only the packages their build needs (no test tools, no browser): a few minutes, where make build builds the daemon,
+# the inspector and every test too; install-sdk-files copies what a build produced and builds nothing.
 install-sdk: sdk install-sdk-files
 
 sdk:

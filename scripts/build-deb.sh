@@ -52,8 +52,10 @@ toolchain_lib=$(ldd "$build_dir/navhostd" | sed -n 's|^\s*libswiftCore.so => \(/
 [[ -d $toolchain_lib ]] || { echo "build-deb: cannot find the Swift runtime navhostd uses" >&2; exit 1; }
 # The Swift version of the runtime shipped: a plugin built out of tree must be built with the same
 # (navhost-sdk's description names it). The toolchain's own swift, beside the runtime it links.
-swift_version=$("$toolchain_lib/../../../bin/swift" --version 2>/dev/null | sed -n 's/^Swift version \([^ ]*\).*/\1/p')
-[[ -n $swift_version ]] || { echo "build-deb: cannot tell the Swift version of $toolchain_lib" >&2; exit 1; }
+swift=$toolchain_lib/../../../bin/swift
+[[ -x $swift ]] || { echo "build-deb: no swift beside the runtime in $toolchain_lib, to tell its version" >&2; exit 1; }
+swift_version=$({ "$swift" --version 2>/dev/null || true; } | sed -n 's/^Swift version \([^ ]*\).*/\1/p')
+[[ -n $swift_version ]] || { echo "build-deb: $swift --version names no Swift version" >&2; exit 1; }
 
 rm -rf "$work"
 mkdir -p "$work/stage" "$out"

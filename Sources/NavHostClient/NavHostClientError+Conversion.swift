@@ -48,7 +48,7 @@ extension NavHostClientError {
             return NavHostClientError(
                 code: .connectionClosed,
                 message: answered
-                    ? "the daemon closed the connection in the middle of \(method), after its first reply"
+                    ? "the daemon closed the connection in the middle of \(method), after it had begun to reply"
                     : "the daemon closed the connection before it answered \(method)",
                 cause: error
             )

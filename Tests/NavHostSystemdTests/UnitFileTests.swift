@@ -193,10 +193,12 @@ struct UnitFileTests {
             contentsOfFile: "\(directory.path)/usr/local/lib/systemd/system/navhostd.service",
             encoding: .utf8
         )
-        #expect(service.contains("ExecStart=/usr/local/bin/navhostd --socket /run/navhost/io.navhost "))
+        #expect(service.contains("\"NAVHOSTD_OPTIONS=--socket /run/navhost/io.navhost "))
         #expect(service.contains(" --plugins /usr/local/lib/navhost/plugins "))
-        #expect(service.contains("ExecReload=/usr/local/bin/navhostd --check-config --socket /run/navhost/io.navhost "))
-        #expect(service.contains("ExecReload=/bin/kill -s HUP $MAINPID"))
+        // One list of options, for the daemon and the reload's check of its configuration.
+        #expect(service.contains("\nExecStart=/usr/local/bin/navhostd $NAVHOSTD_OPTIONS\n"))
+        #expect(service.contains("\nExecReload=/usr/local/bin/navhostd --check-config $NAVHOSTD_OPTIONS\n"))
+        #expect(service.contains("\nExecReload=/bin/kill -s HUP $MAINPID\n"))
     }
 }
 

@@ -96,12 +96,15 @@ struct NavctlOutputTests {
         "Control characters the daemon sent (a plugin's message, a state's text) are shown escaped for people, as JSON's escapes with --json",
         arguments: [
             // A plugin's message as it is; a state as JSON, whose escapes show C0 already, but not C1.
-            (["plugins", "list"], #"no forecast \u{1B}]0;owned\u{7}\u{9B}2J"#),
-            (["stack"], #""title": "Hi \u001b]0;owned\u0007\u{9B}2J""#),
+            // A line break in a table's cell would make a row of its own.
+            (["plugins", "list"], #"no forecast \u{1B}]0;owned\u{7}\u{9B}2J\u{A}Forged  1.0.0  loaded"#),
+            (["stack"], #""title": "Hi \u001b]0;owned\u0007\u{9B}2J\nForged  1.0.0  loaded""#),
+            // An event is one line.
+            (["plugins", "watch"], #"no init \u{1B}]0;owned\u{7}\u{9B}2J\u{A}Forged  1.0.0  loaded"#),
         ]
     )
     func controlCharactersInOutput(arguments: [String], shown: String) async throws {
-        let raw = "\u{1B}]0;owned\u{07}\u{9B}2J"
+        let raw = "\u{1B}]0;owned\u{07}\u{9B}2J\nForged  1.0.0  loaded"
         let service = try await ScriptedNavigationService.start([
             "io.navhost.Plugins.List": .reply([
                 "plugins": [
@@ -112,6 +115,18 @@ struct NavctlOutputTests {
                     ]
                 ]
             ]),
+            "io.navhost.Plugins.Watch": .stream(
+                [
+                    ["plugins": []],
+                    [
+                        "event": [
+                            "kind": "failed", "name": "Weather", "folder": "/usr/lib/navhost/plugins/Weather",
+                            "reason": ["code": "initialisationFailed", "message": .string("no init \(raw)")],
+                        ]
+                    ],
+                ],
+                end: .finalReply
+            ),
             "io.navhost.Navigation.Stack": .reply([
                 "snapshot": NavigationSamples.snapshot(
                     revision: 1,
@@ -131,9 +146,16 @@ struct NavctlOutputTests {
         #expect(!run.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(run.output)")
         #expect(!run.output.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) }, "\(run.output)")
         #expect(run.output.contains(shown), "\(run.output)")
-        // JSON keeps the text: its parse gives back what the daemon sent.
+        // JSON keeps the text: its parse gives back what the daemon sent; C1 escaped too, as JSON allows.
         #expect(json.status == 0, "\(json.errors)")
-        #expect(try JSONParser().parse(json.output).serializedString().contains("\\u001b]0;owned\\u0007\u{9B}2J"))
+        #expect(!json.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(json.output)")
+        #expect(!json.output.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) }, "\(json.output)")
+        #expect(json.output.contains("\\u009b2J\\nForged"), "\(json.output)")
+        if arguments.first == "plugins" { #expect(run.output.split(separator: "\n").count == 2, "\(run.output)") }
+        let parsed = try json.output.split(separator: "\n").map {
+            try JSONParser().parse(String($0)).serializedString()
+        }
+        #expect(parsed.joined(separator: "\n").contains("\\u001b]0;owned\\u0007\u{9B}2J"))
     }
 
     @Test("key=value values are JSON when they parse as JSON, plain strings otherwise")

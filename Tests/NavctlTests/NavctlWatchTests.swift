@@ -158,7 +158,7 @@ struct NavctlWatchTests {
         #expect(lost.output.split(separator: "\n").count == 1)
         #expect(
             lost.errors
-                == "Error: connectionClosed: the daemon closed the connection in the middle of io.navhost.Plugins.Watch, after its first reply\n"
+                == "Error: connectionClosed: the daemon closed the connection in the middle of io.navhost.Plugins.Watch, after it had begun to reply\n"
         )
     }
 }

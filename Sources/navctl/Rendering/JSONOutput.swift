@@ -19,7 +19,7 @@ enum JSONOutput {
 
     private static func print(_ object: JSONObject) throws(NavHostClientError) {
         do {
-            Console.write(try JSONValue.object(object).serializedString() + "\n")
+            Console.write(Self.escapingC1(try JSONValue.object(object).serializedString()) + "\n")
         } catch {
             throw NavHostClientError(
                 code: .protocolViolation,
@@ -27,6 +27,23 @@ enum JSONOutput {
                 cause: error
             )
         }
+    }
+
+    /// `json` with DEL and the C1 controls (U+007F to U+009F), which JSON lets a string hold raw and json-c writes
+    /// so, escaped as `\u00XX`: the same text once parsed, and nothing a terminal would take as a command (U+009B is
+    /// a control sequence's start). They can only be in strings: JSON's own syntax is ASCII.
+    static func escapingC1(_ json: String) -> String {
+        let isC1 = { (scalar: Unicode.Scalar) in (0x7F...0x9F).contains(scalar.value) }
+        guard json.unicodeScalars.contains(where: isC1) else { return json }
+        var escaped = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            guard isC1(scalar) else {
+                escaped.append(scalar)
+                continue
+            }
+            escaped.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
+        }
+        return String(escaped)
     }
 
     private static func encode(_ value: any Encodable) throws(NavHostClientError) -> JSONValue {

@@ -66,7 +66,8 @@ enum PluginView {
         // The library serving now; else the plugin's folder (a refused build, a removal).
         if let from = event.path ?? event.folder { line += " from \(from)" }
         if let reason = event.reason { line += ": \(reason.code): \(reason.message)" }
-        return line
+        // One line, whatever a plugin's message holds: a line break in it would make an event line of its own.
+        return Console.escapingControlCharacters(line)
     }
 
     /// One line per session that lost screens to a reload (`lost`, from a `reloaded` event or a plugin's

@@ -10,7 +10,8 @@
 enum Console {
     /// Writes `text`, written for people, and a newline to standard output. Its control characters but the line
     /// break and the tab are shown escaped (`\u{1B}`), as in ``printError(_:)``: the text holds what the daemon sent
-    /// (a plugin's message, a screen's state), and raw, an escape sequence in it would drive the terminal.
+    /// (a plugin's message, a screen's state), and raw, an escape sequence in it would drive the terminal. Line breaks
+    /// stay, for text of several lines; what must be one line (a table's cell, an event) escapes them itself.
     static func print(_ text: String) {
         write(escapingControlCharacters(text, keepingLineBreaks: true) + "\n")
     }
