@@ -13,7 +13,7 @@ extension NavHostClientError {
         if let error = cause as? IOError {
             switch error.errnoCode {
             case ENOENT: reason = "no socket at \(socketPath) (is navhostd running?)"
-            case ECONNREFUSED where !Self.isSocket(socketPath): reason = "\(socketPath) is not a socket"
+            case ECONNREFUSED where !SocketFile.isSocket(socketPath): reason = "\(socketPath) is not a socket"
             case ECONNREFUSED: reason = "nothing listens on \(socketPath) (connection refused; is navhostd running?)"
             case EACCES, EPERM: reason = "permission denied opening \(socketPath)"
             case ENOTSOCK: reason = "\(socketPath) is not a socket"
@@ -28,12 +28,6 @@ extension NavHostClientError {
             reason = "cannot connect to \(socketPath): \(cause)"
         }
         return NavHostClientError(code: .daemonUnreachable, message: reason, cause: cause)
-    }
-
-    /// Whether `path` names a socket (a regular file there refuses connections too).
-    private static func isSocket(_ path: String) -> Bool {
-        var status = stat()
-        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
     }
 
     /// The error for whatever a call to `method` threw; `answered` when the daemon had answered it (a stream's

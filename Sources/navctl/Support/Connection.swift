@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import NavHostClient
+import NavHostSocketPath
 import Synchronization
 
 // MARK: - Talking to the daemon
@@ -78,18 +79,12 @@ extension ConnectionOptions {
         }
         guard socket == nil, getenv(variable).map({ String(cString: $0).isEmpty }) ?? true else { return nil }
         let system = NavHostClient.systemSocketPath
-        if socketPath != system, Self.isSocket(system) {
+        if socketPath != system, SocketFile.isSocket(system) {
             return "hint: that is the default socket, your own daemon's; the system daemon's is \(system): give navctl "
                 + "--socket \(system) or set \(variable)=\(system)"
         }
         return "hint: that is the default socket; for a daemon listening elsewhere, give navctl --socket PATH or set "
             + "\(variable)=PATH"
-    }
-
-    /// Whether a socket is at `path`.
-    static func isSocket(_ path: String) -> Bool {
-        var status = stat()
-        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
     }
 
     /// Reports a failed call on standard error, with a quoting hint when one of `words` was read as JSON where the
