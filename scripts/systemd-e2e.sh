@@ -408,11 +408,15 @@ unload_survives_restart() {
 check "a plugin a group member unloads stays unloaded across systemctl restart, until loaded again" \
     unload_survives_restart
 bad_drop_in=/etc/navhost/navhostd.conf.d/90-e2e-bad.conf
+# A drop-in the daemon refuses: a limit that is not a number.
+write_bad_drop_in() {
+    inside sh -c "mkdir -p ${bad_drop_in%/*} && printf 'limits:\n  max-connections: lots\n' >$bad_drop_in"
+}
 refused_reload_fails() {
     local pid_before status=0 cursor_before
     pid_before=$(main_pid)
     cursor_before=$(cursor)
-    inside sh -c "mkdir -p /etc/navhost/navhostd.conf.d && printf 'limits:\n  max-connections: lots\n' >$bad_drop_in"
+    write_bad_drop_in
     inside systemctl reload $unit || status=$?
     inside rm -f $bad_drop_in
     echo "systemctl reload: exit status $status" >&2
@@ -422,14 +426,14 @@ refused_reload_fails() {
 }
 refused_start_not_restarted() {
     local status=0
-    inside sh -c "printf 'limits:\n  max-connections: lots\n' >$bad_drop_in"
+    write_bad_drop_in
     inside systemctl restart $unit || status=$?
     sleep 3
     local result restarts code
     result=$(show Result) restarts=$(show NRestarts) code=$(show ExecMainStatus)
     echo "systemctl restart: exit status $status; Result=$result NRestarts=$restarts ExecMainStatus=$code" >&2
     inside rm -f $bad_drop_in
-    inside rmdir /etc/navhost/navhostd.conf.d
+    inside rmdir "${bad_drop_in%/*}"
     inside systemctl reset-failed $unit
     ((status != 0)) && [[ $result == exit-code && $restarts == 0 && $code == 78 ]] \
         && [[ $(inside systemctl is-active navhostd.socket) == active ]] \

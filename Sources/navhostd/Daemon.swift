@@ -257,7 +257,7 @@ struct Daemon {
                 // An operator who set it to keep readers out would otherwise believe they were kept out.
                 logger.warning(
                     "socket-mode does not apply to the socket systemd passed: its socket unit's SocketMode= and SocketGroup= do (docs/systemd.md)",
-                    metadata: ["navhost.socket-mode": "0\(String(configuration.socketMode, radix: 8))"]
+                    metadata: ["navhost.socket-mode": "\(configuration.socketModeText)"]
                 )
             }
             return try await VarlinkServer.bind(

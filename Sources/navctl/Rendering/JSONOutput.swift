@@ -33,17 +33,9 @@ enum JSONOutput {
     /// so, escaped as `\u00XX`: the same text once parsed, and nothing a terminal would take as a command (U+009B is
     /// a control sequence's start). They can only be in strings: JSON's own syntax is ASCII.
     static func escapingC1(_ json: String) -> String {
-        let isC1 = { (scalar: Unicode.Scalar) in (0x7F...0x9F).contains(scalar.value) }
-        guard json.unicodeScalars.contains(where: isC1) else { return json }
-        var escaped = String.UnicodeScalarView()
-        for scalar in json.unicodeScalars {
-            guard isC1(scalar) else {
-                escaped.append(scalar)
-                continue
-            }
-            escaped.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
+        Console.escaping(in: json, where: { (0x7F...0x9F).contains($0.value) }) {
+            "\\u00\(String($0.value, radix: 16))"
         }
-        return String(escaped)
     }
 
     private static func encode(_ value: any Encodable) throws(NavHostClientError) -> JSONValue {

@@ -35,17 +35,27 @@ enum Console {
     /// `text` with its control characters but the tab (C0, DEL and C1) written as `\u{…}`; the line break (`\n`)
     /// too, unless `keepingLineBreaks`.
     static func escapingControlCharacters(_ text: String, keepingLineBreaks: Bool = false) -> String {
-        let shown = { (scalar: Unicode.Scalar) in isControl(scalar) && !(keepingLineBreaks && scalar == "\n") }
+        escaping(in: text, where: { isControl($0) && !(keepingLineBreaks && $0 == "\n") }) {
+            "\\u{\(String($0.value, radix: 16, uppercase: true))}"
+        }
+    }
+
+    /// `text` with each scalar `shown` picks written as `spelling` spells it; `text` itself when it has none.
+    static func escaping(
+        in text: String,
+        where shown: (Unicode.Scalar) -> Bool,
+        as spelling: (Unicode.Scalar) -> String
+    ) -> String {
         guard text.unicodeScalars.contains(where: shown) else { return text }
-        var escaped = ""
+        var escaped = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             if shown(scalar) {
-                escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                escaped.append(contentsOf: spelling(scalar).unicodeScalars)
             } else {
-                escaped.unicodeScalars.append(scalar)
+                escaped.append(scalar)
             }
         }
-        return escaped
+        return String(escaped)
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {

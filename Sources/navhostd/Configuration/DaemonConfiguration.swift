@@ -32,6 +32,8 @@ struct DaemonConfiguration: Sendable {
     /// Whether a file or the command line gave ``socketMode``: a socket systemd passes keeps the socket unit's mode,
     /// and the daemon says so.
     var socketModeIsGiven = false
+    /// ``socketMode`` as a mode is written: `0660`.
+    var socketModeText: String { "0\(String(socketMode, radix: 8))" }
     /// The Varlink server's limits: message size and depth, connections, pending calls, timeouts.
     var server: VarlinkServerConfiguration
     /// How sessions bound their watchers and intents.
@@ -55,7 +57,7 @@ struct DaemonConfiguration: Sendable {
                 files.isEmpty ? "files: none (defaults and options only)" : "files: \(files.joined(separator: ", "))"
             )
             let c = configuration
-            lines.append("socket: \(c.socketPath) (mode 0\(String(c.socketMode, radix: 8)) when navhostd binds it)")
+            lines.append("socket: \(c.socketPath) (mode \(c.socketModeText) when navhostd binds it)")
             lines.append("plugins: \(c.pluginDirectory)")
             lines.append("state-dir: \(c.stateDirectory)")
             lines.append("log-level: \(c.logLevel)")
