@@ -61,6 +61,7 @@ struct Navctl: AsyncParsableCommand {
     // The options every subcommand takes may also come before it (`navctl --socket PATH plugins list`): ArgumentParser
     // hands an option group a command decoded to the subcommands that declare the same group.
     @OptionGroup(title: "Global options") var connection: ConnectionOptions
+    @OptionGroup(title: "Global options") var session: SessionOption
     @OptionGroup(title: "Global options") var output: OutputOptions
 
     /// ArgumentParser's `main`, with a word that is no command named as such first (``UnknownCommand``).

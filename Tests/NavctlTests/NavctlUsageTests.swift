@@ -27,6 +27,11 @@ struct NavctlUsageTests {
             // The session is the argument: --session, once silently ignored, is refused.
             ("usage-session-open-session", ["session", "open", "kiosk", "home.main", "--session", "desk"]),
             ("usage-session-close-session", ["session", "close", "kiosk", "--session", "desk"]),
+            // Commands that act on no one session: --session, once silently ignored, is refused, before the command
+            // or after it.
+            ("usage-routes-session", ["routes", "--session", "kiosk"]),
+            ("usage-plugins-reload-session", ["--session=kiosk", "plugins", "reload", "Products"]),
+            ("usage-sessions-session", ["sessions", "--session", "kiosk"]),
             ("usage-inspect-json", ["inspect", "--json"]),
             ("usage-inspect-timeout", ["--timeout=5", "inspect"]),
             ("usage-record-json", ["record", "-o", "/nonexistent/bug.navrec", "--json"]),

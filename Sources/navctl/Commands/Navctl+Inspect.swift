@@ -31,6 +31,7 @@ extension Navctl {
         )
 
         @OptionGroup var connection: DaemonOptions
+        @OptionGroup var session: SessionOption
 
         @Option(help: ArgumentHelp("The TCP port on 127.0.0.1; 0 picks a free one.", valueName: "port"))
         var port: Int = 0
@@ -53,7 +54,7 @@ extension Navctl {
                 port: port,
                 timelineCapacity: timelineCapacity
             )
-            let session = connection.session
+            let session = self.session.name
             let signals = SignalStream(SIGINT, SIGTERM)
             let interruptions = signals.stream
             do {

@@ -21,11 +21,12 @@ extension Navctl {
         )
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var session: SessionOption
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
-                let snapshot = try await client.stack(session: connection.session)
+                let snapshot = try await client.stack(session: session.name)
                 if output.json {
                     try JSONOutput.print(["snapshot": snapshot])
                 } else {
@@ -52,6 +53,10 @@ extension Navctl {
 
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            try Self.refuseUnusedRootOptions()
+        }
 
         func run() async throws {
             try await Self.list(connection: connection, output: output)
@@ -92,6 +97,10 @@ extension Navctl {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
+        func validate() throws {
+            try Self.refuseUnusedRootOptions()
+        }
+
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
                 let routes = try await client.routes()
@@ -108,4 +117,14 @@ extension Navctl {
             }
         }
     }
+}
+
+// MARK: - Options they have no use for
+
+extension Navctl.Sessions: UnusedRootOptions {
+    static let unusedRootOptions = ["--session": "it lists every open session"]
+}
+
+extension Navctl.Routes: UnusedRootOptions {
+    static let unusedRootOptions = ["--session": "the routes are the daemon's, the same in every session"]
 }

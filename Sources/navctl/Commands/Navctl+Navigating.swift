@@ -25,6 +25,7 @@ extension Navctl {
         )
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var session: SessionOption
         @OptionGroup var output: OutputOptions
 
         @Argument(
@@ -43,7 +44,7 @@ extension Navctl {
         func run() async throws {
             let parameters = try KeyValueArguments.validated(self.parameters)
             try await connection.withClient(keyValueWords: self.parameters) { client throws(NavHostClientError) in
-                let pushed = try await client.navigate(to: route, parameters: parameters, session: connection.session)
+                let pushed = try await client.navigate(to: route, parameters: parameters, session: session.name)
                 try Navctl.printReply(pushed, verb: "pushed", json: output.json)
             }
         }
@@ -69,6 +70,7 @@ extension Navctl {
         )
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var session: SessionOption
         @OptionGroup var output: OutputOptions
 
         @Argument(
@@ -87,7 +89,7 @@ extension Navctl {
         func run() async throws {
             let parameters = try KeyValueArguments.validated(self.parameters)
             try await connection.withClient(keyValueWords: self.parameters) { client throws(NavHostClientError) in
-                let presented = try await client.present(route, parameters: parameters, session: connection.session)
+                let presented = try await client.present(route, parameters: parameters, session: session.name)
                 try Navctl.printReply(presented, verb: "presented", json: output.json)
             }
         }
@@ -111,11 +113,12 @@ extension Navctl {
         )
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var session: SessionOption
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
-                try Navctl.printReply(try await client.pop(session: connection.session), json: output.json)
+                try Navctl.printReply(try await client.pop(session: session.name), json: output.json)
             }
         }
     }
@@ -136,11 +139,12 @@ extension Navctl {
         )
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var session: SessionOption
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
-                try Navctl.printReply(try await client.popToRoot(session: connection.session), json: output.json)
+                try Navctl.printReply(try await client.popToRoot(session: session.name), json: output.json)
             }
         }
     }
@@ -167,6 +171,7 @@ extension Navctl {
         )
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var session: SessionOption
         @OptionGroup var output: OutputOptions
 
         @Argument(
@@ -185,7 +190,7 @@ extension Navctl {
         func run() async throws {
             let parameters = self.parameters.isEmpty ? nil : try KeyValueArguments.validated(self.parameters)
             try await connection.withClient { client throws(NavHostClientError) in
-                let popped = try await client.popTo(route, parameters: parameters, session: connection.session)
+                let popped = try await client.popTo(route, parameters: parameters, session: session.name)
                 try Navctl.printReply(popped, json: output.json)
             }
         }
@@ -209,11 +214,12 @@ extension Navctl {
         )
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var session: SessionOption
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
-                try Navctl.printReply(try await client.dismiss(session: connection.session), json: output.json)
+                try Navctl.printReply(try await client.dismiss(session: session.name), json: output.json)
             }
         }
     }
@@ -238,6 +244,7 @@ extension Navctl {
         )
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var session: SessionOption
         @OptionGroup var output: OutputOptions
 
         @Argument(
@@ -256,7 +263,7 @@ extension Navctl {
         func run() async throws {
             let routes = try Self.routes(from: words)
             try await connection.withClient { client throws(NavHostClientError) in
-                let replaced = try await client.replace(with: routes, session: connection.session)
+                let replaced = try await client.replace(with: routes, session: session.name)
                 if output.json {
                     try JSONOutput.print(replaced)
                     return

@@ -62,6 +62,10 @@ extension Navctl.Plugins {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
+        func validate() throws {
+            try Self.refuseUnusedRootOptions()
+        }
+
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
                 let plugins = try await client.plugins()
@@ -97,6 +101,10 @@ extension Navctl.Plugins {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var folder: PluginFolderArgument
+
+        func validate() throws {
+            try Self.refuseUnusedRootOptions()
+        }
 
         func run() async throws {
             let path = try folder.absolute()
@@ -174,6 +182,10 @@ extension Navctl.Plugins {
         )
         var name: String
 
+        func validate() throws {
+            try Self.refuseUnusedRootOptions()
+        }
+
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
                 if output.json { return try JSONOutput.print(["plugin": try await client.reloadPlugin(named: name)]) }
@@ -239,6 +251,10 @@ extension Navctl.Plugins {
         )
         var name: String
 
+        func validate() throws {
+            try Self.refuseUnusedRootOptions()
+        }
+
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
                 try await client.unloadPlugin(named: name)
@@ -274,6 +290,10 @@ extension Navctl.Plugins {
 
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            try Self.refuseUnusedRootOptions()
+        }
 
         func run() async throws {
             try await Following.run(
@@ -333,6 +353,10 @@ extension Navctl.Plugins {
 
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var pluginFolder: PluginFolderArgument
+
+        func validate() throws {
+            try Self.refuseUnusedRootOptions()
+        }
 
         func run() async throws {
             let folder = try pluginFolder.absolute()
@@ -493,4 +517,39 @@ extension Navctl.Plugins {
 /// `lostAtReload`): its screens that started fresh or were removed, and where each session's record from before is.
 private func warnOfLosses(_ lost: [PluginInfo.LostScreens]?) {
     for loss in PluginView.losses(lost ?? []) { Console.printError("warning: \(loss)") }
+}
+
+// MARK: - Options they have no use for
+
+/// Why the `plugins` commands refuse what they have no use for.
+private let pluginsUnusedRootOptions = ["--session": "the plugins are the daemon's, shared by every session"]
+
+extension Navctl.Plugins.List: UnusedRootOptions {
+    static let spokenName = "plugins list"
+    static let unusedRootOptions = pluginsUnusedRootOptions
+}
+
+extension Navctl.Plugins.Load: UnusedRootOptions {
+    static let spokenName = "plugins load"
+    static let unusedRootOptions = pluginsUnusedRootOptions
+}
+
+extension Navctl.Plugins.Reload: UnusedRootOptions {
+    static let spokenName = "plugins reload"
+    static let unusedRootOptions = pluginsUnusedRootOptions
+}
+
+extension Navctl.Plugins.Unload: UnusedRootOptions {
+    static let spokenName = "plugins unload"
+    static let unusedRootOptions = pluginsUnusedRootOptions
+}
+
+extension Navctl.Plugins.Watch: UnusedRootOptions {
+    static let spokenName = "plugins watch"
+    static let unusedRootOptions = pluginsUnusedRootOptions
+}
+
+extension Navctl.Plugins.Wait: UnusedRootOptions {
+    static let spokenName = "plugins wait"
+    static let unusedRootOptions = pluginsUnusedRootOptions
 }

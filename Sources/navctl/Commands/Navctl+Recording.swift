@@ -29,6 +29,7 @@ extension Navctl {
         )
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var session: SessionOption
 
         @Option(
             name: .shortAndLong,
@@ -42,7 +43,7 @@ extension Navctl {
 
         func run() async throws {
             let recording = try await connection.withClient { client throws(NavHostClientError) in
-                try await client.recording(session: connection.session)
+                try await client.recording(session: session.name)
             }
             let text: String
             do {
@@ -161,10 +162,7 @@ extension Navctl {
         var name: String?
 
         func validate() throws {
-            // The session replayed is the recording's, the one replaying it a new one: --session would be ignored.
-            if connection.session != nil {
-                throw ValidationError("replay takes no --session: name the replaying session with --as NAME")
-            }
+            try Self.refuseUnusedRootOptions()
         }
 
         func run() async throws {
@@ -206,6 +204,11 @@ extension Navctl {
 
 extension Navctl.Record: UnusedRootOptions {
     static let unusedRootOptions = ["--json": "the recording it writes is JSON lines already (docs/recording.md)"]
+}
+
+extension Navctl.Replay: UnusedRootOptions {
+    // The session replayed is the recording's, the one replaying it a new one.
+    static let unusedRootOptions = ["--session": "name the replaying session with --as NAME"]
 }
 
 // MARK: - Private Functions

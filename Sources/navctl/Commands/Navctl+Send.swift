@@ -30,6 +30,7 @@ extension Navctl {
         )
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var session: SessionOption
         @OptionGroup var output: OutputOptions
 
         @Option(
@@ -56,12 +57,12 @@ extension Navctl {
             try await connection.withClient(keyValueWords: self.arguments) { client throws(NavHostClientError) in
                 // For people, the top screen before and after: an intent that navigates says where it went. Only
                 // a remark: the Send's own answer or error is what counts, so a Stack that fails is passed over.
-                let before = output.json ? nil : try? await client.stack(session: connection.session)
+                let before = output.json ? nil : try? await client.stack(session: session.name)
                 let sent = try await client.send(
                     intent,
                     arguments: arguments,
                     to: screen.map(ScreenID.init),
-                    session: connection.session
+                    session: session.name
                 )
                 if output.json {
                     try JSONOutput.print(sent)
@@ -73,7 +74,7 @@ extension Navctl {
                 } else {
                     Console.print("revision \(sent.revision): \(intent) closed the screen")
                 }
-                if let before, let after = try? await client.stack(session: connection.session),
+                if let before, let after = try? await client.stack(session: session.name),
                     let top = after.stack.last, top.id != before.stack.last?.id
                 {
                     Console.print("the stack's top is now \(StackView.describe(top)) (navctl stack shows it)")

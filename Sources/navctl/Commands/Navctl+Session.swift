@@ -95,13 +95,7 @@ extension Navctl.Session {
         }
 
         func validate() throws {
-            // The session opened is named by the first argument: --session would be ignored.
-            if connection.session != nil {
-                throw ValidationError(
-                    "session open takes no --session: the session it opens is its first argument; give --session to "
-                        + "the commands that act on it after"
-                )
-            }
+            try Self.refuseUnusedRootOptions()
             _ = try KeyValueArguments.validated(parameters)
             // The ranges OpenSession takes (SessionOptions in io.navhost.Navigation): a value outside would be sent
             // and refused as InvalidParameter (intentTimeLimit checks --intent-timeout's).
@@ -152,10 +146,7 @@ extension Navctl.Session {
         var name: String
 
         func validate() throws {
-            // The session closed is named by the argument: --session would be ignored.
-            if connection.session != nil {
-                throw ValidationError("session close takes no --session: the session it closes is its argument")
-            }
+            try Self.refuseUnusedRootOptions()
         }
 
         func run() async throws {
@@ -185,8 +176,32 @@ extension Navctl.Session {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
+        func validate() throws {
+            try Self.refuseUnusedRootOptions()
+        }
+
         func run() async throws {
             try await Navctl.Sessions.list(connection: connection, output: output)
         }
     }
+}
+
+// MARK: - Options they have no use for
+
+extension Navctl.Session.Open: UnusedRootOptions {
+    static let spokenName = "session open"
+    static let unusedRootOptions = [
+        "--session":
+            "the session it opens is its first argument; give --session to the commands that act on it after"
+    ]
+}
+
+extension Navctl.Session.Close: UnusedRootOptions {
+    static let spokenName = "session close"
+    static let unusedRootOptions = ["--session": "the session it closes is its argument"]
+}
+
+extension Navctl.Session.List: UnusedRootOptions {
+    static let spokenName = "session list"
+    static let unusedRootOptions = ["--session": "it lists every open session"]
 }

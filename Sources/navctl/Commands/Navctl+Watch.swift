@@ -31,6 +31,7 @@ extension Navctl {
         )
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var session: SessionOption
         @OptionGroup var output: OutputOptions
 
         @Flag(help: "Append lines even when standard output is a terminal, instead of redrawing.")
@@ -58,7 +59,7 @@ extension Navctl {
 
         func run() async throws {
             if diff {
-                let session = connection.session
+                let session = self.session.name
                 return try await Following.run(connection, rendering: DocumentRenderer()) {
                     client throws(NavHostClientError) in
                     try await client.watchDocument(session: session)
@@ -66,7 +67,7 @@ extension Navctl {
             }
             let mode: WatchRenderer.Mode =
                 output.json ? .json : (Console.outputIsTerminal && !plain ? .redraw : .lines)
-            let session = connection.session
+            let session = self.session.name
             try await Following.run(
                 connection,
                 rendering: WatchRenderer(mode: mode, session: session)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import NavHostSocketPath
 
-/// Where the daemon is and which session to act on.
+/// Where the daemon is.
 struct DaemonOptions: ParsableArguments {
     @Option(
         name: .long,
@@ -12,13 +12,6 @@ struct DaemonOptions: ParsableArguments {
         completion: .file()
     )
     var socket: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("The session to act on. (default: the daemon's default session, main)", valueName: "name"),
-        completion: NameCompletion.sessions
-    )
-    var session: String?
 
     func validate() throws {
         // As given: a relative path is connected to as it is, from the current directory.
@@ -44,7 +37,6 @@ struct ConnectionOptions: ParsableArguments {
     var timeout: Double?
 
     var socket: String? { daemon.socket }
-    var session: String? { daemon.session }
     /// A day: more is a mistake, and would not fit the clock's durations for long.
     static let longestTimeout: Double = 86_400
 
