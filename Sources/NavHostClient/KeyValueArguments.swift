@@ -21,7 +21,9 @@ public enum KeyValueArguments {
 
     /// Parses `words` into an object, keys in the order given.
     ///
-    /// - Throws: ``Invalid`` for a word without `=`, with an empty key, or with a key given twice.
+    /// - Throws: ``Invalid`` for a word without `=`, with an empty key, with a key given twice, or with a JSON value
+    ///   that holds an integer outside `Int64` (`id=99999999999999999999`), which would arrive as another number
+    ///   (`1e+20`).
     public static func parse(_ words: [String]) throws(Invalid) -> JSONObject {
         var object = JSONObject()
         for word in words {
@@ -33,7 +35,15 @@ public enum KeyValueArguments {
                 throw Invalid(description: "expected key=value, got \"\(word)\" (the key is empty)")
             }
             guard object[key] == nil else { throw Invalid(description: "\"\(key)\" is given twice") }
-            object[key] = value(String(word[word.index(after: equals)...]))
+            let text = String(word[word.index(after: equals)...])
+            let value = value(text)
+            if value != .string(text), let integer = integerBeyond64Bits(in: text) {
+                throw Invalid(
+                    description: "\(key)=\(text): the integer \(integer) is outside the 64-bit integers and would "
+                        + "arrive as another number; quote it as JSON text (\"\(integer)\") to send its digits"
+                )
+            }
+            object[key] = value
         }
         return object
     }
@@ -76,10 +86,50 @@ public enum KeyValueArguments {
         return !inString && previous == UInt8(ascii: ".")
     }
 
+    /// The first integer of the JSON text `text`, outside its strings, that `Int64` does not hold: json-c reads it as
+    /// a floating-point number (``JSONValue``), which is not the number written.
+    private static func integerBeyond64Bits(in text: String) -> Substring? {
+        var inString = false
+        var escaped = false
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    inString = false
+                }
+                index = text.index(after: index)
+                continue
+            }
+            if character == "\"" {
+                inString = true
+                index = text.index(after: index)
+                continue
+            }
+            guard character == "-" || character.isASCIIDigit else {
+                index = text.index(after: index)
+                continue
+            }
+            let number = text[index...].prefix { $0.isASCIIDigit || "-+.eE".contains($0) }
+            if !number.contains(where: { ".eE".contains($0) }), Int64(number) == nil { return number }
+            index = number.endIndex
+        }
+        return nil
+    }
+
     /// Whether a JSON text can begin with `character`: json-c also reads single-quoted strings, which would turn
     /// `it's` into something else than the user wrote, so a value is only tried as JSON when it begins like
     /// standard JSON.
     private static func startsJSON(_ character: Character) -> Bool {
         "{[\"-0123456789tfn".contains(character)
     }
+}
+
+extension Character {
+    /// Whether this is one of the ASCII digits 0 to 9.
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -12,6 +12,8 @@ struct NavctlUsageTests {
             ("usage-empty-key", ["send", "onChangedFilter", "=lamp"]),
             ("usage-repeated-key", ["send", "onChangedFilter", "text=a", "text=b"]),
             ("usage-replace-parameters-first", ["replace", "productID=p3", "products.detail"]),
+            // Once sent as 1e+20: json-c reads an integer outside Int64 as a floating-point number.
+            ("usage-integer-outside-int64", ["send", "onTappedProduct", "ids=[1,99999999999999999999]"]),
             ("usage-unknown-subcommand", ["teleport", "home.main"]),
             ("usage-misspelt-subcommand", ["--socket", "/nonexistent/io.navhost", "naviagte", "products.list"]),
             // A group's own: ArgumentParser gave the words to `plugins list`, "2 unexpected arguments", its usage.
