@@ -105,6 +105,59 @@ struct NavctlWatchTests {
         try Snapshots.assertMatches(run, named: "watch-connection-lost", replacing: [server.socketPath: "<socket>"])
     }
 
+    @Test(
+        "On a terminal, each redraw fits it: its first line stays on screen, and a last line says how many did not fit",
+        arguments: [(rows: 10, columns: 40), (rows: 200, columns: 200)]
+    )
+    func redrawFitsTheTerminal(rows: Int, columns: Int) async throws {
+        let service = try await ScriptedNavigationService.start([
+            "io.navhost.Navigation.Watch": .stream(Self.updates, end: .finalReply)
+        ])
+        let frames = try await Self.framesOnATerminal(
+            ["watch", "--socket", service.socketPath],
+            rows: rows,
+            columns: columns
+        )
+        await service.stop()
+
+        #expect(frames.count == Self.updates.count)
+        for frame in frames {
+            #expect(frame.first?.hasPrefix("watching session main (Ctrl-C to stop); last change: ") == true, "\(frame)")
+            let height = frame.reduce(0) { $0 + max(1, ($1.unicodeScalars.count + columns - 1) / columns) }
+            #expect(height <= rows - 1, "\(frame)")
+        }
+        let clipped = frames.filter { $0.last?.hasSuffix(" more lines; --plain prints them all") == true }
+        #expect(clipped.count == (rows == 200 ? 0 : frames.count), "\(frames)")
+        #expect(frames.allSatisfy { $0.last == "}" } == (rows == 200), "\(frames)")
+    }
+
+    /// The screens `navctl` with `arguments` draws on a terminal of `rows` and `columns` (`script` gives it one,
+    /// `stty` its size), each as its lines: what follows each clearing of the screen.
+    private static func framesOnATerminal(_ arguments: [String], rows: Int, columns: Int) async throws -> [[String]] {
+        let command =
+            "stty rows \(rows) cols \(columns) && exec \(Navctl.executable) "
+            + arguments.map { "'\($0)'" }.joined(separator: " ") + " 2>/dev/null"
+        let typescript = try TestPaths.temporaryDirectory() + "/typescript"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["--quiet", "--return", "--command", command, typescript]
+        process.environment = Navctl.environment(adding: [:])
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let (exited, exit) = AsyncStream.makeStream(of: Void.self)
+        process.terminationHandler = { _ in exit.finish() }
+        try process.run()
+        try await withTimeout(.seconds(30), "navctl on a terminal to exit") { for await _ in exited {} }
+        #expect(process.terminationStatus == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: typescript))
+        var text = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        // What `script` itself writes after the command's output.
+        if let trailer = text.range(of: "\nScript done on ") { text = String(text[..<trailer.lowerBound]) }
+        return text.components(separatedBy: "\u{1B}[H\u{1B}[2J").dropFirst().map { frame in
+            frame.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        }
+    }
+
     // MARK: - plugins watch
 
     @Test(

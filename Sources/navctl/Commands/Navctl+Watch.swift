@@ -8,7 +8,8 @@ extension Navctl {
         static let configuration = CommandConfiguration(
             abstract: "Follow a session live: the top screen and its state at every revision.",
             discussion: """
-                On a terminal the view is redrawn at every revision; otherwise (or with --plain) each revision \
+                On a terminal the view is redrawn at every revision, cut to the terminal's height; otherwise (or \
+                with --plain) each revision \
                 appends a line saying what changed, then the top screen and its state. --json prints every update \
                 as one line, as the Watch replies carry them: {"snapshot":{…}} first, then {"event":{…}} per \
                 revision, or {"snapshot":{…},"coalesced":true} when navctl fell behind.

@@ -39,7 +39,9 @@ struct WatchRenderer: UpdateRenderer {
                 ["watching session \(session.session) (Ctrl-C to stop); last change: \(Self.describe(update))", ""]
                 + StackView.lines(session)
             let shown = Console.escapingControlCharacters(lines.joined(separator: "\n"), keepingLineBreaks: true)
-            Console.write(clearScreen + shown + "\n")
+            var rows = shown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if let size = Console.terminalSize { rows = Self.fitting(rows, rows: size.rows, columns: size.columns) }
+            Console.write(clearScreen + rows.joined(separator: "\n") + "\n")
         case .lines:
             if printedBefore { Console.print("") }
             Console.print(Self.describe(update))
@@ -55,6 +57,27 @@ struct WatchRenderer: UpdateRenderer {
             }
         }
         printedBefore = true
+    }
+
+    /// `lines` as a terminal of `rows` rows and `columns` columns shows them without scrolling the first off: as many
+    /// as fit, counting the rows a long line wraps to, then one saying how many more there are. The last row stays
+    /// free for the cursor.
+    ///
+    /// A line's width is its count of Unicode scalars, a tab one: close enough for a screen's state, which is
+    /// mostly ASCII; a line of wide characters may wrap to more rows than counted.
+    static func fitting(_ lines: [String], rows: Int, columns: Int) -> [String] {
+        let available = rows - 1
+        func height(_ line: String) -> Int { max(1, (line.unicodeScalars.count + columns - 1) / columns) }
+        guard lines.reduce(0, { $0 + height($1) }) > available else { return lines }
+        var shown: [String] = []
+        var used = 0
+        for line in lines {
+            guard used + height(line) <= available - 1 else { break }
+            shown.append(line)
+            used += height(line)
+        }
+        let more = "… \(lines.count - shown.count) more lines; --plain prints them all"
+        return shown + [String(more.unicodeScalars.prefix(columns))]
     }
 
     /// What an update is, in a few words.

@@ -76,4 +76,11 @@ enum Console {
 
     /// Whether standard output is a terminal.
     static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// The size of the terminal standard output is, when it is one that knows its size.
+    static var terminalSize: (rows: Int, columns: Int)? {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 else { return nil }
+        return (Int(size.ws_row), Int(size.ws_col))
+    }
 }
