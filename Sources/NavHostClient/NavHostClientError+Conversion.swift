@@ -102,7 +102,9 @@ extension NavHostClientError {
         case .noModalPresented: return "no modal screen is shown"
         case .screenNotOnTop:
             return "screen \(text("screen")) is not on top: its ViewModel's pop would close a screen above it"
-        case .routeNotOnStack: return "no screen on the stack shows route \(text("route"))"
+        case .routeNotOnStack:
+            guard parameters["parameters"] != nil else { return "no screen on the stack shows route \(text("route"))" }
+            return "no screen on the stack shows route \(text("route")) with parameters \(text("parameters"))"
         case .emptyStack: return "a stack needs at least a root route"
         case .screenClosed: return "screen \(text("screen")) left the stack before the intent finished"
         case .viewModelFailed: return "the feature could not build the screen for route \(text("route"))"

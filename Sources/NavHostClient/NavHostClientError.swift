@@ -88,7 +88,8 @@ public struct NavHostClientError: Error, Sendable {
         public static let screenClosed = Code(.screenClosed)
         /// `ViewModelFailed {route}`: the feature could not build the screen for that route.
         public static let viewModelFailed = Code(.viewModelFailed)
-        /// `WatcherTooSlow`: the watcher did not keep up even with coalesced updates and was closed.
+        /// `WatcherTooSlow`: the watcher did not keep up even with coalesced updates and was closed (by earlier
+        /// daemons: this one coalesces again each time a watch falls behind).
         public static let watcherTooSlow = Code(NavigationErrorName.watcherTooSlow)
         /// `StorageFailed {reason}`: the change could not be saved and was taken back.
         public static let storageFailed = Code(.storageFailed)

@@ -146,8 +146,6 @@ private final class NavigationHandlers: Sendable {
                     try await replies.send(SessionListReply.event(event).jsonObject)
                 }
             }
-        } catch SessionListWatcher.Ending.tooSlow {
-            throw VarlinkError(name: NavigationErrorName.watcherTooSlow.qualifiedName)
         } catch SessionListWatcher.Ending.closed {
             return [:]
         } catch SessionListWatcher.Ending.stopping {
@@ -362,8 +360,6 @@ private final class NavigationHandlers: Sendable {
                     try await replies.send(Self.reply(for: update))
                 }
             }
-        } catch SessionWatcher.Ending.tooSlow {
-            throw VarlinkError(name: NavigationErrorName.watcherTooSlow.qualifiedName)
         } catch SessionWatcher.Ending.closed {
             return [:]
         } catch SessionWatcher.Ending.stopping {
@@ -403,8 +399,6 @@ private final class NavigationHandlers: Sendable {
                     document = next
                 }
             }
-        } catch SessionWatcher.Ending.tooSlow {
-            throw VarlinkError(name: NavigationErrorName.watcherTooSlow.qualifiedName)
         } catch SessionWatcher.Ending.closed {
             return [:]
         } catch SessionWatcher.Ending.stopping {

@@ -82,8 +82,6 @@ private final class PluginsHandlers: Sendable {
             throw SessionsShutDown()
         } catch PluginWatcher.Ending.closed {
             return [:]
-        } catch PluginWatcher.Ending.tooSlow {
-            throw VarlinkError(name: PluginsErrorName.watcherTooSlow.qualifiedName)
         }
         // Cancelled (the server stopping, or the client gone): the server ends it with ServiceShuttingDown.
         try Task.checkCancellation()

@@ -211,8 +211,10 @@ struct WatcherTests {
         watcher.cancel()
     }
 
-    @Test("A watcher that never reads is closed, and memory stays bounded")
-    func neverReadingWatcherIsClosed() async throws {
+    @Test(
+        "A watcher that does not read is coalesced again each time its queue fills: memory stays bounded, and it reaches the latest revision once it reads"
+    )
+    func neverReadingWatcherIsCoalescedAgain() async throws {
         let session = try makeSession(watcherLimit: 4)
         let watcher = session.watch()
         for index in 0..<1000 {
@@ -220,8 +222,20 @@ struct WatcherTests {
             try session.pop()
             #expect(watcher.pendingCount <= 4)
         }
-        await #expect(throws: SessionWatcher.Ending.tooSlow) { _ = try await watcher.next() }
-        await Task { @MainActor in }.value
-        #expect(session.watcherCount == 0)
+        var updates: [SessionWatcher.Update] = []
+        while watcher.pendingCount > 0, let update = try await watcher.next() { updates.append(update) }
+        guard case .snapshot(let snapshot, coalesced: true)? = updates.first else {
+            Issue.record("the first update is not a coalesced snapshot: \(updates)")
+            return
+        }
+        var revision = snapshot.revision
+        for case .event(let event) in updates.dropFirst() {
+            #expect(event.revision == revision + 1)
+            revision = event.revision
+        }
+        #expect(revision == session.revision)
+        #expect(updates.dropFirst().allSatisfy { if case .event = $0 { true } else { false } })
+        #expect(session.watcherCount == 1)
+        watcher.cancel()
     }
 }

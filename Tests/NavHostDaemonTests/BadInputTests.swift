@@ -248,6 +248,7 @@ struct BadInputTests {
         let connection = "\(id) "
         let closes = lines.filter { $0.contains("Closed a Varlink connection") && $0.contains(connection) }
         #expect(closes.count == 1, "\(closes)")
+        #expect(closes.first?.contains("the client left a message unfinished too long") == true, "\(closes)")
     }
 
     @Test("The partial-message limit is each message's own: messages that each end in time go on past it")
@@ -518,8 +519,9 @@ struct BadInputTests {
         try await offender.waitUntilPeerCloses()
         _ = await writing.value
         #expect(offender.unreadBytes > 0, "replies were waiting in its socket, unread")
-        // The operator can see why: the daemon logs the send timeout.
+        // The operator can see why: the daemon logs the send timeout, as a client's failure to read, not to speak.
         try await daemon.waitForLog("(sendTimeout)")
+        #expect(daemon.log.contains("Closed a Varlink connection: the client left its replies unread too long"))
         try await witness.confirm()
     }
 }

@@ -103,6 +103,11 @@ struct DaemonProtocolTests {
                 "PopTo", #"{"route":"products.list"}"#, "io.navhost.Navigation.RouteNotOnStack",
                 #"{"route":"products.list"}"#
             ),
+            // The root shows home.main, but not with these: the error names them.
+            (
+                "PopTo", #"{"route":"home.main","parameters":{"x":1}}"#, "io.navhost.Navigation.RouteNotOnStack",
+                #"{"route":"home.main","parameters":{"x":1}}"#
+            ),
             ("Replace", #"{"routes":[]}"#, "io.navhost.Navigation.EmptyStack", "{}"),
             ("Navigate", #"{"route":42}"#, "org.varlink.service.InvalidParameter", #"{"parameter":"route"}"#),
             ("Navigate", "{}", "org.varlink.service.InvalidParameter", #"{"parameter":"route"}"#),

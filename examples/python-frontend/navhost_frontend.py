@@ -148,7 +148,7 @@ def follow(path, session, on_change, give_up_after=60):
                 on_change(mirror)
         except VarlinkError as error:
             if error.name == "io.navhost.Navigation.WatcherTooSlow":
-                mirror.revision = None  # too far behind: start again from a snapshot
+                mirror.revision = None  # too far behind (earlier daemons): start again from a snapshot
             elif error.name == "io.navhost.Navigation.SessionNotFound" and mirror.revision is not None:
                 pass  # the daemon is starting again, or stopping: try again
             elif error.name != "io.navhost.varlink.ServiceShuttingDown":

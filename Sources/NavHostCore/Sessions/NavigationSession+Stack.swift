@@ -42,11 +42,10 @@ extension NavigationSession {
                 && (request.parameters.isEmpty || screen.route.parameters == request.parameters)
         }
         guard let match else {
-            throw NavigationError(
-                .routeNotOnStack,
-                "no screen on the stack shows \(request)",
-                parameters: ["route": .string(request.id)]
-            )
+            var parameters: JSONObject = ["route": .string(request.id)]
+            // Named when the call gave some: the route may well be on the stack, with other parameters.
+            if !request.parameters.isEmpty { parameters["parameters"] = .object(request.parameters) }
+            throw NavigationError(.routeNotOnStack, "no screen on the stack shows \(request)", parameters: parameters)
         }
         guard match < screens.count - 1 else { return nil }
         return removeScreens(from: match + 1)

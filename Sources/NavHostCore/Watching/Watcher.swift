@@ -3,9 +3,16 @@ import Synchronization
 /// A live view of something that changes: a full snapshot first, then one event per change.
 ///
 /// A watcher holds at most ``limit`` undelivered updates. When a change would exceed that, the queue is replaced by
-/// one coalesced snapshot (the latest state) and events continue after it. If the queue fills up again before the
-/// consumer has taken that snapshot, the consumer is not reading at all: the watcher ends with
-/// ``Watcher/Ending/tooSlow``. Memory per watcher is therefore bounded whatever the client does.
+/// one coalesced snapshot (the latest state) and events continue after it; and again each time it fills, whether or
+/// not the consumer has taken the snapshot before. Memory per watcher is therefore bounded whatever the consumer does,
+/// and one that takes updates more slowly than changes come still catches up with the latest state whenever it takes
+/// the queue's first. The watcher does not give up on a consumer that takes nothing: a connection's replies that back
+/// up are its send time limit's (a socket's consumer waits to write while its client reads nothing).
+///
+/// The watcher once ended a consumer that had not taken its coalesced snapshot by the queue's next fill (`tooSlow`,
+/// the `WatcherTooSlow` error): that ended clients that read, only slower than changes came. Between the consumer
+/// and its client are the socket's buffers, and the kernel lets a writer go on only once its reader has emptied most
+/// of them, so the consumer of a slow reader takes nothing for hundreds of changes at a time.
 ///
 /// A consumer that can take an event without waiting (a socket it can write to at once) may say so with
 /// ``deliverDirectly(through:)``: while it waits in ``next()`` with nothing queued, an event goes straight to it, and the
@@ -27,8 +34,6 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
 
     /// Why a watcher ended early.
     public enum Ending: Error, Sendable, Hashable {
-        /// The consumer did not keep up even with coalesced updates.
-        case tooSlow
         /// What it watched went away for good: its session was closed.
         case closed
         /// The daemon is stopping: what it watched is there again once it is back.
@@ -142,7 +147,7 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
 
     // MARK: - Producing (the owner, on the main actor)
 
-    /// Queues `event`, coalescing into `snapshot()` or ending the watcher when the consumer lags.
+    /// Queues `event`, or coalesces the queue into `snapshot()` when it is full.
     package func deliver(_ event: Event, snapshot: () -> Snapshot) {
         let direct: DirectConsumer? = state.withLock { state in
             state.finished == nil && state.consumerWaits ? state.direct : nil
@@ -160,15 +165,11 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
                 state.queue.append(.event(event))
                 return .delivered
             }
-            if case .snapshot(_, coalesced: true) = state.queue.first { return .tooSlow }
             return .coalesce
         }
         switch decision {
         case .delivered, .ignored:
             return
-        case .tooSlow:
-            finish(with: .tooSlow)
-            onCancel(self)
         case .coalesce:
             let current = snapshot()
             state.withLock { $0.queue = [.snapshot(current, coalesced: true)] }
@@ -192,4 +193,4 @@ public final class Watcher<Snapshot: Sendable & Hashable, Event: Sendable & Hash
 }
 
 /// What ``Watcher/deliver(_:snapshot:)`` decided under the lock.
-private enum DeliveryDecision { case delivered, coalesce, tooSlow, ignored }
+private enum DeliveryDecision { case delivered, coalesce, ignored }

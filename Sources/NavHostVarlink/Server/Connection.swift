@@ -541,6 +541,16 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         context?.close(promise: nil)
     }
 
+    /// What the client did that closes its connection, in words for the log: two rules of time a client that speaks
+    /// the protocol well may still break (a slow reader, a stalled writer), and the protocol itself.
+    private static func fault(_ code: VarlinkProtocolError.Code) -> String {
+        switch code {
+        case .sendTimeout: return "the client left its replies unread too long"
+        case .partialMessageTimeout: return "the client left a message unfinished too long"
+        default: return "the client broke the protocol"
+        }
+    }
+
     /// Logs why the connection is being closed, once: a client that broke a rule (a ``VarlinkProtocolError``,
     /// including the send timeout that failed a write) at `info`, so an operator can see which client it was, within
     /// the server's ``LogBudget`` for such lines; I/O
@@ -555,7 +565,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         if let broken = cause as? VarlinkProtocolError {
             closingLog.log(
                 .info,
-                "Closed a Varlink connection: the client broke the protocol",
+                "Closed a Varlink connection: \(Self.fault(broken.code))",
                 metadata: ["varlink.error": "\(cause)"],
                 kind: broken.code.description,
                 to: logger

@@ -162,8 +162,9 @@ public enum InterfaceDefinitions {
         # the watch's queue (--watch-queue-limit, 256); else a snapshot does, as it does
         # for a revision from before a restart (revisions then go on from above a
         # reserved block, so they jump). A snapshot with coalesced set stands in for
-        # events the client was too slow to take: no event at or below its revision
-        # follows it. Call with "more"; without it, the one reply is the current
+        # events the client was too slow to take, one each time the watch's queue fills:
+        # no event at or below its revision follows it. A client that stops reading is
+        # closed once its replies have backed up for --send-timeout. Call with "more"; without it, the one reply is the current
         # snapshot (or document). When the session closes (CloseSession, a
         # configuration reload that drops it, a Replay without to as it ends), the last
         # reply has no parameters and no continues: {}. When the daemon stops, the
@@ -277,8 +278,9 @@ public enum InterfaceDefinitions {
         # did this is answered IntentFailed with refusedNavigation "ScreenNotOnTop".
         error ScreenNotOnTop (screen: string)
 
-        # No screen on the stack shows that route.
-        error RouteNotOnStack (route: string)
+        # No screen on the stack shows that route; with parameters, when the call gave
+        # some: none shows it with those (it may show it with others).
+        error RouteNotOnStack (route: string, parameters: ?object)
 
         # Replace needs at least a root route.
         error EmptyStack ()
@@ -292,7 +294,10 @@ public enum InterfaceDefinitions {
         # The feature could not build the screen for that route.
         error ViewModelFailed (route: string)
 
-        # The watcher did not keep up even with coalesced updates and was closed.
+        # Not sent by this daemon: a watch that falls behind is coalesced each time its
+        # queue fills, however slowly its client reads. Declared still, for clients
+        # written for earlier daemons, which ended a watch whose client had not taken its
+        # coalesced snapshot when the queue filled again.
         error WatcherTooSlow ()
 
         # The change could not be written to the state folder (full, read-only, failing), so it was taken back: the
@@ -414,9 +419,10 @@ public enum InterfaceDefinitions {
         method List() -> (plugins: []Plugin)
 
         # Follows the plugins: the first reply lists them all (as List), then one reply per change, with an event. A
-        # reply with plugins and coalesced set stands in for events the client was too slow to take. The screens a
-        # change rebuilds or pops reach a session's watchers as ordinary revisions. Call with "more". When the daemon
-        # stops, it ends with the error io.navhost.varlink.ServiceShuttingDown.
+        # reply with plugins and coalesced set stands in for events the client was too slow to take, one each time the
+        # watch's queue fills; a client that stops reading is closed once its replies have backed up for --send-timeout.
+        # The screens a change rebuilds or pops reach a session's watchers as ordinary revisions. Call with "more". When
+        # the daemon stops, it ends with the error io.navhost.varlink.ServiceShuttingDown.
         method Watch() -> (plugins: ?[]Plugin, coalesced: ?bool, event: ?PluginEvent)
 
         # Loads the plugin in the folder `path` (its manifest, library and resources; an absolute path, else refused with
@@ -451,7 +457,9 @@ public enum InterfaceDefinitions {
         # for a Load or Unload that could not be written.
         error PluginRefused (code: string, message: string)
 
-        # The watcher did not keep up even with coalesced updates and was closed.
+        # Not sent by this daemon: a watch that falls behind is coalesced each time its queue fills, however slowly its
+        # client reads. Declared still, for clients written for earlier daemons, which ended a watch whose client had not
+        # taken its coalesced snapshot when the queue filled again.
         error WatcherTooSlow ()
 
         """#

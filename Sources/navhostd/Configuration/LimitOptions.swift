@@ -60,7 +60,7 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "How many updates a Watch holds for a client that reads slowly. Past it they are coalesced into one snapshot; if the queue fills up again, the Watch ends with WatcherTooSlow. (default: 256)",
+            "How many updates a Watch holds for a client that reads slowly. Past it they are coalesced into one snapshot, each time the queue fills; a client that stops reading is --send-timeout's. (default: 256)",
             valueName: "count"
         )
     )
