@@ -161,7 +161,9 @@ public enum InterfaceDefinitions {
         # last 1,024 of the session, in memory: none after a restart) and they fit in
         # the watch's queue (--watch-queue-limit, 256); else a snapshot does, as it does
         # for a revision from before a restart (revisions then go on from above a
-        # reserved block, so they jump). A snapshot with coalesced set stands in for
+        # reserved block, so they jump) and for one above the session's (a session of
+        # that name closed and opened again since: its revision may be lower than the
+        # client's). A negative resumeFrom counts as 0. A snapshot with coalesced set stands in for
         # events the client was too slow to take, one each time the watch's queue fills:
         # no event at or below its revision follows it. A client that stops reading is
         # closed once its replies have backed up for --send-timeout. Call with "more"; without it, the one reply is the current
