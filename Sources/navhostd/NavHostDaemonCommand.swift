@@ -143,7 +143,7 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         for session in sessions where DaemonConfiguration.parseSession(session) == nil {
             throw ValidationError("--session takes NAME=ROUTE, not \"\(session)\"")
         }
-        if let socketMode, UInt32(socketMode, radix: 8).map({ $0 <= 0o777 }) != true {
+        if let socketMode, DaemonConfiguration.parseSocketMode(socketMode) == nil {
             throw ValidationError("--socket-mode takes an octal mode like 0660, not \"\(socketMode)\"")
         }
         for user in controlUsers where DaemonConfiguration.userID(user) == nil {
@@ -169,7 +169,7 @@ struct NavHostDaemonCommand: AsyncParsableCommand {
         settings.plugins = plugins
         settings.stateDirectory = stateDirectory
         settings.logLevel = logLevel.flatMap(Logger.Level.init(rawValue:))
-        settings.socketMode = socketMode.flatMap { UInt32($0, radix: 8) }
+        settings.socketMode = socketMode.flatMap(DaemonConfiguration.parseSocketMode)
         settings.watchPlugins = watchPlugins
         settings.flightRecorderOnDisk = flightRecorderOnDisk
         settings.sessions = sessions.compactMap(DaemonConfiguration.parseSession).map { session in

@@ -97,6 +97,9 @@ struct DaemonConfigurationTests {
             // A slip for a key the file has already names no farther key instead (not socket-mode).
             ("socket: /tmp/s\nsocke: /tmp/t\n", ":2:1: socke: is not a setting navhostd knows; at the top"),
             ("log-level: loud\n", ":1:12: log-level: \"loud\" is not a log level"),
+            // Permission bits only: a set-ID or sticky bit, or a digit that is not octal, is no socket mode.
+            ("socket-mode: \"1777\"\n", ":1:14: socket-mode: \"1777\" is not an octal mode like \"0660\" (quote it)"),
+            ("socket-mode: \"0698\"\n", ":1:14: socket-mode: \"0698\" is not an octal mode like \"0660\" (quote it)"),
             (
                 "socket: /run/\(String(repeating: "s", count: 110))\n",
                 ":1:9: socket: /run/\(String(repeating: "s", count: 110)) is 115 bytes long; a Unix socket path is 107 "
@@ -242,6 +245,21 @@ struct DaemonConfigurationTests {
         ] {
             #expect(checked.output.contains(line), "\(line): \(checked.output)")
         }
+    }
+
+    @Test("--socket-mode takes permission bits in octal, and nothing else", arguments: ["1777", "0698", "660x", "-1"])
+    func socketModeOnTheCommandLine(mode: String) async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let started = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            [
+                "--config", "/dev/null", "--socket", "\(directory)/s.sock", "--state-dir", directory,
+                "--socket-mode=\(mode)",
+            ]
+        )
+        #expect(started.status == 64, "EX_USAGE: \(started.errors)")
+        #expect(started.errors.contains("--socket-mode takes an octal mode like 0660, not \"\(mode)\""))
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/s.sock"), "it never listened")
     }
 
     @Test("The test hook --test-state-write-delay is refused without --enable-test-hooks, and below zero")

@@ -142,7 +142,7 @@ private struct Reader {
                 settings.logLevel = level
             case "socket-mode":
                 let text = try string(value, key: key)
-                guard let mode = UInt32(text, radix: 8), mode <= 0o777 else {
+                guard let mode = DaemonConfiguration.parseSocketMode(text) else {
                     throw error(value, key, "\"\(text)\" is not an octal mode like \"0660\" (quote it)")
                 }
                 settings.socketMode = mode

@@ -169,6 +169,12 @@ struct DaemonConfiguration: Sendable {
         return SessionConfiguration(name: parts[0], root: RouteRequest(id: parts[1]))
     }
 
+    /// An octal mode like `0660` as a socket's mode: permission bits only (at most `0777`).
+    static func parseSocketMode(_ text: String) -> UInt32? {
+        guard let mode = UInt32(text, radix: 8), mode <= 0o777 else { return nil }
+        return mode
+    }
+
     /// `/run/navhost/io.navhost` for root, `$XDG_RUNTIME_DIR/navhost/io.navhost` for anyone else.
     static func defaultSocketPath(isRoot: Bool, environment: [String: String]) -> String {
         if isRoot { return "/run/navhost/io.navhost" }
