@@ -1,3 +1,4 @@
+import Logging
 import NavHostCore
 import NavHostKit
 public import NavHostPluginHost
@@ -39,17 +40,35 @@ public enum PluginsInterface {
         }
         plugins.handle("Load") { request in
             try access.requireControl(request)
-            return try await handlers.load(PathParameters(request.parameters).path)
+            let path = try PathParameters(request.parameters).path
+            logChange("load a plugin", asked: request, ["navhost.plugin.folder": "\(path)"])
+            return try await handlers.load(path)
         }
         plugins.handle("Reload") { request in
             try access.requireControl(request)
-            return try await handlers.reload(NameParameters(request.parameters).name)
+            let name = try NameParameters(request.parameters).name
+            logChange("reload a plugin", asked: request, ["navhost.plugin": "\(name)"])
+            return try await handlers.reload(name)
         }
         plugins.handle("Unload") { request in
             try access.requireControl(request)
-            return try await handlers.unload(NameParameters(request.parameters).name)
+            let name = try NameParameters(request.parameters).name
+            logChange("unload a plugin", asked: request, ["navhost.plugin": "\(name)"])
+            return try await handlers.unload(name)
         }
         return plugins
+    }
+}
+
+// MARK: - Private Functions
+
+extension PluginsInterface {
+    /// Logs, at `notice`, that a client asked for a change of the plugins, before it is made: a load runs code of the
+    /// client's choosing as the daemon's user, and the operator must be able to tell who chose it (the request's
+    /// logger names the peer's process and user, `varlink.peer.pid` and `varlink.peer.uid`). Only control clients get
+    /// here, so no budget holds these lines back.
+    fileprivate static func logChange(_ change: String, asked request: VarlinkRequest, _ subject: Logger.Metadata) {
+        request.logger.notice("A control client asked to \(change)", metadata: subject)
     }
 }
 

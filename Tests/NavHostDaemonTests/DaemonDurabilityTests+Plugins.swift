@@ -84,6 +84,11 @@ extension DaemonDurabilityTests {
 
         // Loaded again by hand it is the folder's own again; unloaded, the other folder's is no longer loaded.
         try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(folders.plugins)/Settings")])
+        // Who asked is logged with the folder: a load runs code the client chose.
+        try await daemon.waitForLog("A control client asked to load a plugin")
+        let asked = daemon.log.split(separator: "\n").last { $0.contains("A control client asked to load a plugin") }
+        #expect(asked?.contains("navhost.plugin.folder=\(folders.plugins)/Settings") == true, "\(asked ?? "")")
+        #expect(asked?.contains("varlink.peer.uid=\(geteuid())") == true, "\(asked ?? "")")
         try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "UserProfile"])
         // Killed right after the Unload's reply (a stop with SIGTERM until session 56: an audit found this Unload, of a
         // plugin loaded by hand from another folder, met a kill -9 only at random moments).

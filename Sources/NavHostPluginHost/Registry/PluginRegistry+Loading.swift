@@ -14,6 +14,7 @@ extension PluginRegistry {
         var path = libraryPath ?? "\(directory)/\(manifest.library)"
         var opened = false
         do throws(QuarantineReason) {
+            try checkPermissions(of: manifest, in: directory)
             if libraryPath == nil { path = try privateCopy(of: path, for: manifest.name) }
             defer { if !opened, libraryPath == nil, path.hasPrefix(imageDirectory) { FileIO.remove(path) } }
             try checkLibraryFile(at: path, for: manifest, from: "\(directory)/\(manifest.library)")
@@ -62,6 +63,19 @@ extension PluginRegistry {
 // MARK: - Checks, shared with reloading
 
 extension PluginRegistry {
+    /// No one but root and the daemon's user could change the manifest, which pins the library by its checksum, or
+    /// the library, which may be loaded from where it is when the state folder cannot take a copy.
+    func checkPermissions(of manifest: PluginManifest, in directory: String) throws(QuarantineReason) {
+        for file in [PluginManifest.fileName, manifest.library] {
+            if let problem = PathSafety.problem(with: "\(directory)/\(file)") {
+                throw QuarantineReason(
+                    .unsafePermissions,
+                    "\(problem): whoever can change \(directory)/\(file) would choose the code navhostd runs"
+                )
+            }
+        }
+    }
+
     /// The folder of private copies: `<state-dir>/plugin-images`.
     var imageDirectory: String { "\(stateDirectory)/plugin-images" }
 
@@ -76,7 +90,7 @@ extension PluginRegistry {
             throw QuarantineReason(.fileMissing, "the library \(library) named by the manifest is not there")
         }
         do {
-            try FileIO.makeDirectories(imageDirectory)
+            try FileIO.makeDirectories(imageDirectory, mode: 0o700)
             var number = 1
             while FileIO.kind(of: "\(imageDirectory)/\(name)-\(number).so") != nil { number += 1 }
             let image = "\(imageDirectory)/\(name)-\(number).so"

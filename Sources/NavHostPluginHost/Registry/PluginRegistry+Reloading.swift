@@ -84,6 +84,7 @@ extension PluginRegistry {
             let oldRoutes = routes(servedBy: old)
             let dropped = oldRoutes.subtracting(manifest.routeIDs)
             if !dropped.isEmpty, let refusal = refusalToDrop(dropped) { throw refusal }
+            try checkPermissions(of: manifest, in: old.directory)
             let image = try privateCopy(of: "\(old.directory)/\(manifest.library)", for: name)
             var opened = false
             defer { if !opened, image.hasPrefix(imageDirectory) { FileIO.remove(image) } }

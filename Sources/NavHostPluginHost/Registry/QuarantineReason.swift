@@ -8,6 +8,7 @@ public struct QuarantineReason: Error, Sendable, Hashable {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case fileMissing
+            case unsafePermissions
             case badManifest
             case duplicateName
             case checksumMismatch
@@ -32,6 +33,9 @@ public struct QuarantineReason: Error, Sendable, Hashable {
 
         /// The manifest, or the library it names, is not in the plugin's folder (or cannot be read).
         public static let fileMissing = Code(.fileMissing)
+        /// Someone other than root and the daemon's user could change the plugin's manifest or library, or a folder on
+        /// the way to them (``PathSafety``): they would choose the code the daemon runs.
+        public static let unsafePermissions = Code(.unsafePermissions)
         /// The manifest is not valid JSON, lacks a field, has an unknown one, or a value breaks the format's rules.
         public static let badManifest = Code(.badManifest)
         /// Another plugin of the same name is already loaded, or comes first in the folder.

@@ -55,6 +55,43 @@ struct QuarantineTests {
         #expect(message.contains("/plugins/Probe/libProbePlugin.so has"), "\(message)")
     }
 
+    @Test(
+        "A manifest or library someone else could change, or a folder on the way: unsafePermissions, naming it",
+        arguments: [
+            ("manifest.json", 0o664, nil), ("libProbePlugin.so", 0o757, nil), (".", 0o775, nil),
+            ("manifest.json", 0o644, 65534),
+        ] as [(String, Int, UInt32?)]
+    )
+    func unsafePermissions(file: String, mode: Int, owner: UInt32?) async throws {
+        let expected = owner.map { "belongs to user \($0)" } ?? "mode 0\(String(mode, radix: 8))"
+        try await expectQuarantine(.unsafePermissions, mentioning: expected) { workspace in
+            try workspace.add("Probe", manifest: try probeManifest(), library: TestPaths.builtLibrary("ProbePlugin"))
+            // A copy of the library, not the link to the build's, which other tests load.
+            let library = "\(workspace.plugins)/Probe/libProbePlugin.so"
+            try FileManager.default.removeItem(atPath: library)
+            try FileManager.default.copyItem(atPath: TestPaths.builtLibrary("ProbePlugin"), toPath: library)
+            let path = "\(workspace.plugins)/Probe/\(file)"
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+            if let owner { #expect(chown(path, owner, owner) == 0) }
+        }
+    }
+
+    @Test("A plugin under a sticky folder anyone may write (/tmp) loads: no one can replace what another owns there")
+    func stickyFolderOnTheWay() async throws {
+        #expect(PathSafety.problem(with: "/tmp") == nil)
+        let folder = try TestPaths.temporaryDirectory()
+        #expect(chmod(folder, 0o1777) == 0)
+        #expect(PathSafety.problem(with: folder) == nil)
+        #expect(mkdir("\(folder)/plugin", 0o755) == 0)
+        #expect(PathSafety.problem(with: "\(folder)/plugin") == nil)
+        #expect(chmod(folder, 0o777) == 0)
+        #expect(PathSafety.problem(with: "\(folder)/plugin")?.contains("may be written by anyone (mode 0777)") == true)
+        // Through a symbolic link, the folders of what it resolves to are checked too.
+        let link = try TestPaths.temporaryDirectory() + "/link"
+        #expect(symlink("\(folder)/plugin", link) == 0)
+        #expect(PathSafety.problem(with: link)?.contains("\(folder) may be written by anyone") == true)
+    }
+
     @Test("A resource the manifest lists that is not in the folder: fileMissing, naming it")
     func resourceMissing() async throws {
         try await expectQuarantine(.fileMissing, mentioning: "the resource catalog.json the manifest lists") {

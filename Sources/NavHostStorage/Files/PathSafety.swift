@@ -1,0 +1,49 @@
+import Glibc
+
+/// Whether anyone but root and this process's user could change what is at a path: write the file itself, or replace
+/// it by writing a folder on the way to it.
+///
+/// What a daemon loads as code (a plugin's library, and the manifest whose checksum pins it) must be safe in this
+/// sense, or whoever can write it runs code as the daemon. The rule is OpenSSH's `StrictModes`: the file and every
+/// folder from `/` down to it are owned by root or by this process's user, and none is writable by its group or by
+/// others, but for a folder with the sticky bit (`/tmp`), where no one can rename or remove what another owns. A
+/// path through symbolic links is checked twice: as written, and as the links resolve.
+package enum PathSafety {
+    /// Why someone other than root and this process's user could change what is at `path`, naming the file or folder
+    /// and its owner or mode; `nil` when no one could, or when `path` is not there (its absence is found elsewhere).
+    package static func problem(with path: String) -> String? {
+        var candidates = [AbsolutePath.resolving(path) ?? path]
+        if let resolved = realpath(path, nil) {
+            candidates.append(String(cString: resolved))
+            free(resolved)
+        }
+        let trusted: Set<uid_t> = [0, geteuid()]
+        for candidate in candidates {
+            for step in steps(of: candidate) {
+                var status = stat()
+                guard stat(step, &status) == 0 else { continue }
+                let isStickyFolder = status.st_mode & S_IFMT == S_IFDIR && status.st_mode & S_ISVTX != 0
+                if !trusted.contains(status.st_uid) {
+                    return "\(step) belongs to user \(status.st_uid), neither root nor the daemon's user (\(geteuid()))"
+                }
+                if status.st_mode & 0o022 != 0, !isStickyFolder {
+                    let mode = "0" + String(status.st_mode & 0o7777, radix: 8)
+                    let who = status.st_mode & 0o002 != 0 ? "anyone" : "its group"
+                    return "\(step) may be written by \(who) (mode \(mode)); chmod go-w \(step)"
+                }
+            }
+        }
+        return nil
+    }
+
+    /// `/`, then each folder of `path` in turn, then `path` itself.
+    private static func steps(of path: String) -> [String] {
+        var steps = ["/"]
+        var current = ""
+        for component in path.split(separator: "/") {
+            current += "/\(component)"
+            steps.append(current)
+        }
+        return steps
+    }
+}
