@@ -211,7 +211,9 @@ struct Daemon {
     /// - Throws: ``LoggedFailure`` (of a ``StateDirectoryLock/InUse``) when another daemon holds it.
     private static func lockStateDirectory(_ directory: String, logger: Logger) throws {
         do {
-            try FileIO.makeDirectories(directory)
+            // Its own user's alone, as the unit's StateDirectory= makes it: the sessions, stores and recordings in it
+            // are no one else's to read.
+            try FileIO.makeDirectories(directory, mode: 0o700)
             _ = try StateDirectoryLock.acquire(directory)
         } catch let inUse as StateDirectoryLock.InUse {
             logger.critical("\(inUse)")
@@ -230,7 +232,7 @@ struct Daemon {
         let faultGuard = PluginFaultGuard(stateDirectory: configuration.stateDirectory, logger: logger)
         faultGuard.recordFaultOfLastRun()
         do {
-            try FileIO.makeDirectories(configuration.stateDirectory)
+            try FileIO.makeDirectories(configuration.stateDirectory, mode: 0o700)
             try await MainActor.run { try faultGuard.install() }
         } catch {
             logger.warning(

@@ -300,7 +300,7 @@ final class DaemonCore {
     /// A real write, not `access(2)`: root passes permission checks, and only a write meets a read-only or full disk.
     nonisolated private static func writeProblem(in directory: String) -> String? {
         do {
-            try FileIO.makeDirectories(directory)
+            try FileIO.makeDirectories(directory, mode: 0o700)
             try FileIO.writeAtomically(Array("navhostd\n".utf8), to: "\(directory)/.write-check")
             FileIO.remove("\(directory)/.write-check")
             return nil

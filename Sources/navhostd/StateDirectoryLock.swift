@@ -16,9 +16,10 @@ struct StateDirectoryLock {
     static func acquire(_ directory: String) throws -> StateDirectoryLock {
         let path = "\(directory)/lock"
         // Readable by all (it holds a process ID): a daemon running as another user later can still lock it.
-        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Not through a symbolic link: the lock is cut to nothing and written, wherever a planted link would point.
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         // A lock file another user left (an earlier run as root): `flock` needs no write access.
-        if descriptor < 0, errno == EACCES { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
+        if descriptor < 0, errno == EACCES { descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         guard descriptor >= 0 else {
             throw DaemonError("cannot open \(path): \(String(cString: strerror(errno)))")
         }

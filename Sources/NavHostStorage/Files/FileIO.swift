@@ -158,8 +158,16 @@ package enum FileIO {
 
     /// Appends `bytes` to the file at `path`, creating it (with `mode`) when it is not there. Not flushed to disk: for
     /// diagnostic files a crash may cut short, like a flight recording.
-    package static func append(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600) throws(FileAccessError) {
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode)
+    ///
+    /// A symbolic link at `path` is refused (`ELOOP`) unless `followingLinks`: a daemon's file in its state folder is
+    /// never a link, and one planted there would have it write wherever the link points.
+    package static func append(
+        _ bytes: [UInt8],
+        to path: String,
+        mode: UInt32 = 0o600,
+        followingLinks: Bool = false
+    ) throws(FileAccessError) {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW), mode)
         guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
         defer { close(descriptor) }
         try writeAll(bytes, to: descriptor, path: path)
@@ -196,7 +204,8 @@ package enum FileIO {
     ) throws(FileAccessError) -> Bool {
         // The file is there for every write but the first: opened at once, with no `stat` to ask first. A `stat` of
         // the file before the write made the `fdatasync` after it about 40 µs slower on ext4 (docs/durability.md).
-        var descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        // Never through a symbolic link: one planted in the state folder would have the write land where it points.
+        var descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
         var created = false
         if descriptor < 0, errno == ENOENT {
             guard create else { return false }

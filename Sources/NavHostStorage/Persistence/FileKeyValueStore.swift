@@ -29,7 +29,7 @@ public actor FileKeyValueStore: KeyValueStore {
     /// Creates the store of the values in the file at `path`; the file and its folder are created on first write.
     public init(path: String, logger: Logger) {
         self.init(path: path, logger: logger) { bytes, path throws(FileAccessError) in
-            try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
+            try FileIO.makeDirectories(FileIO.parentDirectory(of: path), mode: 0o700)
             try FileIO.writeAtomically(bytes, to: path, mode: 0o600)
         }
     }

@@ -35,8 +35,9 @@ enum SocketPathLock {
         let path = socketPath + ".lock"
         // Readable by all: a server running as another user later can still lock a file an earlier run as root left,
         // since `flock` needs no write access.
-        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if descriptor < 0, errno == EACCES { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
+        // Not through a symbolic link: one planted beside the socket would have the lock file made where it points.
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        if descriptor < 0, errno == EACCES { descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "open(\(path))") }
         let deadline = ContinuousClock.now + patience
         var waited = false

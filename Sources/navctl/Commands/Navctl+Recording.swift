@@ -75,7 +75,9 @@ extension Navctl.Record {
         if let descriptor = descriptor(named: target) { return try FileIO.writeAll(bytes, to: descriptor, path: path) }
         var status = stat()
         guard stat(target, &status) == 0 else { return try FileIO.writeAtomically(bytes, to: target) }
-        guard status.st_mode & S_IFMT == S_IFREG else { return try FileIO.append(bytes, to: target) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            return try FileIO.append(bytes, to: target, followingLinks: true)
+        }
         let mode = status.st_mode & 0o7777
         try FileIO.writeAtomically(bytes, to: target, mode: mode)
         // The new file was made under the umask, and by this user: given the old one's mode, and owner when root.
