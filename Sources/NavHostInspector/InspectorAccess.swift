@@ -16,6 +16,9 @@ public struct InspectorAccess: Sendable {
         case wrongToken
         /// 403 Forbidden: sent by a page of another origin (a cross-site websocket or form).
         case foreignOrigin
+        /// 403 Forbidden: sent to another name than the loopback address (`Host: evil.example:8123`): a page whose
+        /// name was made to resolve to 127.0.0.1 (DNS rebinding) is its own origin, which the origin check lets by.
+        case foreignHost
     }
 
     /// What of a request the decision looks at.
@@ -84,10 +87,11 @@ public struct InspectorAccess: Sendable {
 
     /// Decides what to do with `request`.
     ///
-    /// An `Origin` header, when present, must name the address the request was sent to (`http://` and its `Host`):
-    /// the inspector's own page. Then the token in the address wins over the cookie, so a new token replaces a stale
+    /// A `Host` header, when present, must name the loopback address, and an `Origin` header, when present, the
+    /// address the request was sent to (`http://` and its `Host`): the inspector's own page. Then the token in the address wins over the cookie, so a new token replaces a stale
     /// cookie.
     public func decide(_ request: Request) -> Decision {
+        if let host = request.host, !Self.namesLoopback(host) { return .foreignHost }
         if let origin = request.origin, origin != "http://\(request.host ?? "")" {
             return .foreignOrigin
         }
@@ -98,6 +102,13 @@ public struct InspectorAccess: Sendable {
             return token.matches(cookieToken) ? .granted(setCookie: false) : .wrongToken
         }
         return .missingToken
+    }
+
+    /// Whether a `Host` header names the address the inspector listens on: `127.0.0.1` or `localhost`, with a port or
+    /// not.
+    static func namesLoopback(_ host: String) -> Bool {
+        let name = host.lastIndex(of: ":").map { host[..<$0] } ?? host[...]
+        return name == "127.0.0.1" || name.lowercased() == "localhost"
     }
 
     /// The cookie's name for the inspector a request was sent to (its `Host`, `127.0.0.1:8123`): cookies do not

@@ -41,6 +41,8 @@ struct InspectorAccessMiddleware<Context: RequestContext>: RouterMiddleware {
             return Self.refusal(.forbidden, "Wrong token: open the address navctl inspect printed.")
         case .foreignOrigin:
             return Self.refusal(.forbidden, "Requests from other origins are refused.")
+        case .foreignHost:
+            return Self.refusal(.forbidden, "Open the inspector at 127.0.0.1, the address navctl inspect printed.")
         }
     }
 

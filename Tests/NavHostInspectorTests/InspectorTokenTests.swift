@@ -72,6 +72,18 @@ struct InspectorAccessTests {
         }
     }
 
+    @Test("A request sent to another name than the loopback address is refused even with the token (DNS rebinding)")
+    func foreignHost() {
+        for host in ["evil.example:8123", "evil.example", "127.0.0.1.evil.example:8123", "10.0.0.1:8123"] {
+            let request = InspectorAccess.Request(cookieToken: token, origin: "http://\(host)", host: host)
+            #expect(access.decide(request) == .foreignHost, "\(host)")
+        }
+        for host in ["127.0.0.1:8123", "localhost:8123", "LOCALHOST:8123", "127.0.0.1"] {
+            let request = InspectorAccess.Request(cookieToken: token, origin: "http://\(host)", host: host)
+            #expect(access.decide(request) == .granted(setCookie: false), "\(host)")
+        }
+    }
+
     @Test("A raw request's token is read from its query, and its cookie from the one named for its port")
     func rawRequests() {
         let request = InspectorAccess.Request(
