@@ -273,6 +273,7 @@ struct Daemon {
         }
         // Again: a folder taken away while the plugins loaded comes back.
         try makeParentDirectory(of: configuration.socketPath)
+        try refuseUnsafeSocketFolder(logger: logger)
         do {
             return try await VarlinkServer.bind(
                 unixSocketPath: configuration.socketPath,
@@ -288,6 +289,20 @@ struct Daemon {
         } catch let locked as VarlinkServer.SocketPathLocked {
             throw LoggedFailure(Self.socketPathLocked(locked, logger: logger))
         }
+    }
+
+    /// Refuses to start when someone other than root and the daemon's user could change the socket's folder, or one on
+    /// the way to it (``PathSafety``): they could rename the daemon's socket and bind their own in its place, and
+    /// take every call clients make, control calls among them. A sticky folder (`/tmp`) is safe.
+    private func refuseUnsafeSocketFolder(logger: Logger) throws {
+        let folder = FileIO.parentDirectory(of: configuration.socketPath)
+        guard let problem = PathSafety.problem(with: folder) else { return }
+        let error = DaemonError(
+            "the socket's folder is not safe: \(problem); anyone who can change it could put a socket of their own in "
+                + "place of \(configuration.socketPath) and take the clients' calls"
+        )
+        logger.critical("\(error)")
+        throw LoggedFailure(error)
     }
 
     /// Refuses to start when another server listens on the configured socket.

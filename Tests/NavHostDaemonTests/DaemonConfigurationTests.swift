@@ -262,6 +262,24 @@ struct DaemonConfigurationTests {
         #expect(!FileManager.default.fileExists(atPath: "\(directory)/s.sock"), "it never listened")
     }
 
+    @Test("A socket's folder anyone may write stops navhostd before it listens")
+    func unsafeSocketFolder() async throws {
+        let directory = try TestPaths.temporaryDirectory()
+        let folder = "\(directory)/sockets"
+        #expect(mkdir(folder, 0o755) == 0 && chmod(folder, 0o777) == 0)
+        let arguments = [
+            "--config", "/dev/null", "--socket", "\(folder)/s.sock", "--state-dir", "\(directory)/state",
+            "--plugins", DaemonProcess.examplePlugins,
+        ]
+        let refused = try await ChildProcess.run(TestPaths.builtExecutable("navhostd"), arguments)
+        #expect(refused.status != 0)
+        #expect(
+            refused.errors.contains("the socket's folder is not safe: \(folder) may be written by anyone (mode 0777)"),
+            "\(refused.errors)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/s.sock"), "it never listened")
+    }
+
     @Test("The test hook --test-state-write-delay is refused without --enable-test-hooks, and below zero")
     func stateWriteDelayIsATestHook() async throws {
         let directory = try TestPaths.temporaryDirectory()

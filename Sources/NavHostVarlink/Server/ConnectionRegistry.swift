@@ -53,9 +53,18 @@ final class ConnectionRegistry: Sendable {
 
     /// Admits a connection, or returns `nil` when it would exceed a limit or the server is shutting down. A peer that
     /// is not privileged may not take the last `reservedConnections` places.
+    ///
+    /// Whether the peer is privileged is asked only when no other place is left: the question may look the user's
+    /// groups up (NSS), on the thread that accepts every connection, which a reader's connection should not cost. A
+    /// privileged peer admitted while places are left counts as any other.
     func admit(peer: VarlinkPeerCredentials?) -> Ticket? {
-        let privileged = isPrivileged(peer)
-        return state.withLock { state in
+        if let ticket = admit(peer: peer, privileged: false) { return ticket }
+        guard state.withLock({ $0.reservedConnections > 0 }), isPrivileged(peer) else { return nil }
+        return admit(peer: peer, privileged: true)
+    }
+
+    private func admit(peer: VarlinkPeerCredentials?, privileged: Bool) -> Ticket? {
+        state.withLock { state in
             guard !state.shuttingDown, state.total < state.maxConnections else { return nil }
             if !privileged {
                 guard state.unprivileged < state.maxConnections - state.reservedConnections else { return nil }
