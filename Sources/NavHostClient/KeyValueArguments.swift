@@ -62,55 +62,24 @@ public enum KeyValueArguments {
     /// number though JSON has none such. Such a value is the text the user wrote, a string, as any other that is
     /// not JSON.
     private static func holdsBareDot(_ text: String) -> Bool {
-        var inString = false
-        var escaped = false
-        var previous: UInt8 = 0
-        for byte in text.utf8 {
-            defer { previous = byte }
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            if byte == UInt8(ascii: "\"") {
-                inString = true
-            } else if previous == UInt8(ascii: "."), !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-                return true
-            }
+        var strings = JSONStringTracker()
+        var previous: Character = " "
+        for character in text {
+            defer { previous = character }
+            if strings.take(character) { continue }
+            if previous == ".", !character.isASCIIDigit { return true }
         }
-        return !inString && previous == UInt8(ascii: ".")
+        return !strings.isInString && previous == "."
     }
 
     /// The first integer of the JSON text `text`, outside its strings, that `Int64` does not hold: json-c reads it as
     /// a floating-point number (``JSONValue``), which is not the number written.
     private static func integerBeyond64Bits(in text: String) -> Substring? {
-        var inString = false
-        var escaped = false
+        var strings = JSONStringTracker()
         var index = text.startIndex
         while index < text.endIndex {
             let character = text[index]
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if character == "\\" {
-                    escaped = true
-                } else if character == "\"" {
-                    inString = false
-                }
-                index = text.index(after: index)
-                continue
-            }
-            if character == "\"" {
-                inString = true
-                index = text.index(after: index)
-                continue
-            }
-            guard character == "-" || character.isASCIIDigit else {
+            guard !strings.take(character), character == "-" || character.isASCIIDigit else {
                 index = text.index(after: index)
                 continue
             }

@@ -79,26 +79,16 @@ extension InspectorIntentArguments {
             first == "\"" || first == "[" || first == "{"
         else { return false }
         var depth = 0
-        var inString = false
-        var escaped = false
+        var strings = JSONStringTracker()
         for character in pair[pair.index(after: equals)...] {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if character == "\\" {
-                    escaped = true
-                } else if character == "\"" {
-                    inString = false
-                }
-            } else if character == "\"" {
-                inString = true
-            } else if character == "[" || character == "{" {
+            if strings.take(character) { continue }
+            if character == "[" || character == "{" {
                 depth += 1
             } else if character == "]" || character == "}" {
                 depth -= 1
             }
         }
-        return inString || depth > 0
+        return strings.isInString || depth > 0
     }
 }
 
