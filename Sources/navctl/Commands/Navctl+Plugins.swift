@@ -521,35 +521,19 @@ private func warnOfLosses(_ lost: [PluginInfo.LostScreens]?) {
 
 // MARK: - Options they have no use for
 
-/// Why the `plugins` commands refuse what they have no use for.
-private let pluginsUnusedRootOptions = ["--session": "the plugins are the daemon's, shared by every session"]
+/// A `plugins` command: named `plugins NAME` when it refuses an option, and refusing what all of them have no use for.
+private protocol PluginsCommand: UnusedRootOptions {}
 
-extension Navctl.Plugins.List: UnusedRootOptions {
-    static let spokenName = "plugins list"
-    static let unusedRootOptions = pluginsUnusedRootOptions
+extension PluginsCommand {
+    static var spokenName: String { "plugins \(_commandName)" }
+    static var unusedRootOptions: [String: String] {
+        ["--session": "the plugins are the daemon's, shared by every session"]
+    }
 }
 
-extension Navctl.Plugins.Load: UnusedRootOptions {
-    static let spokenName = "plugins load"
-    static let unusedRootOptions = pluginsUnusedRootOptions
-}
-
-extension Navctl.Plugins.Reload: UnusedRootOptions {
-    static let spokenName = "plugins reload"
-    static let unusedRootOptions = pluginsUnusedRootOptions
-}
-
-extension Navctl.Plugins.Unload: UnusedRootOptions {
-    static let spokenName = "plugins unload"
-    static let unusedRootOptions = pluginsUnusedRootOptions
-}
-
-extension Navctl.Plugins.Watch: UnusedRootOptions {
-    static let spokenName = "plugins watch"
-    static let unusedRootOptions = pluginsUnusedRootOptions
-}
-
-extension Navctl.Plugins.Wait: UnusedRootOptions {
-    static let spokenName = "plugins wait"
-    static let unusedRootOptions = pluginsUnusedRootOptions
-}
+extension Navctl.Plugins.List: PluginsCommand {}
+extension Navctl.Plugins.Load: PluginsCommand {}
+extension Navctl.Plugins.Reload: PluginsCommand {}
+extension Navctl.Plugins.Unload: PluginsCommand {}
+extension Navctl.Plugins.Watch: PluginsCommand {}
+extension Navctl.Plugins.Wait: PluginsCommand {}
