@@ -66,14 +66,12 @@ extension PluginRegistry {
     /// No one but root and the daemon's user could change the manifest, which pins the library by its checksum, or
     /// the library, which may be loaded from where it is when the state folder cannot take a copy.
     func checkPermissions(of manifest: PluginManifest, in directory: String) throws(QuarantineReason) {
-        for file in [PluginManifest.fileName, manifest.library] {
-            if let problem = PathSafety.problem(with: "\(directory)/\(file)") {
-                throw QuarantineReason(
-                    .unsafePermissions,
-                    "\(problem): whoever can change \(directory)/\(file) would choose the code navhostd runs"
-                )
-            }
-        }
+        let manifestPath = "\(directory)/\(PluginManifest.fileName)"
+        guard let problem = PathSafety.problem(with: manifestPath, "\(directory)/\(manifest.library)") else { return }
+        throw QuarantineReason(
+            .unsafePermissions,
+            "\(problem): whoever can change the plugin's manifest or library would choose the code navhostd runs"
+        )
     }
 
     /// The folder of private copies: `<state-dir>/plugin-images`.

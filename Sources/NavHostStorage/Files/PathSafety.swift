@@ -9,17 +9,23 @@ import Glibc
 /// others, but for a folder with the sticky bit (`/tmp`), where no one can rename or remove what another owns. A
 /// path through symbolic links is checked twice: as written, and as the links resolve.
 package enum PathSafety {
-    /// Why someone other than root and this process's user could change what is at `path`, naming the file or folder
-    /// and its owner or mode; `nil` when no one could, or when `path` is not there (its absence is found elsewhere).
-    package static func problem(with path: String) -> String? {
-        var candidates = [AbsolutePath.resolving(path) ?? path]
-        if let resolved = realpath(path, nil) {
-            candidates.append(String(cString: resolved))
-            free(resolved)
+    /// Why someone other than root and this process's user could change what is at one of `paths`, naming the file
+    /// or folder and its owner or mode; `nil` when no one could, or when a path is not there (its absence is found
+    /// elsewhere). A folder on the way to several of them, or to a path both as written and as resolved, is looked
+    /// at once.
+    package static func problem(with paths: String...) -> String? {
+        var candidates: [String] = []
+        for path in paths {
+            candidates.append(AbsolutePath.resolving(path) ?? path)
+            if let resolved = realpath(path, nil) {
+                candidates.append(String(cString: resolved))
+                free(resolved)
+            }
         }
         let trusted: Set<uid_t> = [0, geteuid()]
+        var looked: Set<String> = []
         for candidate in candidates {
-            for step in steps(of: candidate) {
+            for step in steps(of: candidate) where looked.insert(step).inserted {
                 var status = stat()
                 guard stat(step, &status) == 0 else { continue }
                 let isStickyFolder = status.st_mode & S_IFMT == S_IFDIR && status.st_mode & S_ISVTX != 0
