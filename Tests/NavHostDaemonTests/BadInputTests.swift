@@ -275,6 +275,51 @@ struct BadInputTests {
         #expect(try await daemon.terminate() == 0)
     }
 
+    @Test(
+        "Unfinished messages on many connections past the daemon's limit close the connection holding the most; the others finish theirs"
+    )
+    func unfinishedMessagesOverLimit() async throws {
+        // A daemon of its own: 128 KiB for all clients' unfinished messages, 64 KiB for each message, and a
+        // partial-message timeout that cannot close the connections first.
+        let daemon = try await DaemonProcess.start(
+            extraArguments: [
+                "--max-message-size", "64K", "--max-unfinished-total", "128K", "--partial-message-timeout", "2m",
+            ]
+        )
+        let start = #"{"method":"org.varlink.service.GetInfo""#
+        // 45 + 60 + 30 thousand bytes: past 131,072 only once the 60,000 are nearly all read (whatever order the
+        // daemon reads the three in), so the one that holds the most is always the second.
+        let (small, large, smallest) = (
+            try await UnixStreamSocket.connect(to: daemon.socketPath),
+            try await UnixStreamSocket.connect(to: daemon.socketPath),
+            try await UnixStreamSocket.connect(to: daemon.socketPath)
+        )
+        for (client, size) in [(small, 45_000), (large, 60_000), (smallest, 30_000)] {
+            let written = await client.write(start + String(repeating: " ", count: size))
+            #expect(written.error == nil)
+        }
+        let (answer, _) = try await large.readUntilClosed()
+        #expect(answer.isEmpty, "closed, unanswered")
+        // The two others finish their calls and are answered.
+        for client in [small, smallest] {
+            await client.write("}\0")
+            let reply = try #require(try await client.readMessages(1).first)
+            #expect(reply.contains(#""product":"navhostd""#), "\(reply)")
+            client.close()
+        }
+        let lines = daemon.log.split(separator: "\n")
+        let closes = lines.filter { $0.contains("Closed a Varlink connection") }
+        #expect(closes.count == 1, "\(closes)")
+        #expect(
+            closes.first?.contains(
+                "the clients' unfinished messages went over the limit, and this client's was the largest"
+            ) == true,
+            "\(closes)"
+        )
+        #expect(closes.first?.contains("(unfinishedMessagesOverLimit)") == true, "\(closes)")
+        #expect(try await daemon.terminate() == 0)
+    }
+
     @Test("A message that keeps growing without a NUL is cut off once it passes 1 MiB, before it ends")
     func endlessMessage() async throws {
         let daemon = try SharedDaemon.daemon

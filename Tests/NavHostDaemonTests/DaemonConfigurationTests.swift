@@ -180,6 +180,25 @@ struct DaemonConfigurationTests {
             ),
             "\(invalid.errors)"
         )
+        // The room for all clients' unfinished messages holds at least one message; a larger message alone raises
+        // the default room with it.
+        try config.dropIn("20-messages.conf", "limits:\n  max-message-size: 32M\n")
+        let raised = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            ["--config", config.file, "--check-config"]
+        )
+        #expect(raised.status == 0, "\(raised.errors)")
+        let tooSmall = try await ChildProcess.run(
+            TestPaths.builtExecutable("navhostd"),
+            ["--config", config.file, "--check-config", "--max-unfinished-total", "16M"]
+        )
+        #expect(tooSmall.status == 78)
+        #expect(
+            tooSmall.errors.contains(
+                "limits.max-unfinished-total: must be at least max-message-size (33554432), not 16777216"
+            ),
+            "\(tooSmall.errors)"
+        )
     }
 
     @Test("--check-config says what the files and options amount to, options winning")

@@ -66,7 +66,7 @@ struct LimitOptionsTests {
             ["--max-message-size", "12"], ["--max-message-size", "lots"], ["--max-json-depth", "0"],
             ["--max-connections", "0"], ["--max-connections-per-uid", "-1"], ["--max-pending-calls", "0"],
             ["--watch-queue-limit", "1"], ["--partial-message-timeout", "off"], ["--send-timeout", "0s"],
-            ["--intent-timeout", "soon"],
+            ["--intent-timeout", "soon"], ["--max-unfinished-total", "512"],
         ]
     )
     func nonsenseIsRefused(arguments: [String]) async throws {

@@ -59,7 +59,8 @@ struct ServerFrameHandlerTests {
             sendTimeout: Self.sendTimeout,
             onSendTimeout: { log.events.append("send timeout reported: \($0.code)") },
             partialMessageTimeout: Self.partialMessageTimeout,
-            maxMessageSize: 8
+            maxMessageSize: 8,
+            unfinishedBudget: nil
         )
         self.log = log
         channel = EmbeddedChannel(handlers: [handler, Recorder(log: log)])

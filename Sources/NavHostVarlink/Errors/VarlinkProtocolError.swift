@@ -11,6 +11,7 @@ public struct VarlinkProtocolError: Error, Sendable, Hashable {
             case truncatedMessage
             case partialMessageTimeout
             case sendTimeout
+            case unfinishedMessagesOverLimit
             case invalidJSON
             case notAnObject
             case missingMethod
@@ -32,6 +33,10 @@ public struct VarlinkProtocolError: Error, Sendable, Hashable {
         /// The client stopped reading: replies waited for it longer than the send timeout. Not a malformed message,
         /// but the connection is closed the same way.
         public static let sendTimeout = Code(.sendTimeout)
+        /// The server's connections together held more bytes of unfinished messages than its limit
+        /// (``VarlinkServerConfiguration/maxUnfinishedBytes``), and this connection held the most. Not a malformed
+        /// message either, but the connection is closed the same way.
+        public static let unfinishedMessagesOverLimit = Code(.unfinishedMessagesOverLimit)
         /// The message is not JSON, or nests deeper than allowed.
         public static let invalidJSON = Code(.invalidJSON)
         /// The message is JSON, but not an object.
@@ -54,6 +59,7 @@ public struct VarlinkProtocolError: Error, Sendable, Hashable {
             case .truncatedMessage: return "truncatedMessage"
             case .partialMessageTimeout: return "partialMessageTimeout"
             case .sendTimeout: return "sendTimeout"
+            case .unfinishedMessagesOverLimit: return "unfinishedMessagesOverLimit"
             case .invalidJSON: return "invalidJSON"
             case .notAnObject: return "notAnObject"
             case .missingMethod: return "missingMethod"

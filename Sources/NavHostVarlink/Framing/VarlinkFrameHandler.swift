@@ -58,6 +58,9 @@ public final class VarlinkFrameHandler: ChannelInboundHandler, RemovableChannelH
         cutMessages(context: context)
     }
 
+    /// How many bytes of a message not finished yet the handler holds.
+    var unfinishedBytes: Int { pending?.readableBytes ?? 0 }
+
     public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed { endOfStream(context: context) }
         context.fireUserInboundEventTriggered(event)

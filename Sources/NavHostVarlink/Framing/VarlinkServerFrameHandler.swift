@@ -1,7 +1,8 @@
 internal import NIOCore
 
 /// The server's one handler in front of each connection: the send timeout, the partial-message timeout and the NUL
-/// framing, in the order the three stand in when each is a handler of its own, in one pipeline step.
+/// framing, in the order the three stand in when each is a handler of its own, in one pipeline step. It also tells the
+/// server's ``UnfinishedMessageBudget`` what the framing holds of a message not finished yet.
 ///
 /// It does what ``VarlinkSendTimeoutHandler``, then ``VarlinkPartialMessageTimeoutHandler``, then
 /// ``VarlinkFrameHandler`` do in a pipeline, by keeping one of each out of the pipeline and calling it with its own
@@ -21,6 +22,9 @@ final class VarlinkServerFrameHandler: ChannelDuplexHandler {
     private let sendTimeout: VarlinkSendTimeoutHandler
     private let partialMessageTimeout: VarlinkPartialMessageTimeoutHandler
     private let framing: VarlinkFrameHandler
+    private let unfinishedBudget: UnfinishedMessageBudget?
+    /// What the budget was last told this connection holds.
+    private var unfinishedBytesRecorded = 0
 
     /// Creates the handler.
     ///
@@ -29,21 +33,25 @@ final class VarlinkServerFrameHandler: ChannelDuplexHandler {
     ///   - onSendTimeout: Called with the send timeout's error just before the channel is closed.
     ///   - partialMessageTimeout: How long a message may stay unfinished while the channel waits for input.
     ///   - maxMessageSize: The largest message accepted, in bytes, not counting its NUL terminator.
+    ///   - unfinishedBudget: The budget of unfinished messages the server's connections share; `nil` for none.
     init(
         sendTimeout: TimeAmount,
         onSendTimeout: @escaping @Sendable (VarlinkProtocolError) -> Void,
         partialMessageTimeout: TimeAmount,
-        maxMessageSize: Int
+        maxMessageSize: Int,
+        unfinishedBudget: UnfinishedMessageBudget?
     ) {
         self.sendTimeout = VarlinkSendTimeoutHandler(timeout: sendTimeout, onTimeout: onSendTimeout)
         self.partialMessageTimeout = VarlinkPartialMessageTimeoutHandler(timeout: partialMessageTimeout)
         self.framing = VarlinkFrameHandler(maxMessageSize: maxMessageSize)
+        self.unfinishedBudget = unfinishedBudget
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = unwrapInboundIn(data)
         partialMessageTimeout.noteRead(bytes, context: context)
         framing.receive(bytes, context: context)
+        recordUnfinishedBytes(context: context)
     }
 
     /// Hands each message cut to `connection`, the handler right behind this one, by a direct call instead of down
@@ -78,10 +86,24 @@ final class VarlinkServerFrameHandler: ChannelDuplexHandler {
         sendTimeout.cancelTimer()
         partialMessageTimeout.cancelTimer()
         framing.channelInactive(context: context)
+        unfinishedBudget?.release(ObjectIdentifier(self))
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         sendTimeout.cancelTimer()
         partialMessageTimeout.cancelTimer()
+        unfinishedBudget?.release(ObjectIdentifier(self))
+    }
+
+    // MARK: - Private Functions
+
+    /// Tells the budget what the framing holds of an unfinished message, when that changed: a read that ends on a
+    /// message's terminator, with nothing held before it, costs nothing more.
+    private func recordUnfinishedBytes(context: ChannelHandlerContext) {
+        guard let unfinishedBudget else { return }
+        let held = framing.unfinishedBytes
+        guard held != unfinishedBytesRecorded else { return }
+        unfinishedBytesRecorded = held
+        unfinishedBudget.record(held, heldBy: ObjectIdentifier(self), on: context.channel)
     }
 }

@@ -541,12 +541,15 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         context?.close(promise: nil)
     }
 
-    /// What the client did that closes its connection, in words for the log: two rules of time a client that speaks
-    /// the protocol well may still break (a slow reader, a stalled writer), and the protocol itself.
+    /// What the client did that closes its connection, in words for the log: three rules a client that speaks the
+    /// protocol well may still break (a slow reader, a stalled writer, the largest of too many unfinished messages),
+    /// and the protocol itself.
     private static func fault(_ code: VarlinkProtocolError.Code) -> String {
         switch code {
         case .sendTimeout: return "the client left its replies unread too long"
         case .partialMessageTimeout: return "the client left a message unfinished too long"
+        case .unfinishedMessagesOverLimit:
+            return "the clients' unfinished messages went over the limit, and this client's was the largest"
         default: return "the client broke the protocol"
         }
     }

@@ -54,6 +54,8 @@ public final class VarlinkServer: Sendable {
     private var configuration: VarlinkServerConfiguration { settings.value }
     private let logger: Logger
     private let registry: ConnectionRegistry
+    /// The bytes of unfinished messages all connections hold, against ``VarlinkServerConfiguration/maxUnfinishedBytes``.
+    private let unfinishedBudget: UnfinishedMessageBudget
     /// The budget of "Refused a Varlink connection" lines: a client may connect in a loop.
     private let refusalLog = LogBudget()
 
@@ -68,10 +70,12 @@ public final class VarlinkServer: Sendable {
         socketFile: SocketFileIdentity?,
         service: VarlinkService,
         settings: ConfigurationCell,
+        unfinishedBudget: UnfinishedMessageBudget,
         isPrivilegedPeer: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool,
         logger: Logger
     ) {
         self.listener = listener
+        self.unfinishedBudget = unfinishedBudget
         self.socketPath = socketPath
         self.socketFile = socketFile
         self.service = service
@@ -129,12 +133,18 @@ public final class VarlinkServer: Sendable {
             }
         )
         let settings = ConfigurationCell(configuration)
+        let unfinishedBudget = UnfinishedMessageBudget(limit: configuration.maxUnfinishedBytes)
         let listener: NIOAsyncChannel<AcceptedConnection, Never>
         do {
             listener = try await bootstrap(eventLoopGroup, configuration: configuration)
                 .bind(
                     descriptor,
-                    childChannelInitializer: initializer(service: service, settings: settings, logger: logger)
+                    childChannelInitializer: initializer(
+                        service: service,
+                        settings: settings,
+                        unfinishedBudget: unfinishedBudget,
+                        logger: logger
+                    )
                 )
         } catch {
             await removeSocketFile(unixSocketPath, ifStill: socketFile)
@@ -146,6 +156,7 @@ public final class VarlinkServer: Sendable {
             socketFile: socketFile,
             service: service,
             settings: settings,
+            unfinishedBudget: unfinishedBudget,
             isPrivilegedPeer: isPrivilegedPeer,
             logger: logger
         )
@@ -170,10 +181,16 @@ public final class VarlinkServer: Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkServer {
         let settings = ConfigurationCell(configuration)
+        let unfinishedBudget = UnfinishedMessageBudget(limit: configuration.maxUnfinishedBytes)
         let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
             .bind(
                 listeningSocket,
-                childChannelInitializer: initializer(service: service, settings: settings, logger: logger)
+                childChannelInitializer: initializer(
+                    service: service,
+                    settings: settings,
+                    unfinishedBudget: unfinishedBudget,
+                    logger: logger
+                )
             )
         return VarlinkServer(
             listener: listener,
@@ -181,6 +198,7 @@ public final class VarlinkServer: Sendable {
             socketFile: nil,
             service: service,
             settings: settings,
+            unfinishedBudget: unfinishedBudget,
             isPrivilegedPeer: isPrivilegedPeer,
             logger: logger
         )
@@ -200,15 +218,23 @@ public final class VarlinkServer: Sendable {
     }
 
     /// What each accepted socket goes through, with the configuration in force when it comes; its connections share
-    /// one budget of "the client broke the protocol" lines.
+    /// one budget of "the client broke the protocol" lines and one of unfinished messages.
     private static func initializer(
         service: VarlinkService,
         settings: ConfigurationCell,
+        unfinishedBudget: UnfinishedMessageBudget,
         logger: Logger
     ) -> @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> {
         let closingLog = LogBudget()
         return { channel in
-            initialize(channel, service: service, configuration: settings.value, closingLog: closingLog, logger: logger)
+            initialize(
+                channel,
+                service: service,
+                configuration: settings.value,
+                closingLog: closingLog,
+                unfinishedBudget: unfinishedBudget,
+                logger: logger
+            )
         }
     }
 
@@ -217,6 +243,7 @@ public final class VarlinkServer: Sendable {
         service: VarlinkService,
         configuration: VarlinkServerConfiguration,
         closingLog: LogBudget,
+        unfinishedBudget: UnfinishedMessageBudget,
         logger: Logger
     ) -> EventLoopFuture<AcceptedConnection> {
         VarlinkPeerCredentials.read(from: channel).flatMapThrowing { peer in
@@ -226,6 +253,7 @@ public final class VarlinkServer: Sendable {
                 peer: peer,
                 configuration: configuration,
                 closingLog: closingLog,
+                unfinishedBudget: unfinishedBudget,
                 logger: logger
             )
             return AcceptedConnection(connection)
@@ -276,9 +304,12 @@ public final class VarlinkServer: Sendable {
     public var connectionCount: Int { registry.count }
 
     /// Puts `configuration` in force for the connections accepted from now on: their limits, time-outs and message
-    /// bounds. The connections served already keep the ones they started with; none is closed by the change.
+    /// bounds. The connections served already keep the ones they started with; none is closed by the change. The
+    /// limit on all connections' unfinished messages is the exception: it is one for all, and counts from the next
+    /// message a connection leaves unfinished.
     public func apply(_ configuration: VarlinkServerConfiguration) {
         settings.value = configuration
+        unfinishedBudget.limit = configuration.maxUnfinishedBytes
         registry.updateLimits(
             maxConnections: configuration.maxConnections,
             maxConnectionsPerUID: configuration.maxConnectionsPerUID,
@@ -325,7 +356,7 @@ public final class VarlinkServer: Sendable {
 
 // MARK: - One connection, without a listening socket
 
-/// A connection set up by ``VarlinkServer/makeConnection(_:service:peer:configuration:closeReason:closingLog:logger:)``, to be
+/// A connection set up by ``VarlinkServer/makeConnection(_:service:peer:configuration:closeReason:closingLog:unfinishedBudget:logger:)``, to be
 /// served by ``VarlinkServer/serveConnection(_:logger:onShutdown:)``.
 package struct ServedConnection: Sendable {
     /// The connection's channel.
@@ -338,7 +369,8 @@ package struct ServedConnection: Sendable {
 extension VarlinkServer {
     /// Puts a server connection's handlers on `channel`: the send timeout (which records why it closed a connection in
     /// `closeReason`), the partial-message timeout and the NUL framing with the configured size limit, as one handler
-    /// (`VarlinkServerFrameHandler`), then the connection itself, which keeps what arrives until
+    /// (`VarlinkServerFrameHandler`, which tells `unfinishedBudget` what it holds of an unfinished message), then the
+    /// connection itself, which keeps what arrives until
     /// ``serveConnection(_:logger:onShutdown:)`` starts it.
     ///
     /// Every accepted socket goes through this; so may an in-process channel (a fuzzer's or a test's
@@ -352,6 +384,7 @@ extension VarlinkServer {
         configuration: VarlinkServerConfiguration,
         closeReason: CloseReason = CloseReason(),
         closingLog: LogBudget = LogBudget(),
+        unfinishedBudget: UnfinishedMessageBudget? = nil,
         logger: Logger
     ) throws -> ServedConnection {
         let pipeline = channel.pipeline.syncOperations
@@ -361,7 +394,8 @@ extension VarlinkServer {
                 sendTimeout: timeAmount(configuration.sendTimeout),
                 onSendTimeout: { closeReason.record($0) },
                 partialMessageTimeout: timeAmount(configuration.partialMessageTimeout),
-                maxMessageSize: configuration.maxMessageSize
+                maxMessageSize: configuration.maxMessageSize,
+                unfinishedBudget: unfinishedBudget
             )
         )
         let connection = Connection(
@@ -384,7 +418,7 @@ extension VarlinkServer {
         )
     }
 
-    /// Serves one connection made by ``makeConnection(_:service:peer:configuration:closeReason:closingLog:logger:)`` until it
+    /// Serves one connection made by ``makeConnection(_:service:peer:configuration:closeReason:closingLog:unfinishedBudget:logger:)`` until it
     /// has closed and its handlers have returned: parses calls, runs the connection's state machine, dispatches to
     /// the service, writes replies in order. Never throws.
     ///

@@ -7,6 +7,12 @@ public struct VarlinkServerConfiguration: Sendable, Hashable {
     /// The largest message accepted, in bytes, not counting the NUL terminator. Checked before parsing; a larger
     /// message closes the connection. Default: 1 MiB.
     public var maxMessageSize: Int = 1 << 20
+    /// The most bytes of unfinished messages (begun, their NUL not arrived yet) the server holds for all its
+    /// connections together. When they pass it, the connections that hold the most are closed, largest first, until
+    /// the rest fit (``VarlinkProtocolError/Code/unfinishedMessagesOverLimit``): ``maxMessageSize`` bounds one
+    /// message, this the many a client could leave unfinished on many connections. Keep it at least
+    /// ``maxMessageSize``, or a lone message that large closes its connection. Default: 16 MiB.
+    public var maxUnfinishedBytes: Int = 16 << 20
     /// The deepest nesting of arrays and objects in a message. Deeper closes the connection. Default: 64.
     public var maxJSONDepth: Int = 64
     /// The most connections served at once; more are closed as soon as they are accepted. Default: 4096.

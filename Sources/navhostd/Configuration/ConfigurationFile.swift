@@ -233,12 +233,12 @@ private struct Reader {
         var limits = LimitSettings()
         for (field, value, keyNode) in try mapping(node, key: "limits") {
             let key = "limits.\(field)"
-            if field == "max-message-size" {
+            if let size = LimitSettings.sizes.first(where: { $0.key == field }) {
                 let text = try string(value, key: key)
-                guard let size = ByteCount(argument: text), size.bytes >= 1024 else {
+                guard let bytes = ByteCount(argument: text), bytes.bytes >= 1024 else {
                     throw error(value, key, "\"\(text)\" is not a size of at least 1K, like 64K or 1M")
                 }
-                limits.maxMessageSize = size.bytes
+                limits[keyPath: size.path] = bytes.bytes
             } else if let count = LimitSettings.counts.first(where: { $0.key == field }) {
                 limits[keyPath: count.path] = try self.count(value, key: key, least: count.least)
             } else if let time = LimitSettings.times.first(where: { $0.key == field }) {

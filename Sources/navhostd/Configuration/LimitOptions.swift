@@ -19,6 +19,15 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "How many bytes of unfinished messages (begun, their NUL not arrived yet) the daemon holds for all clients together; K and M mean KiB and MiB. Past it, the connections holding the most are closed, largest first, until the rest fit. At least --max-message-size, which raises the default when it is larger. (default: 16M)",
+            valueName: "size"
+        ),
+        transform: ByteCount.parse
+    )
+    var maxUnfinishedTotal: ByteCount?
+
+    @Option(
+        help: ArgumentHelp(
             "How deep arrays and objects may nest in a message. Deeper closes the connection. (default: 64)",
             valueName: "depth"
         )
@@ -146,6 +155,7 @@ struct LimitOptions: ParsableArguments {
     var settings: LimitSettings {
         LimitSettings(
             maxMessageSize: maxMessageSize?.bytes,
+            maxUnfinishedTotal: maxUnfinishedTotal?.bytes,
             maxJSONDepth: maxJSONDepth,
             maxConnections: maxConnections,
             maxConnectionsPerUID: maxConnectionsPerUID,

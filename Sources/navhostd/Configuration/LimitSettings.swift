@@ -9,6 +9,7 @@ import NavHostVarlink
 /// `max-connections`, `intent-timeout`, ….
 struct LimitSettings: Sendable, Equatable {
     var maxMessageSize: Int?
+    var maxUnfinishedTotal: Int?
     var maxJSONDepth: Int?
     var maxConnections: Int?
     var maxConnectionsPerUID: Int?
@@ -31,6 +32,11 @@ struct LimitSettings: Sendable, Equatable {
     }
 
     // MARK: Keys
+
+    /// The keys of the sizes in bytes (`64K`, `1M`), each at least 1K.
+    static var sizes: [(key: String, path: WritableKeyPath<LimitSettings, Int?>)] {
+        [("max-message-size", \.maxMessageSize), ("max-unfinished-total", \.maxUnfinishedTotal)]
+    }
 
     /// The keys of the counts, each with the least value it takes.
     static var counts: [(key: String, least: Int, path: WritableKeyPath<LimitSettings, Int?>)] {
@@ -60,14 +66,14 @@ struct LimitSettings: Sendable, Equatable {
     }
 
     /// Every key, for the configuration file's error messages.
-    static var keys: [String] { ["max-message-size"] + counts.map(\.key) + times.map(\.key) }
+    static var keys: [String] { sizes.map(\.key) + counts.map(\.key) + times.map(\.key) }
 
     // MARK: Layering
 
     /// These settings with every limit `later` gives in place of this one's.
     func overridden(by later: LimitSettings) -> LimitSettings {
         var merged = self
-        merged.maxMessageSize = later.maxMessageSize ?? maxMessageSize
+        for size in Self.sizes { merged[keyPath: size.path] = later[keyPath: size.path] ?? self[keyPath: size.path] }
         for count in Self.counts {
             merged[keyPath: count.path] = later[keyPath: count.path] ?? self[keyPath: count.path]
         }
@@ -77,20 +83,20 @@ struct LimitSettings: Sendable, Equatable {
 
     // MARK: Checking
 
-    /// The first value that makes no sense, if any: a count below its least value, a message size under 1K, a time
-    /// limit that may not be off; and with `crossChecking`, as many reserved connections as connections (with the
-    /// defaults filled in: check that on the layered settings, not on one source).
+    /// The first value that makes no sense, if any: a count below its least value, a size under 1K, a time limit that
+    /// may not be off; and with `crossChecking`, as many reserved connections as connections, or less room for all
+    /// clients' unfinished messages than for one message (with the defaults filled in: check that on the layered
+    /// settings, not on one source).
     func firstProblem(crossChecking: Bool = true) -> Problem? {
         for count in Self.counts {
             if let value = self[keyPath: count.path], value < count.least {
                 return Problem(key: count.key, message: "must be at least \(count.least), not \(value)")
             }
         }
-        if let size = maxMessageSize, size < 1024 {
-            return Problem(
-                key: "max-message-size",
-                message: "must be at least 1K: a smaller one refuses ordinary calls"
-            )
+        for size in Self.sizes {
+            if let value = self[keyPath: size.path], value < 1024 {
+                return Problem(key: size.key, message: "must be at least 1K: a smaller one refuses ordinary calls")
+            }
         }
         for time in Self.times where !time.mayBeOff {
             if let limit = self[keyPath: time.path], limit.duration == nil {
@@ -105,6 +111,13 @@ struct LimitSettings: Sendable, Equatable {
                 message: "must be less than max-connections (\(resolvedMaxConnections)), not \(resolvedReserved)"
             )
         }
+        if crossChecking, maxUnfinishedTotal != nil, resolvedUnfinishedTotal < resolvedMaxMessageSize {
+            return Problem(
+                key: "max-unfinished-total",
+                message: "must be at least max-message-size (\(resolvedMaxMessageSize)), not "
+                    + "\(resolvedUnfinishedTotal): one message that large would close its connection"
+            )
+        }
         return nil
     }
 
@@ -114,7 +127,8 @@ struct LimitSettings: Sendable, Equatable {
     /// (they are the daemon's, one place for both).
     var server: VarlinkServerConfiguration {
         var configuration = VarlinkServerConfiguration()
-        configuration.maxMessageSize = maxMessageSize ?? configuration.maxMessageSize
+        configuration.maxMessageSize = resolvedMaxMessageSize
+        configuration.maxUnfinishedBytes = resolvedUnfinishedTotal
         configuration.maxJSONDepth = maxJSONDepth ?? configuration.maxJSONDepth
         configuration.maxConnections = resolvedMaxConnections
         configuration.maxConnectionsPerUID = maxConnectionsPerUID ?? configuration.maxConnectionsPerUID
@@ -140,6 +154,11 @@ struct LimitSettings: Sendable, Equatable {
     /// How long plugin code may hold the main thread; `nil` for no limit.
     var stallDuration: Duration? { (stallLimit ?? TimeLimit(.seconds(10))).duration }
 
+    private var resolvedMaxMessageSize: Int { maxMessageSize ?? VarlinkServerConfiguration().maxMessageSize }
+    /// The room asked for, else the default, raised to a `max-message-size` larger than it.
+    private var resolvedUnfinishedTotal: Int {
+        maxUnfinishedTotal ?? max(VarlinkServerConfiguration().maxUnfinishedBytes, resolvedMaxMessageSize)
+    }
     private var resolvedMaxConnections: Int { maxConnections ?? VarlinkServerConfiguration().maxConnections }
     /// The reserve asked for, else the default, lowered below a `max-connections` smaller than it.
     private var resolvedReserved: Int {
