@@ -56,9 +56,9 @@ package final class UnfinishedMessageBudget: Sendable {
     /// Notes that the connection `holder`, on `channel`, now holds `bytes` of an unfinished message (0 once it holds
     /// none); when that takes the total past the limit, closes the connections that hold the most until the rest fit.
     ///
-    /// Each connection closed gets a ``VarlinkProtocolError`` fired down its pipeline on its own event loop, after
-    /// this returns: its handlers log and close it as for any protocol error, and its frame handler then calls
-    /// ``release(_:)``.
+    /// Each connection closed gets a ``VarlinkProtocolError`` fired down its pipeline, before this returns when it is
+    /// on the caller's event loop (the caller's own connection among them), else on its own loop: its handlers log and
+    /// close it as for any protocol error, and its frame handler then calls ``release(_:)``.
     ///
     /// - Returns: The connections closed, the largest first.
     @discardableResult
@@ -71,7 +71,13 @@ package final class UnfinishedMessageBudget: Sendable {
         }
         for eviction in evictions {
             let (channel, error) = (eviction.channel, eviction.error)
-            channel.eventLoop.execute { channel.pipeline.fireErrorCaught(error) }
+            // At once on this loop, so the bytes go with the connection before another read comes: deferred, every
+            // connection the loop reads meanwhile could be closed in turn with its bytes still held.
+            if channel.eventLoop.inEventLoop {
+                channel.pipeline.fireErrorCaught(error)
+            } else {
+                channel.eventLoop.execute { channel.pipeline.fireErrorCaught(error) }
+            }
         }
         return evictions.map(\.holder)
     }
