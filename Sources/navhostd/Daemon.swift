@@ -15,10 +15,11 @@ import UnixSignals
 ///
 /// Start-up order: logging, plugins, sessions, the Varlink service, the socket, the plugins folder's watch, the signal
 /// handlers, then `READY=1`.
-/// The server, the reload handler, the plugins folder's follower and the watchdog run as child tasks of one task group (the shape of
-/// swift-service-lifecycle's `ServiceGroup`, which the daemon did not use while the SDK's `JSONObject` was another
-/// package's type that a second static copy would break; since SDK 2.0 it is NavHost's own). SIGTERM (or SIGINT) shuts down gracefully: `STOPPING=1`, no new connections, in-flight
-/// replies finished, watchers ended.
+/// The server, the reload handler, the plugins folder's follower and the watchdog run as child tasks of one plain
+/// task group, the shape of swift-service-lifecycle's `ServiceGroup` without the package: the stop is ordered (the
+/// server drains its connections first, then the other parts are cancelled, then the sessions settle their last
+/// writes), and the group's loop says that order in one place. SIGTERM (or SIGINT) shuts down gracefully: `STOPPING=1`, no new
+/// connections, in-flight replies finished, watchers ended.
 struct Daemon {
     let configuration: DaemonConfiguration
     /// The configuration files the configuration was read from, main file first.

@@ -9,7 +9,7 @@ import Testing
 
 @testable import NavHostVarlink
 
-/// `VarlinkServer.makeConnectionChannel` and `serveConnection`, the seam the fuzzer drives: a connection served over
+/// `VarlinkServer.makeConnection` and `serveConnection`, the seam the fuzzer drives: a connection served over
 /// an in-process channel behaves as one served over a socket.
 @Suite("A Varlink connection served in-process")
 struct InProcessConnectionTests {
