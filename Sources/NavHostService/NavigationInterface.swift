@@ -251,16 +251,19 @@ private final class NavigationHandlers: Sendable {
 
     /// The error reply to a `Send` whose intent ran and failed (`IntentFailed`, `IntentTimedOut`, `ScreenClosed`):
     /// once what it changed before it failed is on disk. The error says that what the intent did stays — navigation
-    /// it asked for, restorable state it changed — so that is durable first, as for an answer that it is done. A call
-    /// refused before its intent ran (`IntentNotFound`, `InvalidIntentArguments`…) changed nothing and is answered at
-    /// once, whatever other calls left to write. A write that fails instead throws its own error (`StorageFailed`:
+    /// it asked for, restorable state it changed — so that is durable first, as for an answer that it is done; so is
+    /// a refusal that follows the intent's work (`IntentNotFound` or `InvalidIntentArguments` thrown by the ViewModel
+    /// itself, or by a screen a reload rebuilt under the intent: ``NavigationError/intentRan``). A call refused before
+    /// its intent ran changed nothing and is answered at once, whatever other calls left to write. A write that fails instead throws its own error (`StorageFailed`:
     /// what the intent did was taken back), unless the session was closed meanwhile: then the failure stands.
     private func failureReply(
         _ failure: NavigationError,
         _ session: NavigationSession,
         takeBacks: Int
     ) throws -> VarlinkCallStart {
-        guard [.intentFailed, .intentTimedOut, .screenClosed].contains(failure.code) else { throw failure }
+        guard [.intentFailed, .intentTimedOut, .screenClosed].contains(failure.code) || failure.intentRan else {
+            throw failure
+        }
         do {
             if try sessions.commitAtOnce(session, takeBacks: takeBacks) { throw failure }
         } catch let closed as NavigationError where closed.code == .sessionNotFound {

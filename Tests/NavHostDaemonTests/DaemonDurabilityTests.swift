@@ -319,6 +319,52 @@ struct DaemonDurabilityTests {
         try await daemon.terminate()
     }
 
+    @Test(
+        "A Send whose ViewModel throws IntentError itself, after it changed things, keeps them across kill -9 right after the refusal"
+    )
+    func selfRefusedSendsKeepWhatTheyDid() async throws {
+        // Slowed writes: a refusal answered before its changes are on disk is caught every time, not by chance.
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            sessions: ["main=faulty.main"],
+            extraArguments: Self.slowStateWrites
+        )
+        var nav = try await NavigationClient.connect(to: daemon)
+        var lost: [String] = []
+        let rounds = 6
+        for round in 0..<rounds {
+            _ = try await nav.call("Replace", ["routes": [["route": "faulty.main"]]])
+            _ = try await DaemonDurabilityTests.durable(of: "main", through: nav)
+            // Opens a screen, then refuses as if its arguments were wrong; or sets the note, then refuses as if it
+            // were no intent of the screen's. The refusal is the ViewModel's own, after it changed things.
+            let opens = round.isMultiple(of: 2)
+            let note = "r\(round)"
+            let refusal = await #expect(throws: VarlinkError.self) {
+                if opens {
+                    try await nav.call("Send", ["intent": "onTappedOpenThenRefuse"])
+                } else {
+                    let arguments: JSONValue = ["text": .string(note)]
+                    try await nav.call("Send", ["intent": "onChangedNoteThenRefuse", "arguments": arguments])
+                }
+            }
+            let expected = "io.navhost.Navigation." + (opens ? "InvalidIntentArguments" : "IntentNotFound")
+            #expect(refusal?.name == expected, "\(String(describing: refusal))")
+            try await daemon.crash()
+            try await daemon.restart()
+            nav = try await NavigationClient.connect(to: daemon)
+            let routes = try await nav.routes()
+            if opens, routes != ["faulty.main", "faulty.main"] {
+                lost.append("round \(round): the screen the refused intent opened is gone: \(routes)")
+            }
+            if !opens, try await nav.topState()["note"] != .string(note) {
+                lost.append("round \(round): the note \(note) the refused intent set is gone")
+            }
+        }
+        print("durability of self-refused Sends: \(rounds) refusals, \(rounds) kills, \(lost.count) lost")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+
     /// Waits (as ``pollUntil(within:_:)`` does) until the top screen's state is loaded; records an issue of its own if not.
     static func waitUntilLoaded(_ nav: NavigationClient, session: String = "main") async throws {
         let loaded = try await pollUntil { try await nav.topState(session: session)["status"] == "loaded" }

@@ -16,6 +16,11 @@ public struct NavigationError: Error, Sendable, Hashable {
     public var message: String
     /// Facts a client can act on, keyed by name.
     public var parameters: JSONObject
+    /// Whether the intent this error answers ran, or ran in part, before it: a ViewModel that threw the SDK's
+    /// `IntentError` itself, or an intent delivered again to a screen a reload rebuilt. What the intent changed
+    /// meanwhile stays, so the error is answered once that is on disk, as `IntentFailed` is; an intent refused before
+    /// its ViewModel saw it changed nothing and is answered at once.
+    package var intentRan = false
 
     public init(_ code: Code, _ message: String, parameters: JSONObject = JSONObject()) {
         self.code = code

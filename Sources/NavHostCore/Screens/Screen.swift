@@ -250,8 +250,14 @@ final class Screen {
                 onStateMayHaveChanged?(self)
             }
             return
+        case .finished(let notDelivered as IntentNotDelivered):
+            throw navigationError(for: notDelivered.refusal)
         case .finished(let error as IntentError):
-            throw navigationError(for: error)
+            // The ViewModel's own, thrown as the SDK's refusal: answered as one, once what it changed before is on
+            // disk (it may have navigated, or changed its restorable state).
+            var refusal = navigationError(for: error)
+            refusal.intentRan = true
+            throw refusal
         case .finished(let refusal as NavigationError):
             // The navigation the intent asked for was refused (`NavigationSession.perform`): its caller is told so
             // rather than answered as done. As `IntentFailed`, not as the refusal's own error: what the intent did

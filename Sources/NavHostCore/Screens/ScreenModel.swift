@@ -53,7 +53,12 @@ final class ScreenModel {
                 return try wrappedAsObject(JSONValueEncoder().encode(current))
             },
             handle: { message in
-                let intent = try message.decode(as: VM.Intent.self)
+                let intent: VM.Intent
+                do throws(IntentError) {
+                    intent = try message.decode(as: VM.Intent.self)
+                } catch {
+                    throw IntentNotDelivered(refusal: error)
+                }
                 try await viewModel.handle(intent)
             },
             trackState: { onChange in
@@ -169,4 +174,10 @@ private func equality<Value>(of type: Value.Type) -> (@Sendable (Value, Value) -
 
 private func equality<Value: Equatable>(opening type: Value.Type) -> Any {
     { @Sendable (first: Value, second: Value) -> Bool in first == second }
+}
+
+/// An intent the ViewModel never saw: its name or arguments do not fit its `Intent` (the SDK's decoding refused it).
+/// Told apart from an `IntentError` the ViewModel throws itself, which may follow changes it made.
+struct IntentNotDelivered: Error {
+    let refusal: IntentError
 }

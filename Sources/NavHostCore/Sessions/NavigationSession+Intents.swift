@@ -48,18 +48,29 @@ extension NavigationSession {
 extension NavigationSession {
     /// Delivers `intent` to `target`, and again to the screen a reload rebuilt in its place if it closes meanwhile,
     /// with what is left of the intent's time limit (`deadline`, once its first delivery started the clock).
+    ///
+    /// A refusal by a rebuilt screen (its new build has no such intent, or takes other arguments) follows the first
+    /// delivery's work: it is marked so (``NavigationError/intentRan``), and answered once that work is on disk.
     fileprivate func startSending(
         _ intent: IntentMessage,
         to target: Screen,
-        deadline: IntentDeadline? = nil
+        deadline: IntentDeadline? = nil,
+        deliveredBefore: Bool = false
     ) throws(NavigationError) -> CallProgress<Void> {
         var target = target
+        var deliveredBefore = deliveredBefore
         while true {
             let progress: CallProgress<Void>
             do {
                 progress = try target.startSending(intent, deadline: deadline)
             } catch {
-                target = try redeliveryTarget(after: error, from: target, intent: intent)
+                target = try redeliveryTarget(
+                    after: error,
+                    from: target,
+                    intent: intent,
+                    deliveredBefore: deliveredBefore
+                )
+                deliveredBefore = true
                 continue
             }
             guard case .suspended(let rest) = progress else { return progress }
@@ -69,19 +80,30 @@ extension NavigationSession {
                 do throws(NavigationError) {
                     try await rest()
                 } catch {
-                    let rebuilt = try redeliveryTarget(after: error, from: target, intent: intent)
-                    try await startSending(intent, to: rebuilt, deadline: deadline).value
+                    let rebuilt = try redeliveryTarget(
+                        after: error,
+                        from: target,
+                        intent: intent,
+                        deliveredBefore: true
+                    )
+                    try await startSending(intent, to: rebuilt, deadline: deadline, deliveredBefore: true).value
                 }
             }
         }
     }
 
     /// The rebuilt screen to deliver `intent` to again after `target` answered `error`; rethrows any other error.
+    ///
+    /// - Parameter deliveredBefore: Whether `target` itself had the intent delivered again: then a refusal of it is
+    ///   marked as following the first delivery's work (``NavigationError/intentRan``).
     private func redeliveryTarget(
         after error: NavigationError,
         from target: Screen,
-        intent: IntentMessage
+        intent: IntentMessage,
+        deliveredBefore: Bool
     ) throws(NavigationError) -> Screen {
+        var error = error
+        if deliveredBefore { error.intentRan = true }
         switch error.code {
         case .screenClosed:
             // Only a screen closed to be rebuilt (a reload, a take-back of its state) hands its intent on: one that a

@@ -17,7 +17,8 @@ public func navhostFeatureEntry() -> UnsafeMutableRawPointer {
 /// One screen, `faulty.main`, whose intents take the main thread down in three ways; `onTappedCount` behaves,
 /// `onTappedHold` and `onTappedHoldInSlices` hold the main thread for a while, and `onTappedOpenThenFail`,
 /// `onTappedOpenThenFailLater` (after a suspension) and `onChangedNoteThenFail` throw after opening another
-/// `faulty.main` or changing the restorable note; the intents that end in `Hang` do the same and then wait past any
+/// `faulty.main` or changing the restorable note, and the `Refuse` ones throw the SDK's `IntentError` after it, as
+/// if the intent had been refused before it ran; the intents that end in `Hang` do the same and then wait past any
 /// time limit, and the `Saved` ones write `saved` to the feature's store, slowly.
 final class FaultyFeature: FeatureModule {
     let name = "Faulty"
@@ -124,6 +125,10 @@ final class FaultyViewModel: RestorableViewModel {
         case onTappedOpenThenFailLater
         /// Sets the restorable note, then fails.
         case onChangedNoteThenFail(text: String)
+        /// Opens another `faulty.main` above this one, then throws the SDK's `IntentError.invalidArguments` itself.
+        case onTappedOpenThenRefuse
+        /// Sets the restorable note, then throws the SDK's `IntentError.unknownIntent` itself.
+        case onChangedNoteThenRefuse(text: String)
         /// Opens another `faulty.main` above this one, then waits an hour (until cancelled).
         case onTappedOpenThenHang
         /// Sets the restorable note, then waits an hour (until cancelled).
@@ -141,7 +146,8 @@ final class FaultyViewModel: RestorableViewModel {
 
         static let names = [
             "onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold", "onTappedHoldInSlices",
-            "onTappedOpenThenFail", "onTappedOpenThenFailLater", "onChangedNoteThenFail", "onTappedOpenThenHang",
+            "onTappedOpenThenFail", "onTappedOpenThenFailLater", "onChangedNoteThenFail", "onTappedOpenThenRefuse",
+            "onChangedNoteThenRefuse", "onTappedOpenThenHang",
             "onChangedNoteThenHang", "onChangedSavedSlowly", "onChangedNoteThenSavedInASecond",
             "onChangedNoteThenSavedInAnHour",
         ]
@@ -196,6 +202,15 @@ final class FaultyViewModel: RestorableViewModel {
         case .onChangedNoteThenFail(let text):
             state.note = text
             throw FailedOnPurpose()
+        case .onTappedOpenThenRefuse:
+            _ = router.navigate(to: .main)
+            throw IntentError.invalidArguments(
+                intent: "onTappedOpenThenRefuse",
+                reason: "refused after it opened a screen"
+            )
+        case .onChangedNoteThenRefuse(let text):
+            state.note = text
+            throw IntentError.unknownIntent("onChangedNoteThenRefuse")
         case .onTappedOpenThenHang:
             _ = router.navigate(to: .main)
             try await Task.sleep(for: .seconds(3600))
