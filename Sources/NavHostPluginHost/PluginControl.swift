@@ -126,6 +126,19 @@ public final class PluginControl {
             {
                 throw .refused(reason)
             }
+            // What the manifest alone refuses (another plugin of the name loaded, a route another serves, the SDK,
+            // the dependencies) is refused before anything is written: refused after the write, the change stayed on
+            // disk until it was taken back, and a kill -9 between made the restart load this folder in place of one
+            // a Load acknowledged before (a durability review).
+            if case .success(let manifest) = PluginDirectory.readManifest(in: directory),
+                registry.status(named: manifest.name)?.directory != directory
+            {
+                do throws(QuarantineReason) {
+                    try registry.checkCompatibility(of: manifest, replacing: nil)
+                } catch {
+                    throw .refused(error)
+                }
+            }
             return try await changeDurably(directory, noting: { $0.noteLoaded(directory, pluginsFolder: $1) }) {
                 () throws(PluginRegistry.ChangeError) -> PluginStatus in
                 if let serving = try servingBuild(in: directory) { return serving }
@@ -186,56 +199,65 @@ public final class PluginControl {
     ///   loaded plugin lists it as a hard dependency or it serves a session's configured root route (`inUse`), or
     ///   the change cannot be written (`storageFailed`); then nothing changed.
     public func unload(_ name: String) async throws(PluginRegistry.ChangeError) {
+        // With no session being opened meanwhile: one opened at the plugin's routes while the change is written would
+        // have the unload refused after the write (``SessionRegistry/whileNoSessionIsListed(_:)``).
         try await loadsAndUnloads.take { () async throws(PluginRegistry.ChangeError) in
-            // Folders that hold a plugin of this name but could not load (loaded by hand, their folder gone at start
-            // or beside the plugins folder's plugin of the name; a copy in the plugins folder under another folder
-            // name) go too: a restart, or the retry after this unload, would bring the name back.
-            var stranded = strandedFolders(named: name)
-            guard registry.status(named: name)?.isLoaded == true || stranded.isEmpty else {
+            try await sessions.whileNoSessionIsListed { () async throws(PluginRegistry.ChangeError) in
+                try await unloadInTurn(name)
+            }
+        }
+    }
+
+    /// ``unload(_:)``, once it has the turns.
+    private func unloadInTurn(_ name: String) async throws(PluginRegistry.ChangeError) {
+        // Folders that hold a plugin of this name but could not load (loaded by hand, their folder gone at start
+        // or beside the plugins folder's plugin of the name; a copy in the plugins folder under another folder
+        // name) go too: a restart, or the retry after this unload, would bring the name back.
+        var stranded = strandedFolders(named: name)
+        guard registry.status(named: name)?.isLoaded == true || stranded.isEmpty else {
+            try await changeDurably(
+                stranded.joined(separator: " "),
+                noting: { overrides, folder in
+                    for path in stranded { overrides.noteUnloaded(path, pluginsFolder: folder) }
+                }
+            ) { () throws(PluginRegistry.ChangeError) in
+                for row in forgetStranded(stranded) {
+                    publish(.removed(row.name, version: row.version, folder: row.directory))
+                }
+            }
+            return
+        }
+        // A plugin that moved to another folder while the change was written (its folder renamed) is unloaded
+        // from there, with that folder written down instead; one the folder watcher has not unloaded yet (it
+        // waits for the folder to settle) has its new folder refused as a copy meanwhile, written down the same
+        // way on the next attempt.
+        for attempt in 1...3 {
+            if attempt > 1 { stranded = strandedFolders(named: name) }
+            let directory = try checkUnload(name)
+            var moved = false
+            do throws(PluginRegistry.ChangeError) {
                 try await changeDurably(
-                    stranded.joined(separator: " "),
+                    directory,
                     noting: { overrides, folder in
+                        overrides.noteUnloaded(directory, pluginsFolder: folder)
                         for path in stranded { overrides.noteUnloaded(path, pluginsFolder: folder) }
                     }
                 ) { () throws(PluginRegistry.ChangeError) in
-                    for row in forgetStranded(stranded) {
-                        publish(.removed(row.name, version: row.version, folder: row.directory))
+                    guard registry.status(named: name)?.directory == directory,
+                        Set(strandedFolders(named: name)).isSubset(of: stranded)
+                    else {
+                        moved = true
+                        throw .notLoaded(name)
                     }
+                    // Checked again: what needs it may have come while the change was written.
+                    try unload(name, because: "unloaded by a control client")
+                    if !isOfThePluginsFolder(directory) { noteUnloadedFromOutside(directory) }
+                    forgetStranded(stranded)
+                    retryWaitingPlugins()
                 }
                 return
-            }
-            // A plugin that moved to another folder while the change was written (its folder renamed) is unloaded
-            // from there, with that folder written down instead; one the folder watcher has not unloaded yet (it
-            // waits for the folder to settle) has its new folder refused as a copy meanwhile, written down the same
-            // way on the next attempt.
-            for attempt in 1...3 {
-                if attempt > 1 { stranded = strandedFolders(named: name) }
-                let directory = try checkUnload(name)
-                var moved = false
-                do throws(PluginRegistry.ChangeError) {
-                    try await changeDurably(
-                        directory,
-                        noting: { overrides, folder in
-                            overrides.noteUnloaded(directory, pluginsFolder: folder)
-                            for path in stranded { overrides.noteUnloaded(path, pluginsFolder: folder) }
-                        }
-                    ) { () throws(PluginRegistry.ChangeError) in
-                        guard registry.status(named: name)?.directory == directory,
-                            Set(strandedFolders(named: name)).isSubset(of: stranded)
-                        else {
-                            moved = true
-                            throw .notLoaded(name)
-                        }
-                        // Checked again: what needs it may have come while the change was written.
-                        try unload(name, because: "unloaded by a control client")
-                        if !isOfThePluginsFolder(directory) { noteUnloadedFromOutside(directory) }
-                        forgetStranded(stranded)
-                        retryWaitingPlugins()
-                    }
-                    return
-                } catch {
-                    guard moved, attempt < 3 else { throw error }
-                }
+            } catch {
+                guard moved, attempt < 3 else { throw error }
             }
         }
     }
@@ -681,6 +703,19 @@ extension PluginControl {
                     .inUse,
                     "session \(session.name) starts at \(session.configuredRoot.id), which \(name) serves; "
                         + howToFree(session)
+                )
+            )
+        }
+        // A session listed as opened whose opening is under way (it exists durably before it is open), or that a
+        // restart would open: it starts there too.
+        if let listed = sessions.opened.values.sorted(by: { $0.name < $1.name }).first(where: {
+            routes.contains($0.root)
+        }) {
+            throw .refused(
+                QuarantineReason(
+                    .inUse,
+                    "session \(listed.name) starts at \(listed.root), which \(name) serves; close it first "
+                        + "(navctl session close \(listed.name))"
                 )
             )
         }

@@ -468,3 +468,120 @@ extension DaemonDurabilityTests {
         }
     }
 }
+
+// MARK: - Plugin changes racing other calls
+
+extension DaemonDurabilityTests {
+    /// How a call ended: answered as done, refused with the error named, or cut off without an answer.
+    enum Answer: Equatable, CustomStringConvertible {
+        case done
+        case refused(String)
+        case unanswered
+
+        init(_ call: () async throws -> Void) async {
+            do {
+                try await call()
+                self = .done
+            } catch let error as VarlinkError {
+                self = .refused(error.name)
+            } catch {
+                self = .unanswered
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .done: "done"
+            case .refused(let name): "refused \(name)"
+            case .unanswered: "unanswered"
+            }
+        }
+    }
+
+    @Test(
+        "An Unload racing an OpenSession at the plugin's route: the one answered as done survives kill -9 right after its reply"
+    )
+    func unloadRacingOpenSession() async throws {
+        // Slowed writes widen the stretch in which the two calls overlap.
+        let plugins = try await TestPlugins.directory()
+        let daemon = try await DaemonProcess.start(plugins: plugins, extraArguments: Self.slowStateWrites)
+        var lost: [String] = []
+        var answered: [String] = []
+        let rounds = 8
+        for round in 0..<rounds {
+            let name = "race\(round)"
+            let nav = try await NavigationClient.connect(to: daemon)
+            let opening = Task {
+                await Answer { try await nav.call("OpenSession", ["name": .string(name), "root": "settings.main"]) }
+            }
+            // The Unload comes 0 to 35 ms after, while the OpenSession's list or first record is being written.
+            try await Task.sleep(for: .milliseconds(5 * round))
+            let unloading = Task {
+                await Answer { try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"]) }
+            }
+            let opened = await opening.value
+            // Killed at once after the first answer as done, before the other call has ended.
+            let unloaded = opened == .done ? Answer.unanswered : await unloading.value
+            try await daemon.crash()
+            _ = await unloading.value
+            answered.append("\(round): OpenSession \(opened), Unload \(unloaded)")
+            try await daemon.restart()
+            let states = try await Self.pluginStates(daemon)
+            let after = try await NavigationClient.connect(to: daemon)
+            let sessionBack = (try? await after.routes(session: name)) == ["settings.main"]
+            if opened == .done, !sessionBack {
+                lost.append("round \(round): the session OpenSession opened is gone; plugins \(states)")
+            }
+            if unloaded == .done, states["Settings"] != "removed" {
+                lost.append("round \(round): the unloaded Settings is back: \(states["Settings"] ?? "unlisted")")
+            }
+            // The next round starts as this one did.
+            if sessionBack { try await after.call("CloseSession", ["name": .string(name)]) }
+            if states["Settings"] != "loaded" {
+                _ = try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(plugins)/Settings")])
+            }
+            try await after.close()
+        }
+        print("Unload racing OpenSession: \(answered.joined(separator: "; "))")
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+}
+
+extension DaemonDurabilityTests {
+    @Test(
+        "A Load refused for another plugin of its name loaded by hand writes nothing: kill -9 while it is answered keeps the acknowledged one"
+    )
+    func refusedLoadWritesNothing() async throws {
+        let plugins = try await TestPlugins.directory()
+        let elsewhere = (plugins as NSString).deletingLastPathComponent + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(plugins)/Settings", toPath: "\(elsewhere)/Settings")
+        let daemon = try await DaemonProcess.start(plugins: plugins, extraArguments: Self.slowStateWrites)
+        try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
+        try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(elsewhere)/Settings")])
+        var lost: [String] = []
+        for delay in [0, 20, 40, 60, 80] {
+            // The plugins folder's Settings, while the one from elsewhere serves the name: refused (duplicateName).
+            let loading = Task {
+                await Answer {
+                    try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string("\(plugins)/Settings")])
+                }
+            }
+            try await Task.sleep(for: .milliseconds(delay))
+            try await daemon.crash()
+            let answer = await loading.value
+            #expect(answer != .done, "\(delay) ms: \(answer)")
+            try await daemon.restart()
+            let rows = try await DaemonPluginReloadTests.plugins(daemon, "List")["plugins"]?.arrayValue ?? []
+            let settings = rows.filter { $0["name"] == "Settings" }.map {
+                "\($0["folder"]?.stringValue ?? "?"): \($0["state"]?.stringValue ?? "?")"
+            }
+            if settings.sorted() != ["\(elsewhere)/Settings: loaded", "\(plugins)/Settings: removed"] {
+                lost.append("\(delay) ms: the acknowledged Load from elsewhere is undone: \(settings)")
+            }
+        }
+        #expect(lost.isEmpty, "\(lost)")
+        try await daemon.terminate()
+    }
+}

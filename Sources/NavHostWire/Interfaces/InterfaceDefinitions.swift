@@ -429,7 +429,8 @@ public enum InterfaceDefinitions {
 
         # Loads the plugin in the folder `path` (its manifest, library and resources; an absolute path, else refused with
         # fileMissing); its dependencies must be loaded. Answered once a restart loads it too: a folder outside the plugins folder is loaded at every start from then on,
-        # and one of the plugins folder unloaded by hand is no longer.
+        # and one of the plugins folder unloaded by hand is no longer. A plugin of the same name that appears in the plugins
+        # folder later is loaded first at the next start: unload it by hand (Unload), or take it out.
         method Load(path: string) -> (plugin: Plugin)
 
         # Replaces the loaded plugin `name` with the build now in its folder, loaded from a fresh private copy. Every
