@@ -87,11 +87,12 @@ deps:
 	@scripts/install-deps.sh
 
 # One build for everything (daemon, plugins, tools, tests), then each plugin is staged where the daemon loads it:
-# $(BUILD_DIR)/plugins/<Name>/{manifest.json, lib<Name>Feature.so, resources}.
+# $(BUILD_DIR)/plugins/<Name>/{manifest.json, lib<Name>Feature.so, resources}. Built and staged under a umask of 022
+# (as build-run): navhostd refuses a plugin whose folders, .build's among them, its group or others may write.
 build: deps
 	@python3 scripts/embed-interfaces.py
-	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
-	$(PLUGIN_TOOL) stage --build-dir $(BUILD_DIR) $(PLUGIN_DIRS)
+	umask 022 && $(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	umask 022 && $(PLUGIN_TOOL) stage --build-dir $(BUILD_DIR) $(PLUGIN_DIRS)
 
 # What `make run` runs, and only that, product by product: the daemon, navctl to drive it, the plugin tool that stages
 # the plugins, and the plugins, staged as `make build` stages them; no test, no fixture. Each `swift build` evaluates
@@ -104,12 +105,12 @@ RUN_PRODUCTS := navhostd navctl navhost-plugin-tool $(patsubst Plugins/%,%Featur
 
 build-run: deps
 	@python3 scripts/embed-interfaces.py
-	@for product in $(RUN_PRODUCTS); do \
+	@umask 022; for product in $(RUN_PRODUCTS); do \
 		echo "swift build -c $(CONFIG) --product $$product"; \
 		env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS -u MAKELEVEL RUN_PLUGIN_DIRS="$(PLUGIN_DIRS)" \
 			$(SWIFT) build -c $(CONFIG) --product $$product || exit 1; \
 	done
-	$(PLUGIN_TOOL) stage --build-dir $(BUILD_DIR) $(PLUGIN_DIRS)
+	umask 022 && $(PLUGIN_TOOL) stage --build-dir $(BUILD_DIR) $(PLUGIN_DIRS)
 
 # The daemon with the staged example plugins; its state stays in the build folder, its socket is the default one
 # (`$$XDG_RUNTIME_DIR/navhost/io.navhost`, or `/run/navhost/io.navhost` for root), where navctl looks. RUN_ARGS adds

@@ -74,7 +74,9 @@ public enum PluginStager {
         let retired = "\(outputDirectory)/.\(source.name).old-\(getpid())"
         try fileSystem("assemble \(final)") {
             let files = FileManager.default
+            let madeOutput = FileIO.kind(of: outputDirectory) == nil
             try files.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+            if madeOutput { try Self.setMode(0o755, of: outputDirectory) }
             try? files.removeItem(atPath: staging)
             try files.createDirectory(atPath: staging, withIntermediateDirectories: false)
             try files.copyItem(atPath: library, toPath: "\(staging)/\(manifest.library)")
@@ -85,6 +87,14 @@ public enum PluginStager {
                     atPath: "\(pluginFolder)/\(PluginSource.resourcesFolder)/\(resource)",
                     toPath: target
                 )
+            }
+            // Writable by its owner alone, whatever the umask: navhostd refuses a plugin others could change
+            // (`unsafePermissions`), and under a umask of 002 the folder and the library came out group-writable.
+            try Self.setMode(0o755, of: staging)
+            try Self.setMode(0o755, of: "\(staging)/\(manifest.library)")
+            for path in Self.files(under: staging, levels: 8, includingFolders: true) where path != manifest.library {
+                let full = "\(staging)/\(path)"
+                try Self.setMode(FileIO.kind(of: full) == .directory ? 0o755 : 0o644, of: full)
             }
         }
         // The digest of the copy: what the daemon will check.
@@ -106,17 +116,26 @@ public enum PluginStager {
         return StagedPlugin(directory: final, manifest: staged, unlistedResources: unlisted)
     }
 
-    /// The regular files under `folder` (none when it is missing), by their path from it, sorted; hidden ones left out.
-    /// Eight levels deep at most: a symbolic link to a folder above would otherwise be followed until paths overflow.
-    private static func files(under folder: String, levels: Int = 8) -> [String] {
+    /// The regular files under `folder` (none when it is missing), by their path from it, sorted; hidden ones left out;
+    /// with `includingFolders`, the folders too, each before what it holds. Eight levels deep at most: a symbolic link
+    /// to a folder above would otherwise be followed until paths overflow.
+    private static func files(under folder: String, levels: Int = 8, includingFolders: Bool = false) -> [String] {
         guard levels > 0, let entries = try? FileIO.directoryEntries(folder) else { return [] }
         return entries.filter { !$0.hasPrefix(".") }.flatMap { name -> [String] in
             switch FileIO.kind(of: "\(folder)/\(name)") {
             case .regularFile: [name]
-            case .directory: files(under: "\(folder)/\(name)", levels: levels - 1).map { "\(name)/\($0)" }
+            case .directory:
+                (includingFolders ? [name] : [])
+                    + files(under: "\(folder)/\(name)", levels: levels - 1, includingFolders: includingFolders)
+                    .map { "\(name)/\($0)" }
             default: []
             }
         }
+    }
+
+    /// Sets the permission bits of `path` to `mode`.
+    private static func setMode(_ mode: mode_t, of path: String) throws {
+        guard chmod(path, mode) == 0 else { throw FileAccessError.system("chmod", path: path, errno: errno) }
     }
 
     /// The plugin folders in `pluginsFolder`: its subfolders that hold a `plugin.json`, by name.

@@ -154,4 +154,38 @@ struct PluginStagerTests {
         }
         #expect(missing.code == .badSource && missing.message.contains("missing.json"))
     }
+
+    @Test("Staging under a umask of 002 gives the plugin modes navhostd takes: written by its owner alone")
+    func stageUnderAGroupWritableUmask() async throws {
+        let work = try ToolTestPaths.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        // Staged by the tool itself, in a shell whose umask lets the group write what it makes (a user's private
+        // group, a shared build machine): the folder it makes for the plugins too.
+        let tool = TestPaths.builtExecutable("navhost-plugin-tool")
+        let run = try await ChildProcess.run(
+            "/bin/sh",
+            [
+                "-c", "umask 002 && exec \"$0\" stage --build-dir \"$1\" --output \"$2\" \"$3\"", tool,
+                ToolTestPaths.buildDirectory, "\(work)/plugins", "\(ToolTestPaths.package)/Plugins/Products",
+            ]
+        )
+        #expect(run.status == 0, "\(run.errors)")
+        let staged = "\(work)/plugins/Products"
+        var modes: [String: String] = [:]
+        for path in [
+            "\(work)/plugins", staged, "\(staged)/libProductsFeature.so", "\(staged)/manifest.json",
+            "\(staged)/products.json",
+        ] {
+            var status = stat()
+            #expect(stat(path, &status) == 0, "\(path)")
+            modes[String(path.dropFirst(work.count + 1))] = String(status.st_mode & 0o777, radix: 8)
+        }
+        #expect(
+            modes == [
+                "plugins": "755", "plugins/Products": "755", "plugins/Products/libProductsFeature.so": "755",
+                "plugins/Products/manifest.json": "644", "plugins/Products/products.json": "644",
+            ]
+        )
+        #expect(PathSafety.problem(with: "\(staged)/manifest.json", "\(staged)/libProductsFeature.so") == nil)
+    }
 }

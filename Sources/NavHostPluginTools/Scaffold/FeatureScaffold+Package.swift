@@ -160,11 +160,12 @@ extension FeatureScaffold {
         all: build
 
         # A build or a staging that fails leaves the build staged before in place (a daemon may be loading it from
-        # there), and says so to make install, which refuses to take it for this one.
+        # there), and says so to make install, which refuses to take it for this one. Built under a umask of 022:
+        # navhostd refuses a plugin whose folders, .build's among them, its group or others may write.
         build: sdk
-        	@mkdir -p $(BUILD_DIR) && touch $(FAILED)
-        	$(SWIFT) build -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS) --product \#(name)Feature
-        	$(NAVHOST_SDK)/navhost-plugin-tool stage --build-dir $(BUILD_DIR)
+        	@umask 022 && mkdir -p $(BUILD_DIR) && touch $(FAILED)
+        	umask 022 && $(SWIFT) build -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS) --product \#(name)Feature
+        	umask 022 && $(NAVHOST_SDK)/navhost-plugin-tool stage --build-dir $(BUILD_DIR)
         	@rm -f $(FAILED)
 
         # Fails when navhostd would quarantine the plugin (a makeCoordinator that throws, a resource missing). A hard
@@ -201,8 +202,9 @@ extension FeatureScaffold {
         PLUGINDIR=<checkout>/.build/debug/plugins" >&2
         	@echo "make install: $(STAGED) -> $(DESTDIR)$(PLUGINDIR)/\#(name)"
         	@rm -rf $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/.\#(name).previous
-        	@mkdir -p $(DESTDIR)$(PLUGINDIR)
+        	@umask 022 && mkdir -p $(DESTDIR)$(PLUGINDIR)
         	@cp -R $(STAGED) $(DESTDIR)$(PLUGINDIR)/.\#(name).installing
+        	@chmod -R go-w $(DESTDIR)$(PLUGINDIR)/.\#(name).installing
         	@if test -d $(DESTDIR)$(PLUGINDIR)/\#(name); then \
         		mv $(DESTDIR)$(PLUGINDIR)/\#(name) $(DESTDIR)$(PLUGINDIR)/.\#(name).previous; fi
         	@mv $(DESTDIR)$(PLUGINDIR)/.\#(name).installing $(DESTDIR)$(PLUGINDIR)/\#(name)
