@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import NavHostCommandLine
+import NavHostKit
 import NavHostPluginHost
 
 /// `navhost-plugin-tool`: the build's and the feature author's tool for NavHost plugins.
@@ -20,6 +21,8 @@ struct NavHostPluginTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "navhost-plugin-tool",
         abstract: "Writes manifests for, stages, scaffolds and checks NavHost feature plugins.",
+        // The SDK it builds manifests for: the version a plugin it stages says it was built against.
+        version: "navhost-plugin-tool (NavHostKit \(NavHostKitVersion.current))",
         subcommands: [Manifest.self, Stage.self, New.self, List.self, Check.self, Run.self]
     )
 

@@ -330,8 +330,9 @@ extension FeatureScaffold {
         another daemon's socket). A plugin this one needs (a hard dependency in `plugin.json`) must be staged beside
         it for `make check`: copy its staged folder into `.build/debug/plugins/`.
 
-        The tests check the routes and intents the feature offers, one by one: a route or an intent you add goes into
-        them too.
+        The tests check the routes and intents the feature offers by name, and what each intent of the example does to
+        the screen's state: a route or an intent you add is checked by name at once, but what it does needs a test of
+        its own, and a state you change needs the tests that compare the whole state brought up to date.
 
         A running `navhostd` loads the plugin as soon as its folder appears in its plugins folder; then
         `navctl navigate \#(namespace).list` shows the list and `navctl send onTappedAdd title=First` adds an item.

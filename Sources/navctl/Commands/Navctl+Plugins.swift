@@ -92,6 +92,11 @@ extension Navctl.Plugins {
                 unload, and one of the plugins folder unloaded before is no longer. Prints \
                 "loaded NAME VERSION from LIBRARY". --json prints the Load reply: {"plugin":{…}}.
 
+                Refused (exit 2, with the reason) are, among others: a folder that someone other than root and the \
+                daemon's user could change, the folder or one on the way to it (unsafePermissions: chmod go-w, or \
+                copy the staged folder into the daemon's plugins folder), and a plugin whose name another folder's \
+                plugin serves (duplicateName: navctl plugins unload NAME first, or reload it).
+
                 Examples:
                   navctl plugins load /usr/lib/navhost/plugins/Orders
                   navctl plugins load ./Orders --json
