@@ -157,7 +157,7 @@ struct Daemon {
                     _ = try? notifier.notify(.reloading)
                     logger.info("Reloading")
                     // The plugins first: a session the new configuration declares may need one just dropped in.
-                    await core.reload()
+                    await core.rescanAfterHangup()
                     await reloader.reload()
                     _ = try? notifier.notify(.ready, .status(await status.line()))
                     Self.releaseFreedMemory()

@@ -201,11 +201,11 @@ final class DaemonCore {
         return (changed, needsRestart)
     }
 
-    /// What a SIGHUP does before the configuration is read again: tries a write in the state folder again; rescans
-    /// the plugin directory (loads new plugins, reloads changed ones, unloads vanished ones); then opens the sessions
-    /// whose root route was missing, saying again why one still cannot open, and tries again the removals refused
-    /// earlier.
-    func reload() async {
+    /// What a SIGHUP does before the configuration is read again (`ConfigurationReloader.reload()` does that, after
+    /// this; `Daemon.run`'s hang-up task runs both): tries a write in the state folder again; rescans the plugin
+    /// directory (loads new plugins, reloads changed ones, unloads vanished ones); then opens the sessions whose root
+    /// route was missing, saying again why one still cannot open, and tries again the removals refused earlier.
+    func rescanAfterHangup() async {
         // A SIGHUP during the stop: the sessions are closed for good, and none is opened again.
         guard !sessions.isShutDown else {
             logger.info("Ignored a reload: the daemon is stopping")

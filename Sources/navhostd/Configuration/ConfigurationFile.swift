@@ -184,8 +184,11 @@ private struct Reader {
                 switch field {
                 case "root": root = try route(fieldValue, key: fieldKey)
                 case "parameters": parameters = try object(fieldValue, key: fieldKey)
-                case "max-stack-depth": session.maxStackDepth = try count(fieldValue, key: fieldKey, least: 1)
-                case "intent-timeout": session.intentTimeout = try time(fieldValue, key: fieldKey, mayBeOff: true)
+                // Bounded as the daemon-wide limit of the name is (`LimitSettings`), in one place for both.
+                case "max-stack-depth":
+                    session.maxStackDepth = try count(fieldValue, key: fieldKey, least: LimitSettings.least(of: field))
+                case "intent-timeout":
+                    session.intentTimeout = try time(fieldValue, key: fieldKey, mayBeOff: LimitSettings.mayBeOff(field))
                 default:
                     throw unknown(
                         field,

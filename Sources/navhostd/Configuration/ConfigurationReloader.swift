@@ -8,6 +8,9 @@ import NavHostVarlink
 /// next call, configured sessions opened and closed, the new log level. An invalid one is refused with the same
 /// message the daemon would give at start, logged at `error` level and kept in `STATUS=`; the running
 /// configuration stays.
+///
+/// A SIGHUP runs it second: `Daemon.run`'s hang-up task says `RELOADING=1`, has the core rescan the plugins and
+/// reopen what could not open (`DaemonCore.rescanAfterHangup()`), then runs ``reload()``, then says `READY=1`.
 struct ConfigurationReloader: Sendable {
     let core: DaemonCore
     let server: VarlinkServer

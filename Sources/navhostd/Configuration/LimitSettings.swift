@@ -65,6 +65,16 @@ struct LimitSettings: Sendable, Equatable {
         ]
     }
 
+    /// The least value of the count `key` (a session's own `max-stack-depth` takes the same).
+    static func least(of key: String) -> Int {
+        counts.first { $0.key == key }?.least ?? 0
+    }
+
+    /// Whether the time limit `key` may be `off` (a session's own `intent-timeout` may as the daemon's may).
+    static func mayBeOff(_ key: String) -> Bool {
+        times.first { $0.key == key }?.mayBeOff ?? false
+    }
+
     /// Every key, for the configuration file's error messages.
     static var keys: [String] { sizes.map(\.key) + counts.map(\.key) + times.map(\.key) }
 
