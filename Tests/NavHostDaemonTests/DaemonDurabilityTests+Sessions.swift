@@ -11,7 +11,8 @@ import Testing
 extension DaemonDurabilityTests {
     @Test("A session opened and navigated over the wire survives kill -9 with its stack; a closed one stays closed")
     func openedSessionSurvivesKill() async throws {
-        let daemon = try await DaemonProcess.start()
+        // Slowed writes: an answer sent before its write lands is caught every time, not by chance.
+        let daemon = try await DaemonProcess.start(extraArguments: Self.slowStateWrites)
         // Killed right after each reply, in a round of its own: the list of opened sessions is written whole, so a
         // later OpenSession or CloseSession writes `passenger`'s entry too, and covered an OpenSession that had not
         // written it (before session 49 the kill came after kiosk's opening and closing).
@@ -285,7 +286,8 @@ extension DaemonDurabilityTests {
         "A replay answered as kept survives kill -9 with the stack it reached; a replay answered as done leaves nothing"
     )
     func replayedSessionSurvivesKill() async throws {
-        let daemon = try await DaemonProcess.start()
+        // Slowed writes: an answer sent before its write lands is caught every time, not by chance.
+        let daemon = try await DaemonProcess.start(extraArguments: Self.slowStateWrites)
         let nav = try await NavigationClient.connect(to: daemon)
         try await nav.call("Navigate", ["route": "products.list"])
         #expect(try await pollUntil { try await nav.topState()["status"] == "loaded" })

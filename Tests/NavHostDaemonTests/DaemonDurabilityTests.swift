@@ -132,7 +132,8 @@ struct DaemonDurabilityTests {
 
     @Test("A Send whose intent pushes a screen, or changes restorable state, survives kill -9 right after its reply")
     func acknowledgedSendsSurviveKills() async throws {
-        let daemon = try await DaemonProcess.start()
+        // Slowed writes: an answer sent before its write lands is caught every time, not by chance.
+        let daemon = try await DaemonProcess.start(extraArguments: Self.slowStateWrites)
         var nav = try await NavigationClient.connect(to: daemon)
         var lost: [String] = []
         let rounds = 12
@@ -283,7 +284,8 @@ struct DaemonDurabilityTests {
     func failedSendsKeepWhatTheyDid() async throws {
         let daemon = try await DaemonProcess.start(
             plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
-            sessions: ["main=faulty.main"]
+            sessions: ["main=faulty.main"],
+            extraArguments: Self.slowStateWrites
         )
         var nav = try await NavigationClient.connect(to: daemon)
         var lost: [String] = []
