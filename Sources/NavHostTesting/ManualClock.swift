@@ -104,7 +104,6 @@ public final class ManualClock: Clock, Sendable {
             sleeper.continuation.resume()
             await Self.letResumedWorkRun()
         }
-        state.withLock { $0.now = max($0.now, target) }
         await Self.letResumedWorkRun()
     }
 }
@@ -112,13 +111,19 @@ public final class ManualClock: Clock, Sendable {
 // MARK: - Private Functions
 
 extension ManualClock {
-    /// Removes and returns the earliest sleeper due by `target`, moving the clock to its deadline.
+    /// Removes and returns the earliest sleeper due by `target`, moving the clock to its deadline; with none due, moves
+    /// the clock to `target` in the same look. Looked for, then moved in a second step, a sleeper that registered
+    /// between the two (a task running on another thread) saw the clock before the move, and the move never woke it:
+    /// a test waiting for it (an intent's time-out) waited for ever, and held the whole suite (session 60).
     private func nextSleeper(dueBy target: Instant) -> Sleeper? {
         state.withLock { state in
             guard
                 let (id, sleeper) = state.sleepers.filter({ $0.value.deadline <= target })
                     .min(by: { $0.value.deadline < $1.value.deadline })
-            else { return nil }
+            else {
+                state.now = max(state.now, target)
+                return nil
+            }
             state.sleepers[id] = nil
             state.now = max(state.now, sleeper.deadline)
             return sleeper

@@ -112,8 +112,10 @@ private final class ClockTiming<C: Clock<Duration>>: IntentTiming {
 
     func start(after delay: Duration, expire: @escaping @MainActor () -> Void) -> Task<Void, Never> {
         let clock = self.clock
+        // From now, not from when the task first runs: a clock that moved meanwhile would put the end later.
+        let deadline = clock.now.advanced(by: delay)
         return Task {
-            if delay > .zero { try? await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil) }
+            if delay > .zero { try? await clock.sleep(until: deadline, tolerance: nil) }
             guard !Task.isCancelled else { return }
             expire()
         }
