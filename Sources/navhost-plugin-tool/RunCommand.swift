@@ -86,10 +86,14 @@ extension NavHostPluginTool {
                     program, "--config", configuration, "--plugins", absolute(directory),
                     "--state-dir", "\(runFolder)/state", "--socket", socketPath, "--session", "main=\(rootRoute)",
                 ] + daemonOptions
+            // The navctl beside the daemon (a checkout's build folder, an installation's bin), else the one on PATH:
+            // an SDK installed alone brings none.
+            let besideDaemon = "\(FileIO.parentDirectory(of: program))/navctl"
+            let navctl = program.hasPrefix("/") && access(besideDaemon, X_OK) == 0 ? besideDaemon : "navctl"
             printToStandardError(
                 """
                 navhost-plugin-tool run: \(program), session main at \(rootRoute), plugins from \(directory)
-                  in another terminal: export NAVHOST_SOCKET=\(socketPath); navctl stack
+                  in another terminal: export NAVHOST_SOCKET=\(socketPath); \(navctl) stack
                   make there stages a new build, which the daemon reloads; Ctrl-C stops it
                 """
             )

@@ -282,87 +282,79 @@ struct DaemonDurabilityTests {
         "A Send answered IntentFailed keeps what its intent did before it failed across kill -9 right after the error"
     )
     func failedSendsKeepWhatTheyDid() async throws {
-        let daemon = try await DaemonProcess.start(
-            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
-            sessions: ["main=faulty.main"],
-            extraArguments: Self.slowStateWrites
-        )
-        var nav = try await NavigationClient.connect(to: daemon)
-        var lost: [String] = []
-        let rounds = 9
-        for round in 0..<rounds {
-            _ = try await nav.call("Replace", ["routes": [["route": "faulty.main"]]])
-            // Opens a screen and fails at once, or after a suspension; or sets the restorable note and fails.
-            let opens = !round.isMultiple(of: 3)
-            let note = "n\(round)"
-            let failure = await #expect(throws: VarlinkError.self) {
-                if opens {
-                    let intent = round % 3 == 1 ? "onTappedOpenThenFail" : "onTappedOpenThenFailLater"
-                    try await nav.call("Send", ["intent": .string(intent)])
-                } else {
-                    let arguments: JSONValue = ["text": .string(note)]
-                    try await nav.call("Send", ["intent": "onChangedNoteThenFail", "arguments": arguments])
+        // Opens a screen and fails at once, or after a suspension; or sets the restorable note and fails.
+        try await Self.expectWorkKeptAcrossKills(
+            (0..<9).map { round in
+                switch round % 3 {
+                case 0: ErrorAfterWork(intent: "onChangedNoteThenFail", note: "n\(round)", error: "IntentFailed")
+                case 1: ErrorAfterWork(intent: "onTappedOpenThenFail", error: "IntentFailed")
+                default: ErrorAfterWork(intent: "onTappedOpenThenFailLater", error: "IntentFailed")
                 }
-            }
-            #expect(failure?.name == "io.navhost.Navigation.IntentFailed", "\(String(describing: failure))")
-            try await daemon.crash()
-            try await daemon.restart()
-            nav = try await NavigationClient.connect(to: daemon)
-            let routes = try await nav.routes()
-            if opens, routes != ["faulty.main", "faulty.main"] {
-                lost.append("round \(round): the screen the failed intent opened is gone: \(routes)")
-            }
-            if !opens, try await nav.topState()["note"] != .string(note) {
-                lost.append("round \(round): the note \(note) the failed intent set is gone")
-            }
-        }
-        print("durability of failed Sends: \(rounds) IntentFailed replies, \(rounds) kills, \(lost.count) lost")
-        #expect(lost.isEmpty, "\(lost)")
-        try await daemon.terminate()
+            },
+            label: "failed Sends"
+        )
     }
 
     @Test(
         "A Send whose ViewModel throws IntentError itself, after it changed things, keeps them across kill -9 right after the refusal"
     )
     func selfRefusedSendsKeepWhatTheyDid() async throws {
-        // Slowed writes: a refusal answered before its changes are on disk is caught every time, not by chance.
+        // Opens a screen, then refuses as if its arguments were wrong; or sets the note, then refuses as if it were no
+        // intent of the screen's. The refusal is the ViewModel's own, after it changed things.
+        try await Self.expectWorkKeptAcrossKills(
+            (0..<6).map { round in
+                round.isMultiple(of: 2)
+                    ? ErrorAfterWork(intent: "onTappedOpenThenRefuse", error: "InvalidIntentArguments")
+                    : ErrorAfterWork(intent: "onChangedNoteThenRefuse", note: "r\(round)", error: "IntentNotFound")
+            },
+            label: "self-refused Sends"
+        )
+    }
+
+    /// A `Send` of the `Faulty` fixture answered with an error after its intent changed something: a screen it opened
+    /// above its own, or, with `note`, the restorable note it set to that.
+    struct ErrorAfterWork {
+        let intent: String
+        var note: String?
+        /// The error's name in `io.navhost.Navigation`.
+        let error: String
+    }
+
+    /// Sends each of `rounds` to a `faulty.main` alone on the stack, expects its error, kills the daemon right after it
+    /// and checks that what the intent did came back; prints the count under `label`. Slowed writes: an error
+    /// answered before the intent's changes are on disk is caught every time, not by chance.
+    static func expectWorkKeptAcrossKills(_ rounds: [ErrorAfterWork], label: String) async throws {
         let daemon = try await DaemonProcess.start(
             plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
             sessions: ["main=faulty.main"],
-            extraArguments: Self.slowStateWrites
+            extraArguments: slowStateWrites
         )
         var nav = try await NavigationClient.connect(to: daemon)
         var lost: [String] = []
-        let rounds = 6
-        for round in 0..<rounds {
+        for (number, round) in rounds.enumerated() {
             _ = try await nav.call("Replace", ["routes": [["route": "faulty.main"]]])
-            _ = try await DaemonDurabilityTests.durable(of: "main", through: nav)
-            // Opens a screen, then refuses as if its arguments were wrong; or sets the note, then refuses as if it
-            // were no intent of the screen's. The refusal is the ViewModel's own, after it changed things.
-            let opens = round.isMultiple(of: 2)
-            let note = "r\(round)"
-            let refusal = await #expect(throws: VarlinkError.self) {
-                if opens {
-                    try await nav.call("Send", ["intent": "onTappedOpenThenRefuse"])
-                } else {
-                    let arguments: JSONValue = ["text": .string(note)]
-                    try await nav.call("Send", ["intent": "onChangedNoteThenRefuse", "arguments": arguments])
-                }
+            _ = try await durable(of: "main", through: nav)
+            let failure = await #expect(throws: VarlinkError.self) {
+                var parameters: JSONObject = ["intent": .string(round.intent)]
+                if let note = round.note { parameters["arguments"] = ["text": .string(note)] }
+                try await nav.call("Send", parameters)
             }
-            let expected = "io.navhost.Navigation." + (opens ? "InvalidIntentArguments" : "IntentNotFound")
-            #expect(refusal?.name == expected, "\(String(describing: refusal))")
+            #expect(failure?.name == "io.navhost.Navigation.\(round.error)", "\(String(describing: failure))")
             try await daemon.crash()
             try await daemon.restart()
             nav = try await NavigationClient.connect(to: daemon)
-            let routes = try await nav.routes()
-            if opens, routes != ["faulty.main", "faulty.main"] {
-                lost.append("round \(round): the screen the refused intent opened is gone: \(routes)")
-            }
-            if !opens, try await nav.topState()["note"] != .string(note) {
-                lost.append("round \(round): the note \(note) the refused intent set is gone")
+            if let note = round.note {
+                if try await nav.topState()["note"] != .string(note) {
+                    lost.append("round \(number): the note \(note) \(round.intent) set is gone")
+                }
+            } else {
+                let routes = try await nav.routes()
+                if routes != ["faulty.main", "faulty.main"] {
+                    lost.append("round \(number): the screen \(round.intent) opened is gone: \(routes)")
+                }
             }
         }
-        print("durability of self-refused Sends: \(rounds) refusals, \(rounds) kills, \(lost.count) lost")
+        print("durability of \(label): \(rounds.count) errors, \(rounds.count) kills, \(lost.count) lost")
         #expect(lost.isEmpty, "\(lost)")
         try await daemon.terminate()
     }
