@@ -136,6 +136,8 @@ public final class PluginControl {
                 do throws(QuarantineReason) {
                     try registry.checkCompatibility(of: manifest, replacing: nil)
                 } catch {
+                    // Told to the plugins' watchers as a load that failed is (`loadNow`).
+                    publish(.failed(manifest.name, version: manifest.version, folder: directory, reason: error))
                     throw .refused(error)
                 }
             }
