@@ -35,6 +35,14 @@ struct DaemonConfigurationTests {
         func removeDropIn(_ name: String) throws {
             try FileManager.default.removeItem(atPath: "\(path)/navhostd.conf.d/\(name)")
         }
+
+        /// `navhostd --config <this folder's file> --check-config`, with `options` after.
+        func check(_ options: [String] = []) async throws -> ChildProcess.Result {
+            try await ChildProcess.run(
+                TestPaths.builtExecutable("navhostd"),
+                ["--config", file, "--check-config"] + options
+            )
+        }
     }
 
     /// Calls `method` as the user and group `uid`.
@@ -128,10 +136,7 @@ struct DaemonConfigurationTests {
         )
         #expect(!FileManager.default.fileExists(atPath: "\(directory)/s.sock"), "it never listened")
 
-        let checked = try await ChildProcess.run(
-            TestPaths.builtExecutable("navhostd"),
-            ["--config", config.file, "--check-config"]
-        )
+        let checked = try await config.check()
         #expect(checked.status == 78)
         #expect(checked.errors == started.errors)
     }
@@ -152,10 +157,7 @@ struct DaemonConfigurationTests {
         #expect(uncommented.contains("    intent-timeout: 10s"), "the commented settings were found")
         for text in [example, uncommented.joined(separator: "\n")] {
             let config = try ConfigFolder(text)
-            let checked = try await ChildProcess.run(
-                TestPaths.builtExecutable("navhostd"),
-                ["--config", config.file, "--check-config"]
-            )
+            let checked = try await config.check()
             #expect(checked.status == 0, "\(checked.errors)\n\(text)")
         }
     }
@@ -164,15 +166,9 @@ struct DaemonConfigurationTests {
     func crossCheckedLimits() async throws {
         let config = try ConfigFolder("limits:\n  max-connections: 10000\n")
         try config.dropIn("10-reserve.conf", "limits:\n  reserved-connections: 5000\n")
-        let valid = try await ChildProcess.run(
-            TestPaths.builtExecutable("navhostd"),
-            ["--config", config.file, "--check-config"]
-        )
+        let valid = try await config.check()
         #expect(valid.status == 0, "\(valid.errors)")
-        let invalid = try await ChildProcess.run(
-            TestPaths.builtExecutable("navhostd"),
-            ["--config", config.file, "--check-config", "--reserved-connections", "10000"]
-        )
+        let invalid = try await config.check(["--reserved-connections", "10000"])
         #expect(invalid.status == 78)
         #expect(
             invalid.errors.contains(
@@ -183,15 +179,9 @@ struct DaemonConfigurationTests {
         // The room for all clients' unfinished messages holds at least one message; a larger message alone raises
         // the default room with it.
         try config.dropIn("20-messages.conf", "limits:\n  max-message-size: 32M\n")
-        let raised = try await ChildProcess.run(
-            TestPaths.builtExecutable("navhostd"),
-            ["--config", config.file, "--check-config"]
-        )
+        let raised = try await config.check()
         #expect(raised.status == 0, "\(raised.errors)")
-        let tooSmall = try await ChildProcess.run(
-            TestPaths.builtExecutable("navhostd"),
-            ["--config", config.file, "--check-config", "--max-unfinished-total", "16M"]
-        )
+        let tooSmall = try await config.check(["--max-unfinished-total", "16M"])
         #expect(tooSmall.status == 78)
         #expect(
             tooSmall.errors.contains(
@@ -207,10 +197,7 @@ struct DaemonConfigurationTests {
             "sessions:\n  main: home.main\n  lobby:\n    root: settings.main\n    max-stack-depth: 3\n"
                 + "limits:\n  max-connections: 100\n"
         )
-        let checked = try await ChildProcess.run(
-            TestPaths.builtExecutable("navhostd"),
-            ["--config", config.file, "--check-config", "--max-connections", "50", "--session", "kiosk=settings.main"]
-        )
+        let checked = try await config.check(["--max-connections", "50", "--session", "kiosk=settings.main"])
         #expect(checked.status == 0, "\(checked.errors)")
         #expect(checked.output.contains("navhostd: the configuration is valid"))
         #expect(
