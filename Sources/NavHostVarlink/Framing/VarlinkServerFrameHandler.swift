@@ -23,6 +23,7 @@ final class VarlinkServerFrameHandler: ChannelDuplexHandler {
     private let partialMessageTimeout: VarlinkPartialMessageTimeoutHandler
     private let framing: VarlinkFrameHandler
     private let unfinishedBudget: UnfinishedMessageBudget?
+    private let busyPoller: BusyPoller?
     /// What the budget was last told this connection holds.
     private var unfinishedBytesRecorded = 0
 
@@ -34,21 +35,25 @@ final class VarlinkServerFrameHandler: ChannelDuplexHandler {
     ///   - partialMessageTimeout: How long a message may stay unfinished while the channel waits for input.
     ///   - maxMessageSize: The largest message accepted, in bytes, not counting its NUL terminator.
     ///   - unfinishedBudget: The budget of unfinished messages the server's connections share; `nil` for none.
+    ///   - busyPoller: What keeps the loop polling for a while after each read; `nil` for none.
     init(
         sendTimeout: TimeAmount,
         onSendTimeout: @escaping @Sendable (VarlinkProtocolError) -> Void,
         partialMessageTimeout: TimeAmount,
         maxMessageSize: Int,
-        unfinishedBudget: UnfinishedMessageBudget?
+        unfinishedBudget: UnfinishedMessageBudget?,
+        busyPoller: BusyPoller? = nil
     ) {
         self.sendTimeout = VarlinkSendTimeoutHandler(timeout: sendTimeout, onTimeout: onSendTimeout)
         self.partialMessageTimeout = VarlinkPartialMessageTimeoutHandler(timeout: partialMessageTimeout)
         self.framing = VarlinkFrameHandler(maxMessageSize: maxMessageSize)
         self.unfinishedBudget = unfinishedBudget
+        self.busyPoller = busyPoller
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = unwrapInboundIn(data)
+        busyPoller?.noteRead()
         partialMessageTimeout.noteRead(bytes, context: context)
         framing.receive(bytes, context: context)
         recordUnfinishedBytes(context: context)

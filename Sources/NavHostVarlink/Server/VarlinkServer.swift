@@ -56,6 +56,8 @@ public final class VarlinkServer: Sendable {
     private let registry: ConnectionRegistry
     /// The bytes of unfinished messages all connections hold, against ``VarlinkServerConfiguration/maxUnfinishedBytes``.
     private let unfinishedBudget: UnfinishedMessageBudget
+    /// What keeps each loop polling for a while after a read (``VarlinkServerConfiguration/busyPollWindow``).
+    private let busyPollers: BusyPollers
     /// The budget of "Refused a Varlink connection" lines: a client may connect in a loop.
     private let refusalLog = LogBudget()
 
@@ -71,11 +73,13 @@ public final class VarlinkServer: Sendable {
         service: VarlinkService,
         settings: ConfigurationCell,
         unfinishedBudget: UnfinishedMessageBudget,
+        busyPollers: BusyPollers,
         isPrivilegedPeer: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool,
         logger: Logger
     ) {
         self.listener = listener
         self.unfinishedBudget = unfinishedBudget
+        self.busyPollers = busyPollers
         self.socketPath = socketPath
         self.socketFile = socketFile
         self.service = service
@@ -134,6 +138,7 @@ public final class VarlinkServer: Sendable {
         )
         let settings = ConfigurationCell(configuration)
         let unfinishedBudget = UnfinishedMessageBudget(limit: configuration.maxUnfinishedBytes)
+        let busyPollers = await BusyPollers.start(on: eventLoopGroup, window: configuration.busyPollWindow)
         let listener: NIOAsyncChannel<AcceptedConnection, Never>
         do {
             listener = try await bootstrap(eventLoopGroup, configuration: configuration)
@@ -143,10 +148,12 @@ public final class VarlinkServer: Sendable {
                         service: service,
                         settings: settings,
                         unfinishedBudget: unfinishedBudget,
+                        busyPollers: busyPollers,
                         logger: logger
                     )
                 )
         } catch {
+            busyPollers.stop()
             await removeSocketFile(unixSocketPath, ifStill: socketFile)
             throw error
         }
@@ -157,6 +164,7 @@ public final class VarlinkServer: Sendable {
             service: service,
             settings: settings,
             unfinishedBudget: unfinishedBudget,
+            busyPollers: busyPollers,
             isPrivilegedPeer: isPrivilegedPeer,
             logger: logger
         )
@@ -182,16 +190,24 @@ public final class VarlinkServer: Sendable {
     ) async throws -> VarlinkServer {
         let settings = ConfigurationCell(configuration)
         let unfinishedBudget = UnfinishedMessageBudget(limit: configuration.maxUnfinishedBytes)
-        let listener = try await bootstrap(eventLoopGroup, configuration: configuration)
-            .bind(
-                listeningSocket,
-                childChannelInitializer: initializer(
-                    service: service,
-                    settings: settings,
-                    unfinishedBudget: unfinishedBudget,
-                    logger: logger
+        let busyPollers = await BusyPollers.start(on: eventLoopGroup, window: configuration.busyPollWindow)
+        let listener: NIOAsyncChannel<AcceptedConnection, Never>
+        do {
+            listener = try await bootstrap(eventLoopGroup, configuration: configuration)
+                .bind(
+                    listeningSocket,
+                    childChannelInitializer: initializer(
+                        service: service,
+                        settings: settings,
+                        unfinishedBudget: unfinishedBudget,
+                        busyPollers: busyPollers,
+                        logger: logger
+                    )
                 )
-            )
+        } catch {
+            busyPollers.stop()
+            throw error
+        }
         return VarlinkServer(
             listener: listener,
             socketPath: nil,
@@ -199,6 +215,7 @@ public final class VarlinkServer: Sendable {
             service: service,
             settings: settings,
             unfinishedBudget: unfinishedBudget,
+            busyPollers: busyPollers,
             isPrivilegedPeer: isPrivilegedPeer,
             logger: logger
         )
@@ -223,6 +240,7 @@ public final class VarlinkServer: Sendable {
         service: VarlinkService,
         settings: ConfigurationCell,
         unfinishedBudget: UnfinishedMessageBudget,
+        busyPollers: BusyPollers,
         logger: Logger
     ) -> @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> {
         let closingLog = LogBudget()
@@ -233,6 +251,7 @@ public final class VarlinkServer: Sendable {
                 configuration: settings.value,
                 closingLog: closingLog,
                 unfinishedBudget: unfinishedBudget,
+                busyPoller: busyPollers.poller(for: channel.eventLoop),
                 logger: logger
             )
         }
@@ -244,6 +263,7 @@ public final class VarlinkServer: Sendable {
         configuration: VarlinkServerConfiguration,
         closingLog: LogBudget,
         unfinishedBudget: UnfinishedMessageBudget,
+        busyPoller: BusyPoller?,
         logger: Logger
     ) -> EventLoopFuture<AcceptedConnection> {
         VarlinkPeerCredentials.read(from: channel).flatMapThrowing { peer in
@@ -254,6 +274,7 @@ public final class VarlinkServer: Sendable {
                 configuration: configuration,
                 closingLog: closingLog,
                 unfinishedBudget: unfinishedBudget,
+                busyPoller: busyPoller,
                 logger: logger
             )
             return AcceptedConnection(connection)
@@ -286,6 +307,7 @@ public final class VarlinkServer: Sendable {
         } catch {
             ended = .failure(error)
         }
+        busyPollers.stop()
         if let socketPath { await Self.removeSocketFile(socketPath, ifStill: socketFile) }
         try ended.get()
         logger.info("Varlink server stopped")
@@ -310,6 +332,7 @@ public final class VarlinkServer: Sendable {
     public func apply(_ configuration: VarlinkServerConfiguration) {
         settings.value = configuration
         unfinishedBudget.limit = configuration.maxUnfinishedBytes
+        busyPollers.setWindow(configuration.busyPollWindow)
         registry.updateLimits(
             maxConnections: configuration.maxConnections,
             maxConnectionsPerUID: configuration.maxConnectionsPerUID,
@@ -385,6 +408,7 @@ extension VarlinkServer {
         closeReason: CloseReason = CloseReason(),
         closingLog: LogBudget = LogBudget(),
         unfinishedBudget: UnfinishedMessageBudget? = nil,
+        busyPoller: BusyPoller? = nil,
         logger: Logger
     ) throws -> ServedConnection {
         let pipeline = channel.pipeline.syncOperations
@@ -395,7 +419,8 @@ extension VarlinkServer {
                 onSendTimeout: { closeReason.record($0) },
                 partialMessageTimeout: timeAmount(configuration.partialMessageTimeout),
                 maxMessageSize: configuration.maxMessageSize,
-                unfinishedBudget: unfinishedBudget
+                unfinishedBudget: unfinishedBudget,
+                busyPoller: busyPoller
             )
         )
         let connection = Connection(

@@ -45,6 +45,12 @@ public struct VarlinkServerConfiguration: Sendable, Hashable {
     /// then the connection is closed whatever is left unsent (a client that stopped reading cannot hold the shutdown
     /// up to ``sendTimeout``). Default: 10 seconds.
     public var shutdownGracePeriod: Duration = .seconds(10)
+    /// How long each event loop keeps polling its sockets after a read from a client before it sleeps, so that a
+    /// client's next call, written within that time, is read without waking the loop (``BusyPoller``); `nil` never
+    /// polls. The loop spends up to this much CPU after each read. Nothing polls in a process limited to one CPU.
+    /// ``VarlinkServer/apply(_:)`` changes the window of a server bound with one, and cannot start polling on a server
+    /// bound without. Default: `nil` (navhostd's `--busy-poll` sets 200 µs).
+    public var busyPollWindow: Duration?
     /// The error name that answers a call whose handler threw an error that is not ``VarlinkErrorConvertible``.
     /// It carries no parameters, so that no internals reach the client.
     public var internalErrorName: String = "io.navhost.varlink.InternalError"

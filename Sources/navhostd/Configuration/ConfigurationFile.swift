@@ -245,7 +245,12 @@ private struct Reader {
             } else if let count = LimitSettings.counts.first(where: { $0.key == field }) {
                 limits[keyPath: count.path] = try self.count(value, key: key, least: count.least)
             } else if let time = LimitSettings.times.first(where: { $0.key == field }) {
-                limits[keyPath: time.path] = try self.time(value, key: key, mayBeOff: time.mayBeOff)
+                limits[keyPath: time.path] = try self.time(
+                    value,
+                    key: key,
+                    mayBeOff: time.mayBeOff,
+                    inMicroseconds: time.inMicroseconds
+                )
             } else {
                 throw unknown(field, at: keyNode, in: "limits", of: node, allowed: LimitSettings.keys)
             }
@@ -300,10 +305,17 @@ private struct Reader {
         return value
     }
 
-    private func time(_ node: YAMLNode, key: String, mayBeOff: Bool) throws(ConfigurationError) -> TimeLimit {
+    private func time(
+        _ node: YAMLNode,
+        key: String,
+        mayBeOff: Bool,
+        inMicroseconds: Bool = false
+    ) throws(ConfigurationError) -> TimeLimit {
         let text = try string(node, key: key)
-        guard let limit = TimeLimit(argument: text) else {
-            throw error(node, key, "\"\(text)\" is not a time like 30s, 500ms or 2m\(mayBeOff ? ", or off" : "")")
+        let limit = inMicroseconds ? TimeLimit(microsecondsArgument: text) : TimeLimit(argument: text)
+        guard let limit else {
+            let like = inMicroseconds ? "200us, 1ms or 1s" : "30s, 500ms or 2m"
+            throw error(node, key, "\"\(text)\" is not a time like \(like)\(mayBeOff ? ", or off" : "")")
         }
         guard mayBeOff || limit.duration != nil else { throw error(node, key, "cannot be off") }
         return limit

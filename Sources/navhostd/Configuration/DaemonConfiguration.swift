@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import NavHostCommandLine
 import NavHostCore
 import NavHostKit
 import NavHostService
@@ -86,7 +87,8 @@ struct DaemonConfiguration: Sendable {
                 "limits: max-connections \(c.server.maxConnections), max-connections-per-uid "
                     + "\(c.server.maxConnectionsPerUID), \(sessionLimits(c.sessionOptions)), "
                     + "watch-queue-limit \(c.sessionOptions.watcherLimit), "
-                    + "stall-limit \(c.stallLimit.map { "\($0)" } ?? "none")"
+                    + "stall-limit \(c.stallLimit.map { "\($0)" } ?? "none"), "
+                    + "busy-poll \(TimeLimit(c.server.busyPollWindow))"
             )
             return lines.joined(separator: "\n")
         }

@@ -145,6 +145,15 @@ struct LimitOptions: ParsableArguments {
     )
     var flightRecorderCalls: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "How long the event loop keeps polling for the next message after a read from a client before it sleeps (like 200us, 1ms, or off; at most 1s). A client that answers a reply within it is read without a wake-up from sleep, which on a virtual machine whose idle CPUs halt costs tens of microseconds per call; the daemon spends up to this much CPU after each read, and nothing when no client writes. Nothing polls when the daemon may use only one CPU. Set it to off where power matters more than latency. (default: 200us)",
+            valueName: "time"
+        ),
+        transform: TimeLimit.parseMicroseconds
+    )
+    var busyPoll: TimeLimit?
+
     func validate() throws {
         if let problem = settings.firstProblem(crossChecking: false) {
             throw ValidationError("--\(problem.key) \(problem.message)")
@@ -169,7 +178,8 @@ struct LimitOptions: ParsableArguments {
             maxStackDepth: maxStackDepth,
             intentTimeout: intentTimeout,
             stallLimit: stallLimit,
-            flightRecorderCalls: flightRecorderCalls
+            flightRecorderCalls: flightRecorderCalls,
+            busyPoll: busyPoll
         )
     }
 }

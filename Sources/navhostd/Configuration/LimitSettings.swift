@@ -24,6 +24,7 @@ struct LimitSettings: Sendable, Equatable {
     var intentTimeout: TimeLimit?
     var stallLimit: TimeLimit?
     var flightRecorderCalls: Int?
+    var busyPoll: TimeLimit?
 
     /// A limit's key and what is wrong with its value.
     struct Problem: Sendable, Equatable {
@@ -53,17 +54,24 @@ struct LimitSettings: Sendable, Equatable {
         ]
     }
 
-    /// The keys of the time limits, each with whether it may be `off`.
-    static var times: [(key: String, mayBeOff: Bool, path: WritableKeyPath<LimitSettings, TimeLimit?>)] {
+    /// The keys of the time limits, each with whether it may be `off` and whether it is read to the microsecond
+    /// (`200us`) rather than the millisecond.
+    static var times:
+        [(key: String, mayBeOff: Bool, inMicroseconds: Bool, path: WritableKeyPath<LimitSettings, TimeLimit?>)]
+    {
         [
-            ("partial-message-timeout", false, \.partialMessageTimeout),
-            ("send-timeout", false, \.sendTimeout),
-            ("idle-timeout", true, \.idleTimeout),
-            ("shutdown-timeout", false, \.shutdownTimeout),
-            ("intent-timeout", true, \.intentTimeout),
-            ("stall-limit", true, \.stallLimit),
+            ("partial-message-timeout", false, false, \.partialMessageTimeout),
+            ("send-timeout", false, false, \.sendTimeout),
+            ("idle-timeout", true, false, \.idleTimeout),
+            ("shutdown-timeout", false, false, \.shutdownTimeout),
+            ("intent-timeout", true, false, \.intentTimeout),
+            ("stall-limit", true, false, \.stallLimit),
+            ("busy-poll", true, true, \.busyPoll),
         ]
     }
+
+    /// The longest `busy-poll`: the loop spends up to that much CPU after each read.
+    static let longestBusyPoll = Duration.seconds(1)
 
     /// The least value of the count `key` (a session's own `max-stack-depth` takes the same).
     static func least(of key: String) -> Int {
@@ -113,6 +121,12 @@ struct LimitSettings: Sendable, Equatable {
                 return Problem(key: time.key, message: "cannot be off")
             }
         }
+        if let window = busyPoll?.duration, window > Self.longestBusyPoll {
+            return Problem(
+                key: "busy-poll",
+                message: "must be at most 1s, not \(TimeLimit(window)): the loop polls that long after each read"
+            )
+        }
         if crossChecking, reservedConnections != nil || maxConnections != nil,
             resolvedReserved >= resolvedMaxConnections
         {
@@ -148,6 +162,7 @@ struct LimitSettings: Sendable, Equatable {
         configuration.maxPendingCallsPerConnection = maxPendingCalls ?? configuration.maxPendingCallsPerConnection
         configuration.partialMessageTimeout = partialMessageTimeout?.duration ?? configuration.partialMessageTimeout
         configuration.sendTimeout = sendTimeout?.duration ?? configuration.sendTimeout
+        configuration.busyPollWindow = (busyPoll ?? TimeLimit(Self.defaultBusyPoll)).duration
         return configuration
     }
 
@@ -163,6 +178,10 @@ struct LimitSettings: Sendable, Equatable {
 
     /// How long plugin code may hold the main thread; `nil` for no limit.
     var stallDuration: Duration? { (stallLimit ?? TimeLimit(.seconds(10))).duration }
+
+    /// How long the daemon's loop polls after a read when nothing says otherwise: longer than most clients take to
+    /// answer a reply with their next call on this project's VMs (docs/architecture.md, "Polling after a read").
+    static let defaultBusyPoll = Duration.microseconds(200)
 
     private var resolvedMaxMessageSize: Int { maxMessageSize ?? VarlinkServerConfiguration().maxMessageSize }
     /// The room asked for, else the default, raised to a `max-message-size` larger than it.

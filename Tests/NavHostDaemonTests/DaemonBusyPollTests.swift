@@ -1,0 +1,76 @@
+import Foundation
+import IntegrationHarness
+import NavHostJSON
+import Testing
+
+/// `--busy-poll`: after a client's read the daemon's loop keeps polling for the window, spending CPU, then sleeps and
+/// spends none (docs/architecture.md, "Polling after a read"). What it buys is measured by `navhost-bench`, not here:
+/// these tests hold the part a user relies on, that the polling ends.
+@Suite("Polling after a read")
+struct DaemonBusyPollTests {
+    @Test("After a call the loop polls for --busy-poll's window, then sleeps; with off it sleeps at once")
+    func pollsForTheWindowThenSleeps() async throws {
+        let polling = try await DaemonProcess.start(extraArguments: ["--busy-poll", "900ms"])
+        let quiet = try await DaemonProcess.start(extraArguments: ["--busy-poll", "off"])
+        // Only on a machine where the daemon may use two CPUs: on one, nothing polls.
+        guard ProcessInfo.processInfo.activeProcessorCount > 1 else {
+            #expect(try await polling.terminate() == 0)
+            #expect(try await quiet.terminate() == 0)
+            return
+        }
+        for daemon in [polling, quiet] {
+            let client = try await NavigationClient.connect(to: daemon)
+            // Settle what start-up left (plugin loads, the first writes), then one call.
+            try await Task.sleep(for: .seconds(1.2))
+            let before = try Self.cpuTime(of: daemon.pid)
+            _ = try await client.call("Stack", [:])
+            try await Task.sleep(for: .milliseconds(600))
+            let during = try Self.cpuTime(of: daemon.pid) - before
+            // Past the window: the loop sleeps.
+            try await Task.sleep(for: .milliseconds(600))
+            let after = try Self.cpuTime(of: daemon.pid)
+            try await Task.sleep(for: .seconds(1))
+            let idle = try Self.cpuTime(of: daemon.pid) - after
+            if daemon === polling {
+                // Polling the whole 600 ms would be 600; a loaded machine gives the loop less of a CPU.
+                #expect(during >= .milliseconds(60), "the loop polls after the call: \(during) of CPU in 600 ms")
+            } else {
+                #expect(during < .milliseconds(60), "with --busy-poll off the loop sleeps: \(during) of CPU in 600 ms")
+            }
+            #expect(idle < .milliseconds(60), "no read, no polling: \(idle) of CPU in an idle second")
+            try await client.close()
+        }
+        #expect(try await polling.terminate() == 0)
+        #expect(try await quiet.terminate() == 0)
+    }
+
+    @Test("--busy-poll takes microseconds and refuses more than a second, on the command line and in navhostd.conf")
+    func windowIsChecked() async throws {
+        let folder = try DaemonConfigurationTests.ConfigFolder("limits:\n  busy-poll: 0.5ms\n")
+        let fromFile = try await folder.check()
+        #expect(fromFile.status == 0, "\(fromFile.errors)")
+        #expect(fromFile.output.contains("busy-poll 500us"), "\(fromFile.output)")
+        let fromOption = try await folder.check(["--busy-poll", "150us"])
+        #expect(fromOption.output.contains("busy-poll 150us"), "the option overrides the file: \(fromOption.output)")
+        let tooLong = try await folder.check(["--busy-poll", "2s"])
+        #expect(tooLong.status == 64)
+        #expect(tooLong.errors.contains("--busy-poll must be at most 1s"), "\(tooLong.errors)")
+        try folder.write("limits:\n  busy-poll: 5s\n")
+        let refused = try await folder.check()
+        #expect(refused.status == 78)
+        #expect(refused.errors.contains("busy-poll"), "\(refused.errors)")
+        try folder.write("")
+        let defaulted = try await folder.check()
+        #expect(defaulted.output.contains("busy-poll 200us"), "\(defaulted.output)")
+    }
+
+    /// The user and system CPU time process `pid` has used (`/proc/PID/stat`, in clock ticks of 10 ms).
+    private static func cpuTime(of pid: Int32) throws -> Duration {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let end = try #require(stat.range(of: ") ", options: .backwards))
+        let fields = stat[end.upperBound...].split(separator: " ")
+        // After the name: state is field 3; utime and stime are fields 14 and 15.
+        let ticks = (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+        return .milliseconds(ticks * 1000 / Int(sysconf(Int32(_SC_CLK_TCK))))
+    }
+}
