@@ -119,20 +119,21 @@ public final class PluginControl {
     public func load(pluginAt directory: String) async throws(PluginRegistry.ChangeError) -> PluginStatus {
         let directory = try pluginFolder(directory)
         return try await loadsAndUnloads.take { () async throws(PluginRegistry.ChangeError) -> PluginStatus in
-            // A folder that is not there cannot load: refused as the registry words it, with nothing written first
-            // (one that appears meanwhile is loaded as any other, its Load written before).
-            if FileIO.kind(of: directory) != .directory,
-                case .failure(let reason) = PluginDirectory.readManifest(in: directory)
-            {
+            // What the manifest alone refuses is refused before anything is written: refused after the write, the
+            // change stayed on disk until it was taken back, and a kill -9 between made the restart load this folder
+            // in place of one a Load acknowledged before, or undid an Unload acknowledged before (durability reviews
+            // of sessions 60 and 61). A folder that is not there, or whose manifest does not read, is refused as the
+            // registry words it; a manifest that appears meanwhile is loaded as any other, its Load written before.
+            let manifest = PluginDirectory.readManifest(in: directory)
+            if case .failure(let reason) = manifest {
+                if FileIO.kind(of: directory) == .directory {
+                    // Told to the plugins' watchers as a load that failed is (`loadNow`), named by its folder.
+                    publish(.failed(FileIO.fileName(of: directory), folder: directory, reason: reason))
+                }
                 throw .refused(reason)
             }
-            // What the manifest alone refuses (another plugin of the name loaded, a route another serves, the SDK,
-            // the dependencies) is refused before anything is written: refused after the write, the change stayed on
-            // disk until it was taken back, and a kill -9 between made the restart load this folder in place of one
-            // a Load acknowledged before (a durability review).
-            if case .success(let manifest) = PluginDirectory.readManifest(in: directory),
-                registry.status(named: manifest.name)?.directory != directory
-            {
+            // Another plugin of the name loaded, a route another serves, the SDK, the dependencies.
+            if case .success(let manifest) = manifest, registry.status(named: manifest.name)?.directory != directory {
                 do throws(QuarantineReason) {
                     try registry.checkCompatibility(of: manifest, replacing: nil)
                 } catch {

@@ -39,6 +39,10 @@ struct Daemon {
     func run() async throws {
         // A SIGHUP before the reload handler is armed must not kill the daemon (its default action).
         signal(SIGHUP, SIG_IGN)
+        // A write past the file size limit (`ulimit -f`, systemd's `LimitFSIZE=`) fails with EFBIG, which the caller
+        // answers as any failed write, instead of ending the daemon (SIGXFSZ's default action): a Load of a library
+        // larger than the limit killed it, and then every start, which loads the same folder (a durability review).
+        signal(SIGXFSZ, SIG_IGN)
         let threshold = LogThreshold(configuration.logLevel)
         LoggingSystem.bootstrap(SystemdLogging.handlerFactory(threshold: threshold), metadataProvider: nil)
         let logger = Logger(label: "navhostd")

@@ -15,6 +15,8 @@ package final class DaemonProcess: Sendable {
     /// The arguments it was started with, so ``restart()`` starts the same daemon again.
     private let arguments: [String]
     private let environment: [String: String]
+    /// The command that runs navhostd with its arguments after it (`prlimit --fsize=…`); none when empty.
+    private let launcher: [String]
     private let running: Mutex<Running>
     private let logPath: String
 
@@ -36,13 +38,15 @@ package final class DaemonProcess: Sendable {
     ///   - extraArguments: More command-line arguments.
     ///   - environment: More environment variables.
     ///   - waitingForReady: Whether to wait for `READY=1`; a test of a daemon that never gets ready passes `false`.
+    ///   - launcher: A command that runs navhostd, given its path and arguments after its own (`prlimit`, `taskset`).
     package static func start(
         plugins: String = DaemonProcess.examplePlugins,
         stateDirectory: String? = nil,
         sessions: [String] = [],
         extraArguments: [String] = [],
         environment: [String: String] = [:],
-        waitingForReady: Bool = true
+        waitingForReady: Bool = true,
+        launcher: [String] = []
     ) async throws -> DaemonProcess {
         let directory = try TestPaths.temporaryDirectory()
         let socket = TestPaths.socketPath()
@@ -59,6 +63,7 @@ package final class DaemonProcess: Sendable {
             pluginDirectory: plugins,
             arguments: arguments,
             environment: environment,
+            launcher: launcher,
             logPath: "\(directory)/navhostd.log"
         )
         if waitingForReady { try await daemon.waitFor("READY=1") }
@@ -71,6 +76,7 @@ package final class DaemonProcess: Sendable {
         pluginDirectory: String,
         arguments: [String],
         environment: [String: String],
+        launcher: [String],
         logPath: String
     ) throws {
         self.socketPath = socketPath
@@ -78,18 +84,27 @@ package final class DaemonProcess: Sendable {
         self.pluginDirectory = pluginDirectory
         self.arguments = arguments
         self.environment = environment
+        self.launcher = launcher
         self.logPath = logPath
-        self.running = Mutex(try Self.launch(arguments: arguments, environment: environment, logPath: logPath))
+        self.running = Mutex(
+            try Self.launch(launcher: launcher, arguments: arguments, environment: environment, logPath: logPath)
+        )
     }
 
-    private static func launch(arguments: [String], environment: [String: String], logPath: String) throws -> Running {
+    private static func launch(
+        launcher: [String],
+        arguments: [String],
+        environment: [String: String],
+        logPath: String
+    ) throws -> Running {
         let notify = try NotifySocket(path: TestPaths.socketPath() + ".notify")
         var processEnvironment = ["NOTIFY_SOCKET": notify.path]
         processEnvironment.merge(environment) { _, new in new }
         // Appended to: the log runs on across restarts.
+        let navhostd = TestPaths.builtExecutable("navhostd")
         let process = try SpawnedProcess(
-            TestPaths.builtExecutable("navhostd"),
-            arguments,
+            launcher.first ?? navhostd,
+            launcher.isEmpty ? arguments : launcher.dropFirst() + [navhostd] + arguments,
             environment: processEnvironment,
             output: .file(logPath)
         )
@@ -235,7 +250,12 @@ package final class DaemonProcess: Sendable {
 
     /// Starts the same daemon again (same socket, state and plugins) after it stopped, and waits for `READY=1`.
     package func restart() async throws {
-        let fresh = try Self.launch(arguments: arguments, environment: environment, logPath: logPath)
+        let fresh = try Self.launch(
+            launcher: launcher,
+            arguments: arguments,
+            environment: environment,
+            logPath: logPath
+        )
         running.withLock { $0 = fresh }
         try await waitFor("READY=1")
     }

@@ -584,4 +584,49 @@ extension DaemonDurabilityTests {
         #expect(lost.isEmpty, "\(lost)")
         try await daemon.terminate()
     }
+
+    @Test(
+        "A Load refused because the folder's manifest does not read writes nothing: an Unload acknowledged before stays, and a refused folder from elsewhere is not loaded at start"
+    )
+    func refusedManifestLoadWritesNothing() async throws {
+        let plugins = try await TestPlugins.directory()
+        let elsewhere = (plugins as NSString).deletingLastPathComponent + "/empty-plugin"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        // A folder of its own in place of the link to the build's: its manifest is moved away below.
+        try FileManager.default.removeItem(atPath: "\(plugins)/Settings")
+        try FileManager.default.copyItem(
+            atPath: "\(DaemonProcess.examplePlugins)/Settings",
+            toPath: "\(plugins)/Settings"
+        )
+        let daemon = try await DaemonProcess.start(plugins: plugins)
+        try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
+        let overrides = "\(daemon.stateDirectory)/plugin-overrides.json"
+        // Written and written back, the file would hold the same text, but be another file, written later (each
+        // write replaces it; the file system may give the new one the old one's inode): compare when it was written.
+        func written() throws -> String {
+            var status = stat()
+            try #require(stat(overrides, &status) == 0)
+            let time = "\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
+            return "inode \(status.st_ino), written \(time): \(try String(contentsOfFile: overrides, encoding: .utf8))"
+        }
+        let before = try written()
+        let manifest = "\(plugins)/Settings/manifest.json"
+        try FileManager.default.moveItem(atPath: manifest, toPath: "\(plugins)/Settings.manifest.json")
+        for folder in ["\(plugins)/Settings", elsewhere] {
+            let answer = await Answer {
+                try await DaemonPluginReloadTests.plugins(daemon, "Load", ["path": .string(folder)])
+            }
+            #expect(answer == .refused("io.navhost.Plugins.PluginRefused"), "\(folder): \(answer)")
+            #expect(try written() == before, "\(folder): the refused Load wrote the overrides")
+        }
+        try FileManager.default.moveItem(atPath: "\(plugins)/Settings.manifest.json", toPath: manifest)
+        try await daemon.crash()
+        try await daemon.restart()
+        let rows = try await DaemonPluginReloadTests.plugins(daemon, "List")["plugins"]?.arrayValue ?? []
+        let states = rows.filter { $0["name"] == "Settings" || $0["folder"]?.stringValue == elsewhere }.map {
+            "\($0["folder"]?.stringValue ?? "?"): \($0["state"]?.stringValue ?? "?")"
+        }
+        #expect(states == ["\(plugins)/Settings: removed"], "the acknowledged Unload holds; nothing from elsewhere")
+        try await daemon.terminate()
+    }
 }

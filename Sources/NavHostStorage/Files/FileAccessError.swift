@@ -11,6 +11,7 @@ public struct FileAccessError: Error, Sendable, Hashable {
             case permissionDenied
             case notADirectory
             case io
+            case tooLarge
         }
 
         private let base: Base
@@ -24,6 +25,8 @@ public struct FileAccessError: Error, Sendable, Hashable {
         public static let notADirectory = Code(.notADirectory)
         /// Any other failure of the system call; `errno` tells which.
         public static let io = Code(.io)
+        /// The file would be larger than the daemon reads back (``FileIO/largestFile``): nothing was written.
+        public static let tooLarge = Code(.tooLarge)
 
         public var description: String { base.rawValue }
     }

@@ -70,10 +70,15 @@ package enum FileIO {
         return names.sorted()
     }
 
+    /// The largest file ``readFile(_:limit:)`` accepts unless told otherwise, and the largest the daemon's state
+    /// writes (``writeDurably(_:at:to:cuttingTo:create:headLast:mode:)``, ``writePrivately(_:to:)``) make: a state
+    /// file written larger would be acknowledged, then refused at the next start, and the state in it lost.
+    package static let largestFile = 16 << 20
+
     /// Reads the whole file at `path`.
     ///
     /// - Parameter limit: The largest file accepted; a larger one fails with ``FileAccessError/Code/io``.
-    package static func readFile(_ path: String, limit: Int = 16 << 20) throws(FileAccessError) -> [UInt8] {
+    package static func readFile(_ path: String, limit: Int = largestFile) throws(FileAccessError) -> [UInt8] {
         var bytes: [UInt8] = []
         try forEachChunk(of: path) { (chunk: UnsafeRawBufferPointer) throws(FileAccessError) in
             guard bytes.count + chunk.count <= limit else {
@@ -86,7 +91,10 @@ package enum FileIO {
     }
 
     /// Reads the whole file at `path`, or `nil` when there is none (nor a folder holding it).
-    package static func readFileIfPresent(_ path: String, limit: Int = 16 << 20) throws(FileAccessError) -> [UInt8]? {
+    package static func readFileIfPresent(
+        _ path: String,
+        limit: Int = largestFile
+    ) throws(FileAccessError) -> [UInt8]? {
         do {
             return try readFile(path, limit: limit)
         } catch  where error.code == .notFound {
@@ -192,6 +200,8 @@ package enum FileIO {
     ///     written (a full disk gives the file a few of the blocks it needs, then `ENOSPC`), none of them is in the
     ///     file. A journal's first line, written with the zeros that make its file whole, is so.
     /// - Returns: `false`, having written nothing, when the file is not there and `create` is `false`.
+    /// - Throws: ``FileAccessError/Code/tooLarge``, having written nothing, when the write would take the file past
+    ///   ``largestFile``.
     @discardableResult
     package static func writeDurably(
         _ bytes: [UInt8],
@@ -202,6 +212,7 @@ package enum FileIO {
         headLast: Int = 0,
         mode: UInt32 = 0o600
     ) throws(FileAccessError) -> Bool {
+        try checkSize(size ?? offset + bytes.count, of: path)
         // The file is there for every write but the first: opened at once, with no `stat` to ask first. A `stat` of
         // the file before the write made the `fdatasync` after it about 40 µs slower on ext4 (docs/durability.md).
         // Never through a symbolic link: one planted in the state folder would have the write land where it points.
@@ -248,9 +259,22 @@ package enum FileIO {
 
     /// ``writeAtomically(_:to:mode:)`` for a file of the daemon's state: readable by its owner only (0600), in a folder
     /// made (0700, with its missing parents) when it is not there.
+    ///
+    /// - Throws: ``FileAccessError/Code/tooLarge``, having written nothing, for more than ``largestFile`` bytes.
     package static func writePrivately(_ bytes: some Collection<UInt8>, to path: String) throws(FileAccessError) {
+        try checkSize(bytes.count, of: path)
         try makeDirectories(parentDirectory(of: path), mode: 0o700)
         try writeAtomically(bytes, to: path, mode: 0o600)
+    }
+
+    /// Refuses a state file of `size` bytes that ``readFile(_:limit:)`` would not read back.
+    private static func checkSize(_ size: Int, of path: String) throws(FileAccessError) {
+        guard size > largestFile else { return }
+        throw FileAccessError(
+            code: .tooLarge,
+            message: "the file would be \(size) bytes, more than the \(largestFile) the daemon reads back",
+            path: path
+        )
     }
 
     /// Moves `path` aside to `path.<suffix>` (or `path.<suffix>-1`, `-2`, … when that is taken), keeping it for a
