@@ -61,7 +61,7 @@ struct DaemonBusyPollTests {
         #expect(refused.errors.contains("busy-poll"), "\(refused.errors)")
         try folder.write("")
         let defaulted = try await folder.check()
-        #expect(defaulted.output.contains("busy-poll 200us"), "\(defaulted.output)")
+        #expect(defaulted.output.contains("busy-poll 300us"), "\(defaulted.output)")
     }
 
     /// The user and system CPU time process `pid` has used (`/proc/PID/stat`, in clock ticks of 10 ms).

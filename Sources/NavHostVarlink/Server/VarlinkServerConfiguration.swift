@@ -49,7 +49,7 @@ public struct VarlinkServerConfiguration: Sendable, Hashable {
     /// client's next call, written within that time, is read without waking the loop (``BusyPoller``); `nil` never
     /// polls. The loop spends up to this much CPU after each read. Nothing polls in a process limited to one CPU.
     /// ``VarlinkServer/apply(_:)`` changes the window of a server bound with one, and cannot start polling on a server
-    /// bound without. Default: `nil` (navhostd's `--busy-poll` sets 200 µs).
+    /// bound without. Default: `nil` (navhostd's `--busy-poll` sets 300 µs).
     public var busyPollWindow: Duration?
     /// The error name that answers a call whose handler threw an error that is not ``VarlinkErrorConvertible``.
     /// It carries no parameters, so that no internals reach the client.

@@ -180,8 +180,9 @@ struct LimitSettings: Sendable, Equatable {
     var stallDuration: Duration? { (stallLimit ?? TimeLimit(.seconds(10))).duration }
 
     /// How long the daemon's loop polls after a read when nothing says otherwise: longer than most clients take to
-    /// answer a reply with their next call on this project's VMs (docs/architecture.md, "Polling after a read").
-    static let defaultBusyPoll = Duration.microseconds(200)
+    /// answer a reply with their next call on this project's VMs, and than most durable writes take, whose end
+    /// resumes the call on the loop (docs/architecture.md, "Polling after a read").
+    static let defaultBusyPoll = Duration.microseconds(300)
 
     private var resolvedMaxMessageSize: Int { maxMessageSize ?? VarlinkServerConfiguration().maxMessageSize }
     /// The room asked for, else the default, raised to a `max-message-size` larger than it.
