@@ -159,9 +159,6 @@ final class DaemonCore {
             }
         }
         if new.stallLimit != old.stallLimit { needsRestart.append("limits.stall-limit") }
-        if old.server.busyPollWindow == nil, new.server.busyPollWindow != nil {
-            needsRestart.append("limits.busy-poll (from off)")
-        }
         if new.sessionOptions.flightRecorderDirectory != old.sessionOptions.flightRecorderDirectory {
             needsRestart.append("flight-recorder-on-disk")
         }

@@ -8,40 +8,56 @@ import Testing
 /// these tests hold the part a user relies on, that the polling ends.
 @Suite("Polling after a read")
 struct DaemonBusyPollTests {
-    @Test("After a call the loop polls for --busy-poll's window, then sleeps; with off it sleeps at once")
+    @Test(
+        "After a call the loop polls for --busy-poll's window, then sleeps; off, pinned to one CPU or turned off by SIGHUP, it does not poll"
+    )
     func pollsForTheWindowThenSleeps() async throws {
-        let polling = try await DaemonProcess.start(extraArguments: ["--busy-poll", "900ms"])
-        let quiet = try await DaemonProcess.start(extraArguments: ["--busy-poll", "off"])
         // Only on a machine where the daemon may use two CPUs: on one, nothing polls.
-        guard ProcessInfo.processInfo.activeProcessorCount > 1 else {
-            #expect(try await polling.terminate() == 0)
-            #expect(try await quiet.terminate() == 0)
-            return
+        guard ProcessInfo.processInfo.activeProcessorCount > 1 else { return }
+        let polling = try await DaemonProcess.start(extraArguments: ["--busy-poll", "900ms"])
+        try await Self.expectCPU(of: polling, polling: true)
+        let quiet = try await DaemonProcess.start(extraArguments: ["--busy-poll", "off"])
+        try await Self.expectCPU(of: quiet, polling: false)
+        let pinned = try await DaemonProcess.start(
+            extraArguments: ["--busy-poll", "900ms"],
+            launcher: ["/usr/bin/taskset", "-c", "0"]
+        )
+        try await Self.expectCPU(of: pinned, polling: false)
+        // Off by a reload: the window of the loop's poller goes to nothing.
+        let config = try DaemonConfigurationTests.ConfigFolder("limits:\n  busy-poll: 900ms\n")
+        let reloaded = try await DaemonProcess.start(extraArguments: ["--config", config.file])
+        try await Self.expectCPU(of: reloaded, polling: true)
+        try config.write("limits:\n  busy-poll: off\n")
+        let count = reloaded.notifications.count
+        reloaded.send(signal: SIGHUP)
+        _ = try await reloaded.waitFor("READY=1", after: count)
+        try await Self.expectCPU(of: reloaded, polling: false)
+        for daemon in [polling, quiet, pinned, reloaded] { #expect(try await daemon.terminate() == 0) }
+    }
+
+    /// Makes one call to `daemon`, then expects it to spend CPU in the next 600 ms when `polling` (none otherwise),
+    /// and none in an idle second after.
+    private static func expectCPU(of daemon: DaemonProcess, polling: Bool) async throws {
+        let client = try await NavigationClient.connect(to: daemon)
+        // Settle what start-up left (plugin loads, the first writes), then one call.
+        try await Task.sleep(for: .seconds(1.2))
+        let before = try cpuTime(of: daemon.pid)
+        _ = try await client.call("Stack", [:])
+        try await Task.sleep(for: .milliseconds(600))
+        let during = try cpuTime(of: daemon.pid) - before
+        // Past the window: the loop sleeps.
+        try await Task.sleep(for: .milliseconds(600))
+        let after = try cpuTime(of: daemon.pid)
+        try await Task.sleep(for: .seconds(1))
+        let idle = try cpuTime(of: daemon.pid) - after
+        if polling {
+            // Polling the whole 600 ms would be 600; a loaded machine gives the loop less of a CPU.
+            #expect(during >= .milliseconds(60), "the loop polls after the call: \(during) of CPU in 600 ms")
+        } else {
+            #expect(during < .milliseconds(60), "the loop sleeps after the call: \(during) of CPU in 600 ms")
         }
-        for daemon in [polling, quiet] {
-            let client = try await NavigationClient.connect(to: daemon)
-            // Settle what start-up left (plugin loads, the first writes), then one call.
-            try await Task.sleep(for: .seconds(1.2))
-            let before = try Self.cpuTime(of: daemon.pid)
-            _ = try await client.call("Stack", [:])
-            try await Task.sleep(for: .milliseconds(600))
-            let during = try Self.cpuTime(of: daemon.pid) - before
-            // Past the window: the loop sleeps.
-            try await Task.sleep(for: .milliseconds(600))
-            let after = try Self.cpuTime(of: daemon.pid)
-            try await Task.sleep(for: .seconds(1))
-            let idle = try Self.cpuTime(of: daemon.pid) - after
-            if daemon === polling {
-                // Polling the whole 600 ms would be 600; a loaded machine gives the loop less of a CPU.
-                #expect(during >= .milliseconds(60), "the loop polls after the call: \(during) of CPU in 600 ms")
-            } else {
-                #expect(during < .milliseconds(60), "with --busy-poll off the loop sleeps: \(during) of CPU in 600 ms")
-            }
-            #expect(idle < .milliseconds(60), "no read, no polling: \(idle) of CPU in an idle second")
-            try await client.close()
-        }
-        #expect(try await polling.terminate() == 0)
-        #expect(try await quiet.terminate() == 0)
+        #expect(idle < .milliseconds(60), "no read, no polling: \(idle) of CPU in an idle second")
+        try await client.close()
     }
 
     @Test("--busy-poll takes microseconds and refuses more than a second, on the command line and in navhostd.conf")

@@ -28,9 +28,9 @@ public actor FileKeyValueStore: KeyValueStore {
 
     /// Creates the store of the values in the file at `path`; the file and its folder are created on first write.
     public init(path: String, logger: Logger) {
+        // Not larger than the daemon reads back (`FileIO.largestFile`): the store would then throw at every start.
         self.init(path: path, logger: logger) { bytes, path throws(FileAccessError) in
-            try FileIO.makeDirectories(FileIO.parentDirectory(of: path), mode: 0o700)
-            try FileIO.writeAtomically(bytes, to: path, mode: 0o600)
+            try FileIO.writePrivately(bytes, to: path)
         }
     }
 

@@ -136,8 +136,10 @@ public struct SessionStateFile: Sendable {
     }
 
     /// Writes `record` durably as the next line of the journal at `position`, or as a new snapshot when there is no
-    /// position yet, the journal has grown past ``journalLimit``, or the journal is gone since its generation began
-    /// (deleted or moved away: a line written into a new file, after the zeros before it, would not be read).
+    /// position yet, the journal has grown past ``journalLimit``, the line would take the journal past what the daemon
+    /// reads back (``FileIO/largestFile``; a snapshot of the record may still fit), or the journal is gone since its
+    /// generation began (deleted or moved away: a line written into a new file, after the zeros before it, would not
+    /// be read).
     ///
     /// - Returns: Where to write the next record.
     public func write(_ record: SessionRecord, after position: JournalPosition?) throws -> JournalPosition {
@@ -145,6 +147,7 @@ public struct SessionStateFile: Sendable {
         var bytes = try Self.envelope(of: record, generation: position.generation)
         bytes.append(UInt8(ascii: "\n"))
         let end = position.size + bytes.count
+        guard end <= FileIO.largestFile else { return try save(record) }
         // A generation's first line: the rest of the file zeroed in the same write, which retires the lines of the
         // generation before and gives the lines after it the blocks they are written over.
         let isFirstLine = position.size == 0

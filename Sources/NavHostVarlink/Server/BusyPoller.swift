@@ -34,24 +34,48 @@ package final class BusyPoller: @unchecked Sendable {
     /// Whether a byte is in the pipe or being drained: the loop is polling.
     private var isPolling = false
 
-    /// Whether this process may run on more than one CPU: its CPU affinity (`taskset`, systemd's `CPUAffinity=`) and
-    /// its cgroup's CPU limits (`CPUQuota=`, as NIO's `System.coreCount` reads them) allow two or more.
-    private static let mayPoll = System.coreCount > 1 && cpusAllowed > 1
+    /// Whether this process may run on more than one CPU: the machine has two or more, and neither its CPU affinity
+    /// (`taskset`, systemd's `CPUAffinity=`) nor its cgroup's CPU quota (`CPUQuota=`) allows fewer: under a quota of
+    /// one CPU, polling would spend the quota and have the daemon throttled.
+    private static let mayPoll = System.coreCount > 1 && cpusAllowed > 1 && cgroupQuotaAllowsTwoCPUs
 
     /// How many CPUs the process's affinity allows (`Cpus_allowed` in `/proc/self/status`, the mask
     /// `sched_getaffinity` answers); 2 when it cannot tell.
     private static var cpusAllowed: Int {
-        let descriptor = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return 2 }
-        defer { Glibc.close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 16_384)
-        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0,
-            let line = String(decoding: bytes[..<count], as: UTF8.self).split(separator: "\n")
-                .first(where: { $0.hasPrefix("Cpus_allowed:") })
+        guard let status = readText("/proc/self/status"),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
         else { return 2 }
         let mask = line.dropFirst("Cpus_allowed:".count).filter(\.isHexDigit)
         return mask.reduce(0) { $0 + ($1.hexDigitValue ?? 0).nonzeroBitCount }
+    }
+
+    /// Whether the CPU quota of this process's cgroup (`cpu.max` of cgroup v2, its own and its parents') allows at
+    /// least two CPUs' time; `true` when there is none, or it cannot be read.
+    private static var cgroupQuotaAllowsTwoCPUs: Bool {
+        guard let membership = readText("/proc/self/cgroup"),
+            let line = membership.split(separator: "\n").first(where: { $0.hasPrefix("0::") })
+        else { return true }
+        var folder = String(line.dropFirst("0::".count))
+        while true {
+            let fields = readText("/sys/fs/cgroup\(folder == "/" ? "" : folder)/cpu.max")?.split(separator: " ") ?? []
+            if fields.count == 2, let quota = Int(fields[0]), let period = Int(fields[1].filter(\.isNumber)),
+                period > 0, quota < 2 * period
+            {
+                return false
+            }
+            guard folder != "/", let slash = folder.lastIndex(of: "/") else { return true }
+            folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
+        }
+    }
+
+    /// The start of the text file at `path` (16 KiB at most), or `nil` when it cannot be read.
+    private static func readText(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { Glibc.close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 16_384)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        return count > 0 ? String(decoding: bytes[..<count], as: UTF8.self) : nil
     }
 
     private init(loop: any EventLoop, window: Duration?, wakeDescriptor: CInt) {
@@ -76,18 +100,19 @@ package final class BusyPoller: @unchecked Sendable {
         }
         let poller = BusyPoller(loop: loop, window: window, wakeDescriptor: ends[1])
         do {
-            let channel = try await NIOPipeBootstrap(group: loop)
+            _ = try await NIOPipeBootstrap(group: loop)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(PollPassHandler(poller))
+                        poller.channel = channel
                     }
                 }
                 .takingOwnershipOfDescriptor(input: ends[0])
                 .get()
-            try await loop.submit { poller.channel = channel }.get()
             return poller
         } catch {
-            Glibc.close(ends[0])
+            // NIO owns the read end from the bootstrap on, and closes it when it fails: closed again here, its number
+            // might be another file's by then. The write end goes with the poller.
             return nil
         }
     }
@@ -189,6 +214,9 @@ package struct BusyPollers: Sendable {
         }
         return BusyPollers(pollers: pollers)
     }
+
+    /// Whether there is no poller at all.
+    package var isEmpty: Bool { pollers.isEmpty }
 
     /// The poller of `loop`, if it has one.
     package func poller(for loop: any EventLoop) -> BusyPoller? {

@@ -322,6 +322,10 @@ public final class VarlinkServer: Sendable {
         registry.shutDown()
     }
 
+    /// Whether the server's loops can poll after a read (``VarlinkServerConfiguration/busyPollWindow``): it was bound
+    /// with a window, and may use more than one CPU. ``apply(_:)`` changes the window only then.
+    public var canBusyPoll: Bool { !busyPollers.isEmpty }
+
     /// How many connections are being served.
     public var connectionCount: Int { registry.count }
 

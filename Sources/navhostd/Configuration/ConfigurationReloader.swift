@@ -35,9 +35,13 @@ struct ConfigurationReloader: Sendable {
         server.apply(configuration.admittedServerConfiguration(logger: logger))
         access.replace(with: configuration.access)
         threshold.level = configuration.logLevel
-        let (changed, needsRestart) = await MainActor.run {
+        var (changed, needsRestart) = await MainActor.run {
             core.configurationProblem = nil
             return core.apply(configuration)
+        }
+        // Polling needs what the server sets up at its start (one poller for its loop).
+        if configuration.server.busyPollWindow != nil, !server.canBusyPoll {
+            needsRestart.append("limits.busy-poll (the daemon started with it off, or may use only one CPU)")
         }
         // READY=1 follows the reload: a session opened over the wire that the configuration took over has left the
         // list of opened sessions on disk first, or a restart could bring it back as opened over the wire.
