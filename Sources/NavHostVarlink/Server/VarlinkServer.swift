@@ -136,38 +136,21 @@ public final class VarlinkServer: Sendable {
                 )
             }
         )
-        let settings = ConfigurationCell(configuration)
-        let unfinishedBudget = UnfinishedMessageBudget(limit: configuration.maxUnfinishedBytes)
-        let busyPollers = await BusyPollers.start(on: eventLoopGroup, window: configuration.busyPollWindow)
-        let listener: NIOAsyncChannel<AcceptedConnection, Never>
         do {
-            listener = try await bootstrap(eventLoopGroup, configuration: configuration)
-                .bind(
-                    descriptor,
-                    childChannelInitializer: initializer(
-                        service: service,
-                        settings: settings,
-                        unfinishedBudget: unfinishedBudget,
-                        busyPollers: busyPollers,
-                        logger: logger
-                    )
-                )
+            return try await listen(
+                on: descriptor,
+                socketPath: unixSocketPath,
+                socketFile: socketFile,
+                service: service,
+                configuration: configuration,
+                isPrivilegedPeer: isPrivilegedPeer,
+                logger: logger,
+                eventLoopGroup: eventLoopGroup
+            )
         } catch {
-            busyPollers.stop()
             await removeSocketFile(unixSocketPath, ifStill: socketFile)
             throw error
         }
-        return VarlinkServer(
-            listener: listener,
-            socketPath: unixSocketPath,
-            socketFile: socketFile,
-            service: service,
-            settings: settings,
-            unfinishedBudget: unfinishedBudget,
-            busyPollers: busyPollers,
-            isPrivilegedPeer: isPrivilegedPeer,
-            logger: logger
-        )
     }
 
     /// Listens on a socket that is already bound and listening, like one passed by systemd socket activation.
@@ -188,6 +171,30 @@ public final class VarlinkServer: Sendable {
         logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkServer {
+        try await listen(
+            on: listeningSocket,
+            socketPath: nil,
+            socketFile: nil,
+            service: service,
+            configuration: configuration,
+            isPrivilegedPeer: isPrivilegedPeer,
+            logger: logger,
+            eventLoopGroup: eventLoopGroup
+        )
+    }
+
+    /// Listens on the bound socket `descriptor`, with what all the server's connections share: their settings, the
+    /// budget of their unfinished messages and the loops' pollers (stopped again when listening fails).
+    private static func listen(
+        on descriptor: CInt,
+        socketPath: String?,
+        socketFile: SocketFileIdentity?,
+        service: VarlinkService,
+        configuration: VarlinkServerConfiguration,
+        isPrivilegedPeer: @escaping @Sendable (VarlinkPeerCredentials?) -> Bool,
+        logger: Logger,
+        eventLoopGroup: any EventLoopGroup
+    ) async throws -> VarlinkServer {
         let settings = ConfigurationCell(configuration)
         let unfinishedBudget = UnfinishedMessageBudget(limit: configuration.maxUnfinishedBytes)
         let busyPollers = await BusyPollers.start(on: eventLoopGroup, window: configuration.busyPollWindow)
@@ -195,7 +202,7 @@ public final class VarlinkServer: Sendable {
         do {
             listener = try await bootstrap(eventLoopGroup, configuration: configuration)
                 .bind(
-                    listeningSocket,
+                    descriptor,
                     childChannelInitializer: initializer(
                         service: service,
                         settings: settings,
@@ -210,8 +217,8 @@ public final class VarlinkServer: Sendable {
         }
         return VarlinkServer(
             listener: listener,
-            socketPath: nil,
-            socketFile: nil,
+            socketPath: socketPath,
+            socketFile: socketFile,
             service: service,
             settings: settings,
             unfinishedBudget: unfinishedBudget,
