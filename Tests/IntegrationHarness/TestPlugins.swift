@@ -78,12 +78,18 @@ package enum TestPlugins {
     /// Writes a wrong SHA-256 (64 times `digit`) into the manifest of the plugin `name` in `directory`, a copy
     /// (``copyExample(_:in:)``): the daemon then refuses its library with `checksumMismatch`.
     package static func breakChecksum(of name: String, in directory: String, digit: Character = "0") throws {
+        try writeChecksum(String(repeating: digit, count: 64), of: name, in: directory)
+    }
+
+    /// Writes `digest` as the SHA-256 of the library into the manifest of the plugin `name` in `directory`, a copy
+    /// (``copyExample(_:in:)``): a library the test changed is then loaded as the manifest's own.
+    package static func writeChecksum(_ digest: String, of name: String, in directory: String) throws {
         let manifest = "\(directory)/\(name)/manifest.json"
         let text = try String(contentsOfFile: manifest, encoding: .utf8)
-        guard let digest = text.firstRange(of: /"sha256" *: *"[0-9a-f]{64}"/) else {
+        guard let written = text.firstRange(of: /"sha256" *: *"[0-9a-f]{64}"/) else {
             throw StagingFailed(description: "\(manifest) has no sha256")
         }
-        try text.replacingCharacters(in: digest, with: #""sha256": ""# + String(repeating: digit, count: 64) + "\"")
+        try text.replacingCharacters(in: written, with: #""sha256": ""# + digest + "\"")
             .write(toFile: manifest, atomically: true, encoding: .utf8)
     }
 

@@ -80,13 +80,8 @@ struct DaemonBusyPollTests {
         #expect(defaulted.output.contains("busy-poll 300us"), "\(defaulted.output)")
     }
 
-    /// The user and system CPU time process `pid` has used (`/proc/PID/stat`, in clock ticks of 10 ms).
+    /// The CPU time the daemon has used (`/proc/PID/stat`).
     private static func cpuTime(of pid: Int32) throws -> Duration {
-        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-        let end = try #require(stat.range(of: ") ", options: .backwards))
-        let fields = stat[end.upperBound...].split(separator: " ")
-        // After the name: state is field 3; utime and stime are fields 14 and 15.
-        let ticks = (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
-        return .milliseconds(ticks * 1000 / Int(sysconf(Int32(_SC_CLK_TCK))))
+        try #require(ProcessStat.cpuTime(of: pid), "process \(pid) is gone")
     }
 }

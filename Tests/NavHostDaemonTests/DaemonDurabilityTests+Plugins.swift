@@ -593,11 +593,7 @@ extension DaemonDurabilityTests {
         let elsewhere = (plugins as NSString).deletingLastPathComponent + "/empty-plugin"
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
         // A folder of its own in place of the link to the build's: its manifest is moved away below.
-        try FileManager.default.removeItem(atPath: "\(plugins)/Settings")
-        try FileManager.default.copyItem(
-            atPath: "\(DaemonProcess.examplePlugins)/Settings",
-            toPath: "\(plugins)/Settings"
-        )
+        try TestPlugins.copyExample("Settings", in: plugins)
         let daemon = try await DaemonProcess.start(plugins: plugins)
         try await DaemonPluginReloadTests.plugins(daemon, "Unload", ["name": "Settings"])
         let overrides = "\(daemon.stateDirectory)/plugin-overrides.json"

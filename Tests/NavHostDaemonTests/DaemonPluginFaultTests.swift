@@ -154,22 +154,14 @@ struct DaemonPluginFaultTests {
     private static func stop(_ daemon: DaemonProcess, for duration: Duration) async throws {
         daemon.send(signal: SIGSTOP)
         let deadline = ContinuousClock.now + .seconds(30)
-        while let state = Self.state(of: daemon.pid), state != "T" {
+        while let state = ProcessStat.state(of: daemon.pid), state != "T" {
             guard state != "Z" else { return }
             guard ContinuousClock.now < deadline else { throw TimedOut(what: "navhostd to stop on SIGSTOP") }
             try await Task.sleep(for: .milliseconds(5))
         }
-        guard Self.state(of: daemon.pid) == "T" else { return }
+        guard ProcessStat.state(of: daemon.pid) == "T" else { return }
         try await Task.sleep(for: duration)
         daemon.send(signal: SIGCONT)
-    }
-
-    /// The state letter of process `pid` in `/proc/PID/stat` (`T` when stopped by a signal).
-    private static func state(of pid: Int32) -> String? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let end = stat.range(of: ") ", options: .backwards)
-        else { return nil }
-        return stat[end.upperBound...].first.map(String.init)
     }
 
     /// The daemon exits on its own (70 for a stall, killed by the signal for a crash), says which plugin, and on the

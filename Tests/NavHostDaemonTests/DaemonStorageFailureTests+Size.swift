@@ -87,22 +87,15 @@ extension DaemonStorageFailureTests {
         let plugins = try await TestPlugins.directory()
         // Settings from elsewhere, its library padded past the limit (trailing zeros load the same), its manifest's
         // SHA-256 made to match.
-        let elsewhere = (plugins as NSString).deletingLastPathComponent + "/large/Settings"
-        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: "\(DaemonProcess.examplePlugins)/Settings") {
-            try FileManager.default.copyItem(
-                atPath: "\(DaemonProcess.examplePlugins)/Settings/\(name)",
-                toPath: "\(elsewhere)/\(name)"
-            )
-        }
+        let large = (plugins as NSString).deletingLastPathComponent + "/large"
+        let elsewhere = "\(large)/Settings"
+        try FileManager.default.createDirectory(atPath: large, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(DaemonProcess.examplePlugins)/Settings", toPath: elsewhere)
         let library = "\(elsewhere)/libSettingsFeature.so"
         let padded = try Data(contentsOf: URL(fileURLWithPath: library)) + Data(count: 6 << 20)
         try padded.write(to: URL(fileURLWithPath: library))
         let digest = try await ChildProcess.run("/usr/bin/sha256sum", [library]).output.prefix(64)
-        let manifest = "\(elsewhere)/manifest.json"
-        let text = try String(contentsOfFile: manifest, encoding: .utf8)
-            .replacing(/"sha256": *"[0-9a-f]*"/, with: "\"sha256\": \"\(digest)\"")
-        try text.write(toFile: manifest, atomically: true, encoding: .utf8)
+        try TestPlugins.writeChecksum(String(digest), of: "Settings", in: large)
 
         // The default action of SIGXFSZ, which a write past the limit sends, ended the daemon.
         let daemon = try await DaemonProcess.start(plugins: plugins, launcher: ["/usr/bin/prlimit", "--fsize=4194304"])
