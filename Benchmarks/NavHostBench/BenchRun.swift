@@ -137,7 +137,7 @@ final class BenchRun {
 
     func execute() throws {
         Console.line("navhost-bench (\(mode)) on \(machine.cpuModel), \(machine.onlineCPUs) CPUs, \(machine.kernel)")
-        Console.line("\(machine.swiftVersion); load average \(machine.loadAtStart)")
+        Console.line("\(machine.swiftVersion); load average \(machine.loadAtStart); \(machine.idlePolling)")
         raiseDescriptorLimit()
         if phases.contains(.floor) { try measureFloor() }
         if phases.contains(.peer) {

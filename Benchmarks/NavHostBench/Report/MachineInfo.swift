@@ -10,6 +10,10 @@ struct MachineInfo {
     var lscpu: [String]
     /// `/proc/loadavg` when the run started.
     var loadAtStart: String
+    /// How an idle CPU waits for work: the cpuidle driver and governor and, under the `haltpoll` driver of a KVM
+    /// guest, how long the guest polls before it halts the vCPU. On the development VM a lone round trip took half as
+    /// long with `guest_halt_poll_ns` at 200000 as at 0, the floor's too: runs with different settings do not compare.
+    var idlePolling: String
 
     /// Reads what it can; missing tools give empty fields, never an error.
     static func current() -> MachineInfo {
@@ -41,8 +45,26 @@ struct MachineInfo {
             kernel: "Linux \(release) \(machine)",
             swiftVersion: swift.map(String.init) ?? "unknown",
             lscpu: lscpu,
-            loadAtStart: currentLoad()
+            loadAtStart: currentLoad(),
+            idlePolling: currentIdlePolling()
         )
+    }
+
+    /// `cpuidle haltpoll (governor haltpoll), guest_halt_poll_ns 0`, or `cpuidle none` where the kernel has none.
+    static func currentIdlePolling() -> String {
+        let cpuidle = "/sys/devices/system/cpu/cpuidle"
+        func field(_ path: String) -> String? {
+            readFile(path)?.split(whereSeparator: \.isWhitespace).first.map(String.init)
+        }
+        guard let driver = field("\(cpuidle)/current_driver"), driver != "none" else { return "cpuidle none" }
+        var description = "cpuidle \(driver)"
+        if let governor = field("\(cpuidle)/current_governor_ro") ?? field("\(cpuidle)/current_governor") {
+            description += " (governor \(governor))"
+        }
+        if let pollLimit = field("/sys/module/haltpoll/parameters/guest_halt_poll_ns") {
+            description += ", guest_halt_poll_ns \(pollLimit)"
+        }
+        return description
     }
 
     /// `/proc/loadavg`'s first three fields.
@@ -58,6 +80,7 @@ struct MachineInfo {
             ("swift", .string(swiftVersion)),
             ("lscpu", .array(lscpu.map(ReportValue.string))),
             ("loadAverageAtStart", .string(loadAtStart)),
+            ("idlePolling", .string(idlePolling)),
         ])
     }
 }
