@@ -337,17 +337,17 @@ extension Screen {
     /// The intent is handled in the task's own closure, not in one the caller passes
     /// (``startIntentTask(handling:reportingTo:)``).
     ///
-    /// Not generic, like ``Race``: a generic class's `deinit` runs unspecialized, looking up its metadata on every
+    /// Not generic, like ``IntentRace``: a generic class's `deinit` runs unspecialized, looking up its metadata on every
     /// intent.
     fileprivate func startUntilClosed(
         deadline: IntentDeadline? = nil,
         handling message: IntentMessage
     ) -> CallProgress<IntentOutcome> {
         // Checked in the stretch that starts the work, not by the caller: the caller's `await` to get here may
-        // have given the main actor up (see `Race`), and the screen may have closed meanwhile. Work started after
+        // have given the main actor up (see `IntentRace`), and the screen may have closed meanwhile. Work started after
         // `close()` would reach a ViewModel after its `onDisappear`, and nothing would cancel it.
         guard !isClosed else { return .finished(.closed) }
-        let race = Race()
+        let race = IntentRace()
         // The work reports its own result to the race: no second task waits on it.
         let task = pendingChange.lookingAfterward { startIntentTask(handling: message, reportingTo: race) }
         task.handle.race = race
@@ -489,7 +489,7 @@ extension Screen {
     /// and a `swift_task_switch` to the main actor the task is already on, per intent (callgrind, session 53).
     private func startIntentTask(
         handling message: IntentMessage,
-        reportingTo race: Race
+        reportingTo race: IntentRace
     ) -> (number: Int, task: Task<(any Error)?, Never>, handle: ScreenTask) {
         let (number, handle) = registerTask()
         let model = self.model
@@ -545,15 +545,7 @@ extension Screen {
     }
 }
 
-// MARK: - Racing work against the screen's closing
-
-/// How a screen's intent ended for the caller waiting on it.
-enum IntentOutcome: Sendable {
-    /// The ViewModel handled it, with the error it threw or `nil`.
-    case finished((any Error)?)
-    case closed
-    case timedOut(Duration)
-}
+// MARK: - What the screen keeps
 
 /// Says that a ViewModel's state was mutated: raised by the observation (on whatever thread mutates), taken once by
 /// the screen.
@@ -581,158 +573,6 @@ private final class StateChangeSignal: Sendable {
 
     /// Whether it was raised since the last take; lowers it.
     func take() -> Bool { raised.exchange(false, ordering: .acquiringAndReleasing) }
-}
-
-/// A task a screen runs for its ViewModel, as the screen keeps it: cancelled when the screen closes, even before
-/// `Task.immediate` has returned it, and the race of the intent's caller waiting on it, told when the screen closes.
-@MainActor
-final class ScreenTask {
-    /// The screen task whose work runs now (bound for the task and inherited by the tasks it starts); `nil` outside
-    /// a screen's work.
-    nonisolated static var current: ScreenTask? { ScreenTaskBinding.task }
-
-    /// The context of the session whose screen runs the task: ``SessionContext/current`` in the task's work.
-    nonisolated let context: SessionContext?
-
-    /// Whether the task's intent was given up on: its caller was answered that it did not finish in time. The
-    /// session drops the navigation such a task asks for (`NavigationSession.perform`), and its feature's store the
-    /// writes (``IntentGuardedStore``).
-    ///
-    /// ``abandon()`` sets it with ``StoreWrites/isShut``, which says the same; both are kept because they are read
-    /// differently: that one on any thread, under the lock that counts the writes under way, since a write's check and
-    /// its count must be one step; this one on the main actor by every navigation of a screen's work, which it spares
-    /// that lock.
-    private(set) var isAbandoned = false
-    /// Whether its screen was closed by another call before its intent had an outcome: its caller waits only for the
-    /// store writes under way then (``countNoMoreStoreWrites()``). ``StoreWrites/countsNoMore`` says the same under
-    /// the lock.
-    private(set) var waitsOnlyForStoreWritesUnderWayAtClose = false
-    /// The writes to a feature's store the task's work has under way, and whether more may begin: none once its
-    /// intent was given up on. Read and changed on whatever thread the write starts and ends on.
-    private nonisolated let storeWrites = Mutex(StoreWrites())
-    /// The screen that runs the task. A reload rebuilds a screen under the same ID: the old ViewModel's work, which
-    /// may go on although cancelled, is told from the new one's by this, not by the ID.
-    private let screen: Backlink<Screen>
-    /// The ID of ``screen``, kept when it is gone.
-    let screenID: ScreenID
-    /// The first navigation the session refused to the task's work: its intent's caller is answered with it rather
-    /// than as done (`Screen.send`).
-    var refusedNavigation: NavigationError?
-    /// The race of the caller waiting on the task's intent, if one waits.
-    fileprivate var race: Race?
-    private var cancelled = false
-    private var cancelTask: (() -> Void)?
-
-    init(screen: Screen, context: SessionContext?) {
-        self.screen = screen.backlink
-        self.screenID = screen.id
-        self.context = context
-    }
-
-    /// Whether the task is the work of a screen called `id` that has left the stack (or is gone): a screen a reload
-    /// rebuilt under the same ID is another screen. (A screen's work may navigate for another screen, through a
-    /// callback its coordinator wired: that is the other screen's navigation.)
-    func isWorkOfClosedScreen(_ id: ScreenID) -> Bool {
-        screenID == id && (screen.owner?.isClosed ?? true)
-    }
-
-    /// Gives the task's intent up: its caller is about to be answered that it did not finish. No store write of its
-    /// work begins from now on; the caller waits for those under way (``storeWritesEnded()``).
-    func abandon() {
-        isAbandoned = true
-        storeWrites.withLock { $0.isShut = true }
-    }
-
-    /// Has its caller wait only for the store writes its work has under way now: its screen was closed by another call
-    /// before its intent had an outcome. The writes its work begins from now on go through, uncounted: the session's
-    /// close cancelled that work, which may go on regardless, and its caller is not held for as long as it does.
-    func countNoMoreStoreWrites() {
-        waitsOnlyForStoreWritesUnderWayAtClose = true
-        storeWrites.withLock { $0.countsNoMore = true }
-    }
-
-    /// Whether its caller has store writes to wait for after its screen closed (``countNoMoreStoreWrites()``).
-    var hasStoreWritesToWaitForAfterClose: Bool {
-        waitsOnlyForStoreWritesUnderWayAtClose && storeWrites.withLock { $0.underWay > 0 }
-    }
-
-    /// Ends its caller's wait for the store writes under way at its screen's close, now or when it begins: its time
-    /// limit ran out. Does nothing for any other wait (a timed-out intent's, or one delivered again to a rebuilt
-    /// screen, which wait for their writes to end, or for the daemon's stop,
-    /// ``endWaitForStoreWritesAsTheDaemonStops()``).
-    func endWaitForStoreWritesAfterClose() {
-        guard waitsOnlyForStoreWritesUnderWayAtClose else { return }
-        endWaitForStoreWrites()
-    }
-
-    /// Ends its caller's wait for the store writes of its work, now or when it begins, whatever it waits after (its
-    /// intent timed out, its screen was closed by another call, or rebuilt): the daemon is stopping, and a write that
-    /// does not end must not hold the stop. The writes are not refused for it; the process ends under them.
-    func endWaitForStoreWritesAsTheDaemonStops() {
-        endWaitForStoreWrites()
-    }
-
-    /// Returns its caller's wait for store writes now, and any it begins from now on at once.
-    private func endWaitForStoreWrites() {
-        let waiter = storeWrites.withLock { writes -> CheckedContinuation<Void, Never>? in
-            writes.isWaitEnded = true
-            defer { writes.waiter = nil }
-            return writes.waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Whether a store write of its work is under way now.
-    var hasStoreWritesUnderWay: Bool { storeWrites.withLock { $0.underWay > 0 } }
-
-    /// Notes a write to a feature's store that the task's work begins: ``StoreWriteStart/counted`` when its caller
-    /// may wait for it to end (``endStoreWrite()`` must then follow), ``StoreWriteStart/refused``, and nothing noted,
-    /// when its intent was given up on.
-    nonisolated func beginStoreWrite() -> StoreWriteStart {
-        storeWrites.withLock { writes in
-            guard !writes.isShut else { return .refused }
-            guard !writes.countsNoMore else { return .uncounted }
-            writes.underWay += 1
-            return .counted
-        }
-    }
-
-    /// Notes that a write ``beginStoreWrite()`` counted has ended, done or failed.
-    nonisolated func endStoreWrite() {
-        let waiter = storeWrites.withLock { writes -> CheckedContinuation<Void, Never>? in
-            writes.underWay -= 1
-            guard writes.underWay == 0 else { return nil }
-            defer { writes.waiter = nil }
-            return writes.waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns once no store write of the task's work is under way; after ``abandon()``, none begins again, and after
-    /// ``countNoMoreStoreWrites()`` none is counted, and ``endWaitForStoreWritesAfterClose()`` returns it sooner;
-    /// ``endWaitForStoreWritesAsTheDaemonStops()`` returns any wait sooner.
-    func storeWritesEnded() async {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let ended = storeWrites.withLock { writes in
-                guard writes.underWay > 0, !writes.isWaitEnded else { return true }
-                precondition(writes.waiter == nil, "one caller waits on an intent")
-                writes.waiter = waiter
-                return false
-            }
-            if ended { waiter.resume() }
-        }
-    }
-
-    /// The task, once `Task.immediate` has returned it; a cancel asked for before is applied now.
-    func setTask<Result>(_ task: Task<Result, Never>) {
-        cancelTask = { task.cancel() }
-        if cancelled { task.cancel() }
-    }
-
-    func cancel() {
-        cancelled = true
-        cancelTask?()
-    }
 }
 
 /// The tasks a screen runs for its ViewModel, by task number, in the order they started: `onAppear`'s, and the intents
@@ -763,75 +603,5 @@ private struct ScreenTasks {
     mutating func takeAll() -> [ScreenTask] {
         defer { entries.removeAll() }
         return entries.map(\.task)
-    }
-}
-
-/// The store writes of a screen task: how many are under way, whether more may begin, and who waits for them to end.
-private struct StoreWrites {
-    var underWay = 0
-    /// Whether the task's intent was given up on: no write begins. ``ScreenTask/isAbandoned`` says the same on the
-    /// main actor without the lock.
-    var isShut = false
-    /// Whether its screen was closed by another call before its intent had an outcome: the writes that begin from now
-    /// on go through uncounted. ``ScreenTask/waitsOnlyForStoreWritesUnderWayAtClose`` says the same on the main actor.
-    var countsNoMore = false
-    /// Whether the caller's wait was ended: after such a close by the intent's time limit or the daemon's stop, after
-    /// a time-out by the daemon's stop. It returns at once.
-    var isWaitEnded = false
-    var waiter: CheckedContinuation<Void, Never>?
-}
-
-/// How a write to a feature's store that a screen task's work begins is noted (``ScreenTask/beginStoreWrite()``).
-enum StoreWriteStart {
-    /// Counted as under way: its intent's caller may wait for it to end.
-    case counted
-    /// Let through without being counted: its screen was closed by another call, and its caller waits only for the
-    /// writes under way then.
-    case uncounted
-    /// Refused: its intent was given up on.
-    case refused
-}
-
-/// Where ``ScreenTask/current`` is bound: outside the main-actor class, so that ``SessionContext/current`` can read
-/// it on any thread.
-enum ScreenTaskBinding {
-    @TaskLocal static var task: ScreenTask?
-}
-
-/// The first of several events to finish wins; later ones are ignored. Main-actor only.
-///
-/// One waiter at most. ``wait()`` looks for the outcome and registers its waiter in one stretch on the main actor:
-/// every `await` may give the main actor up, even one that stays on it (it does in a task that prefers another
-/// executor, as a Varlink connection's tasks do), so an outcome checked before an `await` and a waiter registered
-/// after it would let a ``finish(_:)`` in between find no waiter, and the caller would wait forever.
-@MainActor
-private final class Race {
-    // Exclusivity: `outcome` and `waiter` skip the runtime's check of exclusive access (two per intent). No two
-    // accesses to either can overlap: the class is private to this file and main-actor, and every access is a read, or
-    // a whole write in its own two methods; resuming the waiter only schedules its task, which runs later.
-    /// The first outcome, once it is in.
-    @exclusivity(unchecked) private(set) var outcome: IntentOutcome?
-    @exclusivity(unchecked) private var waiter: CheckedContinuation<IntentOutcome, Never>?
-
-    func finish(_ outcome: IntentOutcome) {
-        guard self.outcome == nil else { return }
-        self.outcome = outcome
-        waiter?.resume(returning: outcome)
-        waiter = nil
-    }
-
-    func wait() async -> IntentOutcome {
-        // Without an `await`: an outcome already in needs no trip through the main actor's queue.
-        if let outcome { return outcome }
-        return await withCheckedContinuation { waiter in
-            // The body runs on the main actor without a break: nothing can finish the race between this check and
-            // the registration. The check above does not count: the `await` may have let `finish` run.
-            if let outcome {
-                waiter.resume(returning: outcome)
-            } else {
-                precondition(self.waiter == nil, "a race has one waiter")
-                self.waiter = waiter
-            }
-        }
     }
 }
