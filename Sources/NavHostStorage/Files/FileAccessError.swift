@@ -12,6 +12,7 @@ public struct FileAccessError: Error, Sendable, Hashable {
             case notADirectory
             case io
             case tooLarge
+            case tooDeep
         }
 
         private let base: Base
@@ -27,6 +28,9 @@ public struct FileAccessError: Error, Sendable, Hashable {
         public static let io = Code(.io)
         /// The file would be larger than the daemon reads back (``FileIO/largestFile``): nothing was written.
         public static let tooLarge = Code(.tooLarge)
+        /// The file's JSON would nest deeper than the daemon reads back (``JSONNesting/deepest``): nothing was
+        /// written.
+        public static let tooDeep = Code(.tooDeep)
 
         public var description: String { base.rawValue }
     }

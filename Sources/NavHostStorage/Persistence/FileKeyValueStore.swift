@@ -67,8 +67,9 @@ public actor FileKeyValueStore: KeyValueStore {
 
     /// Stores `value` under `key`; returns once the file holding it is on disk.
     ///
-    /// - Throws: ``FileAccessError`` when the file cannot be written; the store then keeps the values it had, on disk
-    ///   too, unless writing them back over a write that may be in place failed as well.
+    /// - Throws: ``FileAccessError`` when the file cannot be written, or would not be read back (larger than
+    ///   ``FileIO/largestFile``, or nested deeper than ``JSONNesting/deepest``); the store then keeps the values it
+    ///   had, on disk too, unless writing them back over a write that may be in place failed as well.
     public func setValue(_ value: JSONValue, forKey key: String) throws {
         var changed = try loadedValues()
         changed[key] = value
@@ -131,6 +132,8 @@ extension FileKeyValueStore {
     /// Writes `changed` to the file, and keeps it only once it is on disk.
     private func persist(_ changed: JSONObject) throws {
         let bytes = try JSONValue.object(changed).serializedBytes()
+        // Not nested deeper than the daemon reads back either: the whole store would be set aside at the next start.
+        try JSONNesting.check(bytes, for: path)
         do {
             try replaceFile(bytes, path)
         } catch {

@@ -131,7 +131,7 @@ public struct SessionStateFile: Sendable {
     @discardableResult
     public func save(_ record: SessionRecord) throws -> JournalPosition {
         let generation = Self.newGeneration()
-        try writes.replace(path, with: Self.envelope(of: record, generation: generation))
+        try writes.replace(path, with: Self.envelope(of: record, generation: generation, for: path))
         return JournalPosition(generation: generation, size: 0)
     }
 
@@ -144,7 +144,7 @@ public struct SessionStateFile: Sendable {
     /// - Returns: Where to write the next record.
     public func write(_ record: SessionRecord, after position: JournalPosition?) throws -> JournalPosition {
         guard let position, position.size < Self.journalLimit else { return try save(record) }
-        var bytes = try Self.envelope(of: record, generation: position.generation)
+        var bytes = try Self.envelope(of: record, generation: position.generation, for: journalPath)
         bytes.append(UInt8(ascii: "\n"))
         let end = position.size + bytes.count
         guard end <= FileIO.largestFile else { return try save(record) }
@@ -190,7 +190,7 @@ public struct SessionStateFile: Sendable {
     /// - Returns: The path written.
     public func keepAside(_ record: SessionRecord, suffix: String) throws -> String {
         let aside = "\(path).\(suffix)"
-        try FileIO.writePrivately(Self.envelope(of: record, generation: Self.newGeneration()), to: aside)
+        try FileIO.writePrivately(Self.envelope(of: record, generation: Self.newGeneration(), for: aside), to: aside)
         return aside
     }
 
@@ -238,10 +238,14 @@ public struct SessionStateFile: Sendable {
     /// The record is written once as text (``SessionRecord/appendJSON(to:)``, no JSON value or json-c tree built),
     /// hashed, and placed last in the envelope as it was hashed: the other members are hex digits and constants, which
     /// need no escaping.
-    private static func envelope(of record: SessionRecord, generation: String) throws -> [UInt8] {
+    ///
+    /// - Throws: ``FileAccessError/Code/tooDeep`` for a record, to be written to `path`, nested deeper than the daemon
+    ///   reads back (a restorable state nested that far).
+    private static func envelope(of record: SessionRecord, generation: String, for path: String) throws -> [UInt8] {
         var recordBytes: [UInt8] = []
         recordBytes.reserveCapacity(512)
         try record.appendJSON(to: &recordBytes)
+        try JSONNesting.check(recordBytes, enclosedIn: 1, for: path)
         var bytes: [UInt8] = []
         // The head, the generation's 16 digits, the digest's 64, the record, the closing brace and a line feed.
         bytes.reserveCapacity(envelopeHead.count + 128 + recordBytes.count)

@@ -72,6 +72,7 @@ final class StateDocument<Envelope: Codable & Sendable>: Sendable {
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
             queue.async {
                 do {
+                    try JSONNesting.check(bytes, for: path)
                     try writes.replace(path, with: bytes)
                     done.resume()
                 } catch {

@@ -143,23 +143,29 @@ final class FaultyViewModel: RestorableViewModel {
         /// Sets the restorable note to `text`, then writes `text` as `saved` in a write whose change sleeps an hour on
         /// the store's thread first: a write that does not end while the daemon runs.
         case onChangedNoteThenSavedInAnHour(text: String)
+        /// Makes the restorable state arrays nested `levels` deep (``NestedArrays``).
+        case onChangedNesting(levels: Int)
+        /// Writes arrays nested `levels` deep as `nested` to the store, and waits for the write.
+        case onChangedNestedSaved(levels: Int)
 
         static let names = [
             "onTappedBlock", "onTappedSpin", "onTappedTrap", "onTappedCount", "onTappedHold", "onTappedHoldInSlices",
             "onTappedOpenThenFail", "onTappedOpenThenFailLater", "onChangedNoteThenFail", "onTappedOpenThenRefuse",
             "onChangedNoteThenRefuse", "onTappedOpenThenHang",
             "onChangedNoteThenHang", "onChangedSavedSlowly", "onChangedNoteThenSavedInASecond",
-            "onChangedNoteThenSavedInAnHour",
+            "onChangedNoteThenSavedInAnHour", "onChangedNesting", "onChangedNestedSaved",
         ]
     }
 
     struct State: Encodable, Equatable, Sendable {
         var count = 0
         var note = ""
+        var nesting = 0
     }
 
     struct Saved: Codable, Equatable {
         var note: String
+        var nesting: NestedArrays?
     }
 
     /// Why an intent that fails on purpose failed.
@@ -174,10 +180,13 @@ final class FaultyViewModel: RestorableViewModel {
         self.store = store
     }
 
-    var restorableState: Saved { Saved(note: state.note) }
+    var restorableState: Saved {
+        Saved(note: state.note, nesting: state.nesting > 0 ? NestedArrays(levels: state.nesting) : nil)
+    }
 
     func restore(from saved: Saved) {
         state.note = saved.note
+        state.nesting = saved.nesting?.levels ?? 0
     }
 
     func handle(_ intent: Intent) async throws {
@@ -225,6 +234,10 @@ final class FaultyViewModel: RestorableViewModel {
         case .onChangedNoteThenSavedInAnHour(let text):
             state.note = text
             _ = try await store.update(String.self, forKey: "saved", Self.setting(text, after: 3_600_000_000))
+        case .onChangedNesting(let levels):
+            state.nesting = levels
+        case .onChangedNestedSaved(let levels):
+            try await store.save(NestedArrays(levels: levels), forKey: "nested")
         }
     }
 
@@ -252,5 +265,24 @@ final class FaultyViewModel: RestorableViewModel {
             usleep(500_000)
             saved = text
         }
+    }
+}
+
+/// Arrays nested `levels` deep, `[[[]]]` for 3: a restorable state, or a stored value, as deep as a test asks.
+struct NestedArrays: Codable, Equatable, Sendable {
+    var levels: Int
+
+    init(levels: Int) {
+        self.levels = max(1, levels)
+    }
+
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        levels = 1 + (container.isAtEnd ? 0 : try container.decode(NestedArrays.self).levels)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        if levels > 1 { try container.encode(NestedArrays(levels: levels - 1)) }
     }
 }
