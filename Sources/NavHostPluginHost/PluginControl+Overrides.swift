@@ -63,6 +63,7 @@ extension PluginControl {
     /// logged, one line per session, and the session's next change answers `StorageFailed` while its disk refuses.
     /// One that a client closes meanwhile is passed over (``SessionRegistry/commitAll()``).
     public func commitSessions(after change: String) async {
+        whileCommitting?()
         for unsaved in await sessions.commitAll() {
             logger.error(
                 "A plugin change is made and kept, but a session could not be saved after it",

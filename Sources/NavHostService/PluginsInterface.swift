@@ -125,8 +125,7 @@ private final class PluginsHandlers: Sendable {
     }
 
     func unload(_ name: String) async throws -> JSONObject {
-        try await act { control throws(PluginRegistry.ChangeError) in try await control.unload(name) }
-        await control?.commitSessions(after: "\(name) was unloaded")
+        try await act { control throws(PluginRegistry.ChangeError) in try await control.unloadCommittingSessions(name) }
         return [:]
     }
 

@@ -221,6 +221,51 @@ struct PluginControlOverridesTests {
     }
 
     @Test(
+        "An Unload whose plugin's folder is renamed while the sessions are written, the watcher loading it, answers none loaded"
+    )
+    func unloadOfAPluginMovedWhileTheSessionsAreWritten() async throws {
+        defer { cleanUp() }
+        let control = start()
+        let plugins = workspace.plugins
+        var incomplete: Set<String> = []
+        // Once the Unload is written and made, while the sessions it changed are written: the watcher finds a folder
+        // holding a plugin whose name is loaded no more, and loads it. Before session 62 the Unload answered then, the
+        // copy loaded, and a restart loaded it too (a review: 8 of 10 renames during an Unload of 30 sessions).
+        control.whileCommitting = {
+            control.whileCommitting = nil
+            try? FileManager.default.moveItem(atPath: "\(plugins)/Settings", toPath: "\(plugins)/Prefs")
+            control.take(.changed(["Settings", "Prefs"]), of: plugins, incomplete: &incomplete)
+            control.take(.settled, of: plugins, incomplete: &incomplete)
+        }
+
+        try await control.unloadCommittingSessions("Settings")
+        #expect(FileManager.default.fileExists(atPath: "\(plugins)/Prefs"), "renamed while the sessions were written")
+        #expect(control.registry.status(named: "Settings")?.isLoaded != true, "\(state(of: "Settings", in: control))")
+        #expect(!state(of: "Settings", in: start()).contains("loaded"), "a restart agrees")
+    }
+
+    @Test(
+        "An Unload whose plugin's folder is renamed while the sessions are written, the watcher not there yet, leaves no copy"
+    )
+    func unloadOfAPluginMovedWhileTheSessionsAreWrittenUnwatched() async throws {
+        defer { cleanUp() }
+        let control = start()
+        let plugins = workspace.plugins
+        control.whileCommitting = {
+            control.whileCommitting = nil
+            try? FileManager.default.moveItem(atPath: "\(plugins)/Settings", toPath: "\(plugins)/Prefs")
+        }
+
+        try await control.unloadCommittingSessions("Settings")
+        // The watcher takes the rename after the answer: the copy was written down as unloaded before it.
+        var incomplete: Set<String> = []
+        control.take(.changed(["Settings", "Prefs"]), of: plugins, incomplete: &incomplete)
+        control.take(.settled, of: plugins, incomplete: &incomplete)
+        #expect(control.registry.status(named: "Settings")?.isLoaded != true, "\(state(of: "Settings", in: control))")
+        #expect(!state(of: "Settings", in: start()).contains("loaded"), "a restart agrees")
+    }
+
+    @Test(
         "A hidden folder of the plugins folder, which the folder's own loading skips, is loaded by hand like any other"
     )
     func loadOfAHiddenFolder() async throws {
