@@ -139,6 +139,12 @@ run_navctl stack --json | grep -q '"route":"favorites.list"' || fail "make run's
 run_navctl send onTappedAdd title=Tea --json | grep -q '"title":"Tea"' || fail "make run's daemon: onTappedAdd"
 cp "$work/Favorites/plugin.json" "$work/plugin.json.good"
 sed -i 's/"version": *"0.1.0"/"version": "0.2.0"/' "$work/Favorites/plugin.json"
+# make check stages the build it checks in a folder of its own: the daemon does not take it. Staged in the folder the
+# daemon watches, the reload came first, and a state the new build could not decode was gone before the check read it.
+(cd "$work/Favorites" && make check >"$work/run-check.log" 2>&1) || fail "make check of 0.2.0: $(tail -3 "$work/run-check.log")"
+grep -q "^Favorites 0.2.0: loaded" "$work/run-check.log" || fail "make check did not check 0.2.0: $(cat "$work/run-check.log")"
+sleep 1
+run_navctl plugins list | grep -Eq "^Favorites +0\.1\.0 +loaded" || fail "make run's daemon took the build make check checked"
 (cd "$work/Favorites" && make >/dev/null)
 for _ in $(seq 100); do
     run_navctl plugins list | grep -Eq "^Favorites +0\.2\.0 +loaded" && break

@@ -119,8 +119,9 @@ extension FeatureScaffold {
         # \#(name), a NavHost feature plugin built against the installed SDK.
         #   make            build lib\#(name)Feature.so and stage it: .build/<config>/plugins/\#(name)/ (manifest + library)
         #   make test       run the feature's tests on the SDK's headless host (NavHostTesting); TEST_FILTER=… some
-        #   make check      load the staged plugin through the daemon's own registry, as navhostd will;
-        #                   SESSIONS=<folder> also checks it against a daemon's saved sessions
+        #   make check      build the plugin and load it through the daemon's own registry, as navhostd will, from
+        #                   a folder of its own (no daemon takes it); SESSIONS=<folder> also checks it against a
+        #                   daemon's saved sessions
         #   make install    copy the staged plugin into PLUGINDIR, where a running navhostd loads it by itself, and
         #                   wait for its answer: a build it refuses fails make install, saying why
         #   make uninstall  remove it from PLUGINDIR, and wait for a running navhostd to unload it: a removal it
@@ -140,6 +141,8 @@ extension FeatureScaffold {
         # Left by a make that failed, taken away by one that succeeds: make install refuses the build staged before.
         FAILED      := $(BUILD_DIR)/.\#(name).make-failed
         LIBRARY     := lib\#(name)Feature.so
+        # Where make check stages the build it checks: not a folder a daemon watches.
+        CHECKING    := $(BUILD_DIR)/checking
         # The navctl make install asks whether the daemon took the build (navctl plugins wait), for up to
         # INSTALL_WAIT seconds; NAVHOST_SOCKET names the daemon's socket, as for navctl itself (under sudo, give it as
         # sudo make install NAVHOST_SOCKET=…). Without a navctl (the SDK alone installs none), make install only copies.
@@ -174,9 +177,16 @@ extension FeatureScaffold {
         # when the build would not bring back a screen they saved as it was: its saved state no longer decodes, or its
         # route or parameters no longer fit (PLUGINDIR's manifests say which plugin served a route it drops: give the
         # folder the daemon loads it from, like PLUGINDIR=~/src/navhost/.build/debug/plugins for a checkout's make
-        # run). ACCEPT_LOSS="ROUTE …" names routes whose saved screens may go or start fresh on purpose.
-        check: build
-        	$(NAVHOST_SDK)/navhost-plugin-tool check $(BUILD_DIR)/plugins \
+        # run). ACCEPT_LOSS="ROUTE …" names routes whose saved screens may go or start fresh on purpose. The build is
+        # staged and checked in a folder of its own, $(CHECKING), beside copies of the other plugins staged in
+        # $(BUILD_DIR)/plugins: staged there, make run's daemon would reload it before the check read the sessions,
+        # and a saved state the new build cannot decode would be gone already. Stage it with make once it passes.
+        check: sdk
+        	umask 022 && $(SWIFT) build -c $(CONFIG) --manifest-cache none $(SWIFTFLAGS) --product \#(name)Feature
+        	@rm -rf $(CHECKING) && umask 022 && mkdir -p $(CHECKING) && for folder in $(BUILD_DIR)/plugins/*/; do \
+        		test ! -d "$$folder" || test "$$(basename "$$folder")" = \#(name) || cp -R "$$folder" $(CHECKING)/; done
+        	umask 022 && $(NAVHOST_SDK)/navhost-plugin-tool stage --build-dir $(BUILD_DIR) --output $(CHECKING)
+        	$(NAVHOST_SDK)/navhost-plugin-tool check $(CHECKING) \
         		$(if $(SESSIONS),--sessions '$(SESSIONS)' $(if $(wildcard $(PLUGINDIR)),--installed '$(PLUGINDIR)')) \
         		$(if $(SESSIONS),$(foreach route,$(ACCEPT_LOSS),--accept-loss '$(route)'))
 
