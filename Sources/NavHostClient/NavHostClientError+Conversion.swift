@@ -116,7 +116,8 @@ extension NavHostClientError {
                 "\(text("session")) cannot name a session: use 1 to 64 letters, digits, -, _ and ., not starting with ."
         case .sessionConfigured:
             return "session \(text("session")) is declared by the daemon's configuration (its files, its --session "
-                + "options, or, when they declare none, the default main), which alone opens and closes it"
+                + "options, or, when they declare none, the default main), which alone opens and closes it: open a "
+                + "session of another name, or give this one another root there (--session NAME=ROUTE)"
         case .storageFailed: return "the change could not be saved and was taken back: \(text("reason"))"
         case .invalidRecording: return "the recording cannot be replayed: \(parameters["message"]?.stringValue ?? "?")"
         case .pluginNotFound:

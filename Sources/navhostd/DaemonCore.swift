@@ -21,9 +21,6 @@ final class DaemonCore {
     private let logger: Logger
     /// Why the state folder cannot be written, found at start and at each reload; `nil` when it can.
     private(set) var stateFolderProblem: String?
-    /// Why each configured session that could not open did not, as last logged: once per reload, not again at each
-    /// plugin that loads meanwhile.
-    private var openFailures = SessionOpenFailures()
 
     /// The plugins folder watched since start (`watch-plugins`); `nil` when it is not, or cannot be.
     private(set) var pluginFolderMonitor: PluginFolderMonitor?
@@ -215,7 +212,8 @@ final class DaemonCore {
         // The check may have waited for the disk: the stop may have begun meanwhile.
         guard !sessions.isShutDown else { return }
         // A reload says again what still cannot open, whether or not its configuration is taken.
-        openFailures.forgetAll()
+        // Why each configured session could not open is logged once per reload, not again at each plugin that loads.
+        sessions.configuredOpenFailures.forgetAll()
         sessions.listedOpenFailures.forgetAll()
         pluginControl.rescan(configuration.pluginDirectory)
         openSessions()
@@ -324,13 +322,13 @@ final class DaemonCore {
             do {
                 let options = configuration.options(forSession: session.name)
                 guard try sessions.openOnceEarlierWritesLand(session, options: options) != nil else { continue }
-                openFailures.forget(session.name)
+                sessions.configuredOpenFailures.forget(session.name)
                 logger.info(
                     "Opened session",
                     metadata: ["navhost.session": "\(session.name)", "navhost.route": "\(session.root.id)"]
                 )
             } catch {
-                guard openFailures.isNew(session.name, because: "\(session.root): \(error)") else { continue }
+                guard sessions.configuredOpenFailures.isNew(session.name, because: "\(error)") else { continue }
                 logger.error(
                     "Cannot open a configured session at its root route",
                     metadata: [

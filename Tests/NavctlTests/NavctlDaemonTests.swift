@@ -49,11 +49,17 @@ struct NavctlDaemonTests {
             #expect(plugins.output == #"{"plugins":[]}"# + "\n")
             let stack = try await Navctl.run(["stack"] + socket)
             #expect(stack.status == 2)
-            // The configuration declares main; with no plugins its root route cannot open, and the error says so.
-            let reason = "declared by the configuration, but its root route cannot be opened now; see the daemon's log"
+            // The configuration declares main; with no plugins its root route cannot open, and the error says why and
+            // what to do.
+            let reason =
+                #"declared by the configuration, but its root route cannot be opened now (RouteNotFound: no loaded "#
+                + #"feature offers route "home.main"); it opens once the route's plugin loads; another root: navhostd "#
+                + "--session main=ROUTE, or sessions in navhostd.conf"
+            let quoted = reason.replacingOccurrences(of: "\"", with: "\\\"")
             #expect(
                 stack.errors == #"Error: io.navhost.Navigation.SessionNotFound {"session":"main","reason":""#
-                    + reason + #""}: session "main" is not open: "# + reason + "\n"
+                    + quoted + #""}: session "main" is not open: "# + reason + "\n",
+                "\(stack.errors)"
             )
             let navigate = try await Navctl.run(["navigate", "products.detail", "productID=p3"] + socket)
             #expect(navigate.status == 2)

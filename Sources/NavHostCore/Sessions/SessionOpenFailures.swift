@@ -18,6 +18,11 @@ public struct SessionOpenFailures: Sendable {
         return true
     }
 
+    /// Why `name` last failed to open, as recorded; `nil` when it has not failed since it was last forgotten.
+    public func reason(of name: String) -> String? {
+        reasons[name]
+    }
+
     /// Forgets `name`'s failure: it opened, or it is no longer to be opened.
     public mutating func forget(_ name: String) {
         reasons[name] = nil

@@ -79,6 +79,9 @@ public final class SessionRegistry {
     /// Why each session opened over the wire that could not open again did not, as ``openListedSessions()`` last
     /// logged it.
     public var listedOpenFailures = SessionOpenFailures()
+    /// Why each session the configuration declares that could not open did not, as the daemon last logged it (the
+    /// daemon keeps it): a call naming such a session is told why (``sessionNotOpen(_:)``).
+    public var configuredOpenFailures = SessionOpenFailures()
 
     /// The sessions' names, sorted.
     public var names: [String] { sessions.names.sorted() }
@@ -295,16 +298,27 @@ public final class SessionRegistry {
                 parameters: ["session": .string(name), "reason": .string(reason)]
             )
         } else if let entry = opened[name] {
-            reason = "opened over the wire, but its root route \"\(entry.root)\" cannot be opened now"
+            reason =
+                "opened over the wire, but its root route \"\(entry.root)\" cannot be opened now"
+                + (listedOpenFailures.reason(of: name).map { " (\($0))" } ?? "")
         } else if configuredNames.contains(name) {
-            reason = "declared by the configuration, but its root route cannot be opened now"
+            reason =
+                "declared by the configuration, but its root route cannot be opened now"
+                + (configuredOpenFailures.reason(of: name).map { " (\($0))" } ?? "")
         } else {
             return .sessionNotFound(name)
         }
+        // What to do: wait for the plugin, or give the session a root that opens; a name the configuration declares
+        // takes its root from the configuration alone (`--session NAME=ROUTE`, `sessions:`), not from OpenSession.
+        let remedy =
+            opened[name] != nil
+            ? "it opens once the route's plugin loads; CloseSession forgets it"
+            : "it opens once the route's plugin loads; another root: navhostd --session \(name)=ROUTE, or sessions in "
+                + "navhostd.conf"
         return NavigationError(
             .sessionNotFound,
-            "session \"\(name)\" is \(reason) (the daemon's log says why; it opens once the route's plugin loads)",
-            parameters: ["session": .string(name), "reason": .string(reason + "; see the daemon's log")]
+            "session \"\(name)\" is \(reason): \(remedy)",
+            parameters: ["session": .string(name), "reason": .string("\(reason); \(remedy)")]
         )
     }
 
