@@ -115,7 +115,7 @@ struct DaemonClientPluginTests {
         }
     }
 
-    @Test("A Load of a plugin's package, of a folder of plugins or of no folder says which folder to load")
+    @Test("A Load of a package, a folder of plugins, no folder, a link loop or a huge manifest says what is wrong")
     func loadOfAPackage() async throws {
         try await Self.withPrivatePlugins { directory, _, client in
             let package = "\((directory as NSString).deletingLastPathComponent)/Favorites"
@@ -150,6 +150,37 @@ struct DaemonClientPluginTests {
                 try await client.loadPlugin(at: "\(package)/Nowhere")
             }
             #expect(nowhere.parameters["message"] == .string("there is no folder \(package)/Nowhere"))
+
+            // Symbolic links that loop lead to no folder, and say so (they were "no folder" at all).
+            try FileManager.default.createSymbolicLink(atPath: "\(package)/LoopA", withDestinationPath: "LoopB")
+            try FileManager.default.createSymbolicLink(atPath: "\(package)/LoopB", withDestinationPath: "LoopA")
+            let loop = try await #require(throws: NavHostClientError.self) {
+                try await client.loadPlugin(at: "\(package)/LoopA")
+            }
+            #expect(loop.parameters["code"] == "fileMissing")
+            #expect(
+                loop.parameters["message"]
+                    == .string(
+                        "\(package)/LoopA is a symbolic link that leads to no folder (its target is gone, or the links loop)"
+                    )
+            )
+
+            // A manifest past the 1 MiB the daemon reads is a bad manifest, not a missing one.
+            let large = "\(package)/Large"
+            try FileManager.default.createDirectory(atPath: large, withIntermediateDirectories: true)
+            FileManager.default.createFile(
+                atPath: "\(large)/manifest.json",
+                contents: Data(#"{"name": "Large", "summary": ""#.utf8) + Data(repeating: 0x61, count: 2 << 20)
+                    + Data(#""}"#.utf8)
+            )
+            let tooLarge = try await #require(throws: NavHostClientError.self) {
+                try await client.loadPlugin(at: large)
+            }
+            #expect(tooLarge.parameters["code"] == "badManifest")
+            #expect(
+                tooLarge.parameters["message"]
+                    == .string("\(large)/manifest.json is larger than 1048576 bytes, as no manifest is")
+            )
         }
     }
 

@@ -78,6 +78,9 @@ public struct PluginManifest: Sendable, Hashable {
     /// The manifest's file name inside a plugin's folder.
     public static let fileName = "manifest.json"
 
+    /// The largest manifest the daemon reads: 1 MiB, far more than the files, routes and dependencies it lists take.
+    public static let largestFile = 1 << 20
+
     // MARK: Public Properties
 
     /// The feature's name, which its module's `name` must match, like `Products`.

@@ -68,6 +68,13 @@ package enum PluginDirectory {
         guard FileIO.kind(of: path) == .regularFile else {
             switch FileIO.kind(of: folder) {
             case .directory: break
+            case nil where FileIO.isSymbolicLink(folder):
+                return .failure(
+                    QuarantineReason(
+                        .fileMissing,
+                        "\(folder) is a symbolic link that leads to no folder (its target is gone, or the links loop)"
+                    )
+                )
             case nil: return .failure(QuarantineReason(.fileMissing, "there is no folder \(folder)"))
             default:
                 return .failure(
@@ -83,7 +90,15 @@ package enum PluginDirectory {
         }
         let bytes: [UInt8]
         do {
-            bytes = try FileIO.readFile(path, limit: 1 << 20)
+            bytes = try FileIO.readFile(path, limit: PluginManifest.largestFile)
+        } catch  where error.code == .tooLarge {
+            // There, but not a manifest the daemon takes: a manifest names the plugin's files, it does not hold them.
+            return .failure(
+                QuarantineReason(
+                    .badManifest,
+                    "\(path) is larger than \(PluginManifest.largestFile) bytes, as no manifest is"
+                )
+            )
         } catch {
             return .failure(QuarantineReason(.fileMissing, "\(PluginManifest.fileName) cannot be read: \(error)"))
         }

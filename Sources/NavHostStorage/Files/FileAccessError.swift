@@ -26,7 +26,8 @@ public struct FileAccessError: Error, Sendable, Hashable {
         public static let notADirectory = Code(.notADirectory)
         /// Any other failure of the system call; `errno` tells which.
         public static let io = Code(.io)
-        /// The file would be larger than the daemon reads back (``FileIO/largestFile``): nothing was written.
+        /// The file would be larger than the daemon reads back (``FileIO/largestFile``): nothing was written. Or, read,
+        /// it is larger than the reader takes.
         public static let tooLarge = Code(.tooLarge)
         /// The file's JSON would nest deeper than the daemon reads back (``JSONNesting/deepest``): nothing was
         /// written.

@@ -12,6 +12,12 @@ package enum FileIO {
         case other
     }
 
+    /// Whether `path` itself is a symbolic link, whatever it leads to (nothing, or a loop).
+    package static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+    }
+
     /// What is at `path` (following symbolic links), or `nil` when nothing is.
     package static func kind(of path: String) -> Kind? {
         var info = stat()
@@ -77,12 +83,12 @@ package enum FileIO {
 
     /// Reads the whole file at `path`.
     ///
-    /// - Parameter limit: The largest file accepted; a larger one fails with ``FileAccessError/Code/io``.
+    /// - Parameter limit: The largest file accepted; a larger one fails with ``FileAccessError/Code/tooLarge``.
     package static func readFile(_ path: String, limit: Int = largestFile) throws(FileAccessError) -> [UInt8] {
         var bytes: [UInt8] = []
         try forEachChunk(of: path) { (chunk: UnsafeRawBufferPointer) throws(FileAccessError) in
             guard bytes.count + chunk.count <= limit else {
-                throw FileAccessError(code: .io, message: "the file is larger than \(limit) bytes", path: path)
+                throw FileAccessError(code: .tooLarge, message: "the file is larger than \(limit) bytes", path: path)
             }
             bytes.append(contentsOf: chunk)
             return true
