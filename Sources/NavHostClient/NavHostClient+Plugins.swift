@@ -14,7 +14,18 @@ extension NavHostClient {
     /// }
     /// ```
     public func plugins() async throws(NavHostClientError) -> [PluginInfo] {
-        try await call(Self.pluginsMethod("List"), [:], as: PluginListReply.self).plugins
+        try await pluginList().plugins
+    }
+
+    /// Every plugin the daemon found, and the folder it loads them from, and whether it follows that folder as it
+    /// changes (`io.navhost.Plugins.List`; an older daemon does not say where).
+    ///
+    /// ```swift
+    /// let list = try await client.pluginList()
+    /// if list.watchesPluginsFolder == true, let folder = list.pluginsFolder { print("copy builds into \(folder)") }
+    /// ```
+    public func pluginList() async throws(NavHostClientError) -> PluginListReply {
+        try await call(Self.pluginsMethod("List"), [:], as: PluginListReply.self)
     }
 }
 

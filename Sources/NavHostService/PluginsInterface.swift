@@ -13,11 +13,25 @@ public enum PluginsInterface {
     /// The interface's definition, as served by `GetInterfaceDescription`.
     public static let definition = InterfaceDefinitions.plugins
 
-    /// Builds the interface; `reports` lists every plugin found, loaded or quarantined. With `control`, `Load`,
-    /// `Reload` and `Unload` act through it, for the peers `access` lets control; without, they answer
-    /// `PluginRefused`.
+    /// The folder the daemon loads plugins from, as `List` reports it.
+    public struct PluginsFolder: Sendable {
+        /// Where the daemon loads plugins from at start and at SIGHUP.
+        public var path: String
+        /// Whether it follows the folder as it changes (`watch-plugins`).
+        public var isWatched: Bool
+
+        public init(path: String, isWatched: Bool) {
+            self.path = path
+            self.isWatched = isWatched
+        }
+    }
+
+    /// Builds the interface; `reports` lists every plugin found, loaded or quarantined, and `pluginsFolder` says where
+    /// they come from (`nil`: `List` does not say). With `control`, `Load`, `Reload` and `Unload` act through it, for
+    /// the peers `access` lets control; without, they answer `PluginRefused`.
     public static func implementation(
         reports: @escaping @Sendable () async -> [PluginInfo],
+        pluginsFolder: @escaping @Sendable () async -> PluginsFolder? = { nil },
         control: PluginControl? = nil,
         access: AccessControl = AccessControl(AccessPolicy(controlUIDs: [], controlGIDs: []))
     ) -> VarlinkInterfaceImplementation {
@@ -29,7 +43,13 @@ public enum PluginsInterface {
             preconditionFailure("io.navhost.Plugins.varlink does not parse: \(error)")
         }
         plugins.handle("List") { _ in
-            try JSONValueEncoder().encode(PluginListReply(plugins: await reports())).objectValue ?? [:]
+            let folder = await pluginsFolder()
+            let reply = PluginListReply(
+                plugins: await reports(),
+                pluginsFolder: folder?.path,
+                watchesPluginsFolder: folder?.isWatched
+            )
+            return try JSONValueEncoder().encode(reply).objectValue ?? [:]
         }
         plugins.handleStreaming("Watch") { _, replies in
             guard replies.isStreaming, let control else {

@@ -89,6 +89,7 @@ struct Daemon {
         service.add(
             PluginsInterface.implementation(
                 reports: { await core.pluginReports },
+                pluginsFolder: { await core.pluginsFolder },
                 control: core.pluginControl,
                 access: access
             )

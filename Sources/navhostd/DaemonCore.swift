@@ -28,6 +28,15 @@ final class DaemonCore {
     /// Every plugin found, loaded or quarantined, as `io.navhost.Plugins.List` reports it.
     var pluginReports: [PluginInfo] { pluginControl.reports }
 
+    /// The folder plugins are loaded from, as `io.navhost.Plugins.List` reports it: the one watched since start, or,
+    /// when none is, the configuration's (loaded at start and at SIGHUP only).
+    var pluginsFolder: PluginsInterface.PluginsFolder {
+        guard let pluginFolderMonitor else {
+            return PluginsInterface.PluginsFolder(path: configuration.pluginDirectory, isWatched: false)
+        }
+        return PluginsInterface.PluginsFolder(path: pluginFolderMonitor.directory, isWatched: true)
+    }
+
     /// On the main actor, wherever the last reference goes (the service's closures hold the core, and run off it):
     /// the session registry it holds must be freed there (the rule in Backlink.swift).
     isolated deinit {}

@@ -410,7 +410,17 @@ extension InterfaceDefinitionTests {
             "List": MethodSamples(
                 inputs: [[:]],
                 outputs: [
-                    (encoded(PluginListReply(plugins: [loaded, refused, removed])), roundTrip(PluginListReply.self))
+                    (encoded(PluginListReply(plugins: [loaded, refused, removed])), roundTrip(PluginListReply.self)),
+                    (
+                        encoded(
+                            PluginListReply(
+                                plugins: [],
+                                pluginsFolder: "/usr/lib/navhost/plugins",
+                                watchesPluginsFolder: true
+                            )
+                        ),
+                        roundTrip(PluginListReply.self)
+                    ),
                 ]
             ),
             "Watch": MethodSamples(

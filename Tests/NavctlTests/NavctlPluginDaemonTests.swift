@@ -129,6 +129,40 @@ struct NavctlPluginDaemonTests {
         }
     }
 
+    @Test(
+        "plugins wait says at once that a daemon with no plugins yet, or one not following its folder, will not take it"
+    )
+    func waitWhereTheDaemonDoesNotLook() async throws {
+        let elsewhere = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        try FileManager.default.copyItem(
+            atPath: "\(DaemonProcess.examplePlugins)/Settings",
+            toPath: "\(elsewhere)/Settings"
+        )
+        // A daemon whose plugins folder is empty: before it said where that folder is, navctl could not tell, and
+        // waited the whole --timeout for a build copied elsewhere (a new user's make install to the wrong PLUGINDIR).
+        try await NavctlDaemonTests.withDaemon { daemon in
+            let socket = ["--socket", daemon.socketPath]
+            let list = try await Navctl.run(["plugins", "--json"] + socket)
+            #expect(list.output.contains(#""watchesPluginsFolder":true"#), "\(list.output)")
+            let outside = try await Navctl.run(
+                ["plugins", "wait", "\(elsewhere)/Settings", "--timeout", "20"] + socket
+            )
+            #expect(outside.status == 1, "\(outside.errors)")
+            #expect(outside.errors.contains("navctl plugins load \(elsewhere)/Settings"), "\(outside.errors)")
+        }
+        // A daemon that does not follow its plugins folder takes a build copied there only at SIGHUP or by hand.
+        try await NavctlDaemonTests.withDaemon(plugins: elsewhere, arguments: ["--no-watch-plugins"]) { daemon in
+            let socket = ["--socket", daemon.socketPath]
+            let unwatched = try await Navctl.run(
+                ["plugins", "wait", "\(elsewhere)/Settings", "--timeout", "20"] + socket
+            )
+            #expect(unwatched.status == 1, "\(unwatched.errors)")
+            #expect(unwatched.errors.contains("does not follow its plugins folder"), "\(unwatched.errors)")
+            #expect(unwatched.errors.contains("navctl plugins reload Settings"), "\(unwatched.errors)")
+        }
+    }
+
     @Test("plugins wait answers for a serving build put in place again once the daemon checked its folder")
     func waitForTheServingBuildPutInPlaceAgain() async throws {
         try await Self.withPrivatePlugins(watching: true) { directory, daemon in

@@ -417,8 +417,10 @@ public enum InterfaceDefinitions {
           lost: ?[]LostScreens
         )
 
-        # Every plugin found: loaded, quarantined, or removed since it loaded.
-        method List() -> (plugins: []Plugin)
+        # Every plugin found: loaded, quarantined, or removed since it loaded; the plugins folder, where the daemon loads
+        # plugins from at start and at SIGHUP, and whether it follows that folder as it changes (watch-plugins), loading a
+        # build copied there by itself.
+        method List() -> (plugins: []Plugin, pluginsFolder: ?string, watchesPluginsFolder: ?bool)
 
         # Follows the plugins: the first reply lists them all (as List), then one reply per change, with an event. A
         # reply with plugins and coalesced set stands in for events the client was too slow to take, one each time the

@@ -2,14 +2,23 @@ public import NavHostJSON
 
 // The outputs of io.navhost.Plugins' methods, `Codable` in their wire form.
 
-/// What `List` answers: every plugin found, loaded or not.
+/// What `List` answers: every plugin found, loaded or not, and the folder the daemon loads plugins from.
 public struct PluginListReply: Sendable, Hashable, Codable {
     /// Every plugin found, loaded or not.
     public var plugins: [PluginInfo]
+    /// The plugins folder: where the daemon loads plugins from at start, at SIGHUP and, when
+    /// ``watchesPluginsFolder``, as its folders change. `nil` from an older daemon, which does not say, and in
+    /// `Watch`'s first reply.
+    public var pluginsFolder: String?
+    /// Whether the daemon follows ``pluginsFolder`` as it changes (`watch-plugins`): a build copied there is loaded by
+    /// itself. `false`: only at start, at SIGHUP and by `Load`.
+    public var watchesPluginsFolder: Bool?
 
     /// Creates a reply, as a test double would.
-    public init(plugins: [PluginInfo]) {
+    public init(plugins: [PluginInfo], pluginsFolder: String? = nil, watchesPluginsFolder: Bool? = nil) {
         self.plugins = plugins
+        self.pluginsFolder = pluginsFolder
+        self.watchesPluginsFolder = watchesPluginsFolder
     }
 }
 

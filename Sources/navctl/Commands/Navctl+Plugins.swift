@@ -68,11 +68,11 @@ extension Navctl.Plugins {
 
         func run() async throws {
             try await connection.withClient { client throws(NavHostClientError) in
-                let plugins = try await client.plugins()
+                let list = try await client.pluginList()
                 if output.json {
-                    try JSONOutput.print(["plugins": plugins])
+                    try JSONOutput.print(list)
                 } else {
-                    PluginView.lines(plugins).forEach(Console.print)
+                    PluginView.lines(list.plugins).forEach(Console.print)
                 }
             }
         }
@@ -380,12 +380,29 @@ extension Navctl.Plugins {
                 Console.printError("Error: \(error)")
                 throw ExitCode.failure
             }
+            // Where the daemon loads plugins from, and whether it follows that folder, when it says: a build anywhere
+            // else, or in a folder it does not follow, is not taken by itself. An older daemon does not say.
+            let list = try await connection.withClient { client throws(NavHostClientError) in
+                try await client.pluginList()
+            }
+            if list.watchesPluginsFolder == false, let pluginsFolder = list.pluginsFolder,
+                PluginFolderPath.isSame(pluginsFolder, as: FileIO.parentDirectory(of: build.folder))
+            {
+                Console.printError(
+                    "Error: the daemon at \(connection.socketPath) does not follow its plugins folder (\(pluginsFolder); "
+                        + "navhostd --no-watch-plugins, watch-plugins: false): navctl plugins load \(build.folder), or "
+                        + "navctl plugins reload \(build.name) for a build of a plugin it serves, or SIGHUP"
+                )
+                throw ExitCode.failure
+            }
             // The event that answered, when one did: the build served before navctl began to follow otherwise.
             let answeringEvent = Mutex<PluginEvent?>(nil)
             let verdict: StagedBuild.Verdict?
             do {
                 verdict = try await Self.follow(connection) { plugins, event throws(NotWatched) in
-                    if let folder = build.unwatchedFolder(in: plugins) { throw NotWatched(pluginsFolder: folder) }
+                    if let folder = build.unwatchedFolder(in: plugins, pluginsFolder: list.pluginsFolder) {
+                        throw NotWatched(pluginsFolder: folder)
+                    }
                     let verdict = build.verdict(in: plugins)
                     if verdict != .pending { answeringEvent.withLock { $0 = event } }
                     return verdict == .pending ? nil : verdict
