@@ -153,6 +153,30 @@ struct NavctlDaemonTests {
             }
         }
 
+        @Test("Intent arguments the daemon refuses get the intent's signature: missing, extra, or of the wrong type")
+        func signatureHint() async throws {
+            try await NavctlDaemonTests.withDaemon(plugins: DaemonProcess.examplePlugins) { daemon in
+                let socket = ["--socket", daemon.socketPath]
+                #expect(try await Navctl.run(["navigate", "settings.main"] + socket).status == 0)
+                for (arguments, signature) in [
+                    (["onChangedNotificationsEnabled"], "onChangedNotificationsEnabled(isEnabled: bool)"),
+                    (
+                        ["onChangedNotificationsEnabled", "isEnabled=yes"],
+                        "onChangedNotificationsEnabled(isEnabled: bool)"
+                    ),
+                    (["onChangedTheme", "theme=blue"], "onChangedTheme(theme: (light, dark, system))"),
+                    (["onTappedRetry", "now=true"], "onTappedRetry()"),
+                ] {
+                    let refused = try await Navctl.run(["send"] + arguments + socket)
+                    #expect(refused.status == 2, "\(refused.errors)")
+                    let lines = refused.errors.split(separator: "\n").map(String.init)
+                    #expect(lines.first?.hasPrefix("Error: io.navhost.Navigation.InvalidIntentArguments") == true)
+                    // Before, the reason named one member: a second argument missing or wrong came a call later.
+                    #expect(lines.dropFirst() == ["hint: the intent is \(signature)"], "\(lines)")
+                }
+            }
+        }
+
         @Test(
             "session open's limits navctl lets through are the daemon's own: both ends of each range open a session, in seconds or as navhostd spells a time"
         )

@@ -44,7 +44,10 @@ extension ConnectionOptions {
                 result = try await body(client)
             } catch {
                 answeredInTime = !deadline.hasPassed
-                if answeredInTime { spellingHint = await SpellingHint.line(after: error, asking: client) }
+                if answeredInTime {
+                    spellingHint = await SpellingHint.line(after: error, asking: client)
+                    if spellingHint == nil { spellingHint = await SignatureHint.line(after: error, asking: client) }
+                }
                 await client.close()
                 throw error
             }
