@@ -147,7 +147,7 @@ struct SavedSessionsCheck {
         var summary =
             "\(Self.count(saved.records.count, "saved session")), \(Self.count(checked, "screen")) checked: "
             + (findings.lost > 0
-                ? "\(findings.lost) would not come back as they were"
+                ? "\(findings.lost) would not come back as \(findings.lost == 1 ? "it was" : "they were")"
                 : accepted > 0 ? "none lost but those accepted" : "every one comes back as it was")
         if accepted > 0 { summary += "; \(accepted) accepted as lost (--accept-loss)" }
         if findings.unsure > 0 {
