@@ -219,17 +219,43 @@ public final class PluginControl {
     /// not undone. Until session 62 the copy was loaded after the answer, and at every start (a review renamed the
     /// folder during 10 `Unload`s with 30 sessions to write: 8 left the plugin loaded).
     ///
-    /// - Throws: What ``unload(_:)`` throws; after the first unload, what unloading a copy throws (the copy stays).
+    /// - Throws: What ``unload(_:)`` throws, and then nothing changed. Once the plugin is unloaded: a refusal to
+    ///   unload a copy that came meanwhile (a session opened at its route while the sessions were written, or the
+    ///   disk), which says the plugin itself is unloaded and the copy stays; or `duplicateName` when copies kept coming.
     public func unloadCommittingSessions(_ name: String) async throws(PluginRegistry.ChangeError) {
         try await loadsAndUnloads.take { () async throws(PluginRegistry.ChangeError) in
             try await unloadListingNoSession(name)
             await commitSessions(after: "\(name) was unloaded")
-            for _ in 1...3 where registry.status(named: name)?.isLoaded == true || !strandedFolders(named: name).isEmpty
-            {
-                try await unloadListingNoSession(name)
+            for _ in 1...3 where hasCopy(of: name) {
+                do throws(PluginRegistry.ChangeError) {
+                    try await unloadListingNoSession(name)
+                } catch .notLoaded {
+                    // The copy went again before its turn: nothing to unload.
+                    continue
+                } catch .refused(var reason) {
+                    reason.message =
+                        "\(name) is unloaded, but a copy of it that came while the sessions were written stays: "
+                        + reason.message
+                    throw .refused(reason)
+                }
                 await commitSessions(after: "\(name) was unloaded")
             }
+            guard !hasCopy(of: name) else {
+                throw .refused(
+                    QuarantineReason(
+                        .duplicateName,
+                        "\(name) is unloaded, but copies of it kept coming into the plugins folder while the sessions "
+                            + "were written: unload it again once its folder stops changing"
+                    )
+                )
+            }
         }
+    }
+
+    /// Whether a plugin named `name` is loaded, or a folder holds one that a restart or a retry would load: a copy
+    /// ``unloadCommittingSessions(_:)`` unloads too.
+    private func hasCopy(of name: String) -> Bool {
+        registry.status(named: name)?.isLoaded == true || !strandedFolders(named: name).isEmpty
     }
 
     /// ``unloadInTurn(_:)`` with no session being opened meanwhile: one opened at the plugin's routes while the change

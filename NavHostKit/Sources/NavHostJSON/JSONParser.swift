@@ -29,7 +29,8 @@ public struct JSONParser: Sendable {
     public static let defaultMaxDepth = 64
 
     /// The deepest nesting of arrays and objects that parses; deeper input fails with
-    /// ``JSONError/Code/depthLimitExceeded``. A scalar has depth 0, `[]` depth 1, `[[]]` depth 2.
+    /// ``JSONError/Code/depthLimitExceeded``. A scalar has depth 0, `[]` depth 1, `[[]]` depth 2; a value inside an
+    /// array or object counts as a level of its own, so `[1]` has depth 2 (json-c's count).
     public var maxDepth: Int
 
     /// Creates a parser.

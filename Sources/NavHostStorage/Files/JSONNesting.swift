@@ -12,8 +12,9 @@ package enum JSONNesting {
     /// The deepest nesting of arrays and objects a state file may have: what the daemon's reader takes.
     package static let deepest = JSONParser.defaultMaxDepth
 
-    /// The deepest nesting of arrays and objects in `text`, JSON as the daemon writes it: `[]` is 1, `[[]]` 2, a
-    /// scalar 0. Brackets inside strings do not count.
+    /// How deep `text`, JSON as the daemon writes it, nests as the reader counts it: each array or object is a level,
+    /// and so is a value inside one (json-c takes 64 empty arrays nested, but not 64 around a number). `[]` is 1,
+    /// `[[]]` 2, `[1]` 2, `{"a":[]}` 2, `{"a":1}` 2. Brackets inside strings do not count.
     ///
     /// Strings are passed over with `memchr`: a store or a list near ``FileIO/largestFile`` is mostly string, and a
     /// byte-by-byte look at 16 MiB cost the main actor most of a second in a debug build.
@@ -25,12 +26,21 @@ package enum JSONNesting {
             var index = 0
             while index < bytes.count {
                 switch base[index] {
-                case UInt8(ascii: "\""): index = closingQuote(in: bytes, after: index)
+                case UInt8(ascii: "\""):
+                    // A string, a value or a member's name: a name is followed by its value, as deep, so counting it
+                    // adds nothing.
+                    deepest = max(deepest, depth + 1)
+                    index = closingQuote(in: bytes, after: index)
                 case UInt8(ascii: "["), UInt8(ascii: "{"):
                     depth += 1
                     deepest = max(deepest, depth)
                 case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
-                default: break
+                case UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"),
+                    UInt8(ascii: "\r"):
+                    break
+                default:
+                    // A number, `true`, `false` or `null`.
+                    deepest = max(deepest, depth + 1)
                 }
                 index += 1
             }

@@ -144,7 +144,9 @@ public struct SessionStateFile: Sendable {
     /// - Returns: Where to write the next record.
     public func write(_ record: SessionRecord, after position: JournalPosition?) throws -> JournalPosition {
         guard let position, position.size < Self.journalLimit else { return try save(record) }
-        var bytes = try Self.envelope(of: record, generation: position.generation, for: journalPath)
+        // Named by the session's file, which a too deep record is refused for, whether it would go to the journal
+        // or, past its limit, to a snapshot.
+        var bytes = try Self.envelope(of: record, generation: position.generation, for: path)
         bytes.append(UInt8(ascii: "\n"))
         let end = position.size + bytes.count
         guard end <= FileIO.largestFile else { return try save(record) }

@@ -380,20 +380,37 @@ extension Navctl.Plugins {
                 Console.printError("Error: \(error)")
                 throw ExitCode.failure
             }
-            // Where the daemon loads plugins from, and whether it follows that folder, when it says: a build anywhere
-            // else, or in a folder it does not follow, is not taken by itself. An older daemon does not say.
+            // Where the daemon loads plugins from, and whether it follows that folder, when it says (an older daemon
+            // does not): a build it has not answered for yet, outside that folder or in one it does not follow, is not
+            // taken by itself. One it serves or refused already is answered below, from the watch's first list.
             let list = try await connection.withClient { client throws(NavHostClientError) in
                 try await client.pluginList()
             }
-            if list.watchesPluginsFolder == false, let pluginsFolder = list.pluginsFolder,
-                PluginFolderPath.isSame(pluginsFolder, as: FileIO.parentDirectory(of: build.folder))
-            {
-                Console.printError(
-                    "Error: the daemon at \(connection.socketPath) does not follow its plugins folder (\(pluginsFolder); "
-                        + "navhostd --no-watch-plugins, watch-plugins: false): navctl plugins load \(build.folder), or "
-                        + "navctl plugins reload \(build.name) for a build of a plugin it serves, or SIGHUP"
-                )
-                throw ExitCode.failure
+            if build.verdict(in: list.plugins) == .pending, let pluginsFolder = list.pluginsFolder {
+                // Loaded by hand from there: a Reload takes a new build; a Load of the folder, anything else.
+                let servesFromIt = list.plugins.contains {
+                    $0.state == .loaded && PluginFolderPath.isSame($0.folder, as: build.folder)
+                }
+                if !PluginFolderPath.isSame(pluginsFolder, as: FileIO.parentDirectory(of: build.folder)) {
+                    Console.printError(
+                        "Error: \(build.folder) is not in the plugins folder of the daemon at \(connection.socketPath) "
+                            + "(\(pluginsFolder)), which it does not watch: "
+                            + (servesFromIt
+                                ? "navctl plugins reload \(build.name) takes the build in it"
+                                : "navctl plugins load \(build.folder) loads it from there")
+                    )
+                    throw ExitCode.failure
+                }
+                if list.watchesPluginsFolder == false {
+                    Console.printError(
+                        "Error: the daemon at \(connection.socketPath) does not follow its plugins folder "
+                            + "(\(pluginsFolder)): it was started with --no-watch-plugins (watch-plugins: false), or the "
+                            + "folder could not be watched when it started (its log says why): navctl plugins load "
+                            + "\(build.folder), or navctl plugins reload \(build.name) for a build of a plugin it serves, "
+                            + "or SIGHUP"
+                    )
+                    throw ExitCode.failure
+                }
             }
             // The event that answered, when one did: the build served before navctl began to follow otherwise.
             let answeringEvent = Mutex<PluginEvent?>(nil)
