@@ -12,11 +12,7 @@ import Testing
 extension DaemonStorageFailureTests {
     @Test("A restorable state nested past what the daemon reads back: StorageFailed, kill -9 keeps what was answered")
     func restorableStateNestedDeeperThanTheDaemonReadsBack() async throws {
-        let daemon = try await DaemonProcess.start(
-            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
-            sessions: ["main=faulty.main"]
-        )
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (daemon, nav) = try await Self.daemonWithTheFaultyFixture()
         _ = try await nav.call("Navigate", ["route": "faulty.main"])
         _ = try await nav.call("Send", ["intent": "onChangedNesting", "arguments": ["levels": 40]])
         // The stack with each screen's state; revisions move on at a take-back and at a restart.
@@ -40,11 +36,7 @@ extension DaemonStorageFailureTests {
 
     @Test("A store value nested past what the daemon reads back is not written; the rest stays readable after kill -9")
     func storeValueNestedDeeperThanTheDaemonReadsBack() async throws {
-        let daemon = try await DaemonProcess.start(
-            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
-            sessions: ["main=faulty.main"]
-        )
-        let nav = try await NavigationClient.connect(to: daemon)
+        let (daemon, nav) = try await Self.daemonWithTheFaultyFixture()
         _ = try await nav.call("Send", ["intent": "onChangedSavedSlowly", "arguments": ["text": "kept"]])
         _ = try await nav.call("Send", ["intent": "onChangedNestedSaved", "arguments": ["levels": 40]])
         let failure = try await #require(throws: VarlinkError.self, "a store nested 70 levels deep is not written") {
@@ -61,6 +53,15 @@ extension DaemonStorageFailureTests {
         #expect(try DaemonDurabilityTests.storedValue("saved", of: "Faulty", in: daemon) == "again")
         #expect(!daemon.log.contains("Moved aside a store file"), "the store was not set aside as corrupt")
         #expect(try await daemon.terminate() == 0)
+    }
+
+    /// A daemon serving the `Faulty` fixture, session main at `faulty.main`, and a client of it.
+    private static func daemonWithTheFaultyFixture() async throws -> (DaemonProcess, NavigationClient) {
+        let daemon = try await DaemonProcess.start(
+            plugins: try await TestPlugins.directory(fixtures: ["FaultPlugin"]),
+            sessions: ["main=faulty.main"]
+        )
+        return (daemon, try await NavigationClient.connect(to: daemon))
     }
 
     /// How deep `value`'s arrays nest: 1 for `[]`.
