@@ -20,6 +20,7 @@ public enum PluginsInterface {
         /// Whether it follows the folder as it changes (`watch-plugins`).
         public var isWatched: Bool
 
+        /// Creates the report of the plugins folder `path`, followed as it changes or not.
         public init(path: String, isWatched: Bool) {
             self.path = path
             self.isWatched = isWatched

@@ -4,7 +4,7 @@ import NavHostJSON
 /// How deep the JSON text of a state file nests, against what the daemon reads back.
 ///
 /// The daemon reads its state files with `JSONParser()`, which refuses text nested deeper than
-/// ``JSONParser/defaultMaxDepth`` arrays and objects. A file written deeper, a restorable state or a store value
+/// ``JSONParser/defaultMaxDepth`` levels (arrays, objects, and a value inside one: ``depth(of:)``). A file written deeper, a restorable state or a store value
 /// nested that far, would be acknowledged and then refused at the next start: the session started afresh, the store
 /// was set aside as corrupt. So the writers refuse it first (``check(_:enclosedIn:for:)``), as they refuse a file
 /// larger than ``FileIO/largestFile``.
@@ -16,8 +16,8 @@ package enum JSONNesting {
     /// and so is a value inside one (json-c takes 64 empty arrays nested, but not 64 around a number). `[]` is 1,
     /// `[[]]` 2, `[1]` 2, `{"a":[]}` 2, `{"a":1}` 2. Brackets inside strings do not count.
     ///
-    /// Strings are passed over with `memchr`: a store or a list near ``FileIO/largestFile`` is mostly string, and a
-    /// byte-by-byte look at 16 MiB cost the main actor most of a second in a debug build.
+    /// Strings are passed over with `memchr`: a store or a list near ``FileIO/largestFile`` is mostly string, which a
+    /// byte-by-byte look made slow in a debug build.
     package static func depth(of text: [UInt8]) -> Int {
         text.withUnsafeBufferPointer { bytes in
             guard let base = bytes.baseAddress else { return 0 }
