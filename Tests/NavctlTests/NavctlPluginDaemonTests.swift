@@ -152,6 +152,8 @@ struct NavctlPluginDaemonTests {
             #expect(outside.errors.contains("navctl plugins load \(elsewhere)/Settings"), "\(outside.errors)")
             // Loaded by hand from there, and a build put in place again: a Reload takes it, not the watcher.
             #expect(try await Navctl.run(["plugins", "load", "\(elsewhere)/Settings"] + socket).status == 0)
+            // Put in place a few milliseconds after the Load tried it: one in the same millisecond counts as answered.
+            try await Task.sleep(for: .milliseconds(50))
             #expect(chmod("\(elsewhere)/Settings", 0o755) == 0)
             let again = try await Navctl.run(["plugins", "wait", "\(elsewhere)/Settings", "--timeout", "20"] + socket)
             #expect(again.status == 1, "\(again.errors)")
