@@ -297,24 +297,25 @@ public final class SessionRegistry {
                 "session \"\(name)\" is \(reason); try again shortly",
                 parameters: ["session": .string(name), "reason": .string(reason)]
             )
-        } else if let entry = opened[name] {
+        }
+        // What to do: wait for the plugin, or give the session a root that opens; a name the configuration declares
+        // takes its root from the configuration alone (`--session NAME=ROUTE`, `sessions:`), not from OpenSession.
+        let remedy: String
+        if let entry = opened[name] {
             reason =
                 "opened over the wire, but its root route \"\(entry.root)\" cannot be opened now"
                 + (listedOpenFailures.reason(of: name).map { " (\($0))" } ?? "")
+            remedy = "it opens once the route's plugin loads; CloseSession forgets it"
         } else if configuredNames.contains(name) {
             reason =
                 "declared by the configuration, but its root route cannot be opened now"
                 + (configuredOpenFailures.reason(of: name).map { " (\($0))" } ?? "")
+            remedy =
+                "it opens once the route's plugin loads; another root: navhostd --session \(name)=ROUTE, or sessions in "
+                + "navhostd.conf"
         } else {
             return .sessionNotFound(name)
         }
-        // What to do: wait for the plugin, or give the session a root that opens; a name the configuration declares
-        // takes its root from the configuration alone (`--session NAME=ROUTE`, `sessions:`), not from OpenSession.
-        let remedy =
-            opened[name] != nil
-            ? "it opens once the route's plugin loads; CloseSession forgets it"
-            : "it opens once the route's plugin loads; another root: navhostd --session \(name)=ROUTE, or sessions in "
-                + "navhostd.conf"
         return NavigationError(
             .sessionNotFound,
             "session \"\(name)\" is \(reason): \(remedy)",

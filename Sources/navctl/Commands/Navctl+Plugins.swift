@@ -417,9 +417,7 @@ extension Navctl.Plugins {
             let verdict: StagedBuild.Verdict?
             do {
                 verdict = try await Self.follow(connection) { plugins, event throws(NotWatched) in
-                    if let folder = build.unwatchedFolder(in: plugins, pluginsFolder: list.pluginsFolder) {
-                        throw NotWatched(pluginsFolder: folder)
-                    }
+                    if let folder = build.unwatchedFolder(in: plugins) { throw NotWatched(pluginsFolder: folder) }
                     let verdict = build.verdict(in: plugins)
                     if verdict != .pending { answeringEvent.withLock { $0 = event } }
                     return verdict == .pending ? nil : verdict

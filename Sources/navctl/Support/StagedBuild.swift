@@ -132,18 +132,15 @@ struct StagedBuild: Sendable {
 
     /// The folder the daemon whose plugins are `plugins` loads plugins from by itself, when this build's folder is
     /// not in it and the daemon knows nothing of it (it will not take the build by itself); `nil` otherwise, and when
-    /// it cannot tell. `pluginsFolder` is the one the daemon reports (`List`); an older daemon does not, and the
-    /// folder is then told from the plugins it loaded from there (none: it cannot tell).
-    func unwatchedFolder(in plugins: [PluginInfo], pluginsFolder: String? = nil) -> String? {
-        let parent = FileIO.parentDirectory(of: folder)
-        guard !plugins.contains(where: { isThisFolder($0.folder) }) else { return nil }
-        if let pluginsFolder { return PluginFolderPath.isSame(pluginsFolder, as: parent) ? nil : pluginsFolder }
+    /// it cannot tell (no plugin it loaded from its plugins folder).
+    func unwatchedFolder(in plugins: [PluginInfo]) -> String? {
         // Loaded rows only: `loadedByHand` marks the loaded ones from elsewhere, not a refused folder loaded by hand.
         let watched = plugins.filter { $0.state == .loaded && $0.loadedByHand != true }.compactMap(\.folder)
             .map { FileIO.parentDirectory(of: $0) }
-        guard let first = watched.first, !watched.contains(where: { PluginFolderPath.isSame($0, as: parent) }) else {
-            return nil
-        }
+        let parent = FileIO.parentDirectory(of: folder)
+        guard let first = watched.first, !watched.contains(where: { PluginFolderPath.isSame($0, as: parent) }),
+            !plugins.contains(where: { isThisFolder($0.folder) })
+        else { return nil }
         return first
     }
 
