@@ -250,8 +250,9 @@ final class DaemonCore {
     }
 
     /// Starts watching the plugins folder, before the plugins load at start: a change made while they load, or once
-    /// `READY=1` has gone out, is among the monitor's changes, which ``follow(_:)`` takes. `nil`, with a warning, when
-    /// the folder cannot be watched (SIGHUP still rescans it).
+    /// `READY=1` has gone out, is among the monitor's changes, which ``follow(_:)`` takes. A folder that does not exist
+    /// yet is watched for, and followed once created (or moved or linked into place). `nil`, with a warning, when the
+    /// folder cannot be watched (SIGHUP still rescans it).
     private func watchPluginFolder() -> PluginFolderMonitor? {
         let monitor: PluginFolderMonitor
         do {
@@ -263,7 +264,14 @@ final class DaemonCore {
             )
             return nil
         }
-        logger.info("Watching the plugins folder", metadata: ["navhost.plugins.directory": "\(monitor.directory)"])
+        if FileIO.kind(of: monitor.directory) == nil {
+            logger.notice(
+                "The plugins folder does not exist yet: its plugins load once it is created",
+                metadata: ["navhost.plugins.directory": "\(monitor.directory)"]
+            )
+        } else {
+            logger.info("Watching the plugins folder", metadata: ["navhost.plugins.directory": "\(monitor.directory)"])
+        }
         return monitor
     }
 

@@ -15,7 +15,10 @@ import Synchronization
 /// ```
 ///
 /// It watches the folder itself and every plugin folder in it (new ones as they appear), for files created,
-/// written and closed, modified, moved in or out, deleted, and changed attributes. Changes are reported in batches:
+/// written and closed, modified, moved in or out, deleted, and changed attributes; and the folder that holds it, for
+/// the plugins folder's own name. So a plugins folder that does not exist yet is watched once it is created, and one
+/// replaced by another (moved aside and a new one moved in, or a symbolic link to it pointed elsewhere) is watched
+/// as the path names it now: each is reported as `.changed(nil)`, and the folder moved aside is no longer watched. Changes are reported in batches:
 /// a batch goes out once nothing changed for `quietPeriod` (or, under a steady stream of changes, after ten quiet
 /// periods), so a copy of many files is one batch. `.settled` follows the last batch once nothing has changed for
 /// `settleTime`: a writer that pauses that long is taken to have finished, or given up.
@@ -26,7 +29,7 @@ public final class PluginFolderMonitor: Sendable {
     /// What changed.
     public enum Change: Sendable, Hashable {
         /// These plugin folders (names in the watched folder) changed; `nil` when any may have (the kernel's queue
-        /// overflowed, or the watched folder itself was replaced).
+        /// overflowed, or the watched folder itself appeared, went or was replaced).
         case changed(Set<String>?)
         /// Nothing has changed for the settle time since the last batch.
         case settled
@@ -52,7 +55,9 @@ public final class PluginFolderMonitor: Sendable {
     /// - Parameters:
     ///   - quietPeriod: How long nothing must change before a batch is reported.
     ///   - settleTime: How long nothing must change after a batch before `.settled` is reported.
-    /// - Throws: ``FileAccessError`` when inotify cannot start or `directory` cannot be watched.
+    /// - Throws: ``FileAccessError`` when inotify cannot start or `directory` cannot be watched. A `directory` that
+    ///   does not exist is no error when the folder that would hold it can be watched: it is followed from when it
+    ///   appears.
     public init(
         directory: String,
         quietPeriod: Duration = .milliseconds(20),
@@ -120,6 +125,8 @@ public final class PluginFolderMonitor: Sendable {
 private final class EventReader: @unchecked Sendable {
     // Only the reader's own thread touches these after `start()`.
     private let directory: String
+    /// The folder that holds `directory`, and `directory`'s name in it.
+    private let parent: (path: String, name: String)
     private let inotify: Int32
     private let wakeUp: Int32
     private let quietPeriod: Duration
@@ -128,6 +135,8 @@ private final class EventReader: @unchecked Sendable {
     /// Plugin folder names by watch descriptor; the watched folder itself is `rootWatch`.
     private var folders: [Int32: String] = [:]
     private var rootWatch: Int32 = -1
+    /// The watch of `parent.path`, for `parent.name` alone; -1 for none.
+    private var parentWatch: Int32 = -1
     /// Folders changed since the last batch; `nil` inside means any.
     private var changed: Set<String>? = []
     private var batchStarted: ContinuousClock.Instant?
@@ -138,6 +147,9 @@ private final class EventReader: @unchecked Sendable {
         IN_CREATE | IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_ATTRIB
             | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
     )
+    /// What the folder holding the plugins folder is watched for: its name created, moved in or out, deleted (a
+    /// symbolic link replaced is one of these too).
+    private static let parentEvents = UInt32(IN_CREATE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR)
 
     init(
         directory: String,
@@ -148,6 +160,9 @@ private final class EventReader: @unchecked Sendable {
         continuation: AsyncStream<PluginFolderMonitor.Change>.Continuation
     ) {
         self.directory = directory
+        var trimmed = Substring(directory)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        parent = (FileIO.parentDirectory(of: String(trimmed)), FileIO.fileName(of: String(trimmed)))
         self.inotify = inotify
         self.wakeUp = wakeUp
         self.quietPeriod = quietPeriod
@@ -155,11 +170,13 @@ private final class EventReader: @unchecked Sendable {
         self.continuation = continuation
     }
 
-    /// Watches the folder and each plugin folder in it.
+    /// Watches the folder that holds the plugins folder, the plugins folder and each plugin folder in it.
     func watchEverything() throws(FileAccessError) {
-        rootWatch = inotify_add_watch(inotify, directory, Self.folderEvents)
-        guard rootWatch >= 0 else { throw .system("inotify_add_watch", path: directory, errno: errno) }
-        for name in (try? FileIO.directoryEntries(directory)) ?? [] { watchFolder(name) }
+        if !parent.name.isEmpty { parentWatch = inotify_add_watch(inotify, parent.path, Self.parentEvents) }
+        let failure = watchPluginsFolder()
+        // A plugins folder not there yet is followed from when it appears, if its parent's changes can be seen.
+        guard failure != 0, failure != ENOENT || parentWatch < 0 else { return }
+        throw .system("inotify_add_watch", path: directory, errno: failure)
     }
 
     func start() {
@@ -259,21 +276,33 @@ private final class EventReader: @unchecked Sendable {
     }
 
     private func handle(descriptor: Int32, mask: UInt32, name: String) {
+        // Of the parent's entries, only the plugins folder's own name counts.
+        if descriptor == parentWatch, mask & UInt32(IN_IGNORED | IN_Q_OVERFLOW) == 0, name != parent.name { return }
         let now = ContinuousClock.now
         lastChange = now
         if batchStarted == nil { batchStarted = now }
         if mask & UInt32(IN_Q_OVERFLOW) != 0 {
             changed = nil
-            for name in (try? FileIO.directoryEntries(directory)) ?? [] { watchFolder(name) }
+            watchPluginsFolder()
             return
         }
         if mask & UInt32(IN_IGNORED) != 0 {
             folders[descriptor] = nil
+            if descriptor == rootWatch { rootWatch = -1 }
+            if descriptor == parentWatch { parentWatch = -1 }
+            return
+        }
+        if descriptor == parentWatch {
+            // The plugins folder itself appeared, went, or was replaced: what its path names now is watched.
+            changed = nil
+            watchPluginsFolder()
             return
         }
         if descriptor == rootWatch {
             if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                // Moved aside, it would still be watched where it went: the path is watched again instead.
                 changed = nil
+                watchPluginsFolder()
                 return
             }
             guard !name.isEmpty, !name.hasPrefix(".") else { return }
@@ -285,6 +314,21 @@ private final class EventReader: @unchecked Sendable {
         } else if let folder = folders[descriptor] {
             changed?.insert(folder)
         }
+    }
+
+    /// Watches the plugins folder and each plugin folder in it as the path names them now, in place of what was
+    /// watched before (a folder moved aside, a link's former target).
+    ///
+    /// - Returns: 0, or the `errno` of the plugins folder's watch (`ENOENT` while it does not exist).
+    @discardableResult
+    private func watchPluginsFolder() -> Int32 {
+        for descriptor in folders.keys { inotify_rm_watch(inotify, descriptor) }
+        folders = [:]
+        if rootWatch >= 0 { inotify_rm_watch(inotify, rootWatch) }
+        rootWatch = inotify_add_watch(inotify, directory, Self.folderEvents)
+        guard rootWatch >= 0 else { return errno }
+        for name in (try? FileIO.directoryEntries(directory)) ?? [] { watchFolder(name) }
+        return 0
     }
 
     /// Stops watching the plugin folder `name`, which left the watched folder.
