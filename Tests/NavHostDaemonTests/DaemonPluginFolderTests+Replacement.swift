@@ -64,6 +64,8 @@ struct DaemonPluginFolderReplacementTests {
         #expect(settings?["kind"] == "reloaded" && settings?["version"] == "1.0.1", "\(settings ?? .null)")
         #expect(userProfile["kind"] == "loaded", "\(userProfile)")
         #expect(try await nav.routes() == ["home.main", "settings.main"])
+        // Once the folder has settled (2 s), when a plugin still missing would go.
+        try await Task.sleep(for: .seconds(2.5))
         #expect(!plugins.events.contains { $0["kind"] == "removed" }, "\(plugins.events)")
         try await daemon.terminate()
     }

@@ -18,10 +18,14 @@ import Synchronization
 /// written and closed, modified, moved in or out, deleted, and changed attributes; and the folder that holds it, for
 /// the plugins folder's own name. So a plugins folder that does not exist yet is watched once it is created, and one
 /// replaced by another (moved aside and a new one moved in, or a symbolic link to it pointed elsewhere) is watched
-/// as the path names it now: each is reported as `.changed(nil)`, and the folder moved aside is no longer watched. Changes are reported in batches:
-/// a batch goes out once nothing changed for `quietPeriod` (or, under a steady stream of changes, after ten quiet
-/// periods), so a copy of many files is one batch. `.settled` follows the last batch once nothing has changed for
-/// `settleTime`: a writer that pauses that long is taken to have finished, or given up.
+/// as the path names it now: each is reported as `.changed(nil)`, and the folder moved aside is no longer watched.
+/// While the path names no folder, it is also looked for every second, for what its parent's events cannot tell (a
+/// link's target made again, a folder mounted again).
+///
+/// Changes are reported in batches: a batch goes out once nothing changed for `quietPeriod` (or, under a steady
+/// stream of changes, after ten quiet periods), so a copy of many files is one batch. `.settled` follows the last
+/// batch once nothing has changed for `settleTime`: a writer that pauses that long is taken to have finished, or
+/// given up.
 ///
 /// The kernel's events are read on a thread of the monitor's own, never on the Swift concurrency pool: a blocking
 /// `poll` there would hold one of its few threads.
@@ -211,6 +215,9 @@ private final class EventReader: @unchecked Sendable {
             if ready < 0, errno != EINTR { break }
             if descriptors[1].revents != 0 { break }
             if descriptors[0].revents != 0 { readEvents(into: &buffer) }
+            // Not there when last looked for, it may be now without an event of its parent: a link's target made
+            // again, a folder mounted again.
+            if rootWatch < 0, watchPluginsFolder() == 0 { pluginsFolderChanged() }
             reportDue()
         }
         finish()
@@ -233,11 +240,14 @@ private final class EventReader: @unchecked Sendable {
         } else {
             due = nil
         }
-        guard let due else { return -1 }
+        // While the plugins folder is not watched, it is looked for again every second.
+        let retry: Int32 = rootWatch < 0 ? 1000 : -1
+        guard let due else { return retry }
         let left = due - now
         guard left > .zero else { return 0 }
         let (seconds, attoseconds) = left.components
-        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        return retry < 0 ? milliseconds : min(milliseconds, retry)
     }
 
     private func reportDue() {
@@ -276,33 +286,32 @@ private final class EventReader: @unchecked Sendable {
     }
 
     private func handle(descriptor: Int32, mask: UInt32, name: String) {
-        // Of the parent's entries, only the plugins folder's own name counts.
-        if descriptor == parentWatch, mask & UInt32(IN_IGNORED | IN_Q_OVERFLOW) == 0, name != parent.name { return }
-        let now = ContinuousClock.now
-        lastChange = now
-        if batchStarted == nil { batchStarted = now }
-        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
-            changed = nil
-            watchPluginsFolder()
-            return
-        }
         if mask & UInt32(IN_IGNORED) != 0 {
+            // A watch gone: taken away here (its folder left, or was watched again), or by the kernel (its folder
+            // deleted or unmounted). Only the plugins folder's own is a change.
             folders[descriptor] = nil
-            if descriptor == rootWatch { rootWatch = -1 }
             if descriptor == parentWatch { parentWatch = -1 }
+            guard descriptor == rootWatch else { return }
+            rootWatch = -1
+            watchPluginsFolder()
+            pluginsFolderChanged()
             return
         }
-        if descriptor == parentWatch {
-            // The plugins folder itself appeared, went, or was replaced: what its path names now is watched.
-            changed = nil
+        // Of the parent's entries, only the plugins folder's own name counts.
+        if descriptor == parentWatch, mask & UInt32(IN_Q_OVERFLOW) == 0, name != parent.name { return }
+        noteChange()
+        if mask & UInt32(IN_Q_OVERFLOW) != 0 || descriptor == parentWatch {
+            // Events lost, or the plugins folder itself appeared, went, or was replaced: what the path names now is
+            // watched, and looked at whole.
             watchPluginsFolder()
+            changed = nil
             return
         }
         if descriptor == rootWatch {
             if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
                 // Moved aside, it would still be watched where it went: the path is watched again instead.
-                changed = nil
                 watchPluginsFolder()
+                changed = nil
                 return
             }
             guard !name.isEmpty, !name.hasPrefix(".") else { return }
@@ -314,6 +323,19 @@ private final class EventReader: @unchecked Sendable {
         } else if let folder = folders[descriptor] {
             changed?.insert(folder)
         }
+    }
+
+    /// Records that the plugins folder itself changed: every plugin folder in it is to be looked at.
+    private func pluginsFolderChanged() {
+        noteChange()
+        changed = nil
+    }
+
+    /// Starts the batch, or makes it wait another quiet period.
+    private func noteChange() {
+        let now = ContinuousClock.now
+        lastChange = now
+        if batchStarted == nil { batchStarted = now }
     }
 
     /// Watches the plugins folder and each plugin folder in it as the path names them now, in place of what was

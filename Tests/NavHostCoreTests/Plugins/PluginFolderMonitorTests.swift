@@ -27,7 +27,12 @@ struct PluginFolderMonitorTests {
     func folderReplaced() async throws {
         let directory = try TestPaths.temporaryDirectory() + "/plugins"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        let monitor = try PluginFolderMonitor(directory: directory, settleTime: .seconds(60))
+        // Batches of 200 ms: the two renames, and the two folders made after them, each fall in one.
+        let monitor = try PluginFolderMonitor(
+            directory: directory,
+            quietPeriod: .milliseconds(200),
+            settleTime: .seconds(60)
+        )
         let changes = ChangeRecorder(monitor)
 
         try FileManager.default.createDirectory(atPath: "\(directory).next", withIntermediateDirectories: false)
@@ -48,7 +53,11 @@ struct PluginFolderMonitorTests {
             try FileManager.default.createDirectory(atPath: "\(base)/\(release)", withIntermediateDirectories: false)
         }
         try FileManager.default.createSymbolicLink(atPath: "\(base)/plugins", withDestinationPath: "\(base)/one")
-        let monitor = try PluginFolderMonitor(directory: "\(base)/plugins", settleTime: .seconds(60))
+        let monitor = try PluginFolderMonitor(
+            directory: "\(base)/plugins",
+            quietPeriod: .milliseconds(200),
+            settleTime: .seconds(60)
+        )
         let changes = ChangeRecorder(monitor)
 
         // As deploy tools switch a release: a new link renamed over the old one.
@@ -57,6 +66,23 @@ struct PluginFolderMonitorTests {
         #expect(try await changes.next() == .changed(nil))
         try FileManager.default.createDirectory(atPath: "\(base)/one/Old", withIntermediateDirectories: false)
         try FileManager.default.createDirectory(atPath: "\(base)/two/New", withIntermediateDirectories: false)
+        #expect(try await changes.next() == .changed(["New"]))
+        monitor.stop()
+    }
+
+    @Test("A link whose target is deleted and made again, which its parent's events do not tell, is watched again")
+    func linkTargetMadeAgain() async throws {
+        let base = try TestPaths.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: "\(base)/release", withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: "\(base)/plugins", withDestinationPath: "\(base)/release")
+        let monitor = try PluginFolderMonitor(directory: "\(base)/plugins", settleTime: .seconds(60))
+        let changes = ChangeRecorder(monitor)
+
+        try FileManager.default.removeItem(atPath: "\(base)/release")
+        #expect(try await changes.next() == .changed(nil))
+        try FileManager.default.createDirectory(atPath: "\(base)/release", withIntermediateDirectories: false)
+        #expect(try await changes.next() == .changed(nil))
+        try FileManager.default.createDirectory(atPath: "\(base)/release/New", withIntermediateDirectories: false)
         #expect(try await changes.next() == .changed(["New"]))
         monitor.stop()
     }
