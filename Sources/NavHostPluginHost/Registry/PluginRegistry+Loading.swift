@@ -198,10 +198,26 @@ extension PluginRegistry {
         do {
             library = try PluginLibrary(path: path)
         } catch {
-            throw QuarantineReason(.libraryLoadFailed, "dlopen refused \(path): \(error.detail)")
+            let remedy = Self.remedy(forLoadFailure: error.detail).map { "; \($0)" } ?? ""
+            throw QuarantineReason(.libraryLoadFailed, "dlopen refused \(path): \(error.detail)\(remedy)")
         }
         faultGuard?.watch(libraryAt: path, of: manifest)
         return library
+    }
+
+    /// What to do about a library `dlopen` refused for `detail`, when the reason says: a library it needs that this
+    /// machine does not have where the plugin looks for it.
+    static func remedy(forLoadFailure detail: String) -> String? {
+        guard detail.contains("cannot open shared object file") else { return nil }
+        if detail.contains("libswiftSwiftOnoneSupport.so") {
+            // Only a debug build needs it; an installed navhostd, a release build, does not map it, and a machine
+            // without the Swift toolchain (a device with the navhost package) has none.
+            return "a debug build of the plugin needs the Swift toolchain's libswiftSwiftOnoneSupport.so, which "
+                + "this machine does not have where the plugin looks: build it in release (make CONFIG=release and "
+                + "make install CONFIG=release in its package, or swift build -c release)"
+        }
+        return "the plugin needs a library this machine does not have where the plugin's run path looks (ldd on its "
+            + "library lists what is not found)"
     }
 
     /// Calls the entry point and checks the module against the manifest.

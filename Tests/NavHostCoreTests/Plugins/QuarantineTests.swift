@@ -139,9 +139,11 @@ struct QuarantineTests {
         }
     }
 
-    @Test("A shared object that dlopen refuses (it needs a library that is not there): libraryLoadFailed")
+    @Test(
+        "A shared object that dlopen refuses (it needs a library that is not there): libraryLoadFailed, with how to find out which"
+    )
     func libraryLoadFailed() async throws {
-        try await expectQuarantine(.libraryLoadFailed, mentioning: "libNavHostKiX.so") { workspace in
+        let registry = try await expectQuarantine(.libraryLoadFailed, mentioning: "libNavHostKiX.so") { workspace in
             // The Probe library, with its NEEDED entry for the SDK renamed: still an ELF shared object, so only
             // dlopen can refuse it, with dlerror()'s words.
             let original = try Data(contentsOf: URL(fileURLWithPath: TestPaths.builtLibrary("ProbePlugin")))
@@ -154,6 +156,17 @@ struct QuarantineTests {
             manifest.sha256 = try SHA256.hexDigest(ofFileAt: path)
             try workspace.add("Probe", manifest: manifest, library: path)
         }
+        let reason = registry.statuses.first { !$0.isLoaded }?.quarantineReason?.message ?? ""
+        #expect(reason.hasSuffix("(ldd on its library lists what is not found)"), "\(reason)")
+    }
+
+    @Test("A debug build whose support library is not there is told to build in release")
+    func debugBuildWithoutItsSupportLibrary() {
+        // What dlerror() says on a machine without the toolchain; a test process, a debug build, has it mapped.
+        let detail = "libswiftSwiftOnoneSupport.so: cannot open shared object file: No such file or directory"
+        let remedy = PluginRegistry.remedy(forLoadFailure: detail)
+        #expect(remedy?.contains("build it in release (make CONFIG=release") == true, "\(remedy ?? "")")
+        #expect(PluginRegistry.remedy(forLoadFailure: "invalid ELF header") == nil)
     }
 
     // MARK: Code
