@@ -27,7 +27,7 @@ package final class DaemonProcess: Sendable {
     }
 
     /// The staged example plugins the build produces.
-    package static var examplePlugins: String { "\(TestPaths.buildDirectory)/plugins" }
+    package static var examplePlugins: String { TestPaths.stagedPlugins }
 
     /// Starts a daemon and waits for `READY=1`.
     ///

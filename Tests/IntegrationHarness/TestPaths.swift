@@ -22,10 +22,10 @@ package enum TestPaths {
         "\(buildDirectory)/lib\(name).so"
     }
 
-    /// The plugins folder `make build` stages the example plugins into: `<build>/plugins`.
-    package static var stagedPlugins: String {
-        "\(buildDirectory)/plugins"
-    }
+    /// The plugins folder `make build` stages the example plugins into: `<build>/plugins`. When the build stages other
+    /// plugins there too (a feature `make new-feature` added to the package), a folder of copies of the examples
+    /// alone, made once per test process: what the suite expects of the staged plugins is the examples'.
+    package static var stagedPlugins: String { ExamplePluginsFolder.path }
 
     /// The path of an executable the package built.
     package static func builtExecutable(_ name: String) -> String {
@@ -47,6 +47,29 @@ package enum TestPaths {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url.path
     }
+}
+
+/// The example plugins as the build staged them, alone in their folder.
+private enum ExamplePluginsFolder {
+    static let path: String = {
+        let files = FileManager.default
+        let staged = "\(TestPaths.buildDirectory)/plugins"
+        let others = ((try? files.contentsOfDirectory(atPath: staged)) ?? []).filter { name in
+            !name.hasPrefix(".") && !TestPlugins.examples.contains(name)
+        }
+        guard !others.isEmpty else { return staged }
+        let copy = files.temporaryDirectory.appendingPathComponent("navhost-test-examples-\(getpid())").path
+        do {
+            try? files.removeItem(atPath: copy)
+            try files.createDirectory(atPath: copy, withIntermediateDirectories: true)
+            for name in TestPlugins.examples {
+                try files.copyItem(atPath: "\(staged)/\(name)", toPath: "\(copy)/\(name)")
+            }
+        } catch {
+            fatalError("cannot copy the staged example plugins from \(staged) to \(copy): \(error)")
+        }
+        return copy
+    }()
 }
 
 private enum SocketCounter {
