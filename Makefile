@@ -262,7 +262,17 @@ sdk:
 	scripts/generate-man.sh $(BUILD_DIR)
 	scripts/generate-completions.sh $(BUILD_DIR)
 
+# On a machine with the navhost package, the files in PKGLIBDIR are dpkg's, and its daemon loads its
+# libNavHostKit.so: installing this build's over them (install-sdk-files, and make install through it) would replace
+# them, and uninstalling would delete them. Both refuse, unless DESTDIR installs into another tree.
+REFUSE_PACKAGED = @if [ -z "$(DESTDIR)" ] && command -v dpkg-query >/dev/null 2>&1 \
+	&& owner=$$(dpkg-query -S $(PKGLIBDIR)/libNavHostKit.so 2>/dev/null); then \
+	echo "make $@: $(PKGLIBDIR)/libNavHostKit.so belongs to the $${owner%%:*} package, whose navhostd loads it;" \
+		"this build installs elsewhere (PREFIX=/usr/local, or PREFIX=$$HOME/.local), the SDK of the package comes" \
+		"with navhost-sdk, and apt removes the package" >&2; exit 1; fi
+
 install-sdk-files:
+	$(REFUSE_PACKAGED)
 	@test -f $(BUILD_DIR)/libNavHostTesting.so || { echo "install: $(BUILD_DIR) has no SDK; run make sdk" >&2; exit 1; }
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DOCDIR)
 	install -m 0755 $(BUILD_DIR)/libNavHostKit.so $(BUILD_DIR)/libNavHostTesting.so $(DESTDIR)$(PKGLIBDIR)/
@@ -313,6 +323,7 @@ install-docs: install-sdk-docs
 # What install-sdk-files installed, file by file, with the folders it leaves empty: for a feature author's machine.
 # The daemon needs libNavHostKit.so too: after `make install`, `make uninstall` removes both.
 uninstall-sdk-files:
+	$(REFUSE_PACKAGED)
 	rm -f $(DESTDIR)$(PKGLIBDIR)/libNavHostKit.so $(DESTDIR)$(PKGLIBDIR)/libNavHostTesting.so \
 		$(DESTDIR)$(PKGLIBDIR)/navhost-plugin-tool $(DESTDIR)$(BINDIR)/navhost-plugin-tool \
 		$(DESTDIR)$(MANDIR)/man1/navhost-plugin-tool.1.gz
@@ -332,6 +343,7 @@ uninstall-sdk-files:
 # stay), the units, the documents, the man pages and the SDK. The configuration in SYSCONFDIR and the state folder
 # stay, as a package's removal leaves them.
 uninstall:
+	$(REFUSE_PACKAGED)
 	for program in navhostd navctl; do rm -f $(DESTDIR)$(PKGLIBDIR)/$$program $(DESTDIR)$(BINDIR)/$$program; done
 	list="$(DESTDIR)$(PKGLIBDIR)/installed-plugins"; \
 	if [ -f "$$list" ]; then \

@@ -19,7 +19,8 @@ public struct NavHostKitVersion: Sendable, Hashable, Codable, Comparable, Custom
     /// The version of the SDK the calling code was compiled against.
     ///
     /// Its body is emitted into the caller's binary, so in a plugin it is the version of the SDK the plugin was
-    /// built with, whatever SDK the daemon loads it into. (`scripts/sdk-version.sh` reads the version from this line.)
+    /// built with, whatever SDK the daemon loads it into. (`scripts/sdk-releases.sh --current` reads the version
+    /// from the line below.)
     @_alwaysEmitIntoClient
     public static var compiled: NavHostKitVersion { NavHostKitVersion(major: 2, minor: 2, patch: 0) }
 
