@@ -87,6 +87,13 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
     @exclusivity(unchecked) private var runningTasks: [Int: Task<Void, Never>] = [:]
     @exclusivity(unchecked) private var startingCall: Int?
     @exclusivity(unchecked) private var startingCallFinished = false
+    /// The loop's poller, told of the calls whose reply the client awaits while their handler is suspended
+    /// (``awaitedReplies``); `nil` when the loop does not poll.
+    private let busyPoller: BusyPoller?
+    /// The calls, by id, whose handler suspended before their final reply (a durable write, say): the loop polls on
+    /// while any is unanswered, so that their replies go out without a wake-up of the loop. Never a `more` call (it
+    /// may run for as long as the client watches) nor a `oneway` one (no reply is awaited).
+    private var awaitedReplies: Set<Int> = []
     private var stopped = false
     private var channelClosed = false
     private let finishedPromise: EventLoopPromise<Void>
@@ -101,9 +108,11 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         configuration: VarlinkServerConfiguration,
         closeReason: CloseReason,
         closingLog: LogBudget,
+        busyPoller: BusyPoller? = nil,
         logger: Logger
     ) {
         self.eventLoop = eventLoop
+        self.busyPoller = busyPoller
         self.executor = EventLoopTaskExecutor(eventLoop)
         self.service = service
         self.peer = peer
@@ -297,6 +306,10 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         startingCall = nil
         if !startingCallFinished {
             runningTasks[id.value] = task
+            if let busyPoller, !call.more, !call.oneway {
+                awaitedReplies.insert(id.value)
+                busyPoller.noteReplyAwaited()
+            }
             // The call's own writes may have closed the connection while it started.
             if stopped { task.cancel() }
         }
@@ -339,6 +352,7 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         if startingCall == id.value { startingCallFinished = true }
         // A call that finished where it started has no task: the look-up in an empty table is skipped.
         if !runningTasks.isEmpty { runningTasks[id.value] = nil }
+        if !awaitedReplies.isEmpty, awaitedReplies.remove(id.value) != nil { busyPoller?.noteReplyGiven() }
         lastActivity = .now()
         handle { $0.callFinished(id, reply: reply, into: &$1) }
         pump()

@@ -441,6 +441,7 @@ extension VarlinkServer {
             configuration: configuration,
             closeReason: closeReason,
             closingLog: closingLog,
+            busyPoller: busyPoller,
             logger: logger
         )
         // Last, and it must stay last: its replies are written from inside the pipeline on the loop (in front of the
