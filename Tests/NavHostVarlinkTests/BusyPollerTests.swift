@@ -38,7 +38,32 @@ struct BusyPollerTests {
         }
     }
 
-    @Test("An awaited reply keeps the loop polling only for the awaiting window after the read; never when it is off")
+    @Test(
+        "The reply starts the window again: the client's answer to it finds the loop polling, however long ago its read"
+    )
+    func replyStartsTheWindowAgain() async throws {
+        try await MultiThreadedEventLoopGroup.withEventLoopGroup(numberOfThreads: 1) { group in
+            let loop = group.next()
+            guard let poller = await BusyPoller.start(on: loop, window: .seconds(2), awaitingWindow: .seconds(60))
+            else { return }
+            func polling() async throws -> Bool { try await loop.submit { poller.isPolling }.get() }
+
+            try await loop.submit {
+                poller.noteRead()
+                poller.noteReplyAwaited()
+            }.get()
+            // Past the window since the read: the awaited reply alone keeps the loop polling.
+            try await Task.sleep(for: .milliseconds(2_500))
+            try await loop.submit { poller.noteReplyGiven() }.get()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await polling(), "within the window since the reply")
+            poller.stop()
+        }
+    }
+
+    @Test(
+        "An awaited reply keeps the loop polling only for the awaiting window after its call suspended, whatever is read meanwhile; never when the window is off"
+    )
     func awaitingWindowEnds() async throws {
         try await MultiThreadedEventLoopGroup.withEventLoopGroup(numberOfThreads: 1) { group in
             let loop = group.next()
@@ -56,6 +81,10 @@ struct BusyPollerTests {
                 poller.noteReplyAwaited()
             }.get()
             #expect(try await pollUntil(within: .seconds(10)) { try await !polling() }, "the awaiting window passes")
+            // Still awaited, past its window: a read polls for the read's window alone.
+            try await loop.submit { poller.noteRead() }.get()
+            try await Task.sleep(for: .milliseconds(30))
+            #expect(try await !polling(), "a read after the awaiting window does not extend it")
 
             poller.window = nil
             try await loop.submit {

@@ -35,9 +35,12 @@ package final class BusyPoller: @unchecked Sendable {
     private var lastRead: UInt64 = 0
     /// Whether a byte is in the pipe or being drained: the loop is polling.
     package private(set) var isPolling = false
-    /// Calls on the loop whose handler suspended and whose final reply has not gone out: while there are any, the
-    /// loop polls for up to ``awaitingWindow`` after the last read.
-    private var awaitedReplies = 0
+    /// Calls on the loop whose handler suspended and whose final reply has not gone out.
+    package private(set) var awaitedReplies = 0
+    /// Until when, in `NIODeadline` uptime nanoseconds, the loop polls while ``awaitedReplies`` is above zero:
+    /// ``awaitingWindow`` after the latest of them was noted. A call that waits longer (an intent whose use case
+    /// awaits the network) is not polled for past it, however many reads the loop has meanwhile.
+    private var awaitingUntil: UInt64 = 0
 
     /// Whether this process may run on more than one CPU: the machine has two or more, and neither its CPU affinity
     /// (`taskset`, systemd's `CPUAffinity=`) nor its cgroup's CPU quota (`CPUQuota=`) allows fewer: under a quota of
@@ -146,26 +149,37 @@ package final class BusyPoller: @unchecked Sendable {
         if !isPolling { pollAgain() }
     }
 
-    /// How long after the last read the loop polls while a call's reply is awaited (``noteReplyAwaited()``), when the
-    /// window is shorter: a reply that waits for a durable write (an `fdatasync`, 130 to 190 µs p50 on this project's
-    /// VMs, its tail in milliseconds) then finds the loop polling, and goes out without a wake-up of the loop.
+    /// How long after a call's handler suspended the loop polls while its reply is awaited (``noteReplyAwaited()``):
+    /// a reply that waits for a durable write (an `fdatasync`, 130 to 190 µs p50 on this project's VMs, its tail in
+    /// milliseconds) then finds the loop polling, and goes out without a wake-up of the loop.
     package static let awaitingWindow: Duration = .milliseconds(2)
 
-    /// Notes that a call on the loop suspended before its final reply: the loop polls on while it is awaited, up to
-    /// ``awaitingWindow`` after the last read (never when the window is off).
+    /// Notes that a call on the loop suspended before its final reply: the loop polls on while it is awaited, for up
+    /// to ``awaitingWindow`` from now (never when the window is off).
     ///
-    /// - Important: Call it on the poller's loop, and ``noteReplyGiven()`` once for each.
+    /// - Important: Call it on the poller's loop, and ``noteReplyGiven()`` or ``noteReplyAbandoned()`` once for each.
     package func noteReplyAwaited() {
         awaitedReplies += 1
+        guard windowNanoseconds.load(ordering: .relaxed) > 0 else { return }
+        awaitingUntil = max(awaitingUntil, NIODeadline.now().uptimeNanoseconds &+ awaitingWindowNanoseconds)
+        if !isPolling { pollAgain() }
     }
 
-    /// Notes that the final reply of a call ``noteReplyAwaited()`` noted has gone out (or the call ended without one):
-    /// the window starts again, as after a read, for the client's answer to that reply (its read may be long past).
+    /// Notes that a call ``noteReplyAwaited()`` noted has finished, its final reply given to its connection (or none,
+    /// for a call that failed or was cancelled): the window starts again, as after a read, for the client's answer.
     ///
     /// - Important: Call it on the poller's loop.
     package func noteReplyGiven() {
         awaitedReplies -= 1
         noteRead()
+    }
+
+    /// Notes that a call ``noteReplyAwaited()`` noted will not be answered: its connection closed. Nothing polls for
+    /// it any more, and nothing starts polling.
+    ///
+    /// - Important: Call it on the poller's loop.
+    package func noteReplyAbandoned() {
+        awaitedReplies -= 1
     }
 
     /// Stops polling and lets the pipe go; the loop sleeps when it has nothing to do from now on.
@@ -175,13 +189,14 @@ package final class BusyPoller: @unchecked Sendable {
 
     // MARK: Passes
 
-    /// One pass of the loop has seen the pipe: polls again while the window since the last read lasts (the longer
-    /// ``awaitingWindow`` while a reply is awaited).
+    /// One pass of the loop has seen the pipe: polls again while the window since the last read lasts, or a reply is
+    /// awaited within ``awaitingWindow`` of its call's suspension.
     fileprivate func passEnded() {
         isPolling = false
-        var window = UInt64(max(windowNanoseconds.load(ordering: .relaxed), 0))
-        if awaitedReplies > 0, window > 0 { window = max(window, awaitingWindowNanoseconds) }
-        if NIODeadline.now().uptimeNanoseconds &- lastRead < window { pollAgain() }
+        let window = UInt64(max(windowNanoseconds.load(ordering: .relaxed), 0))
+        guard window > 0 else { return }
+        let now = NIODeadline.now().uptimeNanoseconds
+        if now &- lastRead < window || (awaitedReplies > 0 && now < awaitingUntil) { pollAgain() }
     }
 
     /// Makes the loop's next `epoll_wait` return at once.

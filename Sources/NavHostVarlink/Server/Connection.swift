@@ -517,6 +517,10 @@ final class Connection: ChannelDuplexHandler, RemovableChannelHandler {
         streamOutput?.accept(nil)
         calls.removeAll()
         for task in runningTasks.values { task.cancel() }
+        // No client waits for these replies any more: the loop polls for them no longer, even if their handlers
+        // ignore the cancellation (``callFinished(_:reply:)`` then finds them gone).
+        for _ in awaitedReplies { busyPoller?.noteReplyAbandoned() }
+        awaitedReplies.removeAll()
     }
 
     /// The channel is closed: running calls are cancelled, and ``finished`` completes once none runs.
