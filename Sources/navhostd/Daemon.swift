@@ -96,6 +96,8 @@ struct Daemon {
         )
 
         let server = try await bindServer(inheritedSocket, service: service, access: access, logger: logger)
+        // The writer polls after a write as the loop does after a read, and only when it does (SessionHandOff).
+        core.persistence.setWriterPollWindow(server.busyPollWindow)
         let reloader = ConfigurationReloader(
             core: core,
             server: server,

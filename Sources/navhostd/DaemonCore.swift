@@ -15,6 +15,8 @@ final class DaemonCore {
     var configurationProblem: String?
     let catalog = FeatureCatalog()
     let sessions: SessionRegistry
+    /// Where the sessions' records are written: ``sessions``' persistence.
+    nonisolated let persistence: SessionPersistence
     let plugins: PluginRegistry
     /// Loads, reloads and unloads plugins with the sessions kept in step.
     let pluginControl: PluginControl
@@ -49,13 +51,14 @@ final class DaemonCore {
     ) async throws {
         self.configuration = configuration
         self.logger = logger
+        self.persistence = SessionPersistence(
+            directory: configuration.stateDirectory,
+            writes: Self.stateWrites(configuration),
+            resumeExecutor: resumeExecutor
+        )
         self.sessions = SessionRegistry(
             catalog: catalog,
-            persistence: SessionPersistence(
-                directory: configuration.stateDirectory,
-                writes: Self.stateWrites(configuration),
-                resumeExecutor: resumeExecutor
-            ),
+            persistence: persistence,
             openedSessions: OpenedSessionsFile(
                 directory: configuration.stateDirectory,
                 writes: Self.stateWrites(configuration)

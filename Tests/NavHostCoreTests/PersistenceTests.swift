@@ -63,6 +63,41 @@ struct PersistenceTests {
         #expect(newScreen.id == ScreenID("s4"), "screen IDs are not reused after a restart")
     }
 
+    /// navhostd lets the writer poll after each write as its loop polls after a read (SessionHandOff): a session
+    /// queued meanwhile is handed to the writer instead of to a block of its own. Its records must land all the same,
+    /// and a wait for the queued writes must end the polling rather than wait out the window.
+    @Test(
+        "A writer that polls after a write writes the sessions handed to it, and a wait for queued writes ends it",
+        .timeLimit(.minutes(1))
+    )
+    func pollingWriterWritesHandedSessions() async throws {
+        let persistence = SessionPersistence(directory: directory)
+        persistence.setWriterPollWindow(.seconds(600))
+        let first = SessionRegistry(
+            catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
+            persistence: persistence,
+            logger: Logger(label: "test")
+        )
+        let root = RouteRequest(id: "profile.user", parameters: ["userID": "root"])
+        let one = try first.open(SessionConfiguration(name: "one", root: root))
+        let two = try first.open(SessionConfiguration(name: "two", root: root))
+        try one.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u1"]))
+        try await first.commit(one)
+        try await waitUntil { persistence.writerPolls }
+        try two.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u2"]))
+        try await first.commit(two)
+        try one.navigate(to: RouteRequest(id: "profile.user", parameters: ["userID": "u3"]))
+        try await first.commit(one)
+        #expect(persistence.sessionsHandedToTheWriter >= 2, "both commits were written by the polling writer")
+        await persistence.waitForQueuedWrites()
+        persistence.setWriterPollWindow(nil)
+
+        let second = try makeRegistry()
+        let users = { (session: NavigationSession) in session.snapshot.stack.map { $0.route.parameters["userID"] } }
+        #expect(users(try second.open(SessionConfiguration(name: "one", root: root))) == ["root", "u1", "u3"])
+        #expect(users(try second.open(SessionConfiguration(name: "two", root: root))) == ["root", "u2"])
+    }
+
     /// A change no client waits on is saved in the background; a client's change of restorable state alone (no new
     /// revision) made meanwhile was acknowledged, then overwritten by the older record of the same revision.
     @Test("A background save never overwrites a newer record of the same revision that a client was answered for")

@@ -219,6 +219,8 @@ public final class SessionPersistence: Sendable {
     private let resumeExecutor: (any TaskExecutor)?
     /// Where ``drain(_:)`` writes the sessions' records, one write at a time.
     private let writerQueue = DispatchQueue(label: "navhost.persistence")
+    /// Hands the sessions to write to the writer while it polls after a write (``setWriterPollWindow(_:)``).
+    private let handOff = SessionHandOff()
     private let states = Mutex<[String: SessionState]>([:])
     /// How many writes failed, of any session: the generation of the next failure is one more. One count for all, not
     /// one per session's state, which ``forget(_:)`` starts again: a failure of an earlier session of the name, still
@@ -269,6 +271,21 @@ public final class SessionPersistence: Sendable {
         )
     }
 
+    /// Lets the writer look for the next session to write for `window` after each write before it leaves its thread
+    /// (``SessionHandOff``); `nil`, the default, for never. navhostd gives it its event loop's busy-poll window when
+    /// the loop polls: a client that answers each reply with its next state-changing call then finds the writer
+    /// still there, and its record is written without a thread woken for it.
+    public func setWriterPollWindow(_ window: Duration?) {
+        handOff.window = window
+    }
+
+    /// Whether the writer polls for the next session to write, or writes one handed to it (tests).
+    package var writerPolls: Bool { handOff.isPolling }
+
+    /// How many sessions were handed to the polling writer so far, rather than written by a block of their own
+    /// (tests).
+    package var sessionsHandedToTheWriter: Int { handOff.handedOver }
+
     /// The file of session `name`.
     public func file(for name: String) -> SessionStateFile {
         SessionStateFile(directory: directory, session: name, writes: writes)
@@ -277,7 +294,11 @@ public final class SessionPersistence: Sendable {
     /// Returns once every write queued so far has finished, the writes of a session just closed among them.
     public func waitForQueuedWrites() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            writerQueue.async { done.resume() }
+            handOff.blockQueued()
+            writerQueue.async {
+                self.handOff.blockStarted()
+                done.resume()
+            }
         }
     }
 
@@ -641,7 +662,11 @@ public final class SessionPersistence: Sendable {
                 into: Self.state(of: record.session, in: &states)
             )
         }
-        if startWriter { writerQueue.async { self.drain(record.session) } }
+        guard startWriter, !handOff.handOff(record.session) else { return }
+        writerQueue.async {
+            self.handOff.blockStarted()
+            self.write(from: record.session)
+        }
     }
 
     /// The state of session `name` in `states`, added empty when there is none.
@@ -696,6 +721,16 @@ public final class SessionPersistence: Sendable {
         let record = state.newest.map { $0.revision > record.revision ? $0 : record } ?? record
         state.newest = record
         return (record, state.holdsDurablySharingStack(record))
+    }
+
+    /// Writes `session`'s records, then those of the sessions handed to the writer while it writes or polls
+    /// (``SessionHandOff``). Runs on ``writerQueue``.
+    private func write(from session: String) {
+        var next: String? = session
+        while let session = next {
+            drain(session)
+            next = handOff.nextSession()
+        }
     }
 
     /// Writes the session's newest pending record until none is left. Runs on ``writerQueue``.

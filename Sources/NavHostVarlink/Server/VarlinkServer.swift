@@ -333,6 +333,10 @@ public final class VarlinkServer: Sendable {
     /// with a window, and may use more than one CPU. ``apply(_:)`` changes the window only then.
     public var canBusyPoll: Bool { !busyPollers.isEmpty }
 
+    /// How long the server's loops poll after a read now; `nil` when they do not (``canBusyPoll``, and the window
+    /// the last ``apply(_:)`` gave).
+    public var busyPollWindow: Duration? { canBusyPoll ? configuration.busyPollWindow : nil }
+
     /// How many connections are being served.
     public var connectionCount: Int { registry.count }
 

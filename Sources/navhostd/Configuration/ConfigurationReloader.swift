@@ -33,6 +33,7 @@ struct ConfigurationReloader: Sendable {
         }
         let configuration = loaded.configuration
         server.apply(configuration.admittedServerConfiguration(logger: logger))
+        core.persistence.setWriterPollWindow(server.busyPollWindow)
         access.replace(with: configuration.access)
         threshold.level = configuration.logLevel
         var (changed, needsRestart) = await MainActor.run {

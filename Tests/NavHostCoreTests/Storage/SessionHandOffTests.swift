@@ -1,0 +1,98 @@
+import Dispatch
+import NavHostStorage
+import Testing
+
+@Suite("The writer polls for the next session after a write", .timeLimit(.minutes(1)))
+struct SessionHandOffTests {
+    @Test("Without a window no writer polls: a session to write needs a block of its own")
+    func noWindowNoPolling() {
+        let handOff = SessionHandOff()
+        #expect(handOff.nextSession() == nil)
+        #expect(!handOff.isPolling)
+        #expect(!handOff.handOff("main"))
+        handOff.blockStarted()
+        #expect(handOff.handedOver == 0)
+    }
+
+    @Test("A session queued while the writer polls is handed to it, and the writer polls on while it writes it")
+    func handedWhilePolling() async {
+        let handOff = SessionHandOff(window: .seconds(600))
+        async let next = Self.nextSession(of: handOff)
+        await Self.waitUntilPolling(handOff)
+        #expect(handOff.handOff("main"))
+        #expect(await next == "main")
+        #expect(handOff.isPolling, "a session queued during its write is handed over too")
+        #expect(handOff.handOff("other"))
+        #expect(handOff.nextSession() == "other")
+        #expect(handOff.handedOver == 2)
+        handOff.window = nil
+        #expect(handOff.nextSession() == nil)
+        #expect(!handOff.isPolling)
+        #expect(!handOff.handOff("main"))
+        handOff.blockStarted()
+    }
+
+    @Test("A block queued behind the polling writer ends the polling at once, and none starts while one waits")
+    func blockEndsPolling() async {
+        let handOff = SessionHandOff(window: .seconds(600))
+        async let next = Self.nextSession(of: handOff)
+        await Self.waitUntilPolling(handOff)
+        handOff.blockQueued()
+        #expect(await next == nil)
+        #expect(!handOff.isPolling)
+        #expect(handOff.nextSession() == nil, "a block waits: the writer leaves for it")
+        handOff.blockStarted()
+    }
+
+    @Test("Sessions handed over before a block was queued are written before the block runs")
+    func handedBeforeBlock() async {
+        let handOff = SessionHandOff(window: .seconds(600))
+        async let next = Self.nextSession(of: handOff)
+        await Self.waitUntilPolling(handOff)
+        #expect(handOff.handOff("first"))
+        #expect(handOff.handOff("second"))
+        handOff.blockQueued()
+        let first = await next
+        #expect(first == "first")
+        #expect(handOff.nextSession() == "second")
+        #expect(handOff.nextSession() == nil)
+        #expect(!handOff.isPolling)
+        handOff.blockStarted()
+    }
+
+    @Test("The polling ends after the window, and a session queued then needs a block")
+    func windowEnds() {
+        let handOff = SessionHandOff(window: .milliseconds(5))
+        #expect(handOff.nextSession() == nil)
+        #expect(!handOff.isPolling)
+        #expect(!handOff.handOff("main"))
+        handOff.blockStarted()
+    }
+
+    @Test("Taking the window away stops a writer that polls")
+    func windowTakenAway() async {
+        let handOff = SessionHandOff(window: .seconds(600))
+        async let next = Self.nextSession(of: handOff)
+        await Self.waitUntilPolling(handOff)
+        handOff.window = nil
+        #expect(await next == nil)
+        #expect(!handOff.isPolling)
+    }
+
+    // MARK: Helpers
+
+    /// The writer's side, on a thread of its own as on the writer's queue: a serial queue of its own gets one
+    /// whatever else runs. On the global queue, whose threads are as many as the CPUs, writers polling in tests run
+    /// side by side took every thread, and the tasks that would end their polling never ran (Swift's global executor
+    /// runs on the same threads on Linux).
+    private static func nextSession(of handOff: SessionHandOff) async -> String? {
+        await withCheckedContinuation { done in
+            DispatchQueue(label: "navhost.test.writer").async { done.resume(returning: handOff.nextSession()) }
+        }
+    }
+
+    /// Returns once the writer polls; the suite's time limit ends a test whose writer never does.
+    private static func waitUntilPolling(_ handOff: SessionHandOff) async {
+        while !handOff.isPolling { try? await Task.sleep(for: .milliseconds(1)) }
+    }
+}
