@@ -73,6 +73,8 @@ struct PersistenceTests {
     func pollingWriterWritesHandedSessions() async throws {
         let persistence = SessionPersistence(directory: directory)
         persistence.setWriterPollWindow(.seconds(600))
+        // Or a test that throws half-way leaves the writer polling a CPU for 10 minutes.
+        defer { persistence.setWriterPollWindow(nil) }
         let first = SessionRegistry(
             catalog: try FeatureCatalog.holding([ProfileFeature(), DraftFeature()]),
             persistence: persistence,
@@ -90,12 +92,45 @@ struct PersistenceTests {
         try await first.commit(one)
         #expect(persistence.sessionsHandedToTheWriter >= 2, "both commits were written by the polling writer")
         await persistence.waitForQueuedWrites()
-        persistence.setWriterPollWindow(nil)
 
         let second = try makeRegistry()
         let users = { (session: NavigationSession) in session.snapshot.stack.map { $0.route.parameters["userID"] } }
         #expect(users(try second.open(SessionConfiguration(name: "one", root: root))) == ["root", "u1", "u3"])
         #expect(users(try second.open(SessionConfiguration(name: "two", root: root))) == ["root", "u2"])
+    }
+
+    /// A background save (a ViewModel's own change) answers no caller: no client is about to call again, and a writer
+    /// that polled after it would spend a CPU for nothing.
+    @Test("The writer does not poll after a write that no caller waited on", .timeLimit(.minutes(1)))
+    func noPollingAfterABackgroundSave() async throws {
+        let persistence = SessionPersistence(directory: directory)
+        persistence.setWriterPollWindow(.seconds(600))
+        defer { persistence.setWriterPollWindow(nil) }
+        let record = { (session: String) in
+            SessionRecord(
+                session: session,
+                revision: 1,
+                nextScreenNumber: 2,
+                stack: [
+                    .init(
+                        id: ScreenID("s1"),
+                        route: "profile.user",
+                        parameters: ["userID": "r"],
+                        presentation: .push,
+                        restorable: nil
+                    )
+                ]
+            )
+        }
+        persistence.submit(record("background"))
+        await persistence.writesLand(of: "background")
+        // A writer that polled would be polling by now, and take the next save by hand-off.
+        try await Task.sleep(for: .milliseconds(20))
+        try await persistence.save(record("client"))
+        #expect(persistence.sessionsHandedToTheWriter == 0, "the client's save had a block of its own")
+        try await waitUntil { persistence.writerPolls }
+        try await persistence.save(record("next"))
+        #expect(persistence.sessionsHandedToTheWriter == 1, "after the client's write, the writer polled")
     }
 
     /// A change no client waits on is saved in the background; a client's change of restorable state alone (no new

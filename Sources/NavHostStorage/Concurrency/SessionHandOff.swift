@@ -14,7 +14,10 @@ import Synchronization
 /// wake-up, and neither polls on a machine, or in a process, that may use only one CPU.
 ///
 /// The writer never holds up what is queued behind it: a block queued on the writer's queue (another session's
-/// writer started while none polled, or ``SessionPersistence/waitForQueuedWrites()``) ends the polling at once.
+/// writer started while none polled, or ``SessionPersistence/waitForQueuedWrites()``) ends the polling at once, and
+/// nothing is handed over from then on; the sessions handed over before it are written first, as blocks queued
+/// before it would have been. Nor does the writer poll after a write that answered no caller (a background save): no
+/// client waits to call again then.
 package final class SessionHandOff: Sendable {
     private struct State {
         /// Whether a writer polls, or writes a session handed to it: a session queued now is handed to it.
@@ -56,11 +59,13 @@ package final class SessionHandOff: Sendable {
 
     // MARK: Queueing
 
-    /// Hands `session` to the writer when one polls; `false` when none does. Then the caller must queue a block on the
-    /// writer's queue to write it, which counts as queued from now on: the block calls ``blockStarted()`` first.
+    /// Hands `session` to the writer when one polls and no block waits behind it; `false` otherwise. Then the caller
+    /// must queue a block on the writer's queue to write it, which counts as queued from now on: the block calls
+    /// ``blockStarted()`` first. Nothing is handed over while a block waits: sessions handed over after it would be
+    /// written before it, and under a steady load of saves it would wait as long as the load lasts.
     package func handOff(_ session: String) -> Bool {
         let handed = state.withLock { state in
-            guard state.isPolling else {
+            guard state.isPolling, state.queuedBlocks == 0 else {
                 state.queuedBlocks += 1
                 return false
             }
@@ -92,11 +97,17 @@ package final class SessionHandOff: Sendable {
     /// How many sessions ``handOff(_:)`` handed to the writer so far.
     package var handedOver: Int { state.withLock { $0.handedOver } }
 
-    /// The next session to write, for the writer that has just ended a write: one handed to it while it wrote, or
-    /// within the window after; `nil` when none came, or a block waits behind the writer, and then it polls no more.
-    package func nextSession() -> String? {
+    /// The next session to write, for the writer that has just ended a write: one handed to it while it wrote (a
+    /// session handed over before; the first write of a block is done while nothing polls, and a save queued during
+    /// it queues a block), or, when `polling`, one handed over within the window after; `nil` when none came, or a
+    /// block waits behind the writer, and then it polls no more.
+    ///
+    /// - Parameter polling: Whether to poll for the window when no session waits: `false` after a write that answered
+    ///   no caller, whose client is not about to call again.
+    package func nextSession(polling: Bool = true) -> String? {
         var seen = news.load(ordering: .acquiring)
-        switch state.withLock({ Self.take(from: &$0, stopping: windowNanoseconds.load(ordering: .relaxed) == 0) }) {
+        let window = polling ? windowNanoseconds.load(ordering: .relaxed) : 0
+        switch state.withLock({ Self.take(from: &$0, stopping: window == 0) }) {
         case .session(let session): return session
         case .stop: return nil
         case .poll: break
@@ -106,8 +117,8 @@ package final class SessionHandOff: Sendable {
             // Yields the CPU to whatever else may run on it (the client woken by the last reply, most often), and
             // looks again at once when nothing else does.
             sched_yield()
-            let window = UInt64(windowNanoseconds.load(ordering: .relaxed))
-            let late = DispatchTime.now().uptimeNanoseconds - start >= window
+            let currentWindow = UInt64(windowNanoseconds.load(ordering: .relaxed))
+            let late = DispatchTime.now().uptimeNanoseconds - start >= currentWindow
             let now = news.load(ordering: .acquiring)
             guard now != seen || late else { continue }
             seen = now

@@ -724,23 +724,29 @@ public final class SessionPersistence: Sendable {
     }
 
     /// Writes `session`'s records, then those of the sessions handed to the writer while it writes or polls
-    /// (``SessionHandOff``). Runs on ``writerQueue``.
+    /// (``SessionHandOff``); it polls only after a write that answered a caller. Runs on ``writerQueue``.
     private func write(from session: String) {
         var next: String? = session
         while let session = next {
-            drain(session)
-            next = handOff.nextSession()
+            let answeredCallers = drain(session)
+            next = handOff.nextSession(polling: answeredCallers)
         }
     }
 
-    /// Writes the session's newest pending record until none is left. Runs on ``writerQueue``.
-    private func drain(_ session: String) {
+    /// Writes the session's newest pending record until none is left, and tells whether a caller waited on any of
+    /// its writes (a background save has none). Runs on ``writerQueue``.
+    private func drain(_ session: String) -> Bool {
+        var answeredCallers = false
         while true {
             let next = states.withLock { states in
                 states[session]?.takePending { file(for: session) }
             }
-            guard let next else { return answerLandingWaiters(of: session) }
+            guard let next else {
+                answerLandingWaiters(of: session)
+                return answeredCallers
+            }
             let (record, waiters) = (next.record, next.waiters)
+            if !waiters.isEmpty || !next.refusableWaiters.isEmpty { answeredCallers = true }
             if next.unchanged {
                 for waiter in waiters + next.refusableWaiters { waiter.resume() }
                 continue

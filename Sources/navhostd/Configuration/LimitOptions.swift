@@ -147,7 +147,7 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "How long the event loop keeps polling for the next message after a read from a client before it sleeps (like 300us, 1ms, or off; at most 1s). A client that answers a reply within it is read without a wake-up from sleep, which on a virtual machine whose idle CPUs halt costs tens of microseconds per call; the daemon spends up to this much CPU after each read (up to 2 ms while a call's reply waits for its durable write), and the session writer polls as long for the next session to write after each write; nothing when no client writes. Nothing polls when the daemon may use only one CPU. Set it to off where power matters more than latency. (default: 300us)",
+            "How long the event loop keeps polling for the next message after a read from a client before it sleeps (like 300us, 1ms, or off; at most 1s). A client that answers a reply within it is read without a wake-up from sleep, which on a virtual machine whose idle CPUs halt costs tens of microseconds per call; the daemon spends up to this much CPU after each read (up to 2 ms while a call's reply waits for its durable write), and the session writer polls as long for the next session to write after each write a call waited on; nothing when no client writes. Nothing polls when the daemon may use only one CPU. Set it to off where power matters more than latency. (default: 300us)",
             valueName: "time"
         ),
         transform: TimeLimit.parseMicroseconds
