@@ -114,8 +114,8 @@ package final class SessionHandOff: Sendable {
         }
         let start = DispatchTime.now().uptimeNanoseconds
         while true {
-            // Yields the CPU to whatever else may run on it (the client woken by the last reply, most often), and
-            // looks again at once when nothing else does.
+            // Yields the CPU to any thread the scheduler queued on it (a client woken by the last reply, when the
+            // kernel put it there), and looks again at once when none waits.
             sched_yield()
             let currentWindow = UInt64(windowNanoseconds.load(ordering: .relaxed))
             let late = DispatchTime.now().uptimeNanoseconds - start >= currentWindow

@@ -9,9 +9,7 @@ struct SessionHandOffTests {
     func noWindowNoPolling() {
         let handOff = SessionHandOff()
         #expect(handOff.nextSession() == nil)
-        #expect(!handOff.isPolling)
-        #expect(!handOff.handOff("main"))
-        handOff.blockStarted()
+        Self.expectNoWriterPolls(handOff)
         #expect(handOff.handedOver == 0)
     }
 
@@ -28,9 +26,7 @@ struct SessionHandOffTests {
         #expect(handOff.handedOver == 2)
         handOff.window = nil
         #expect(handOff.nextSession() == nil)
-        #expect(!handOff.isPolling)
-        #expect(!handOff.handOff("main"))
-        handOff.blockStarted()
+        Self.expectNoWriterPolls(handOff)
     }
 
     @Test("A block queued behind the polling writer ends the polling at once, and none starts while one waits")
@@ -75,18 +71,14 @@ struct SessionHandOffTests {
         #expect(handOff.handOff("other"))
         #expect(handOff.nextSession(polling: false) == "other", "what was handed over is written all the same")
         #expect(handOff.nextSession(polling: false) == nil, "returns at once, not after 600 s")
-        #expect(!handOff.isPolling)
-        #expect(!handOff.handOff("main"))
-        handOff.blockStarted()
+        Self.expectNoWriterPolls(handOff)
     }
 
     @Test("The polling ends after the window, and a session queued then needs a block")
     func windowEnds() {
         let handOff = SessionHandOff(window: .milliseconds(5))
         #expect(handOff.nextSession() == nil)
-        #expect(!handOff.isPolling)
-        #expect(!handOff.handOff("main"))
-        handOff.blockStarted()
+        Self.expectNoWriterPolls(handOff)
     }
 
     @Test("Taking the window away stops a writer that polls")
@@ -100,6 +92,17 @@ struct SessionHandOffTests {
     }
 
     // MARK: Helpers
+
+    /// Checks that no writer polls: a session queued now needs a block of its own (counted as queued, then as
+    /// started, as the block would).
+    private static func expectNoWriterPolls(
+        _ handOff: SessionHandOff,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(!handOff.isPolling, sourceLocation: sourceLocation)
+        #expect(!handOff.handOff("main"), "a session queued now needs a block", sourceLocation: sourceLocation)
+        handOff.blockStarted()
+    }
 
     /// The writer's side, on a thread of its own as on the writer's queue: a serial queue of its own gets one
     /// whatever else runs. On the global queue, whose threads are as many as the CPUs, writers polling in tests run
