@@ -15,11 +15,9 @@ struct SessionHandOffTests {
 
     @Test("A session queued while the writer polls is handed to it, and the writer polls on while it writes it")
     func handedWhilePolling() async {
-        let handOff = SessionHandOff(window: .seconds(600))
-        async let next = Self.nextSession(of: handOff)
-        await Self.waitUntilPolling(handOff)
+        let (handOff, next) = await Self.startPollingWriter()
         #expect(handOff.handOff("main"))
-        #expect(await next == "main")
+        #expect(await next.value == "main")
         #expect(handOff.isPolling, "a session queued during its write is handed over too")
         #expect(handOff.handOff("other"))
         #expect(handOff.nextSession() == "other")
@@ -31,11 +29,9 @@ struct SessionHandOffTests {
 
     @Test("A block queued behind the polling writer ends the polling at once, and none starts while one waits")
     func blockEndsPolling() async {
-        let handOff = SessionHandOff(window: .seconds(600))
-        async let next = Self.nextSession(of: handOff)
-        await Self.waitUntilPolling(handOff)
+        let (handOff, next) = await Self.startPollingWriter()
         handOff.blockQueued()
-        #expect(await next == nil)
+        #expect(await next.value == nil)
         #expect(!handOff.isPolling)
         #expect(handOff.nextSession() == nil, "a block waits: the writer leaves for it")
         handOff.blockStarted()
@@ -43,13 +39,11 @@ struct SessionHandOffTests {
 
     @Test("Sessions handed over before a block was queued are written before it runs, and none is handed over after")
     func handedBeforeBlock() async {
-        let handOff = SessionHandOff(window: .seconds(600))
-        async let next = Self.nextSession(of: handOff)
-        await Self.waitUntilPolling(handOff)
+        let (handOff, next) = await Self.startPollingWriter()
         #expect(handOff.handOff("first"))
         #expect(handOff.handOff("second"))
         handOff.blockQueued()
-        let first = await next
+        let first = await next.value
         #expect(first == "first")
         // Handed over now, it would be written before the block: under a steady load of saves, the block would wait
         // as long as the load lasts.
@@ -63,11 +57,9 @@ struct SessionHandOffTests {
 
     @Test("After a write that answered no caller the writer takes what was handed over, and does not poll")
     func noPollingWithoutCallers() async {
-        let handOff = SessionHandOff(window: .seconds(600))
-        async let next = Self.nextSession(of: handOff)
-        await Self.waitUntilPolling(handOff)
+        let (handOff, next) = await Self.startPollingWriter()
         #expect(handOff.handOff("main"))
-        #expect(await next == "main")
+        #expect(await next.value == "main")
         #expect(handOff.handOff("other"))
         #expect(handOff.nextSession(polling: false) == "other", "what was handed over is written all the same")
         #expect(handOff.nextSession(polling: false) == nil, "returns at once, not after 600 s")
@@ -83,11 +75,9 @@ struct SessionHandOffTests {
 
     @Test("Taking the window away stops a writer that polls")
     func windowTakenAway() async {
-        let handOff = SessionHandOff(window: .seconds(600))
-        async let next = Self.nextSession(of: handOff)
-        await Self.waitUntilPolling(handOff)
+        let (handOff, next) = await Self.startPollingWriter()
         handOff.window = nil
-        #expect(await next == nil)
+        #expect(await next.value == nil)
         #expect(!handOff.isPolling)
     }
 
@@ -102,6 +92,15 @@ struct SessionHandOffTests {
         #expect(!handOff.isPolling, sourceLocation: sourceLocation)
         #expect(!handOff.handOff("main"), "a session queued now needs a block", sourceLocation: sourceLocation)
         handOff.blockStarted()
+    }
+
+    /// A hand-off whose writer polls for 10 minutes, and that writer's ``SessionHandOff/nextSession(polling:)`` under
+    /// way: returns once it polls.
+    private static func startPollingWriter() async -> (SessionHandOff, Task<String?, Never>) {
+        let handOff = SessionHandOff(window: .seconds(600))
+        let next = Task { await nextSession(of: handOff) }
+        await waitUntilPolling(handOff)
+        return (handOff, next)
     }
 
     /// The writer's side, on a thread of its own as on the writer's queue: a serial queue of its own gets one
